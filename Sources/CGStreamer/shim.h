@@ -4,4 +4,26 @@
 #include <gst/base/base.h>
 #include <gst/video/video.h>
 #include <gst/app/app.h>
+
+// GLib's fundamental type ids are function-like macros Swift cannot import.
+static inline GType CGStreamer_type_boolean(void) { return G_TYPE_BOOLEAN; }
+static inline GType CGStreamer_type_int(void) { return G_TYPE_INT; }
+static inline GType CGStreamer_type_uint(void) { return G_TYPE_UINT; }
+static inline GType CGStreamer_type_long(void) { return G_TYPE_LONG; }
+static inline GType CGStreamer_type_ulong(void) { return G_TYPE_ULONG; }
+static inline GType CGStreamer_type_int64(void) { return G_TYPE_INT64; }
+static inline GType CGStreamer_type_uint64(void) { return G_TYPE_UINT64; }
+static inline GType CGStreamer_type_float(void) { return G_TYPE_FLOAT; }
+static inline GType CGStreamer_type_double(void) { return G_TYPE_DOUBLE; }
+static inline GType CGStreamer_type_string(void) { return G_TYPE_STRING; }
+static inline GType CGStreamer_type_enum(void) { return G_TYPE_ENUM; }
+static inline GType CGStreamer_type_flags(void) { return G_TYPE_FLAGS; }
+static inline GType CGStreamer_type_boxed(void) { return G_TYPE_BOXED; }
+static inline GType CGStreamer_type_object(void) { return G_TYPE_OBJECT; }
+
+// GST_MESSAGE_TYPE / G_OBJECT_GET_CLASS are macros over struct casts.
+static inline GObjectClass *CGStreamer_object_class(gpointer object) { return G_OBJECT_GET_CLASS(object); }
+
+// The fraction GType is a runtime-registered global variable behind a macro.
+static inline GType CGStreamer_type_fraction(void) { return GST_TYPE_FRACTION; }
 #endif

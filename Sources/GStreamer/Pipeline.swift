@@ -1,0 +1,94 @@
+import CGStreamer
+
+/// A top-level bin with a clock and a bus. Set to NULL before its reference is dropped.
+public final class Pipeline: Bin, @unchecked Sendable {
+    /// The GType this wrapper stands for.
+    override public class var gType: GType { gst_pipeline_get_type() }
+
+    /// A new empty pipeline. Calls `gst_pipeline_new`.
+    public convenience init(name: String? = nil) {
+        GStreamer.initialize()
+        self.init(sinking: gst_pipeline_new(name))
+    }
+
+    /// Builds a pipeline from gst-launch text; a lone element is wrapped in a new pipeline.
+    /// Calls `gst_parse_launch_full` with fatal errors, so a missing element fails instead of being skipped.
+    public static func parse(_ description: String) throws(GStreamerError) -> Pipeline {
+        let element = try parseLaunch(description)
+        if g_type_check_instance_is_a(UnsafeMutableRawPointer(element.pointer).assumingMemoryBound(to: GTypeInstance.self),
+                                      gst_pipeline_get_type()) != 0 {
+            return Pipeline(retaining: element.pointer)
+        }
+        let pipeline = Pipeline()
+        try pipeline.add(element)
+        return pipeline
+    }
+
+    deinit {
+        // A pipeline dropped while PLAYING would keep its streaming threads running on freed state.
+        gst_element_set_state(pointer, GST_STATE_NULL)
+    }
+
+    /// The pipeline's bus. Calls `gst_pipeline_get_bus`.
+    public var bus: Bus {
+        let raw = UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstPipeline.self)
+        return Bus(adopting: gst_pipeline_get_bus(raw))
+    }
+}
+
+/// Parses gst-launch text into an element (usually a pipeline).
+/// Calls `gst_parse_launch_full`; an unknown element becomes `elementNotFound` naming it.
+public func parseLaunch(_ description: String) throws(GStreamerError) -> Element {
+    GStreamer.initialize()
+    var error: UnsafeMutablePointer<GError>?
+    let element = gst_parse_launch_full(description, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
+    if error != nil {
+        if let element { gst_object_unref(UnsafeMutableRawPointer(element)) }
+        let copied = GLibError(consuming: &error)
+        if copied.domain == "gst_parse_error" || copied.domain.contains("parse"),
+           copied.code == Int(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue),
+           let factory = quotedName(in: copied.message) {
+            throw .elementNotFound(factory: factory, package: GStreamerError.package(forFactory: factory))
+        }
+        throw .parse(copied)
+    }
+    guard let element else {
+        throw .parse(GLibError(consuming: &error))
+    }
+    return Element(sinking: element)
+}
+
+/// The first double-quoted word in a GStreamer message ("no element \"foo\"").
+private func quotedName(in message: String) -> String? {
+    let parts = message.split(separator: "\"", omittingEmptySubsequences: false)
+    return parts.count >= 3 ? String(parts[1]) : nil
+}
+
+extension Element {
+    /// Changes state and waits for it, at most `timeout` seconds; a failure names the element that failed
+    /// and GStreamer's message (taken from the bus). Calls `gst_element_set_state` and `gst_element_get_state`.
+    public func setState(_ state: State, timeout: Double = 10) throws(GStreamerError) {
+        var result = gst_element_set_state(pointer, state.gstState)
+        if result == GST_STATE_CHANGE_ASYNC {
+            var current = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
+            result = gst_element_get_state(pointer, &current, &pending, clockTime(seconds: timeout))
+            if result == GST_STATE_CHANGE_ASYNC {
+                throw .stateChangeTimedOut(element: name, state: state, seconds: timeout)
+            }
+        }
+        guard result != GST_STATE_CHANGE_FAILURE else {
+            throw stateFailure(state)
+        }
+    }
+
+    private func stateFailure(_ state: State) -> GStreamerError {
+        if let raw = gst_element_get_bus(pointer) {
+            let bus = Bus(adopting: raw)
+            if case let .error(source, message, debug)? = bus.pop(timeout: 0, types: .error) {
+                let detail = debug.map { "\(message) (\($0.split(separator: "\n").last ?? ""))" } ?? message
+                return .stateChangeFailed(element: source, state: state, message: detail)
+            }
+        }
+        return .stateChangeFailed(element: name, state: state, message: "the state change was refused")
+    }
+}
