@@ -84,7 +84,8 @@ extension Element {
     private func stateFailure(_ state: State) -> GStreamerError {
         if let raw = gst_element_get_bus(pointer) {
             let bus = Bus(adopting: raw)
-            if case let .error(source, message, debug)? = bus.pop(timeout: 0, types: .error) {
+            // The failing element posts its error from its own thread, sometimes just after the state result.
+            if case let .error(source, message, debug)? = bus.pop(timeout: 1, types: .error) {
                 let detail = debug.map { "\(message) (\($0.split(separator: "\n").last ?? ""))" } ?? message
                 return .stateChangeFailed(element: source, state: state, message: detail)
             }

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|asan]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-all}
+step() { printf '\n== %s\n' "$*"; }
+
+unit() {
+  step "unit and pipeline tests (debug build)"
+  swift build --build-tests
+  swift test --skip-build
+}
+
+asan() {
+  # LeakSanitizer on, full stacks (GLib has no frame pointers) so the suppressions can match by library.
+  local scratch=.build/asan supp="$PWD/scripts/lsan.supp"
+  step "the same tests under AddressSanitizer + LeakSanitizer"
+  swift build --build-tests --sanitize=address --scratch-path "$scratch"
+  ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 LSAN_OPTIONS="suppressions=$supp" \
+    swift test --skip-build --sanitize=address --scratch-path "$scratch"
+  step "LeakSanitizer still reports a deliberate leak"
+  local log
+  log=$(mktemp)
+  if SWIFTCAM_LEAK_CANARY=1 ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 LSAN_OPTIONS="suppressions=$supp" \
+      swift test --skip-build --sanitize=address --scratch-path "$scratch" --filter LeakCanary >"$log" 2>&1; then
+    echo "FAIL: the deliberate leak went unreported"; tail -20 "$log"; exit 1
+  fi
+  grep -q "LeakSanitizer: detected memory leaks" "$log" || { echo "FAIL: the canary run failed for another reason"; tail -20 "$log"; exit 1; }
+  echo "ok: the deliberate leak was reported"
+  rm -f "$log"
+}
+
+case "$what" in
+  unit) unit ;;
+  asan) asan ;;
+  all) unit; asan ;;
+  *) echo "usage: $0 [all|unit|asan]"; exit 64 ;;
+esac
