@@ -1,0 +1,11 @@
+/// Sobel edge magnitude of the luma, `min(255, √(gx² + gy²))` in 8-bit units, as a grey image.
+///
+/// Edges are extended at the borders, so a constant frame gives 0 everywhere. Alpha is kept.
+public struct Edges: Filter, Equatable {
+    /// Creates the filter.
+    public init() {}
+    public static let info = FilterInfo(name: "edges", summary: "Sobel gradient magnitude of luma, as grey")
+    public init(arguments: FilterArguments) { self.init() }
+    public var values: [ParameterValue] { [] }
+    public var kernel: FilterKernel { FilterKernel(.edges) }
+}

@@ -1,0 +1,65 @@
+/// An ordered list of filters: built in Swift with `@FilterChainBuilder`, or parsed from text.
+///
+/// `description` is the canonical text (`sepia intensity=0.8 | vignette`), which parses back to an
+/// equal chain. The empty chain (empty text) is the identity.
+public struct FilterChain: Sendable, Equatable, CustomStringConvertible {
+    /// The filters, applied first to last.
+    public var filters: [any Filter]
+
+    /// Creates a chain from a list of filters.
+    public init(_ filters: [any Filter]) {
+        self.filters = filters
+    }
+
+    /// Creates a chain with the result builder: `FilterChain { Sepia(); if warm { Temperature(kelvin: 4000) } }`.
+    public init(@FilterChainBuilder _ build: () -> [any Filter]) {
+        self.filters = build()
+    }
+
+    /// Parses the text grammar, e.g. `sepia intensity=0.8 | vignette intensity=1.5 radius=2`.
+    ///
+    /// LUT files are read here, so a bad file fails now rather than on the first frame.
+    public init(parsing text: String) throws(FilterSpecError) {
+        self.filters = try FilterSpecParser.parse(text)
+    }
+
+    /// True when the chain has no filters (the identity).
+    public var isEmpty: Bool { filters.isEmpty }
+
+    /// The canonical text form.
+    public var description: String {
+        filters.map(\.description).joined(separator: " | ")
+    }
+
+    public static func == (lhs: FilterChain, rhs: FilterChain) -> Bool {
+        lhs.filters.count == rhs.filters.count && zip(lhs.filters, rhs.filters).allSatisfy { $0.isEqual(to: $1) }
+    }
+
+    /// Compiles the chain into reusable processing state; `threads` 0 means one per core.
+    public func compile(threads: Int = 0) -> CompiledChain {
+        CompiledChain(chain: self, threads: threads)
+    }
+}
+
+/// Builds `[any Filter]` from statements: single filters, lists, chains, `if`, `if/else` and `for`.
+@resultBuilder
+public enum FilterChainBuilder {
+    /// A single filter.
+    public static func buildExpression(_ filter: some Filter) -> [any Filter] { [filter] }
+    /// A list of filters.
+    public static func buildExpression(_ filters: [any Filter]) -> [any Filter] { filters }
+    /// Another chain, spliced in.
+    public static func buildExpression(_ chain: FilterChain) -> [any Filter] { chain.filters }
+    /// Statements in order.
+    public static func buildBlock(_ parts: [any Filter]...) -> [any Filter] { parts.flatMap { $0 } }
+    /// `if` without `else`.
+    public static func buildOptional(_ part: [any Filter]?) -> [any Filter] { part ?? [] }
+    /// The `if` branch of `if/else`.
+    public static func buildEither(first part: [any Filter]) -> [any Filter] { part }
+    /// The `else` branch of `if/else`.
+    public static func buildEither(second part: [any Filter]) -> [any Filter] { part }
+    /// `for … in …`.
+    public static func buildArray(_ parts: [[any Filter]]) -> [any Filter] { parts.flatMap { $0 } }
+    /// `if #available`.
+    public static func buildLimitedAvailability(_ part: [any Filter]) -> [any Filter] { part }
+}

@@ -1,0 +1,208 @@
+/// A parameter value as it appears in the text grammar.
+public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
+    /// A real number, e.g. `0.8`.
+    case number(Double)
+    /// A whole number, e.g. `8`.
+    case integer(Int)
+    /// A string, e.g. a file path; printed quoted when it holds spaces or grammar characters.
+    case text(String)
+
+    /// The value as the grammar prints it.
+    public var text: String {
+        switch self {
+        case let .number(value): return Self.format(value)
+        case let .integer(value): return String(value)
+        case let .text(value): return Self.quoteIfNeeded(value)
+        }
+    }
+
+    /// Same as `text`.
+    public var description: String { text }
+
+    /// Shortest text that parses back to exactly `value`; whole numbers print without ".0".
+    static func format(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 {
+            return value == 0 ? "0" : String(Int64(value))
+        }
+        return value.description
+    }
+
+    static func quoteIfNeeded(_ value: String) -> String {
+        let special = value.isEmpty || value.contains(where: { $0.isWhitespace || $0 == "|" || $0 == "\"" || $0 == "\\" || $0 == "=" })
+        guard special else { return value }
+        var quoted = "\""
+        for character in value {
+            if character == "\"" || character == "\\" { quoted.append("\\") }
+            quoted.append(character)
+        }
+        return quoted + "\""
+    }
+}
+
+/// What values a parameter accepts.
+public enum ParameterKind: Sendable, Hashable {
+    /// A real number in the range.
+    case number(ClosedRange<Double>)
+    /// A whole number in the range.
+    case integer(ClosedRange<Int>)
+    /// A path to a file.
+    case file
+
+    /// The allowed values as one phrase, e.g. "a number in 0...1".
+    public var allowed: String {
+        switch self {
+        case let .number(range): "a number in \(ParameterValue.format(range.lowerBound))...\(ParameterValue.format(range.upperBound))"
+        case let .integer(range): "a whole number in \(range.lowerBound)...\(range.upperBound)"
+        case .file: "a file path"
+        }
+    }
+}
+
+/// One key of a filter: its name, default, allowed values and meaning.
+public struct ParameterInfo: Sendable, Hashable {
+    /// The key as written in the grammar, e.g. `intensity`.
+    public var key: String
+    /// The value used when the key is left out.
+    public var defaultValue: ParameterValue
+    /// The allowed values.
+    public var kind: ParameterKind
+    /// One line on what the parameter does, with its unit.
+    public var summary: String
+
+    /// Creates a parameter description.
+    public init(key: String, defaultValue: ParameterValue, kind: ParameterKind, summary: String) {
+        self.key = key
+        self.defaultValue = defaultValue
+        self.kind = kind
+        self.summary = summary
+    }
+
+    /// A real-valued parameter.
+    static func number(_ key: String, _ defaultValue: Double, _ range: ClosedRange<Double>, _ summary: String) -> ParameterInfo {
+        ParameterInfo(key: key, defaultValue: .number(defaultValue), kind: .number(range), summary: summary)
+    }
+
+    /// A whole-number parameter.
+    static func integer(_ key: String, _ defaultValue: Int, _ range: ClosedRange<Int>, _ summary: String) -> ParameterInfo {
+        ParameterInfo(key: key, defaultValue: .integer(defaultValue), kind: .integer(range), summary: summary)
+    }
+}
+
+/// A filter's self-description: what `swiftcam filters` prints and what the parser checks against.
+public struct FilterInfo: Sendable, Hashable {
+    /// The text name, e.g. `sepia`.
+    public var name: String
+    /// One line on what the filter does.
+    public var summary: String
+    /// The keys in canonical order.
+    public var parameters: [ParameterInfo]
+
+    /// Creates a filter description.
+    public init(name: String, summary: String, parameters: [ParameterInfo] = []) {
+        self.name = name
+        self.summary = summary
+        self.parameters = parameters
+    }
+
+    /// The parameter called `key`, if any.
+    public func parameter(_ key: String) -> ParameterInfo? {
+        parameters.first { $0.key == key }
+    }
+}
+
+/// Parsed, range-checked arguments of one filter, with defaults filled in.
+public struct FilterArguments: Sendable {
+    /// Values by key; every key of the filter is present.
+    public var values: [String: ParameterValue]
+    /// Column of the filter name in the text, for errors found later (0 when not from text).
+    public var position: Int
+
+    /// Creates arguments; missing keys take their defaults from `info`.
+    public init(info: FilterInfo, values: [String: ParameterValue] = [:], position: Int = 0) {
+        var filled = values
+        for parameter in info.parameters where filled[parameter.key] == nil {
+            filled[parameter.key] = parameter.defaultValue
+        }
+        self.values = filled
+        self.position = position
+    }
+
+    /// The real value of `key` (0 when the key is missing or not a number).
+    public func number(_ key: String) -> Double {
+        switch values[key] {
+        case let .number(value): value
+        case let .integer(value): Double(value)
+        default: 0
+        }
+    }
+
+    /// The whole-number value of `key` (0 when missing).
+    public func integer(_ key: String) -> Int {
+        switch values[key] {
+        case let .integer(value): value
+        case let .number(value) where value.isFinite && abs(value) < 1e9: Int(value)
+        default: 0
+        }
+    }
+
+    /// The text value of `key` ("" when missing).
+    public func text(_ key: String) -> String {
+        if case let .text(value) = values[key] { return value }
+        return ""
+    }
+}
+
+/// Every filter the text grammar knows, in the order `swiftcam filters` lists them.
+public enum FilterCatalog {
+    /// The filter types by name.
+    public static let types: [any Filter.Type] = [
+        Sepia.self, Vignette.self, Mono.self, Invert.self, ColorControls.self, Exposure.self,
+        Temperature.self, Gamma.self, Posterize.self, Threshold.self, Blur.self, Sharpen.self,
+        Edges.self, Pixelate.self, Zoom.self, Mirror.self, Flip.self, Lut.self,
+    ]
+
+    /// The descriptions of every filter.
+    public static var all: [FilterInfo] { types.map { $0.info } }
+
+    /// The filter type called `name`, if any.
+    public static func type(named name: String) -> (any Filter.Type)? {
+        types.first { $0.info.name == name }
+    }
+
+    /// A human-readable listing: one line per filter, then one indented line per key.
+    public static var listing: String {
+        var lines: [String] = []
+        for info in all {
+            lines.append("\(info.name) — \(info.summary)")
+            for parameter in info.parameters {
+                lines.append("    \(parameter.key)=\(parameter.defaultValue.text)  (\(parameter.kind.allowed)) \(parameter.summary)")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Clamps `value` into `range`; NaN becomes `fallback`, so initializers never trap or store NaN.
+func clampParameter(_ value: Double, _ range: ClosedRange<Double>, default fallback: Double) -> Double {
+    guard !value.isNaN else { return fallback }
+    return min(max(value, range.lowerBound), range.upperBound)
+}
+
+/// Clamps a whole-number parameter into `range`.
+func clampParameter(_ value: Int, _ range: ClosedRange<Int>) -> Int {
+    min(max(value, range.lowerBound), range.upperBound)
+}
+
+extension FilterInfo {
+    /// The range of the number parameter `key` (0...0 when absent), for clamping in initializers.
+    func range(_ key: String) -> ClosedRange<Double> {
+        if case let .number(range)? = parameter(key)?.kind { return range }
+        return 0...0
+    }
+
+    /// The range of the whole-number parameter `key`.
+    func integerRange(_ key: String) -> ClosedRange<Int> {
+        if case let .integer(range)? = parameter(key)?.kind { return range }
+        return 0...0
+    }
+}

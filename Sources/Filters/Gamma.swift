@@ -1,0 +1,30 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Power curve `out = in^value` on each of R, G, B, like Core Image's `CIGammaAdjust`.
+///
+/// Values above 1 darken mid-tones, below 1 lighten them. On Y'CbCr the curve maps luma and keeps chroma.
+public struct Gamma: Filter, Equatable {
+    /// The exponent, 0.1...10 (1 = unchanged).
+    public var value: Double
+
+    /// Creates the filter; `value` clamps to 0.1...10.
+    public init(value: Double = 1) {
+        self.value = clampParameter(value, Self.info.range("value"), default: 1)
+    }
+
+    public static let info = FilterInfo(name: "gamma", summary: "power curve out = in^value", parameters: [
+        .number("value", 1, 0.1...10, "exponent; above 1 darkens mid-tones (1 = unchanged)"),
+    ])
+
+    public init(arguments: FilterArguments) { self.init(value: arguments.number("value")) }
+    public var values: [ParameterValue] { [.number(value)] }
+
+    public var kernel: FilterKernel {
+        let exponent = value
+        return FilterKernel(.curve { pow($0, exponent) })
+    }
+}

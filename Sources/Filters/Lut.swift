@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Applies an Adobe `.cube` 3D LUT with trilinear interpolation.
+///
+/// The file is read and parsed when the filter is created, so a bad file fails at parse time with
+/// its path and line. On Y'CbCr the LUT is resampled once into a Y'CbCr-domain cube.
+public struct Lut: Filter, Equatable {
+    /// The path the table was read from (empty for an in-memory cube).
+    public let file: String
+    /// The parsed table.
+    public let cube: Cube3D
+
+    /// Reads and parses `file`.
+    public init(file: String) throws(FilterSpecError) {
+        self.file = file
+        self.cube = try Cube3D.parse(Self.read(file), path: file)
+    }
+
+    /// Uses an in-memory cube; `file` only names it in the text form.
+    public init(cube: Cube3D, file: String = "") {
+        self.file = file
+        self.cube = cube
+    }
+
+    public static let info = FilterInfo(name: "lut", summary: "Adobe .cube 3D LUT, trilinear", parameters: [
+        ParameterInfo(key: "file", defaultValue: .text(""), kind: .file, summary: "path of the .cube file (required)"),
+    ])
+
+    public init(arguments: FilterArguments) throws(FilterSpecError) {
+        let path = arguments.text("file")
+        guard !path.isEmpty else {
+            throw .missingArgument(filter: "lut", key: "file", position: arguments.position)
+        }
+        try self.init(file: path)
+    }
+
+    public var values: [ParameterValue] { [.text(file)] }
+    public var kernel: FilterKernel { FilterKernel(.lut3D(cube)) }
+
+    public static func == (a: Lut, b: Lut) -> Bool { a.file == b.file && a.cube == b.cube }
+
+    public func isEqual(to other: any Filter) -> Bool {
+        guard let other = other as? Lut else { return false }
+        return self == other
+    }
+
+    /// The whole file as UTF-8 text; any failure becomes `badLutFile` at line 0.
+    static func read(_ path: String) throws(FilterSpecError) -> String {
+        guard let handle = fopen(path, "rb") else {
+            throw .badLutFile(path: path, line: 0, reason: "cannot open the file (\(String(cString: strerror(errno))))")
+        }
+        defer { fclose(handle) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, handle) }
+            if count > 0 { bytes.append(contentsOf: chunk[0..<count]) }
+            if count < chunk.count { break }
+            // A LUT of size 256 is about 200 MB of text; anything larger is not a cube file.
+            if bytes.count > 256 << 20 {
+                throw .badLutFile(path: path, line: 0, reason: "file is larger than 256 MB")
+            }
+        }
+        if ferror(handle) != 0 { throw .badLutFile(path: path, line: 0, reason: "read error") }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,59 @@
+/// A run of consecutive point operations, resolved for one colour description and fused.
+///
+/// Fusion rules: consecutive matrices multiply into one; consecutive curves compose into one
+/// function (tabulated once per format); identity matrices vanish. What remains alternates
+/// between at most a few table lookups and matrices per pixel, however long the chain.
+struct PointProgram {
+    enum Step {
+        case affine(Affine3)
+        case curve(@Sendable (Double) -> Double)
+        case vignette(VignetteShape)
+        case lut3D(Cube3D)
+    }
+
+    var steps: [Step]
+
+    init(_ operations: [PointOperation], color: ColorDescription) {
+        var steps: [Step] = []
+        for operation in operations {
+            switch operation {
+            case let .affine(make):
+                let matrix = make(color)
+                if case let .affine(previous)? = steps.last {
+                    steps[steps.count - 1] = .affine(previous.then(matrix))
+                } else {
+                    steps.append(.affine(matrix))
+                }
+            case let .curve(f):
+                if case let .curve(previous)? = steps.last {
+                    steps[steps.count - 1] = .curve { f(clampUnit(previous(clampUnit($0)))) }
+                } else {
+                    steps.append(.curve(f))
+                }
+            case let .vignette(shape):
+                if shape.intensity != 0 { steps.append(.vignette(shape)) }
+            case let .lut3D(cube):
+                steps.append(.lut3D(cube))
+            }
+            if case let .affine(matrix)? = steps.last, matrix.isNearly(.identity, tolerance: 1e-12) {
+                steps.removeLast()
+            }
+        }
+        self.steps = steps
+    }
+
+    var isIdentity: Bool { steps.isEmpty }
+}
+
+/// Clamps to 0...1; NaN becomes 0.
+@inline(__always)
+func clampUnit(_ v: Double) -> Double {
+    v > 0 ? (v < 1 ? v : 1) : 0
+}
+
+/// Rounds and clamps to a byte.
+@inline(__always)
+func clampByte(_ v: Double) -> UInt8 {
+    let r = (v + 0.5).rounded(.down)
+    return r > 0 ? (r < 255 ? UInt8(r) : 255) : 0
+}

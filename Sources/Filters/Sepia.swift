@@ -1,0 +1,34 @@
+/// Tones the image brown: keeps each pixel's luma and blends its chroma towards a fixed sepia hue.
+///
+/// In R'G'B': `out = (1 − i)·in + i·(Y + Δ)`, where Y is the luma of the frame's matrix and Δ is
+/// the R'G'B' of chroma (Cb, Cr) = (−0.08, +0.05) at zero luma. On Y'CbCr this is exactly
+/// "luma unchanged, chroma blended towards a constant", so YUV frames never touch their Y plane.
+public struct Sepia: Filter, Equatable {
+    /// The sepia chroma (Cb, Cr) in −0.5...0.5 units.
+    public static let tone = (cb: -0.08, cr: 0.05)
+
+    /// How far to blend towards full sepia: 0 = unchanged, 1 = full sepia.
+    public var intensity: Double
+
+    /// Creates a sepia filter; `intensity` clamps to 0...1.
+    public init(intensity: Double = 1) {
+        self.intensity = clampParameter(intensity, Self.info.range("intensity"), default: 1)
+    }
+
+    public static let info = FilterInfo(name: "sepia", summary: "brown-toned monochrome that keeps luma", parameters: [
+        .number("intensity", 1, 0...1, "blend towards full sepia (0 = off)"),
+    ])
+
+    public init(arguments: FilterArguments) { self.init(intensity: arguments.number("intensity")) }
+    public var values: [ParameterValue] { [.number(intensity)] }
+
+    public var kernel: FilterKernel {
+        let i = intensity
+        return FilterKernel(.affine { color in
+            let delta = Affine3.yCbCrToRGB(color).apply((0, Sepia.tone.cb, Sepia.tone.cr))
+            var toned = Affine3.luma(color)
+            toned.o = [delta.0, delta.1, delta.2]
+            return Affine3.identity.mixed(with: toned, i)
+        })
+    }
+}

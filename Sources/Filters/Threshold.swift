@@ -1,0 +1,23 @@
+/// Black and white: white where the luma is at least `level`, black elsewhere.
+public struct Threshold: Filter, Equatable {
+    /// The luma cut, 0...1.
+    public var level: Double
+
+    /// Creates the filter; `level` clamps to 0...1.
+    public init(level: Double = 0.5) {
+        self.level = clampParameter(level, Self.info.range("level"), default: 0.5)
+    }
+
+    public static let info = FilterInfo(name: "threshold", summary: "white where luma ≥ level, black elsewhere", parameters: [
+        .number("level", 0.5, 0...1, "luma cut"),
+    ])
+
+    public init(arguments: FilterArguments) { self.init(level: arguments.number("level")) }
+    public var values: [ParameterValue] { [.number(level)] }
+
+    public var kernel: FilterKernel {
+        let cut = level
+        // The luma is computed exactly (the matrix), then stepped: 8-bit luma at or above cut·255 is white.
+        return FilterKernel([.point(.affine { Affine3.luma($0) }), .point(.curve { $0 >= cut ? 1 : 0 })])
+    }
+}
