@@ -77,7 +77,7 @@ public final class Buffer: @unchecked Sendable {
             throw GStreamerError.mapFailed("a \(info.formatName) \(info.width)x\(info.height) frame from a buffer of \(size) bytes")
         }
         defer { gst_video_frame_unmap(&frame) }
-        return try body(VideoFrame(mapped: &frame))
+        return try body(VideoFrame(mapped: frame))
     }
 
     /// The address of the first byte, for telling whether two buffers share memory (never to dereference).

@@ -61,6 +61,11 @@ public struct VideoInfo: @unchecked Sendable {
         return (plane + 1 < planeCount ? offset(plane: plane + 1) : size) - offset(plane: plane)
     }
 
+    /// Wraps a C description (for example a `GstVideoFilter`'s negotiated info).
+    public init(borrowing info: UnsafePointer<GstVideoInfo>) {
+        raw = info.pointee
+    }
+
     /// Whether the colour matrix is BT.709 (else BT.601 for YUV). Reads `colorimetry.matrix`.
     public var isBT709: Bool { raw.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709 }
 
@@ -95,7 +100,12 @@ public struct VideoFrame {
     /// The planes, in GStreamer's order (Y, U, V for I420; Y, UV for NV12).
     public let planes: [VideoPlane]
 
-    init(mapped frame: inout GstVideoFrame) {
+    /// Reads the planes of a frame GStreamer has mapped (for example in a `GstVideoFilter` transform).
+    public init(mapped frame: UnsafePointer<GstVideoFrame>) {
+        self.init(mapped: frame.pointee)
+    }
+
+    init(mapped frame: GstVideoFrame) {
         info = VideoInfo(raw: frame.info)
         let formatInfo = frame.info.finfo.pointee
         let width = Int(frame.info.width), height = Int(frame.info.height)

@@ -1,0 +1,172 @@
+#include "CGstSwiftFilter.h"
+#include "swift_callbacks.h"
+
+GST_DEBUG_CATEGORY_STATIC(swiftfilter_debug);
+#define GST_CAT_DEFAULT swiftfilter_debug
+
+enum { PROP_0, PROP_CHAIN, PROP_N_THREADS, PROP_STATS };
+
+#define SWIFTFILTER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, xRGB, I420, NV12, YUY2 }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(SWIFTFILTER_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(SWIFTFILTER_FORMATS)));
+
+G_DEFINE_TYPE(GstSwiftFilter, gst_swift_filter, GST_TYPE_VIDEO_FILTER)
+
+GType CGstSwiftFilter_get_type(void) { return gst_swift_filter_get_type(); }
+
+static void gst_swift_filter_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
+  GstSwiftFilter *self = (GstSwiftFilter *)object;
+  switch (id) {
+    case PROP_CHAIN: swiftfilter_set_chain(self->swift_state, self, g_value_get_string(value)); break;
+    case PROP_N_THREADS: swiftfilter_set_threads(self->swift_state, self, g_value_get_uint(value)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
+  }
+}
+
+static void gst_swift_filter_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec) {
+  GstSwiftFilter *self = (GstSwiftFilter *)object;
+  switch (id) {
+    case PROP_CHAIN: g_value_take_string(value, swiftfilter_get_chain(self->swift_state)); break;
+    case PROP_N_THREADS: g_value_set_uint(value, swiftfilter_get_threads(self->swift_state)); break;
+    case PROP_STATS: g_value_take_boxed(value, swiftfilter_get_stats(self->swift_state, self)); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec); break;
+  }
+}
+
+static void gst_swift_filter_finalize(GObject *object) {
+  GstSwiftFilter *self = (GstSwiftFilter *)object;
+  swiftfilter_state_free(self->swift_state);
+  self->swift_state = NULL;
+  G_OBJECT_CLASS(gst_swift_filter_parent_class)->finalize(object);
+}
+
+static gboolean gst_swift_filter_start(GstBaseTransform *trans) {
+  GstSwiftFilter *self = (GstSwiftFilter *)trans;
+  return swiftfilter_start(self->swift_state, self);
+}
+
+static gboolean gst_swift_filter_stop(GstBaseTransform *trans) {
+  GstSwiftFilter *self = (GstSwiftFilter *)trans;
+  swiftfilter_stop(self->swift_state, self);
+  return TRUE;
+}
+
+static gboolean gst_swift_filter_set_info(GstVideoFilter *filter, GstCaps *incaps, GstVideoInfo *in_info,
+                                          GstCaps *outcaps, GstVideoInfo *out_info) {
+  GstSwiftFilter *self = (GstSwiftFilter *)filter;
+  return swiftfilter_set_info(self->swift_state, self, in_info, out_info);
+}
+
+static GstFlowReturn gst_swift_filter_transform_frame(GstVideoFilter *filter, GstVideoFrame *in_frame,
+                                                      GstVideoFrame *out_frame) {
+  GstSwiftFilter *self = (GstSwiftFilter *)filter;
+  return swiftfilter_transform(self->swift_state, self, in_frame, out_frame);
+}
+
+static GstFlowReturn gst_swift_filter_transform_frame_ip(GstVideoFilter *filter, GstVideoFrame *frame) {
+  GstSwiftFilter *self = (GstSwiftFilter *)filter;
+  return swiftfilter_transform_ip(self->swift_state, self, frame);
+}
+
+/* GstBaseTransform reports its QoS drops only in QoS messages; count them as they leave. */
+static gboolean gst_swift_filter_post_message(GstElement *element, GstMessage *message) {
+  GstSwiftFilter *self = (GstSwiftFilter *)element;
+  if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_QOS && GST_MESSAGE_SRC(message) == GST_OBJECT(element)) {
+    GstFormat format;
+    guint64 processed = 0, dropped = 0;
+    gst_message_parse_qos_stats(message, &format, &processed, &dropped);
+    if (format == GST_FORMAT_BUFFERS || format == GST_FORMAT_DEFAULT)
+      g_atomic_int_set(&self->qos_dropped, (gint)MIN(dropped, (guint64)G_MAXINT));
+  }
+  return GST_ELEMENT_CLASS(gst_swift_filter_parent_class)->post_message(element, message);
+}
+
+static void gst_swift_filter_class_init(GstSwiftFilterClass *klass) {
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *transform_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS(klass);
+
+  gobject_class->set_property = gst_swift_filter_set_property;
+  gobject_class->get_property = gst_swift_filter_get_property;
+  gobject_class->finalize = gst_swift_filter_finalize;
+
+  g_object_class_install_property(gobject_class, PROP_CHAIN,
+      g_param_spec_string("chain", "Filter chain",
+          "Filters in SwiftCam's text grammar, e.g. \"sepia intensity=0.8 | vignette radius=2\"; "
+          "empty passes frames through untouched. May change while PLAYING: the new chain applies from the next "
+          "whole frame, an invalid one is rejected with a warning and the running chain kept",
+          "", G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(gobject_class, PROP_N_THREADS,
+      g_param_spec_uint("n-threads", "Threads",
+          "Worker threads that split the rows of large frames (0 = one per core)",
+          0, 256, 0, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property(gobject_class, PROP_STATS,
+      g_param_spec_boxed("stats", "Statistics",
+          "Frames processed, frames dropped for lateness, mean and max milliseconds per frame, current chain",
+          GST_TYPE_STRUCTURE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata(element_class, "Swift filter chain", "Filter/Effect/Video",
+      "Runs a SwiftCam filter chain (sepia, vignette, colour controls, blur, zoom, LUTs, ...) written in Swift "
+      "on raw video, natively on RGB and YUV (NV12, I420, YUY2) planes",
+      "SwiftCam");
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  element_class->post_message = gst_swift_filter_post_message;
+
+  transform_class->start = gst_swift_filter_start;
+  transform_class->stop = gst_swift_filter_stop;
+  filter_class->set_info = gst_swift_filter_set_info;
+  filter_class->transform_frame = gst_swift_filter_transform_frame;
+  filter_class->transform_frame_ip = gst_swift_filter_transform_frame_ip;
+}
+
+static void gst_swift_filter_init(GstSwiftFilter *self) {
+  self->qos_dropped = 0;
+  self->swift_state = swiftfilter_state_new(self);
+  /* Empty chain until told otherwise: zero-copy passthrough. */
+  gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
+  gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), TRUE);
+}
+
+gboolean CGstSwiftFilter_plugin_init(GstPlugin *plugin) {
+  if (!swiftfilter_debug)
+    GST_DEBUG_CATEGORY_INIT(swiftfilter_debug, "swiftfilter", 0, "SwiftCam filter chain element");
+  return gst_element_register(plugin, "swiftfilter", GST_RANK_NONE, gst_swift_filter_get_type());
+}
+
+gboolean CGstSwiftFilter_register_static(void) {
+  return gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "swiftfilter",
+      "SwiftCam filters written in Swift", CGstSwiftFilter_plugin_init, "0.1.0", "MIT/X11", "swiftcam", "SwiftCam", "SwiftCam");
+}
+
+void CGstSwiftFilter_log(GstSwiftFilter *filter, GstDebugLevel level, const char *message) {
+  if (!swiftfilter_debug) return;
+  GST_CAT_LEVEL_LOG(swiftfilter_debug, level, filter, "%s", message);
+}
+
+gboolean CGstSwiftFilter_log_enabled(GstDebugLevel level) {
+  return swiftfilter_debug != NULL && gst_debug_category_get_threshold(swiftfilter_debug) >= level;
+}
+
+void CGstSwiftFilter_post_warning(GstSwiftFilter *filter, const char *message, const char *debug) {
+  GST_ELEMENT_WARNING(filter, STREAM, FAILED, ("%s", message), ("%s", debug ? debug : ""));
+}
+
+void CGstSwiftFilter_post_error(GstSwiftFilter *filter, const char *message, const char *debug) {
+  GST_ELEMENT_ERROR(filter, STREAM, FAILED, ("%s", message), ("%s", debug ? debug : ""));
+}
+
+gint64 CGstSwiftFilter_qos_dropped(GstSwiftFilter *filter) {
+  return g_atomic_int_get(&filter->qos_dropped);
+}
+
+/* The plugin descriptor gst-launch-1.0 finds in libgstswiftfilter.so. */
+#ifndef PACKAGE
+#define PACKAGE "swiftcam"
+#endif
+GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, swiftfilter, "SwiftCam filters written in Swift",
+                  CGstSwiftFilter_plugin_init, "0.1.0", "MIT/X11", "SwiftCam", "SwiftCam")

@@ -1,0 +1,212 @@
+import CGStreamer
+import CGstSwiftFilter
+import Filters
+import GStreamer
+
+// The C vfuncs of `swiftfilter` call these. They run on GStreamer's threads: they validate every
+// pointer, turn every failure into a flow return or a bus message, and never trap.
+
+private func state(_ raw: UnsafeMutableRawPointer?) -> FilterState? {
+    raw.map { Unmanaged<FilterState>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private func log(_ filter: UnsafeMutablePointer<GstSwiftFilter>?, _ level: GstDebugLevel, _ message: @autoclosure () -> String) {
+    guard let filter, CGstSwiftFilter_log_enabled(level) != 0 else { return }
+    CGstSwiftFilter_log(filter, level, message())
+}
+
+private func transform(_ filter: UnsafeMutablePointer<GstSwiftFilter>) -> UnsafeMutablePointer<GstBaseTransform> {
+    UnsafeMutableRawPointer(filter).assumingMemoryBound(to: GstBaseTransform.self)
+}
+
+@_cdecl("swiftfilter_state_new")
+func swiftfilterStateNew(_ filter: UnsafeMutablePointer<GstSwiftFilter>?) -> UnsafeMutableRawPointer? {
+    Unmanaged.passRetained(FilterState()).toOpaque()
+}
+
+@_cdecl("swiftfilter_state_free")
+func swiftfilterStateFree(_ raw: UnsafeMutableRawPointer?) {
+    guard let raw else { return }
+    Unmanaged<FilterState>.fromOpaque(raw).release()
+}
+
+@_cdecl("swiftfilter_set_chain")
+func swiftfilterSetChain(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+                         _ text: UnsafePointer<CChar>?) {
+    guard let state = state(raw), let filter else { return }
+    let newText = text.map { String(cString: $0) } ?? ""
+    let chain: FilterChain
+    do {
+        chain = try FilterChain(parsing: newText)
+    } catch {
+        let reason = "invalid chain \"\(newText)\": \(error)"
+        let running = state.settings.withLock { settings in
+            if !settings.started { settings.rejected = reason }
+            return settings.started
+        }
+        log(filter, GST_LEVEL_WARNING, reason)
+        if running {
+            CGstSwiftFilter_post_warning(filter, reason + "; the running chain is kept", nil)
+        }
+        return
+    }
+    let threads = state.settings.withLock { $0.threads }
+    let compiled = chain.compile(threads: threads)   // outside the lock: may load LUT files
+    state.settings.withLock { settings in
+        settings.text = chain.description
+        settings.compiled = compiled
+        settings.rejected = nil
+    }
+    // Passthrough (zero copy, no map) for the empty chain; in place when every stage is a point op.
+    gst_base_transform_set_passthrough(transform(filter), compiled.isEmpty ? 1 : 0)
+    gst_base_transform_set_in_place(transform(filter), compiled.worksInPlace ? 1 : 0)
+    log(filter, GST_LEVEL_INFO, "chain is now \"\(chain.description)\" (\(compiled.isEmpty ? "passthrough" : compiled.worksInPlace ? "in place" : "copy"))")
+}
+
+@_cdecl("swiftfilter_get_chain")
+func swiftfilterGetChain(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
+    let text = state(raw)?.settings.withLock { $0.text } ?? ""
+    return g_strdup(text)
+}
+
+@_cdecl("swiftfilter_set_threads")
+func swiftfilterSetThreads(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?, _ threads: guint) {
+    guard let state = state(raw) else { return }
+    let text = state.settings.withLock { settings in
+        settings.threads = Int(threads)
+        return settings.text
+    }
+    guard let chain = try? FilterChain(parsing: text) else { return }
+    let compiled = chain.compile(threads: Int(threads))
+    state.settings.withLock { settings in
+        if settings.text == text { settings.compiled = compiled }
+    }
+    log(filter, GST_LEVEL_INFO, "n-threads is now \(threads)")
+}
+
+@_cdecl("swiftfilter_get_threads")
+func swiftfilterGetThreads(_ raw: UnsafeMutableRawPointer?) -> guint {
+    guint(state(raw)?.settings.withLock { $0.threads } ?? 0)
+}
+
+@_cdecl("swiftfilter_get_stats")
+func swiftfilterGetStats(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?) -> UnsafeMutablePointer<GstStructure>? {
+    let counters = state(raw)?.counters.withLock { $0 } ?? FilterState.Counters()
+    let text = state(raw)?.settings.withLock { $0.text } ?? ""
+    let stats = Structure(name: "swiftfilter-stats")
+    stats.set("frames", UInt64(counters.frames))
+    stats.set("dropped", UInt64(filter.map { max(0, CGstSwiftFilter_qos_dropped($0)) } ?? 0))
+    let mean = counters.frames > 0 ? Double(counters.totalNanoseconds) / Double(counters.frames) / 1e6 : 0
+    stats.set("mean-ms", mean)
+    stats.set("max-ms", Double(counters.maxNanoseconds) / 1e6)
+    stats.set("chain", text)
+    return gst_structure_copy(stats.pointer)
+}
+
+@_cdecl("swiftfilter_start")
+func swiftfilterStart(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?) -> gboolean {
+    guard let state = state(raw), let filter else { return 0 }
+    let rejected = state.settings.withLock { settings in
+        settings.started = settings.rejected == nil
+        return settings.rejected
+    }
+    if let rejected {
+        CGstSwiftFilter_post_error(filter, rejected, nil)
+        return 0
+    }
+    state.counters.withLock { $0 = FilterState.Counters() }
+    return 1
+}
+
+@_cdecl("swiftfilter_stop")
+func swiftfilterStop(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?) {
+    state(raw)?.settings.withLock { $0.started = false }
+}
+
+@_cdecl("swiftfilter_set_info")
+func swiftfilterSetInfo(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+                        _ inInfo: UnsafeMutablePointer<GstVideoInfo>?, _ outInfo: UnsafeMutablePointer<GstVideoInfo>?) -> gboolean {
+    guard let state = state(raw), let filter, let inInfo else { return 0 }
+    let info = VideoInfo(borrowing: inInfo)
+    guard let format = PixelFormat(gstName: info.formatName) else {
+        log(filter, GST_LEVEL_WARNING, "format \(info.formatName) has no kernel")
+        return 0   // not negotiated, not a crash
+    }
+    let color = ColorDescription(matrix: info.isBT709 ? .bt709 : .bt601, range: info.isFullRange ? .full : .limited)
+    let supported = state.settings.withLock { settings in
+        settings.format = format
+        settings.color = color
+        return settings.compiled.supports(format)
+    }
+    log(filter, GST_LEVEL_INFO, "negotiated \(info.formatName) \(info.width)x\(info.height)")
+    return supported ? 1 : 0
+}
+
+/// A Filters view of a frame GStreamer mapped; nil when the layout does not fit the format.
+private func filtersFrame(_ mapped: UnsafeMutablePointer<GstVideoFrame>, format: PixelFormat, color: ColorDescription) -> Frame? {
+    let frame = VideoFrame(mapped: UnsafePointer(mapped))
+    guard frame.planes.count == format.planeCount else { return nil }
+    return Frame(format: format, width: frame.info.width, height: frame.info.height,
+                 planes: frame.planes.map { Plane(base: $0.data, stride: $0.stride) }, color: color)
+}
+
+/// Runs one frame through the chain that is current at its start; records its time.
+private func process(_ state: FilterState, _ filter: UnsafeMutablePointer<GstSwiftFilter>,
+                     _ work: (CompiledChain, PixelFormat, ColorDescription) throws -> Void) -> GstFlowReturn {
+    let (compiled, format, color) = state.settings.withLock { ($0.compiled, $0.format, $0.color) }
+    guard let format else {
+        CGstSwiftFilter_post_error(filter, "a frame arrived before its format was negotiated", nil)
+        return GST_FLOW_NOT_NEGOTIATED
+    }
+    let start = monotonicNanoseconds()
+    do {
+        try work(compiled, format, color)
+    } catch {
+        CGstSwiftFilter_post_error(filter, "the filter chain failed on a frame: \(error)", nil)
+        return GST_FLOW_ERROR
+    }
+    let elapsed = monotonicNanoseconds() &- start
+    state.counters.withLock { counters in
+        counters.frames += 1
+        counters.totalNanoseconds &+= elapsed
+        counters.maxNanoseconds = max(counters.maxNanoseconds, elapsed)
+    }
+    log(filter, GST_LEVEL_DEBUG, "frame took \(Double(elapsed) / 1e6) ms")
+    return GST_FLOW_OK
+}
+
+@_cdecl("swiftfilter_transform")
+func swiftfilterTransform(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+                          _ inFrame: UnsafeMutablePointer<GstVideoFrame>?, _ outFrame: UnsafeMutablePointer<GstVideoFrame>?) -> GstFlowReturn {
+    guard let state = state(raw), let filter, let inFrame, let outFrame else { return GST_FLOW_ERROR }
+    return process(state, filter) { compiled, format, color in
+        guard let source = filtersFrame(inFrame, format: format, color: color),
+              let destination = filtersFrame(outFrame, format: format, color: color) else {
+            throw FrameMappingError.layout
+        }
+        if compiled.isEmpty {
+            // The chain became empty after this buffer was routed as a copy: copy it unchanged.
+            _ = gst_video_frame_copy(outFrame, inFrame)
+        } else {
+            try compiled.process(from: source, to: destination)
+        }
+    }
+}
+
+@_cdecl("swiftfilter_transform_ip")
+func swiftfilterTransformInPlace(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+                                 _ mapped: UnsafeMutablePointer<GstVideoFrame>?) -> GstFlowReturn {
+    guard let state = state(raw), let filter, let mapped else { return GST_FLOW_ERROR }
+    return process(state, filter) { compiled, format, color in
+        guard let frame = filtersFrame(mapped, format: format, color: color) else { throw FrameMappingError.layout }
+        if !compiled.isEmpty {
+            try compiled.process(frame)
+        }
+    }
+}
+
+/// A mapped frame whose planes do not match the negotiated format.
+enum FrameMappingError: Error, CustomStringConvertible {
+    case layout
+    var description: String { "the mapped frame's planes do not match the negotiated format" }
+}

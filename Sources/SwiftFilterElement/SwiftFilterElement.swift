@@ -1,0 +1,49 @@
+import CGstSwiftFilter
+import GStreamer
+
+/// The `swiftfilter` element: a SwiftCam filter chain inside any GStreamer graph.
+public enum SwiftFilterElement {
+    /// The factory name.
+    public static let factoryName = "swiftfilter"
+
+    // Runs once per process, whichever thread asks first.
+    private static let registered: Bool = {
+        GStreamer.initialize()
+        return CGstSwiftFilter_register_static() != 0
+    }()
+
+    /// Registers `swiftfilter` in this process (as a static plugin), so `Pipeline.parse("… ! swiftfilter chain=sepia ! …")`
+    /// works without the plugin file. Safe to call any number of times. Calls `gst_plugin_register_static`.
+    @discardableResult
+    public static func register() -> Bool {
+        registered
+    }
+
+    /// The statistics an element reports in its `stats` property.
+    public static func stats(of element: Element) -> FilterStats? {
+        guard let structure = try? element.get("stats", as: Structure.self) else { return nil }
+        return FilterStats(structure)
+    }
+}
+
+/// What a `swiftfilter` has done so far, as its `stats` property reports it.
+public struct FilterStats: Sendable, Equatable {
+    /// Frames the chain processed (or passed through).
+    public var frames: Int
+    /// Frames dropped for lateness before processing (QoS).
+    public var dropped: Int
+    /// Mean milliseconds per processed frame.
+    public var meanMilliseconds: Double
+    /// Slowest frame in milliseconds.
+    public var maxMilliseconds: Double
+    /// The running chain, in canonical text.
+    public var chain: String
+
+    init(_ structure: Structure) {
+        frames = structure.int("frames") ?? 0
+        dropped = structure.int("dropped") ?? 0
+        meanMilliseconds = structure.double("mean-ms") ?? 0
+        maxMilliseconds = structure.double("max-ms") ?? 0
+        chain = structure.string("chain") ?? ""
+    }
+}
