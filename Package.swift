@@ -25,6 +25,7 @@ let package = Package(
         .executableTarget(name: "filters-bench", dependencies: ["Filters"]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"]),
+        .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -166,6 +166,12 @@ extension UInt: PropertyValue {
     public static var propertyTypeName: String { "an unsigned integer" }
 }
 
+extension UInt64: PropertyValue {
+    public static func read(from value: UnsafePointer<GValue>) -> UInt64? { UInt.read(from: value).map(UInt64.init) }
+    public func write(into value: UnsafeMutablePointer<GValue>) -> Bool { UInt(self).write(into: value) }
+    public static var propertyTypeName: String { "an unsigned integer" }
+}
+
 extension Double: PropertyValue {
     public static func read(from value: UnsafePointer<GValue>) -> Double? {
         switch fundamental(value) {
