@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware install-plugin clean
+.PHONY: deps build release demo test test-asan test-hardware test-tsan install-plugin clean
 
 deps:
 	@bash scripts/deps.sh
@@ -22,6 +22,16 @@ test: deps
 
 test-asan: deps
 	@bash scripts/test.sh asan
+
+test-tsan: deps
+	@bash scripts/test.sh tsan
+
+# Copies the plugin where gst-launch-1.0 looks for a user's plugins.
+PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins
+install-plugin: release
+	mkdir -p "$(PLUGIN_DIR)"
+	install -m 0755 $(RELEASE_BIN)/libgstswiftfilter.so "$(PLUGIN_DIR)/"
+	@echo "installed $(PLUGIN_DIR)/libgstswiftfilter.so; try: gst-inspect-1.0 swiftfilter"
 
 clean:
 	rm -rf .build

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|asan]
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|plugin|asan|tsan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -30,9 +30,25 @@ asan() {
   rm -f "$log"
 }
 
+tsan() {
+  # The element and wrapper suites: streaming threads, property setters and bus watches meet here.
+  local scratch=.build/tsan
+  step "element and wrapper tests under ThreadSanitizer"
+  swift build --build-tests --sanitize=thread --scratch-path "$scratch"
+  TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path "$scratch" \
+    --filter 'SwiftFilterElementTests|GStreamerTests'
+}
+
+plugin() {
+  step "the plugin from plain gst-inspect-1.0 / gst-launch-1.0"
+  bash scripts/plugin-check.sh debug
+}
+
 case "$what" in
   unit) unit ;;
   asan) asan ;;
-  all) unit; asan ;;
-  *) echo "usage: $0 [all|unit|asan]"; exit 64 ;;
+  tsan) tsan ;;
+  plugin) plugin ;;
+  all) unit; plugin; asan; tsan ;;
+  *) echo "usage: $0 [all|unit|plugin|asan|tsan]"; exit 64 ;;
 esac

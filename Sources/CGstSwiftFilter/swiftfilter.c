@@ -4,6 +4,13 @@
 GST_DEBUG_CATEGORY_STATIC(swiftfilter_debug);
 #define GST_CAT_DEFAULT swiftfilter_debug
 
+/* Like GStreamer's own plugins, the plugin version follows the GStreamer release it was built for:
+ * `gst-inspect-1.0 --exists` compares it with the running core's version. */
+#if GST_VERSION_MAJOR != 1 || GST_VERSION_MINOR != 22
+#error "update SWIFTFILTER_VERSION to the GStreamer release this builds against"
+#endif
+#define SWIFTFILTER_VERSION "1.22.0"
+
 enum { PROP_0, PROP_CHAIN, PROP_N_THREADS, PROP_STATS };
 
 #define SWIFTFILTER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, xRGB, I420, NV12, YUY2 }"
@@ -140,7 +147,7 @@ gboolean CGstSwiftFilter_plugin_init(GstPlugin *plugin) {
 
 gboolean CGstSwiftFilter_register_static(void) {
   return gst_plugin_register_static(GST_VERSION_MAJOR, GST_VERSION_MINOR, "swiftfilter",
-      "SwiftCam filters written in Swift", CGstSwiftFilter_plugin_init, "0.1.0", "MIT/X11", "swiftcam", "SwiftCam", "SwiftCam");
+      "SwiftCam filters written in Swift", CGstSwiftFilter_plugin_init, SWIFTFILTER_VERSION, "MIT/X11", "swiftcam", "SwiftCam", "SwiftCam");
 }
 
 void CGstSwiftFilter_log(GstSwiftFilter *filter, GstDebugLevel level, const char *message) {
@@ -169,4 +176,4 @@ gint64 CGstSwiftFilter_qos_dropped(GstSwiftFilter *filter) {
 #define PACKAGE "swiftcam"
 #endif
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, swiftfilter, "SwiftCam filters written in Swift",
-                  CGstSwiftFilter_plugin_init, "0.1.0", "MIT/X11", "SwiftCam", "SwiftCam")
+                  CGstSwiftFilter_plugin_init, SWIFTFILTER_VERSION, "MIT/X11", "SwiftCam", "SwiftCam")

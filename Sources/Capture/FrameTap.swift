@@ -1,13 +1,12 @@
 import Dispatch
 import GStreamer
-import Synchronization
 
 /// An appsink on the filtered stream: the latest frame on demand, or every frame to a Swift closure on
 /// its own queue. The streaming thread never waits for Swift: frames beyond the backlog are dropped and counted.
 public final class FrameTap: Sendable {
     /// The appsink to link into a graph (or found by name in a parsed one).
     public let sink: AppSink
-    private let state = Mutex(TapState())
+    private let state = Locked(TapState())
     private let queue: DispatchQueue
     private let backlog: Int
 

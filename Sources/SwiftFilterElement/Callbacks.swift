@@ -56,10 +56,11 @@ func swiftfilterSetChain(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutabl
         settings.text = chain.description
         settings.compiled = compiled
         settings.rejected = nil
+        // Passthrough (zero copy, no map) for the empty chain; in place when every stage is a point op.
+        // Set under our lock so concurrent setters leave the flags matching the chain that won.
+        gst_base_transform_set_passthrough(transform(filter), compiled.isEmpty ? 1 : 0)
+        gst_base_transform_set_in_place(transform(filter), compiled.worksInPlace ? 1 : 0)
     }
-    // Passthrough (zero copy, no map) for the empty chain; in place when every stage is a point op.
-    gst_base_transform_set_passthrough(transform(filter), compiled.isEmpty ? 1 : 0)
-    gst_base_transform_set_in_place(transform(filter), compiled.worksInPlace ? 1 : 0)
     log(filter, GST_LEVEL_INFO, "chain is now \"\(chain.description)\" (\(compiled.isEmpty ? "passthrough" : compiled.worksInPlace ? "in place" : "copy"))")
 }
 

@@ -1,7 +1,7 @@
 import CGstSwiftFilter
+import GStreamer
 import Filters
 import Glibc
-import Synchronization
 
 /// Per-element state behind the C object: settings under a lock, statistics, and the running chain.
 /// Property setters run on application threads, transforms on the streaming thread; they meet only
@@ -25,8 +25,8 @@ final class FilterState: Sendable {
         var maxNanoseconds: UInt64 = 0
     }
 
-    let settings = Mutex(Settings())
-    let counters = Mutex(Counters())
+    let settings = Locked(Settings())
+    let counters = Locked(Counters())
 }
 
 /// Monotonic nanoseconds for per-frame timing.

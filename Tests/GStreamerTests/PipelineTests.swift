@@ -1,6 +1,5 @@
 import GStreamer
 import Glibc
-import Synchronization
 import Testing
 
 @Suite("Pipelines")
@@ -172,7 +171,7 @@ struct PipelineTests {
 
 /// A thread-safe tally for callbacks.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

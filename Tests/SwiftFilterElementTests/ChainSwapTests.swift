@@ -63,7 +63,9 @@ struct ChainSwapTests {
                 switch values {
                 case [0xFF64_6464]: plain += 1
                 case [0xFF9B_9B9B]: inverted += 1
-                default: mixed += 1
+                default:
+                    mixed += 1
+                    Issue.record("mixed frame pts \(buffer.pts ?? 0): \(values.count) values, e.g. \(values.prefix(4).map { String($0, radix: 16) })")
                 }
             }
         }

@@ -1,7 +1,6 @@
 import Capture
 import Filters
 import GStreamer
-import Synchronization
 import SwiftFilterElement
 import Testing
 
@@ -147,7 +146,7 @@ struct InvertTests {
 
 /// Samples collected from a tap's queue.
 final class Collected: Sendable {
-    private let samples = Mutex<[Sample]>([])
+    private let samples = Locked<[Sample]>([])
     func append(_ sample: Sample) { samples.withLock { $0.append(sample) } }
     var all: [Sample] { samples.withLock { $0 } }
 }
