@@ -34,6 +34,11 @@ public final class Buffer: @unchecked Sendable {
         gst_buffer_unref(pointer)
     }
 
+    /// A new buffer sharing this one's memory, with its own timestamps and metadata. Calls `gst_buffer_copy`.
+    public func shallowCopy() -> Buffer? {
+        gst_buffer_copy(pointer).map { Buffer(adopting: $0) }
+    }
+
     /// Presentation time in nanoseconds, nil when unset.
     public var pts: UInt64? {
         get { pointer.pointee.pts == GstClockTime.max ? nil : UInt64(pointer.pointee.pts) }

@@ -183,6 +183,12 @@ public final class Pad: @unchecked Sendable {
         gst_pad_get_peer(pointer).map { Pad(adopting: $0) }
     }
 
+    /// Sends end-of-stream into this pad (for one branch of a graph). Calls `gst_event_new_eos`.
+    @discardableResult
+    public func sendEndOfStream() -> Bool {
+        sendEvent(gst_event_new_eos())
+    }
+
     /// Sends an event through this pad. Calls `gst_pad_send_event`.
     @discardableResult
     public func sendEvent(_ event: UnsafeMutablePointer<GstEvent>) -> Bool {

@@ -266,3 +266,20 @@ extension Structure: PropertyValue {
 
     public static var propertyTypeName: String { "GstStructure" }
 }
+
+/// Object properties holding a pad, such as input-selector's `active-pad`.
+extension Pad: PropertyValue {
+    public static func read(from value: UnsafePointer<GValue>) -> Pad? {
+        guard g_type_is_a(value.pointee.g_type, gst_pad_get_type()) != 0,
+              let object = g_value_get_object(value) else { return nil }
+        return Pad(retaining: object.assumingMemoryBound(to: GstPad.self))
+    }
+
+    public func write(into value: UnsafeMutablePointer<GValue>) -> Bool {
+        guard g_type_is_a(value.pointee.g_type, gst_pad_get_type()) != 0 else { return false }
+        g_value_set_object(value, UnsafeMutableRawPointer(pointer))
+        return true
+    }
+
+    public static var propertyTypeName: String { "GstPad" }
+}

@@ -19,6 +19,15 @@ public enum SwiftFilterElement {
         registered
     }
 
+    /// Why the element's last `chain` value was rejected before it started, or nil when the chain is valid.
+    /// (After start, a rejected chain only warns and the running one stays.)
+    public static func chainError(of element: Element) -> String? {
+        guard element.factoryName == factoryName else { return nil }
+        let filter = UnsafeMutableRawPointer(element.pointer).assumingMemoryBound(to: GstSwiftFilter.self)
+        guard let raw = filter.pointee.swift_state else { return nil }
+        return Unmanaged<FilterState>.fromOpaque(raw).takeUnretainedValue().settings.withLock { $0.rejected }
+    }
+
     /// The statistics an element reports in its `stats` property.
     public static func stats(of element: Element) -> FilterStats? {
         guard let structure = try? element.get("stats", as: Structure.self) else { return nil }

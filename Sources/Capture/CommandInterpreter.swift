@@ -1,0 +1,98 @@
+import Foundation
+
+/// A reply to one control command: one line, `ok <detail>` or `error <reason>`.
+public enum Reply: Sendable, Equatable, CustomStringConvertible {
+    case ok(String)
+    case error(String)
+
+    /// Whether the command succeeded.
+    public var isOK: Bool { if case .ok = self { true } else { false } }
+
+    public var description: String {
+        switch self {
+        case let .ok(detail): detail.isEmpty ? "ok" : "ok \(detail)"
+        case let .error(reason): "error \(reason)"
+        }
+    }
+}
+
+/// Turns command lines into session calls. The one interpreter behind stdin, the control socket and any
+/// later transport, so every transport understands exactly the same commands.
+public struct CommandInterpreter: Sendable {
+    /// The session commands act on.
+    public let session: CaptureSession
+    /// Called by `quit`.
+    public let onQuit: @Sendable () -> Void
+
+    public init(session: CaptureSession, onQuit: @escaping @Sendable () -> Void) {
+        self.session = session
+        self.onQuit = onQuit
+    }
+
+    /// The commands and what they take.
+    public static let help = [
+        "snap", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y",
+        "filter CHAIN", "record start|stop", "stats [--json]", "quit",
+    ].joined(separator: ", ")
+
+    /// Runs one command line and answers in one line.
+    public func execute(_ line: String) -> Reply {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let verb = words.first?.lowercased() else { return .error("empty command; commands: \(Self.help)") }
+        let arguments = Array(words.dropFirst())
+        do {
+            switch verb {
+            case "snap", "snapshot":
+                return .ok(try session.snapshot())
+            case "switch":
+                return .ok("source \(try session.switchCamera())")
+            case "zoom":
+                guard arguments.count == 1, let factor = Double(arguments[0]) else { return usage("zoom FACTOR, e.g. zoom 2") }
+                let applied = try session.zoom(factor)
+                return .ok("zoom \(fmt(applied, 1)) (digital)")
+            case "focus", "exposure":
+                guard arguments.count == 2, let x = Double(arguments[0]), let y = Double(arguments[1]),
+                      (0...1).contains(x), (0...1).contains(y) else {
+                    return usage("\(verb) X Y with X and Y between 0 and 1, e.g. \(verb) 0.5 0.5")
+                }
+                if verb == "focus" { try session.focus(x: x, y: y) } else { try session.exposure(x: x, y: y) }
+                return .ok("\(verb) \(arguments[0]) \(arguments[1])")
+            case "torch":
+                guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { return usage("torch on|off") }
+                try session.torch(arguments[0] == "on")
+                return .ok("torch \(arguments[0])")
+            case "filter":
+                let text = trimmed.dropFirst(verb.count).trimmingCharacters(in: .whitespaces)
+                let applied = try session.setFilter(text == "none" ? "" : text)
+                return .ok("filter \"\(applied)\"")
+            case "record":
+                switch arguments.first {
+                case "start": return .ok("recording \(try session.startRecording())")
+                case "stop": return .ok("recorded \(try session.stopRecording())")
+                default: return usage("record start|stop")
+                }
+            case "stats":
+                let stats = session.stats
+                if arguments.first == "--json" {
+                    let data = (try? JSONEncoder().encode(stats)) ?? Data()
+                    return .ok(String(decoding: data, as: UTF8.self))
+                }
+                return .ok(stats.line)
+            case "quit", "exit", "stop":
+                onQuit()
+                return .ok("stopping")
+            case "help":
+                return .ok(Self.help)
+            default:
+                return .error("unknown command '\(verb)'; commands: \(Self.help)")
+            }
+        } catch {
+            return .error("\(error)")
+        }
+    }
+
+    private func usage(_ text: String) -> Reply {
+        .error("usage: \(text)")
+    }
+}

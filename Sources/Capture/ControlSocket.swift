@@ -1,0 +1,181 @@
+import Foundation
+import Glibc
+import GStreamer
+
+/// Where a session's control socket lives: `$XDG_RUNTIME_DIR/swiftcam/NAME.sock`, else `/tmp/swiftcam-UID/NAME.sock`.
+public enum ControlSocket {
+    /// The socket path for a session name.
+    public static func path(for name: String) -> String {
+        "\(directory)/\(name).sock"
+    }
+
+    /// The directory holding the sockets (created 0700 by the server).
+    public static var directory: String {
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? ""
+        return runtime.isEmpty ? "/tmp/swiftcam-\(getuid())" : "\(runtime)/swiftcam"
+    }
+
+    /// Fills a `sockaddr_un` for `path`; nil when the path is too long for one.
+    static func address(_ path: String) -> sockaddr_un? {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else { return nil }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return address
+    }
+
+    /// Sends one command line to a running session and returns its reply line.
+    public static func send(_ command: String, to name: String, timeout: Double = 30) throws -> Reply {
+        let path = path(for: name)
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw ControlError.notRunning(name: name, path: path, reason: errnoText()) }
+        defer { close(descriptor) }
+        guard var address = address(path) else { throw ControlError.notRunning(name: name, path: path, reason: "path too long") }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw ControlError.notRunning(name: name, path: path, reason: errnoText()) }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        let line = Array((command.replacingOccurrences(of: "\n", with: " ") + "\n").utf8)
+        guard line.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count else {
+            throw ControlError.notRunning(name: name, path: path, reason: errnoText())
+        }
+        var reader = LineReader(descriptor: descriptor)
+        guard let reply = reader.next() else { throw ControlError.noReply(name: name) }
+        if reply.hasPrefix("ok") { return .ok(String(reply.dropFirst(2)).trimmingCharacters(in: .whitespaces)) }
+        return .error(reply.hasPrefix("error ") ? String(reply.dropFirst(6)) : reply)
+    }
+}
+
+/// Why a control command could not be delivered.
+public enum ControlError: Error, Sendable, CustomStringConvertible {
+    /// No session listens under that name.
+    case notRunning(name: String, path: String, reason: String)
+    /// The session closed the connection without answering.
+    case noReply(name: String)
+    /// The server could not listen.
+    case cannotListen(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .notRunning(name, path, reason):
+            "no running session '\(name)' (\(path): \(reason)); start it with 'swiftcam run \(name)'"
+        case let .noReply(name):
+            "session '\(name)' closed the connection without a reply"
+        case let .cannotListen(path, reason):
+            "cannot listen on \(path): \(reason)"
+        }
+    }
+}
+
+/// Reads newline-terminated lines from a descriptor.
+struct LineReader {
+    let descriptor: Int32
+    private var pending: [UInt8] = []
+
+    init(descriptor: Int32) { self.descriptor = descriptor }
+
+    /// The next line without its newline; nil at end of input or on error.
+    mutating func next() -> String? {
+        while true {
+            if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                return line
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else {
+                guard !pending.isEmpty else { return nil }
+                defer { pending = [] }
+                return String(decoding: pending, as: UTF8.self)
+            }
+            pending += chunk[..<count]
+        }
+    }
+}
+
+/// Listens on the session's socket (mode 0600) and answers each line with the interpreter, one thread per client.
+public final class ControlServer: @unchecked Sendable {
+    /// The socket path.
+    public let path: String
+    private let listener: Int32
+    private let interpreter: CommandInterpreter
+    private let stopped = Locked(false)
+
+    /// Binds and listens; a stale socket of a dead session is replaced, a live one is an error.
+    public init(name: String, interpreter: CommandInterpreter) throws {
+        path = ControlSocket.path(for: name)
+        self.interpreter = interpreter
+        let directory = ControlSocket.directory
+        mkdir(directory, 0o700)
+        if (try? ControlSocket.send("help", to: name, timeout: 1))?.isOK == true {
+            throw ControlError.cannotListen(path: path, reason: "another 'swiftcam run \(name)' is already running")
+        }
+        unlink(path)
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard listener >= 0 else { throw ControlError.cannotListen(path: path, reason: errnoText()) }
+        guard var address = ControlSocket.address(path) else {
+            Glibc.close(listener)
+            throw ControlError.cannotListen(path: path, reason: "path too long")
+        }
+        // Created 0600 from the start: no window in which another user could connect.
+        let previous = umask(0o177)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        umask(previous)
+        guard bound == 0, listen(listener, 64) == 0 else {
+            let reason = errnoText()
+            Glibc.close(listener)
+            throw ControlError.cannotListen(path: path, reason: reason)
+        }
+        chmod(path, 0o600)
+        let thread = Thread { [weak self] in self?.acceptLoop() }
+        thread.name = "swiftcam-control"
+        thread.start()
+    }
+
+    private func acceptLoop() {
+        while !stopped.withLock({ $0 }) {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let interpreter = interpreter
+            let thread = Thread {
+                var reader = LineReader(descriptor: client)
+                while let line = reader.next() {
+                    let reply = Array((interpreter.execute(line).description + "\n").utf8)
+                    _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                }
+                Glibc.close(client)
+            }
+            thread.start()
+        }
+    }
+
+    /// Stops accepting and removes the socket file.
+    public func shutdown() {
+        let wasStopped = stopped.withLock { value in
+            defer { value = true }
+            return value
+        }
+        guard !wasStopped else { return }
+        Glibc.shutdown(listener, Int32(SHUT_RDWR))
+        Glibc.close(listener)
+        unlink(path)
+    }
+
+    deinit {
+        shutdown()
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+
+/// A named pipeline from `pipelines/NAME.json`: either structured (sources, caps, filter, branches)
+/// or a raw gst-launch string. Unknown keys are errors, so a typo never passes silently.
+public struct PipelineConfig: Codable, Sendable, Equatable {
+    /// One line saying what the pipeline is for.
+    public var description: String?
+    /// A raw gst-launch description (may use `swiftfilter`); when set, no structured key may be.
+    public var launch: String?
+    /// One or two camera sources; with two, `switch` toggles between them.
+    public var sources: [SourceConfig]?
+    /// The raw video format every source is brought to.
+    public var caps: CapsConfig?
+    /// A filter chain in the text grammar, e.g. "sepia | vignette".
+    public var filter: String?
+    /// Mirror the picture horizontally (after the sources, before the filter).
+    public var mirror: Bool?
+    /// Rotate clockwise by 0, 90, 180 or 270 degrees.
+    public var rotate: Int?
+    /// Where the live picture goes.
+    public var preview: PreviewMode?
+    /// Still capture; `every` takes one periodically.
+    public var still: StillConfig?
+    /// Recording, started and stopped while running.
+    public var record: RecordConfig?
+    /// An appsink tap on the filtered frames for Swift code.
+    public var tap: Bool?
+    /// Stop after this many seconds (nil: run until stopped).
+    public var duration: Double?
+    /// Stop after this many frames (nil: run until stopped).
+    public var frames: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames
+    }
+
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        description = try container.decodeIfPresent(String.self, forKey: .description)
+        launch = try container.decodeIfPresent(String.self, forKey: .launch)
+        sources = try container.decodeIfPresent([SourceConfig].self, forKey: .sources)
+        caps = try container.decodeIfPresent(CapsConfig.self, forKey: .caps)
+        filter = try container.decodeIfPresent(String.self, forKey: .filter)
+        mirror = try container.decodeIfPresent(Bool.self, forKey: .mirror)
+        rotate = try container.decodeIfPresent(Int.self, forKey: .rotate)
+        preview = try container.decodeIfPresent(PreviewMode.self, forKey: .preview)
+        still = try container.decodeIfPresent(StillConfig.self, forKey: .still)
+        record = try container.decodeIfPresent(RecordConfig.self, forKey: .record)
+        tap = try container.decodeIfPresent(Bool.self, forKey: .tap)
+        duration = try container.decodeIfPresent(Double.self, forKey: .duration)
+        frames = try container.decodeIfPresent(Int.self, forKey: .frames)
+    }
+
+    /// Whether this is a raw gst-launch config.
+    public var isLaunch: Bool { launch != nil }
+}
+
+/// One camera source.
+public struct SourceConfig: Codable, Sendable, Equatable {
+    /// What produces the frames.
+    public enum Kind: String, Codable, Sendable, CaseIterable {
+        /// A V4L2 camera (`v4l2src`).
+        case v4l2
+        /// A test pattern (`videotestsrc`): runs on any machine.
+        case test
+        /// A video file or URI (`uridecodebin`).
+        case file
+    }
+
+    /// The source kind.
+    public var kind: Kind
+    /// V4L2 device node, e.g. "/dev/video0".
+    public var device: String?
+    /// V4L2 pixel format to ask the camera for (GStreamer name, e.g. "YUY2").
+    public var format: String?
+    /// V4L2 I/O mode (`io-mode` of v4l2src: auto, rw, mmap, userptr, dmabuf, dmabuf-import).
+    public var ioMode: String?
+    /// Test pattern name of videotestsrc, e.g. "smpte", "ball".
+    public var pattern: String?
+    /// File path or URI for `file` sources.
+    public var path: String?
+    /// Mirror this source (the seeds' front camera).
+    public var mirror: Bool?
+    /// A label for the source ("back", "front").
+    public var label: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label
+    }
+
+    public init(kind: Kind, device: String? = nil, pattern: String? = nil) {
+        self.kind = kind
+        self.device = device
+        self.pattern = pattern
+    }
+
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        device = try container.decodeIfPresent(String.self, forKey: .device)
+        format = try container.decodeIfPresent(String.self, forKey: .format)
+        ioMode = try container.decodeIfPresent(String.self, forKey: .ioMode)
+        pattern = try container.decodeIfPresent(String.self, forKey: .pattern)
+        path = try container.decodeIfPresent(String.self, forKey: .path)
+        mirror = try container.decodeIfPresent(Bool.self, forKey: .mirror)
+        label = try container.decodeIfPresent(String.self, forKey: .label)
+    }
+}
+
+/// The raw format sources are brought to.
+public struct CapsConfig: Codable, Sendable, Equatable {
+    /// Width in pixels.
+    public var width: Int?
+    /// Height in pixels.
+    public var height: Int?
+    /// Frames per second as "N/D" or a whole number.
+    public var framerate: String?
+    /// GStreamer format name, e.g. "NV12", "RGBA".
+    public var format: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case width, height, framerate, format }
+
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        width = try container.decodeIfPresent(Int.self, forKey: .width)
+        height = try container.decodeIfPresent(Int.self, forKey: .height)
+        format = try container.decodeIfPresent(String.self, forKey: .format)
+        if let number = try? container.decodeIfPresent(Int.self, forKey: .framerate) {
+            framerate = "\(number)/1"
+        } else {
+            framerate = try container.decodeIfPresent(String.self, forKey: .framerate)
+        }
+    }
+}
+
+/// Where the preview goes.
+public enum PreviewMode: String, Codable, Sendable, CaseIterable {
+    /// A window when a display exists, else nowhere (a fake sink).
+    case auto
+    /// Always a window (fails without a display).
+    case window
+    /// No preview branch.
+    case none
+}
+
+/// Still capture settings.
+public struct StillConfig: Codable, Sendable, Equatable {
+    /// Image encoding.
+    public enum Format: String, Codable, Sendable, CaseIterable { case jpeg, png }
+
+    /// JPEG or PNG.
+    public var format: Format?
+    /// JPEG quality 1–100.
+    public var quality: Int?
+    /// Where stills are written (relative paths are from the current directory).
+    public var directory: String?
+    /// File name pattern: `{name}`, `{date}` (YYYYMMDD-HHMMSS), `{n}` (sequence); the extension is added.
+    public var pattern: String?
+    /// Take a still every this many seconds.
+    public var every: Double?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case format, quality, directory, pattern, every }
+
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decodeIfPresent(Format.self, forKey: .format)
+        quality = try container.decodeIfPresent(Int.self, forKey: .quality)
+        directory = try container.decodeIfPresent(String.self, forKey: .directory)
+        pattern = try container.decodeIfPresent(String.self, forKey: .pattern)
+        every = try container.decodeIfPresent(Double.self, forKey: .every)
+    }
+}
+
+/// Recording settings.
+public struct RecordConfig: Codable, Sendable, Equatable {
+    /// File container; both stay playable after a crash up to their last fragment.
+    public enum Container: String, Codable, Sendable, CaseIterable {
+        /// Matroska (.mkv), clusters of about a second.
+        case matroska
+        /// Fragmented MP4 (.mp4), one-second fragments.
+        case mp4
+    }
+
+    /// Video encoder.
+    public enum Encoder: String, Codable, Sendable, CaseIterable {
+        /// VP8 (libvpx), real-time settings.
+        case vp8
+        /// Motion JPEG: cheap, large files.
+        case mjpeg
+        /// H.264 (OpenH264 or x264, whichever is installed).
+        case h264
+    }
+
+    /// The container.
+    public var container: Container?
+    /// The encoder.
+    public var encoder: Encoder?
+    /// Where recordings are written.
+    public var directory: String?
+    /// Start recording as soon as the pipeline plays.
+    public var autostart: Bool?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case container, encoder, directory, autostart }
+
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.container = try container.decodeIfPresent(Container.self, forKey: .container)
+        encoder = try container.decodeIfPresent(Encoder.self, forKey: .encoder)
+        directory = try container.decodeIfPresent(String.self, forKey: .directory)
+        autostart = try container.decodeIfPresent(Bool.self, forKey: .autostart)
+    }
+}
+
+/// A coding key for any string, to list the keys an object really has.
+struct AnyKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+extension Decoder {
+    /// Throws for the first key of this object that `Keys` does not list, naming it and the keys allowed.
+    func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
+        let container = try self.container(keyedBy: AnyKey.self)
+        let allowed = Set(Keys.allCases.map(\.stringValue))
+        for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !allowed.contains(key.stringValue) {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: codingPath + [key],
+                debugDescription: "unknown key; allowed: \(Keys.allCases.map(\.stringValue).joined(separator: ", "))"))
+        }
+    }
+}

@@ -1,0 +1,57 @@
+/// What a running session reports: rates, counts, drops by cause, filter cost, last capture.
+public struct SessionStats: Codable, Sendable, Equatable {
+    /// The session's status name (configured, unconfigured, unauthorized, failed).
+    public var status: String
+    /// Seconds since the pipeline started playing.
+    public var uptime: Double
+    /// Frames that reached the filter, and that left it.
+    public var framesIn: Int
+    public var framesOut: Int
+    /// Frames per second in and out, over the last measuring window.
+    public var fpsIn: Double
+    public var fpsOut: Double
+    /// Frames a leaky branch queue dropped because its branch fell behind.
+    public var queueDrops: Int
+    /// Frames the filter skipped because they were already late (QoS).
+    public var qosDrops: Int
+    /// Frames the camera driver dropped before we saw them (V4L2 sequence gaps), where the source reports them.
+    public var sourceDrops: Int
+    /// The filter's mean and worst milliseconds per frame.
+    public var filterMeanMs: Double
+    public var filterMaxMs: Double
+    /// The running chain, in canonical text.
+    public var chain: String
+    /// The active source (index 0 or 1) and its label.
+    public var activeSource: Int
+    /// The file being recorded, if any.
+    public var recording: String?
+    /// Stills written by this session, and the newest one's path.
+    public var stills: Int
+    public var lastCapture: String?
+
+    /// One line for terminals and logs.
+    public var line: String {
+        var text = "\(status) \(fmt(uptime, 1))s in \(framesIn) (\(fmt(fpsIn, 1)) fps) out \(framesOut) (\(fmt(fpsOut, 1)) fps)"
+        text += " drops queue \(queueDrops) qos \(qosDrops) source \(sourceDrops)"
+        text += " filter \(fmt(filterMeanMs, 2)) ms (max \(fmt(filterMaxMs, 2)))"
+        text += " chain \"\(chain)\""
+        if let recording { text += " recording \(recording)" }
+        text += " stills \(stills)"
+        if let lastCapture { text += " last \(lastCapture)" }
+        return text
+    }
+}
+
+/// Fixed-point formatting without Foundation's locale machinery.
+func fmt(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return "0" }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (value * scale).rounded()
+    let whole = Int(scaled / scale)
+    let fraction = Int(abs(scaled).truncatingRemainder(dividingBy: scale))
+    guard decimals > 0 else { return "\(whole)" }
+    var digits = String(fraction)
+    while digits.count < decimals { digits = "0" + digits }
+    return (value < 0 && whole == 0 ? "-" : "") + "\(whole).\(digits)"
+}

@@ -1,0 +1,72 @@
+import Foundation
+import Glibc
+
+/// Writes a file so that it is either complete or absent: a temporary file in the same directory,
+/// fsync, then a hard link to a name nobody holds (never overwriting), then the directory is synced.
+enum StillWriter {
+    /// Writes `bytes` as `directory/base.ext`, or `base-2.ext`, `base-3.ext`… if taken. Returns the path written.
+    static func write(_ bytes: [UInt8], directory: String, base: String, extension ext: String) throws -> String {
+        try createDirectory(directory)
+        var template = Array("\(directory)/.\(base).XXXXXX.part".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { mkstemps($0, 5) } ?? -1
+        }
+        guard descriptor >= 0 else { throw SessionError.cannotWrite(path: directory, reason: errnoText()) }
+        let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        defer { unlink(temporary) }
+        do {
+            try writeAll(bytes, to: descriptor)
+            guard fsync(descriptor) == 0 else { throw SessionError.cannotWrite(path: temporary, reason: errnoText()) }
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        close(descriptor)
+        for attempt in 1...10_000 {
+            let name = attempt == 1 ? "\(base).\(ext)" : "\(base)-\(attempt).\(ext)"
+            let path = "\(directory)/\(name)"
+            if link(temporary, path) == 0 {
+                syncDirectory(directory)
+                return path
+            }
+            guard errno == EEXIST else { throw SessionError.cannotWrite(path: path, reason: errnoText()) }
+        }
+        throw SessionError.cannotWrite(path: directory, reason: "no free file name for \(base).\(ext)")
+    }
+
+    static func createDirectory(_ directory: String) throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw SessionError.cannotWrite(path: directory, reason: "cannot create the directory")
+        }
+        guard access(directory, W_OK) == 0 else { throw SessionError.cannotWrite(path: directory, reason: errnoText()) }
+    }
+
+    private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {
+        try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let written = Glibc.write(descriptor, base.advanced(by: offset), raw.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw SessionError.cannotWrite(path: "still", reason: errnoText())
+                }
+                offset += written
+            }
+        }
+    }
+
+    private static func syncDirectory(_ directory: String) {
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}
+
+/// The current errno as words.
+func errnoText(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}

@@ -1,0 +1,98 @@
+import CGStreamer
+import Synchronization
+
+/// A running tally of buffers crossing a pad, kept by a pad probe; reading it never blocks the stream.
+public final class BufferCounter: Sendable {
+    private let count = Atomic<Int>(0)
+    private let lastPTS = Atomic<UInt64>(UInt64.max)
+
+    /// A counter at zero (for a branch that has none yet).
+    public init() {}
+
+    /// Buffers seen so far.
+    public var value: Int { count.load(ordering: .relaxed) }
+
+    /// The presentation time of the newest buffer, in nanoseconds (nil before the first or when unset).
+    public var lastTimestamp: UInt64? {
+        let pts = lastPTS.load(ordering: .relaxed)
+        return pts == UInt64.max ? nil : pts
+    }
+
+    fileprivate func record(_ buffer: UnsafeMutablePointer<GstBuffer>?) {
+        count.add(1, ordering: .relaxed)
+        if let buffer { lastPTS.store(UInt64(buffer.pointee.pts), ordering: .relaxed) }
+    }
+}
+
+/// Calls a closure for each event passing a pad.
+private final class EventHandler: Sendable {
+    let handler: @Sendable (GstEventType) -> Void
+    init(_ handler: @escaping @Sendable (GstEventType) -> Void) { self.handler = handler }
+}
+
+extension Pad {
+    /// Counts every buffer (and buffer list) that passes this pad from now on, until `removeProbe`.
+    /// Calls `gst_pad_add_probe`.
+    public func countBuffers() -> (counter: BufferCounter, probe: UInt) {
+        let counter = BufferCounter()
+        let context = Unmanaged.passRetained(counter).toOpaque()
+        let types = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        let id = gst_pad_add_probe(pointer, types, { _, info, userData in
+            guard let info, let userData else { return GST_PAD_PROBE_OK }
+            let counter = Unmanaged<BufferCounter>.fromOpaque(userData).takeUnretainedValue()
+            if info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0 {
+                counter.record(info.pointee.data?.assumingMemoryBound(to: GstBuffer.self))
+            } else if let list = info.pointee.data {
+                let buffers = OpaquePointer(list)
+                for _ in 0..<gst_buffer_list_length(buffers) { counter.record(nil) }
+            }
+            return GST_PAD_PROBE_OK
+        }, context, { userData in
+            guard let userData else { return }
+            Unmanaged<BufferCounter>.fromOpaque(userData).release()
+        })
+        return (counter, UInt(id))
+    }
+
+    /// Calls `handler` on the streaming thread with the type of each downstream event (EOS, caps, …).
+    /// Returns the probe id for `removeProbe`. Calls `gst_pad_add_probe`.
+    @discardableResult
+    public func onDownstreamEvent(_ handler: @escaping @Sendable (GstEventType) -> Void) -> UInt {
+        let context = Unmanaged.passRetained(EventHandler(handler)).toOpaque()
+        let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, userData in
+            guard let info, let userData, let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self) else {
+                return GST_PAD_PROBE_OK
+            }
+            Unmanaged<EventHandler>.fromOpaque(userData).takeUnretainedValue().handler(event.pointee.type)
+            return GST_PAD_PROBE_OK
+        }, context, { userData in
+            guard let userData else { return }
+            Unmanaged<EventHandler>.fromOpaque(userData).release()
+        })
+        return UInt(id)
+    }
+
+    /// Removes a probe added by `countBuffers` or `onDownstreamEvent`. Calls `gst_pad_remove_probe`.
+    public func removeProbe(_ id: UInt) {
+        gst_pad_remove_probe(pointer, gulong(id))
+    }
+}
+
+extension Bin {
+    /// Parses a partial graph into a bin whose unlinked pads become ghost pads ("sink", "src").
+    /// Calls `gst_parse_bin_from_description`.
+    public static func parseBin(_ description: String) throws(GStreamerError) -> Bin {
+        GStreamer.initialize()
+        var error: UnsafeMutablePointer<GError>?
+        let bin = gst_parse_bin_from_description(description, 1, &error)
+        if error != nil || bin == nil {
+            if let bin { gst_object_unref(UnsafeMutableRawPointer(bin)) }
+            throw .parse(GLibError(consuming: &error))
+        }
+        guard let bin else { throw .parse(GLibError(consuming: &error)) }
+        return Bin(sinking: UnsafeMutableRawPointer(bin).assumingMemoryBound(to: GstElement.self))
+    }
+}
+
+/// The end-of-stream event type, for comparing what `onDownstreamEvent` reports.
+public let endOfStreamEvent = GST_EVENT_EOS
