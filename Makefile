@@ -14,8 +14,10 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
+# The demo config: a test pattern through sepia | vignette, a JPEG every 2 s into captures/, ~6 s.
 demo: release
-	$(RELEASE_BIN)/swiftcam demo
+	$(RELEASE_BIN)/swiftcam run demo --no-control
+	@$(RELEASE_BIN)/swiftcam gallery captures | head -5
 
 test: deps
 	@bash scripts/test.sh

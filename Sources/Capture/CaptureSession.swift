@@ -49,6 +49,7 @@ public final class CaptureSession: @unchecked Sendable {
     private var stillCount = 0
     private var startTime = 0.0
     private var rateWindow = (time: 0.0, framesIn: 0, framesOut: 0, fpsIn: 0.0, fpsOut: 0.0)
+    private var finalStats: SessionStats?
 
     /// State the bus thread writes and everyone reads.
     private struct Shared {
@@ -161,6 +162,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     private func teardown() {
+        if pipeline != nil { finalStats = currentStats() }
         watch?.cancel()
         watch = nil
         try? pipeline?.setState(.null)
@@ -378,10 +380,15 @@ public final class CaptureSession: @unchecked Sendable {
         return recorder?.path
     }
 
-    /// Rates, counts and drops now.
+    /// Rates, counts and drops now (after `stop`, as they were when the pipeline stopped).
     public var stats: SessionStats {
         lock.lock()
         defer { lock.unlock() }
+        if pipeline == nil, let finalStats { return finalStats }
+        return currentStats()
+    }
+
+    private func currentStats() -> SessionStats {
         let now = monotonicSeconds()
         let framesIn = filterIn.value, framesOut = filterOut.value
         if now - rateWindow.time >= 0.5 {

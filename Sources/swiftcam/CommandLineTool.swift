@@ -19,37 +19,121 @@ func printError(_ line: String) {
     _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }
 
-/// The `swiftcam` command: dispatches to subcommands.
+/// A subcommand: its one-line summary, its help, and what it does with the remaining arguments.
+struct Subcommand: Sendable {
+    let name: String
+    let summary: String
+    let usage: String
+    let run: @Sendable ([String]) -> Int32
+}
+
+/// The `swiftcam` command: dispatches to subcommands. Parses and prints only; `Capture` decides.
 struct CommandLineTool {
     let arguments: [String]
 
-    static let usage = """
-        usage: swiftcam COMMAND [OPTIONS]
+    static let subcommands: [Subcommand] = [
+        Subcommand(name: "list", summary: "list the named pipeline configs", usage: ConfigCommands.listUsage, run: ConfigCommands.list),
+        Subcommand(name: "show", summary: "print a config's description and its gst-launch graph", usage: ConfigCommands.showUsage, run: ConfigCommands.show),
+        Subcommand(name: "validate", summary: "check configs (all shipped ones, or the files given)", usage: ConfigCommands.validateUsage, run: ConfigCommands.validate),
+        Subcommand(name: "run", summary: "run a named pipeline with live control on stdin and a socket", usage: RunCommand.usage, run: RunCommand.run),
+        Subcommand(name: "ctl", summary: "send a command to a running pipeline", usage: CtlCommand.usage, run: CtlCommand.run),
+        Subcommand(name: "devices", summary: "list the cameras present", usage: InfoCommands.devicesUsage, run: InfoCommands.devices),
+        Subcommand(name: "filters", summary: "list the filters, their keys, defaults and ranges", usage: InfoCommands.filtersUsage, run: InfoCommands.filters),
+        Subcommand(name: "gallery", summary: "list captured stills and recordings", usage: InfoCommands.galleryUsage, run: InfoCommands.gallery),
+    ]
 
-        SwiftCam runs camera pipelines on GStreamer with filters written in Swift.
+    static var usage: String {
+        let width = subcommands.map(\.name.count).max() ?? 8
+        let lines = subcommands.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.summary)" }
+        return """
+            usage: swiftcam COMMAND [OPTIONS]   (swiftcam COMMAND --help for each)
 
-        commands:
-          --version     print the version
-          --help        print this help
-        """
+            SwiftCam runs camera pipelines on GStreamer with filters written in Swift.
+
+            commands:
+            \(lines.joined(separator: "\n"))
+              --version   print the version
+            """
+    }
 
     func run() -> Int32 {
         guard let command = arguments.first else {
             print(Self.usage)
             return ExitCode.usage
         }
+        let rest = Array(arguments.dropFirst())
         switch command {
         case "--help", "-h", "help":
             print(Self.usage)
             return ExitCode.ok
-        case "demo":
-            return Demo.run()
         case "--version", "version":
             print(SwiftCam.versionLine)
             return ExitCode.ok
         default:
-            printError("unknown command '\(command)'; see 'swiftcam --help'")
-            return ExitCode.usage
+            guard let subcommand = Self.subcommands.first(where: { $0.name == command }) else {
+                printError("unknown command '\(command)'; see 'swiftcam --help'")
+                return ExitCode.usage
+            }
+            if rest.contains("--help") || rest.contains("-h") {
+                print(subcommand.usage)
+                return ExitCode.ok
+            }
+            return subcommand.run(rest)
         }
     }
+}
+
+/// Splits `--flag value` options from positional arguments; unknown flags are usage errors.
+struct Options {
+    var positional: [String] = []
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+
+    /// `valued` flags take the next argument; `switches` take none.
+    init(_ arguments: [String], valued: Set<String> = [], switches: Set<String> = []) throws(UsageError) {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--") && argument.count > 2 {
+                var name = argument
+                var inline: String?
+                if let equals = argument.firstIndex(of: "="), valued.contains(String(argument[..<equals])) {
+                    name = String(argument[..<equals])
+                    inline = String(argument[argument.index(after: equals)...])
+                }
+                if valued.contains(name) {
+                    if let inline {
+                        values[name, default: []].append(inline)
+                    } else {
+                        guard index + 1 < arguments.count else { throw UsageError("\(name) needs a value") }
+                        values[name, default: []].append(arguments[index + 1])
+                        index += 1
+                    }
+                } else if switches.contains(name) {
+                    flags.insert(name)
+                } else {
+                    throw UsageError("unknown option \(argument)")
+                }
+            } else {
+                positional.append(argument)
+            }
+            index += 1
+        }
+    }
+
+    /// The last value of a valued flag.
+    func value(_ name: String) -> String? { values[name]?.last }
+}
+
+/// A command line that does not fit its command's usage.
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Prints a usage error and returns the usage exit code.
+func usageFailure(_ error: Error, _ usage: String) -> Int32 {
+    printError("\(error)")
+    printError(usage.split(separator: "\n").first.map(String.init) ?? usage)
+    return ExitCode.usage
 }

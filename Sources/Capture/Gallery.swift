@@ -1,0 +1,38 @@
+import Foundation
+
+/// The captures on disk: stills and recordings, newest first (the seeds' photo grid, as a listing).
+public enum Gallery {
+    /// A captured file.
+    public struct Item: Codable, Sendable, Equatable {
+        /// Still or recording.
+        public enum Kind: String, Codable, Sendable { case still, recording }
+        public var path: String
+        public var kind: Kind
+        public var bytes: Int
+        /// Modification time, ISO 8601.
+        public var modified: String
+    }
+
+    /// Files with a still or recording extension in the folders (not recursing; half-written `.part` files excluded).
+    public static func items(in directories: [String]) -> [Item] {
+        let manager = FileManager.default
+        var found: [(Date, Item)] = []
+        for directory in directories {
+            for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where !name.hasPrefix(".") {
+                let ext = (name as NSString).pathExtension.lowercased()
+                let kind: Item.Kind
+                switch ext {
+                case "jpg", "jpeg", "png": kind = .still
+                case "mkv", "mp4", "webm": kind = .recording
+                default: continue
+                }
+                let path = "\(directory)/\(name)"
+                guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }
+                let date = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
+                let bytes = (attributes[.size] as? NSNumber)?.intValue ?? 0
+                found.append((date, Item(path: path, kind: kind, bytes: bytes, modified: ISO8601DateFormatter().string(from: date))))
+            }
+        }
+        return found.sorted { $0.0 > $1.0 }.map(\.1)
+    }
+}

@@ -1,0 +1,97 @@
+import Capture
+import Foundation
+
+/// `list`, `show`, `validate`.
+enum ConfigCommands {
+    static let listUsage = "usage: swiftcam list [--json]\n\nLists the configs in pipelines/ with their descriptions."
+    static let showUsage = "usage: swiftcam show NAME [--set key=value…] [--dot FILE]\n\nPrints the description and the gst-launch equivalent of the built graph; --dot writes its Graphviz graph."
+    static let validateUsage = "usage: swiftcam validate [FILE…]\n\nChecks every shipped config, or the files given; prints one line per problem."
+
+    static func list(_ arguments: [String]) -> Int32 {
+        let options: Options
+        do { options = try Options(arguments, switches: ["--json"]) } catch { return usageFailure(error, listUsage) }
+        let store = ConfigStore.standard()
+        var rows: [[String: String]] = []
+        for name in store.names() {
+            let description = (try? store.load(name))?.description ?? "(invalid: run 'swiftcam validate')"
+            rows.append(["name": name, "description": description])
+        }
+        if options.flags.contains("--json") {
+            printJSON(rows)
+        } else {
+            let width = rows.map { $0["name", default: ""].count }.max() ?? 0
+            for row in rows {
+                print("\(row["name", default: ""].padding(toLength: width + 2, withPad: " ", startingAt: 0))\(row["description", default: ""])")
+            }
+        }
+        return ExitCode.ok
+    }
+
+    static func show(_ arguments: [String]) -> Int32 {
+        let options: Options
+        do { options = try Options(arguments, valued: ["--set", "--dot"]) } catch { return usageFailure(error, showUsage) }
+        guard options.positional.count == 1, let name = options.positional.first else {
+            return usageFailure(UsageError("show takes one config name"), showUsage)
+        }
+        let config: PipelineConfig
+        do {
+            config = try ConfigStore.standard().load(name, overrides: options.values["--set"] ?? [])
+        } catch {
+            printError("\(error)")
+            return ExitCode.dataError
+        }
+        let builder = PipelineBuilder(config: config)
+        print("\(name): \(config.description ?? "(no description)")")
+        print("")
+        print("gst-launch-1.0 \(builder.launchDescription.replacingOccurrences(of: "\n", with: " \\\n  "))")
+        if config.launch == nil {
+            print("")
+            print("record branch (attached to the tee on 'record start'):")
+            print("  \(builder.recordBranchDescription(location: "recordings/\(name)-DATE.\(builder.recordExtension)"))")
+        }
+        if let dot = options.value("--dot") {
+            do {
+                let pipeline = try builder.build()
+                try pipeline.setState(.paused, timeout: 5)
+                try pipeline.dotDescription().write(toFile: dot, atomically: true, encoding: .utf8)
+                try? pipeline.setState(.null)
+                print("wrote \(dot)")
+            } catch {
+                printError("cannot write the graph to \(dot): \(error)")
+                return ExitCode.cantCreate
+            }
+        }
+        return ExitCode.ok
+    }
+
+    static func validate(_ arguments: [String]) -> Int32 {
+        let options: Options
+        do { options = try Options(arguments) } catch { return usageFailure(error, validateUsage) }
+        let store = ConfigStore.standard()
+        let files = options.positional.isEmpty ? store.names().map { store.path(of: $0) } : options.positional
+        guard !files.isEmpty else {
+            printError("no configs in \(store.directory)")
+            return ExitCode.noInput
+        }
+        var failures = 0
+        for file in files {
+            do {
+                _ = try ConfigLoader.load(file: file)
+                print("ok \(file)")
+            } catch {
+                failures += 1
+                printError("\(error)")
+            }
+        }
+        return failures == 0 ? ExitCode.ok : ExitCode.dataError
+    }
+}
+
+/// Prints a value as pretty JSON on stdout.
+func printJSON<Value: Encodable>(_ value: Value) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    if let data = try? encoder.encode(value) {
+        print(String(decoding: data, as: UTF8.self))
+    }
+}

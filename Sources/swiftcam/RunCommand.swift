@@ -1,0 +1,178 @@
+import Capture
+import Dispatch
+import Foundation
+import Glibc
+import GStreamer
+
+/// `swiftcam run NAME`: plays a config until it ends, a limit is reached, `quit`, Ctrl-C or SIGTERM;
+/// every file is finalized on the way out.
+enum RunCommand {
+    static let usage = """
+        usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--dot FILE] [--no-control]
+
+        Runs pipelines/NAME.json. While it runs, commands come from stdin and from the control socket
+        (swiftcam ctl NAME COMMAND): \(CommandInterpreter.help).
+        A stats line refreshes every second. Ctrl-C or SIGTERM sends end-of-stream, finalizes files, exits 0.
+        """
+
+    static func run(_ arguments: [String]) -> Int32 {
+        let options: Options
+        do {
+            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot"], switches: ["--no-control", "--quiet"])
+        } catch {
+            return usageFailure(error, usage)
+        }
+        guard options.positional.count == 1, let nameOrPath = options.positional.first else {
+            return usageFailure(UsageError("run takes one config name"), usage)
+        }
+        let frames = options.value("--frames").map { Int($0) }
+        let duration = options.value("--duration").map { Double($0) }
+        if case .some(.none) = frames { return usageFailure(UsageError("--frames takes a whole number"), usage) }
+        if case .some(.none) = duration { return usageFailure(UsageError("--duration takes seconds"), usage) }
+
+        let config: PipelineConfig
+        do {
+            config = try ConfigStore.standard().load(nameOrPath, overrides: options.values["--set"] ?? [])
+        } catch {
+            printError("\(error)")
+            return error.reason.hasPrefix("no config named") || error.reason == "no such file" ? ExitCode.noInput : ExitCode.dataError
+        }
+        let name = ConfigStore.sessionName(for: nameOrPath)
+        let session = CaptureSession(name: name, config: config)
+        let quiet = options.flags.contains("--quiet")
+        session.onEvent { event in
+            switch event {
+            case let .stillWritten(path): Output.line("still \(path)")
+            case let .stillFailed(reason): Output.error("still failed: \(reason)")
+            case let .warning(text): Output.error("warning: \(text)")
+            case let .failed(status): Output.error("status \(status)")
+            case .endOfStream: break
+            }
+        }
+
+        GStreamer.initialize()
+        let stopRequested = Locked(false)
+        let signals = installSignalHandlers { stopRequested.withLock { $0 = true } }
+        defer { signals.forEach { $0.cancel() } }
+
+        do {
+            try session.start()
+        } catch let error as StartError {
+            printError("status \(error.status)")
+            switch error.status {
+            case .unauthorized: return ExitCode.permission
+            case .unconfigured: return ExitCode.unavailable
+            default: return ExitCode.software
+            }
+        } catch {
+            printError("\(error)")
+            return ExitCode.software
+        }
+        Output.line("running \(name): \(config.description ?? "")")
+
+        let interpreter = CommandInterpreter(session: session) { stopRequested.withLock { $0 = true } }
+        var server: ControlServer?
+        if !options.flags.contains("--no-control") {
+            do {
+                server = try ControlServer(name: name, interpreter: interpreter)
+                Output.line("control socket \(ControlSocket.path(for: name))")
+            } catch {
+                Output.error("\(error); stdin control only")
+            }
+        }
+        readCommands(with: interpreter)
+        if let dot = options.value("--dot"), let graph = session.dotDescription() {
+            do { try graph.write(toFile: dot, atomically: true, encoding: .utf8) } catch { Output.error("cannot write \(dot): \(error)") }
+        }
+        let ticker = quiet ? nil : statsTicker(session)
+
+        session.waitUntilDone(frames: frames ?? config.frames, duration: duration ?? config.duration) {
+            stopRequested.withLock { $0 }
+        }
+        ticker?.cancel()
+        server?.shutdown()
+        let failedBeforeStop = session.status
+        session.stop()
+        Output.finishStatsLine()
+        Output.line("stats \(session.stats.line)")
+        if case .failed = failedBeforeStop {
+            printError("status \(failedBeforeStop)")
+            return ExitCode.software
+        }
+        Output.line("stopped \(name)")
+        return ExitCode.ok
+    }
+
+    /// SIGINT and SIGTERM become a stop request (end-of-stream, then exit), not an abrupt exit.
+    private static func installSignalHandlers(_ handler: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler(handler: handler)
+            source.resume()
+            return source
+        }
+    }
+
+    /// Reads command lines from stdin on a thread of its own until end of input.
+    private static func readCommands(with interpreter: CommandInterpreter) {
+        let thread = Thread {
+            while let line = readLine() {
+                guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+                Output.line(interpreter.execute(line).description)
+            }
+        }
+        thread.name = "swiftcam-stdin"
+        thread.start()
+    }
+
+    /// Refreshes the stats line once a second: in place on a terminal, a plain line otherwise.
+    private static func statsTicker(_ session: CaptureSession) -> DispatchSourceTimer {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "swiftcam.stats"))
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { Output.stats(session.stats.line) }
+        timer.resume()
+        return timer
+    }
+}
+
+/// Serializes what `run` prints; on a terminal the stats line is redrawn in place.
+enum Output {
+    private static let state = Locked((statsShown: false, terminal: isatty(STDOUT_FILENO) != 0))
+
+    static func line(_ text: String) {
+        state.withLock { state in
+            if state.statsShown { print("") }
+            state.statsShown = false
+            print(text)
+            fflush(nil)
+        }
+    }
+
+    static func error(_ text: String) {
+        state.withLock { state in
+            if state.statsShown { print(""); fflush(nil) }
+            state.statsShown = false
+            printError(text)
+        }
+    }
+
+    static func stats(_ text: String) {
+        state.withLock { state in
+            if state.terminal {
+                print("\r\u{1B}[K\(text)", terminator: "")
+                state.statsShown = true
+            } else {
+                print("stats \(text)")
+            }
+            fflush(nil)
+        }
+    }
+
+    static func finishStatsLine() {
+        state.withLock { state in
+            if state.statsShown { print("") }
+            state.statsShown = false
+        }
+    }
+}
