@@ -25,6 +25,9 @@ let package = Package(
         .executableTarget(name: "filters-bench", dependencies: ["Filters"]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "GStreamer", "SwiftFilterElement", "Filters"],
+                    resources: [.copy("BrokenConfigs")]),
+        .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"]),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"]),
     ],
     swiftLanguageModes: [.v6]

@@ -47,6 +47,7 @@ public final class CaptureSession: @unchecked Sendable {
     private var zoomFactor = 1.0
     private var activeSource = 0
     private var stillCount = 0
+    private var stillSequence = 0
     private var startTime = 0.0
     private var rateWindow = (time: 0.0, framesIn: 0, framesOut: 0, fpsIn: 0.0, fpsOut: 0.0)
     private var finalStats: SessionStats?
@@ -210,9 +211,10 @@ public final class CaptureSession: @unchecked Sendable {
         return pipeline
     }
 
-    /// Writes a still of the next filtered frame, atomically and under a new name; returns its path.
+    /// Writes a still of the next filtered frame, atomically and under a new name, into `directory`
+    /// (default: the config's); returns its path. A failure leaves no file and the pipeline running.
     @discardableResult
-    public func snapshot() throws -> String {
+    public func snapshot(directory: String? = nil) throws -> String {
         lock.lock()
         defer { lock.unlock() }
         _ = try running()
@@ -225,16 +227,17 @@ public final class CaptureSession: @unchecked Sendable {
         let still = config.still
         let format = still?.format ?? .jpeg
         let bytes = try StillEncoder.encode(frame, format: format, quality: still?.quality ?? 90)
-        stillCount += 1
-        let path = try StillWriter.write(bytes, directory: still?.directory ?? "captures", base: stillBaseName(),
+        stillSequence += 1
+        let path = try StillWriter.write(bytes, directory: directory ?? still?.directory ?? "captures", base: stillBaseName(),
                                          extension: format == .png ? "png" : "jpg")
+        stillCount += 1
         shared.withLock { $0.lastCapture = path }
         return path
     }
 
     private func stillBaseName() -> String {
         let pattern = config.still?.pattern ?? "{name}-{date}-{n}"
-        var number = String(stillCount)
+        var number = String(stillSequence)
         while number.count < 4 { number = "0" + number }
         return pattern.replacingOccurrences(of: "{name}", with: name)
             .replacingOccurrences(of: "{date}", with: timestamp())

@@ -31,7 +31,7 @@ public struct CommandInterpreter: Sendable {
 
     /// The commands and what they take.
     public static let help = [
-        "snap", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y",
+        "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y",
         "filter CHAIN", "record start|stop", "stats [--json]", "quit",
     ].joined(separator: ", ")
 
@@ -44,7 +44,8 @@ public struct CommandInterpreter: Sendable {
         do {
             switch verb {
             case "snap", "snapshot":
-                return .ok(try session.snapshot())
+                guard arguments.count <= 1 else { return usage("snap [DIRECTORY]") }
+                return .ok(try session.snapshot(directory: arguments.first))
             case "switch":
                 return .ok("source \(try session.switchCamera())")
             case "zoom":

@@ -31,7 +31,12 @@ public enum ControlSocket {
 
     /// Sends one command line to a running session and returns its reply line.
     public static func send(_ command: String, to name: String, timeout: Double = 30) throws -> Reply {
-        let path = path(for: name)
+        try send(command, socket: path(for: name), name: name, timeout: timeout)
+    }
+
+    /// Sends one command line to the session listening on `path`.
+    public static func send(_ command: String, socket path: String, name: String? = nil, timeout: Double = 30) throws -> Reply {
+        let name = name ?? ConfigStore.sessionName(for: path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ControlError.notRunning(name: name, path: path, reason: errnoText()) }
         defer { close(descriptor) }

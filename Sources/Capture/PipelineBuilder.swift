@@ -82,7 +82,9 @@ public struct PipelineBuilder: Sendable {
         case .mp4: muxer = "mp4mux name=mux fragment-duration=1000 streamable=true"
         }
         let quoted = location.replacingOccurrences(of: "\"", with: "\\\"")
-        return "queue name=record-queue max-size-buffers=60 leaky=downstream ! videoconvert ! \(encoder) ! \(muxer) ! filesink name=record-file location=\"\(quoted)\" sync=false async=false"
+        // Unbuffered: every muxed block reaches the kernel at once, so `kill -9` loses at most the open cluster.
+        return "queue name=record-queue max-size-buffers=60 leaky=downstream ! videoconvert ! \(encoder) ! \(muxer) "
+            + "! filesink name=record-file location=\"\(quoted)\" buffer-mode=unbuffered sync=false async=false"
     }
 
     /// The file extension recordings get.

@@ -15,6 +15,8 @@ enum StillWriter {
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(temporary) }
         do {
+            // mkstemp makes the file private; a still is an ordinary user file.
+            fchmod(descriptor, 0o644)
             try writeAll(bytes, to: descriptor)
             guard fsync(descriptor) == 0 else { throw SessionError.cannotWrite(path: temporary, reason: errnoText()) }
         } catch {

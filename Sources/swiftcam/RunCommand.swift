@@ -3,6 +3,10 @@ import Dispatch
 import Foundation
 import Glibc
 import GStreamer
+import Synchronization
+
+/// Set by SIGINT/SIGTERM; the run loop polls it.
+let signalled = Atomic<Bool>(false)
 
 /// `swiftcam run NAME`: plays a config until it ends, a limit is reached, `quit`, Ctrl-C or SIGTERM;
 /// every file is finalized on the way out.
@@ -52,8 +56,7 @@ enum RunCommand {
 
         GStreamer.initialize()
         let stopRequested = Locked(false)
-        let signals = installSignalHandlers { stopRequested.withLock { $0 = true } }
-        defer { signals.forEach { $0.cancel() } }
+        installSignalHandlers()
 
         do {
             try session.start()
@@ -87,7 +90,7 @@ enum RunCommand {
         let ticker = quiet ? nil : statsTicker(session)
 
         session.waitUntilDone(frames: frames ?? config.frames, duration: duration ?? config.duration) {
-            stopRequested.withLock { $0 }
+            stopRequested.withLock { $0 } || signalled.load(ordering: .relaxed)
         }
         ticker?.cancel()
         server?.shutdown()
@@ -103,14 +106,20 @@ enum RunCommand {
         return ExitCode.ok
     }
 
-    /// SIGINT and SIGTERM become a stop request (end-of-stream, then exit), not an abrupt exit.
-    private static func installSignalHandlers(_ handler: @escaping @Sendable () -> Void) -> [DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler(handler: handler)
-            source.resume()
-            return source
+    /// SIGINT and SIGTERM become a stop request (end-of-stream, then exit), not an abrupt exit. A plain
+    /// sigaction handler that only sets an atomic flag: async-signal-safe, and it works whatever signal
+    /// mask or disposition the parent left us (an inherited SIG_IGN is replaced).
+    private static func installSignalHandlers() {
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { _ in signalled.store(true, ordering: .relaxed) }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+            var unblock = sigset_t()
+            sigemptyset(&unblock)
+            sigaddset(&unblock, number)
+            pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         }
     }
 
@@ -136,22 +145,31 @@ enum RunCommand {
     }
 }
 
-/// Serializes what `run` prints; on a terminal the stats line is redrawn in place.
+/// Serializes what `run` prints; on a terminal the stats line is redrawn in place. Writes straight to
+/// file descriptor 1: stdio's flush-all would wait on stdin's lock, which the command reader holds.
 enum Output {
     private static let state = Locked((statsShown: false, terminal: isatty(STDOUT_FILENO) != 0))
 
+    private static func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
     static func line(_ text: String) {
         state.withLock { state in
-            if state.statsShown { print("") }
+            write((state.statsShown ? "\n" : "") + text + "\n")
             state.statsShown = false
-            print(text)
-            fflush(nil)
         }
     }
 
     static func error(_ text: String) {
         state.withLock { state in
-            if state.statsShown { print(""); fflush(nil) }
+            if state.statsShown { write("\n") }
             state.statsShown = false
             printError(text)
         }
@@ -160,18 +178,17 @@ enum Output {
     static func stats(_ text: String) {
         state.withLock { state in
             if state.terminal {
-                print("\r\u{1B}[K\(text)", terminator: "")
+                write("\r\u{1B}[K\(text)")
                 state.statsShown = true
             } else {
-                print("stats \(text)")
+                write("stats \(text)\n")
             }
-            fflush(nil)
         }
     }
 
     static func finishStatsLine() {
         state.withLock { state in
-            if state.statsShown { print("") }
+            if state.statsShown { write("\n") }
             state.statsShown = false
         }
     }

@@ -1,0 +1,174 @@
+import Capture
+import Foundation
+import Testing
+
+/// End-to-end runs of the built `swiftcam` binary, as a user runs it.
+@Suite("swiftcam CLI", .serialized)
+struct CLITests {
+    @Test func helpVersionAndUsageErrors() throws {
+        let help = try SwiftcamRun().run(["--help"])
+        #expect(help.status == 0 && help.out.contains("run") && help.out.contains("ctl"))
+        for command in ["list", "show", "validate", "run", "ctl", "devices", "filters", "gallery"] {
+            let result = try SwiftcamRun().run([command, "--help"])
+            #expect(result.status == 0 && result.out.hasPrefix("usage: swiftcam \(command)"), "\(command) --help")
+        }
+        let version = try SwiftcamRun().run(["--version"])
+        #expect(version.out.hasPrefix("swiftcam ") && version.out.contains("GStreamer 1."))
+        let bad = try SwiftcamRun().run(["frobnicate"])
+        #expect(bad.status == 64 && bad.err.split(separator: "\n").count == 1)
+        let missing = try SwiftcamRun().run(["run", "no-such-config"])
+        #expect(missing.status == 66 && missing.err.contains("no config named"))
+    }
+
+    @Test func previewWithoutCameraIsUnconfiguredNamingTheDevice() throws {
+        let started = Date()
+        let result = try SwiftcamRun().run(["run", "preview"], timeout: 10)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(result.status != 0)
+        #expect(result.err.contains("unconfigured") && result.err.contains("/dev/video0"))
+        #expect(result.err.contains("swiftcam devices"))
+    }
+
+    @Test func validateAcceptsShippedAndRejectsBroken() throws {
+        let shipped = try SwiftcamRun().run(["validate"])
+        #expect(shipped.status == 0)
+        #expect(shipped.out.split(separator: "\n").count >= 7)
+        let broken = SwiftcamRun.repository.appendingPathComponent("Tests/CaptureTests/BrokenConfigs/unknown-key.json").path
+        let result = try SwiftcamRun().run(["validate", broken])
+        #expect(result.status == 65 && result.err.contains("filtre") && result.err.contains("unknown key"))
+    }
+
+    @Test func listShowFiltersGallery() throws {
+        let list = try SwiftcamRun().run(["list"])
+        #expect(list.out.contains("demo") && list.out.contains("switch-cameras"))
+        let show = try SwiftcamRun().run(["show", "switch"])
+        #expect(show.out.contains("input-selector") && show.out.contains("swiftfilter name=filter"))
+        let filters = try SwiftcamRun().run(["filters"])
+        #expect(filters.out.contains("sepia") && filters.out.contains("intensity="))
+        let gallery = try SwiftcamRun().run(["gallery", "--json"])
+        #expect(gallery.status == 0 && gallery.out.hasPrefix("["))
+    }
+
+    /// `make demo`: ≥ 3 JPEGs that decode, sepia-toned in the centre, stats printed, exit 0.
+    @Test func demoWritesSepiaStills() throws {
+        let run = try SwiftcamRun()
+        let result = try run.run(["run", "demo", "--no-control"], timeout: 30)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("stats "))
+        let captures = run.directory.appendingPathComponent("captures").path
+        let stills = try FileManager.default.contentsOfDirectory(atPath: captures).filter { $0.hasSuffix(".jpg") }
+        #expect(stills.count >= 3)
+        for still in stills {
+            let image = try DecodedImage(file: "\(captures)/\(still)")
+            #expect(image.width == 640 && image.height == 480)
+            let centre = image.pixel(320, 240)
+            #expect(centre.r >= centre.g && centre.g >= centre.b, "sepia tone at the centre: \(centre)")
+            #expect(centre.r - centre.b >= 10, "visibly warm, not grey: \(centre)")
+        }
+    }
+
+    @Test func switchSnapshotsDifferAsTheSourcesDo() throws {
+        let run = try SwiftcamRun()
+        try run.start(["run", "switch", "--quiet"])
+        let socket = try run.socket(for: "switch")
+        let back = try run.ctl("snap", socket: socket)
+        let switched = try run.ctl("switch", socket: socket)
+        let front = try run.ctl("snap", socket: socket)
+        #expect(run.terminate() == 0)
+        guard case let .ok(backPath) = back, case .ok = switched, case let .ok(frontPath) = front else {
+            Issue.record("replies: \(back) \(switched) \(front)")
+            return
+        }
+        let first = try DecodedImage(file: run.directory.appendingPathComponent(backPath).path)
+        let second = try DecodedImage(file: run.directory.appendingPathComponent(frontPath).path)
+        // SMPTE bars start with a light grey bar; the ball pattern is black around the ball.
+        let barPixel = first.pixel(5, 5), ballPixel = second.pixel(5, 5)
+        #expect(barPixel.r > 150 && barPixel.g > 150 && barPixel.b > 150, "\(barPixel)")
+        #expect(ballPixel.r < 40 && ballPixel.g < 40 && ballPixel.b < 40, "\(ballPixel)")
+    }
+
+    @Test func recordingOfThreeSecondsWhilePreviewKeepsRunning() throws {
+        let run = try SwiftcamRun()
+        try run.start(["run", "switch", "--quiet"])
+        let socket = try run.socket(for: "switch")
+        guard case let .ok(started) = try run.ctl("record start", socket: socket) else {
+            Issue.record("record start refused")
+            _ = run.terminate()
+            return
+        }
+        let before = try statsJSON(run, socket)
+        usleep(3_000_000)
+        let stopped = try run.ctl("record stop", socket: socket)
+        let after = try statsJSON(run, socket)
+        #expect(after.framesOut - before.framesOut >= 60, "frames kept flowing while recording")
+        #expect(after.recording == nil)
+        #expect(run.terminate() == 0)
+        guard case let .ok(detail) = stopped else {
+            Issue.record("record stop: \(stopped)")
+            return
+        }
+        let path = run.directory.appendingPathComponent(String(detail.dropFirst("recorded ".count))).path
+        #expect(started.hasSuffix(".mkv") && detail.hasSuffix(".mkv"))
+        let duration = try #require(try discoveredDuration(of: path))
+        #expect(abs(duration - 3) <= 0.5, "duration \(duration)")
+        let decoded = try decodedFrames(of: path, within: 1)
+        #expect(decoded.error == nil && decoded.frames >= 25)
+    }
+
+    @Test func killNineDuringRecordingLeavesAPlayableFile() throws {
+        let run = try SwiftcamRun()
+        try run.start(["run", "record", "--quiet"])
+        let socket = try run.socket(for: "record")
+        guard case let .ok(started) = try run.ctl("record start", socket: socket) else {
+            Issue.record("record start refused")
+            _ = run.terminate()
+            return
+        }
+        usleep(2_500_000)
+        kill(run.process.processIdentifier, SIGKILL)
+        run.process.waitUntilExit()
+        let path = run.directory.appendingPathComponent(String(started.dropFirst("recording ".count))).path
+        let decoded = try decodedFrames(of: path, within: 1)
+        #expect(decoded.error == nil, "\(decoded.error ?? "")")
+        #expect(decoded.frames >= 25, "decoded \(decoded.frames) frames of the first second")
+    }
+
+    @Test func hundredFastSnapshotsAreDistinctAndComplete() throws {
+        let run = try SwiftcamRun()
+        try run.start(["run", "switch", "--quiet", "--set", "still.format=jpeg"])
+        let socket = try run.socket(for: "switch")
+        var paths: [String] = []
+        for _ in 0..<100 {
+            if case let .ok(path) = try run.ctl("snap", socket: socket) { paths.append(path) }
+        }
+        // Into a directory that cannot be created: an error reply, and the pipeline keeps going.
+        let blocker = run.directory.appendingPathComponent("not-a-dir")
+        try Data("x".utf8).write(to: blocker)
+        let refused = try run.ctl("snap \(blocker.path)/sub", socket: socket)
+        let next = try run.ctl("snap", socket: socket)
+        let stats = try statsJSON(run, socket)
+        #expect(run.terminate() == 0)
+        #expect(paths.count == 100)
+        #expect(Set(paths).count == 100, "no name reused")
+        guard case let .error(reason) = refused else {
+            Issue.record("snapshot into a file path succeeded: \(refused)")
+            return
+        }
+        #expect(reason.contains("not-a-dir"))
+        #expect(next.isOK)
+        #expect(stats.status == "configured" && stats.stills == 101)
+        let captures = run.directory.appendingPathComponent("captures").path
+        let files = try FileManager.default.contentsOfDirectory(atPath: captures)
+        #expect(files.filter { $0.hasSuffix(".jpg") }.count == 101)
+        #expect(!files.contains { $0.hasSuffix(".part") }, "no temporary file left behind")
+        for path in paths {
+            let image = try DecodedImage(file: run.directory.appendingPathComponent(path).path)
+            #expect(image.width == 320 && image.height == 240)
+        }
+    }
+
+    private func statsJSON(_ run: SwiftcamRun, _ socket: String) throws -> SessionStats {
+        guard case let .ok(json) = try run.ctl("stats --json", socket: socket) else { throw HarnessError("stats refused") }
+        return try JSONDecoder().decode(SessionStats.self, from: Data(json.utf8))
+    }
+}

@@ -1,0 +1,178 @@
+import Capture
+import Foundation
+import GStreamer
+import Testing
+
+/// Runs the built `swiftcam` binary in a scratch folder with its own control-socket directory.
+final class SwiftcamRun: @unchecked Sendable {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The swiftcam built next to this test bundle.
+    static var binary: String {
+        let products = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+        let beside = products.appendingPathComponent("swiftcam").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        return repository.appendingPathComponent(".build/debug/swiftcam").path
+    }
+
+    let directory: URL
+    let runtime: URL
+    let process = Process()
+    let output = Pipe()
+    let errors = Pipe()
+    let input = Pipe()
+
+    /// A scratch folder (removed on deinit) with `captures/`, `recordings/` and a private socket folder.
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-test-\(UUID().uuidString)")
+        runtime = directory.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var environment: [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["SWIFTCAM_PIPELINES"] = Self.repository.appendingPathComponent("pipelines").path
+        environment.removeValue(forKey: "DISPLAY")
+        environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        return environment
+    }
+
+    /// Starts `swiftcam ARGS` in the background.
+    func start(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = input
+        try process.run()
+    }
+
+    /// Runs `swiftcam ARGS` to completion (at most `timeout` seconds); returns status and both outputs.
+    func run(_ arguments: [String], timeout: Double = 60) throws -> (status: Int32, out: String, err: String) {
+        try start(arguments)
+        try? input.fileHandleForWriting.close()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("swiftcam \(arguments.joined(separator: " ")) still ran after \(timeout) s")
+        }
+        process.waitUntilExit()
+        return (process.terminationStatus, collectOutput(), collectErrors())
+    }
+
+    func collectOutput() -> String { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+    func collectErrors() -> String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+
+    /// The session's socket, once it exists (waits up to `timeout`).
+    func socket(for name: String, timeout: Double = 20) throws -> String {
+        let path = runtime.appendingPathComponent("swiftcam/\(name).sock").path
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if FileManager.default.fileExists(atPath: path), (try? ControlSocket.send("help", socket: path))?.isOK == true { return path }
+            guard process.isRunning else { break }
+            usleep(50_000)
+        }
+        throw HarnessError("no control socket for \(name): \(collectErrors())")
+    }
+
+    /// Sends a command over the socket and returns the reply.
+    func ctl(_ command: String, socket: String) throws -> Reply {
+        try ControlSocket.send(command, socket: socket)
+    }
+
+    /// Stops the process with SIGTERM and waits; returns its exit status.
+    func terminate(timeout: Double = 20) -> Int32 {
+        if process.isRunning { process.terminate() }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A decoded image: RGBA pixels.
+struct DecodedImage {
+    let width: Int
+    let height: Int
+    let pixels: [UInt8]
+
+    func pixel(_ x: Int, _ y: Int) -> (r: Int, g: Int, b: Int) {
+        let index = (y * width + x) * 4
+        return (Int(pixels[index]), Int(pixels[index + 1]), Int(pixels[index + 2]))
+    }
+
+    /// Decodes a JPEG or PNG file with GStreamer; throws when it does not decode completely.
+    init(file: String) throws {
+        let decoder = file.hasSuffix(".png") ? "pngdec" : "jpegdec"
+        let pipeline = try Pipeline.parse("filesrc location=\"\(file)\" ! \(decoder) ! videoconvert ! video/x-raw,format=RGBA ! appsink name=out sync=false")
+        guard let sink = pipeline.element(named: "out", as: AppSink.self) else { throw HarnessError("no appsink") }
+        let bus = pipeline.bus
+        try pipeline.setState(.playing)
+        defer { try? pipeline.setState(.null) }
+        guard let sample = sink.pullSample(timeout: 10), let info = sample.videoInfo, let buffer = sample.buffer else {
+            throw HarnessError("\(file) does not decode: \(bus.pop(timeout: 0, types: .error)?.description ?? "no frame")")
+        }
+        if case let .error(_, message, _)? = bus.pop(timeout: 0, types: .error) { throw HarnessError("\(file): \(message)") }
+        var pixels: [UInt8] = []
+        try buffer.withMappedVideoFrame(info) { frame in
+            let plane = frame.planes[0]
+            for y in 0..<plane.height {
+                let row = UnsafeRawBufferPointer(start: plane.data.advanced(by: y * plane.stride), count: plane.rowBytes)
+                pixels.append(contentsOf: row)
+            }
+        }
+        width = info.width
+        height = info.height
+        self.pixels = pixels
+    }
+}
+
+/// Counts the frames a recording decodes in its first `seconds`, and whether decoding hit an error.
+func decodedFrames(of file: String, within seconds: Double) throws -> (frames: Int, error: String?) {
+    let demuxer = file.hasSuffix(".mp4") ? "qtdemux" : "matroskademux"
+    let pipeline = try Pipeline.parse("filesrc location=\"\(file)\" ! \(demuxer) ! decodebin ! appsink name=out sync=false")
+    guard let sink = pipeline.element(named: "out", as: AppSink.self) else { throw HarnessError("no appsink") }
+    let bus = pipeline.bus
+    pipeline.requestState(.playing)
+    var frames = 0
+    var first: UInt64?
+    while let sample = sink.pullSample(timeout: 5), let pts = sample.buffer?.pts {
+        first = first ?? pts
+        if Double(pts - (first ?? 0)) / 1e9 < seconds { frames += 1 }
+    }
+    let error = bus.pop(timeout: 0, types: .error).map(\.description)
+    try pipeline.setState(.null)
+    return (frames, error)
+}
+
+/// The duration gst-discoverer-1.0 reports, in seconds.
+func discoveredDuration(of file: String) throws -> Double? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-discoverer-1.0")
+    process.arguments = [file]
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = Pipe()
+    try process.run()
+    process.waitUntilExit()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    guard let line = text.split(separator: "\n").first(where: { $0.contains("Duration:") }) else { return nil }
+    let parts = line.split(separator: " ").last?.split(separator: ":") ?? []
+    guard parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]), let s = Double(parts[2]) else { return nil }
+    return h * 3600 + m * 60 + s
+}
