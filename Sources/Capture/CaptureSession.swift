@@ -88,6 +88,10 @@ public final class CaptureSession: @unchecked Sendable {
         shared.withLock { $0.onEvent }?(event)
     }
 
+    private static func emit(_ event: SessionEvent, shared: Locked<Shared>) {
+        shared.withLock { $0.onEvent }?(event)
+    }
+
     // MARK: - Start and stop
 
     /// Checks the cameras, builds the graph and plays it, waiting at most `timeout` seconds.
@@ -122,7 +126,9 @@ public final class CaptureSession: @unchecked Sendable {
                 counters[queue.name] = (into.countBuffers().counter, out.countBuffers().counter, queue)
             }
         }
-        watch = pipeline.bus.watch { [weak self] message in self?.handle(message) }
+        // The watch holds only the shared state, never the session, so dropping a session frees it.
+        let shared = shared
+        watch = pipeline.bus.watch { message in Self.handle(message, shared: shared) }
         do {
             try pipeline.setState(.playing, timeout: timeout)
         } catch let GStreamerError.stateChangeFailed(element, _, message) {
@@ -173,7 +179,8 @@ public final class CaptureSession: @unchecked Sendable {
         pipeline = nil
     }
 
-    private func handle(_ message: Message) {
+    /// Runs on the bus thread.
+    private static func handle(_ message: Message, shared: Locked<Shared>) {
         switch message {
         case let .error(source, text, debug):
             let detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
@@ -182,12 +189,12 @@ public final class CaptureSession: @unchecked Sendable {
                 $0.status = status
                 $0.ended = true
             }
-            emit(.failed(status))
+            emit(.failed(status), shared: shared)
         case .eos:
             shared.withLock { $0.ended = true }
-            emit(.endOfStream)
+            emit(.endOfStream, shared: shared)
         case let .warning(source, text, _):
-            emit(.warning("\(source): \(text)"))
+            emit(.warning("\(source): \(text)"), shared: shared)
         default:
             break
         }
