@@ -15,12 +15,14 @@ let package = Package(
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-app-1.0",
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .target(name: "GStreamer", dependencies: ["CGStreamer"]),
+        .systemLibrary(name: "CV4L2"),
         .target(name: "Filters"),
-        .target(name: "Capture", dependencies: ["GStreamer", "Filters"]),
+        .target(name: "Capture", dependencies: ["GStreamer", "Filters", "CV4L2"]),
         .executableTarget(name: "swiftcam", dependencies: ["Capture"]),
         .executableTarget(name: "filters-bench", dependencies: ["Filters"]),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture"]),
     ],
     swiftLanguageModes: [.v6]
 )
