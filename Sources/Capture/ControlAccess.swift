@@ -50,7 +50,8 @@ extension DeviceNode {
 
     /// `VIDIOC_QUERYMENU` for every index in range; indexes the driver rejects are skipped (menu_skip_mask).
     private func menuItems(_ query: v4l2_query_ext_ctrl, integer: Bool) -> [MenuItem] {
-        guard query.minimum >= 0, query.maximum >= query.minimum, query.maximum - query.minimum < 1024 else { return [] }
+        guard query.minimum >= 0, query.maximum >= query.minimum, query.maximum - query.minimum < 1024,
+              query.maximum <= Int64(UInt32.max) else { return [] }
         var items: [MenuItem] = []
         for index in query.minimum...query.maximum {
             var item = v4l2_querymenu()
@@ -73,7 +74,8 @@ extension DeviceNode {
         var ext = v4l2_ext_control()
         ext.id = control.id
         if control.type == .string {
-            let capacity = Int(max(control.maximum, 0)) + 1
+            // The maximum is the longest length in bytes; a driver claiming more than 1 MiB is not believed.
+            let capacity = Int(min(max(control.maximum, 0), 1 << 20)) + 1
             var buffer = [CChar](repeating: 0, count: capacity)
             ext.size = UInt32(capacity)
             let code = buffer.withUnsafeMutableBufferPointer { storage -> Int32 in
@@ -104,7 +106,7 @@ extension DeviceNode {
         switch (control.type, value) {
         case let (.string, .string(text)):
             var bytes = Array(text.utf8CString)
-            ext.size = UInt32(bytes.count)
+            ext.size = UInt32(clamping: bytes.count)
             code = bytes.withUnsafeMutableBufferPointer { storage -> Int32 in
                 ext.string = storage.baseAddress
                 return run(CV4L2_VIDIOC_S_EXT_CTRLS, &ext, which: UInt32(V4L2_CTRL_WHICH_CUR_VAL))
