@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import CV4L2
 @testable import Capture
 
 /// Real-driver tests: run inside the vivid VM by `scripts/test-hardware.sh` (`SWIFTCAM_HARDWARE=1`);
@@ -324,6 +325,16 @@ struct HardwareTests {
         #expect(try Hardware.getCtrl("gain_automatic") == "0")
         #expect(try Hardware.getCtrl("gain") == "50")
         _ = try Hardware.run(["v4l2-ctl", "-d", Hardware.device, "--set-ctrl", "gain_automatic=1"])
+    }
+
+    @Test func mediaTopologyFindsTheVideoInterface() throws {
+        // vivid registers /dev/media0 with the video node as a V4L Video interface; no flash entity.
+        let graph = try #require(MediaTopology.Graph(path: "/dev/media0"))
+        var info = stat()
+        try #require(stat(Hardware.device, &info) == 0)
+        #expect(graph.interfaces.contains { $0.type == UInt32(MEDIA_INTF_T_V4L_VIDEO) && $0.device == UInt64(info.st_rdev) })
+        #expect(!graph.entities.isEmpty)
+        #expect(MediaTopology.flashSubdevices(ofVideoDevice: UInt64(info.st_rdev)).isEmpty)
     }
 
     @Test func errnoMappingOnRealNodes() throws {
