@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# test-hardware.sh - run SwiftCam's real-driver tests against the kernel's vivid camera in a VM.
+#
+#   scripts/test-hardware.sh            # from the repository root
+#
+# Builds the test bundle on the host (`swift build --build-tests`), then boots the vivid VM
+# (../shared/tools/vivid-run.sh) and, inside it, runs the already-built Swift Testing binary:
+#   1. as root: the `HardwareTests` suite (controls vs `v4l2-ctl --list-ctrls`, set + `--get-ctrl`
+#      read-back, every control type, torch/zoom/focus outcome lines, errno mapping, busy holder);
+#   2. as nobody (setpriv, no groups): `HardwarePermissionTests` (EACCES → permissionDenied).
+# Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-run's 124/125).
+#
+# Environment: SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script;
+# VIVID_MODPROBE etc. pass through to vivid-run.sh.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+VIVID_RUN=${VIVID_RUN:-../shared/tools/vivid-run.sh}
+[ -x "$VIVID_RUN" ] || { echo "test-hardware: $VIVID_RUN not found; set VIVID_RUN" >&2; exit 2; }
+
+if [ "${SWIFTCAM_SKIP_BUILD:-0}" != 1 ]; then
+  swift build --build-tests >&2
+fi
+BIN="$(swift build --show-bin-path)/SwiftCamPackageTests.xctest"
+[ -x "$BIN" ] || { echo "test-hardware: $BIN missing; run swift build --build-tests" >&2; exit 2; }
+
+# The guest sees this filesystem read-only; it starts in this directory.
+read -r -d '' GUEST <<GUEST_EOF || true
+set -u
+status=0
+run_suite() {  # run_suite LABEL FILTER [prefix command…]: fails when a test fails or nothing ran
+  label=\$1; filter=\$2; shift 2
+  out=\$("\$@" env SWIFTCAM_HARDWARE=1 NO_COLOR=1 "$BIN" --testing-library swift-testing --filter "\$filter" 2>&1)
+  rc=\$?
+  printf '%s\n' "\$out" | grep -E '^ok |^devices:|✘|Expectation failed|recorded an issue|skipped|Test run with' || true
+  if [ \$rc -ne 0 ]; then echo "FAIL \$label (exit \$rc)"; status=1; return; fi
+  if printf '%s\n' "\$out" | grep -q 'skipped'; then echo "FAIL \$label: tests were skipped"; status=1; return; fi
+  if ! printf '%s\n' "\$out" | grep -qE 'Test run with [1-9][0-9]* tests? .*passed'; then echo "FAIL \$label: no tests ran"; status=1; return; fi
+  echo "PASS \$label"
+}
+echo "== v4l2-ctl --list-ctrls (reference)"
+v4l2-ctl -d /dev/video0 --list-ctrls | head -5
+echo "== HardwareTests as root"
+run_suite HardwareTests 'CaptureTests.HardwareTests'
+echo "== HardwarePermissionTests as nobody"
+ls -l /dev/video0
+run_suite HardwarePermissionTests 'CaptureTests.HardwarePermissionTests' setpriv --reuid=nobody --regid=nogroup --clear-groups
+exit \$status
+GUEST_EOF
+
+"$VIVID_RUN" "$GUEST"
