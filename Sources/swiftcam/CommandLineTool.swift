@@ -44,6 +44,8 @@ struct CommandLineTool {
             return ExitCode.ok
         case "demo":
             return Demo.run()
+        case "bench":
+            return Bench.run(Array(arguments.dropFirst()))
         case "--version", "version":
             print(SwiftCam.versionLine)
             return ExitCode.ok
