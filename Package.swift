@@ -26,6 +26,7 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"]),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "GStreamer", "SwiftFilterElement", "Filters"]),
     ],
     swiftLanguageModes: [.v6]
 )

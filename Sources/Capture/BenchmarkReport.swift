@@ -31,10 +31,10 @@ public struct BenchmarkMeasurement: Sendable, Equatable, Codable {
         case let .measured(raw):
             let statistics = raw.subtracting(baseline)
             status = "measured"
-            medianMs = statistics.median.rounded(places: 4)
-            spreadMs = statistics.spread.rounded(places: 4)
-            samplesMs = statistics.samples.map { $0.rounded(places: 4) }
-            baselineMs = baseline.rounded(places: 4)
+            medianMs = statistics.median.rounded(places: 6)
+            spreadMs = statistics.spread.rounded(places: 6)
+            samplesMs = statistics.samples.map { $0.rounded(places: 6) }
+            baselineMs = baseline.rounded(places: 6)
         case let .skipped(why):
             status = "skipped"
             reason = why
@@ -110,8 +110,8 @@ public struct BenchmarkBaseline: Sendable, Equatable, Codable {
     public init(size: BenchmarkSize, input: String, statistics: BenchmarkStatistics) {
         self.size = size.name
         self.input = input
-        medianMs = statistics.median.rounded(places: 4)
-        spreadMs = statistics.spread.rounded(places: 4)
+        medianMs = statistics.median.rounded(places: 6)
+        spreadMs = statistics.spread.rounded(places: 6)
     }
 }
 
