@@ -4,7 +4,7 @@ import Glibc
 /// `swiftcam bench`: SwiftCam's filters against GStreamer's C elements, measured in one run.
 enum Bench {
     static let usage = """
-        usage: swiftcam bench [--quick] [--json FILE] [--repetitions N] [--frames N] [--sizes 1080p,720p]
+        usage: swiftcam bench [--quick] [--json FILE] [--repetitions N] [--frames N] [--sizes 1080p,720p] [--cases ID,...]
 
         Times SwiftCam's swiftfilter against GStreamer's own C elements on identical pre-made frames pushed
         through appsrc, each case as 'appsrc ! CASE ! fakesink sync=false' with the identity baseline taken off,
@@ -17,12 +17,13 @@ enum Bench {
           --repetitions N    repetitions per case (median and spread are over these)
           --frames N         frames timed per repetition
           --sizes LIST       comma-separated: 1080p, 720p, 480p or WIDTHxHEIGHT (default: 1080p,720p)
+          --cases LIST       only these case ids (as in the JSON), e.g. sepia,chain3 (for profiling one kernel)
         """
 
     static func run(_ arguments: [String]) -> Int32 {
         var configuration = BenchmarkConfiguration.full
         var jsonPath: String?
-        var frames: Int?, repetitions: Int?, sizes: [BenchmarkSize]?
+        var frames: Int?, repetitions: Int?, sizes: [BenchmarkSize]?, caseIDs: [String]?
         var index = 0
         func value(_ option: String) -> String? {
             index += 1
@@ -55,6 +56,15 @@ enum Bench {
                 }
                 guard !parsed.isEmpty else { return usageError("--sizes needs at least one size") }
                 sizes = parsed
+            case "--cases":
+                guard let text = value(option) else { return usageError("--cases needs a list such as sepia,chain3") }
+                let known = configuration.cases.map(\.id)
+                let wanted = text.split(separator: ",").map(String.init)
+                if let unknown = wanted.first(where: { !known.contains($0) }) {
+                    return usageError("unknown case '\(unknown)'; cases: \(known.joined(separator: ","))")
+                }
+                guard !wanted.isEmpty else { return usageError("--cases needs at least one case id") }
+                caseIDs = wanted
             default:
                 return usageError("unknown option '\(option)'")
             }
@@ -63,6 +73,7 @@ enum Bench {
         if let frames { configuration.frames = frames }
         if let repetitions { configuration.repetitions = repetitions }
         if let sizes { configuration.sizes = sizes }
+        if let caseIDs { configuration.cases = configuration.cases.filter { caseIDs.contains($0.id) } }
         if !BenchmarkReport.isReleaseBuild {
             printError("warning: this is a debug build; its numbers say nothing about speed (use swift build -c release)")
         }
