@@ -83,12 +83,22 @@ public struct BenchmarkMachine: Sendable, Equatable, Codable {
     public var cpu: String
     /// The GStreamer runtime, e.g. "GStreamer 1.22.0".
     public var gstreamer: String
+    /// The one-minute load average when the run started: above about half the cores, other work shared the CPU
+    /// and the numbers (the scaling rows most of all) are noisy.
+    public var load: Double
 
     /// A description given field by field (tests, other machines).
-    public init(cores: Int, cpu: String, gstreamer: String) {
+    public init(cores: Int, cpu: String, gstreamer: String, load: Double = 0) {
         self.cores = cores
         self.cpu = cpu
         self.gstreamer = gstreamer
+        self.load = load
+    }
+
+    /// The one-minute load average. Calls `getloadavg`.
+    public static var loadAverage: Double {
+        var loads = [0.0, 0.0, 0.0]
+        return getloadavg(&loads, 3) > 0 ? loads[0].rounded(places: 2) : 0
     }
 
     /// Online cores. Calls `sysconf(_SC_NPROCESSORS_ONLN)`.

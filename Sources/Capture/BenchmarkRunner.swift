@@ -47,6 +47,7 @@ public struct BenchmarkRunner: Sendable {
     /// only when the test frames themselves cannot be made does the run throw.
     public func run(progress: (BenchmarkProgress) -> Void = { _ in }) throws -> BenchmarkReport {
         SwiftFilterElement.register()
+        let load = BenchmarkMachine.loadAverage
         let inputs = orderedInputs
         let variants = uniqueVariants
         let perSize = inputs.count * 2 + variants.count
@@ -97,7 +98,7 @@ public struct BenchmarkRunner: Sendable {
             }
         }
         return BenchmarkReport(date: BenchmarkReport.today, machine: BenchmarkMachine(
-            cores: BenchmarkMachine.cores, cpu: BenchmarkMachine.cpuModel, gstreamer: GStreamer.versionString),
+            cores: BenchmarkMachine.cores, cpu: BenchmarkMachine.cpuModel, gstreamer: GStreamer.versionString, load: load),
             frames: configuration.frames, repetitions: configuration.repetitions, rows: rows, baselines: baselines)
     }
 

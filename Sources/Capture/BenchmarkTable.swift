@@ -4,7 +4,7 @@ extension BenchmarkReport {
     /// then the reasons for every skipped or failed side.
     public func table() -> String {
         var lines = [
-            "swiftcam bench: \(date), \(machine.cores) cores, \(machine.cpu), \(machine.gstreamer), \(build) build",
+            "swiftcam bench: \(date), \(machine.cores) cores, \(machine.cpu), \(machine.gstreamer), \(build) build, load \(Self.number(machine.load)) at start",
             "ms/frame = median of \(repetitions) repetitions x \(frames) frames, ± half their range, "
                 + "appsrc ! identity ! fakesink baseline subtracted; speed-up = C / SwiftCam",
         ]
