@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|plugin|asan|tsan]
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|plugin|bench|asan|tsan]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -41,6 +41,34 @@ tsan() {
     --filter 'SwiftFilterElementTests|GStreamerTests'
 }
 
+bench() {
+  # The release binary, because debug numbers mean nothing; --quick keeps it under a minute on two cores.
+  step "swiftcam bench --quick --json (release build): every case measured or skipped with a reason"
+  swift build -c release --product swiftcam
+  local dir json log
+  dir=$(mktemp -d)
+  json="$dir/bench.json" log="$dir/bench.log"
+  if ! timeout 120 "$(swift build -c release --show-bin-path)/swiftcam" bench --quick --json "$json" >"$log" 2>&1; then
+    echo "FAIL: swiftcam bench --quick"; tail -20 "$log"; exit 1
+  fi
+  cat "$log" | grep -v '^bench \[' || true
+  local id sizes
+  sizes=$(grep -c '"id" : "sepia"' "$json" || true)
+  [[ "$sizes" -ge 2 ]] || { echo "FAIL: bench.json has sepia at $sizes sizes, expected 1080p and 720p"; exit 1; }
+  for id in sepia colorcontrols vignette blur blur-conversion gaussianblur-ayuv edges chain3 chain6 memcpy-rgba \
+            nv12-roundtrip nv12-c-chain nv12-conversion memcpy-nv12 scaling-chain3 scaling-blur; do
+    [[ $(grep -c "\"id\" : \"$id\"" "$json") -eq "$sizes" ]] || { echo "FAIL: bench.json lacks case $id at some size"; exit 1; }
+  done
+  if grep -q '"status" : "failed"' "$json"; then
+    echo "FAIL: a bench case failed:"; grep -A1 '"failed" :' "$json" | head; exit 1
+  fi
+  local measured skipped
+  measured=$(grep -c '"status" : "measured"' "$json" || true)
+  skipped=$(grep -c '"status" : "skipped"' "$json" || true)
+  echo "ok: bench.json has every case at $sizes sizes ($measured sides measured, $skipped skipped with a reason)"
+  rm -rf "$dir"
+}
+
 plugin() {
   step "the plugin from plain gst-inspect-1.0 / gst-launch-1.0"
   bash scripts/plugin-check.sh debug
@@ -51,6 +79,7 @@ case "$what" in
   asan) asan ;;
   tsan) tsan ;;
   plugin) plugin ;;
-  all) unit; plugin; asan; tsan ;;
-  *) echo "usage: $0 [all|unit|plugin|asan|tsan]"; exit 64 ;;
+  bench) bench ;;
+  all) unit; plugin; bench; asan; tsan ;;
+  *) echo "usage: $0 [all|unit|plugin|bench|asan|tsan]"; exit 64 ;;
 esac

@@ -94,10 +94,10 @@ public class Element: @unchecked Sendable {
         gst_element_unlink(pointer, next.pointer)
     }
 
-    /// Asks for a state without waiting. Calls `gst_element_set_state`.
+    /// Asks for a state without waiting; false when the change failed at once. Calls `gst_element_set_state`.
     @discardableResult
-    public func requestState(_ state: State) -> GstStateChangeReturn {
-        gst_element_set_state(pointer, state.gstState)
+    public func requestState(_ state: State) -> Bool {
+        gst_element_set_state(pointer, state.gstState) != GST_STATE_CHANGE_FAILURE
     }
 
     /// Keeps the element's state in step with its parent's. Calls `gst_element_sync_state_with_parent`.

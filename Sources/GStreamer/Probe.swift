@@ -24,6 +24,12 @@ public final class BufferCounter: Sendable {
     }
 }
 
+/// Calls a closure for each buffer passing a pad.
+private final class BufferHandler: Sendable {
+    let handler: @Sendable () -> Void
+    init(_ handler: @escaping @Sendable () -> Void) { self.handler = handler }
+}
+
 /// Calls a closure for each event passing a pad.
 private final class EventHandler: Sendable {
     let handler: @Sendable (GstEventType) -> Void
@@ -52,6 +58,22 @@ extension Pad {
             Unmanaged<BufferCounter>.fromOpaque(userData).release()
         })
         return (counter, UInt(id))
+    }
+
+    /// Calls `handler` on the streaming thread for every buffer that passes; returns the probe id.
+    /// Calls `gst_pad_add_probe`.
+    @discardableResult
+    public func onBuffer(_ handler: @escaping @Sendable () -> Void) -> UInt {
+        let context = Unmanaged.passRetained(BufferHandler(handler)).toOpaque()
+        let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_BUFFER, { _, _, userData in
+            guard let userData else { return GST_PAD_PROBE_OK }
+            Unmanaged<BufferHandler>.fromOpaque(userData).takeUnretainedValue().handler()
+            return GST_PAD_PROBE_OK
+        }, context, { userData in
+            guard let userData else { return }
+            Unmanaged<BufferHandler>.fromOpaque(userData).release()
+        })
+        return UInt(id)
     }
 
     /// Calls `handler` on the streaming thread with the type of each downstream event (EOS, caps, …).

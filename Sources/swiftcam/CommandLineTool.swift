@@ -40,6 +40,7 @@ struct CommandLineTool {
         Subcommand(name: "devices", summary: "list the cameras present", usage: InfoCommands.devicesUsage, run: InfoCommands.devices),
         Subcommand(name: "filters", summary: "list the filters, their keys, defaults and ranges", usage: InfoCommands.filtersUsage, run: InfoCommands.filters),
         Subcommand(name: "gallery", summary: "list captured stills and recordings", usage: InfoCommands.galleryUsage, run: InfoCommands.gallery),
+        Subcommand(name: "bench", summary: "measure the filters against GStreamer's own C elements", usage: Bench.usage, run: Bench.run),
     ]
 
     static var usage: String {

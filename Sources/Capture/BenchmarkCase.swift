@@ -1,0 +1,164 @@
+/// One thing the bench times: a pipeline fragment between `appsrc` and `fakesink`, or a plain memcpy.
+public struct BenchmarkVariant: Sendable, Hashable, Codable {
+    /// What the table and JSON call it, e.g. "coloreffects preset=sepia".
+    public var label: String
+    /// The GStreamer format of the frames pushed into it, e.g. "RGBA".
+    public var input: String
+    /// The gst-launch text between `appsrc` and `fakesink sync=false`; nil for a memcpy of each frame.
+    public var pipeline: String?
+
+    /// A pipeline fragment fed `input` frames.
+    public init(_ label: String, input: String, pipeline: String) {
+        self.label = label
+        self.input = input
+        self.pipeline = pipeline
+    }
+
+    /// A memcpy of each `input` frame into one destination, in this process: the floor no filter can beat.
+    public static func memcpy(_ input: String) -> BenchmarkVariant {
+        BenchmarkVariant(label: "memcpy", input: input, pipeline: nil)
+    }
+
+    init(label: String, input: String, pipeline: String?) {
+        self.label = label
+        self.input = input
+        self.pipeline = pipeline
+    }
+
+    /// `appsrc ! identity ! fakesink` for `input` frames: the cost every pipeline variant has taken off.
+    public static func baseline(_ input: String) -> BenchmarkVariant {
+        BenchmarkVariant("identity (baseline)", input: input, pipeline: "identity")
+    }
+
+    /// `swiftfilter chain="…" n-threads=N` on `input` frames.
+    public static func swiftfilter(_ chain: String, input: String, threads: Int = 1) -> BenchmarkVariant {
+        BenchmarkVariant("swiftfilter \(chain)" + (threads == 1 ? "" : " n-threads=\(threads)"), input: input,
+                         pipeline: swiftfilterElement(chain, threads: threads))
+    }
+
+    /// The gst-launch text of one `swiftfilter`.
+    public static func swiftfilterElement(_ chain: String, threads: Int = 1) -> String {
+        "swiftfilter n-threads=\(threads) chain=\"\(chain)\""
+    }
+
+    /// The element factories the fragment needs, in order (caps filters left out).
+    public var factories: [String] {
+        guard let pipeline else { return [] }
+        var names: [String] = []
+        var quoted = false
+        var segment = ""
+        for character in pipeline + "!" {
+            if character == "\"" { quoted.toggle() }
+            if character == "!" && !quoted {
+                let word = segment.split(separator: " ").first.map(String.init) ?? ""
+                if !word.isEmpty, !word.contains("/"), !names.contains(word) { names.append(word) }
+                segment = ""
+            } else {
+                segment.append(character)
+            }
+        }
+        return names
+    }
+}
+
+/// A row of the bench table: SwiftCam's way against GStreamer's own C elements (or another reference).
+public struct BenchmarkCase: Sendable, Hashable {
+    /// A stable key for scripts reading the JSON, e.g. "sepia", "nv12-roundtrip".
+    public var id: String
+    /// What the row says, e.g. "sepia vs coloreffects".
+    public var title: String
+    /// The SwiftCam column; nil for rows that only time a reference (e.g. a conversion alone).
+    public var subject: BenchmarkVariant?
+    /// The "C" column; nil for rows without a counterpart (memcpy).
+    public var reference: BenchmarkVariant?
+
+    /// A row; `subject` and `reference` should read the same frames (`input`) unless the title says otherwise.
+    public init(id: String, title: String, subject: BenchmarkVariant?, reference: BenchmarkVariant?) {
+        self.id = id
+        self.title = title
+        self.subject = subject
+        self.reference = reference
+    }
+
+    /// Every variant of the row.
+    public var variants: [BenchmarkVariant] { [subject, reference].compactMap { $0 } }
+}
+
+extension BenchmarkCase {
+    /// The three-filter chain of issue 6, in SwiftCam's grammar.
+    public static let chain3 = "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"
+    /// Its C counterpart.
+    public static let chain3C = "coloreffects preset=sepia ! videobalance contrast=1.2 saturation=0.8 ! frei0r-filter-vignette"
+    /// A six-filter chain with a C element for every link.
+    public static let chain6 = "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"
+    /// Its C counterpart, element for element.
+    public static let chain6C = "gamma gamma=1.2 ! videobalance contrast=1.2 saturation=0.8 ! coloreffects preset=sepia"
+        + " ! frei0r-filter-vignette ! videoflip method=horizontal-flip ! frei0r-filter-invert0r"
+
+    /// The cases of issue 6. SwiftCam runs on one thread in every comparison (GStreamer's C filters are
+    /// single-threaded); the scaling rows compare `cores` threads with one.
+    public static func standard(cores: Int) -> [BenchmarkCase] {
+        func swift(_ chain: String, _ input: String = "RGBA", threads: Int = 1) -> BenchmarkVariant {
+            .swiftfilter(chain, input: input, threads: threads)
+        }
+        func c(_ pipeline: String, _ input: String = "RGBA", label: String? = nil) -> BenchmarkVariant {
+            BenchmarkVariant(label ?? pipeline, input: input, pipeline: pipeline)
+        }
+        let toAYUV = "videoconvert ! video/x-raw,format=AYUV"
+        let toRGBA = "videoconvert ! video/x-raw,format=RGBA"
+        let toNV12 = "videoconvert ! video/x-raw,format=NV12"
+        let threads = max(cores, 1)
+        return [
+            BenchmarkCase(id: "sepia", title: "sepia vs coloreffects",
+                          subject: swift("sepia"), reference: c("coloreffects preset=sepia")),
+            BenchmarkCase(id: "colorcontrols", title: "colorcontrols vs videobalance",
+                          subject: swift("colorcontrols brightness=0.1 contrast=1.2 saturation=0.8"),
+                          reference: c("videobalance brightness=0.1 contrast=1.2 saturation=0.8")),
+            BenchmarkCase(id: "vignette", title: "vignette vs frei0r vignette",
+                          subject: swift("vignette"), reference: c("frei0r-filter-vignette")),
+            BenchmarkCase(id: "blur", title: "blur radius=4 vs gaussianblur (+AYUV conv.)",
+                          subject: swift("blur radius=4"),
+                          reference: c("\(toAYUV) ! gaussianblur sigma=4 ! \(toRGBA)",
+                                       label: "videoconvert ! AYUV ! gaussianblur sigma=4 ! videoconvert ! RGBA")),
+            BenchmarkCase(id: "blur-conversion", title: "  of which RGBA>AYUV>RGBA conv.", subject: nil,
+                          reference: c("\(toAYUV) ! \(toRGBA)", label: "videoconvert ! AYUV ! videoconvert ! RGBA")),
+            BenchmarkCase(id: "gaussianblur-ayuv", title: "  gaussianblur alone on AYUV", subject: nil,
+                          reference: c("gaussianblur sigma=4", "AYUV")),
+            BenchmarkCase(id: "edges", title: "edges vs frei0r sobel",
+                          subject: swift("edges"), reference: c("frei0r-filter-sobel")),
+            BenchmarkCase(id: "chain3", title: "3-chain vs C chain",
+                          subject: swift(chain3), reference: c(chain3C)),
+            BenchmarkCase(id: "chain6", title: "6-chain vs C chain",
+                          subject: swift(chain6), reference: c(chain6C)),
+            BenchmarkCase(id: "memcpy-rgba", title: "memcpy RGBA frame (floor)",
+                          subject: .memcpy("RGBA"), reference: nil),
+            BenchmarkCase(id: "nv12-roundtrip", title: "NV12 3-chain native vs via RGBA",
+                          subject: swift(chain3, "NV12"),
+                          reference: c("\(toRGBA) ! \(BenchmarkVariant.swiftfilterElement(chain3)) ! \(toNV12)", "NV12",
+                                       label: "videoconvert ! RGBA ! swiftfilter \(chain3) ! videoconvert ! NV12")),
+            BenchmarkCase(id: "nv12-c-chain", title: "NV12 3-chain native vs C chain+conv.",
+                          subject: swift(chain3, "NV12"),
+                          reference: c("\(toRGBA) ! \(chain3C) ! \(toNV12)", "NV12",
+                                       label: "videoconvert ! RGBA ! \(chain3C) ! videoconvert ! NV12")),
+            BenchmarkCase(id: "nv12-conversion", title: "  of which NV12>RGBA>NV12 conv.", subject: nil,
+                          reference: c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
+            BenchmarkCase(id: "memcpy-nv12", title: "memcpy NV12 frame (floor)",
+                          subject: .memcpy("NV12"), reference: nil),
+            BenchmarkCase(id: "scaling-chain3", title: "3-chain \(threads) threads vs 1",
+                          subject: swift(chain3, threads: 0).relabelled("swiftfilter \(chain3) n-threads=0 (\(threads) cores)"),
+                          reference: swift(chain3)),
+            BenchmarkCase(id: "scaling-blur", title: "blur radius=4 \(threads) threads vs 1",
+                          subject: swift("blur radius=4", threads: 0).relabelled("swiftfilter blur radius=4 n-threads=0 (\(threads) cores)"),
+                          reference: swift("blur radius=4")),
+        ]
+    }
+}
+
+extension BenchmarkVariant {
+    /// The same work under another label.
+    func relabelled(_ label: String) -> BenchmarkVariant {
+        var copy = self
+        copy.label = label
+        return copy
+    }
+}
