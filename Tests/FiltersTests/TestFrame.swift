@@ -59,15 +59,26 @@ final class TestFrame {
         return true
     }
 
-    /// All visible bytes, plane after plane, for exact comparisons.
+    /// All image bytes, plane after plane, for exact comparisons. The unused last Y of an
+    /// odd-width YUY2 row is not part of the image and is left out.
     var visibleBytes: [UInt8] {
         var out: [UInt8] = []
         for index in planes.indices {
             for row in 0..<format.rows(plane: index, height: height) {
-                for offset in 0..<format.rowBytes(plane: index, width: width) { out.append(byte(index, offset, row)) }
+                for offset in 0..<format.rowBytes(plane: index, width: width) where !(format == .yuy2 && offset == 2 * width) {
+                    out.append(byte(index, offset, row))
+                }
             }
         }
         return out
+    }
+
+    /// A short description of where two frames' image bytes first differ, or nil when equal.
+    func difference(from other: TestFrame) -> String? {
+        let a = visibleBytes, b = other.visibleBytes
+        guard a != b else { return nil }
+        let index = a.indices.first { $0 >= b.count || a[$0] != b[$0] } ?? b.count
+        return "first difference at image byte \(index) of \(a.count): \(index < a.count ? Int(a[index]) : -1) vs \(index < b.count ? Int(b[index]) : -1)"
     }
 
     // MARK: RGB access
