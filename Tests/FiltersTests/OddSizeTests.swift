@@ -50,7 +50,7 @@ import Testing
         for text in texts {
             let chain = try FilterChain(parsing: text)
             let threaded = TestFrame(format, 1921, 1081)
-            threaded.fill(Self.pattern)
+            threaded.fillPattern()
             let single = threaded.copy(padding: 64)
             try chain.compile(threads: 0).process(threaded.frame)
             try chain.compile(threads: 1).process(single.frame)
@@ -62,7 +62,7 @@ import Testing
     @Test func scratchIsAllocatedOnlyForTheFirstFrameOfASize() throws {
         let compiled = try FilterChain(parsing: "blur radius=2 | sharpen | zoom factor=2 | edges | vignette | pixelate size=4 | mirror").compile(threads: 2)
         let frame = TestFrame(.nv12, 640, 480)
-        frame.fill(Self.pattern)
+        frame.fillPattern()
         try compiled.process(frame.frame)
         let afterFirst = compiled.scratchAllocations
         for _ in 0..<3 { try compiled.process(frame.frame) }

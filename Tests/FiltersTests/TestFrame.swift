@@ -44,17 +44,23 @@ final class TestFrame {
         planes[plane].base.storeBytes(of: value, toByteOffset: row * planes[plane].stride + offset, as: UInt8.self)
     }
 
-    /// True when every byte outside the visible rows is still the canary.
+    /// True when every byte outside the visible rows is still the canary (memcmp per row: fast in debug builds).
     var canariesIntact: Bool {
         for (index, allocation) in allocations.enumerated() {
             let stride = planes[index].stride
             let visible = format.rowBytes(plane: index, width: width)
-            let bytes = allocation.pointer.assumingMemoryBound(to: UInt8.self)
-            for offset in 0..<allocation.bytes {
-                let row = offset / stride - 1, column = offset % stride
-                let inside = row >= 0 && row < format.rows(plane: index, height: height) && column < visible
-                if !inside && bytes[offset] != Self.canary { return false }
+            let rows = format.rows(plane: index, height: height)
+            let reference = [UInt8](repeating: Self.canary, count: stride)
+            let intact = reference.withUnsafeBytes { canaries -> Bool in
+                let base = allocation.pointer
+                if memcmp(base, canaries.baseAddress!, stride) != 0 { return false }
+                if memcmp(base + (rows + 1) * stride, canaries.baseAddress!, stride) != 0 { return false }
+                for row in 1...rows where memcmp(base + row * stride + visible, canaries.baseAddress!, stride - visible) != 0 {
+                    return false
+                }
+                return true
             }
+            if !intact { return false }
         }
         return true
     }
@@ -65,8 +71,13 @@ final class TestFrame {
         var out: [UInt8] = []
         for index in planes.indices {
             for row in 0..<format.rows(plane: index, height: height) {
-                for offset in 0..<format.rowBytes(plane: index, width: width) where !(format == .yuy2 && offset == 2 * width) {
-                    out.append(byte(index, offset, row))
+                let bytes = UnsafeRawBufferPointer(start: planes[index].base + row * planes[index].stride,
+                                                   count: format.rowBytes(plane: index, width: width))
+                if format == .yuy2 && width % 2 == 1 {
+                    out.append(contentsOf: bytes[0..<(2 * width)])
+                    out.append(bytes[2 * width + 1])
+                } else {
+                    out.append(contentsOf: bytes)
                 }
             }
         }
@@ -76,7 +87,8 @@ final class TestFrame {
     /// A short description of where two frames' image bytes first differ, or nil when equal.
     func difference(from other: TestFrame) -> String? {
         let a = visibleBytes, b = other.visibleBytes
-        guard a != b else { return nil }
+        let same = a.count == b.count && a.withUnsafeBytes { x in b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+        guard !same else { return nil }
         let index = a.indices.first { $0 >= b.count || a[$0] != b[$0] } ?? b.count
         return "first difference at image byte \(index) of \(a.count): \(index < a.count ? Int(a[index]) : -1) vs \(index < b.count ? Int(b[index]) : -1)"
     }
@@ -113,6 +125,7 @@ final class TestFrame {
     var verticalSubsampling: Int { layout.verticalSubsampling }
 
     /// Fills every visible byte from `value(plane, offset, row)`.
+    /// (Per byte: slow in debug builds for big frames, so large tests use `fillPattern`.)
     func fill(_ value: (Int, Int, Int) -> UInt8) {
         for index in planes.indices {
             for row in 0..<format.rows(plane: index, height: height) {
@@ -124,8 +137,34 @@ final class TestFrame {
     /// A same-format copy with a different padding, for source → destination tests.
     func copy(padding: Int = 64) -> TestFrame {
         let other = TestFrame(format, width, height, color: color, padding: padding)
-        other.fill { self.byte($0, $1, $2) }
+        for index in planes.indices {
+            for row in 0..<format.rows(plane: index, height: height) {
+                (other.planes[index].base + row * other.planes[index].stride)
+                    .copyMemory(from: planes[index].base + row * planes[index].stride, byteCount: format.rowBytes(plane: index, width: width))
+            }
+        }
         return other
+    }
+
+    /// Fills with a fixed pseudo-random pattern, a row at a time.
+    func fillPattern(seed: UInt64 = 7) {
+        var rng = SeededGenerator(seed: seed)
+        for index in planes.indices {
+            let bytes = format.rowBytes(plane: index, width: width)
+            var row = [UInt8](repeating: 0, count: bytes)
+            for y in 0..<format.rows(plane: index, height: height) {
+                row.withUnsafeMutableBytes { buffer in
+                    var offset = 0
+                    while offset < bytes {
+                        var word = rng.next()
+                        let count = min(8, bytes - offset)
+                        withUnsafeBytes(of: &word) { buffer.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: count) }
+                        offset += count
+                    }
+                    (planes[index].base + y * planes[index].stride).copyMemory(from: buffer.baseAddress!, byteCount: bytes)
+                }
+            }
+        }
     }
 
     // MARK: Conversions written independently of the engine (Double math, textbook formulas)
