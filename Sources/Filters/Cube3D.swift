@@ -77,6 +77,7 @@ public struct Cube3D: Sendable, Equatable {
         var lo = (0.0, 0.0, 0.0), hi = (1.0, 1.0, 1.0)
         var table: [Float] = []
         var lineNumber = 0
+        var lastContentLine = 0
         func fail(_ reason: String) -> FilterSpecError { .badLutFile(path: path, line: lineNumber, reason: reason) }
         func triple(_ words: ArraySlice<Substring>) -> (Double, Double, Double)? {
             guard words.count == 3 else { return nil }
@@ -89,6 +90,7 @@ public struct Cube3D: Sendable, Equatable {
             let line = rawLine.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
             guard let keyword = words.first else { continue }
+            lastContentLine = lineNumber
             switch keyword {
             case "TITLE":
                 continue
@@ -121,6 +123,8 @@ public struct Cube3D: Sendable, Equatable {
                 table.append(Float(t.2))
             }
         }
+        // Problems with the file as a whole are reported at its last non-blank line.
+        lineNumber = lastContentLine
         guard size > 0 else { throw fail("no LUT_3D_SIZE line") }
         guard table.count == size * size * size * 3 else {
             throw fail("found \(table.count / 3) entries, LUT_3D_SIZE \(size) needs \(size * size * size)")
