@@ -267,7 +267,7 @@ final class RGBPointKernel {
 
     /// Trilinear lookup; inputs in 0...255 scale are mapped to grid units and clamped to the grid.
     @inline(__always)
-    private static func trilinear(_ table: UnsafeMutablePointer<Float>, _ size: Int, _ m: SIMD16<Float>,
+    static func trilinear(_ table: UnsafeMutablePointer<Float>, _ size: Int, _ m: SIMD16<Float>,
                                   _ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
         let n = m[0]
         @inline(__always) func axis(_ v: Float, _ scale: Float, _ offset: Float) -> (Int, Float) {
