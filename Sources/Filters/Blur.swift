@@ -8,11 +8,15 @@ public struct Blur: Filter, Equatable {
         self.radius = clampParameter(radius, Self.info.range("radius"), default: 2)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "blur", summary: "Gaussian blur", parameters: [
         .number("radius", 2, 0...50, "standard deviation in pixels (0 = off)"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init(radius: arguments.number("radius")) }
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(radius)] }
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.blur(sigma: radius)) }
 }

@@ -16,19 +16,23 @@ public struct ColorControls: Filter, Equatable {
         self.saturation = clampParameter(saturation, Self.info.range("saturation"), default: 1)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "colorcontrols", summary: "saturation, brightness and contrast", parameters: [
         .number("brightness", 0, -1...1, "added to every component (0 = unchanged)"),
         .number("contrast", 1, 0...4, "slope about mid-grey (1 = unchanged)"),
         .number("saturation", 1, 0...4, "distance from grey (0 = greyscale, 1 = unchanged)"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
         self.init(brightness: arguments.number("brightness"), contrast: arguments.number("contrast"),
                   saturation: arguments.number("saturation"))
     }
 
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(brightness), .number(contrast), .number(saturation)] }
 
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let (b, c, s) = (brightness, contrast, saturation)
         return FilterKernel(.affine { color in

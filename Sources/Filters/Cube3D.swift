@@ -67,6 +67,7 @@ public struct Cube3D: Sendable, Equatable {
         }
     }
 
+    /// Equal when every stored property is equal.
     public static func == (a: Cube3D, b: Cube3D) -> Bool {
         a.size == b.size && a.table == b.table && a.domainMin == b.domainMin && a.domainMax == b.domainMax
     }

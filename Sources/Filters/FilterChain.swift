@@ -31,6 +31,7 @@ public struct FilterChain: Sendable, Equatable, CustomStringConvertible {
         filters.map(\.description).joined(separator: " | ")
     }
 
+    /// Equal when every stored property is equal.
     public static func == (lhs: FilterChain, rhs: FilterChain) -> Bool {
         lhs.filters.count == rhs.filters.count && zip(lhs.filters, rhs.filters).allSatisfy { $0.isEqual(to: $1) }
     }

@@ -16,13 +16,17 @@ public struct Gamma: Filter, Equatable {
         self.value = clampParameter(value, Self.info.range("value"), default: 1)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "gamma", summary: "power curve out = in^value", parameters: [
         .number("value", 1, 0.1...10, "exponent; above 1 darkens mid-tones (1 = unchanged)"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init(value: arguments.number("value")) }
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(value)] }
 
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let exponent = value
         return FilterKernel(.curve { pow($0, exponent) })

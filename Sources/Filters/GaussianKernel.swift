@@ -27,13 +27,15 @@ enum GaussianKernel {
             return
         }
         for view in ChannelView.views(source: source, destination: destination) {
-            let horizontal = weights(sigma: sigma / Double(view.subX))
-            let vertical = weights(sigma: sigma / Double(view.subY))
+            // UInt16 weights: with both factors known to fit 16 bits, LLVM multiplies with
+            // pmullw/pmulhuw instead of emulating 32-bit pmulld on SSE2 (seen in perf annotate).
+            let horizontal = weights(sigma: sigma / Double(view.subX)).map { UInt16(truncatingIfNeeded: $0) }
+            let vertical = weights(sigma: sigma / Double(view.subY)).map { UInt16(truncatingIfNeeded: $0) }
             run(view, horizontal, vertical, sharpenAmount.map(Float.init), context)
         }
     }
 
-    private static func run(_ view: ChannelView, _ horizontal: [Int32], _ vertical: [Int32], _ amount: Float?, _ context: SpatialContext) {
+    private static func run(_ view: ChannelView, _ horizontal: [UInt16], _ vertical: [UInt16], _ amount: Float?, _ context: SpatialContext) {
         let ch = view.channels, samples = view.rowSamples
         let hr = horizontal.count / 2, vr = vertical.count / 2
         let bands = context.bands(rows: view.height, samples: samples * view.height)
@@ -58,7 +60,7 @@ enum GaussianKernel {
                     acc.update(repeating: 32, count: samples)
                     for k in 0..<hw.count {
                         let w = hw[k], tap = p + k * ch
-                        for i in 0..<samples { acc[i] &+= w &* Int32(tap[i]) }
+                        for i in 0..<samples { acc[i] &+= Int32(w) &* Int32(tap[i]) }
                     }
                     let out = plane + y * samples
                     for i in 0..<samples { out[i] = UInt16(truncatingIfNeeded: acc[i] &>> 6) }
@@ -75,7 +77,7 @@ enum GaussianKernel {
                     for k in 0..<vw.count {
                         let w = vw[k]
                         let row = plane + min(max(y - vr + k, 0), view.height - 1) * samples
-                        for i in 0..<samples { acc[i] &+= w &* Int32(row[i]) }
+                        for i in 0..<samples { acc[i] &+= Int32(w) &* Int32(row[i]) }
                     }
                     if let amount {
                         view.gather(row: y, into: original)

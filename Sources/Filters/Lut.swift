@@ -26,10 +26,12 @@ public struct Lut: Filter, Equatable {
         self.cube = cube
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "lut", summary: "Adobe .cube 3D LUT, trilinear", parameters: [
         ParameterInfo(key: "file", defaultValue: .text(""), kind: .file, summary: "path of the .cube file (required)"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) throws(FilterSpecError) {
         let path = arguments.text("file")
         guard !path.isEmpty else {
@@ -38,11 +40,15 @@ public struct Lut: Filter, Equatable {
         try self.init(file: path)
     }
 
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.text(file)] }
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.lut3D(cube)) }
 
+    /// Equal when every stored property is equal.
     public static func == (a: Lut, b: Lut) -> Bool { a.file == b.file && a.cube == b.cube }
 
+    /// True when `other` is a LUT with the same file and table.
     public func isEqual(to other: any Filter) -> Bool {
         guard let other = other as? Lut else { return false }
         return self == other

@@ -5,8 +5,12 @@
 public struct Mono: Filter, Equatable {
     /// Creates the filter.
     public init() {}
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "mono", summary: "greyscale from the luma of the frame's colour matrix")
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init() }
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [] }
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.affine { Affine3.luma($0) }) }
 }

@@ -54,6 +54,6 @@ func clampUnit(_ v: Double) -> Double {
 /// Rounds and clamps to a byte.
 @inline(__always)
 func clampByte(_ v: Double) -> UInt8 {
-    let r = (v + 0.5).rounded(.down)
-    return r > 0 ? (r < 255 ? UInt8(r) : 255) : 0
+    let c = v > 0 ? (v < 255 ? v : 255) : 0
+    return UInt8(truncatingIfNeeded: Int32(c + 0.5))
 }

@@ -10,13 +10,17 @@ public struct Posterize: Filter, Equatable {
         self.levels = clampParameter(levels, Self.info.integerRange("levels"))
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "posterize", summary: "quantize each component to a few levels", parameters: [
         .integer("levels", 6, 2...256, "output levels per component"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init(levels: arguments.integer("levels")) }
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.integer(levels)] }
 
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let steps = Double(levels - 1)
         return FilterKernel(.curve { ($0 * steps).rounded() / steps })

@@ -5,7 +5,7 @@
 /// Checked with `swiftc -O -emit-assembly`: the affine block compiles to packed SSE
 /// (cvtdq2ps/mulps/addps/minps, no calls) — `clamped(lowerBound:upperBound:)` and SIMD Float→Int
 /// conversions did not, which is why `clampRound` is written as below.
-/// Four pixels per step: with eight, SSE2's 16 registers spill (measured 2.7 ms vs … for sepia at 1080p).
+/// Four pixels per step: with eight, perf annotate showed the 16 SSE registers spilling (~60 movaps per block).
 typealias Lanes<Scalar: SIMDScalar> = SIMD4<Scalar>
 let laneCount = 4
 
@@ -267,7 +267,7 @@ final class RGBPointKernel {
 
     /// Trilinear lookup; inputs in 0...255 scale are mapped to grid units and clamped to the grid.
     @inline(__always)
-    private static func trilinear(_ table: UnsafeMutablePointer<Float>, _ size: Int, _ m: SIMD16<Float>,
+    static func trilinear(_ table: UnsafeMutablePointer<Float>, _ size: Int, _ m: SIMD16<Float>,
                                   _ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
         let n = m[0]
         @inline(__always) func axis(_ v: Float, _ scale: Float, _ offset: Float) -> (Int, Float) {

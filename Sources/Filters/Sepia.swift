@@ -15,13 +15,17 @@ public struct Sepia: Filter, Equatable {
         self.intensity = clampParameter(intensity, Self.info.range("intensity"), default: 1)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "sepia", summary: "brown-toned monochrome that keeps luma", parameters: [
         .number("intensity", 1, 0...1, "blend towards full sepia (0 = off)"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init(intensity: arguments.number("intensity")) }
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(intensity)] }
 
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let i = intensity
         return FilterKernel(.affine { color in

@@ -11,15 +11,19 @@ public struct Sharpen: Filter, Equatable {
         self.radius = clampParameter(radius, Self.info.range("radius"), default: 1)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "sharpen", summary: "unsharp mask", parameters: [
         .number("amount", 1, 0...10, "strength (0 = off)"),
         .number("radius", 1, 0.5...50, "standard deviation in pixels of the subtracted blur"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
         self.init(amount: arguments.number("amount"), radius: arguments.number("radius"))
     }
 
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(amount), .number(radius)] }
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.sharpen(amount: amount, sigma: radius)) }
 }

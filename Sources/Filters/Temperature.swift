@@ -21,17 +21,21 @@ public struct Temperature: Filter, Equatable {
         self.tint = clampParameter(tint, Self.info.range("tint"), default: 0)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "temperature", summary: "white balance towards a colour temperature and tint", parameters: [
         .number("kelvin", 6500, 2000...12000, "light colour in kelvin; lower is warmer (6500 = unchanged)"),
         .number("tint", 0, -100...100, "positive towards magenta, negative towards green"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
         self.init(kelvin: arguments.number("kelvin"), tint: arguments.number("tint"))
     }
 
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(kelvin), .number(tint)] }
 
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let target = Self.whitePoint(kelvin), daylight = Self.whitePoint(6500)
         let gains = (target.0 / daylight.0, target.1 / daylight.1 * (1 - tint / 250), target.2 / daylight.2)

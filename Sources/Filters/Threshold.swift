@@ -8,13 +8,17 @@ public struct Threshold: Filter, Equatable {
         self.level = clampParameter(level, Self.info.range("level"), default: 0.5)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "threshold", summary: "white where luma ≥ level, black elsewhere", parameters: [
         .number("level", 0.5, 0...1, "luma cut"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init(level: arguments.number("level")) }
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(level)] }
 
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let cut = level
         // The luma is computed exactly (the matrix), then stepped: 8-bit luma at or above cut·255 is white.

@@ -14,15 +14,19 @@ public struct Vignette: Filter, Equatable {
         self.radius = clampParameter(radius, Self.info.range("radius"), default: 1)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "vignette", summary: "darken towards the corners", parameters: [
         .number("intensity", 1, -1...4, "strength (0 = off, negative brightens)"),
         .number("radius", 1, 0.1...10, "falloff radius in half-diagonals; larger is gentler"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
         self.init(intensity: arguments.number("intensity"), radius: arguments.number("radius"))
     }
 
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(intensity), .number(radius)] }
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.vignette(VignetteShape(intensity: intensity, radius: radius))) }
 }

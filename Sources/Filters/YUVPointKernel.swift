@@ -14,11 +14,15 @@ import Darwin
 /// followed by the vignette gain. Anything else (temperature, LUTs, vignette mid-chain) runs the
 /// general per-sample path, where each chroma sample sees the mean luma of the pixels it covers.
 final class YUVPointKernel {
-    private enum Stage {
-        case affine([Float])
-        case curve([Float])
-        case gain(VignetteShape)
-        case lut3D(Cube3D)
+    /// One step of the general path; trivial, so walking the list per sample costs no ARC traffic.
+    private struct Stage {
+        enum Kind { case affine, curve, gain, lut3D }
+        var kind: Kind
+        /// `affine`: 3×3 then offsets. `gain`: intensity, radius (k is per frame size). `lut3D`: n, scales, offsets.
+        var m: SIMD16<Float> = .zero
+        /// `curve`: 256 normalized outputs. `lut3D`: the Y'CbCr-domain grid.
+        var table: UnsafeMutablePointer<Float>?
+        var size: Int = 0
     }
 
     private enum Mode {
@@ -27,6 +31,7 @@ final class YUVPointKernel {
     }
 
     private let mode: Mode
+    private var ownedTables: [UnsafeMutablePointer<Float>] = []
     let color: ColorDescription
     private let yOffset: Float, yScale: Float, cScale: Float
 
@@ -34,8 +39,16 @@ final class YUVPointKernel {
         self.color = color
         let q = color.lumaQuantization
         yOffset = Float(q.offset); yScale = Float(q.scale); cScale = Float(color.chromaScale)
-        mode = Self.tableMode(program, color: color) ?? .general(Self.generalStages(program, color: color))
+        if let tables = Self.tableMode(program, color: color) {
+            mode = tables
+        } else {
+            var owned: [UnsafeMutablePointer<Float>] = []
+            mode = .general(Self.generalStages(program, color: color, owned: &owned))
+            ownedTables = owned
+        }
     }
+
+    deinit { ownedTables.forEach { $0.deallocate() } }
 
     var isIdentity: Bool {
         if case let .tables(y, u, v, gain) = mode { return y == nil && u == nil && v == nil && gain == nil }
@@ -82,18 +95,35 @@ final class YUVPointKernel {
                        v: vTable == identity ? nil : vTable, gain: gain)
     }
 
-    private static func generalStages(_ program: PointProgram, color: ColorDescription) -> [Stage] {
+    private static func generalStages(_ program: PointProgram, color: ColorDescription, owned: inout [UnsafeMutablePointer<Float>]) -> [Stage] {
         program.steps.map { step in
             switch step {
             case let .affine(rgb):
                 let a = rgb.inYCbCr(color)
-                return .affine((a.m + a.o).map(Float.init))
+                var m = SIMD16<Float>.zero
+                for (i, v) in (a.m + a.o).enumerated() { m[i] = Float(v) }
+                return Stage(kind: .affine, m: m)
             case let .curve(f):
-                return .curve((0..<256).map { Float(clampUnit(f(Double($0) / 255))) })
+                let table = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+                for i in 0..<256 { table[i] = Float(clampUnit(f(Double(i) / 255))) }
+                owned.append(table)
+                return Stage(kind: .curve, table: table)
             case let .vignette(shape):
-                return .gain(shape)
+                var m = SIMD16<Float>.zero
+                m[0] = Float(shape.intensity); m[1] = Float(shape.radius)
+                return Stage(kind: .gain, m: m)
             case let .lut3D(cube):
-                return .lut3D(Self.resample(cube, color: color))
+                let yuv = Self.resample(cube, color: color)
+                let table = UnsafeMutablePointer<Float>.allocate(capacity: yuv.table.count)
+                for i in yuv.table.indices { table[i] = yuv.table[i] }
+                owned.append(table)
+                var m = SIMD16<Float>.zero
+                let n = Float(yuv.size - 1)
+                m[0] = n
+                // Domain Y 0...1, Cb and Cr −0.5...0.5, all one unit wide.
+                m[1] = n; m[2] = n; m[3] = n
+                m[4] = 0; m[5] = n / 2; m[6] = n / 2
+                return Stage(kind: .lut3D, m: m, table: table, size: yuv.size)
             }
         }
     }
@@ -141,15 +171,22 @@ final class YUVPointKernel {
         let width = source.width, height = source.height
         let k = Float(gain?.coefficient(width: width, height: height) ?? 0)
         let halfWidth = Float(width) / 2, halfHeight = Float(height) / 2
+        let sub = layout.verticalSubsampling
+        let sameY = source.planes[layout.y.plane].base == destination.planes[layout.y.plane].base
+        let sameC = source.planes[layout.u.plane].base == destination.planes[layout.u.plane].base
+        // Tables as Float offsets from the zero of each component, for the gain path.
+        func centred(_ table: [UInt8], _ zero: Float) -> [Float] { table.map { Float($0) - zero } }
         let identity = Self.identityTable
-        identity.withUnsafeBufferPointer { _ in
-            (yTable ?? identity).withUnsafeBufferPointer { yt in
-                let skipY = yTable == nil && gain == nil && source.planes[0].base == destination.planes[0].base
-                    && source.planes[0].stride == destination.planes[0].stride
-                if !skipY {
+        let yt = yTable ?? identity, ut = uTable ?? identity, vt = vTable ?? identity
+        let yOffset = self.yOffset
+
+        if !(yTable == nil && gain == nil && sameY) {
+            let yf = centred(yt, yOffset)
+            yt.withUnsafeBufferPointer { yt in
+                yf.withUnsafeBufferPointer { yf in
+                    let step = layout.y.step
                     for row in rows {
                         let s = layout.row(layout.y, source, row), d = layout.row(layout.y, destination, row)
-                        let step = layout.y.step
                         if gain == nil {
                             if step == 1 {
                                 for x in 0..<width { d[x] = yt[Int(s[x])] }
@@ -159,107 +196,129 @@ final class YUVPointKernel {
                         } else {
                             let dy = Float(row) + 0.5 - halfHeight
                             let rowGain = 1 - k * dy * dy
-                            for x in 0..<width {
+                            // Four pixels at a time: the gain and the rounding in SIMD, the table reads scalar.
+                            let rowGains = Lanes<Float>(repeating: rowGain), ks = Lanes<Float>(repeating: k)
+                            let offsets = Lanes<Float>(repeating: yOffset), ramp = Lanes<Float>(0.5, 1.5, 2.5, 3.5)
+                            var x = 0
+                            while x + 4 <= width {
+                                let dx = Lanes<Float>(repeating: Float(x) - halfWidth) + ramp
+                                let g = positivePart(rowGains - ks * dx * dx)
+                                let values = Lanes<Float>(yf[Int(s[x * step])], yf[Int(s[(x + 1) * step])],
+                                                          yf[Int(s[(x + 2) * step])], yf[Int(s[(x + 3) * step])])
+                                let out = clampRound(offsets + g * values)
+                                d[x * step] = UInt8(truncatingIfNeeded: out[0])
+                                d[(x + 1) * step] = UInt8(truncatingIfNeeded: out[1])
+                                d[(x + 2) * step] = UInt8(truncatingIfNeeded: out[2])
+                                d[(x + 3) * step] = UInt8(truncatingIfNeeded: out[3])
+                                x += 4
+                            }
+                            while x < width {
                                 let dx = Float(x) + 0.5 - halfWidth
-                                let g = max(0, rowGain - k * dx * dx)
-                                let value = yOffset + g * (Float(yt[Int(s[x * step])]) - yOffset)
-                                d[x * step] = clampByte(value)
-                            }
-                        }
-                    }
-                }
-            }
-            (uTable ?? identity).withUnsafeBufferPointer { ut in
-                (vTable ?? identity).withUnsafeBufferPointer { vt in
-                    let sub = layout.verticalSubsampling
-                    let skip = uTable == nil && vTable == nil && gain == nil
-                        && source.planes[layout.u.plane].base == destination.planes[layout.u.plane].base
-                    guard !skip else { return }
-                    let chromaWidth = layout.chromaWidth(width)
-                    let firstChromaRow = (rows.lowerBound + sub - 1) / sub
-                    let endChromaRow = (rows.upperBound + sub - 1) / sub
-                    for crow in firstChromaRow..<endChromaRow {
-                        let su = layout.row(layout.u, source, crow), du = layout.row(layout.u, destination, crow)
-                        let sv = layout.row(layout.v, source, crow), dv = layout.row(layout.v, destination, crow)
-                        let us = layout.u.step, vs = layout.v.step
-                        if gain == nil {
-                            for x in 0..<chromaWidth {
-                                du[x * us] = ut[Int(su[x * us])]
-                                dv[x * vs] = vt[Int(sv[x * vs])]
-                            }
-                        } else {
-                            let dy = Float(crow * sub) + Float(sub) / 2 - halfHeight
-                            let rowGain = 1 - k * dy * dy
-                            for x in 0..<chromaWidth {
-                                let dx = Float(2 * x + 1) - halfWidth
-                                let g = max(0, rowGain - k * dx * dx)
-                                du[x * us] = clampByte(128 + g * (Float(ut[Int(su[x * us])]) - 128))
-                                dv[x * vs] = clampByte(128 + g * (Float(vt[Int(sv[x * vs])]) - 128))
+                                let g = rowGain - k * dx * dx
+                                d[x * step] = clampByte(yOffset + (g > 0 ? g : 0) * yf[Int(s[x * step])])
+                                x += 1
                             }
                         }
                     }
                 }
             }
         }
+        guard !(uTable == nil && vTable == nil && gain == nil && sameC) else { return }
+        let uf = centred(ut, 128), vf = centred(vt, 128)
+        let chromaWidth = layout.chromaWidth(width)
+        let firstChromaRow = (rows.lowerBound + sub - 1) / sub
+        let endChromaRow = (rows.upperBound + sub - 1) / sub
+        ut.withUnsafeBufferPointer { ut in vt.withUnsafeBufferPointer { vt in
+            uf.withUnsafeBufferPointer { uf in vf.withUnsafeBufferPointer { vf in
+                let us = layout.u.step, vs = layout.v.step
+                for crow in firstChromaRow..<endChromaRow {
+                    let su = layout.row(layout.u, source, crow), du = layout.row(layout.u, destination, crow)
+                    let sv = layout.row(layout.v, source, crow), dv = layout.row(layout.v, destination, crow)
+                    if gain == nil {
+                        for x in 0..<chromaWidth {
+                            du[x * us] = ut[Int(su[x * us])]
+                            dv[x * vs] = vt[Int(sv[x * vs])]
+                        }
+                    } else {
+                        let dy = Float(crow * sub) + Float(sub) / 2 - halfHeight
+                        let rowGain = 1 - k * dy * dy
+                        for x in 0..<chromaWidth {
+                            let dx = Float(2 * x + 1) - halfWidth
+                            let g = rowGain - k * dx * dx
+                            let gain = g > 0 ? g : 0
+                            du[x * us] = clampByte(128 + gain * uf[Int(su[x * us])])
+                            dv[x * vs] = clampByte(128 + gain * vf[Int(sv[x * vs])])
+                        }
+                    }
+                }
+            } }
+        } }
     }
 
     private static let identityTable: [UInt8] = (0..<256).map { UInt8($0) }
 
-    private func runGeneral(_ layout: YUVLayout, _ source: Frame, _ destination: Frame, _ rows: Range<Int>, _ stages: [Stage]) {
+    private func runGeneral(_ layout: YUVLayout, _ source: Frame, _ destination: Frame, _ rows: Range<Int>, _ stageList: [Stage]) {
         let width = source.width, height = source.height
         let sub = layout.verticalSubsampling
         let chromaWidth = layout.chromaWidth(width)
         let firstChromaRow = rows.lowerBound / sub
         let endChromaRow = (rows.upperBound + sub - 1) / sub
-        let ks = stages.map { stage -> Float in
-            if case let .gain(shape) = stage { return Float(shape.coefficient(width: width, height: height)) }
-            return 0
+        var stageList = stageList
+        for index in stageList.indices where stageList[index].kind == .gain {
+            let shape = VignetteShape(intensity: Double(stageList[index].m[0]), radius: Double(stageList[index].m[1]))
+            stageList[index].m[2] = Float(shape.coefficient(width: width, height: height))
         }
-        for crow in firstChromaRow..<endChromaRow {
-            let lumaRows = (crow * sub)..<min(crow * sub + sub, height)
-            let su = layout.row(layout.u, source, crow), du = layout.row(layout.u, destination, crow)
-            let sv = layout.row(layout.v, source, crow), dv = layout.row(layout.v, destination, crow)
-            for cx in 0..<chromaWidth {
-                let u = (Float(su[cx * layout.u.step]) - 128) / cScale
-                let v = (Float(sv[cx * layout.v.step]) - 128) / cScale
-                var sum: Float = 0, count: Float = 0
-                for row in lumaRows {
-                    let sy = layout.row(layout.y, source, row), dy = layout.row(layout.y, destination, row)
-                    for x in (2 * cx)..<min(2 * cx + 2, width) {
-                        let y = (Float(sy[x * layout.y.step]) - yOffset) / yScale
-                        sum += y; count += 1
-                        let out = apply(stages, ks, y, u, v, x: Float(x) + 0.5, y: Float(row) + 0.5, width, height)
-                        dy[x * layout.y.step] = clampByte(yOffset + yScale * out.0)
+        let halfWidth = Float(width) / 2, halfHeight = Float(height) / 2
+        let (yOffset, yScale, cScale) = (self.yOffset, self.yScale, self.cScale)
+        stageList.withUnsafeBufferPointer { stages in
+            for crow in firstChromaRow..<endChromaRow {
+                let lumaRows = (crow * sub)..<min(crow * sub + sub, height)
+                let su = layout.row(layout.u, source, crow), du = layout.row(layout.u, destination, crow)
+                let sv = layout.row(layout.v, source, crow), dv = layout.row(layout.v, destination, crow)
+                let centreY = Float(lumaRows.lowerBound) + Float(lumaRows.count) / 2 - halfHeight
+                for cx in 0..<chromaWidth {
+                    let u = (Float(su[cx * layout.u.step]) - 128) / cScale
+                    let v = (Float(sv[cx * layout.v.step]) - 128) / cScale
+                    var sum: Float = 0, count: Float = 0
+                    for row in lumaRows {
+                        let sy = layout.row(layout.y, source, row), dy = layout.row(layout.y, destination, row)
+                        for x in (2 * cx)..<min(2 * cx + 2, width) {
+                            let y = (Float(sy[x * layout.y.step]) - yOffset) / yScale
+                            sum += y; count += 1
+                            let out = Self.apply(stages, y, u, v, dx: Float(x) + 0.5 - halfWidth, dy: Float(row) + 0.5 - halfHeight)
+                            dy[x * layout.y.step] = clampByte(yOffset + yScale * out.0)
+                        }
                     }
+                    let out = Self.apply(stages, sum / max(count, 1), u, v, dx: Float(2 * cx + 1) - halfWidth, dy: centreY)
+                    du[cx * layout.u.step] = clampByte(128 + cScale * out.1)
+                    dv[cx * layout.v.step] = clampByte(128 + cScale * out.2)
                 }
-                let centreY = Float(lumaRows.lowerBound) + Float(lumaRows.count) / 2
-                let out = apply(stages, ks, sum / max(count, 1), u, v, x: Float(2 * cx + 1), y: centreY, width, height)
-                du[cx * layout.u.step] = clampByte(128 + cScale * out.1)
-                dv[cx * layout.v.step] = clampByte(128 + cScale * out.2)
             }
         }
     }
 
     @inline(__always)
-    private func apply(_ stages: [Stage], _ ks: [Float], _ y0: Float, _ u0: Float, _ v0: Float,
-                       x: Float, y py: Float, _ width: Int, _ height: Int) -> (Float, Float, Float) {
+    private static func apply(_ stages: UnsafeBufferPointer<Stage>, _ y0: Float, _ u0: Float, _ v0: Float,
+                              dx: Float, dy: Float) -> (Float, Float, Float) {
         var (y, u, v) = (y0, u0, v0)
-        for (index, stage) in stages.enumerated() {
-            switch stage {
-            case let .affine(m):
+        for index in stages.indices {
+            let stage = stages[index]
+            let m = stage.m
+            switch stage.kind {
+            case .affine:
                 (y, u, v) = (m[0] * y + m[1] * u + m[2] * v + m[9],
                              m[3] * y + m[4] * u + m[5] * v + m[10],
                              m[6] * y + m[7] * u + m[8] * v + m[11])
-            case let .curve(table):
-                let i = Int(clampByte(Double(y * 255)))
-                y = table[i]
+            case .curve:
+                if let table = stage.table { y = table[Int(clampByte(y * 255))] }
             case .gain:
-                let dx = x - Float(width) / 2, dy = py - Float(height) / 2
-                let g = max(0, 1 - ks[index] * (dx * dx + dy * dy))
-                y *= g; u *= g; v *= g
-            case let .lut3D(cube):
-                let s = cube.sample(Double(y), Double(u), Double(v))
-                (y, u, v) = (Float(s.0), Float(s.1), Float(s.2))
+                let g = 1 - m[2] * (dx * dx + dy * dy)
+                let gain = g > 0 ? g : 0
+                y *= gain; u *= gain; v *= gain
+            case .lut3D:
+                if let table = stage.table {
+                    (y, u, v) = RGBPointKernel.trilinear(table, stage.size, m, y, u, v)
+                }
             }
         }
         return (y, u, v)
@@ -269,6 +328,7 @@ final class YUVPointKernel {
 /// Rounds and clamps a Float to a byte.
 @inline(__always)
 func clampByte(_ v: Float) -> UInt8 {
-    let r = (v + 0.5).rounded(.down)
-    return r > 0 ? (r < 255 ? UInt8(r) : 255) : 0
+    // Compare-and-select plus a truncating convert: no libm call (rounded(.down) was one).
+    let c = v > 0 ? (v < 255 ? v : 255) : 0
+    return UInt8(truncatingIfNeeded: Int32(c + 0.5))
 }

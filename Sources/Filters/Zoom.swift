@@ -16,16 +16,20 @@ public struct Zoom: Filter, Equatable {
         self.y = clampParameter(y, Self.info.range("y"), default: 0.5)
     }
 
+    /// The filter's name, keys, defaults and ranges.
     public static let info = FilterInfo(name: "zoom", summary: "digital zoom about a normalized centre, bilinear", parameters: [
         .number("factor", 2, 1...16, "magnification (1 = unchanged)"),
         .number("x", 0.5, 0...1, "horizontal centre, 0 = left edge, 1 = right edge"),
         .number("y", 0.5, 0...1, "vertical centre, 0 = top edge, 1 = bottom edge"),
     ])
 
+    /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
         self.init(factor: arguments.number("factor"), x: arguments.number("x"), y: arguments.number("y"))
     }
 
+    /// The parameter values in `info` order.
     public var values: [ParameterValue] { [.number(factor), .number(x), .number(y)] }
+    /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.zoom(factor: factor, x: x, y: y)) }
 }

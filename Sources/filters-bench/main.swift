@@ -81,12 +81,12 @@ func warmCube() -> Cube3D? {
 }
 
 let chainText = "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"
-var entries: [(String, FilterChain)] = []
-for type in FilterCatalog.types where type.info.name != "lut" {
-    if let filter = try? type.init(arguments: FilterArguments(info: type.info)) {
-        entries.append((filter.description, FilterChain([filter])))
-    }
-}
+// One entry per filter, with parameters that do work (defaults of colorcontrols, exposure and
+// temperature are the identity, which the engine turns into a copy).
+let specs = ["sepia", "vignette", "mono", "invert", "colorcontrols contrast=1.2 saturation=0.8", "exposure ev=0.5",
+             "temperature kelvin=4000", "gamma value=1.5", "posterize", "threshold", "blur", "sharpen", "edges",
+             "pixelate", "zoom", "mirror", "flip"]
+var entries: [(String, FilterChain)] = specs.compactMap { text in (try? FilterChain(parsing: text)).map { (text, $0) } }
 if let cube = warmCube() { entries.append(("lut (17³, in memory)", FilterChain([Lut(cube: cube)]))) }
 let chain3: FilterChain
 do { chain3 = try FilterChain(parsing: chainText) } catch {

@@ -52,7 +52,7 @@ import Testing
     @Test(arguments: rgbFormats)
     func identitiesWithinOneLSB(format: PixelFormat) throws {
         let pixels = [(0, 0, 0), (255, 255, 255), (10, 200, 37), (1, 2, 3), (128, 127, 129), (254, 0, 99)]
-        let cube = temporaryFile("golden-identity.cube", identityCubeText(size: 17))
+        let cube = temporaryFile("golden-identity-\(format).cube", identityCubeText(size: 17))
         let chains = [FilterChain { Exposure(ev: 0) }, FilterChain { Zoom(factor: 1) }, FilterChain { Gamma(value: 1) },
                       FilterChain([try Lut(file: cube)]), FilterChain { Pixelate(size: 1) }, FilterChain { Temperature() },
                       FilterChain { ColorControls() }, FilterChain { Vignette(intensity: 0) }, FilterChain { Blur(radius: 0) }]
@@ -180,7 +180,7 @@ import Testing
 
     @Test(arguments: yuvFormats)
     func monoInvertAndIdentities(format: PixelFormat) throws {
-        let cube = temporaryFile("golden-yuv.cube", identityCubeText(size: 9))
+        let cube = temporaryFile("golden-yuv-\(format).cube", identityCubeText(size: 9))
         let cases: [(FilterChain, (Int, Int, Int), Int)] = [
             (FilterChain { Mono() }, (100, 128, 128), 0),
             (FilterChain { Invert() }, (251 - 100, 256 - 90, 256 - 180), 0),  // limited: Y → 16 + 235 − Y, C → 256 − C

@@ -230,7 +230,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// Writes `text` to a fresh file under /tmp and returns its path.
+/// Writes `text` to a file under /tmp and returns its path; tests running in parallel must use distinct names.
 func temporaryFile(_ name: String, _ text: String) -> String {
     let path = "/tmp/filters-tests-\(getpid())-\(name)"
     if let handle = fopen(path, "wb") {
