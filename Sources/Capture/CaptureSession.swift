@@ -38,6 +38,7 @@ public final class CaptureSession: @unchecked Sendable {
     private var watch: BusWatch?
     private var filter: Element?
     private var stillFrames: FrameTap?
+    private var frameTap: FrameTap?
     private var recorder: Recorder?
     private var periodicStills: DispatchSourceTimer?
     private var counters: [String: (into: BufferCounter, out: BufferCounter, queue: Element)] = [:]
@@ -75,6 +76,14 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Where the session stands.
     public var status: CameraStatus { shared.withLock { $0.status } }
+
+    /// The filtered frames for Swift code, when the config has `"tap": true` (nil otherwise or when stopped):
+    /// the latest frame on demand, or each frame to a closure on its own queue.
+    public var tap: FrameTap? {
+        lock.lock()
+        defer { lock.unlock() }
+        return frameTap
+    }
 
     /// Whether the stream ended or failed.
     public var hasEnded: Bool { shared.withLock { $0.ended } }
@@ -121,6 +130,9 @@ public final class CaptureSession: @unchecked Sendable {
         if let sink = pipeline.element(named: PipelineBuilder.Names.stillFrames, as: AppSink.self) {
             stillFrames = try? FrameTap(sink: sink, backlog: 1)
         }
+        if let sink = pipeline.element(named: PipelineBuilder.Names.tap, as: AppSink.self) {
+            frameTap = try? FrameTap(sink: sink, backlog: 8)
+        }
         for queue in pipeline.allElements where queue.factoryName == "queue" {
             if let into = try? queue.staticPad("sink"), let out = try? queue.staticPad("src") {
                 counters[queue.name] = (into.countBuffers().counter, out.countBuffers().counter, queue)
@@ -158,13 +170,14 @@ public final class CaptureSession: @unchecked Sendable {
         periodicStills?.cancel()
         periodicStills = nil
         guard let pipeline else { return }
+        // The recording has a pipeline of its own: end its file first, while frames still flow.
+        recorder?.finish()
+        recorder = nil
         if !hasEnded {
             pipeline.sendEndOfStream()
             let deadline = monotonicSeconds() + timeout
             while !hasEnded, monotonicSeconds() < deadline { usleep(10_000) }
         }
-        _ = recorder?.waitForEndOfStream(timeout: 0.1)
-        recorder = nil
         teardown()
     }
 
@@ -174,6 +187,7 @@ public final class CaptureSession: @unchecked Sendable {
         watch = nil
         try? pipeline?.setState(.null)
         stillFrames = nil
+        frameTap = nil
         filter = nil
         counters = [:]
         pipeline = nil
@@ -378,7 +392,8 @@ public final class CaptureSession: @unchecked Sendable {
         guard let recorder else { throw SessionError.notRecording }
         self.recorder = nil
         guard recorder.finish() else {
-            throw SessionError.recordingFailed(reason: "\(recorder.path) was closed before its end was written")
+            let reason = recorder.failureReason ?? "its end was not written in time"
+            throw SessionError.recordingFailed(reason: "\(recorder.path): \(reason)")
         }
         return recorder.path
     }
@@ -411,7 +426,7 @@ public final class CaptureSession: @unchecked Sendable {
             let queued = (try? counter.queue.get("current-level-buffers", as: Int.self)) ?? 0
             queueDrops += max(0, counter.into.value - counter.out.value - queued)
         }
-        if let recorder { queueDrops += max(0, recorder.framesIn.value - recorder.framesOut.value - 60) }
+        if let recorder { queueDrops += max(0, recorder.framesIn.value - recorder.framesOut.value - 8) }
         let filterStats = filter.flatMap { SwiftFilterElement.stats(of: $0) }
         return SessionStats(
             status: status.name, uptime: pipeline == nil ? 0 : now - startTime,

@@ -65,7 +65,7 @@ public struct PipelineBuilder: Sendable {
         return try Pipeline.parse(launchDescription)
     }
 
-    /// The recording branch's gst-launch text, attached to the tee on `record start`.
+    /// The recording pipeline's encoding part (after its appsrc), started on `record start`.
     public func recordBranchDescription(location: String) -> String {
         let record = config.record
         let encoder: String
@@ -82,8 +82,10 @@ public struct PipelineBuilder: Sendable {
         case .mp4: muxer = "mp4mux name=mux fragment-duration=1000 streamable=true"
         }
         let quoted = location.replacingOccurrences(of: "\"", with: "\\\"")
-        // Unbuffered: every muxed block reaches the kernel at once, so `kill -9` loses at most the open cluster.
-        return "queue name=record-queue max-size-buffers=60 leaky=downstream ! videoconvert ! \(encoder) ! \(muxer) "
+        // One fixed raw format into every encoder (muxers refuse caps changes); unbuffered, so every muxed
+        // block reaches the kernel at once and `kill -9` loses at most the open cluster.
+        return "queue name=encode-queue max-size-buffers=30 max-size-bytes=0 max-size-time=0 ! videoconvert "
+            + "! video/x-raw,format=I420 ! \(encoder) ! \(muxer) "
             + "! filesink name=record-file location=\"\(quoted)\" buffer-mode=unbuffered sync=false async=false"
     }
 

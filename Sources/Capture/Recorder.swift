@@ -2,69 +2,125 @@ import Dispatch
 import Foundation
 import GStreamer
 
-/// The recording branch: attached to the running tee on start, finalized with an EOS that goes down this
-/// branch only (the preview keeps running), then removed.
+/// A recording: a leaky branch on the running tee hands frames to a pipeline of its own
+/// (`appsrc ! encoder ! muxer ! filesink`). An encoder or disk failure ends the recording, never the
+/// session; EOS goes only into the recording pipeline, so the preview keeps running; timestamps are
+/// rebased to start at zero and kept increasing, so a recording survives a restart of the source side.
 final class Recorder: @unchecked Sendable {
     /// The file being written.
     let path: String
+    /// Frames that entered the branch, and those handed to the encoder (the difference leaked).
+    let framesIn: BufferCounter
+    let framesOut = BufferCounter()
     private let pipeline: Pipeline
     private let tee: Element
-    private let bin: Bin
-    private let teePad: Pad
-    private let finished = DispatchSemaphore(value: 0)
-    /// Frames that entered the branch, and those that left its queue (the difference, less what is queued, leaked).
-    let framesIn: BufferCounter
-    let framesOut: BufferCounter
+    private let branch: Bin
+    private var teePad: Pad?
+    private let recording: Pipeline
+    private let source: AppSrc
+    private let tap: AppSink
+    private let clock = Locked(Timeline())
+    private let failure = Locked<String?>(nil)
+    private var watch: BusWatch?
 
-    /// Builds the branch from gst-launch text, adds it to the pipeline and links it to a new tee pad.
+    /// Where the next buffer lands on the file's timeline.
+    private struct Timeline {
+        var base: UInt64?
+        var last: UInt64?
+        var step: UInt64 = 33_333_333
+
+        /// The file time for a buffer at pipeline time `pts`: starts at zero, never goes back.
+        mutating func place(_ pts: UInt64, duration: UInt64?) -> UInt64 {
+            if let duration, duration > 0 { step = duration }
+            let base = base ?? pts
+            self.base = base
+            var time = pts >= base ? pts - base : 0
+            if let last, time <= last {
+                // The source restarted (or a frame repeated): continue one frame after the last.
+                self.base = pts &- (last + step)
+                time = last + step
+            }
+            last = time
+            return time
+        }
+    }
+
+    /// Starts the recording pipeline and links the feeding branch to a new tee pad.
     init(pipeline: Pipeline, tee: Element, description: String, path: String) throws {
         self.pipeline = pipeline
         self.tee = tee
         self.path = path
-        bin = try Bin.parseBin(description)
-        try pipeline.add(bin)
-        guard let file = bin.element(named: "record-file") else {
-            pipeline.remove(bin)
-            throw SessionError.recordingFailed(reason: "the record branch has no file sink")
+        recording = try Pipeline.parse("appsrc name=record-src format=time is-live=true do-timestamp=false ! \(description)")
+        guard let source = recording.element(named: "record-src", as: AppSrc.self) else {
+            throw SessionError.recordingFailed(reason: "the recording pipeline has no appsrc")
         }
-        let finished = finished
-        try file.staticPad("sink").onDownstreamEvent { type in
-            if type == endOfStreamEvent { finished.signal() }
+        self.source = source
+        branch = try Bin.parseBin("queue name=record-queue max-size-buffers=8 max-size-bytes=0 max-size-time=0 leaky=downstream ! appsink name=record-tap sync=false")
+        guard let tap = branch.element(named: "record-tap", as: AppSink.self) else {
+            throw SessionError.recordingFailed(reason: "the record branch has no appsink")
         }
-        let binSink = try bin.staticPad("sink")
-        framesIn = binSink.countBuffers().counter
-        framesOut = try bin.element(named: "record-queue").map { try $0.staticPad("src").countBuffers().counter } ?? BufferCounter()
-        guard bin.syncStateWithParent() else {
-            try? bin.setState(.null)
-            pipeline.remove(bin)
-            throw SessionError.recordingFailed(reason: "the record branch would not start")
+        self.tap = tap
+        framesIn = try branch.staticPad("sink").countBuffers().counter
+        let failure = failure
+        watch = recording.bus.watch { message in
+            if case let .error(source, text, _) = message {
+                failure.withLock { $0 = $0 ?? "\(source): \(text)" }
+            }
         }
         do {
-            teePad = try tee.requestPad("src_%u")
-            try teePad.link(to: binSink)
+            try recording.setState(.playing, timeout: 5)
         } catch {
-            try? bin.setState(.null)
-            pipeline.remove(bin)
+            watch?.cancel()
+            throw SessionError.recordingFailed(reason: "\(error)")
+        }
+        let clock = clock, framesOut = framesOut
+        tap.onSample { sample in
+            // On the branch's streaming thread: hand on, never block, never trap.
+            guard failure.withLock({ $0 }) == nil, let buffer = sample.buffer, let copy = buffer.shallowCopy() else { return }
+            if let pts = buffer.pts {
+                copy.pts = clock.withLock { $0.place(pts, duration: buffer.duration) }
+            }
+            if source.caps == nil || source.caps?.description != sample.caps?.description { source.caps = sample.caps }
+            if (try? source.push(copy)) != nil { framesOut.record() }
+        }
+        do {
+            try pipeline.add(branch)
+            guard branch.syncStateWithParent() else { throw SessionError.recordingFailed(reason: "the record branch would not start") }
+            let pad = try tee.requestPad("src_%u")
+            teePad = pad
+            try pad.link(to: branch.staticPad("sink"))
+        } catch {
+            detach()
+            try? recording.setState(.null)
+            watch?.cancel()
             throw SessionError.recordingFailed(reason: "\(error)")
         }
     }
 
-    /// Detaches from the tee, sends EOS down the branch, waits for it to reach the file, then removes the branch.
-    /// Returns false when the EOS did not arrive in time (the file is still closed, maybe without its index).
+    /// Why the recording stopped working, if it did.
+    var failureReason: String? { failure.withLock { $0 } }
+
+    /// Detaches from the tee, ends the file (EOS into the recording pipeline), waits at most `timeout`
+    /// seconds for the muxer to finish it, then stops. Returns false when the end could not be written.
     @discardableResult
     func finish(timeout: Double = 5) -> Bool {
-        let binSink = try? bin.staticPad("sink")
-        if let binSink { teePad.unlink(from: binSink) }
-        tee.releaseRequestPad(teePad)
-        binSink?.sendEndOfStream()
-        let completed = finished.wait(timeout: .now() + timeout) == .success
-        try? bin.setState(.null)
-        pipeline.remove(bin)
-        return completed
+        detach()
+        source.endOfStream()
+        let end = recording.bus.waitForEnd(timeout: timeout)
+        watch?.cancel()
+        try? recording.setState(.null)
+        if case .eos? = end { return failureReason == nil }
+        return false
     }
 
-    /// Waits for an EOS that the whole pipeline sent (on stop), without detaching.
-    func waitForEndOfStream(timeout: Double) -> Bool {
-        finished.wait(timeout: .now() + timeout) == .success
+    private func detach() {
+        tap.onSample(nil)
+        if let teePad {
+            if let sink = try? branch.staticPad("sink") { teePad.unlink(from: sink) }
+            tee.releaseRequestPad(teePad)
+            self.teePad = nil
+        }
+        try? branch.setState(.null)
+        pipeline.remove(branch)
     }
 }

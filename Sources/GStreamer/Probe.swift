@@ -18,6 +18,11 @@ public final class BufferCounter: Sendable {
         return pts == UInt64.max ? nil : pts
     }
 
+    /// Counts one more, from Swift code that hands buffers on itself.
+    public func record() {
+        count.add(1, ordering: .relaxed)
+    }
+
     fileprivate func record(_ buffer: UnsafeMutablePointer<GstBuffer>?) {
         count.add(1, ordering: .relaxed)
         if let buffer { lastPTS.store(UInt64(buffer.pointee.pts), ordering: .relaxed) }

@@ -46,8 +46,8 @@ enum ConfigCommands {
         print("gst-launch-1.0 \(builder.launchDescription.replacingOccurrences(of: "\n", with: " \\\n  "))")
         if config.launch == nil {
             print("")
-            print("record branch (attached to the tee on 'record start'):")
-            print("  \(builder.recordBranchDescription(location: "recordings/\(name)-DATE.\(builder.recordExtension)"))")
+            print("recording (its own pipeline, fed from a leaky tee branch on 'record start'):")
+            print("  split. ! queue leaky=downstream ! appsink  =>  appsrc ! \(builder.recordBranchDescription(location: "recordings/\(name)-DATE.\(builder.recordExtension)"))")
         }
         if let dot = options.value("--dot") {
             do {

@@ -1,4 +1,5 @@
 import Capture
+import Filters
 import Foundation
 import Testing
 
@@ -108,4 +109,79 @@ struct PipelineBuilderTests {
             #expect(pipeline.element(named: name) != nil, "\(name) exists")
         }
     }
+}
+
+@Suite("Capture session")
+struct SessionTests {
+    /// A structured config in a scratch folder, run in this process.
+    func session(_ json: String, name: String = "t") throws -> (CaptureSession, URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let text = json.replacingOccurrences(of: "DIR", with: folder.path)
+        let config = try ConfigLoader.load(data: Data(text.utf8), file: "\(name).json")
+        return (CaptureSession(name: name, config: config, builder: PipelineBuilder(config: config, hasDisplay: false)), folder)
+    }
+
+    @Test func tapDeliversFilteredFramesAndZoomIsClamped() throws {
+        let (session, folder) = try session("""
+            {"sources":[{"kind":"test","pattern":"solid-color"}],"caps":{"width":64,"height":48,"format":"RGBA"},
+             "filter":"invert","tap":true,"still":{"directory":"DIR"}}
+            """)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try session.start()
+        let tap = try #require(session.tap)
+        let frames = Counted()
+        tap.onFrame { _ in frames.add() }
+        session.waitUntilDone(frames: 10)
+        tap.drain()
+        #expect(frames.value >= 5)
+        // videotestsrc solid-color defaults to white; inverted it is black.
+        let sample = try #require(tap.latestFrame)
+        let info = try #require(sample.videoInfo)
+        try #require(sample.buffer).withMappedVideoFrame(info) { frame in
+            let pixel = frame.planes[0].data.assumingMemoryBound(to: UInt8.self)
+            #expect([pixel[0], pixel[1], pixel[2], pixel[3]] == [0, 0, 0, 255])
+        }
+        #expect(try session.zoom(100) == session.maxZoom)
+        #expect(try session.zoom(0.2) == 1)
+        #expect(session.stats.chain == "invert")
+        #expect(try session.zoom(2) == 2)
+        let zoomed = try FilterChain(parsing: session.stats.chain)
+        #expect((zoomed.filters.first as? Zoom)?.factor == 2 && zoomed.filters.count == 2)
+        #expect(throws: SessionError.self) { try session.switchCamera() }
+        #expect(throws: SessionError.self) { try session.torch(true) }
+        #expect(throws: (any Error).self) { try session.setFilter("sepia intensity=9") }
+        #expect(session.stats.chain.hasSuffix("invert"), "a rejected filter changes nothing")
+        let still = try session.snapshot()
+        #expect(still.hasPrefix(folder.path) && still.hasSuffix(".jpg"))
+        session.stop()
+        #expect(session.tap == nil)
+        #expect(throws: SessionError.notRunning) { try session.snapshot() }
+    }
+
+    @Test func stopFinalizesARunningRecording() throws {
+        let (session, folder) = try session("""
+            {"sources":[{"kind":"test"}],"caps":{"width":160,"height":120,"framerate":"30/1"},
+             "record":{"directory":"DIR","encoder":"mjpeg"}}
+            """)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try session.start()
+        let path = try session.startRecording()
+        #expect(throws: SessionError.alreadyRecording(path: path)) { try session.startRecording() }
+        session.waitUntilDone(duration: 1.5)
+        #expect(session.status == .configured, "\(session.status)")
+        #expect(session.stats.recording == path)
+        session.stop()
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.size] as? NSNumber)?.intValue ?? 0 > 1000)
+        #expect(throws: SessionError.notRecording) { try session.stopRecording() }
+    }
+}
+
+/// A thread-safe tally.
+final class Counted: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
