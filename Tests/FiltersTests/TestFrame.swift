@@ -232,7 +232,8 @@ struct SeededGenerator: RandomNumberGenerator {
 
 /// Writes `text` to a file under /tmp and returns its path; tests running in parallel must use distinct names.
 func temporaryFile(_ name: String, _ text: String) -> String {
-    let path = "/tmp/filters-tests-\(getpid())-\(name)"
+    // A random part too: parameterized cases run in parallel and may pick the same name.
+    let path = "/tmp/filters-tests-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)"
     if let handle = fopen(path, "wb") {
         _ = text.withCString { fputs($0, handle) }
         fclose(handle)
