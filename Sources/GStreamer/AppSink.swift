@@ -45,15 +45,14 @@ public final class AppSink: Element, @unchecked Sendable {
         }
         var callbacks = GstAppSinkCallbacks()
         callbacks.new_sample = { sink, userData in
-            guard let sink, let userData, let sample = gst_app_sink_pull_sample(sink) else { return GST_FLOW_OK }
-            Unmanaged<SampleHandler>.fromOpaque(userData).takeUnretainedValue().handler(Sample(adopting: sample))
+            guard let sink, let sample = gst_app_sink_pull_sample(sink) else { return GST_FLOW_OK }
+            let owned = Sample(adopting: sample)
+            CallbackRegistry.lookup(userData, as: SampleHandler.self)?.handler(owned)
             return GST_FLOW_OK
         }
-        // GStreamer owns one retain of the handler box and releases it through the destroy notify.
-        let box = Unmanaged.passRetained(SampleHandler(handler)).toOpaque()
-        gst_app_sink_set_callbacks(sinkPointer, &callbacks, box) { userData in
-            guard let userData else { return }
-            Unmanaged<SampleHandler>.fromOpaque(userData).release()
+        // The registry holds the handler until GStreamer's destroy notify drops it.
+        gst_app_sink_set_callbacks(sinkPointer, &callbacks, CallbackRegistry.register(SampleHandler(handler))) { userData in
+            CallbackRegistry.remove(userData)
         }
     }
 }

@@ -4,7 +4,6 @@ import Synchronization
 /// A running tally of buffers crossing a pad, kept by a pad probe; reading it never blocks the stream.
 public final class BufferCounter: Sendable {
     private let count = Atomic<Int>(0)
-    private let lastPTS = Atomic<UInt64>(UInt64.max)
 
     /// A counter at zero (for a branch that has none yet).
     public init() {}
@@ -12,21 +11,11 @@ public final class BufferCounter: Sendable {
     /// Buffers seen so far.
     public var value: Int { count.load(ordering: .relaxed) }
 
-    /// The presentation time of the newest buffer, in nanoseconds (nil before the first or when unset).
-    public var lastTimestamp: UInt64? {
-        let pts = lastPTS.load(ordering: .relaxed)
-        return pts == UInt64.max ? nil : pts
-    }
-
     /// Counts one more, from Swift code that hands buffers on itself.
     public func record() {
         count.add(1, ordering: .relaxed)
     }
 
-    fileprivate func record(_ buffer: UnsafeMutablePointer<GstBuffer>?) {
-        count.add(1, ordering: .relaxed)
-        if let buffer { lastPTS.store(UInt64(buffer.pointee.pts), ordering: .relaxed) }
-    }
 }
 
 /// Calls a closure for each buffer passing a pad.
@@ -46,22 +35,17 @@ extension Pad {
     /// Calls `gst_pad_add_probe`.
     public func countBuffers() -> (counter: BufferCounter, probe: UInt) {
         let counter = BufferCounter()
-        let context = Unmanaged.passRetained(counter).toOpaque()
+        let context = CallbackRegistry.register(counter)
         let types = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
         let id = gst_pad_add_probe(pointer, types, { _, info, userData in
-            guard let info, let userData else { return GST_PAD_PROBE_OK }
-            let counter = Unmanaged<BufferCounter>.fromOpaque(userData).takeUnretainedValue()
+            guard let info, let counter = CallbackRegistry.lookup(userData, as: BufferCounter.self) else { return GST_PAD_PROBE_OK }
             if info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0 {
-                counter.record(info.pointee.data?.assumingMemoryBound(to: GstBuffer.self))
+                counter.record()
             } else if let list = info.pointee.data {
-                let buffers = OpaquePointer(list)
-                for _ in 0..<gst_buffer_list_length(buffers) { counter.record(nil) }
+                for _ in 0..<gst_buffer_list_length(OpaquePointer(list)) { counter.record() }
             }
             return GST_PAD_PROBE_OK
-        }, context, { userData in
-            guard let userData else { return }
-            Unmanaged<BufferCounter>.fromOpaque(userData).release()
-        })
+        }, context, { userData in CallbackRegistry.remove(userData) })
         return (counter, UInt(id))
     }
 
@@ -69,15 +53,11 @@ extension Pad {
     /// Calls `gst_pad_add_probe`.
     @discardableResult
     public func onBuffer(_ handler: @escaping @Sendable () -> Void) -> UInt {
-        let context = Unmanaged.passRetained(BufferHandler(handler)).toOpaque()
+        let context = CallbackRegistry.register(BufferHandler(handler))
         let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_BUFFER, { _, _, userData in
-            guard let userData else { return GST_PAD_PROBE_OK }
-            Unmanaged<BufferHandler>.fromOpaque(userData).takeUnretainedValue().handler()
+            CallbackRegistry.lookup(userData, as: BufferHandler.self)?.handler()
             return GST_PAD_PROBE_OK
-        }, context, { userData in
-            guard let userData else { return }
-            Unmanaged<BufferHandler>.fromOpaque(userData).release()
-        })
+        }, context, { userData in CallbackRegistry.remove(userData) })
         return UInt(id)
     }
 
@@ -85,17 +65,14 @@ extension Pad {
     /// Returns the probe id for `removeProbe`. Calls `gst_pad_add_probe`.
     @discardableResult
     public func onDownstreamEvent(_ handler: @escaping @Sendable (GstEventType) -> Void) -> UInt {
-        let context = Unmanaged.passRetained(EventHandler(handler)).toOpaque()
+        let context = CallbackRegistry.register(EventHandler(handler))
         let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, userData in
-            guard let info, let userData, let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self) else {
+            guard let info, let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self) else {
                 return GST_PAD_PROBE_OK
             }
-            Unmanaged<EventHandler>.fromOpaque(userData).takeUnretainedValue().handler(event.pointee.type)
+            CallbackRegistry.lookup(userData, as: EventHandler.self)?.handler(event.pointee.type)
             return GST_PAD_PROBE_OK
-        }, context, { userData in
-            guard let userData else { return }
-            Unmanaged<EventHandler>.fromOpaque(userData).release()
-        })
+        }, context, { userData in CallbackRegistry.remove(userData) })
         return UInt(id)
     }
 
