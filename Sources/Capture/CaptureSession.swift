@@ -287,6 +287,13 @@ public final class CaptureSession: @unchecked Sendable {
         lock.unlock()
         let devices = v4l2Devices
         emit(.notice("recovering: waiting for \(devices.joined(separator: ", ")) (\(status))"))
+        // A replugged camera (or a reloading driver) bounces: give it a moment before reopening, which also
+        // leaves a window in which nothing holds the driver, so it can be unloaded.
+        var settle = 6
+        while settle > 0, !shared.withLock({ $0.stopping }) {
+            usleep(250_000)
+            settle -= 1
+        }
         while !shared.withLock({ $0.stopping }) {
             if devices.allSatisfy({ DevicePreflight.check($0) == nil }) {
                 lock.lock()
