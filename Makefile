@@ -28,6 +28,10 @@ test-asan: deps
 test-tsan: deps
 	@bash scripts/test.sh tsan
 
+# The real-driver tests: the kernel's vivid camera in a VM (../shared/tools/vivid-run.sh), ~2-3 min.
+test-hardware: deps
+	@bash scripts/test-hardware.sh
+
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins
 install-plugin: release

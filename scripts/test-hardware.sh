@@ -5,9 +5,15 @@
 #
 # Builds the test bundle on the host (`swift build --build-tests`), then boots the vivid VM
 # (../shared/tools/vivid-run.sh) and, inside it, runs the already-built Swift Testing binary:
-#   1. as root: the `HardwareTests` suite (controls vs `v4l2-ctl --list-ctrls`, set + `--get-ctrl`
-#      read-back, every control type, torch/zoom/focus outcome lines, errno mapping, busy holder);
-#   2. as nobody (setpriv, no groups): `HardwarePermissionTests` (EACCES → permissionDenied).
+#   1. as root: `HardwareTests` (controls vs `v4l2-ctl --list-ctrls`, set + `--get-ctrl` read-back, every
+#      control type, torch/zoom/focus outcome lines, errno mapping, busy holder) and `HardwareSessionTests`
+#      (v4l2src → swiftfilter in YUYV/NV12/BGRx at two sizes, `swiftcam run preview --frames 60` + a decoding
+#      snapshot, `swiftcam controls --json` = v4l2-ctl, `ctl` colour/flip read back, torch/zoom/focus lines,
+#      spot metering on a dark scene, injected drops counted, recovery from disconnect + module reload and
+#      from a fatal streaming error with a recording across it);
+#   2. as nobody (setpriv, no groups): `HardwarePermissionTests` (EACCES → permissionDenied, `unauthorized`);
+#   3. in a second VM with two cameras (n_devs=2): `HardwareTwoCameraTests` (switch-cameras live).
+# SWIFTCAM_HARDWARE_FILTER=REGEX runs only the matching root tests (one VM).
 # Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-run's 124/125).
 #
 # Environment: SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script;
@@ -32,7 +38,8 @@ run_suite() {  # run_suite LABEL FILTER [prefix command…]: fails when a test f
   label=\$1; filter=\$2; shift 2
   out=\$("\$@" env SWIFTCAM_HARDWARE=1 NO_COLOR=1 "$BIN" --testing-library swift-testing --filter "\$filter" 2>&1)
   rc=\$?
-  printf '%s\n' "\$out" | grep -E '^ok |^devices:|✘|Expectation failed|recorded an issue|skipped|Test run with' || true
+  if [ -n "\${VERBOSE:-}" ]; then printf '%s\n' "\$out"; else
+  printf '%s\n' "\$out" | grep -E '^ok |^devices:|✘|Expectation failed|recorded an issue|skipped|Test run with' || true; fi
   if [ \$rc -ne 0 ]; then echo "FAIL \$label (exit \$rc)"; status=1; return; fi
   if printf '%s\n' "\$out" | grep -q 'skipped'; then echo "FAIL \$label: tests were skipped"; status=1; return; fi
   if ! printf '%s\n' "\$out" | grep -qE 'Test run with [1-9][0-9]* tests? .*passed'; then echo "FAIL \$label: no tests ran"; status=1; return; fi
@@ -40,12 +47,38 @@ run_suite() {  # run_suite LABEL FILTER [prefix command…]: fails when a test f
 }
 echo "== v4l2-ctl --list-ctrls (reference)"
 v4l2-ctl -d /dev/video0 --list-ctrls | head -5
+if [ -n "\${ONLY:-}" ]; then
+  run_suite "\$ONLY" "\$ONLY"
+  exit \$status
+fi
+# One process per suite, one after another: suites in one process run in parallel, and these share one camera.
 echo "== HardwareTests as root"
-run_suite HardwareTests 'CaptureTests.HardwareTests'
-echo "== HardwarePermissionTests as nobody"
+run_suite HardwareTests 'CaptureTests\.HardwareTests'
+echo "== HardwareSessionTests as root"
+run_suite HardwareSessionTests 'CaptureTests\.HardwareSessionTests'
+echo "== HardwareRecoveryTests as root (a process of its own: the driver is unloaded)"
+run_suite HardwareRecoveryTests 'CaptureTests\.HardwareRecoveryTests'
+echo "== HardwarePermission tests as nobody"
 ls -l /dev/video0
-run_suite HardwarePermissionTests 'CaptureTests.HardwarePermissionTests' setpriv --reuid=nobody --regid=nogroup --clear-groups
+run_suite HardwarePermissionTests 'CaptureTests\.HardwarePermission' setpriv --reuid=nobody --regid=nogroup --clear-groups
 exit \$status
 GUEST_EOF
 
-"$VIVID_RUN" "$GUEST"
+read -r -d '' TWO <<TWO_EOF || true
+$(printf '%s\n' "$GUEST" | sed -n '1,/^echo "== v4l2-ctl/p' | sed '$d')
+echo "== HardwareTwoCameraTests (n_devs=2)"
+v4l2-ctl --list-devices
+run_suite HardwareTwoCameraTests 'CaptureTests\.HardwareTwoCameraTests'
+exit \$status
+TWO_EOF
+
+if [ -n "${SWIFTCAM_HARDWARE_FILTER:-}" ]; then
+  "$VIVID_RUN" "ONLY='$SWIFTCAM_HARDWARE_FILTER'; VERBOSE='${SWIFTCAM_HARDWARE_VERBOSE:-}'; $GUEST"
+  exit $?
+fi
+rc=0
+"$VIVID_RUN" "$GUEST" || rc=$?
+two=0
+VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" "$VIVID_RUN" "$TWO" || two=$?
+[ $rc -ne 0 ] && exit $rc
+exit $two

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|plugin|bench|asan|tsan]
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|plugin|bench|asan|tsan|hardware]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -71,6 +71,22 @@ bench() {
   rm -rf "$dir"
 }
 
+hardware() {
+  # The real-camera suite boots a VM with the kernel's vivid driver; skipped, with the reason, where it cannot.
+  step "real V4L2 driver (vivid in a VM): scripts/test-hardware.sh"
+  local vm=../shared/tools/vivid-run.sh
+  if [ "${SWIFTCAM_SKIP_HARDWARE:-0}" = 1 ]; then
+    echo "SKIPPED: SWIFTCAM_SKIP_HARDWARE=1 is set"; return 0
+  fi
+  if [ ! -x "$vm" ]; then
+    echo "SKIPPED: $vm is not here, so no VM with a V4L2 camera can boot"; return 0
+  fi
+  if [ ! -e /dev/kvm ] && ! command -v qemu-system-x86_64 >/dev/null && ! command -v apt-get >/dev/null; then
+    echo "SKIPPED: neither /dev/kvm nor qemu-system-x86_64 (nor apt-get to install it) is available"; return 0
+  fi
+  SWIFTCAM_SKIP_BUILD=1 bash scripts/test-hardware.sh
+}
+
 plugin() {
   step "the plugin from plain gst-inspect-1.0 / gst-launch-1.0"
   bash scripts/plugin-check.sh debug
@@ -82,6 +98,7 @@ case "$what" in
   tsan) tsan ;;
   plugin) plugin ;;
   bench) bench ;;
-  all) unit; plugin; bench; asan; tsan ;;
-  *) echo "usage: $0 [all|unit|plugin|bench|asan|tsan]"; exit 64 ;;
+  hardware) swift build --build-tests; hardware ;;
+  all) unit; plugin; bench; hardware; asan; tsan ;;
+  *) echo "usage: $0 [all|unit|plugin|bench|asan|tsan|hardware]"; exit 64 ;;
 esac

@@ -16,6 +16,8 @@ public enum SessionEvent: Sendable {
     case failed(CameraStatus)
     /// The stream ended.
     case endOfStream
+    /// Something the session did on its own that a person should see (recovery, metering settled).
+    case notice(String)
 }
 
 /// One running pipeline and its controls: the `AVCaptureSession` of SwiftCam.
@@ -32,12 +34,12 @@ public final class CaptureSession: @unchecked Sendable {
     /// The largest digital zoom factor.
     public let maxZoom = 16.0
 
-    private let lock = NSRecursiveLock()
+    let lock = NSRecursiveLock()
     private let shared = Locked(Shared())
-    private var pipeline: Pipeline?
+    var pipeline: Pipeline?
     private var watch: BusWatch?
-    private var filter: Element?
-    private var stillFrames: FrameTap?
+    var filter: Element?
+    var stillFrames: FrameTap?
     private var frameTap: FrameTap?
     private var recorder: Recorder?
     private var periodicStills: DispatchSourceTimer?
@@ -45,8 +47,19 @@ public final class CaptureSession: @unchecked Sendable {
     private var filterIn = BufferCounter()
     private var filterOut = BufferCounter()
     private var userChain = ""
-    private var zoomFactor = 1.0
-    private var activeSource = 0
+    /// Software fallbacks composed with the user's chain (see `applyChain`).
+    var stages = SoftwareStages()
+    /// The open V4L2 devices of the config's v4l2 sources, by source index, while running.
+    var cameras: [Int: CameraDevice] = [:]
+    /// Sequence-gap counters on the v4l2 sources of the running pipeline.
+    private var sourceGaps: [SequenceGaps] = []
+    /// Counts from pipelines that were replaced while recovering, added to the live ones.
+    private let carried = Locked(Carried())
+    /// Runs software spot metering; `meteringGeneration` cancels a running loop.
+    let meteringQueue: DispatchQueue
+    var meteringGeneration = 0
+    private let recoveryQueue: DispatchQueue
+    var activeSource = 0
     private var stillCount = 0
     private var stillSequence = 0
     private var startTime = 0.0
@@ -59,6 +72,21 @@ public final class CaptureSession: @unchecked Sendable {
         var ended = false
         var lastCapture: String?
         var onEvent: (@Sendable (SessionEvent) -> Void)?
+        /// A source failed and the session is bringing it back; errors and EOS of the old graph are ignored.
+        var recovering = false
+        /// `stop` was called: recovery gives up.
+        var stopping = false
+        /// Starts recovery after a source error (set by `start` for v4l2 configs).
+        var recover: (@Sendable (CameraStatus) -> Void)?
+    }
+
+    /// Counts carried over from graphs replaced during recovery.
+    private struct Carried {
+        var framesIn = 0
+        var framesOut = 0
+        var queueDrops = 0
+        var sourceDrops = 0
+        var recoveries = 0
     }
 
     /// A session for a validated config.
@@ -67,6 +95,8 @@ public final class CaptureSession: @unchecked Sendable {
         self.config = config
         self.builder = builder ?? PipelineBuilder(config: config)
         userChain = config.filter ?? ""
+        meteringQueue = DispatchQueue(label: "swiftcam.metering.\(name)")
+        recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
     }
 
     deinit {
@@ -93,7 +123,7 @@ public final class CaptureSession: @unchecked Sendable {
         shared.withLock { $0.onEvent = handler }
     }
 
-    private func emit(_ event: SessionEvent) {
+    func emit(_ event: SessionEvent) {
         shared.withLock { $0.onEvent }?(event)
     }
 
@@ -105,16 +135,40 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Checks the cameras, builds the graph and plays it, waiting at most `timeout` seconds.
     /// Throws `StartError` with the status (`unconfigured`, `unauthorized`, `failed`).
+    ///
+    /// With v4l2 sources the session recovers from streaming errors (unplugged, driver reloaded, fatal driver
+    /// errors): status `failed`, then it waits for the device to return and rebuilds the graph.
     public func start(timeout: Double = 10) throws {
         lock.lock()
         defer { lock.unlock() }
         guard pipeline == nil else { return }
-        for source in config.sources ?? [] where source.kind == .v4l2 {
-            if let status = DevicePreflight.check(source.device ?? "/dev/video0") {
+        shared.withLock { $0.stopping = false }
+        for path in v4l2Devices {
+            if let status = DevicePreflight.check(path) {
                 shared.withLock { $0.status = status }
                 throw StartError(status: status)
             }
         }
+        try launch(timeout: timeout)
+        if !v4l2Devices.isEmpty {
+            shared.withLock {
+                $0.recover = { [weak self] status in
+                    guard let self else { return }
+                    self.recoveryQueue.async { self.recover(from: status) }
+                }
+            }
+        }
+        if let every = config.still?.every { startPeriodicStills(every: every) }
+        if config.record?.autostart == true { _ = try startRecording() }
+    }
+
+    /// The device paths of the config's v4l2 sources.
+    var v4l2Devices: [String] {
+        (config.sources ?? []).filter { $0.kind == .v4l2 }.map { $0.device ?? "/dev/video0" }
+    }
+
+    /// Builds the graph, plays it and opens the cameras for their controls; the caller holds `lock`.
+    private func launch(timeout: Double) throws {
         let pipeline: Pipeline
         do {
             pipeline = try builder.build()
@@ -138,6 +192,14 @@ public final class CaptureSession: @unchecked Sendable {
                 counters[queue.name] = (into.countBuffers().counter, out.countBuffers().counter, queue)
             }
         }
+        sourceGaps = []
+        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
+            if let element = pipeline.element(named: PipelineBuilder.Names.source(index)), let pad = try? element.staticPad("src") {
+                let gaps = SequenceGaps()
+                gaps.watch(pad)
+                sourceGaps.append(gaps)
+            }
+        }
         // The watch holds only the shared state, never the session, so dropping a session frees it.
         let shared = shared
         watch = pipeline.bus.watch { message in Self.handle(message, shared: shared) }
@@ -145,16 +207,26 @@ public final class CaptureSession: @unchecked Sendable {
             try pipeline.setState(.playing, timeout: timeout)
         } catch let GStreamerError.stateChangeFailed(element, _, message) {
             teardown()
-            throw fail(element: element, message: message)
+            throw fail(element: element, message: withHolder(message))
         } catch {
             teardown()
             throw fail(element: pipeline.name, message: "\(error)")
         }
+        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
+            cameras[index] = try? CameraDevice(path: source.device ?? "/dev/video0")
+        }
         startTime = monotonicSeconds()
         rateWindow = (startTime, 0, 0, 0, 0)
         shared.withLock { $0.status = .configured }
-        if let every = config.still?.every { startPeriodicStills(every: every) }
-        if config.record?.autostart == true { _ = try startRecording() }
+    }
+
+    /// Names the process holding a busy camera (from /proc) in GStreamer's "busy" message.
+    private func withHolder(_ message: String) -> String {
+        guard message.lowercased().contains("busy") else { return message }
+        for path in v4l2Devices {
+            if let holder = ProcessHolder.holder(of: path) { return "\(message) (\(path) is in use by \(holder))" }
+        }
+        return message
     }
 
     private func fail(element: String, message: String) -> StartError {
@@ -165,8 +237,10 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Sends end-of-stream so every file is finalized, waits at most `timeout` seconds, then stops the pipeline.
     public func stop(timeout: Double = 5) {
+        shared.withLock { $0.stopping = true }
         lock.lock()
         defer { lock.unlock() }
+        meteringGeneration += 1
         periodicStills?.cancel()
         periodicStills = nil
         guard let pipeline else { return }
@@ -190,8 +264,96 @@ public final class CaptureSession: @unchecked Sendable {
         frameTap = nil
         filter = nil
         counters = [:]
+        cameras = [:]
         pipeline = nil
     }
+
+    // MARK: - Recovery
+
+    /// Runs on the recovery queue after a source error: finalizes the recording, drops the graph and the
+    /// device handles (so a driver can be reloaded), waits for every camera to open again, rebuilds and
+    /// plays, then continues the recording into the next part. Gives up only when `stop` is called.
+    private func recover(from status: CameraStatus) {
+        lock.lock()
+        guard pipeline != nil, !shared.withLock({ $0.stopping }) else {
+            lock.unlock()
+            return
+        }
+        meteringGeneration += 1
+        var recordedPath: String?
+        if let recorder {
+            self.recorder = nil
+            // The failed source's end-of-stream usually reached the file already; if not, this sends it.
+            recorder.finish(timeout: 3)
+            recordedPath = recorder.path
+        }
+        let live = currentStats()
+        carried.withLock {
+            $0.framesIn = live.framesIn
+            $0.framesOut = live.framesOut
+            $0.queueDrops = live.queueDrops
+            $0.sourceDrops = live.sourceDrops
+            $0.recoveries += 1
+        }
+        filterIn = BufferCounter()
+        filterOut = BufferCounter()
+        teardown()
+        lock.unlock()
+        let devices = v4l2Devices
+        emit(.notice("recovering: waiting for \(devices.joined(separator: ", ")) (\(status))"))
+        // A replugged camera (or a reloading driver) bounces: give it a moment before reopening, which also
+        // leaves a window in which nothing holds the driver, so it can be unloaded.
+        var settle = 6
+        while settle > 0, !shared.withLock({ $0.stopping }) {
+            usleep(250_000)
+            settle -= 1
+        }
+        while !shared.withLock({ $0.stopping }) {
+            if devices.allSatisfy({ DevicePreflight.check($0) == nil }) {
+                lock.lock()
+                defer { lock.unlock() }
+                if shared.withLock({ $0.stopping }) { break }
+                do {
+                    try launch(timeout: 10)
+                    if userChain != (config.filter ?? "") || stages != SoftwareStages() { _ = try? applyChain() }
+                    var line = "recovered: \(devices.joined(separator: ", ")) streaming again"
+                    if let recordedPath {
+                        let next = try beginRecording(at: Self.nextPart(after: recordedPath))
+                        line += "; \(recordedPath) is complete, recording continues in \(next)"
+                    }
+                    shared.withLock { $0.recovering = false }
+                    emit(.notice(line))
+                    return
+                } catch {
+                    // Not ready yet (the node may appear before the driver accepts formats): try again.
+                    shared.withLock { $0.status = status }
+                }
+            }
+            usleep(250_000)
+        }
+        shared.withLock { $0.ended = true }
+    }
+
+    /// `name-DATE.mkv` → `name-DATE-part2.mkv`, `…-part2.mkv` → `…-part3.mkv`, skipping names in use.
+    static func nextPart(after path: String) -> String {
+        let dot = path.lastIndex(of: ".") ?? path.endIndex
+        var stem = String(path[..<dot])
+        let ext = String(path[dot...])
+        var number = 2
+        if let range = stem.range(of: "-part", options: .backwards), let current = Int(stem[range.upperBound...]) {
+            number = current + 1
+            stem = String(stem[..<range.lowerBound])
+        }
+        var candidate = "\(stem)-part\(number)\(ext)"
+        while FileManager.default.fileExists(atPath: candidate) {
+            number += 1
+            candidate = "\(stem)-part\(number)\(ext)"
+        }
+        return candidate
+    }
+
+    /// How many times the session recovered from a source failure.
+    public var recoveries: Int { carried.withLock { $0.recoveries } }
 
     /// Runs on the bus thread.
     private static func handle(_ message: Message, shared: Locked<Shared>) {
@@ -199,14 +361,26 @@ public final class CaptureSession: @unchecked Sendable {
         case let .error(source, text, debug):
             let detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
             let status = CameraStatus.failed(element: source, message: detail.map { "\(text) (\($0))" } ?? text)
-            shared.withLock {
-                $0.status = status
-                $0.ended = true
+            // The first error is the driver's; the source's follow-up "Internal data stream error" is not news.
+            let (ignore, recover) = shared.withLock { state -> (Bool, (@Sendable (CameraStatus) -> Void)?) in
+                if state.recovering || state.ended { return (true, nil) }
+                state.status = status
+                if let recover = state.recover, source.hasPrefix("source"), !state.stopping {
+                    state.recovering = true
+                    return (false, recover)
+                }
+                state.ended = true
+                return (false, nil)
             }
+            guard !ignore else { return }
             emit(.failed(status), shared: shared)
+            recover?(status)
         case .eos:
-            shared.withLock { $0.ended = true }
-            emit(.endOfStream, shared: shared)
+            let recovering = shared.withLock { state -> Bool in
+                if !state.recovering { state.ended = true }
+                return state.recovering
+            }
+            if !recovering { emit(.endOfStream, shared: shared) }
         case let .warning(source, text, _):
             emit(.warning("\(source): \(text)"), shared: shared)
         default:
@@ -219,15 +393,22 @@ public final class CaptureSession: @unchecked Sendable {
     public func waitUntilDone(frames: Int? = nil, duration: Double? = nil, shouldStop: () -> Bool = { false }) {
         let start = monotonicSeconds()
         while !hasEnded, !shouldStop() {
-            if let frames, filterOut.value >= frames { return }
+            if let frames, framesFiltered >= frames { return }
             if let duration, monotonicSeconds() - start >= duration { return }
             usleep(50_000)
         }
     }
 
+    /// Frames that left the filter, across recoveries.
+    public var framesFiltered: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return carried.withLock { $0.framesOut } + filterOut.value
+    }
+
     // MARK: - Controls
 
-    private func running() throws -> Pipeline {
+    func running() throws -> Pipeline {
         guard let pipeline, !hasEnded else { throw SessionError.notRunning }
         return pipeline
     }
@@ -315,51 +496,13 @@ public final class CaptureSession: @unchecked Sendable {
         return try applyChain()
     }
 
-    /// Digital zoom about the centre, clamped to [1, maxZoom]. Returns the factor applied.
-    @discardableResult
-    public func zoom(_ factor: Double) throws -> Double {
-        lock.lock()
-        defer { lock.unlock() }
-        guard factor.isFinite else { throw SessionError.badCommand("zoom takes a number, e.g. zoom 2") }
-        zoomFactor = min(max(factor, 1), maxZoom)
-        _ = try applyChain()
-        return zoomFactor
-    }
-
-    /// Sets the element's chain: the zoom stage (when zoomed) before the user's chain.
-    private func applyChain() throws -> String {
+    /// Sets the element's chain: the software stages (see `SoftwareStages`) before the user's chain.
+    func applyChain() throws -> String {
         _ = try running()
         guard let filter else { throw SessionError.missingElement(name: "swiftfilter", command: "filter") }
-        var stages: [String] = []
-        if zoomFactor > 1 { stages.append("zoom factor=\(zoomFactor)") }
-        if !userChain.isEmpty { stages.append(userChain) }
-        let text = try FilterChain(parsing: stages.joined(separator: " | ")).description
+        let text = try stages.chain(user: userChain)
         try filter.set("chain", text)
         return text
-    }
-
-    /// Tap-to-focus; test and file sources have no lens.
-    public func focus(x: Double, y: Double) throws {
-        throw SessionError.notSupported(feature: "focus", source: sourceDescription)
-    }
-
-    /// The torch (flash LED in torch mode).
-    public func torch(_ on: Bool) throws {
-        throw SessionError.notSupported(feature: "torch", source: sourceDescription)
-    }
-
-    /// Tap-to-expose at a normalized point.
-    public func exposure(x: Double, y: Double) throws {
-        throw SessionError.notSupported(feature: "exposure", source: sourceDescription)
-    }
-
-    private var sourceDescription: String {
-        guard let source = config.sources?[safe: activeSource] else { return "launch pipeline" }
-        switch source.kind {
-        case .test: return "test pattern"
-        case .file: return "file \(source.path ?? "")"
-        case .v4l2: return "v4l2 \(source.device ?? "")"
-        }
     }
 
     /// Starts recording into a new file while everything else keeps running; returns its path.
@@ -367,11 +510,8 @@ public final class CaptureSession: @unchecked Sendable {
     public func startRecording() throws -> String {
         lock.lock()
         defer { lock.unlock() }
-        let pipeline = try running()
+        _ = try running()
         if let recorder { throw SessionError.alreadyRecording(path: recorder.path) }
-        guard let tee = pipeline.element(named: PipelineBuilder.Names.tee) else {
-            throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
-        }
         let directory = config.record?.directory ?? "recordings"
         try StillWriter.createDirectory(directory)
         var path = "\(directory)/\(name)-\(timestamp()).\(builder.recordExtension)"
@@ -379,6 +519,15 @@ public final class CaptureSession: @unchecked Sendable {
         while FileManager.default.fileExists(atPath: path) {
             path = "\(directory)/\(name)-\(timestamp())-\(attempt).\(builder.recordExtension)"
             attempt += 1
+        }
+        return try beginRecording(at: path)
+    }
+
+    /// Attaches a recording branch writing `path` (after recovery: the next part); the caller holds `lock`.
+    private func beginRecording(at path: String) throws -> String {
+        let pipeline = try running()
+        guard let tee = pipeline.element(named: PipelineBuilder.Names.tee) else {
+            throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
         }
         recorder = try Recorder(pipeline: pipeline, tee: tee, description: builder.recordBranchDescription(location: path), path: path)
         return path
@@ -415,13 +564,14 @@ public final class CaptureSession: @unchecked Sendable {
 
     private func currentStats() -> SessionStats {
         let now = monotonicSeconds()
-        let framesIn = filterIn.value, framesOut = filterOut.value
+        let base = carried.withLock { $0 }
+        let framesIn = base.framesIn + filterIn.value, framesOut = base.framesOut + filterOut.value
         if now - rateWindow.time >= 0.5 {
             let span = now - rateWindow.time
             rateWindow = (now, framesIn, framesOut,
                           Double(framesIn - rateWindow.framesIn) / span, Double(framesOut - rateWindow.framesOut) / span)
         }
-        var queueDrops = 0
+        var queueDrops = base.queueDrops
         for (_, counter) in counters {
             let queued = (try? counter.queue.get("current-level-buffers", as: Int.self)) ?? 0
             queueDrops += max(0, counter.into.value - counter.out.value - queued)
@@ -431,7 +581,8 @@ public final class CaptureSession: @unchecked Sendable {
         return SessionStats(
             status: status.name, uptime: pipeline == nil ? 0 : now - startTime,
             framesIn: framesIn, framesOut: framesOut, fpsIn: rateWindow.fpsIn, fpsOut: rateWindow.fpsOut,
-            queueDrops: queueDrops, qosDrops: filterStats?.dropped ?? 0, sourceDrops: 0,
+            queueDrops: queueDrops, qosDrops: filterStats?.dropped ?? 0,
+            sourceDrops: base.sourceDrops + sourceGaps.reduce(0) { $0 + $1.lost },
             filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
             chain: filterStats?.chain ?? "", activeSource: activeSource, recording: recorder?.path,
             stills: stillCount, lastCapture: shared.withLock { $0.lastCapture })

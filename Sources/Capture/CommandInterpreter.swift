@@ -31,8 +31,8 @@ public struct CommandInterpreter: Sendable {
 
     /// The commands and what they take.
     public static let help = [
-        "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y",
-        "filter CHAIN", "record start|stop", "stats [--json]", "quit",
+        "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y|ev=E", "wb auto|KELVIN",
+        "brightness|contrast|saturation|hue V", "mirror on|off", "filter CHAIN", "record start|stop", "stats [--json]", "quit",
     ].joined(separator: ", ")
 
     /// Runs one command line and answers in one line.
@@ -49,20 +49,46 @@ public struct CommandInterpreter: Sendable {
             case "switch":
                 return .ok("source \(try session.switchCamera())")
             case "zoom":
-                guard arguments.count == 1, let factor = Double(arguments[0]) else { return usage("zoom FACTOR, e.g. zoom 2") }
-                let applied = try session.zoom(factor)
-                return .ok("zoom \(fmt(applied, 1)) (digital)")
+                guard arguments.count == 1, let factor = Double(arguments[0]), factor.isFinite else { return usage("zoom FACTOR, e.g. zoom 2") }
+                return .ok(try session.zoom(factor))
+            case "exposure" where arguments.count == 1 && arguments[0].lowercased().hasPrefix("ev="):
+                guard let ev = Double(arguments[0].dropFirst(3)), ev.isFinite else { return usage("exposure ev=STOPS, e.g. exposure ev=1") }
+                return .ok(try session.exposure(ev: ev))
             case "focus", "exposure":
                 guard arguments.count == 2, let x = Double(arguments[0]), let y = Double(arguments[1]),
                       (0...1).contains(x), (0...1).contains(y) else {
-                    return usage("\(verb) X Y with X and Y between 0 and 1, e.g. \(verb) 0.5 0.5")
+                    return usage(verb == "focus" ? "focus X Y with X and Y between 0 and 1, e.g. focus 0.5 0.5"
+                                                 : "exposure X Y (0…1, e.g. exposure 0.5 0.5) or exposure ev=STOPS")
                 }
-                if verb == "focus" { try session.focus(x: x, y: y) } else { try session.exposure(x: x, y: y) }
-                return .ok("\(verb) \(arguments[0]) \(arguments[1])")
+                return .ok(verb == "focus" ? try session.focus(x: x, y: y) : try session.exposure(x: x, y: y))
             case "torch":
                 guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { return usage("torch on|off") }
-                try session.torch(arguments[0] == "on")
-                return .ok("torch \(arguments[0])")
+                return .ok(try session.torch(arguments[0] == "on"))
+            case "mirror":
+                guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { return usage("mirror on|off") }
+                return .ok(try session.mirror(arguments[0] == "on"))
+            case "wb":
+                guard arguments.count == 1 else { return usage("wb auto|KELVIN, e.g. wb 5000") }
+                if arguments[0].lowercased() == "auto" { return .ok(try session.whiteBalance(.auto)) }
+                let digits = arguments[0].lowercased().hasSuffix("k") ? String(arguments[0].dropLast()) : arguments[0]
+                guard let kelvin = Int(digits), (1000...15000).contains(kelvin) else {
+                    return usage("wb auto|KELVIN with KELVIN from 1000 to 15000, e.g. wb 5000")
+                }
+                return .ok(try session.whiteBalance(.kelvin(kelvin)))
+            case "brightness", "contrast", "saturation", "hue":
+                guard arguments.count == 1, let adjustment = ColorAdjustment(rawValue: verb) else {
+                    return usage("\(verb) V: a whole number in the camera's units, or a level from -1.0 to 1.0")
+                }
+                let text = arguments[0]
+                let level: AdjustmentLevel
+                if let raw = Int64(text) {
+                    level = .raw(raw)
+                } else if let value = Double(text), value.isFinite {
+                    level = .normalized(value)
+                } else {
+                    return usage("\(verb) V: a whole number in the camera's units, or a level from -1.0 to 1.0")
+                }
+                return .ok(try session.adjust(adjustment, to: level))
             case "filter":
                 let text = trimmed.dropFirst(verb.count).trimmingCharacters(in: .whitespaces)
                 let applied = try session.setFilter(text == "none" ? "" : text)

@@ -1,34 +1,29 @@
 import Foundation
 import Glibc
 
-/// Opens a camera node once before building the graph, so a missing or forbidden device is reported
+/// Opens a camera node once before building the graph, so a missing, forbidden or busy device is reported
 /// as a status a person can act on instead of a GStreamer error.
 enum DevicePreflight {
-    /// nil when the device opens; otherwise the status explaining why not.
+    /// nil when the device opens; otherwise the status explaining why not (from the errno, via `DeviceError`).
     static func check(_ path: String) -> CameraStatus? {
-        let descriptor = open(path, O_RDWR | O_NONBLOCK)
+        let descriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         if descriptor >= 0 {
             close(descriptor)
             return nil
         }
-        let code = errno
-        switch code {
-        case ENOENT, ENODEV, ENXIO:
-            let present = presentDevices()
-            let list = present.isEmpty ? "no cameras are present" : "cameras present: \(present.joined(separator: ", "))"
-            return .unconfigured(reason: "no camera at \(path); \(list) (list them with 'swiftcam devices')")
-        case EACCES, EPERM:
-            return .unauthorized(reason: "no permission to open \(path); join the 'video' group (sudo usermod -aG video $USER, then log in again)")
-        case EBUSY:
-            return .failed(element: path, message: "the camera is in use by another program")
+        let error = DeviceError.opening(path, errno: errno, available: { presentDevices() })
+        switch error {
+        case .deviceNotFound, .deviceGone:
+            return .unconfigured(reason: error.description)
+        case .permissionDenied:
+            return .unauthorized(reason: error.description)
         default:
-            return .failed(element: path, message: "cannot open: \(errnoText(code))")
+            return .failed(element: path, message: error.description)
         }
     }
 
-    /// `/dev/video*` nodes, sorted.
+    /// The capture devices present (`/dev/video*` that open as cameras), sorted by number.
     static func presentDevices() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []
-        return names.filter { $0.hasPrefix("video") }.map { "/dev/\($0)" }.sorted()
+        CameraDevice.list().map(\.path)
     }
 }

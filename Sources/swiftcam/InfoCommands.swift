@@ -1,38 +1,11 @@
 import Capture
 import Filters
 import Foundation
-import GStreamer
 
-/// `devices`, `filters`, `gallery`.
+/// `filters`, `gallery`.
 enum InfoCommands {
-    static let devicesUsage = "usage: swiftcam devices [--json]\n\nLists the cameras present (none is normal on a machine without one)."
     static let filtersUsage = "usage: swiftcam filters\n\nLists every filter with its keys, defaults and allowed values."
     static let galleryUsage = "usage: swiftcam gallery [DIR…] [--json]\n\nLists captured stills and recordings, newest first (default: captures/ and recordings/)."
-
-    static func devices(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, switches: ["--json"]) } catch { return usageFailure(error, devicesUsage) }
-        let devices = DeviceMonitor.videoSources().map {
-            DeviceRow(path: $0.path ?? "", name: $0.name, caps: $0.caps)
-        }
-        if options.flags.contains("--json") {
-            printJSON(devices)
-        } else if devices.isEmpty {
-            print("no cameras found (no /dev/video* capture devices)")
-        } else {
-            for device in devices {
-                print("\(device.path)  \(device.name)")
-                for caps in device.caps.prefix(12) { print("    \(caps)") }
-            }
-        }
-        return ExitCode.ok
-    }
-
-    struct DeviceRow: Encodable {
-        let path: String
-        let name: String
-        let caps: [String]
-    }
 
     static func filters(_ arguments: [String]) -> Int32 {
         guard arguments.isEmpty else { return usageFailure(UsageError("filters takes no arguments"), filtersUsage) }

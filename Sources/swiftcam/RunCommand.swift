@@ -51,6 +51,7 @@ enum RunCommand {
             case let .warning(text): Output.error("warning: \(text)")
             case let .failed(status): Output.error("status \(status)")
             case .endOfStream: break
+            case let .notice(text): Output.line(text)
             }
         }
 
