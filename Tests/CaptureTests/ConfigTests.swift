@@ -142,10 +142,10 @@ struct SessionTests {
             let pixel = frame.planes[0].data.assumingMemoryBound(to: UInt8.self)
             #expect([pixel[0], pixel[1], pixel[2], pixel[3]] == [0, 0, 0, 255])
         }
-        #expect(try session.zoom(100) == session.maxZoom)
-        #expect(try session.zoom(0.2) == 1)
+        #expect(try session.zoom(100) == "zoom 16.0 (digital)")
+        #expect(try session.zoom(0.2) == "zoom 1.0 (digital)")
         #expect(session.stats.chain == "invert")
-        #expect(try session.zoom(2) == 2)
+        #expect(try session.zoom(2) == "zoom 2.0 (digital)")
         let zoomed = try FilterChain(parsing: session.stats.chain)
         #expect((zoomed.filters.first as? Zoom)?.factor == 2 && zoomed.filters.count == 2)
         #expect(throws: SessionError.self) { try session.switchCamera() }
