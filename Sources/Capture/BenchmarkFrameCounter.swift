@@ -10,7 +10,7 @@ final class BenchmarkFrameCounter: @unchecked Sendable {
     /// Attaches a buffer probe to `pad` (normally the sink pad of `fakesink`).
     init(counting pad: Pad) throws(GStreamerError) {
         let state = CounterState()
-        probe = pad.onBuffer { state.increment() }
+        probe = pad.onBuffer { _ in state.increment() }
         guard probe != 0 else { throw .padNotFound(element: "fakesink", pad: "\(pad.name) (no probe)") }
         self.state = state
         self.pad = pad

@@ -20,8 +20,8 @@ public final class BufferCounter: Sendable {
 
 /// Calls a closure for each buffer passing a pad.
 private final class BufferHandler: Sendable {
-    let handler: @Sendable () -> Void
-    init(_ handler: @escaping @Sendable () -> Void) { self.handler = handler }
+    let handler: @Sendable (UInt64?) -> Void
+    init(_ handler: @escaping @Sendable (UInt64?) -> Void) { self.handler = handler }
 }
 
 /// Calls a closure for each event passing a pad.
@@ -49,13 +49,16 @@ extension Pad {
         return (counter, UInt(id))
     }
 
-    /// Calls `handler` on the streaming thread for every buffer that passes; returns the probe id.
+    /// Calls `handler` on the streaming thread for every buffer that passes, with the buffer's offset
+    /// (v4l2src puts the V4L2 sequence number there; nil when unset). Returns the probe id.
     /// Calls `gst_pad_add_probe`.
     @discardableResult
-    public func onBuffer(_ handler: @escaping @Sendable () -> Void) -> UInt {
+    public func onBuffer(_ handler: @escaping @Sendable (_ offset: UInt64?) -> Void) -> UInt {
         let context = CallbackRegistry.register(BufferHandler(handler))
-        let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_BUFFER, { _, _, userData in
-            CallbackRegistry.lookup(userData, as: BufferHandler.self)?.handler()
+        let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_BUFFER, { _, info, userData in
+            guard let info, let handler = CallbackRegistry.lookup(userData, as: BufferHandler.self) else { return GST_PAD_PROBE_OK }
+            let offset = info.pointee.data?.assumingMemoryBound(to: GstBuffer.self).pointee.offset
+            handler.handler(offset.flatMap { $0 == UInt64.max ? nil : UInt64($0) })
             return GST_PAD_PROBE_OK
         }, context, { userData in CallbackRegistry.remove(userData) })
         return UInt(id)

@@ -99,7 +99,7 @@ enum Live {
             var buffer = [CChar](repeating: 0, count: 256)
             let count = readlink("/proc/self/fd/\(fd)", &buffer, 255)
             guard count > 0 else { return nil }
-            let target = String(cString: buffer)
+            let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             guard target.hasPrefix("/dev/video") else { return nil }
             let info = (try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)) ?? ""
             let flags = info.split(separator: "\n").first { $0.hasPrefix("flags:") }.map { $0.dropFirst(6).trimmingCharacters(in: .whitespaces) } ?? "?"
