@@ -142,8 +142,9 @@ struct DecodedImage {
     }
 }
 
-/// Counts the frames a recording decodes in its first `seconds`, and whether decoding hit an error.
-func decodedFrames(of file: String, within seconds: Double) throws -> (frames: Int, error: String?) {
+/// Counts the frames a recording decodes in its first `seconds`, how many seconds the decoded frames span,
+/// and whether decoding hit an error.
+func decodedFrames(of file: String, within seconds: Double) throws -> (frames: Int, span: Double, error: String?) {
     let demuxer = file.hasSuffix(".mp4") ? "qtdemux" : "matroskademux"
     let pipeline = try Pipeline.parse("filesrc location=\"\(file)\" ! \(demuxer) ! decodebin ! appsink name=out sync=false")
     guard let sink = pipeline.element(named: "out", as: AppSink.self) else { throw HarnessError("no appsink") }
@@ -151,13 +152,16 @@ func decodedFrames(of file: String, within seconds: Double) throws -> (frames: I
     pipeline.requestState(.playing)
     var frames = 0
     var first: UInt64?
+    var span = 0.0
     while let sample = sink.pullSample(timeout: 5), let pts = sample.buffer?.pts {
         first = first ?? pts
-        if Double(pts - (first ?? 0)) / 1e9 < seconds { frames += 1 }
+        let offset = Double(pts - min(pts, first ?? pts)) / 1e9
+        span = max(span, offset)
+        if offset < seconds { frames += 1 }
     }
     let error = bus.pop(timeout: 0, types: .error).map(\.description)
     try pipeline.setState(.null)
-    return (frames, error)
+    return (frames, span, error)
 }
 
 /// The duration gst-discoverer-1.0 reports, in seconds.
