@@ -207,6 +207,8 @@ public final class CaptureSession: @unchecked Sendable {
             try pipeline.setState(.playing, timeout: timeout)
         } catch let GStreamerError.stateChangeFailed(element, _, message) {
             teardown()
+            // The bus watch may have taken the error message first: it has the element and GStreamer's words.
+            if case let .failed(source, text) = status { throw fail(element: source, message: withHolder(text)) }
             throw fail(element: element, message: withHolder(message))
         } catch {
             teardown()

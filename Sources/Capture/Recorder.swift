@@ -21,6 +21,7 @@ final class Recorder: @unchecked Sendable {
     private let tap: AppSink
     private let clock = Locked(Timeline())
     private let failure = Locked<String?>(nil)
+    private let ended = DispatchSemaphore(value: 0)
     private var watch: BusWatch?
 
     /// Where the next buffer lands on the file's timeline.
@@ -61,10 +62,17 @@ final class Recorder: @unchecked Sendable {
         }
         self.tap = tap
         framesIn = try branch.staticPad("sink").countBuffers().counter
-        let failure = failure
+        // The watch is the bus's only reader: it records failures and signals the end of the file.
+        let failure = failure, ended = ended
         watch = recording.bus.watch { message in
-            if case let .error(source, text, _) = message {
+            switch message {
+            case let .error(source, text, _):
                 failure.withLock { $0 = $0 ?? "\(source): \(text)" }
+                ended.signal()
+            case .eos:
+                ended.signal()
+            default:
+                break
             }
         }
         do {
@@ -106,11 +114,10 @@ final class Recorder: @unchecked Sendable {
     func finish(timeout: Double = 5) -> Bool {
         detach()
         source.endOfStream()
-        let end = recording.bus.waitForEnd(timeout: timeout)
+        let completed = ended.wait(timeout: .now() + timeout) == .success
         watch?.cancel()
         try? recording.setState(.null)
-        if case .eos? = end { return failureReason == nil }
-        return false
+        return completed && failureReason == nil
     }
 
     private func detach() {
