@@ -119,6 +119,7 @@ public final class CompiledChain: @unchecked Sendable {
                 if !source.isSameMemory(as: destination) { source.copyPlanes(to: destination) }
                 return
             }
+            kernel.prepare(width: source.width, height: source.height)
             let (rows, alignment) = kernel.rowCount(format: source.format, height: source.height)
             let bands = RowParallel.bands(threads: threads, rows: rows, samples: source.width * source.height * 2)
             RowParallel.run(rows: rows, bands: bands, alignment: alignment) { _, rows in
