@@ -46,6 +46,33 @@ import Testing
         }
     }
 
+    @Test(arguments: [PixelFormat.rgba, .bgrx, .argb])
+    func rgbFixedPointAgreesWithFloatWithinOneCode(format: PixelFormat) throws {
+        for (width, height) in [(37, 11), (64, 32), (1, 1), (9, 3)] {
+            let frame = TestFrame(format, width, height)
+            frame.fillPattern(seed: UInt64(width * 1000 + height))
+            for text in Self.chains {
+                let operations = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+                    if case let .point(p) = op { return p } else { return nil }
+                }
+                var outputs: [[UInt8]] = []
+                // The float kernel's vignette columns live in the pool: it must outlive the run.
+                let scratch = ScratchPool()
+                for fixedPoint in [true, false] {
+                    let out = frame.copy(padding: 16)
+                    let kernel = RGBPointKernel(PointProgram(operations, color: frame.color), fixedPoint: fixedPoint)
+                    kernel.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: 0)
+                    kernel.run(source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
+                               width: width, height: height, rows: 0..<height)
+                    #expect(out.canariesIntact)
+                    outputs.append(out.visibleBytes)
+                }
+                let worst = zip(outputs[0], outputs[1]).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                #expect(worst <= 1, "\(text) \(format) \(width)x\(height): differs by \(worst)")
+            }
+        }
+    }
+
     @Test func eligibility() throws {
         func kernel(_ text: String) throws -> YUV420FixedKernel? {
             let ops = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
