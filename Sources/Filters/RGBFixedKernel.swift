@@ -154,7 +154,7 @@ final class RGBFixedKernel {
         let x0 = unsafeBitCast(v0 ^ 0x8080_8080, to: SIMD4<Int32>.self), x1 = unsafeBitCast(v1 ^ 0x8080_8080, to: SIMD4<Int32>.self)
         @inline(__always) func plane(_ byte: Int32) -> I16x8 {
             let s = 24 - 8 * byte
-            return I16x8(truncatingIfNeeded: SIMD8<Int32>(lowHalf: (x0 &<< s) &>> 24, highHalf: (x1 &<< s) &>> 24)) &<< 8
+            return narrow16(SIMD8<Int32>(lowHalf: (x0 &<< s) &>> 24, highHalf: (x1 &<< s) &>> 24)) &<< 8
         }
         let first: Int32 = PassFirst.on ? 1 : 0
         let b0 = plane(first), b1 = plane(first + 1), b2 = plane(first + 2)
