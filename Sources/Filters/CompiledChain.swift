@@ -101,7 +101,7 @@ public final class CompiledChain: @unchecked Sendable {
                 if !source.isSameMemory(as: destination) { source.copyPlanes(to: destination) }
                 return
             }
-            kernel.prepare(width: source.width, height: source.height, scratch: scratch, slotBase: 100 * (index + 1))
+            kernel.prepare(format: source.format, width: source.width, height: source.height, scratch: scratch, slotBase: 100 * (index + 1))
             let bands = RowParallel.bands(threads: threads, rows: source.height, samples: source.width * source.height * 4)
             RowParallel.run(rows: source.height, bands: bands) { _, rows in
                 kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format,
@@ -119,6 +119,7 @@ public final class CompiledChain: @unchecked Sendable {
                 if !source.isSameMemory(as: destination) { source.copyPlanes(to: destination) }
                 return
             }
+            kernel.prepare(width: source.width, height: source.height)
             let (rows, alignment) = kernel.rowCount(format: source.format, height: source.height)
             let bands = RowParallel.bands(threads: threads, rows: rows, samples: source.width * source.height * 2)
             RowParallel.run(rows: rows, bands: bands, alignment: alignment) { _, rows in

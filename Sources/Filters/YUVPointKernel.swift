@@ -31,15 +31,19 @@ final class YUVPointKernel {
     }
 
     private let mode: Mode
+    /// The 16-bit pass for NV12 and I420 when the program is one affine map and/or a final vignette.
+    let fixed420: YUV420FixedKernel?
     private var ownedTables: [UnsafeMutablePointer<Float>] = []
     let color: ColorDescription
     private let yOffset: Float, yScale: Float, cScale: Float
 
-    init(_ program: PointProgram, color: ColorDescription) {
+    /// `fixedPoint: false` forces the float paths, `tables: false` the general one (tests compare them).
+    init(_ program: PointProgram, color: ColorDescription, fixedPoint: Bool = true, tables: Bool = true) {
         self.color = color
+        fixed420 = fixedPoint ? YUV420FixedKernel(program, color: color) : nil
         let q = color.lumaQuantization
         yOffset = Float(q.offset); yScale = Float(q.scale); cScale = Float(color.chromaScale)
-        if let tables = Self.tableMode(program, color: color) {
+        if tables, let tables = Self.tableMode(program, color: color) {
             mode = tables
         } else {
             var owned: [UnsafeMutablePointer<Float>] = []
@@ -156,8 +160,17 @@ final class YUVPointKernel {
     }
 
     /// Processes luma rows `rows` (a multiple of the vertical subsampling, except at the end).
+    /// Per-size tables of the fixed-point pass; call on the streaming thread before `run`.
+    func prepare(width: Int, height: Int) {
+        fixed420?.prepare(width: width, height: height)
+    }
+
     func run(source: Frame, destination: Frame, rows: Range<Int>) {
         guard let layout = YUVLayout(source.format) else { return }
+        if let fixed420, source.format == .nv12 || source.format == .i420 {
+            fixed420.run(source: source, destination: destination, rows: rows)
+            return
+        }
         switch mode {
         case let .tables(y, u, v, gain):
             runTables(layout, source, destination, rows, y, u, v, gain)

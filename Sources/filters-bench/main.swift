@@ -95,8 +95,32 @@ do { chain3 = try FilterChain(parsing: chainText) } catch {
 }
 entries.append((chainText, chain3))
 // `filters-bench NAME…` limits the table to entries whose text starts with one of the names (for profiling).
-let only = CommandLine.arguments.dropFirst()
+// `filters-bench --calls N [--format RGBA|NV12] NAME…` runs each selected entry N times on one thread and
+// prints no timings: for `valgrind --tool=callgrind`, whose instruction counts do not depend on the load.
+var arguments = Array(CommandLine.arguments.dropFirst())
+var fixedCalls: Int?
+var onlyFormat: String?
+if let index = arguments.firstIndex(of: "--calls"), index + 1 < arguments.count {
+    fixedCalls = Int(arguments[index + 1])
+    arguments.removeSubrange(index...(index + 1))
+}
+if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count {
+    onlyFormat = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+}
+let only = arguments
 if !only.isEmpty { entries = entries.filter { entry in only.contains { entry.0.hasPrefix($0) } } }
+if let calls = fixedCalls {
+    for format in [PixelFormat.rgba, .nv12] where onlyFormat == nil || onlyFormat == format.gstName {
+        let s = Buffer(format, seed: 1), d = Buffer(format, seed: 2)
+        for (name, chain) in entries {
+            let compiled = chain.compile(threads: 1)
+            for _ in 0..<calls { try? compiled.process(from: s.frame, to: d.frame) }
+            print("\(format.gstName) \(name): \(calls) calls")
+        }
+    }
+    exit(0)
+}
 
 let formats: [PixelFormat] = [.rgba, .nv12]
 let hotSources = Dictionary(uniqueKeysWithValues: formats.map { ($0, Buffer($0, seed: 1)) })

@@ -1,0 +1,101 @@
+/// 16-bit fixed-point SIMD helpers written so LLVM lowers them to single SSE2 instructions.
+///
+/// Checked with `swiftc -O -emit-assembly`: `mulHigh` → pmulhw, `multiplyAdd` → pmaddwd,
+/// `widenCentred` → punpcklbw/punpckhbw with zero, `packSaturated` → pmaxsw/pminsw/packuswb.
+/// Two traps found on the way: a multiplier built with `SIMD8(repeating:)` from a scalar is
+/// widened to 32 bits before the multiply and comes out as pmuludq sequences, so coefficient
+/// vectors are stored (and loaded) as vectors; and the stdlib's `pointwiseMin`/`pointwiseMax`
+/// and `replace(with:where:)` on integer vectors are calls or per-lane branches, so the clamps
+/// are written as lane loops, which the SLP vectorizer turns into pminsw/pmaxsw.
+typealias I16x8 = SIMD8<Int16>
+
+/// Lane-wise sign extension. A lane loop rather than `SIMD8<Int32>(truncatingIfNeeded:)`: in the
+/// package's release build that initializer stayed an out-of-line call inside the row loops
+/// (callgrind); the loop is inlined and vectorized to punpck/psrad.
+@inline(__always)
+func widen32(_ a: I16x8) -> SIMD8<Int32> {
+    var r = SIMD8<Int32>()
+    for i in 0..<8 { r[i] = Int32(a[i]) }
+    return r
+}
+
+/// Lane-wise truncation to 16 bits (see `widen32`).
+@inline(__always)
+func narrow16(_ a: SIMD8<Int32>) -> I16x8 {
+    var r = I16x8()
+    for i in 0..<8 { r[i] = Int16(truncatingIfNeeded: a[i]) }
+    return r
+}
+
+/// (a·b) >> 16 per lane, signed: pmulhw.
+@inline(__always)
+func mulHigh(_ a: I16x8, _ b: I16x8) -> I16x8 {
+    narrow16((widen32(a) &* widen32(b)) &>> 16)
+}
+
+/// a₀b₀ + a₁b₁, a₂b₂ + a₃b₃, … in 32 bits: pmaddwd.
+@inline(__always)
+func multiplyAdd(_ a: I16x8, _ b: I16x8) -> SIMD4<Int32> {
+    let p = widen32(a) &* widen32(b)
+    return p.evenHalf &+ p.oddHalf
+}
+
+/// Bytes as `(v − 128)·256` in 16-bit lanes (low eight, high eight): one unpack with zero each.
+///
+/// Signed and scaled to the full 16-bit range, so `mulHigh(x, c·2¹²)` is `(v − 128)·c` with 4 fraction bits.
+@inline(__always)
+func widenCentred(_ v: SIMD16<UInt8>) -> (I16x8, I16x8) {
+    let s = v ^ 0x80
+    var lo = I16x8(), hi = I16x8()
+    for i in 0..<8 {
+        lo[i] = Int16(Int8(bitPattern: s[i])) &<< 8
+        hi[i] = Int16(Int8(bitPattern: s[i + 8])) &<< 8
+    }
+    return (lo, hi)
+}
+
+/// Bytes zero-extended to 16 bits (low eight, high eight).
+@inline(__always)
+func widen(_ v: SIMD16<UInt8>) -> (I16x8, I16x8) {
+    var lo = I16x8(), hi = I16x8()
+    for i in 0..<8 { lo[i] = Int16(v[i]); hi[i] = Int16(v[i + 8]) }
+    return (lo, hi)
+}
+
+@inline(__always)
+func laneMax(_ a: SIMD16<Int16>, _ b: SIMD16<Int16>) -> SIMD16<Int16> {
+    var r = a
+    for i in 0..<16 { r[i] = a[i] > b[i] ? a[i] : b[i] }
+    return r
+}
+
+@inline(__always)
+func laneMin(_ a: SIMD16<Int16>, _ b: SIMD16<Int16>) -> SIMD16<Int16> {
+    var r = a
+    for i in 0..<16 { r[i] = a[i] < b[i] ? a[i] : b[i] }
+    return r
+}
+
+@inline(__always)
+func laneMax(_ a: I16x8, _ b: I16x8) -> I16x8 {
+    var r = a
+    for i in 0..<8 { r[i] = a[i] > b[i] ? a[i] : b[i] }
+    return r
+}
+
+/// Sixteen signed lanes clamped to 0...255 as bytes: packuswb.
+@inline(__always)
+func packSaturated(_ lo: I16x8, _ hi: I16x8) -> SIMD16<UInt8> {
+    let x = SIMD16<Int16>(lowHalf: lo, highHalf: hi)
+    let c = laneMin(laneMax(x, .zero), SIMD16<Int16>(repeating: 255))
+    var r = SIMD16<UInt8>()
+    for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: c[i]) }
+    return r
+}
+
+/// `value·2^bits` rounded to Int16, or nil when it does not fit.
+func fixed(_ value: Double, bits: Int) -> Int16? {
+    let scaled = (value * Double(1 << bits)).rounded()
+    guard scaled.isFinite, abs(scaled) <= 32767 else { return nil }
+    return Int16(scaled)
+}

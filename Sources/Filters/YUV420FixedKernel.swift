@@ -1,0 +1,433 @@
+/// The fused point pass on 4:2:0 frames (NV12, I420) when the program is one Y'CbCr affine map
+/// and/or a final vignette: 16-bit fixed point, 16 luma columns and 8 chroma pairs per step.
+///
+/// This covers sepia, mono, invert, exposure, colorcontrols, temperature (whose luma and chroma
+/// mix), the vignette, and chains of them ending in a vignette. Per sample the work is one
+/// multiply (pmulhw) plus, with a vignette, one more: the gain is `max(0, row term − column
+/// term)`, with the column terms tabulated once per frame size (like scratch) and one term per row.
+/// When luma and chroma mix, luma reads the chroma of its 2×2 block and chroma reads the block's
+/// mean luma, as the general path does. Planes the program leaves alone are copied (or untouched
+/// in place).
+///
+/// Numbers: inputs are `(v − 128)·256`, coefficients `c·2¹²`, so `mulHigh` gives 4 fraction bits;
+/// the vignette gain is Q15 (0...1). `init` refuses programs whose coefficients or worst-case
+/// values would not fit (|value| ≤ 1800 codes before the final offset), and negative vignette
+/// intensities (gain above 1); those run the general path. Results agree with the float path
+/// within 1 code (FixedKernelTests).
+final class YUV420FixedKernel {
+    /// Lane patterns, stored as vectors so the multiplies stay 16-bit (see FixedPoint.swift).
+    private struct Constants {
+        var lumaScale: I16x8
+        var lumaConstant: I16x8
+        var lumaFromChroma: I16x8
+        var lumaConstant32: SIMD4<Int32>
+        var chromaDiagonal: I16x8
+        var chromaCross: I16x8
+        var chromaFromLuma: I16x8
+        var chromaConstant: I16x8
+        var lumaBias: I16x8
+        var chromaBias: I16x8
+    }
+
+    private let constants: Constants
+    /// Y' = Y: the Y plane is copied or left alone.
+    let lumaIdentity: Bool
+    /// Cb' = Cb and Cr' = Cr.
+    let chromaIdentity: Bool
+    /// Luma depends on chroma or chroma on luma: the planes are done together, a row pair at a time.
+    let mixed: Bool
+    /// Cb' depends on Cr or Cr' on Cb.
+    let crossChroma: Bool
+    let gain: VignetteShape?
+
+    private var lumaColumns: UnsafeMutablePointer<Int16>?
+    private var chromaColumns: UnsafeMutablePointer<Int16>?
+    private var coefficient = 0.0
+    private var preparedSize = (0, 0)
+
+    /// nil when the program is not one affine map and/or a final vignette, or does not fit 16 bits.
+    init?(_ program: PointProgram, color: ColorDescription) {
+        var a = Affine3.identity
+        var shape: VignetteShape?
+        for (index, step) in program.steps.enumerated() {
+            switch step {
+            case let .affine(rgb):
+                guard shape == nil else { return nil }
+                a = a.then(rgb.inYCbCr(color))
+            case let .vignette(s):
+                guard index == program.steps.count - 1, s.intensity >= 0 else { return nil }
+                shape = s
+            case .curve, .lut3D:
+                return nil
+            }
+        }
+        let q = color.lumaQuantization, cs = color.chromaScale
+        let yOff = q.offset, ys = q.scale
+        // Code units: Y − yOff, Cb − 128, Cr − 128.
+        let a00 = a.m[0], a01 = a.m[1] * ys / cs, a02 = a.m[2] * ys / cs
+        let a10 = a.m[3] * cs / ys, a11 = a.m[4], a12 = a.m[5]
+        let a20 = a.m[6] * cs / ys, a21 = a.m[7], a22 = a.m[8]
+        // Inputs are centred on 128, so the luma constant absorbs a00·(128 − yOff); chroma reads Y − yOff.
+        let k0 = ys * a.o[0] + a00 * (128 - yOff)
+        let k1 = cs * a.o[1] - a10 * yOff, k2 = cs * a.o[2] - a20 * yOff
+        let tiny = 1e-9
+        lumaIdentity = shape == nil && abs(a00 - 1) < tiny && abs(a01) < tiny && abs(a02) < tiny && abs(a.o[0]) < tiny
+        chromaIdentity = shape == nil && abs(a11 - 1) < tiny && abs(a22 - 1) < tiny && abs(a12) < tiny && abs(a21) < tiny
+            && abs(a10) < tiny && abs(a20) < tiny && abs(a.o[1]) < tiny && abs(a.o[2]) < tiny
+        mixed = [a01, a02, a10, a20].contains { abs($0) >= tiny }
+        crossChroma = abs(a12) >= tiny || abs(a21) >= tiny
+        gain = shape
+        // Worst-case magnitudes in codes before the final offset; 1800·16 plus the bias stays in Int16.
+        let limit = 1800.0
+        guard abs(a00) * 128 + (abs(a01) + abs(a02)) * 128 + abs(k0) <= limit,
+              abs(a10) * 255 + (abs(a11) + abs(a12)) * 128 + abs(k1) <= limit,
+              abs(a20) * 255 + (abs(a21) + abs(a22)) * 128 + abs(k2) <= limit,
+              let s00 = fixed(a00, bits: 12), let s01 = fixed(a01, bits: 12), let s02 = fixed(a02, bits: 12),
+              let s10 = fixed(a10, bits: 13), let s11 = fixed(a11, bits: 12), let s12 = fixed(a12, bits: 12),
+              let s20 = fixed(a20, bits: 13), let s21 = fixed(a21, bits: 12), let s22 = fixed(a22, bits: 12),
+              let c0 = fixed(k0, bits: 4), let c1 = fixed(k1, bits: 4), let c2 = fixed(k2, bits: 4)
+        else { return nil }
+        func pairs(_ u: Int16, _ v: Int16) -> I16x8 { I16x8(u, v, u, v, u, v, u, v) }
+        // With a gain the product has 3 fraction bits, without 4; the bias re-adds the zero and rounds.
+        let fraction: Int16 = shape == nil ? 4 : 3
+        constants = Constants(
+            lumaScale: I16x8(repeating: s00), lumaConstant: I16x8(repeating: c0), lumaFromChroma: pairs(s01, s02),
+            lumaConstant32: SIMD4(repeating: Int32((k0 * 4096).rounded()) + 128),
+            chromaDiagonal: pairs(s11, s22), chromaCross: pairs(s12, s21), chromaFromLuma: pairs(s10, s20),
+            chromaConstant: pairs(c1, c2),
+            lumaBias: I16x8(repeating: Int16(yOff) << fraction + 1 << (fraction - 1)),
+            chromaBias: I16x8(repeating: 128 << fraction + 1 << (fraction - 1)))
+    }
+
+    deinit {
+        lumaColumns?.deallocate()
+        chromaColumns?.deallocate()
+    }
+
+    var isIdentity: Bool { lumaIdentity && chromaIdentity }
+
+    /// Tabulates the vignette's column terms for this frame size; allocates only when the size changes.
+    func prepare(width: Int, height: Int) {
+        guard let gain, preparedSize != (width, height) else { return }
+        preparedSize = (width, height)
+        lumaColumns?.deallocate()
+        chromaColumns?.deallocate()
+        let k = gain.coefficient(width: width, height: height)
+        coefficient = k
+        let lumaCount = (width + 15) / 16 * 16 + 16
+        let luma = UnsafeMutablePointer<Int16>.allocate(capacity: lumaCount)
+        for x in 0..<lumaCount {
+            let dx = Double(x) + 0.5 - Double(width) / 2
+            luma[x] = Self.q15(k * dx * dx)
+        }
+        let chromaCount = lumaCount
+        let chroma = UnsafeMutablePointer<Int16>.allocate(capacity: chromaCount)
+        for i in 0..<chromaCount {
+            let dx = Double(2 * (i / 2) + 1) - Double(width) / 2
+            chroma[i] = Self.q15(k * dx * dx)
+        }
+        lumaColumns = luma
+        chromaColumns = chroma
+    }
+
+    private static func q15(_ v: Double) -> Int16 { Int16(min(max((v * 32768).rounded(), 0), 32767)) }
+
+    /// Q15 `1 − k·dy²`, clamped to 0...1, so `row − column` never overflows.
+    private func rowTerm(_ dy: Double) -> I16x8 {
+        I16x8(repeating: Self.q15(1 - coefficient * dy * dy))
+    }
+
+    /// Processes luma rows `rows` (starting on an even row) and the chroma rows they cover.
+    func run(source: Frame, destination: Frame, rows: Range<Int>) {
+        if source.format == .nv12 {
+            let s = source.planes[1], d = destination.planes[1]
+            run(InterleavedChroma(source: s.base, sourceStride: s.stride, destination: d.base, destinationStride: d.stride),
+                source, destination, rows)
+        } else {
+            let su = source.planes[1], sv = source.planes[2], du = destination.planes[1], dv = destination.planes[2]
+            run(PlanarChroma(u: su.base, uStride: su.stride, v: sv.base, vStride: sv.stride,
+                             du: du.base, duStride: du.stride, dv: dv.base, dvStride: dv.stride),
+                source, destination, rows)
+        }
+    }
+
+    private func run<Chroma: ChromaRows>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>) {
+        switch (gain != nil, crossChroma) {
+        case (false, false): run(chroma, source, destination, rows, Off.self, Off.self)
+        case (false, true): run(chroma, source, destination, rows, Off.self, On.self)
+        case (true, false): run(chroma, source, destination, rows, On.self, Off.self)
+        case (true, true): run(chroma, source, destination, rows, On.self, On.self)
+        }
+    }
+
+    private func run<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ chroma: Chroma, _ source: Frame, _ destination: Frame,
+                                                                    _ rows: Range<Int>, _: Gain.Type, _: Cross.Type) {
+        let width = source.width, height = source.height
+        let chromaWidth = (width + 1) / 2
+        let chromaRows = (rows.lowerBound / 2)..<((rows.upperBound + 1) / 2)
+        let sy = source.planes[0], dy = destination.planes[0]
+        let sameY = sy.base == dy.base && sy.stride == dy.stride
+        let sameC = source.isSameMemory(as: destination)
+        let half = Double(height) / 2
+        let lumaColumns = lumaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
+        let chromaColumns = chromaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
+        withUnsafePointer(to: constants) { c in
+            let lumaBlock = LumaBlock<Gain>(c: c, columns: lumaColumns)
+            let chromaBlock = ChromaBlock<Gain, Cross>(c: c, columns: chromaColumns)
+            if mixed {
+                for crow in chromaRows {
+                    let row0 = 2 * crow, row1 = min(2 * crow + 1, height - 1)
+                    let r0 = Gain.on ? rowTerm(Double(row0) + 0.5 - half) : .zero
+                    let r1 = Gain.on ? rowTerm(Double(row1) + 0.5 - half) : .zero
+                    let rc = Gain.on ? rowTerm(Double(row0) + Double(min(2, height - row0)) / 2 - half) : .zero
+                    Self.jointRows(sy.base + row0 * sy.stride, dy.base + row0 * dy.stride,
+                                   sy.base + row1 * sy.stride, dy.base + row1 * dy.stride,
+                                   chroma, crow, width, chromaWidth, r0, r1, rc, lumaBlock, chromaBlock, c)
+                }
+                return
+            }
+            for row in rows {
+                let s = (sy.base + row * sy.stride).assumingMemoryBound(to: UInt8.self)
+                let d = (dy.base + row * dy.stride).assumingMemoryBound(to: UInt8.self)
+                if lumaIdentity {
+                    if !sameY { d.update(from: s, count: width) }
+                } else {
+                    let r = Gain.on ? rowTerm(Double(row) + 0.5 - half) : .zero
+                    Self.lumaRow(s, d, width, r, lumaBlock)
+                }
+            }
+            for crow in chromaRows {
+                if chromaIdentity {
+                    if !sameC { chroma.copy(crow, chromaWidth) }
+                } else {
+                    let rc = Gain.on ? rowTerm(Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - half) : .zero
+                    Self.chromaRow(chroma, crow, chromaWidth, rc, chromaBlock)
+                }
+            }
+        }
+    }
+
+    private static func lumaRow<Gain: Flag>(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
+                                            _ row: I16x8, _ block: LumaBlock<Gain>) {
+        let constant = (block.c.pointee.lumaConstant, block.c.pointee.lumaConstant)
+        var x = 0
+        while x &+ 16 <= width {
+            let y = UnsafeRawPointer(s + x).loadUnaligned(as: SIMD16<UInt8>.self)
+            UnsafeMutableRawPointer(d + x).storeBytes(of: block.apply(y, constant, x, row), as: SIMD16<UInt8>.self)
+            x &+= 16
+        }
+        if x < width {
+            let count = width - x
+            var y = SIMD16<UInt8>.zero
+            withUnsafeMutableBytes(of: &y) { $0.baseAddress!.copyMemory(from: s + x, byteCount: count) }
+            let out = block.apply(y, constant, x, row)
+            withUnsafeBytes(of: out) { d.advanced(by: x).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: count) }
+        }
+    }
+
+    private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
+                                                                             _ row: I16x8, _ block: ChromaBlock<Gain, Cross>) {
+        let rows = chroma.rows(crow)
+        var cx = 0
+        while cx &+ 8 <= chromaWidth {
+            rows.store(block.apply(rows.load(cx), (.zero, .zero), cx, row, mixed: false), cx)
+            cx &+= 8
+        }
+        if cx < chromaWidth {
+            let count = chromaWidth - cx
+            rows.storePartial(block.apply(rows.loadPartial(cx, count), (.zero, .zero), cx, row, mixed: false), cx, count)
+        }
+    }
+
+    /// Two luma rows and their chroma row; `row1` may be `row0` (odd height), and is then written twice with the same values.
+    private static func jointRows<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(
+        _ s0: UnsafeMutableRawPointer, _ d0: UnsafeMutableRawPointer, _ s1: UnsafeMutableRawPointer, _ d1: UnsafeMutableRawPointer,
+        _ chroma: Chroma, _ crow: Int, _ width: Int, _ chromaWidth: Int, _ r0: I16x8, _ r1: I16x8, _ rc: I16x8,
+        _ luma: LumaBlock<Gain>, _ block: ChromaBlock<Gain, Cross>, _ c: UnsafePointer<Constants>
+    ) {
+        let rows = chroma.rows(crow)
+        let fromChroma = c.pointee.lumaFromChroma, constant32 = c.pointee.lumaConstant32
+        let ones = I16x8(repeating: 1)
+        @inline(__always) func step(_ y0: SIMD16<UInt8>, _ y1: SIMD16<UInt8>, _ uv: SIMD16<UInt8>, _ x: Int)
+            -> (SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>) {
+            let (ul, uh) = widenCentred(uv)
+            // Each chroma pair's contribution to its four luma samples, in both 16-bit halves of a 32-bit lane.
+            @inline(__always) func spread(_ centred: I16x8) -> I16x8 {
+                let p = (multiplyAdd(centred &>> 8, fromChroma) &+ constant32) &>> 8
+                return unsafeBitCast((p & 0xFFFF) | (p &<< 16), to: I16x8.self)
+            }
+            // The sum of the block's four luma samples, ×32, in both halves: the chroma side reads it as mean·128.
+            let (a0, a1) = widen(y0), (b0, b1) = widen(y1)
+            @inline(__always) func sum(_ a: I16x8, _ b: I16x8) -> I16x8 {
+                let p = multiplyAdd(a &+ b, ones) &<< 5
+                return unsafeBitCast(p | (p &<< 16), to: I16x8.self)
+            }
+            let d = (spread(ul), spread(uh))
+            return (luma.apply(y0, d, x, r0), luma.apply(y1, d, x, r1),
+                    block.apply(uv, (sum(a0, b0), sum(a1, b1)), x / 2, rc, mixed: true))
+        }
+        var x = 0
+        while x &+ 16 <= width {
+            let y0 = UnsafeRawPointer(s0 + x).loadUnaligned(as: SIMD16<UInt8>.self)
+            let y1 = UnsafeRawPointer(s1 + x).loadUnaligned(as: SIMD16<UInt8>.self)
+            let out = step(y0, y1, rows.load(x / 2), x)
+            (d0 + x).storeBytes(of: out.0, as: SIMD16<UInt8>.self)
+            (d1 + x).storeBytes(of: out.1, as: SIMD16<UInt8>.self)
+            rows.store(out.2, x / 2)
+            x &+= 16
+        }
+        guard x < width else { return }
+        // The tail: luma padded with its last sample, so a lone column's block mean is that sample.
+        let count = width - x, pairs = chromaWidth - x / 2
+        func padded(_ p: UnsafeMutableRawPointer) -> SIMD16<UInt8> {
+            var v = SIMD16<UInt8>(repeating: p.load(fromByteOffset: x + count - 1, as: UInt8.self))
+            withUnsafeMutableBytes(of: &v) { $0.baseAddress!.copyMemory(from: p + x, byteCount: count) }
+            return v
+        }
+        let out = step(padded(s0), padded(s1), rows.loadPartial(x / 2, pairs), x)
+        withUnsafeBytes(of: out.0) { (d0 + x).copyMemory(from: $0.baseAddress!, byteCount: count) }
+        withUnsafeBytes(of: out.1) { (d1 + x).copyMemory(from: $0.baseAddress!, byteCount: count) }
+        rows.storePartial(out.2, x / 2, pairs)
+    }
+
+    /// Sixteen luma samples: `Y' = zero + gain·(a00·(Y − 128) + D)`, D per column (constant or from chroma).
+    private struct LumaBlock<Gain: Flag> {
+        let c: UnsafePointer<Constants>
+        let columns: UnsafeMutablePointer<Int16>
+
+        @inline(__always)
+        func apply(_ y: SIMD16<UInt8>, _ d: (I16x8, I16x8), _ x: Int, _ row: I16x8) -> SIMD16<UInt8> {
+            let scale = c.pointee.lumaScale, bias = c.pointee.lumaBias
+            let (lo, hi) = widenCentred(y)
+            var tl = mulHigh(lo, scale) &+ d.0, th = mulHigh(hi, scale) &+ d.1
+            if Gain.on {
+                let cl = UnsafeRawPointer(columns + x).loadUnaligned(as: I16x8.self)
+                let ch = UnsafeRawPointer(columns + x + 8).loadUnaligned(as: I16x8.self)
+                tl = mulHigh(tl, laneMax(row &- cl, .zero))
+                th = mulHigh(th, laneMax(row &- ch, .zero))
+                return packSaturated((tl &+ bias) &>> 3, (th &+ bias) &>> 3)
+            }
+            return packSaturated((tl &+ bias) &>> 4, (th &+ bias) &>> 4)
+        }
+    }
+
+    /// Eight chroma pairs, interleaved Cb, Cr: the 2×2 map, luma term when mixed, then the gain about 128.
+    private struct ChromaBlock<Gain: Flag, Cross: Flag> {
+        let c: UnsafePointer<Constants>
+        let columns: UnsafeMutablePointer<Int16>
+
+        @inline(__always)
+        func apply(_ uv: SIMD16<UInt8>, _ lumaSum: (I16x8, I16x8), _ cx: Int, _ row: I16x8, mixed: Bool) -> SIMD16<UInt8> {
+            let k = c.pointee
+            let (lo, hi) = widenCentred(uv)
+            var tl = mulHigh(lo, k.chromaDiagonal) &+ k.chromaConstant
+            var th = mulHigh(hi, k.chromaDiagonal) &+ k.chromaConstant
+            if Cross.on {
+                tl &+= mulHigh(swapPairs(lo), k.chromaCross)
+                th &+= mulHigh(swapPairs(hi), k.chromaCross)
+            }
+            if mixed {
+                tl &+= mulHigh(lumaSum.0, k.chromaFromLuma)
+                th &+= mulHigh(lumaSum.1, k.chromaFromLuma)
+            }
+            if Gain.on {
+                let cl = UnsafeRawPointer(columns + 2 * cx).loadUnaligned(as: I16x8.self)
+                let ch = UnsafeRawPointer(columns + 2 * cx + 8).loadUnaligned(as: I16x8.self)
+                tl = mulHigh(tl, laneMax(row &- cl, .zero))
+                th = mulHigh(th, laneMax(row &- ch, .zero))
+                return packSaturated((tl &+ k.chromaBias) &>> 3, (th &+ k.chromaBias) &>> 3)
+            }
+            return packSaturated((tl &+ k.chromaBias) &>> 4, (th &+ k.chromaBias) &>> 4)
+        }
+    }
+}
+
+@inline(__always)
+private func swapPairs(_ x: I16x8) -> I16x8 { I16x8(x[1], x[0], x[3], x[2], x[5], x[4], x[7], x[6]) }
+
+/// A compile-time switch for generic specialization: each combination gets its own loop.
+protocol Flag { static var on: Bool { get } }
+enum On: Flag { static var on: Bool { true } }
+enum Off: Flag { static var on: Bool { false } }
+
+/// Chroma of a 4:2:0 frame seen as rows of interleaved (Cb, Cr) byte pairs.
+protocol ChromaRows {
+    associatedtype Row: ChromaRow
+    func rows(_ crow: Int) -> Row
+    /// Copies `count` pairs of row `crow` from source to destination.
+    func copy(_ crow: Int, _ count: Int)
+}
+
+/// One chroma row: eight pairs per load or store.
+protocol ChromaRow {
+    func load(_ cx: Int) -> SIMD16<UInt8>
+    func store(_ v: SIMD16<UInt8>, _ cx: Int)
+    func loadPartial(_ cx: Int, _ count: Int) -> SIMD16<UInt8>
+    func storePartial(_ v: SIMD16<UInt8>, _ cx: Int, _ count: Int)
+}
+
+/// NV12: the pairs are already interleaved in one plane.
+struct InterleavedChroma: ChromaRows {
+    let source: UnsafeMutableRawPointer, sourceStride: Int
+    let destination: UnsafeMutableRawPointer, destinationStride: Int
+
+    struct Row: ChromaRow {
+        let s: UnsafeMutableRawPointer, d: UnsafeMutableRawPointer
+        @inline(__always) func load(_ cx: Int) -> SIMD16<UInt8> { UnsafeRawPointer(s + 2 * cx).loadUnaligned(as: SIMD16<UInt8>.self) }
+        @inline(__always) func store(_ v: SIMD16<UInt8>, _ cx: Int) { (d + 2 * cx).storeBytes(of: v, as: SIMD16<UInt8>.self) }
+        @inline(__always) func loadPartial(_ cx: Int, _ count: Int) -> SIMD16<UInt8> {
+            var v = SIMD16<UInt8>.zero
+            withUnsafeMutableBytes(of: &v) { $0.baseAddress!.copyMemory(from: s + 2 * cx, byteCount: 2 * count) }
+            return v
+        }
+        @inline(__always) func storePartial(_ v: SIMD16<UInt8>, _ cx: Int, _ count: Int) {
+            withUnsafeBytes(of: v) { (d + 2 * cx).copyMemory(from: $0.baseAddress!, byteCount: 2 * count) }
+        }
+    }
+
+    @inline(__always) func rows(_ crow: Int) -> Row { Row(s: source + crow * sourceStride, d: destination + crow * destinationStride) }
+    func copy(_ crow: Int, _ count: Int) {
+        (destination + crow * destinationStride).copyMemory(from: source + crow * sourceStride, byteCount: 2 * count)
+    }
+}
+
+/// I420: Cb and Cr planes, interleaved in registers on load and split again on store.
+struct PlanarChroma: ChromaRows {
+    let u: UnsafeMutableRawPointer, uStride: Int
+    let v: UnsafeMutableRawPointer, vStride: Int
+    let du: UnsafeMutableRawPointer, duStride: Int
+    let dv: UnsafeMutableRawPointer, dvStride: Int
+
+    struct Row: ChromaRow {
+        let u: UnsafeMutableRawPointer, v: UnsafeMutableRawPointer
+        let du: UnsafeMutableRawPointer, dv: UnsafeMutableRawPointer
+        @inline(__always) func load(_ cx: Int) -> SIMD16<UInt8> {
+            zip(UnsafeRawPointer(u + cx).loadUnaligned(as: SIMD8<UInt8>.self), UnsafeRawPointer(v + cx).loadUnaligned(as: SIMD8<UInt8>.self))
+        }
+        @inline(__always) func store(_ x: SIMD16<UInt8>, _ cx: Int) {
+            (du + cx).storeBytes(of: x.evenHalf, as: SIMD8<UInt8>.self)
+            (dv + cx).storeBytes(of: x.oddHalf, as: SIMD8<UInt8>.self)
+        }
+        @inline(__always) func loadPartial(_ cx: Int, _ count: Int) -> SIMD16<UInt8> {
+            var a = SIMD8<UInt8>.zero, b = SIMD8<UInt8>.zero
+            withUnsafeMutableBytes(of: &a) { $0.baseAddress!.copyMemory(from: u + cx, byteCount: count) }
+            withUnsafeMutableBytes(of: &b) { $0.baseAddress!.copyMemory(from: v + cx, byteCount: count) }
+            return zip(a, b)
+        }
+        @inline(__always) func storePartial(_ x: SIMD16<UInt8>, _ cx: Int, _ count: Int) {
+            withUnsafeBytes(of: x.evenHalf) { (du + cx).copyMemory(from: $0.baseAddress!, byteCount: count) }
+            withUnsafeBytes(of: x.oddHalf) { (dv + cx).copyMemory(from: $0.baseAddress!, byteCount: count) }
+        }
+        @inline(__always) private func zip(_ a: SIMD8<UInt8>, _ b: SIMD8<UInt8>) -> SIMD16<UInt8> {
+            SIMD16(a[0], b[0], a[1], b[1], a[2], b[2], a[3], b[3], a[4], b[4], a[5], b[5], a[6], b[6], a[7], b[7])
+        }
+    }
+
+    @inline(__always) func rows(_ crow: Int) -> Row {
+        Row(u: u + crow * uStride, v: v + crow * vStride, du: du + crow * duStride, dv: dv + crow * dvStride)
+    }
+    func copy(_ crow: Int, _ count: Int) {
+        (du + crow * duStride).copyMemory(from: u + crow * uStride, byteCount: count)
+        (dv + crow * dvStride).copyMemory(from: v + crow * vStride, byteCount: count)
+    }
+}

@@ -1,0 +1,90 @@
+import Testing
+@testable import Filters
+
+/// The 16-bit fixed-point passes against the float paths they replace, on random frames.
+@Suite struct FixedKernelTests {
+    static let chains = [
+        "sepia", "sepia intensity=0.6", "mono", "invert", "exposure ev=0.7", "exposure ev=-1.5",
+        "colorcontrols brightness=0.1 contrast=1.3 saturation=0.6", "colorcontrols contrast=2.5 saturation=3",
+        "temperature kelvin=3000 tint=30", "temperature kelvin=11000 tint=-50", "vignette", "vignette intensity=1.5 radius=2",
+        "vignette intensity=4 radius=0.5", "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette",
+        "temperature kelvin=4000 | vignette intensity=0.8", "mono | invert | exposure ev=0.3 | vignette",
+    ]
+
+    /// Runs `text` on a copy of `frame` with the fixed-point pass or the general float path.
+    ///
+    /// The reference is the general path: like the RGB kernels it keeps values unclamped until the
+    /// end, while the table path clamps luma to a byte before the vignette gain.
+    static func run(_ text: String, _ frame: TestFrame, fixedPoint: Bool) throws -> TestFrame {
+        let out = frame.copy(padding: 16)
+        let chain = try FilterChain(parsing: text)
+        let operations = chain.filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+            if case let .point(p) = op { return p } else { return nil }
+        }
+        let kernel = YUVPointKernel(PointProgram(operations, color: frame.color), color: frame.color, fixedPoint: fixedPoint, tables: fixedPoint)
+        kernel.prepare(width: frame.width, height: frame.height)
+        kernel.run(source: frame.frame, destination: out.frame, rows: 0..<frame.height)
+        return out
+    }
+
+    @Test(arguments: [PixelFormat.nv12, .i420], [ColorDescription.bt601Limited, .bt709Full])
+    func fixedPointAgreesWithFloatWithinOneCode(format: PixelFormat, color: ColorDescription) throws {
+        for (width, height) in [(37, 11), (64, 32), (1, 1), (17, 3)] {
+            let frame = TestFrame(format, width, height, color: color)
+            frame.fillPattern(seed: UInt64(width * 1000 + height))
+            for text in Self.chains {
+                let fixed = try Self.run(text, frame, fixedPoint: true)
+                let float = try Self.run(text, frame, fixedPoint: false)
+                #expect(fixed.canariesIntact)
+                let a = fixed.visibleBytes, b = float.visibleBytes
+                let worst = zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                let differing = zip(a, b).filter { $0 != $1 }.count
+                #expect(worst <= 1, "\(text) \(format) \(color) \(width)x\(height): differs by \(worst)")
+                // Differences are rounding-boundary cases (the products are floored at 1/16 code), not a bias.
+                #expect(a.count < 1000 || differing * 100 <= a.count * 8, "\(text) \(format) \(width)x\(height): \(differing) of \(a.count) differ")
+            }
+        }
+    }
+
+    @Test(arguments: [PixelFormat.rgba, .bgrx, .argb])
+    func rgbFixedPointAgreesWithFloatWithinOneCode(format: PixelFormat) throws {
+        for (width, height) in [(37, 11), (64, 32), (1, 1), (9, 3)] {
+            let frame = TestFrame(format, width, height)
+            frame.fillPattern(seed: UInt64(width * 1000 + height))
+            for text in Self.chains {
+                let operations = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+                    if case let .point(p) = op { return p } else { return nil }
+                }
+                var outputs: [[UInt8]] = []
+                // The float kernel's vignette columns live in the pool: it must outlive the run.
+                let scratch = ScratchPool()
+                for fixedPoint in [true, false] {
+                    let out = frame.copy(padding: 16)
+                    let kernel = RGBPointKernel(PointProgram(operations, color: frame.color), fixedPoint: fixedPoint)
+                    kernel.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: 0)
+                    kernel.run(source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
+                               width: width, height: height, rows: 0..<height)
+                    #expect(out.canariesIntact)
+                    outputs.append(out.visibleBytes)
+                }
+                let worst = zip(outputs[0], outputs[1]).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                #expect(worst <= 1, "\(text) \(format) \(width)x\(height): differs by \(worst)")
+            }
+        }
+    }
+
+    @Test func eligibility() throws {
+        func kernel(_ text: String) throws -> YUV420FixedKernel? {
+            let ops = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+                if case let .point(p) = op { return p } else { return nil }
+            }
+            return YUV420FixedKernel(PointProgram(ops, color: .bt601Limited), color: .bt601Limited)
+        }
+        #expect(try kernel("sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette") != nil)
+        #expect(try kernel("temperature kelvin=4000") != nil)
+        #expect(try kernel("gamma value=2") == nil)            // a curve: tables
+        #expect(try kernel("vignette | sepia") == nil)         // vignette mid-chain: general
+        #expect(try kernel("vignette intensity=-1") == nil)    // gain above 1
+        #expect(try kernel("colorcontrols contrast=4 saturation=4") == nil) // does not fit 16 bits
+    }
+}
