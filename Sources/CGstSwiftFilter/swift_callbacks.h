@@ -14,7 +14,7 @@ GstStructure *swiftfilter_get_stats(gpointer state, GstSwiftFilter *filter); /* 
 gboolean swiftfilter_start(gpointer state, GstSwiftFilter *filter);
 void swiftfilter_stop(gpointer state, GstSwiftFilter *filter);
 gboolean swiftfilter_set_info(gpointer state, GstSwiftFilter *filter, GstVideoInfo *in_info, GstVideoInfo *out_info);
-GstFlowReturn swiftfilter_transform(gpointer state, GstSwiftFilter *filter, GstVideoFrame *in_frame, GstVideoFrame *out_frame);
-GstFlowReturn swiftfilter_transform_ip(gpointer state, GstSwiftFilter *filter, GstVideoFrame *frame);
+gboolean swiftfilter_reuse_input(gpointer state, GstSwiftFilter *filter, GstBuffer *input);
+GstFlowReturn swiftfilter_transform_buffers(gpointer state, GstSwiftFilter *filter, GstBuffer *input, GstBuffer *output);
 
 #endif

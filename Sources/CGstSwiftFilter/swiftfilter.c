@@ -67,15 +67,30 @@ static gboolean gst_swift_filter_set_info(GstVideoFilter *filter, GstCaps *incap
   return swiftfilter_set_info(self->swift_state, self, in_info, out_info);
 }
 
-static GstFlowReturn gst_swift_filter_transform_frame(GstVideoFilter *filter, GstVideoFrame *in_frame,
-                                                      GstVideoFrame *out_frame) {
-  GstSwiftFilter *self = (GstSwiftFilter *)filter;
-  return swiftfilter_transform(self->swift_state, self, in_frame, out_frame);
+/* Our own output decision: the input itself when the chain can work in place on it (writable), else a
+ * new buffer from the pool. GStreamer's in-place mode would first copy a shared input on this thread and
+ * then filter the copy; a separate output lets the chain read the input and write the output in one
+ * pass, split across cores. */
+static GstFlowReturn gst_swift_filter_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *input,
+                                                            GstBuffer **outbuf) {
+  GstSwiftFilter *self = (GstSwiftFilter *)trans;
+  if (!gst_base_transform_is_passthrough(trans) && swiftfilter_reuse_input(self->swift_state, self, input)) {
+    *outbuf = input;
+    return GST_FLOW_OK;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_swift_filter_parent_class)->prepare_output_buffer(trans, input, outbuf);
 }
 
-static GstFlowReturn gst_swift_filter_transform_frame_ip(GstVideoFilter *filter, GstVideoFrame *frame) {
-  GstSwiftFilter *self = (GstSwiftFilter *)filter;
-  return swiftfilter_transform_ip(self->swift_state, self, frame);
+/* Never called (transform below replaces GstVideoFilter's), but GstVideoFilter switches a filter without
+ * transform_frame to in-place mode on every caps change, which would bypass our output decision. */
+static GstFlowReturn gst_swift_filter_unused_transform_frame(GstVideoFilter *filter, GstVideoFrame *in_frame,
+                                                             GstVideoFrame *out_frame) {
+  return GST_FLOW_NOT_SUPPORTED;
+}
+
+static GstFlowReturn gst_swift_filter_transform(GstBaseTransform *trans, GstBuffer *input, GstBuffer *output) {
+  GstSwiftFilter *self = (GstSwiftFilter *)trans;
+  return swiftfilter_transform_buffers(self->swift_state, self, input, output);
 }
 
 /* GstBaseTransform reports its QoS drops only in QoS messages; count them as they leave. */
@@ -126,9 +141,10 @@ static void gst_swift_filter_class_init(GstSwiftFilterClass *klass) {
 
   transform_class->start = gst_swift_filter_start;
   transform_class->stop = gst_swift_filter_stop;
+  transform_class->prepare_output_buffer = gst_swift_filter_prepare_output_buffer;
+  transform_class->transform = gst_swift_filter_transform;
   filter_class->set_info = gst_swift_filter_set_info;
-  filter_class->transform_frame = gst_swift_filter_transform_frame;
-  filter_class->transform_frame_ip = gst_swift_filter_transform_frame_ip;
+  filter_class->transform_frame = gst_swift_filter_unused_transform_frame;
 }
 
 static void gst_swift_filter_init(GstSwiftFilter *self) {

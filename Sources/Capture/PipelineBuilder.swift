@@ -70,7 +70,7 @@ public struct PipelineBuilder: Sendable {
         let record = config.record
         let encoder: String
         switch record?.encoder ?? .vp8 {
-        case .vp8: encoder = "vp8enc deadline=1 cpu-used=8 threads=2 keyframe-max-dist=30 end-usage=cbr target-bitrate=2000000"
+        case .vp8: encoder = "vp8enc deadline=1 cpu-used=8 threads=2 lag-in-frames=0 keyframe-max-dist=30 end-usage=cbr target-bitrate=2000000"
         case .mjpeg: encoder = "jpegenc quality=85"
         case .h264:
             encoder = Element.factoryExists("x264enc") ? "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! h264parse"

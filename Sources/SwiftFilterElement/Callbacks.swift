@@ -56,10 +56,9 @@ func swiftfilterSetChain(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutabl
         settings.text = chain.description
         settings.compiled = compiled
         settings.rejected = nil
-        // Passthrough (zero copy, no map) for the empty chain; in place when every stage is a point op.
-        // Set under our lock so concurrent setters leave the flags matching the chain that won.
+        // Passthrough (zero copy, no map) for the empty chain; in place is decided per buffer in
+        // `swiftfilter_reuse_input`. Set under our lock so concurrent setters leave the flag matching the chain that won.
         gst_base_transform_set_passthrough(transform(filter), compiled.isEmpty ? 1 : 0)
-        gst_base_transform_set_in_place(transform(filter), compiled.worksInPlace ? 1 : 0)
     }
     log(filter, GST_LEVEL_INFO, "chain is now \"\(chain.description)\" (\(compiled.isEmpty ? "passthrough" : compiled.worksInPlace ? "in place" : "copy"))")
 }
@@ -176,32 +175,54 @@ private func process(_ state: FilterState, _ filter: UnsafeMutablePointer<GstSwi
     return GST_FLOW_OK
 }
 
-@_cdecl("swiftfilter_transform")
-func swiftfilterTransform(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
-                          _ inFrame: UnsafeMutablePointer<GstVideoFrame>?, _ outFrame: UnsafeMutablePointer<GstVideoFrame>?) -> GstFlowReturn {
-    guard let state = state(raw), let filter, let inFrame, let outFrame else { return GST_FLOW_ERROR }
-    return process(state, filter) { compiled, format, color in
-        guard let source = filtersFrame(inFrame, format: format, color: color),
-              let destination = filtersFrame(outFrame, format: format, color: color) else {
-            throw FrameMappingError.layout
-        }
-        if compiled.isEmpty {
-            // The chain became empty after this buffer was routed as a copy: copy it unchanged.
-            _ = gst_video_frame_copy(outFrame, inFrame)
-        } else {
-            try compiled.process(from: source, to: destination)
-        }
-    }
+@_cdecl("swiftfilter_reuse_input")
+func swiftfilterReuseInput(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+                           _ input: UnsafeMutablePointer<GstBuffer>?) -> gboolean {
+    guard let state = state(raw), let input else { return 0 }
+    let inPlace = state.settings.withLock { $0.compiled.worksInPlace }
+    let writable = gst_mini_object_is_writable(UnsafeRawPointer(input).assumingMemoryBound(to: GstMiniObject.self)) != 0
+    return inPlace && writable ? 1 : 0
 }
 
-@_cdecl("swiftfilter_transform_ip")
-func swiftfilterTransformInPlace(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
-                                 _ mapped: UnsafeMutablePointer<GstVideoFrame>?) -> GstFlowReturn {
-    guard let state = state(raw), let filter, let mapped else { return GST_FLOW_ERROR }
+/// Maps a buffer as a frame of the negotiated layout for the closure's duration. NO_REF: the mapping must
+/// not take a reference of its own, or the buffer would stop being writable while mapped.
+private func withMappedFrame<R>(_ buffer: UnsafeMutablePointer<GstBuffer>, _ info: inout GstVideoInfo, _ flags: GstMapFlags,
+                                _ body: (UnsafeMutablePointer<GstVideoFrame>) throws -> R) throws -> R {
+    var frame = GstVideoFrame()
+    let all = GstMapFlags(rawValue: flags.rawValue | GST_VIDEO_FRAME_MAP_FLAG_NO_REF.rawValue)
+    guard gst_video_frame_map(&frame, &info, buffer, all) != 0 else { throw FrameMappingError.map }
+    defer { gst_video_frame_unmap(&frame) }
+    return try body(&frame)
+}
+
+@_cdecl("swiftfilter_transform_buffers")
+func swiftfilterTransformBuffers(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+                                 _ input: UnsafeMutablePointer<GstBuffer>?, _ output: UnsafeMutablePointer<GstBuffer>?) -> GstFlowReturn {
+    guard let state = state(raw), let filter, let input, let output else { return GST_FLOW_ERROR }
+    var info = filter.pointee.parent.in_info
+    var outInfo = filter.pointee.parent.out_info
     return process(state, filter) { compiled, format, color in
-        guard let frame = filtersFrame(mapped, format: format, color: color) else { throw FrameMappingError.layout }
-        if !compiled.isEmpty {
-            try compiled.process(frame)
+        if input == output {
+            // The input was writable and the chain works in place (or can, with its scratch): one mapping.
+            try withMappedFrame(output, &info, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) { mapped in
+                guard let frame = filtersFrame(mapped, format: format, color: color) else { throw FrameMappingError.layout }
+                if !compiled.isEmpty { try compiled.process(frame) }
+            }
+            return
+        }
+        try withMappedFrame(input, &info, GST_MAP_READ) { inFrame in
+            try withMappedFrame(output, &outInfo, GST_MAP_WRITE) { outFrame in
+                guard let source = filtersFrame(inFrame, format: format, color: color),
+                      let destination = filtersFrame(outFrame, format: format, color: color) else {
+                    throw FrameMappingError.layout
+                }
+                if compiled.isEmpty {
+                    // The chain became empty after this buffer was routed: copy it unchanged.
+                    _ = gst_video_frame_copy(outFrame, inFrame)
+                } else {
+                    try compiled.process(from: source, to: destination)
+                }
+            }
         }
     }
 }
@@ -209,5 +230,11 @@ func swiftfilterTransformInPlace(_ raw: UnsafeMutableRawPointer?, _ filter: Unsa
 /// A mapped frame whose planes do not match the negotiated format.
 enum FrameMappingError: Error, CustomStringConvertible {
     case layout
-    var description: String { "the mapped frame's planes do not match the negotiated format" }
+    case map
+    var description: String {
+        switch self {
+        case .layout: "the mapped frame's planes do not match the negotiated format"
+        case .map: "a buffer could not be mapped as a frame of the negotiated format"
+        }
+    }
 }

@@ -124,7 +124,7 @@ struct CLITests {
             _ = run.terminate()
             return
         }
-        usleep(2_500_000)
+        usleep(3_000_000)
         kill(run.process.processIdentifier, SIGKILL)
         run.process.waitUntilExit()
         let path = run.directory.appendingPathComponent(String(started.dropFirst("recording ".count))).path
