@@ -14,7 +14,7 @@ GstStructure *swiftfilter_get_stats(gpointer state, GstSwiftFilter *filter); /* 
 gboolean swiftfilter_start(gpointer state, GstSwiftFilter *filter);
 void swiftfilter_stop(gpointer state, GstSwiftFilter *filter);
 gboolean swiftfilter_set_info(gpointer state, GstSwiftFilter *filter, GstVideoInfo *in_info, GstVideoInfo *out_info);
-gboolean swiftfilter_reuse_input(gpointer state, GstSwiftFilter *filter, GstBuffer *input);
+gboolean swiftfilter_prepare(gpointer state, GstSwiftFilter *filter, GstBuffer *input);
 GstFlowReturn swiftfilter_transform_buffers(gpointer state, GstSwiftFilter *filter, GstBuffer *input, GstBuffer *output);
 
 #endif

@@ -67,14 +67,16 @@ static gboolean gst_swift_filter_set_info(GstVideoFilter *filter, GstCaps *incap
   return swiftfilter_set_info(self->swift_state, self, in_info, out_info);
 }
 
-/* Our own output decision: the input itself when the chain can work in place on it (writable), else a
- * new buffer from the pool. GStreamer's in-place mode would first copy a shared input on this thread and
- * then filter the copy; a separate output lets the chain read the input and write the output in one
- * pass, split across cores. */
+/* Our own output decision, made once per buffer together with the chain that will run on it: the input
+ * itself for the empty chain (zero copy, never mapped) and when the chain can work in place on a writable
+ * input; else a new buffer from the pool. GStreamer's in-place mode would first copy a shared input on
+ * this thread; a separate output lets the chain read and write in one pass split across cores. The base
+ * class's passthrough flag is never used: it is read twice per buffer, so flipping it while frames flow
+ * could push a buffer that was never written. */
 static GstFlowReturn gst_swift_filter_prepare_output_buffer(GstBaseTransform *trans, GstBuffer *input,
                                                             GstBuffer **outbuf) {
   GstSwiftFilter *self = (GstSwiftFilter *)trans;
-  if (!gst_base_transform_is_passthrough(trans) && swiftfilter_reuse_input(self->swift_state, self, input)) {
+  if (swiftfilter_prepare(self->swift_state, self, input)) {
     *outbuf = input;
     return GST_FLOW_OK;
   }
@@ -150,8 +152,6 @@ static void gst_swift_filter_class_init(GstSwiftFilterClass *klass) {
 static void gst_swift_filter_init(GstSwiftFilter *self) {
   self->qos_dropped = 0;
   self->swift_state = swiftfilter_state_new(self);
-  /* Empty chain until told otherwise: zero-copy passthrough. */
-  gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(self), TRUE);
   gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), TRUE);
 }
 

@@ -15,10 +15,6 @@ private func log(_ filter: UnsafeMutablePointer<GstSwiftFilter>?, _ level: GstDe
     CGstSwiftFilter_log(filter, level, message())
 }
 
-private func transform(_ filter: UnsafeMutablePointer<GstSwiftFilter>) -> UnsafeMutablePointer<GstBaseTransform> {
-    UnsafeMutableRawPointer(filter).assumingMemoryBound(to: GstBaseTransform.self)
-}
-
 @_cdecl("swiftfilter_state_new")
 func swiftfilterStateNew(_ filter: UnsafeMutablePointer<GstSwiftFilter>?) -> UnsafeMutableRawPointer? {
     Unmanaged.passRetained(FilterState()).toOpaque()
@@ -56,9 +52,6 @@ func swiftfilterSetChain(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutabl
         settings.text = chain.description
         settings.compiled = compiled
         settings.rejected = nil
-        // Passthrough (zero copy, no map) for the empty chain; in place is decided per buffer in
-        // `swiftfilter_reuse_input`. Set under our lock so concurrent setters leave the flag matching the chain that won.
-        gst_base_transform_set_passthrough(transform(filter), compiled.isEmpty ? 1 : 0)
     }
     log(filter, GST_LEVEL_INFO, "chain is now \"\(chain.description)\" (\(compiled.isEmpty ? "passthrough" : compiled.worksInPlace ? "in place" : "copy"))")
 }
@@ -150,10 +143,11 @@ private func filtersFrame(_ mapped: UnsafeMutablePointer<GstVideoFrame>, format:
                  planes: frame.planes.map { Plane(base: $0.data, stride: $0.stride) }, color: color)
 }
 
-/// Runs one frame through the chain that is current at its start; records its time.
+/// Runs one frame through the chain picked for it when its output was prepared; records its time.
 private func process(_ state: FilterState, _ filter: UnsafeMutablePointer<GstSwiftFilter>,
                      _ work: (CompiledChain, PixelFormat, ColorDescription) throws -> Void) -> GstFlowReturn {
-    let (compiled, format, color) = state.settings.withLock { ($0.compiled, $0.format, $0.color) }
+    let (current, format, color) = state.settings.withLock { ($0.compiled, $0.format, $0.color) }
+    let compiled = state.inFlight.withLock { $0 } ?? current
     guard let format else {
         CGstSwiftFilter_post_error(filter, "a frame arrived before its format was negotiated", nil)
         return GST_FLOW_NOT_NEGOTIATED
@@ -175,13 +169,16 @@ private func process(_ state: FilterState, _ filter: UnsafeMutablePointer<GstSwi
     return GST_FLOW_OK
 }
 
-@_cdecl("swiftfilter_reuse_input")
-func swiftfilterReuseInput(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
-                           _ input: UnsafeMutablePointer<GstBuffer>?) -> gboolean {
+/// Picks the chain for this buffer and says whether the input itself becomes the output.
+@_cdecl("swiftfilter_prepare")
+func swiftfilterPrepare(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+                        _ input: UnsafeMutablePointer<GstBuffer>?) -> gboolean {
     guard let state = state(raw), let input else { return 0 }
-    let inPlace = state.settings.withLock { $0.compiled.worksInPlace }
+    let compiled = state.settings.withLock { $0.compiled }
+    state.inFlight.withLock { $0 = compiled }
+    if compiled.isEmpty { return 1 }
     let writable = gst_mini_object_is_writable(UnsafeRawPointer(input).assumingMemoryBound(to: GstMiniObject.self)) != 0
-    return inPlace && writable ? 1 : 0
+    return compiled.worksInPlace && writable ? 1 : 0
 }
 
 /// Maps a buffer as a frame of the negotiated layout for the closure's duration. NO_REF: the mapping must
@@ -203,10 +200,12 @@ func swiftfilterTransformBuffers(_ raw: UnsafeMutableRawPointer?, _ filter: Unsa
     var outInfo = filter.pointee.parent.out_info
     return process(state, filter) { compiled, format, color in
         if input == output {
-            // The input was writable and the chain works in place (or can, with its scratch): one mapping.
+            // The empty chain: nothing to map or touch.
+            if compiled.isEmpty { return }
+            // The input was writable and the chain works in place: one mapping.
             try withMappedFrame(output, &info, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) { mapped in
                 guard let frame = filtersFrame(mapped, format: format, color: color) else { throw FrameMappingError.layout }
-                if !compiled.isEmpty { try compiled.process(frame) }
+                try compiled.process(frame)
             }
             return
         }
@@ -216,12 +215,7 @@ func swiftfilterTransformBuffers(_ raw: UnsafeMutableRawPointer?, _ filter: Unsa
                       let destination = filtersFrame(outFrame, format: format, color: color) else {
                     throw FrameMappingError.layout
                 }
-                if compiled.isEmpty {
-                    // The chain became empty after this buffer was routed: copy it unchanged.
-                    _ = gst_video_frame_copy(outFrame, inFrame)
-                } else {
-                    try compiled.process(from: source, to: destination)
-                }
+                try compiled.process(from: source, to: destination)
             }
         }
     }

@@ -27,6 +27,9 @@ final class FilterState: Sendable {
 
     let settings = Locked(Settings())
     let counters = Locked(Counters())
+    /// The chain chosen for the buffer in flight: picked when its output is prepared, used by its transform,
+    /// so both see the same chain even when `chain` changes in between (both run on the streaming thread).
+    let inFlight = Locked<CompiledChain?>(nil)
 }
 
 /// Monotonic nanoseconds for per-frame timing.
