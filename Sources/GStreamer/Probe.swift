@@ -24,12 +24,6 @@ private final class BufferHandler: Sendable {
     init(_ handler: @escaping @Sendable (UInt64?) -> Void) { self.handler = handler }
 }
 
-/// Calls a closure for each event passing a pad.
-private final class EventHandler: Sendable {
-    let handler: @Sendable (GstEventType) -> Void
-    init(_ handler: @escaping @Sendable (GstEventType) -> Void) { self.handler = handler }
-}
-
 extension Pad {
     /// Counts every buffer (and buffer list) that passes this pad from now on, until `removeProbe`.
     /// Calls `gst_pad_add_probe`.
@@ -64,22 +58,7 @@ extension Pad {
         return UInt(id)
     }
 
-    /// Calls `handler` on the streaming thread with the type of each downstream event (EOS, caps, …).
-    /// Returns the probe id for `removeProbe`. Calls `gst_pad_add_probe`.
-    @discardableResult
-    public func onDownstreamEvent(_ handler: @escaping @Sendable (GstEventType) -> Void) -> UInt {
-        let context = CallbackRegistry.register(EventHandler(handler))
-        let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, userData in
-            guard let info, let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self) else {
-                return GST_PAD_PROBE_OK
-            }
-            CallbackRegistry.lookup(userData, as: EventHandler.self)?.handler(event.pointee.type)
-            return GST_PAD_PROBE_OK
-        }, context, { userData in CallbackRegistry.remove(userData) })
-        return UInt(id)
-    }
-
-    /// Removes a probe added by `countBuffers` or `onDownstreamEvent`. Calls `gst_pad_remove_probe`.
+    /// Removes a probe added by `countBuffers` or `onBuffer`. Calls `gst_pad_remove_probe`.
     public func removeProbe(_ id: UInt) {
         gst_pad_remove_probe(pointer, gulong(id))
     }
@@ -100,6 +79,3 @@ extension Bin {
         return Bin(sinking: UnsafeMutableRawPointer(bin).assumingMemoryBound(to: GstElement.self))
     }
 }
-
-/// The end-of-stream event type, for comparing what `onDownstreamEvent` reports.
-public let endOfStreamEvent = GST_EVENT_EOS
