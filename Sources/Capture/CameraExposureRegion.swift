@@ -20,16 +20,10 @@ extension CameraDevice {
               let frame = node.currentFrameSize(bufferType: info.captureBufferType) else { return nil }
         let autoExposureBit: Int64 = 1 << 0  // V4L2_UVC_REGION_OF_INTEREST_AUTO_EXPOSURE
         guard auto.maximum & autoExposureBit != 0 else { return nil }
-        // A square an eighth of the shorter side, centred on the tap and kept inside the frame.
-        let side = Swift.max(UInt32(Double(Swift.min(frame.width, frame.height)) / 8), 1)
-        let left = Int32(clamping: Int64(Swift.min(Swift.max(point.x * Double(frame.width) - Double(side) / 2, 0),
-                                                   Double(frame.width - side))))
-        let top = Int32(clamping: Int64(Swift.min(Swift.max(point.y * Double(frame.height) - Double(side) / 2, 0),
-                                                  Double(frame.height - side))))
-        var region = v4l2_rect(left: left, top: top, width: side, height: side)
+        var region = point.square(in: frame, sideFraction: 8)
         try node.setCompound(rect, &region)
         let current = try value(of: auto)?.integerValue ?? 0
         if current & autoExposureBit == 0 { try set(auto, to: .integer(current | autoExposureBit)) }
-        return ExposureRegionOutcome(point: point, left: left, top: top, width: side, height: side)
+        return ExposureRegionOutcome(point: point, left: region.left, top: region.top, width: region.width, height: region.height)
     }
 }

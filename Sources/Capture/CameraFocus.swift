@@ -2,6 +2,15 @@ import CV4L2
 
 /// A point in the picture, normalized: (0, 0) top-left, (1, 1) bottom-right; values outside are clamped.
 public struct NormalizedPoint: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// A square of 1/`sideFraction` of the frame's shorter side, centred on the point and kept inside the
+    /// frame: the region handed to ROI focus and exposure controls.
+    func square(in frame: (width: UInt32, height: UInt32), sideFraction: UInt32) -> v4l2_rect {
+        let side = Swift.max(Swift.min(frame.width, frame.height) / Swift.max(sideFraction, 1), 1)
+        let left = Swift.min(Swift.max(x * Double(frame.width) - Double(side) / 2, 0), Double(frame.width - side))
+        let top = Swift.min(Swift.max(y * Double(frame.height) - Double(side) / 2, 0), Double(frame.height - side))
+        return v4l2_rect(left: Int32(clamping: Int64(left)), top: Int32(clamping: Int64(top)), width: side, height: side)
+    }
+
     /// Horizontal position, 0…1 from the left.
     public let x: Double
     /// Vertical position, 0…1 from the top.
@@ -47,13 +56,7 @@ extension CameraDevice {
         if let rect = try control(id: ControlID.uvcRegionOfInterestRect), rect.isWritableCompound(elementSize: 16),
            let auto = try writableControl(ControlID.uvcRegionOfInterestAuto),
            let frame = node.currentFrameSize(bufferType: info.captureBufferType) {
-            // A square a tenth of the shorter side, centred on the tap and kept inside the frame.
-            let side = Swift.max(UInt32(Double(Swift.min(frame.width, frame.height)) / 10), 1)
-            let left = Int32(clamping: Int64(Swift.min(Swift.max(point.x * Double(frame.width) - Double(side) / 2, 0),
-                                                       Double(frame.width - side))))
-            let top = Int32(clamping: Int64(Swift.min(Swift.max(point.y * Double(frame.height) - Double(side) / 2, 0),
-                                                      Double(frame.height - side))))
-            var region = v4l2_rect(left: left, top: top, width: side, height: side)
+            var region = point.square(in: frame, sideFraction: 10)
             try node.setCompound(rect, &region)
             let autoFocusBit: Int64 = 1 << 3  // V4L2_UVC_REGION_OF_INTEREST_AUTO_FOCUS
             let current = try value(of: auto)?.integerValue ?? 0
@@ -61,7 +64,7 @@ extension CameraDevice {
                 try set(auto, to: .integer(current | autoFocusBit))
             }
             if let start = try writableControl(ControlID.autoFocusStart) { try set(start, to: .integer(1)) }
-            return .region(point, left: left, top: top, width: side, height: side)
+            return .region(point, left: region.left, top: region.top, width: region.width, height: region.height)
         }
         if let start = try writableControl(ControlID.autoFocusStart) {
             // One-shot autofocus only runs while continuous autofocus is off.
