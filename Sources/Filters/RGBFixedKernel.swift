@@ -4,8 +4,10 @@
 /// The three colour bytes of eight pixels are split into 16-bit lanes as `(b − 128)·256` (shifts
 /// in 32-bit lanes, then packssdw), the 3×3 matrix is nine pmulhw with Q12 coefficients (4
 /// fraction bits out), the offset one add per channel; then the optional Q15 vignette gain
-/// `max(0, row term − column term)` (column terms tabulated once per size), rounding, packuswb and
-/// re-interleaving; alpha/padding is copied through.
+/// `max(0, row term − column term)` (column terms tabulated once per size), rounding, and the
+/// re-interleave in 16/32-bit lanes: pmaxsw/pminsw clamps, psllw/por, punpcklwd; alpha/padding is
+/// copied through. (Written as byte shuffles of packuswb output, the re-interleave lowered to long
+/// pextrw/pand/por chains and made this pass slower than the float kernel.)
 ///
 /// Checked with `swiftc -O -emit-assembly` and callgrind: no calls or per-lane branches in the loop.
 /// A first version paired bytes for pmaddwd; LLVM saw the masked lanes' zero high bits, widened
@@ -20,6 +22,9 @@ final class RGBFixedKernel {
         /// Offsets with 4 fraction bits, including the 128·Σc that re-centres the inputs.
         var o: (I16x8, I16x8, I16x8)
         var bias: I16x8
+        /// Zero, loaded at run time: with a literal zero in `max(0, row − column)` LLVM knew the
+        /// gain's sign bit and lowered its pmulhw to unpack/pmaddwd/psrad/packssdw (9 instructions).
+        var floor: I16x8
     }
 
     private let constants: Constants
@@ -81,7 +86,7 @@ final class RGBFixedKernel {
             keep: SIMD4(repeating: UInt32(0xFF) << alphaShift),
             m: (splat(m[0]), splat(m[1]), splat(m[2]), splat(m[3]), splat(m[4]), splat(m[5]), splat(m[6]), splat(m[7]), splat(m[8])),
             o: (splat(o[0]), splat(o[1]), splat(o[2])),
-            bias: splat(gain ? 4 : 8))
+            bias: splat(gain ? 4 : 8), floor: splat(0))
     }
 
     deinit { columns?.deallocate() }
@@ -162,7 +167,7 @@ final class RGBFixedKernel {
         var p1 = mulHigh(b0, k.m.3) &+ mulHigh(b1, k.m.4) &+ mulHigh(b2, k.m.5) &+ k.o.1
         var p2 = mulHigh(b0, k.m.6) &+ mulHigh(b1, k.m.7) &+ mulHigh(b2, k.m.8) &+ k.o.2
         if Gain.on {
-            let g = laneMax(row &- UnsafeRawPointer(columns).loadUnaligned(as: I16x8.self), .zero)
+            let g = laneMax(row &- UnsafeRawPointer(columns).loadUnaligned(as: I16x8.self), k.floor)
             p0 = (mulHigh(p0, g) &+ k.bias) &>> 3
             p1 = (mulHigh(p1, g) &+ k.bias) &>> 3
             p2 = (mulHigh(p2, g) &+ k.bias) &>> 3
@@ -171,18 +176,17 @@ final class RGBFixedKernel {
             p1 = (p1 &+ k.bias) &>> 4
             p2 = (p2 &+ k.bias) &>> 4
         }
-        // Bytes in memory order, the alpha/padding position zero: (b0 ×8 | b1 ×8) and (b2 ×8 | b3 ×8).
-        let low = PassFirst.on ? packSaturated(.zero, p0) : packSaturated(p0, p1)
-        let high = PassFirst.on ? packSaturated(p1, p2) : packSaturated(p2, .zero)
-        let t1 = SIMD16<UInt8>(low[0], high[0], low[1], high[1], low[2], high[2], low[3], high[3],
-                               low[4], high[4], low[5], high[5], low[6], high[6], low[7], high[7])
-        let t2 = SIMD16<UInt8>(low[8], high[8], low[9], high[9], low[10], high[10], low[11], high[11],
-                               low[12], high[12], low[13], high[13], low[14], high[14], low[15], high[15])
-        let out0 = SIMD16<UInt8>(t1[0], t2[0], t1[1], t2[1], t1[2], t2[2], t1[3], t2[3],
-                                 t1[4], t2[4], t1[5], t2[5], t1[6], t2[6], t1[7], t2[7])
-        let out1 = SIMD16<UInt8>(t1[8], t2[8], t1[9], t2[9], t1[10], t2[10], t1[11], t2[11],
-                                 t1[12], t2[12], t1[13], t2[13], t1[14], t2[14], t1[15], t2[15])
-        return (unsafeBitCast(out0, to: SIMD4<UInt32>.self) | (v0 & k.keep),
-                unsafeBitCast(out1, to: SIMD4<UInt32>.self) | (v1 & k.keep))
+        // Re-interleave in 16- and 32-bit lanes (no byte shuffles): clamp each channel to 0...255
+        // (pmaxsw/pminsw), join bytes 0|1 and 2|3 of each pixel as 16-bit lanes (psllw/por), then
+        // the two halves of each word with punpcklwd/punpckhwd.
+        let c0 = clampByte(p0), c1 = clampByte(p1), c2 = clampByte(p2)
+        let lo = PassFirst.on ? c0 &<< 8 : c0 | (c1 &<< 8)
+        let hi = PassFirst.on ? c1 | (c2 &<< 8) : c2
+        var w0 = SIMD4<UInt32>(), w1 = SIMD4<UInt32>()
+        for i in 0..<4 {
+            w0[i] = UInt32(UInt16(bitPattern: lo[i])) | UInt32(UInt16(bitPattern: hi[i])) &<< 16
+            w1[i] = UInt32(UInt16(bitPattern: lo[i &+ 4])) | UInt32(UInt16(bitPattern: hi[i &+ 4])) &<< 16
+        }
+        return (w0 | (v0 & k.keep), w1 | (v1 & k.keep))
     }
 }
