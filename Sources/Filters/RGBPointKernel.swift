@@ -30,8 +30,8 @@ final class RGBPointKernel {
     /// The 16-bit pass per layout, or nil where the program does not fit it (built in `prepare`).
     private var fixedKernels: [PixelFormat: RGBFixedKernel?] = [:]
     /// Use the 16-bit pass where it applies (the default; `false` forces the float paths, which tests
-    /// compare against). 1080p, one thread, A/B in one session: sepia 2.64 → 1.56 ms, colorcontrols
-    /// 2.64 → 1.55 ms, vignette 2.50 → 1.73 ms, 3-filter chain 2.87 → 1.73 ms.
+    /// compare against). 1080p, one thread, A/B in one session: sepia 2.65 → 1.44 ms, colorcontrols
+    /// 2.64 → 1.43 ms, vignette 2.49 → 1.63 ms, 3-filter chain 2.87 → 1.65 ms.
     private let fixedPoint: Bool
 
     init(_ program: PointProgram, fixedPoint: Bool = true) {
