@@ -30,6 +30,8 @@ final class RGBFixedKernel {
         /// LLVM turned the byte extraction into pextrw/shufps/punpck shuffles.
         var byte1: SIMD4<UInt32>
         var byte3: SIMD4<UInt32>
+        /// 0x8000 per 16-bit lane: the xor that makes a byte in the high half `(b − 128)·256`.
+        var centre: I16x8
     }
 
     private let constants: Constants
@@ -92,7 +94,8 @@ final class RGBFixedKernel {
             m: (splat(m[0]), splat(m[1]), splat(m[2]), splat(m[3]), splat(m[4]), splat(m[5]), splat(m[6]), splat(m[7]), splat(m[8])),
             // Without a gain the rounding bias (8, half of 4 fraction bits) is added with the offsets.
             o: (splat(o[0] &+ (gain ? 0 : 8)), splat(o[1] &+ (gain ? 0 : 8)), splat(o[2] &+ (gain ? 0 : 8))),
-            bias: splat(4), floor: splat(0), byte1: SIMD4(repeating: 0xFF00), byte3: SIMD4(repeating: 0xFF00_0000))
+            bias: splat(4), floor: splat(0), byte1: SIMD4(repeating: 0xFF00), byte3: SIMD4(repeating: 0xFF00_0000),
+            centre: splat(Int16.min))
     }
 
     deinit { columns?.deallocate() }
@@ -166,13 +169,13 @@ final class RGBFixedKernel {
         // Byte n of each pixel as (b − 128)·256 in a 16-bit lane, with no pack or shuffle: pixel j
         // of `v0` in the low half of 32-bit lane j, pixel j of `v1` in the high half (shifts and
         // masks in 32-bit lanes, then one por). Lane 2j is pixel j, lane 2j + 1 is pixel 4 + j.
-        let x0 = v0 ^ 0x8080_8080, x1 = v1 ^ 0x8080_8080
+        let x0 = v0, x1 = v1
         @inline(__always) func plane(_ byte: UInt32) -> I16x8 {
             let a = byte == 0 ? x0 &<< 8 : x0 &>> (8 * byte - 8)
             let b = byte == 3 ? x1 : x1 &<< (24 - 8 * byte)
-            // The xor with a run-time zero hides the 32-bit structure from the pmulhw match, which
-            // otherwise unpacked, sign-extended and re-packed two of the three planes.
-            return unsafeBitCast((a & k.byte1) | (b & k.byte3), to: I16x8.self) ^ k.floor
+            // The centring xor is loaded at run time: that also hides the 32-bit structure from the
+            // pmulhw match, which otherwise unpacked, sign-extended and re-packed two of the planes.
+            return unsafeBitCast((a & k.byte1) | (b & k.byte3), to: I16x8.self) ^ k.centre
         }
         let first: UInt32 = PassFirst.on ? 1 : 0
         let b0 = plane(first), b1 = plane(first + 1), b2 = plane(first + 2)
