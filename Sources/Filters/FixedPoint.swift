@@ -83,6 +83,19 @@ func laneMax(_ a: I16x8, _ b: I16x8) -> I16x8 {
     return r
 }
 
+@inline(__always)
+func laneMin(_ a: I16x8, _ b: I16x8) -> I16x8 {
+    var r = a
+    for i in 0..<8 { r[i] = a[i] < b[i] ? a[i] : b[i] }
+    return r
+}
+
+/// Signed lanes clamped to 0...255 (pmaxsw, pminsw).
+@inline(__always)
+func clampByte(_ a: I16x8) -> I16x8 {
+    laneMin(laneMax(a, .zero), I16x8(repeating: 255))
+}
+
 /// Sixteen signed lanes clamped to 0...255 as bytes: packuswb.
 @inline(__always)
 func packSaturated(_ lo: I16x8, _ hi: I16x8) -> SIMD16<UInt8> {

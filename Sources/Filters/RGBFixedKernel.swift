@@ -2,10 +2,13 @@
 /// vignette, in 16-bit fixed point: eight pixels per step.
 ///
 /// The three colour bytes of eight pixels are split into 16-bit lanes as `(b − 128)·256` (shifts
-/// in 32-bit lanes, then packssdw), the 3×3 matrix is nine pmulhw with Q12 coefficients (4
+/// and masks in 32-bit lanes; lane 2j holds pixel j, lane 2j + 1 pixel 4 + j, so no pack or shuffle
+/// is needed on the way in or out), the 3×3 matrix is nine pmulhw with Q12 coefficients (4
 /// fraction bits out), the offset one add per channel; then the optional Q15 vignette gain
-/// `max(0, row term − column term)` (column terms tabulated once per size), rounding, packuswb and
-/// re-interleaving; alpha/padding is copied through.
+/// `max(0, row term − column term)` (column terms tabulated once per size), rounding, and the
+/// re-interleave in 16/32-bit lanes: pmaxsw/pminsw clamps, psllw/por, punpcklwd; alpha/padding is
+/// copied through. (Written as byte shuffles of packuswb output, the re-interleave lowered to long
+/// pextrw/pand/por chains and made this pass slower than the float kernel.)
 ///
 /// Checked with `swiftc -O -emit-assembly` and callgrind: no calls or per-lane branches in the loop.
 /// A first version paired bytes for pmaddwd; LLVM saw the masked lanes' zero high bits, widened
@@ -20,6 +23,15 @@ final class RGBFixedKernel {
         /// Offsets with 4 fraction bits, including the 128·Σc that re-centres the inputs.
         var o: (I16x8, I16x8, I16x8)
         var bias: I16x8
+        /// Zero, loaded at run time: with a literal zero in `max(0, row − column)` LLVM knew the
+        /// gain's sign bit and lowered its pmulhw to unpack/pmaddwd/psrad/packssdw (9 instructions).
+        var floor: I16x8
+        /// 0x0000_FF00 and 0xFF00_0000 per 32-bit lane, also loaded at run time: with literal masks
+        /// LLVM turned the byte extraction into pextrw/shufps/punpck shuffles.
+        var byte1: SIMD4<UInt32>
+        var byte3: SIMD4<UInt32>
+        /// 0x8000 per 16-bit lane: the xor that makes a byte in the high half `(b − 128)·256`.
+        var centre: I16x8
     }
 
     private let constants: Constants
@@ -80,8 +92,10 @@ final class RGBFixedKernel {
         return Constants(
             keep: SIMD4(repeating: UInt32(0xFF) << alphaShift),
             m: (splat(m[0]), splat(m[1]), splat(m[2]), splat(m[3]), splat(m[4]), splat(m[5]), splat(m[6]), splat(m[7]), splat(m[8])),
-            o: (splat(o[0]), splat(o[1]), splat(o[2])),
-            bias: splat(gain ? 4 : 8))
+            // Without a gain the rounding bias (8, half of 4 fraction bits) is added with the offsets.
+            o: (splat(o[0] &+ (gain ? 0 : 8)), splat(o[1] &+ (gain ? 0 : 8)), splat(o[2] &+ (gain ? 0 : 8))),
+            bias: splat(4), floor: splat(0), byte1: SIMD4(repeating: 0xFF00), byte3: SIMD4(repeating: 0xFF00_0000),
+            centre: splat(Int16.min))
     }
 
     deinit { columns?.deallocate() }
@@ -95,9 +109,11 @@ final class RGBFixedKernel {
         coefficient = k
         let count = (width + 7) / 8 * 8 + 8
         let table = UnsafeMutablePointer<Int16>.allocate(capacity: count)
+        // In the kernel's lane order: within each block of eight, lane 2j is pixel j, lane 2j + 1 pixel 4 + j.
         for x in 0..<count {
             let dx = Double(x) + 0.5 - Double(width) / 2
-            table[x] = Self.q15(k * dx * dx)
+            let j = x % 8
+            table[x - j + (j < 4 ? 2 * j : 2 * (j - 4) + 1)] = Self.q15(k * dx * dx)
         }
         columns = table
     }
@@ -150,39 +166,41 @@ final class RGBFixedKernel {
         _ row: I16x8, _: Gain.Type, _: PassFirst.Type
     ) -> (SIMD4<UInt32>, SIMD4<UInt32>) {
         let k = c.pointee
-        // Byte n of each pixel as (b − 128), sign-extended in its 32-bit lane; eight pixels narrowed to 16 bits, ×256.
-        let x0 = unsafeBitCast(v0 ^ 0x8080_8080, to: SIMD4<Int32>.self), x1 = unsafeBitCast(v1 ^ 0x8080_8080, to: SIMD4<Int32>.self)
-        @inline(__always) func plane(_ byte: Int32) -> I16x8 {
-            let s = 24 - 8 * byte
-            return narrow16(SIMD8<Int32>(lowHalf: (x0 &<< s) &>> 24, highHalf: (x1 &<< s) &>> 24)) &<< 8
+        // Byte n of each pixel as (b − 128)·256 in a 16-bit lane, with no pack or shuffle: pixel j
+        // of `v0` in the low half of 32-bit lane j, pixel j of `v1` in the high half (shifts and
+        // masks in 32-bit lanes, then one por). Lane 2j is pixel j, lane 2j + 1 is pixel 4 + j.
+        let x0 = v0, x1 = v1
+        @inline(__always) func plane(_ byte: UInt32) -> I16x8 {
+            let a = byte == 0 ? x0 &<< 8 : x0 &>> (8 * byte - 8)
+            let b = byte == 3 ? x1 : x1 &<< (24 - 8 * byte)
+            // The centring xor is loaded at run time: that also hides the 32-bit structure from the
+            // pmulhw match, which otherwise unpacked, sign-extended and re-packed two of the planes.
+            return unsafeBitCast((a & k.byte1) | (b & k.byte3), to: I16x8.self) ^ k.centre
         }
-        let first: Int32 = PassFirst.on ? 1 : 0
+        let first: UInt32 = PassFirst.on ? 1 : 0
         let b0 = plane(first), b1 = plane(first + 1), b2 = plane(first + 2)
         var p0 = mulHigh(b0, k.m.0) &+ mulHigh(b1, k.m.1) &+ mulHigh(b2, k.m.2) &+ k.o.0
         var p1 = mulHigh(b0, k.m.3) &+ mulHigh(b1, k.m.4) &+ mulHigh(b2, k.m.5) &+ k.o.1
         var p2 = mulHigh(b0, k.m.6) &+ mulHigh(b1, k.m.7) &+ mulHigh(b2, k.m.8) &+ k.o.2
         if Gain.on {
-            let g = laneMax(row &- UnsafeRawPointer(columns).loadUnaligned(as: I16x8.self), .zero)
+            // The column table is stored in the same lane order (see `prepare`).
+            let g = laneMax(row &- UnsafeRawPointer(columns).loadUnaligned(as: I16x8.self), k.floor)
             p0 = (mulHigh(p0, g) &+ k.bias) &>> 3
             p1 = (mulHigh(p1, g) &+ k.bias) &>> 3
             p2 = (mulHigh(p2, g) &+ k.bias) &>> 3
         } else {
-            p0 = (p0 &+ k.bias) &>> 4
-            p1 = (p1 &+ k.bias) &>> 4
-            p2 = (p2 &+ k.bias) &>> 4
+            // The rounding bias is folded into the offsets (`constants`).
+            p0 = p0 &>> 4
+            p1 = p1 &>> 4
+            p2 = p2 &>> 4
         }
-        // Bytes in memory order, the alpha/padding position zero: (b0 ×8 | b1 ×8) and (b2 ×8 | b3 ×8).
-        let low = PassFirst.on ? packSaturated(.zero, p0) : packSaturated(p0, p1)
-        let high = PassFirst.on ? packSaturated(p1, p2) : packSaturated(p2, .zero)
-        let t1 = SIMD16<UInt8>(low[0], high[0], low[1], high[1], low[2], high[2], low[3], high[3],
-                               low[4], high[4], low[5], high[5], low[6], high[6], low[7], high[7])
-        let t2 = SIMD16<UInt8>(low[8], high[8], low[9], high[9], low[10], high[10], low[11], high[11],
-                               low[12], high[12], low[13], high[13], low[14], high[14], low[15], high[15])
-        let out0 = SIMD16<UInt8>(t1[0], t2[0], t1[1], t2[1], t1[2], t2[2], t1[3], t2[3],
-                                 t1[4], t2[4], t1[5], t2[5], t1[6], t2[6], t1[7], t2[7])
-        let out1 = SIMD16<UInt8>(t1[8], t2[8], t1[9], t2[9], t1[10], t2[10], t1[11], t2[11],
-                                 t1[12], t2[12], t1[13], t2[13], t1[14], t2[14], t1[15], t2[15])
-        return (unsafeBitCast(out0, to: SIMD4<UInt32>.self) | (v0 & k.keep),
-                unsafeBitCast(out1, to: SIMD4<UInt32>.self) | (v1 & k.keep))
+        // Re-interleave without byte shuffles: clamp to 0...255 (pmaxsw/pminsw), join the 16-bit
+        // halves of each word (bytes 0|1 and 2|3: psllw/por), then in 32-bit lanes the low halves
+        // are the pixels of `v0` and the high halves those of `v1` (pand/pslld/psrld/por).
+        let c0 = clampByte(p0), c1 = clampByte(p1), c2 = clampByte(p2)
+        let lo = unsafeBitCast(PassFirst.on ? c0 &<< 8 : c0 | (c1 &<< 8), to: SIMD4<UInt32>.self)
+        let hi = unsafeBitCast(PassFirst.on ? c1 | (c2 &<< 8) : c2, to: SIMD4<UInt32>.self)
+        let w0 = (lo & 0xFFFF) | (hi &<< 16), w1 = (lo &>> 16) | (hi & 0xFFFF_0000)
+        return (w0 | (v0 & k.keep), w1 | (v1 & k.keep))
     }
 }

@@ -87,4 +87,35 @@ import Testing
         #expect(try kernel("vignette intensity=-1") == nil)    // gain above 1
         #expect(try kernel("colorcontrols contrast=4 saturation=4") == nil) // does not fit 16 bits
     }
+
+    /// The bench's RGB point chains take the 16-bit pass, and it is what `RGBPointKernel` runs by default.
+    @Test(arguments: [PixelFormat.rgba, .bgrx, .argb])
+    func rgbFixedPointIsTheDefault(format: PixelFormat) throws {
+        func operations(_ text: String) throws -> [PointOperation] {
+            try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+                if case let .point(p) = op { return p } else { return nil }
+            }
+        }
+        for text in ["sepia", "vignette", "colorcontrols contrast=1.2 saturation=0.8",
+                     "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"] {
+            #expect(RGBFixedKernel(PointProgram(try operations(text), color: .bt709Full), format: format) != nil, "\(text)")
+        }
+        #expect(RGBFixedKernel(PointProgram(try operations("gamma value=2"), color: .bt709Full), format: format) == nil)
+        #expect(RGBFixedKernel(PointProgram(try operations("vignette | sepia"), color: .bt709Full), format: format) == nil)
+
+        let (width, height) = (37, 11)
+        let frame = TestFrame(format, width, height)
+        frame.fillPattern(seed: 7)
+        let program = PointProgram(try operations("sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"), color: frame.color)
+        var outputs: [[UInt8]] = []
+        let scratch = ScratchPool()
+        for kernel in [RGBPointKernel(program), RGBPointKernel(program, fixedPoint: true)] {
+            let out = frame.copy(padding: 16)
+            kernel.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: 0)
+            kernel.run(source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
+                       width: width, height: height, rows: 0..<height)
+            outputs.append(out.visibleBytes)
+        }
+        #expect(outputs[0] == outputs[1])
+    }
 }
