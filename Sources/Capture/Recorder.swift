@@ -82,13 +82,20 @@ final class Recorder: @unchecked Sendable {
             throw SessionError.recordingFailed(reason: "\(error)")
         }
         let clock = clock, framesOut = framesOut
+        let lastCaps = Locked<Caps?>(nil)
         tap.onSample { sample in
             // On the branch's streaming thread: hand on, never block, never trap.
             guard failure.withLock({ $0 }) == nil, let buffer = sample.buffer, let copy = buffer.shallowCopy() else { return }
             if let pts = buffer.pts {
                 copy.pts = clock.withLock { $0.place(pts, duration: buffer.duration) }
             }
-            if source.caps == nil || source.caps?.description != sample.caps?.description { source.caps = sample.caps }
+            // Caps change rarely (never within one source): set them only when they do.
+            if let caps = sample.caps, lastCaps.withLock({ last in
+                defer { last = caps }
+                return last.map { !$0.isEqual(to: caps) } ?? true
+            }) {
+                source.caps = caps
+            }
             if (try? source.push(copy)) != nil { framesOut.record() }
         }
         do {

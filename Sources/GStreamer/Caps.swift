@@ -45,6 +45,11 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible {
         return Structure(copying: structure)
     }
 
+    /// Whether the two caps describe exactly the same formats. Calls `gst_caps_is_equal`.
+    public func isEqual(to other: Caps) -> Bool {
+        pointer == other.pointer || gst_caps_is_equal(pointer, other.pointer) != 0
+    }
+
     /// Whether the two caps share a format. Calls `gst_caps_can_intersect`.
     public func canIntersect(_ other: Caps) -> Bool {
         gst_caps_can_intersect(pointer, other.pointer) != 0
