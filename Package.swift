@@ -1,6 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Imports are the architecture: a module sees only what it imports, and only `public import` re-exports.
+let strictImports: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "SwiftCam",
     products: [
@@ -8,6 +14,7 @@ let package = Package(
         .executable(name: "filters-bench", targets: ["filters-bench"]),
         .library(name: "Filters", targets: ["Filters"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
+        .library(name: "Camera", targets: ["Camera"]),
         .library(name: "Capture", targets: ["Capture"]),
         // The plugin gst-launch-1.0 loads from GST_PLUGIN_PATH: libgstswiftfilter.so.
         .library(name: "gstswiftfilter", type: .dynamic, targets: ["SwiftFilterElement"]),
@@ -16,21 +23,30 @@ let package = Package(
         // C over pkg-config; the module map links the libraries pkg-config does not name.
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-app-1.0",
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
-        .target(name: "GStreamer", dependencies: ["CGStreamer"]),
+        .target(name: "GStreamer", dependencies: ["CGStreamer"], swiftSettings: strictImports),
         .systemLibrary(name: "CV4L2"),
-        .target(name: "Filters"),
+        .target(name: "Filters", swiftSettings: strictImports),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
-        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "GStreamer", "Filters"]),
-        .target(name: "Capture", dependencies: ["GStreamer", "Filters", "SwiftFilterElement", "CV4L2"]),
-        .executableTarget(name: "swiftcam", dependencies: ["Capture"]),
-        .executableTarget(name: "filters-bench", dependencies: ["Filters"]),
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"]),
-        .testTarget(name: "FiltersTests", dependencies: ["Filters"]),
+        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "GStreamer", "Filters"],
+                swiftSettings: strictImports),
+        // V4L2 only: never GStreamer.
+        .target(name: "Camera", dependencies: ["CV4L2"], swiftSettings: strictImports),
+        .target(name: "Capture", dependencies: ["Camera", "GStreamer", "Filters", "SwiftFilterElement"],
+                swiftSettings: strictImports),
+        .target(name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
+                swiftSettings: strictImports),
+        .executableTarget(name: "swiftcam", dependencies: ["Capture", "Benchmark"], swiftSettings: strictImports),
+        .executableTarget(name: "filters-bench", dependencies: ["Filters"], swiftSettings: strictImports),
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
+        .testTarget(name: "CameraTests", dependencies: ["Camera"], swiftSettings: strictImports),
+        .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
         // BrokenConfigs/ is read from the source tree (#filePath), not bundled.
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "GStreamer", "SwiftFilterElement", "Filters"],
-                    exclude: ["BrokenConfigs"]),
-        .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"]),
-        .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "GStreamer", "SwiftFilterElement", "Filters"],
+                    exclude: ["BrokenConfigs"], swiftSettings: strictImports),
+        .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"],
+                    swiftSettings: strictImports),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,7 @@
+// Filters: the pixel engine in pure Swift, no GStreamer. Frames and pixel formats, the Filter protocol
+// and one file per filter, FilterChain with its result builder and text grammar, and the compiled
+// chain: fused point passes, spatial kernels and the row-parallel split.
+
 /// One step of a filter chain: a value type with parameters, a text form and a pixel kernel.
 ///
 /// Conformers are structs whose initializers clamp every parameter into its documented range,

@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// An `appsink`: the pipeline's frames handed to Swift.
 public final class AppSink: Element, @unchecked Sendable {

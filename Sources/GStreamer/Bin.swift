@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// A container of elements. Holds one reference, like every `Element`.
 public class Bin: Element, @unchecked Sendable {

@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// A media buffer. Holds one reference.
 public final class Buffer: @unchecked Sendable {

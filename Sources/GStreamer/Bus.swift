@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 import Glibc
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// Media capabilities (formats a pad can produce or accept). Holds one reference.
 public final class Caps: @unchecked Sendable, CustomStringConvertible {

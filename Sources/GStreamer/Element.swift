@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// A GStreamer element. Holds exactly one reference, dropped in `deinit`.
 public class Element: @unchecked Sendable {

@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// A top-level bin with a clock and a bus. Set to NULL before its reference is dropped.
 public final class Pipeline: Bin, @unchecked Sendable {

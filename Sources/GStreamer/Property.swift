@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// A Swift type that can be stored in or read from a GObject property.
 public protocol PropertyValue {

@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// The layout of raw video: format, size, frame rate, plane offsets and strides.
 public struct VideoInfo: @unchecked Sendable {

@@ -1,5 +1,9 @@
+// SwiftFilterElement: the Swift half of the `swiftfilter` element (the C half, CGstSwiftFilter, is only
+// its GObject boilerplate): settings, negotiation, the per-buffer transform, QoS and stats. Imports
+// GStreamer and Filters, never Capture: the plugin .so must not drag the host in.
+
 import CGstSwiftFilter
-import GStreamer
+public import GStreamer
 
 /// The `swiftfilter` element: a SwiftCam filter chain inside any GStreamer graph.
 public enum SwiftFilterElement {

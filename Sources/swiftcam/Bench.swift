@@ -1,4 +1,5 @@
-import Capture
+import Benchmark
+
 import Glibc
 
 /// `swiftcam bench`: SwiftCam's filters against GStreamer's C elements, measured in one run.

@@ -1,5 +1,4 @@
 import Capture
-import Foundation
 
 /// `devices` and `controls`: what the V4L2 cameras present are and offer, from their own ioctls.
 enum CameraCommands {
@@ -20,26 +19,16 @@ enum CameraCommands {
         let options: Options
         do { options = try Options(arguments, switches: ["--json"]) } catch { return usageFailure(error, devicesUsage) }
         guard options.positional.isEmpty else { return usageFailure(UsageError("devices takes no arguments"), devicesUsage) }
-        var reports: [DeviceReport] = []
-        var refused: [DeviceError] = []
-        for path in videoNodes() {
-            do {
-                reports.append(try DeviceReport(path: path))
-            } catch {
-                // Output, metadata and radio nodes are not cameras; a node this user may not open is worth saying.
-                if case .permissionDenied = error { refused.append(error) }
-                if case .deviceBusy = error { refused.append(error) }
-            }
-        }
+        let inventory = CameraInventory.scan()
         if options.flags.contains("--json") {
-            printJSON(reports)
-        } else if reports.isEmpty && refused.isEmpty {
+            print(inventory.json)
+        } else if inventory.isEmpty && inventory.refusals.isEmpty {
             print("no cameras found (no /dev/video* capture devices)")
-        } else {
-            print(reports.map(\.description).joined(separator: "\n\n"))
+        } else if !inventory.isEmpty {
+            print(inventory.text)
         }
-        for error in refused { printError("\(error)") }
-        if reports.isEmpty, let first = refused.first { return exitCode(for: first) }
+        for error in inventory.refusals { printError("\(error)") }
+        if inventory.isEmpty, let first = inventory.refusals.first { return ExitCode.for(first) }
         return ExitCode.ok
     }
 
@@ -50,35 +39,12 @@ enum CameraCommands {
             return usageFailure(UsageError("controls takes one device, e.g. swiftcam controls /dev/video0"), controlsUsage)
         }
         do {
-            let report = try DeviceReport(path: path)
-            if options.flags.contains("--json") {
-                printJSON(report.controls)
-            } else {
-                print(report.controls.isEmpty ? "\(path) has no controls" : report.controls.map(\.description).joined(separator: "\n"))
-            }
+            let controls = try CameraInventory.controls(of: path)
+            print(options.flags.contains("--json") ? controls.json : controls.text)
             return ExitCode.ok
         } catch {
             printError("\(error)")
-            return exitCode(for: error)
-        }
-    }
-
-    /// `/dev/video*`, sorted by number.
-    static func videoNodes() -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []
-        return names.filter { $0.hasPrefix("video") && Int($0.dropFirst(5)) != nil }
-            .sorted { (Int($0.dropFirst(5)) ?? 0) < (Int($1.dropFirst(5)) ?? 0) }
-            .map { "/dev/\($0)" }
-    }
-
-    /// sysexits for device errors: missing → 66, permission → 77, busy or gone → 69, not a camera → 65.
-    static func exitCode(for error: DeviceError) -> Int32 {
-        switch error {
-        case .deviceNotFound: return ExitCode.noInput
-        case .permissionDenied: return ExitCode.permission
-        case .deviceBusy, .deviceGone: return ExitCode.unavailable
-        case .notACamera, .controlNotFound, .invalidControlValue: return ExitCode.dataError
-        case .ioctlFailed: return ExitCode.unavailable
+            return ExitCode.for(error)
         }
     }
 }

@@ -1,4 +1,5 @@
 import Capture
+import Foundation
 import Glibc
 
 /// sysexits(3) codes, as STYLE.md 10 maps errors.
@@ -10,7 +11,22 @@ enum ExitCode {
     static let unavailable: Int32 = 69
     static let software: Int32 = 70
     static let cantCreate: Int32 = 73
+    static let ioError: Int32 = 74
     static let permission: Int32 = 77
+
+    /// The one mapping from a failure to its exit code, for every command.
+    static func `for`(_ error: any Error) -> Int32 {
+        switch FailureKind(of: error) {
+        case .usage: usage
+        case .badData: dataError
+        case .noInput: noInput
+        case .unavailable: unavailable
+        case .cannotCreate: cantCreate
+        case .ioError: ioError
+        case .permission: permission
+        case .software: software
+        }
+    }
 }
 
 /// Prints one line to stderr.

@@ -38,7 +38,7 @@ enum ConfigCommands {
             config = try ConfigStore.standard().load(name, overrides: options.values["--set"] ?? [])
         } catch {
             printError("\(error)")
-            return ExitCode.dataError
+            return ExitCode.for(error)
         }
         let builder = PipelineBuilder(config: config)
         print("\(name): \(config.description ?? "(no description)")")
@@ -51,10 +51,7 @@ enum ConfigCommands {
         }
         if let dot = options.value("--dot") {
             do {
-                let pipeline = try builder.build()
-                try pipeline.setState(.paused, timeout: 5)
-                try pipeline.dotDescription().write(toFile: dot, atomically: true, encoding: .utf8)
-                try? pipeline.setState(.null)
+                try builder.dotGraph().write(toFile: dot, atomically: true, encoding: .utf8)
                 print("wrote \(dot)")
             } catch {
                 printError("cannot write the graph to \(dot): \(error)")
@@ -87,10 +84,10 @@ enum ConfigCommands {
     }
 }
 
-/// Prints a value as pretty JSON on stdout.
+/// Prints a value as pretty JSON on stdout, paths plainly (no `\/`).
 func printJSON<Value: Encodable>(_ value: Value) {
     let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     if let data = try? encoder.encode(value) {
         print(String(decoding: data, as: UTF8.self))
     }

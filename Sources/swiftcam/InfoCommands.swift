@@ -1,5 +1,4 @@
 import Capture
-import Filters
 import Foundation
 
 /// `filters`, `gallery`.
@@ -9,13 +8,7 @@ enum InfoCommands {
 
     static func filters(_ arguments: [String]) -> Int32 {
         guard arguments.isEmpty else { return usageFailure(UsageError("filters takes no arguments"), filtersUsage) }
-        print("Filters, chained with '|': e.g. sepia intensity=0.8 | vignette radius=2\n")
-        for info in FilterCatalog.all {
-            print("\(info.name): \(info.summary)")
-            for parameter in info.parameters {
-                print("    \(parameter.key)=\(parameter.defaultValue)  \(parameter.kind.allowed); \(parameter.summary)")
-            }
-        }
+        print(FilterCatalogText.text)
         return ExitCode.ok
     }
 

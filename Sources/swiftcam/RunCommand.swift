@@ -2,7 +2,6 @@ import Capture
 import Dispatch
 import Foundation
 import Glibc
-import GStreamer
 import Synchronization
 
 /// Set by SIGINT/SIGTERM; the run loop polls it.
@@ -39,7 +38,7 @@ enum RunCommand {
             config = try ConfigStore.standard().load(nameOrPath, overrides: options.values["--set"] ?? [])
         } catch {
             printError("\(error)")
-            return error.reason.hasPrefix("no config named") || error.reason == "no such file" ? ExitCode.noInput : ExitCode.dataError
+            return ExitCode.for(error)
         }
         let name = ConfigStore.sessionName(for: nameOrPath)
         let session = CaptureSession(name: name, config: config)
@@ -55,26 +54,18 @@ enum RunCommand {
             }
         }
 
-        GStreamer.initialize()
-        let stopRequested = Locked(false)
+        let stopRequested = Atomic(false)
         installSignalHandlers()
 
         do {
             try session.start()
-        } catch let error as StartError {
-            printError("status \(error.status)")
-            switch error.status {
-            case .unauthorized: return ExitCode.permission
-            case .unconfigured: return ExitCode.unavailable
-            default: return ExitCode.software
-            }
         } catch {
             printError("\(error)")
-            return ExitCode.software
+            return ExitCode.for(error)
         }
         Output.line("running \(name): \(config.description ?? "")")
 
-        let interpreter = CommandInterpreter(session: session) { stopRequested.withLock { $0 = true } }
+        let interpreter = CommandInterpreter(session: session) { stopRequested.store(true, ordering: .relaxed) }
         var server: ControlServer?
         if !options.flags.contains("--no-control") {
             do {
@@ -91,7 +82,7 @@ enum RunCommand {
         let ticker = quiet ? nil : statsTicker(session)
 
         session.waitUntilDone(frames: frames ?? config.frames, duration: duration ?? config.duration) {
-            stopRequested.withLock { $0 } || signalled.load(ordering: .relaxed)
+            stopRequested.load(ordering: .relaxed) || signalled.load(ordering: .relaxed)
         }
         ticker?.cancel()
         server?.shutdown()
@@ -149,7 +140,7 @@ enum RunCommand {
 /// Serializes what `run` prints; on a terminal the stats line is redrawn in place. Writes straight to
 /// file descriptor 1: stdio's flush-all would wait on stdin's lock, which the command reader holds.
 enum Output {
-    private static let state = Locked((statsShown: false, terminal: isatty(STDOUT_FILENO) != 0))
+    private static let state = Mutex((statsShown: false, terminal: isatty(STDOUT_FILENO) != 0))
 
     private static func write(_ text: String) {
         var bytes = Array(text.utf8)[...]

@@ -1,6 +1,7 @@
 import Capture
 import Filters
 import Foundation
+import GStreamer
 import Testing
 
 /// The repository's own folders, found from this source file.

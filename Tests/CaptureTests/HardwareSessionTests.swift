@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import GStreamer
 import Testing
+@testable import Camera
 @testable import Capture
 
 /// Helpers for driving sessions and the `swiftcam` binary inside the vivid VM.

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import CV4L2
+@testable import Camera
 @testable import Capture
 
 /// Real-driver tests: run inside the vivid VM by `scripts/test-hardware.sh` (`SWIFTCAM_HARDWARE=1`);

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Testing
+@testable import Camera
 @testable import Capture
 
 @Suite("Session controls without a camera")

@@ -1,0 +1,18 @@
+// Capture: the host. Config/ reads, validates and builds configs into graphs of typed elements;
+// Session/ runs one graph (lifecycle, recovery, stills, recording, live controls, stats);
+// Control/ is the command interpreter and the transports that feed it (stdin, the Unix socket);
+// Inventory/ is what the host lists (cameras, filters). Imports Camera, GStreamer, SwiftFilterElement
+// and Filters; transports of later modules (Web, Publish) come in through Control's interpreter.
+
+import GStreamer
+
+/// Facts about this build of SwiftCam.
+public enum SwiftCam {
+    /// The release version, printed by `swiftcam --version`.
+    public static let version = "0.1.0"
+
+    /// "swiftcam 0.1.0 (GStreamer 1.22.0)".
+    public static var versionLine: String {
+        "swiftcam \(version) (\(GStreamer.versionString))"
+    }
+}

@@ -1,0 +1,153 @@
+import Filters
+public import Foundation
+import GStreamer
+import Glibc
+import SwiftFilterElement
+
+/// Reads, overrides, decodes and validates pipeline configs.
+public enum ConfigLoader {
+    /// Decodes config JSON, after applying `overrides` (`path=value`, e.g. `sources.0.device=/dev/video1`), and validates it.
+    public static func load(data: Data, file: String, overrides: [String] = []) throws(ConfigError) -> PipelineConfig {
+        var tree: Any
+        do {
+            tree = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw ConfigError(file: file, path: "", reason: "not valid JSON (\(jsonSyntaxReason(error)))")
+        }
+        guard tree is [String: Any] else {
+            throw ConfigError(file: file, path: "", reason: "a config is a JSON object with keys such as \"sources\" or \"launch\"")
+        }
+        for override in overrides {
+            tree = try apply(override: override, to: tree, file: file)
+        }
+        let config: PipelineConfig
+        do {
+            let normalized = try JSONSerialization.data(withJSONObject: tree)
+            config = try JSONDecoder().decode(PipelineConfig.self, from: normalized)
+        } catch let error as DecodingError {
+            throw decodingError(error, file: file)
+        } catch {
+            throw ConfigError(file: file, path: "", reason: "\(error)")
+        }
+        try ConfigValidator.validate(config, file: file)
+        return config
+    }
+
+    /// Loads a config file from disk.
+    public static func load(file: String, overrides: [String] = []) throws(ConfigError) -> PipelineConfig {
+        return try load(data: try read(file), file: file, overrides: overrides)
+    }
+
+    /// The whole file, or why it cannot be read: missing, a directory, forbidden, or an I/O error.
+    static func read(_ file: String) throws(ConfigError) -> Data {
+        let descriptor = open(file, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            switch code {
+            case ENOENT, ENOTDIR: throw ConfigError(file: file, path: "", reason: "no such file", kind: .noInput)
+            case EACCES, EPERM: throw ConfigError(file: file, path: "", reason: "permission denied (check its permissions)", kind: .permission)
+            default: throw ConfigError(file: file, path: "", reason: "cannot be opened: \(String(cString: strerror(code)))", kind: .noInput)
+            }
+        }
+        defer { close(descriptor) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = Glibc.read(descriptor, &chunk, chunk.count)
+            if count == 0 { return data }
+            if count < 0 {
+                if errno == EINTR { continue }
+                let reason = errno == EISDIR ? "is a directory, not a config file" : "cannot be read: \(String(cString: strerror(errno)))"
+                throw ConfigError(file: file, path: "", reason: reason, kind: errno == EISDIR ? .badData : .ioError)
+            }
+            data.append(contentsOf: chunk[..<count])
+        }
+    }
+
+    private static func jsonSyntaxReason(_ error: Error) -> String {
+        let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+        return text.isEmpty ? "syntax error" : text
+    }
+
+    private static func decodingError(_ error: DecodingError, file: String) -> ConfigError {
+        switch error {
+        case let .typeMismatch(type, context):
+            return ConfigError(file: file, path: jsonPath(context.codingPath), reason: "expected \(typeName(type))")
+        case let .valueNotFound(type, context):
+            return ConfigError(file: file, path: jsonPath(context.codingPath), reason: "expected \(typeName(type)), found null")
+        case let .keyNotFound(key, context):
+            return ConfigError(file: file, path: jsonPath(context.codingPath + [key]), reason: "missing required key")
+        case let .dataCorrupted(context):
+            var reason = context.debugDescription
+            if reason.hasPrefix("Cannot initialize"), let last = context.codingPath.last {
+                reason = "unknown value; allowed: \(allowedValues(for: last.stringValue, in: context.codingPath))"
+            }
+            return ConfigError(file: file, path: jsonPath(context.codingPath), reason: reason)
+        @unknown default:
+            return ConfigError(file: file, path: "", reason: "\(error)")
+        }
+    }
+
+    private static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [SourceConfig].Type, is [Any].Type: "a list"
+        default: "an object"
+        }
+    }
+
+    /// The values an enum-typed key accepts, for the error message.
+    private static func allowedValues(for key: String, in path: [CodingKey]) -> String {
+        let parent = path.dropLast().last?.stringValue
+        let values: [String] = switch (parent, key) {
+        case (_, "kind"): SourceConfig.Kind.allCases.map(\.rawValue)
+        case (_, "preview"): PreviewMode.allCases.map(\.rawValue)
+        case ("still", "format"): StillConfig.Format.allCases.map(\.rawValue)
+        case ("record", "container"): RecordConfig.Container.allCases.map(\.rawValue)
+        case ("record", "encoder"): RecordConfig.Encoder.allCases.map(\.rawValue)
+        default: []
+        }
+        return values.joined(separator: ", ")
+    }
+
+    /// Sets `a.b.0.c=value` in a JSON tree; the value is JSON when it parses as JSON, else a string.
+    static func apply(override: String, to tree: Any, file: String) throws(ConfigError) -> Any {
+        guard let equals = override.firstIndex(of: "=") else {
+            throw ConfigError(file: file, path: override, reason: "--set takes path=value, e.g. --set filter=mono")
+        }
+        let path = override[..<equals].split(separator: ".").map(String.init)
+        let text = String(override[override.index(after: equals)...])
+        guard !path.isEmpty else {
+            throw ConfigError(file: file, path: "", reason: "--set needs a key before '='")
+        }
+        let value: Any = (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) ?? text
+        return try set(value, at: path[...], in: tree, file: file, fullPath: path.joined(separator: "."))
+    }
+
+    private static func set(_ value: Any, at path: ArraySlice<String>, in node: Any?, file: String, fullPath: String) throws(ConfigError) -> Any {
+        guard let key = path.first else { return value }
+        let rest = path.dropFirst()
+        if let index = Int(key) {
+            var array = node as? [Any] ?? []
+            guard node == nil || node is [Any] else {
+                throw ConfigError(file: file, path: fullPath, reason: "'\(key)' indexes a list, but this is not one")
+            }
+            guard index >= 0, index <= array.count else {
+                throw ConfigError(file: file, path: fullPath, reason: "index \(index) is past the end of a list of \(array.count)")
+            }
+            let child: Any? = index < array.count ? array[index] : nil
+            let updated = try set(value, at: rest, in: child, file: file, fullPath: fullPath)
+            if index < array.count { array[index] = updated } else { array.append(updated) }
+            return array
+        }
+        guard node == nil || node is [String: Any] else {
+            throw ConfigError(file: file, path: fullPath, reason: "'\(key)' names a key, but this is not an object")
+        }
+        var object = node as? [String: Any] ?? [:]
+        object[key] = try set(value, at: rest, in: object[key], file: file, fullPath: fullPath)
+        return object
+    }
+}

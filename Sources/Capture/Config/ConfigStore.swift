@@ -1,0 +1,61 @@
+import Foundation
+
+/// Finds named configs: `$SWIFTCAM_PIPELINES`, else `./pipelines`, else the `pipelines/` folder of the
+/// checkout the executable was built in.
+public struct ConfigStore: Sendable {
+    /// The folder searched.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// The store the environment points at.
+    public static func standard(executable: String = CommandLine.arguments.first ?? "") -> ConfigStore {
+        let manager = FileManager.default
+        if let configured = ProcessInfo.processInfo.environment["SWIFTCAM_PIPELINES"], !configured.isEmpty {
+            return ConfigStore(directory: configured)
+        }
+        if manager.fileExists(atPath: "pipelines") { return ConfigStore(directory: "pipelines") }
+        var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            let candidate = folder.appendingPathComponent("pipelines").path
+            if manager.fileExists(atPath: candidate) { return ConfigStore(directory: candidate) }
+            folder.deleteLastPathComponent()
+        }
+        return ConfigStore(directory: "pipelines")
+    }
+
+    /// The config names present, sorted.
+    public func names() -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    /// The file of a name.
+    public func path(of name: String) -> String {
+        "\(directory)/\(name).json"
+    }
+
+    /// Loads a config by name (or by a path ending in .json), with overrides.
+    public func load(_ nameOrPath: String, overrides: [String] = []) throws(ConfigError) -> PipelineConfig {
+        if nameOrPath.hasSuffix(".json") || nameOrPath.contains("/") {
+            return try ConfigLoader.load(file: nameOrPath, overrides: overrides)
+        }
+        guard !nameOrPath.isEmpty, nameOrPath.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+            throw ConfigError(file: nameOrPath, path: "", reason: "a config name is letters, digits and '-' (see 'swiftcam list')")
+        }
+        let file = path(of: nameOrPath)
+        guard FileManager.default.fileExists(atPath: file) else {
+            let known = names()
+            throw ConfigError(file: file, path: "", reason: "no config named '\(nameOrPath)'; known: \(known.isEmpty ? "none" : known.joined(separator: ", "))", kind: .noInput)
+        }
+        return try ConfigLoader.load(file: file, overrides: overrides)
+    }
+
+    /// The session name for a config argument: the file name without `.json`.
+    public static func sessionName(for nameOrPath: String) -> String {
+        let last = nameOrPath.split(separator: "/").last.map(String.init) ?? nameOrPath
+        return last.hasSuffix(".json") ? String(last.dropLast(5)) : last
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import Filters
+import GStreamer
+import SwiftFilterElement
+
+/// Checks what JSON types cannot: ranges, filter text, caps, launch strings, consistency.
+enum ConfigValidator {
+    static func validate(_ config: PipelineConfig, file: String) throws(ConfigError) {
+        func fail(_ path: String, _ reason: String) -> ConfigError { ConfigError(file: file, path: path, reason: reason) }
+
+        if let launch = config.launch {
+            let structured: [(String, Bool)] = [
+                ("sources", config.sources != nil), ("caps", config.caps != nil), ("filter", config.filter != nil),
+                ("mirror", config.mirror != nil), ("rotate", config.rotate != nil), ("preview", config.preview != nil),
+                ("still", config.still != nil), ("record", config.record != nil), ("tap", config.tap != nil),
+            ]
+            if let (key, _) = structured.first(where: { $0.1 }) {
+                throw fail(key, "a \"launch\" config describes the whole graph; remove \"\(key)\" or the \"launch\" string")
+            }
+            try validateLaunch(launch, fail: fail)
+        } else {
+            guard let sources = config.sources, !sources.isEmpty else {
+                throw fail("sources", "missing source: give one or two sources, e.g. [{\"kind\": \"test\"}], or a \"launch\" string")
+            }
+            guard sources.count <= 2 else { throw fail("sources", "at most two sources (a back and a front camera)") }
+            for (index, source) in sources.enumerated() {
+                try validate(source, path: "sources[\(index)]", fail: fail)
+            }
+        }
+        if let caps = config.caps { try validate(caps, fail: fail) }
+        if let filter = config.filter {
+            do {
+                _ = try FilterChain(parsing: filter)
+            } catch {
+                throw fail("filter", "\(error)")
+            }
+        }
+        if let rotate = config.rotate, ![0, 90, 180, 270].contains(rotate) {
+            throw fail("rotate", "\(rotate) is not one of 0, 90, 180, 270")
+        }
+        if let still = config.still {
+            if let quality = still.quality, !(1...100).contains(quality) { throw fail("still.quality", "\(quality) is outside 1…100") }
+            if let every = still.every, !(every > 0) { throw fail("still.every", "must be more than 0 seconds") }
+            if let pattern = still.pattern, pattern.isEmpty || pattern.contains("/") {
+                throw fail("still.pattern", "a file name without '/' (use \"directory\" for the folder)")
+            }
+        }
+        if let duration = config.duration, !(duration > 0) { throw fail("duration", "must be more than 0 seconds") }
+        if let frames = config.frames, frames <= 0 { throw fail("frames", "must be at least 1") }
+    }
+
+    private static func validate(_ source: SourceConfig, path: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
+        switch source.kind {
+        case .v4l2:
+            guard let device = source.device, device.hasPrefix("/") else {
+                throw fail("\(path).device", "a v4l2 source needs \"device\", an absolute path such as /dev/video0")
+            }
+        case .test:
+            if let pattern = source.pattern {
+                do {
+                    let probe = try Element.make("videotestsrc")
+                    try probe.set("pattern", pattern)
+                } catch {
+                    throw fail("\(path).pattern", "\(error)")
+                }
+            }
+        case .file:
+            guard let location = source.path, !location.isEmpty else {
+                throw fail("\(path).path", "a file source needs \"path\" (a file path or URI)")
+            }
+        }
+        if source.kind != .v4l2 {
+            for (key, value) in [("device", source.device), ("format", source.format), ("io-mode", source.ioMode)] where value != nil {
+                throw fail("\(path).\(key)", "only v4l2 sources take \"\(key)\"")
+            }
+        }
+        if source.kind != .test, source.pattern != nil { throw fail("\(path).pattern", "only test sources take \"pattern\"") }
+        if let format = source.format, PixelFormat(gstName: format) == nil, !["UYVY", "MJPG", "GRAY8", "RGB", "BGR"].contains(format) {
+            throw fail("\(path).format", "unknown format \"\(format)\"; use a GStreamer name such as YUY2, NV12, RGBx")
+        }
+        if let mode = source.ioMode, !["auto", "rw", "mmap", "userptr", "dmabuf", "dmabuf-import"].contains(mode) {
+            throw fail("\(path).io-mode", "unknown io-mode \"\(mode)\"; allowed: auto, rw, mmap, userptr, dmabuf, dmabuf-import")
+        }
+    }
+
+    private static func validate(_ caps: CapsConfig, fail: (String, String) -> ConfigError) throws(ConfigError) {
+        if let width = caps.width, !(1...16384).contains(width) { throw fail("caps.width", "\(width) is outside 1…16384") }
+        if let height = caps.height, !(1...16384).contains(height) { throw fail("caps.height", "\(height) is outside 1…16384") }
+        if let framerate = caps.framerate, parseFramerate(framerate) == nil {
+            throw fail("caps.framerate", "\"\(framerate)\" is not a frame rate such as 30 or 30/1 or 25/2")
+        }
+        if let format = caps.format, PixelFormat(gstName: format) == nil {
+            let allowed = PixelFormat.allCases.map(\.gstName).joined(separator: ", ")
+            throw fail("caps.format", "\"\(format)\" is not a format swiftfilter works on; allowed: \(allowed)")
+        }
+    }
+
+    private static func validateLaunch(_ launch: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
+        guard !launch.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("launch", "empty launch string") }
+        SwiftFilterElement.register()
+        do {
+            let pipeline = try Pipeline.parse(launch)
+            // A swiftfilter with a bad chain still parses (it fails at start): ask each one.
+            for element in pipeline.allElements {
+                if let reason = SwiftFilterElement.chainError(of: element) {
+                    throw fail("launch", "swiftfilter '\(element.name)': \(reason)")
+                }
+            }
+        } catch let error as ConfigError {
+            throw error
+        } catch {
+            throw fail("launch", "\(error)")
+        }
+    }
+}
+
+/// "30", "30/1", "25/2" → (numerator, denominator).
+func parseFramerate(_ text: String) -> (Int, Int)? {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    guard let numerator = parts.first.flatMap({ Int($0) }), numerator > 0 else { return nil }
+    guard parts.count <= 2 else { return nil }
+    let denominator = parts.count == 2 ? Int(parts[1]) : 1
+    guard let denominator, denominator > 0 else { return nil }
+    return (numerator, denominator)
+}

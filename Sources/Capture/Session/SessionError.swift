@@ -1,0 +1,58 @@
+/// What a running session's commands can fail with. Every case reads as one sentence a user can act on.
+public enum SessionError: CategorizedError, Sendable, Equatable {
+    /// The session is not playing.
+    case notRunning
+    /// The source has no hardware for this, and there is no software fallback.
+    case notSupported(feature: String, source: String)
+    /// `switch` needs two sources.
+    case singleSource
+    /// A raw launch config lacks the element this command drives.
+    case missingElement(name: String, command: String)
+    /// A still could not be made.
+    case snapshotFailed(reason: String)
+    /// A file or directory could not be written.
+    case cannotWrite(path: String, reason: String)
+    /// `record start` while recording.
+    case alreadyRecording(path: String)
+    /// `record stop` while not recording.
+    case notRecording
+    /// The recording branch failed.
+    case recordingFailed(reason: String)
+    /// A command did not parse.
+    case badCommand(String)
+
+    public var description: String {
+        switch self {
+        case .notRunning:
+            "the pipeline is not running"
+        case let .notSupported(feature, source):
+            "\(feature) is not supported by this source (\(source))"
+        case .singleSource:
+            "switch needs a config with two sources"
+        case let .missingElement(name, command):
+            "'\(command)' needs an element named '\(name)' in the pipeline"
+        case let .snapshotFailed(reason):
+            "snapshot failed: \(reason)"
+        case let .cannotWrite(path, reason):
+            "cannot write \(path): \(reason)"
+        case let .alreadyRecording(path):
+            "already recording to \(path)"
+        case .notRecording:
+            "not recording"
+        case let .recordingFailed(reason):
+            "recording failed: \(reason)"
+        case let .badCommand(text):
+            text
+        }
+    }
+
+    /// Bad commands and values are bad data; what the source or session cannot do is unavailable.
+    public var kind: FailureKind {
+        switch self {
+        case .badCommand, .singleSource, .missingElement: .badData
+        case .notRunning, .notSupported, .alreadyRecording, .notRecording: .unavailable
+        case .cannotWrite: .cannotCreate
+        case .snapshotFailed, .recordingFailed: .ioError
+        }
+    }
+}
