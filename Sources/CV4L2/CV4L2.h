@@ -3,6 +3,9 @@
 #include <linux/videodev2.h>
 #include <linux/v4l2-controls.h>
 #include <linux/media.h>
+// Recovery waits for device nodes with inotify, woken early through an eventfd.
+#include <sys/inotify.h>
+#include <sys/eventfd.h>
 
 // The VIDIOC_* request numbers are function-like macros (_IOR/_IOWR), which Swift
 // cannot import; these constants carry their values across.

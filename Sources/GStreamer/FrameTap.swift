@@ -5,7 +5,7 @@ import Dispatch
 public final class FrameTap: Sendable {
     /// The appsink to link into a graph (or found by name in a parsed one).
     public let sink: AppSink
-    private let state = Locked(TapState())
+    private let state = Condition(TapState())
     private let queue: DispatchQueue
     private let backlog: Int
 
@@ -16,6 +16,8 @@ public final class FrameTap: Sendable {
         var delivered = 0
         var dropped = 0
         var received = 0
+        /// Threads blocked in `frame(after:until:)`.
+        var waiters = 0
     }
 
     /// A tap around a new appsink. `backlog` bounds the frames waiting for the handler.
@@ -59,6 +61,20 @@ public final class FrameTap: Sendable {
                 $0.delivered += 1
             }
         }
+    }
+
+    /// Waits for a frame newer than the `received` count given (see `counts`), until `deadline` (monotonic
+    /// seconds); nil when none came in time. The shutter's wait: a frame that arrives after the press.
+    public func frame(after received: Int, until deadline: Double) -> Sample? {
+        state.withLock { $0.waiters += 1 }
+        defer { state.withLock { $0.waiters -= 1 } }
+        return state.wait(until: deadline) { state in state.received > received ? state.latest : nil }
+    }
+
+    /// Blocks until some thread waits in `frame(after:until:)`, or until `deadline`; returns whether one
+    /// does. Lets a caller (a test) act while a shutter press is known to be waiting for its frame.
+    public func waitForWaiter(until deadline: Double) -> Bool {
+        state.wait(until: deadline) { $0.waiters > 0 ? true : nil } ?? false
     }
 
     /// The newest frame seen, without waiting; nil before the first.

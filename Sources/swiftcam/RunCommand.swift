@@ -4,8 +4,8 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// Set by SIGINT/SIGTERM; the run loop polls it.
-let signalled = Atomic<Bool>(false)
+/// Posted by the SIGINT/SIGTERM handler (`sem_post` is async-signal-safe); a thread waits on it.
+nonisolated(unsafe) var stopSignal = sem_t()
 
 /// `swiftcam run NAME`: plays a config until it ends, a limit is reached, `quit`, Ctrl-C or SIGTERM;
 /// every file is finalized on the way out.
@@ -54,8 +54,7 @@ enum RunCommand {
             }
         }
 
-        let stopRequested = Atomic(false)
-        installSignalHandlers()
+        installSignalHandlers(stopping: session)
 
         do {
             try session.start()
@@ -65,7 +64,7 @@ enum RunCommand {
         }
         Output.line("running \(name): \(config.description ?? "")")
 
-        let interpreter = CommandInterpreter(session: session) { stopRequested.store(true, ordering: .relaxed) }
+        let interpreter = CommandInterpreter(session: session) { session.requestStop() }
         var server: ControlServer?
         if !options.flags.contains("--no-control") {
             do {
@@ -81,9 +80,7 @@ enum RunCommand {
         }
         let ticker = quiet ? nil : statsTicker(session)
 
-        session.waitUntilDone(frames: frames ?? config.frames, duration: duration ?? config.duration) {
-            stopRequested.load(ordering: .relaxed) || signalled.load(ordering: .relaxed)
-        }
+        session.waitUntilDone(frames: frames ?? config.frames, duration: duration ?? config.duration)
         ticker?.cancel()
         server?.shutdown()
         let failedBeforeStop = session.status
@@ -99,12 +96,20 @@ enum RunCommand {
     }
 
     /// SIGINT and SIGTERM become a stop request (end-of-stream, then exit), not an abrupt exit. A plain
-    /// sigaction handler that only sets an atomic flag: async-signal-safe, and it works whatever signal
-    /// mask or disposition the parent left us (an inherited SIG_IGN is replaced).
-    private static func installSignalHandlers() {
+    /// sigaction handler that only posts a semaphore: async-signal-safe, and it works whatever signal
+    /// mask or disposition the parent left us (an inherited SIG_IGN is replaced). A thread waiting on the
+    /// semaphore asks the session to stop.
+    private static func installSignalHandlers(stopping session: CaptureSession) {
+        sem_init(&stopSignal, 0, 0)
+        let waiter = Thread {
+            while sem_wait(&stopSignal) != 0 {}  // EINTR: wait again
+            session.requestStop()
+        }
+        waiter.name = "swiftcam-signals"
+        waiter.start()
         for number in [SIGINT, SIGTERM] {
             var action = sigaction()
-            action.__sigaction_handler.sa_handler = { _ in signalled.store(true, ordering: .relaxed) }
+            action.__sigaction_handler.sa_handler = { _ in sem_post(&stopSignal) }
             sigemptyset(&action.sa_mask)
             action.sa_flags = SA_RESTART
             sigaction(number, &action, nil)

@@ -1,4 +1,4 @@
-import Capture
+@testable import Capture
 import Filters
 import Foundation
 import GStreamer
@@ -158,6 +158,36 @@ struct SessionTests {
         session.stop()
         #expect(session.tap == nil)
         #expect(throws: SessionError.notRunning) { try session.snapshot() }
+    }
+
+    /// A `snap` waits for the next frame without holding anything `stats` or `zoom` need.
+    @Test func statsAndZoomAnswerWhileASnapWaitsForASlowFrame() throws {
+        let (session, folder) = try session("""
+            {"sources":[{"kind":"test"}],"caps":{"width":64,"height":48,"framerate":"1/10"},"still":{"directory":"DIR"}}
+            """)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try session.start()
+        defer { session.stop() }
+        let stills = try #require(session.graph?.stillFrames)
+        // The first frame is there; the next one is 10 s away, so the snap below waits (2 s, then takes this one).
+        #expect(stills.frame(after: 0, until: MonotonicClock.now + 30) != nil)
+        let snapped = Condition<Result<String, SessionError>?>(nil)
+        let shutter = Thread {
+            let result = Result { try session.snapshot() }.mapError { $0 as? SessionError ?? .snapshotFailed(reason: "\($0)") }
+            snapped.withLock { $0 = result }
+        }
+        shutter.start()
+        #expect(stills.waitForWaiter(until: MonotonicClock.now + 30), "the snap never waited for a frame")
+        let stats = session.stats
+        let zoom = try session.zoom(2)
+        let stillWaiting = snapped.withLock { $0 == nil }
+        #expect(stillWaiting, "stats and zoom were answered only after the snap")
+        #expect(stats.status == "configured" && stats.stills == 0)
+        #expect(zoom == "zoom 2.0 (digital)")
+        let result = snapped.wait(until: MonotonicClock.now + 30) { $0 }
+        let path = try #require(try result?.get())
+        #expect(path.hasPrefix(folder.path))
+        #expect(session.stats.stills == 1)
     }
 
     @Test func stopFinalizesARunningRecording() throws {

@@ -42,12 +42,12 @@ enum Live {
     static func wait(_ session: CaptureSession, frames: Int = 250, stall: Double = 20, _ condition: () -> Bool) -> Bool {
         let start = session.framesFiltered
         var lastCount = start
-        var lastChange = monotonicSeconds()
+        var lastChange = MonotonicClock.now
         while !condition() {
             let count = session.framesFiltered
             if count - start >= frames { return condition() }
-            if count != lastCount { lastCount = count; lastChange = monotonicSeconds() }
-            if monotonicSeconds() - lastChange > stall { return condition() }
+            if count != lastCount { lastCount = count; lastChange = MonotonicClock.now }
+            if MonotonicClock.now - lastChange > stall { return condition() }
             usleep(20_000)
         }
         return true
@@ -55,9 +55,9 @@ enum Live {
 
     /// Waits (at most `seconds`) for something outside the session's frames, e.g. a status while no frames flow.
     static func poll(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = monotonicSeconds() + seconds
+        let deadline = MonotonicClock.now + seconds
         while !condition() {
-            if monotonicSeconds() > deadline { return false }
+            if MonotonicClock.now > deadline { return false }
             usleep(50_000)
         }
         return true
@@ -195,7 +195,7 @@ struct HardwareSessionTests {
         try session.start(timeout: 30)
         defer { session.stop() }
         #expect(Live.wait(session, frames: 10) { session.framesFiltered >= 10 })
-        let frame = try #require(session.stillFrames?.latestFrame)
+        let frame = try #require(session.graph?.stillFrames?.latestFrame)
         let info = try #require(frame.videoInfo)
         #expect(info.formatName == format && info.width == size.0 && info.height == size.1)
         let stats = session.stats

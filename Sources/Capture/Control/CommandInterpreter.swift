@@ -33,7 +33,7 @@ public struct CommandInterpreter: Sendable {
     /// The commands and what they take.
     public static let help = [
         "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y|ev=E", "wb auto|KELVIN",
-        "brightness|contrast|saturation|hue V", "mirror on|off", "filter CHAIN", "record start|stop", "stats [--json]", "quit",
+        "brightness|contrast|saturation|hue V", "mirror on|off", "filter CHAIN", "record start|stop", "stats [--json]", "wait FRAMES", "quit",
     ].joined(separator: ", ")
 
     /// Runs one command line and answers in one line.
@@ -107,6 +107,12 @@ public struct CommandInterpreter: Sendable {
                     return .ok(String(decoding: data, as: UTF8.self))
                 }
                 return .ok(stats.line)
+            case "wait":
+                guard arguments.count == 1, let count = Int(arguments[0]), (1...100_000).contains(count) else {
+                    return usage("wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered")
+                }
+                let seen = session.waitForFrames(count)
+                return seen >= count ? .ok("\(seen) frames") : .error("only \(seen) of \(count) frames came (the stream ended or stalled)")
             case "quit", "exit", "stop":
                 onQuit()
                 return .ok("stopping")

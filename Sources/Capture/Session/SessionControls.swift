@@ -1,18 +1,29 @@
 public import Camera
 import Dispatch
+import Filters
 import Foundation
 import GStreamer
+
+/// What the camera controls change: the user's chain, the software stages composed before it, the active
+/// source and the metering loop's generation. Held only while a control runs (an ioctl, a property set),
+/// never while waiting for frames.
+struct ControlState: Sendable {
+    /// The user's chain, in canonical text.
+    var userChain: String
+    /// Software fallbacks composed with the user's chain (see `applyChain`).
+    var stages = SoftwareStages()
+    var activeSource = 0
+    /// Bumped to cancel a running metering loop.
+    var meteringGeneration = 0
+}
 
 /// The camera controls of a running session: hardware on v4l2 sources when the device has the control,
 /// else the software stage the issue allows (zoom, exposure, white balance, colour, mirror), else a clear
 /// "not supported". Each returns the one-line description of what was done (`zoom 2.0 (digital)`).
 extension CaptureSession {
-    /// The open device of the active source, when it is a v4l2 camera.
-    private var activeCamera: CameraDevice? { cameras[activeSource] }
-
     /// What the active source is, for "not supported by this source" messages.
-    var sourceDescription: String {
-        guard let source = config.sources?[safe: activeSource] else { return "launch pipeline" }
+    func sourceDescription(_ active: Int) -> String {
+        guard let source = config.sources?[safe: active] else { return "launch pipeline" }
         switch source.kind {
         case .test: return "test pattern"
         case .file: return "file \(source.path ?? "")"
@@ -20,33 +31,61 @@ extension CaptureSession {
         }
     }
 
-    /// Whether the active source is a v4l2 camera (whose hardware answers for itself).
-    private var activeIsCamera: Bool { config.sources?[safe: activeSource]?.kind == .v4l2 }
-
-    /// The camera for a hardware control; throws when the session runs a camera whose device could not be opened.
-    private func camera() throws -> CameraDevice? {
-        _ = try running()
-        guard activeIsCamera else { return nil }
-        guard let camera = activeCamera else {
-            throw SessionError.notSupported(feature: "camera controls", source: "\(sourceDescription) could not be opened for controls")
+    /// Runs a control with the running graph and the control state, serialized with the other controls.
+    private func control<T>(_ body: (inout ControlContext) throws -> T) throws -> T {
+        let graph = try running()
+        return try controls.withLock { state in
+            var context = ControlContext(session: self, graph: graph, state: state)
+            defer { state = context.state }
+            return try body(&context)
         }
-        return camera
     }
 
-    /// Runs `body` under the session lock.
-    private func locked<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+    /// Switches to the other source live (no restart; a recording continues). Returns the new source's label.
+    @discardableResult
+    public func switchCamera() throws -> String {
+        try control { context in
+            guard (config.sources?.count ?? 0) > 1,
+                  let selector = context.graph.pipeline.element(named: PipelineBuilder.Names.selector) else { throw SessionError.singleSource }
+            let next = 1 - context.state.activeSource
+            try selector.set("active-pad", try selector.staticPad("sink_\(next)"))
+            context.state.activeSource = next
+            let source = config.sources?[next]
+            return source?.label ?? "\(next) (\(source?.kind.rawValue ?? "source")\(source?.device.map { " \($0)" } ?? ""))"
+        }
+    }
+
+    /// Replaces the user's filter chain (the `chain` property); invalid text throws and changes nothing.
+    @discardableResult
+    public func setFilter(_ text: String) throws -> String {
+        let chain = try FilterChain(parsing: text)
+        return try control { context in
+            let previous = context.state.userChain
+            context.state.userChain = chain.description
+            do {
+                return try context.applyChain()
+            } catch {
+                context.state.userChain = previous
+                throw error
+            }
+        }
+    }
+
+    /// After recovery: the new graph's filter gets the chain and stages the session had.
+    func reapplyChain() {
+        _ = try? control { context in
+            guard context.state.userChain != (config.filter ?? "") || context.state.stages != SoftwareStages() else { return "" }
+            return try context.applyChain()
+        }
     }
 
     /// The torch: the flash LED in torch mode on the camera or its flash sub-device; test sources have none.
     @discardableResult
     public func torch(_ on: Bool) throws -> String {
-        try locked {
-            guard let camera = try camera() else { throw SessionError.notSupported(feature: "torch", source: sourceDescription) }
+        try control { context in
+            guard let camera = try context.camera() else { throw SessionError.notSupported(feature: "torch", source: context.sourceDescription) }
             let outcome = try camera.torch(on: on)
-            if outcome == .unsupported { throw SessionError.notSupported(feature: "torch", source: "\(sourceDescription): \(outcome)") }
+            if outcome == .unsupported { throw SessionError.notSupported(feature: "torch", source: "\(context.sourceDescription): \(outcome)") }
             return outcome.description
         }
     }
@@ -54,15 +93,15 @@ extension CaptureSession {
     /// Zoom clamped to [1, maxZoom]: `V4L2_CID_ZOOM_ABSOLUTE` when the camera has it, else the `zoom` stage.
     @discardableResult
     public func zoom(_ factor: Double) throws -> String {
-        try locked {
+        try control { context in
             guard factor.isFinite else { throw SessionError.badCommand("zoom takes a number, e.g. zoom 2") }
-            let outcome = try camera()?.zoom(factor, maxZoom: maxZoom)
+            let outcome = try context.camera()?.zoom(factor, maxZoom: maxZoom)
                 ?? .digital(factor: CameraDevice.clampZoom(factor, maxZoom: maxZoom))
             switch outcome {
-            case .hardware: stages.zoom = 1
-            case let .digital(applied): stages.zoom = applied
+            case .hardware: context.state.stages.zoom = 1
+            case let .digital(applied): context.state.stages.zoom = applied
             }
-            _ = try applyChain()
+            _ = try context.applyChain()
             return outcome.description
         }
     }
@@ -70,11 +109,11 @@ extension CaptureSession {
     /// Tap-to-focus at a normalized point: region autofocus or one-shot autofocus where the camera has it.
     @discardableResult
     public func focus(x: Double, y: Double) throws -> String {
-        try locked {
-            guard let camera = try camera() else { throw SessionError.notSupported(feature: "focus", source: sourceDescription) }
+        try control { context in
+            guard let camera = try context.camera() else { throw SessionError.notSupported(feature: "focus", source: context.sourceDescription) }
             let outcome = try camera.focus(at: NormalizedPoint(x: x, y: y))
             if case .unsupported = outcome {
-                throw SessionError.notSupported(feature: "focus", source: "\(sourceDescription): this camera cannot focus on a point")
+                throw SessionError.notSupported(feature: "focus", source: "\(context.sourceDescription): this camera cannot focus on a point")
             }
             return outcome.description
         }
@@ -83,12 +122,12 @@ extension CaptureSession {
     /// Exposure compensation: the camera's exposure bias when present, else the `exposure` stage.
     @discardableResult
     public func exposure(ev: Double) throws -> String {
-        try locked {
+        try control { context in
             guard ev.isFinite else { throw SessionError.badCommand("exposure ev= takes a number of stops, e.g. exposure ev=1") }
-            let outcome = try camera()?.exposure(ev: ev) ?? .digital(ev: ev)
+            let outcome = try context.camera()?.exposure(ev: ev) ?? .digital(ev: ev)
             if case let .digital(applied) = outcome {
-                stages.exposureEV = Swift.min(Swift.max(applied, -10), 10)
-                _ = try applyChain()
+                context.state.stages.exposureEV = Swift.min(Swift.max(applied, -10), 10)
+                _ = try context.applyChain()
             }
             return outcome.description
         }
@@ -97,11 +136,11 @@ extension CaptureSession {
     /// White balance: the camera's auto / temperature controls when present, else the `temperature` stage.
     @discardableResult
     public func whiteBalance(_ mode: WhiteBalanceMode) throws -> String {
-        try locked {
-            let outcome = try camera()?.whiteBalance(mode) ?? .digital(mode)
+        try control { context in
+            let outcome = try context.camera()?.whiteBalance(mode) ?? .digital(mode)
             if case let .digital(applied) = outcome {
-                if case let .kelvin(kelvin) = applied { stages.kelvin = kelvin } else { stages.kelvin = nil }
-                _ = try applyChain()
+                if case let .kelvin(kelvin) = applied { context.state.stages.kelvin = kelvin } else { context.state.stages.kelvin = nil }
+                _ = try context.applyChain()
             }
             return outcome.description
         }
@@ -111,8 +150,8 @@ extension CaptureSession {
     /// stage (hue has no software stage). A whole number is in the camera's own units; a decimal is -1…1.
     @discardableResult
     public func adjust(_ adjustment: ColorAdjustment, to level: AdjustmentLevel) throws -> String {
-        try locked {
-            if let camera = try camera() {
+        try control { context in
+            if let camera = try context.camera() {
                 let outcome = try camera.set(adjustment, to: level)
                 if case .hardware = outcome { return outcome.description }
             }
@@ -127,12 +166,12 @@ extension CaptureSession {
                 normalized = Double(value)
             }
             switch adjustment {
-            case .brightness: stages.brightness = normalized
-            case .contrast: stages.contrast = normalized
-            case .saturation: stages.saturation = normalized
-            case .hue: throw SessionError.notSupported(feature: "hue", source: "\(sourceDescription): no hue control and no hue filter")
+            case .brightness: context.state.stages.brightness = normalized
+            case .contrast: context.state.stages.contrast = normalized
+            case .saturation: context.state.stages.saturation = normalized
+            case .hue: throw SessionError.notSupported(feature: "hue", source: "\(context.sourceDescription): no hue control and no hue filter")
             }
-            _ = try applyChain()
+            _ = try context.applyChain()
             return ColorOutcome.digital(adjustment, level: normalized).description
         }
     }
@@ -140,13 +179,13 @@ extension CaptureSession {
     /// Horizontal mirror: `horizontal_flip` when the sensor has it, else the `mirror` stage.
     @discardableResult
     public func mirror(_ on: Bool) throws -> String {
-        try locked {
-            let outcome = try camera()?.mirror(on) ?? .digital(on: on)
+        try control { context in
+            let outcome = try context.camera()?.mirror(on) ?? .digital(on: on)
             switch outcome {
-            case .hardware: stages.mirror = false
-            case .digital: stages.mirror = on
+            case .hardware: context.state.stages.mirror = false
+            case .digital: context.state.stages.mirror = on
             }
-            _ = try applyChain()
+            _ = try context.applyChain()
             return outcome.description
         }
     }
@@ -162,16 +201,16 @@ extension CaptureSession {
     /// runs on its own queue for at most 40 frames or 8 seconds; a later `exposure` command replaces it.
     @discardableResult
     public func exposure(x: Double, y: Double) throws -> String {
-        try locked {
+        try control { context in
             let point = NormalizedPoint(x: x, y: y)
-            let camera = try camera()
+            let camera = try context.camera()
             if let camera, let region = try camera.exposeRegion(at: point) { return region.description }
-            guard stillFrames != nil else {
+            guard context.graph.stillFrames != nil else {
                 throw SessionError.missingElement(name: PipelineBuilder.Names.stillFrames, command: "exposure")
             }
             let manual = (try camera?.exposureControls())?.exposureTime?.isWritable ?? false
-            meteringGeneration += 1
-            let generation = meteringGeneration
+            context.state.meteringGeneration += 1
+            let generation = context.state.meteringGeneration
             meteringQueue.async { [weak self] in self?.meter(point, generation: generation, hardware: manual) }
             return "exposure \(point) (software spot metering with \(manual ? "exposure time and gain" : "the exposure filter"))"
         }
@@ -179,7 +218,7 @@ extension CaptureSession {
 
     /// The metering loop (on `meteringQueue`): one correction per fresh frame, damped, until within ±8 of the target.
     private func meter(_ point: NormalizedPoint, generation: Int, hardware: Bool) {
-        let deadline = monotonicSeconds() + 8
+        let deadline = MonotonicClock.now + 8
         var useHardware = hardware
         var lastLuma: Double?
         for _ in 0..<20 {
@@ -188,18 +227,18 @@ extension CaptureSession {
             if abs(luma - Self.meteringTarget) <= 8 { break }
             // Stops between here and the target; a black region still gets a bounded push.
             let stops = Swift.min(Swift.max(log2(Self.meteringTarget / Swift.max(luma, 1)), -2), 2)
-            let applied: Bool = locked {
-                guard generation == meteringGeneration, pipeline != nil else { return false }
-                if useHardware, let camera = cameras[activeSource], stepHardware(camera, stops: stops) { return true }
+            let applied = (try? control { context -> Bool in
+                guard generation == context.state.meteringGeneration else { return false }
+                if useHardware, let camera = context.activeCamera, stepHardware(camera, stops: stops) { return true }
                 useHardware = false
-                stages.meteringEV = Swift.min(Swift.max(stages.meteringEV + 0.9 * stops, -10), 10)
-                return (try? applyChain()) != nil
-            }
+                context.state.stages.meteringEV = Swift.min(Swift.max(context.state.stages.meteringEV + 0.9 * stops, -10), 10)
+                return (try? context.applyChain()) != nil
+            }) ?? false
             if !applied { return }
-            if monotonicSeconds() > deadline { break }
+            if MonotonicClock.now > deadline { break }
         }
         let settled = lastLuma.map { "mean luma \(fmt($0, 0)) (target \(fmt(Self.meteringTarget, 0)))" } ?? "no frames to measure"
-        let ev = locked { stages.meteringEV }
+        let ev = controls.withLock { $0.stages.meteringEV }
         emit(.notice("exposure \(point) settled: \(settled)\(useHardware ? "" : ", exposure filter \(fmt(ev, 2)) EV")"))
     }
 
@@ -220,18 +259,45 @@ extension CaptureSession {
 
     /// Waits for `frames` new filtered frames (so a change has reached them) and measures the region.
     private func freshLuma(at point: NormalizedPoint, frames: Int, until deadline: Double) -> Double? {
-        guard let tap = locked({ stillFrames }) else { return nil }
-        let seen = tap.counts.received
-        while tap.counts.received < seen + frames {
-            if monotonicSeconds() > deadline { return nil }
-            usleep(5_000)
-        }
-        return tap.latestFrame.flatMap { LumaMeter.mean(of: $0, x: point.x, y: point.y) }
+        guard let tap = graph?.stillFrames else { return nil }
+        let frame = tap.frame(after: tap.counts.received + frames - 1, until: deadline)
+        return frame.flatMap { LumaMeter.mean(of: $0, x: point.x, y: point.y) }
     }
 
     /// The mean luma around a normalized point in the newest filtered frame (what spot metering reads).
     public func meteredLuma(x: Double, y: Double) -> Double? {
-        guard let frame = locked({ stillFrames })?.latestFrame else { return nil }
+        guard let frame = graph?.stillFrames?.latestFrame else { return nil }
         return LumaMeter.mean(of: frame, x: x, y: y)
+    }
+}
+
+/// What one control sees: the running graph and the control state (its own copy, written back after).
+struct ControlContext {
+    let session: CaptureSession
+    let graph: RunningGraph
+    var state: ControlState
+
+    /// The open device of the active source, when it is a v4l2 camera.
+    var activeCamera: CameraDevice? { graph.cameras[state.activeSource] }
+
+    /// What the active source is, for "not supported by this source" messages.
+    var sourceDescription: String { session.sourceDescription(state.activeSource) }
+
+    /// The camera for a hardware control: nil for sources that are not cameras; throws when the session runs
+    /// a camera whose device could not be opened.
+    func camera() throws -> CameraDevice? {
+        guard session.config.sources?[safe: state.activeSource]?.kind == .v4l2 else { return nil }
+        guard let camera = activeCamera else {
+            throw SessionError.notSupported(feature: "camera controls", source: "\(sourceDescription) could not be opened for controls")
+        }
+        return camera
+    }
+
+    /// Sets the element's chain: the software stages (see `SoftwareStages`) before the user's chain.
+    func applyChain() throws -> String {
+        guard let filter = graph.filter else { throw SessionError.missingElement(name: "swiftfilter", command: "filter") }
+        let text = try state.stages.chain(user: state.userChain)
+        try filter.set("chain", text)
+        return text
     }
 }

@@ -1,3 +1,6 @@
+import GStreamer
+import SwiftFilterElement
+
 /// What a running session reports: rates, counts, drops by cause, filter cost, last capture.
 public struct SessionStats: Codable, Sendable, Equatable {
     /// The session's status name (configured, unconfigured, unauthorized, failed).
@@ -54,4 +57,50 @@ func fmt(_ value: Double, _ decimals: Int) -> String {
     var digits = String(fraction)
     while digits.count < decimals { digits = "0" + digits }
     return (value < 0 && whole == 0 ? "-" : "") + "\(whole).\(digits)"
+}
+
+/// The window the frame rates are measured over.
+struct RateWindow: Sendable {
+    var time = 0.0
+    var framesIn = 0
+    var framesOut = 0
+    var fpsIn = 0.0
+    var fpsOut = 0.0
+}
+
+extension CaptureSession {
+    /// Rates, counts and drops now (after `stop`, as they were when the pipeline stopped). Never waits for
+    /// another command: it reads counters and takes each small lock only for a moment.
+    public var stats: SessionStats {
+        let (graph, final) = state.withLock { ($0.graph, $0.finalStats) }
+        if graph == nil, let final { return final }
+        return stats(of: graph)
+    }
+
+    /// The stats of `graph` (nil: between graphs) plus what earlier graphs carried over.
+    func stats(of graph: RunningGraph?) -> SessionStats {
+        let now = MonotonicClock.now
+        let (base, status, lastCapture) = state.withLock { ($0.carried, $0.status, $0.lastCapture) }
+        let framesIn = base.framesIn + (graph?.filterIn.value ?? 0), framesOut = base.framesOut + (graph?.filterOut.value ?? 0)
+        let window = rates.withLock { window -> RateWindow in
+            let span = now - window.time
+            if span >= 0.5 {
+                window = RateWindow(time: now, framesIn: framesIn, framesOut: framesOut,
+                                    fpsIn: Double(framesIn - window.framesIn) / span, fpsOut: Double(framesOut - window.framesOut) / span)
+            }
+            return window
+        }
+        let recorder = activeRecorder
+        var queueDrops = base.queueDrops + (graph?.queueDrops ?? 0)
+        if let recorder { queueDrops += max(0, recorder.framesIn.value - recorder.framesOut.value - 8) }
+        let filterStats = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
+        return SessionStats(
+            status: status.name, uptime: graph.map { now - $0.startTime } ?? 0,
+            framesIn: framesIn, framesOut: framesOut, fpsIn: window.fpsIn, fpsOut: window.fpsOut,
+            queueDrops: queueDrops, qosDrops: filterStats?.dropped ?? 0,
+            sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),
+            filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
+            chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.path,
+            stills: stills.withLock { $0.count }, lastCapture: lastCapture)
+    }
 }

@@ -1,0 +1,106 @@
+import Foundation
+import GStreamer
+
+/// Where the session's recording stands. `starting` and `stopping` hold the slot while the recording
+/// pipeline changes state, so no lock is held across that change and a second `record` is refused.
+enum RecordingSlot: Sendable {
+    case idle
+    case starting
+    case active(Recorder)
+    case stopping(path: String)
+}
+
+extension CaptureSession {
+    /// Starts recording into a new file while everything else keeps running; returns its path.
+    @discardableResult
+    public func startRecording() throws -> String {
+        _ = try running()
+        let directory = config.record?.directory ?? "recordings"
+        var path = "\(directory)/\(name)-\(timestamp()).\(builder.recordExtension)"
+        var attempt = 2
+        while FileManager.default.fileExists(atPath: path) {
+            path = "\(directory)/\(name)-\(timestamp())-\(attempt).\(builder.recordExtension)"
+            attempt += 1
+        }
+        try claimRecording()
+        do {
+            try StillWriter.createDirectory(directory)
+            return try beginRecording(at: path)
+        } catch {
+            recording.withLock { $0 = .idle }
+            throw error
+        }
+    }
+
+    /// Takes the idle slot for a new recording, or says why not.
+    func claimRecording() throws {
+        let busy: String? = recording.withLock { slot in
+            switch slot {
+            case .idle:
+                slot = .starting
+                return nil
+            case .starting: return "a recording that is starting"
+            case let .active(recorder): return recorder.path
+            case let .stopping(path): return "\(path) (finishing)"
+            }
+        }
+        if let busy { throw SessionError.alreadyRecording(path: busy) }
+    }
+
+    /// Attaches a recording branch writing `path` (after recovery: the next part) into the claimed slot.
+    func beginRecording(at path: String) throws -> String {
+        let graph = try running()
+        guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
+            throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
+        }
+        let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, description: builder.recordBranchDescription(location: path), path: path)
+        recording.withLock { $0 = .active(recorder) }
+        return path
+    }
+
+    /// Finalizes the recording (EOS down its branch only) and returns its path.
+    @discardableResult
+    public func stopRecording() throws -> String {
+        guard let recorder = takeRecorder() else { throw SessionError.notRecording }
+        defer { recording.withLock { $0 = .idle } }
+        guard recorder.finish() else {
+            let reason = recorder.failureReason ?? "its end was not written in time"
+            throw SessionError.recordingFailed(reason: "\(recorder.path): \(reason)")
+        }
+        return recorder.path
+    }
+
+    /// Ends the recording, if any, waiting at most `timeout` seconds for its file to be finished; returns its path.
+    @discardableResult
+    func finishRecording(timeout: Double = 5) -> String? {
+        guard let recorder = takeRecorder() else { return nil }
+        recorder.finish(timeout: timeout)
+        recording.withLock { $0 = .idle }
+        return recorder.path
+    }
+
+    /// Moves the active recorder out of the slot (which says `stopping` until the caller sets it idle).
+    private func takeRecorder() -> Recorder? {
+        recording.withLock { slot in
+            guard case let .active(recorder) = slot else { return nil }
+            slot = .stopping(path: recorder.path)
+            return recorder
+        }
+    }
+
+    /// The file being recorded, if any.
+    public var recordingPath: String? {
+        recording.withLock { slot in
+            if case let .active(recorder) = slot { return recorder.path }
+            return nil
+        }
+    }
+
+    /// The recorder, for stats.
+    var activeRecorder: Recorder? {
+        recording.withLock { slot in
+            if case let .active(recorder) = slot { return recorder }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Camera
+import Foundation
+import GStreamer
+
+extension CaptureSession {
+    /// Runs on the recovery queue after a source error: finalizes the recording, drops the graph and the
+    /// device handles (so a driver can be reloaded), waits for every camera to open again, rebuilds and
+    /// plays, then continues the recording into the next part. Gives up only when `stop` is called.
+    func recover(from status: CameraStatus) {
+        let claimed: RunningGraph?? = state.wait(until: MonotonicClock.now + 30) { state in
+            if state.stopping || state.graph == nil { return .some(nil) }
+            guard !state.transitioning else { return nil }
+            state.transitioning = true
+            return .some(state.graph)
+        }
+        guard case let .some(.some(old)) = claimed else { return }
+        controls.withLock { $0.meteringGeneration += 1 }
+        // The failed source's end-of-stream usually reached the file already; if not, this sends it.
+        let recordedPath = finishRecording(timeout: 3)
+        let live = stats(of: old)
+        state.withLock { state in
+            state.carried.framesIn = live.framesIn
+            state.carried.framesOut = live.framesOut
+            state.carried.queueDrops = live.queueDrops
+            state.carried.sourceDrops = live.sourceDrops
+            state.carried.recoveries += 1
+            state.graph = nil
+        }
+        old.teardown()
+        let devices = v4l2Devices
+        emit(.notice("recovering: waiting for \(devices.joined(separator: ", ")) (\(status))"))
+        if let line = reopen(devices, failure: status, recordedPath: recordedPath) {
+            emit(.notice(line))
+        }
+    }
+
+    /// Waits for the cameras and relaunches; returns what to tell the user, or nil when `stop` came first.
+    private func reopen(_ devices: [String], failure status: CameraStatus, recordedPath: String?) -> String? {
+        let arrival = try? DeviceArrival()
+        recoveryArrival.withLock { $0 = arrival }
+        defer {
+            recoveryArrival.withLock { $0 = nil }
+            state.withLock { $0.transitioning = false }
+        }
+        // A replugged camera (or a reloading driver) bounces: give it a moment before reopening, which also
+        // leaves a window in which nothing holds the driver, so it can be unloaded. Only `stop` cuts it short.
+        _ = state.wait(until: MonotonicClock.now + 1.5) { $0.stopping ? true : nil }
+        while !state.withLock({ $0.stopping }) {
+            if devices.allSatisfy({ DevicePreflight.check($0) == nil }) {
+                do {
+                    let graph = try launch(timeout: 10)
+                    let published = state.withLock { state -> Bool in
+                        guard !state.stopping else { return false }
+                        state.graph = graph
+                        state.status = .configured
+                        state.recovering = false
+                        return true
+                    }
+                    guard published else {
+                        graph.teardown()
+                        break
+                    }
+                    reapplyChain()
+                    var line = "recovered: \(devices.joined(separator: ", ")) streaming again"
+                    if let recordedPath {
+                        do {
+                            try claimRecording()
+                            let next = try beginRecording(at: Self.nextPart(after: recordedPath))
+                            line += "; \(recordedPath) is complete, recording continues in \(next)"
+                        } catch {
+                            recording.withLock { $0 = .idle }
+                            line += "; \(recordedPath) is complete, the next part could not start: \(error)"
+                        }
+                    }
+                    return line
+                } catch {
+                    // Not ready yet (the node may appear before the driver accepts formats): try again.
+                    state.withLock { $0.status = status }
+                }
+            }
+            // The next change in /dev, or a retry a second later (a node can exist before its driver is ready).
+            if let arrival {
+                guard arrival.wait(timeout: 1) else { break }
+            } else {
+                _ = state.wait(until: MonotonicClock.now + 1) { $0.stopping ? true : nil }
+            }
+        }
+        state.withLock { $0.ended = true }
+        return nil
+    }
+
+    /// `name-DATE.mkv` → `name-DATE-part2.mkv`, `…-part2.mkv` → `…-part3.mkv`, skipping names in use.
+    static func nextPart(after path: String) -> String {
+        let dot = path.lastIndex(of: ".") ?? path.endIndex
+        var stem = String(path[..<dot])
+        let ext = String(path[dot...])
+        var number = 2
+        if let range = stem.range(of: "-part", options: .backwards), let current = Int(stem[range.upperBound...]) {
+            number = current + 1
+            stem = String(stem[..<range.lowerBound])
+        }
+        var candidate = "\(stem)-part\(number)\(ext)"
+        while FileManager.default.fileExists(atPath: candidate) {
+            number += 1
+            candidate = "\(stem)-part\(number)\(ext)"
+        }
+        return candidate
+    }
+}

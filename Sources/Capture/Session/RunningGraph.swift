@@ -1,0 +1,87 @@
+import Camera
+import GStreamer
+import SwiftFilterElement
+
+/// One built and playing graph with the parts the session drives: the filter, the still and tap sinks,
+/// the counters on every queue, the sequence-gap counters on v4l2 sources and the open camera devices.
+/// Everything is fixed when it is built; recovery replaces the whole graph rather than mending one.
+///
+/// `@unchecked Sendable`: the references are immutable; the camera devices are used only under the
+/// session's control lock.
+final class RunningGraph: @unchecked Sendable {
+    let pipeline: Pipeline
+    let filter: Element?
+    let stillFrames: FrameTap?
+    let frameTap: FrameTap?
+    let filterIn: BufferCounter
+    let filterOut: BufferCounter
+    let queues: [(into: BufferCounter, out: BufferCounter, queue: Element)]
+    let sourceGaps: [SequenceGaps]
+    private(set) var cameras: [Int: CameraDevice] = [:]
+    private var watch: BusWatch?
+    /// When it started playing (monotonic seconds).
+    private(set) var startTime = 0.0
+
+    /// Builds the graph and finds its parts; nothing plays yet.
+    init(config: PipelineConfig, builder: PipelineBuilder) throws {
+        pipeline = try builder.build()
+        filter = pipeline.allElements.first { $0.factoryName == SwiftFilterElement.factoryName }
+        filterIn = (try? filter?.staticPad("sink").countBuffers().counter) ?? BufferCounter()
+        filterOut = (try? filter?.staticPad("src").countBuffers().counter) ?? BufferCounter()
+        stillFrames = pipeline.element(named: PipelineBuilder.Names.stillFrames, as: AppSink.self)
+            .flatMap { try? FrameTap(sink: $0, backlog: 1) }
+        frameTap = pipeline.element(named: PipelineBuilder.Names.tap, as: AppSink.self)
+            .flatMap { try? FrameTap(sink: $0, backlog: 8) }
+        queues = pipeline.allElements.filter { $0.factoryName == "queue" }.compactMap { queue in
+            guard let into = try? queue.staticPad("sink"), let out = try? queue.staticPad("src") else { return nil }
+            return (into.countBuffers().counter, out.countBuffers().counter, queue)
+        }
+        var gaps: [SequenceGaps] = []
+        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
+            if let element = pipeline.element(named: PipelineBuilder.Names.source(index)), let pad = try? element.staticPad("src") {
+                let counter = SequenceGaps()
+                counter.watch(pad)
+                gaps.append(counter)
+            }
+        }
+        sourceGaps = gaps
+    }
+
+    /// Watches the bus with `handler` (on the watch's thread), calls `onFrame` for every frame leaving the
+    /// filter (on the streaming thread: keep it short), plays within `timeout` seconds, then opens the
+    /// config's cameras for their controls. On failure the graph is torn down before the error is thrown.
+    func play(config: PipelineConfig, timeout: Double, handler: @escaping @Sendable (Message) -> Void,
+              onFrame: @escaping @Sendable () -> Void) throws {
+        watch = pipeline.bus.watch(handler)
+        if let pad = try? filter?.staticPad("src") { pad.onBuffer { _ in onFrame() } }
+        do {
+            try pipeline.setState(.playing, timeout: timeout)
+        } catch {
+            teardown()
+            throw error
+        }
+        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
+            cameras[index] = try? CameraDevice(path: source.device ?? "/dev/video0")
+        }
+        startTime = MonotonicClock.now
+    }
+
+    /// Frames the branch queues dropped (what went in, less what came out, less what is still queued).
+    var queueDrops: Int {
+        queues.reduce(0) { total, counter in
+            let queued = (try? counter.queue.get("current-level-buffers", as: Int.self)) ?? 0
+            return total + max(0, counter.into.value - counter.out.value - queued)
+        }
+    }
+
+    /// Frames the v4l2 sources' drivers dropped.
+    var sourceDrops: Int { sourceGaps.reduce(0) { $0 + $1.lost } }
+
+    /// Stops the bus watch and the pipeline and closes the cameras (so a driver can be unloaded).
+    func teardown() {
+        watch?.cancel()
+        watch = nil
+        try? pipeline.setState(.null)
+        cameras = [:]
+    }
+}

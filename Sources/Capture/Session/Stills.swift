@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+import GStreamer
+
+/// The session's stills: how many, the next sequence number, the periodic timer.
+struct StillState: Sendable {
+    var count = 0
+    var sequence = 0
+    /// Dispatch sources are thread-safe; this one is only replaced or cancelled under the lock.
+    nonisolated(unsafe) var timer: DispatchSourceTimer?
+}
+
+extension CaptureSession {
+    /// Writes a still of the next filtered frame, atomically and under a new name, into `directory`
+    /// (default: the config's); returns its path. A failure leaves no file and the pipeline running.
+    /// Holds no lock while it waits for the frame or encodes it: other commands are answered meanwhile.
+    @discardableResult
+    public func snapshot(directory: String? = nil) throws -> String {
+        let graph = try running()
+        guard let tap = graph.stillFrames else {
+            throw SessionError.missingElement(name: PipelineBuilder.Names.stillFrames, command: "snap")
+        }
+        // Prefer a frame that arrives after the request, like a shutter press; fall back to the newest.
+        let frame = tap.frame(after: tap.counts.received, until: MonotonicClock.now + 2) ?? tap.latestFrame
+        guard let frame else { throw SessionError.snapshotFailed(reason: "no frame has arrived yet") }
+        let still = config.still
+        let format = still?.format ?? .jpeg
+        let bytes = try StillEncoder.encode(frame, format: format, quality: still?.quality ?? 90)
+        let sequence = stills.withLock { state -> Int in
+            state.sequence += 1
+            return state.sequence
+        }
+        let path = try StillWriter.write(bytes, directory: directory ?? still?.directory ?? "captures",
+                                         base: stillBaseName(sequence: sequence), extension: format == .png ? "png" : "jpg")
+        stills.withLock { $0.count += 1 }
+        state.withLock { $0.lastCapture = path }
+        return path
+    }
+
+    private func stillBaseName(sequence: Int) -> String {
+        let pattern = config.still?.pattern ?? "{name}-{date}-{n}"
+        var number = String(sequence)
+        while number.count < 4 { number = "0" + number }
+        return pattern.replacingOccurrences(of: "{name}", with: name)
+            .replacingOccurrences(of: "{date}", with: timestamp())
+            .replacingOccurrences(of: "{n}", with: number)
+    }
+
+    /// Takes a still every `seconds` on a timer; failures are reported as events and the timer goes on.
+    public func startPeriodicStills(every seconds: Double) {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "swiftcam.stills.\(name)"))
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            do {
+                let path = try self.snapshot()
+                self.emit(.stillWritten(path: path))
+            } catch {
+                self.emit(.stillFailed(reason: "\(error)"))
+            }
+        }
+        stills.withLock { state in
+            state.timer?.cancel()
+            state.timer = timer
+        }
+        timer.resume()
+    }
+}
+
+/// Local time as YYYYMMDD-HHMMSS for file names.
+func timestamp() -> String {
+    var now = time(nil)
+    var parts = tm()
+    localtime_r(&now, &parts)
+    func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+    return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))-\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))"
+}

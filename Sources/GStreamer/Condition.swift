@@ -1,0 +1,80 @@
+import Glibc
+
+/// A value behind a pthread mutex with a condition variable: threads wait for the value to reach a state
+/// (with a deadline), and whoever changes it wakes them. The waiting thread holds no lock while it waits.
+///
+/// pthread rather than `Synchronization.Mutex` for the reason `Locked` gives: ThreadSanitizer sees it.
+public final class Condition<Value: Sendable>: @unchecked Sendable {
+    private var value: Value
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let condition: UnsafeMutablePointer<pthread_cond_t>
+
+    /// Wraps an initial value.
+    public init(_ value: Value) {
+        self.value = value
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        condition = .allocate(capacity: 1)
+        condition.initialize(to: pthread_cond_t())
+        // Deadlines are on the monotonic clock, so a wall-clock step cannot stretch or cut a wait.
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        condition.deallocate()
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    /// Reads or changes the value; waiters are woken afterwards, so they see the change.
+    /// Keep `body` short: no waiting, encoding or state changes inside.
+    public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        return try body(&value)
+    }
+
+    /// Blocks until `done` returns a result for the value, or until `deadline` (monotonic seconds, see
+    /// `MonotonicClock.now`) passes; returns nil on the deadline. `done` runs under the lock and may change
+    /// the value (to claim what it waited for).
+    public func wait<Result>(until deadline: Double = .infinity, for done: (inout Value) -> Result?) -> Result? {
+        pthread_mutex_lock(mutex)
+        defer {
+            pthread_cond_broadcast(condition)
+            pthread_mutex_unlock(mutex)
+        }
+        var limit = timespec()
+        if deadline.isFinite {
+            let clamped = max(deadline, 0)
+            limit.tv_sec = Int(clamped)
+            limit.tv_nsec = Int((clamped - Double(Int(clamped))) * 1e9)
+        }
+        while true {
+            if let result = done(&value) { return result }
+            if deadline.isFinite {
+                if pthread_cond_timedwait(condition, mutex, &limit) == ETIMEDOUT { return done(&value) }
+            } else {
+                pthread_cond_wait(condition, mutex)
+            }
+        }
+    }
+}
+
+/// Seconds on the monotonic clock, the clock every deadline in SwiftCam is on.
+public enum MonotonicClock {
+    /// Now, in seconds since an arbitrary start. Calls `clock_gettime(CLOCK_MONOTONIC)`.
+    public static var now: Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
