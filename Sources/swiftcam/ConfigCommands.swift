@@ -70,17 +70,17 @@ enum ConfigCommands {
             printError("no configs in \(store.directory)")
             return ExitCode.noInput
         }
-        var failures = 0
+        var status = ExitCode.ok
         for file in files {
             do {
                 _ = try ConfigLoader.load(file: file)
                 print("ok \(file)")
             } catch {
-                failures += 1
                 printError("\(error)")
+                if status == ExitCode.ok { status = ExitCode.for(error) }
             }
         }
-        return failures == 0 ? ExitCode.ok : ExitCode.dataError
+        return status
     }
 }
 

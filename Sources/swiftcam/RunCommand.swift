@@ -28,14 +28,11 @@ enum RunCommand {
         guard options.positional.count == 1, let nameOrPath = options.positional.first else {
             return usageFailure(UsageError("run takes one config name"), usage)
         }
-        let frames = options.value("--frames").map { Int($0) }
-        let duration = options.value("--duration").map { Double($0) }
-        if case .some(.none) = frames { return usageFailure(UsageError("--frames takes a whole number"), usage) }
-        if case .some(.none) = duration { return usageFailure(UsageError("--duration takes seconds"), usage) }
-
         let config: PipelineConfig
         do {
-            config = try ConfigStore.standard().load(nameOrPath, overrides: options.values["--set"] ?? [])
+            // --duration and --frames are the config keys of the same names, validated the same way.
+            let limits = (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
+            config = try ConfigStore.standard().load(nameOrPath, overrides: (options.values["--set"] ?? []) + limits)
         } catch {
             printError("\(error)")
             return ExitCode.for(error)
@@ -80,7 +77,7 @@ enum RunCommand {
         }
         let ticker = quiet ? nil : statsTicker(session)
 
-        session.waitUntilDone(frames: frames ?? config.frames, duration: duration ?? config.duration)
+        session.waitUntilDone(frames: config.frames, duration: config.duration)
         ticker?.cancel()
         server?.shutdown()
         let failedBeforeStop = session.status

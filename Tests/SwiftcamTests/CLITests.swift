@@ -20,6 +20,33 @@ struct CLITests {
         #expect(missing.status == 66 && missing.err.contains("no config named"))
     }
 
+    /// One mapping from failure to exit code, whichever command meets it; every failure is one line.
+    @Test(arguments: [
+        (["show", "no-such-config"], 66, "no config named"),
+        (["validate", "/no/such/file.json"], 66, "no such file"),
+        (["run", "no-such-config"], 66, "no config named"),
+        (["validate", "/"], 65, "is a directory"),
+        (["show", "/tmp"], 65, "is a directory"),
+        (["run", "demo", "--duration", "0"], 65, "duration"),
+        (["run", "demo", "--duration", "-1"], 65, "duration"),
+        (["run", "demo", "--duration", "nan"], 65, "duration"),
+        (["run", "demo", "--duration", "inf"], 65, "duration"),
+        (["run", "demo", "--frames", "0"], 65, "frames"),
+        (["run", "demo", "--frames", "-1"], 65, "frames"),
+        (["run", "demo", "--set", "duration=-1"], 65, "duration"),
+        (["run", "preview"], 69, "unconfigured"),
+        (["controls", "/dev/no-such-video"], 66, "No camera at /dev/no-such-video"),
+        (["frobnicate"], 64, "unknown command"),
+        (["run"], 64, "one config name"),
+    ] as [([String], Int32, String)])
+    func exitCodes(arguments: [String], status: Int32, mentions: String) throws {
+        let result = try SwiftcamRun().run(arguments, timeout: 60)
+        #expect(result.status == status, "\(arguments): \(result.err)")
+        #expect(result.err.contains(mentions), "\(arguments): \(result.err)")
+        let lines = result.err.split(separator: "\n")
+        #expect(lines.count == 1 || (status == 64 && lines.count == 2), "\(arguments): \(result.err)")
+    }
+
     @Test func previewWithoutCameraIsUnconfiguredNamingTheDevice() throws {
         let result = try SwiftcamRun().run(["run", "preview"], timeout: 30)
         #expect(result.status == 69, "unconfigured is 'unavailable'")

@@ -81,6 +81,9 @@ public enum ConfigLoader {
             var reason = context.debugDescription
             if reason.hasPrefix("Cannot initialize"), let last = context.codingPath.last {
                 reason = "unknown value; allowed: \(allowedValues(for: last.stringValue, in: context.codingPath))"
+            } else if reason.hasPrefix("Parsed JSON number") || reason == "The given data was not valid JSON." {
+                // A number that does not fit the key's type, e.g. 1.5 for a frame count.
+                reason = "expected a whole number in range"
             }
             return ConfigError(file: file, path: jsonPath(context.codingPath), reason: reason)
         @unknown default:

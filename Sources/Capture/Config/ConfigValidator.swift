@@ -45,7 +45,7 @@ enum ConfigValidator {
                 throw fail("still.pattern", "a file name without '/' (use \"directory\" for the folder)")
             }
         }
-        if let duration = config.duration, !(duration > 0) { throw fail("duration", "must be more than 0 seconds") }
+        if let duration = config.duration, !(duration > 0 && duration.isFinite) { throw fail("duration", "must be a number of seconds more than 0") }
         if let frames = config.frames, frames <= 0 { throw fail("frames", "must be at least 1") }
     }
 
