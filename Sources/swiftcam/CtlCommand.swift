@@ -19,7 +19,7 @@ enum CtlCommand {
             return reply.isOK ? ExitCode.ok : ExitCode.dataError
         } catch {
             printError("\(error)")
-            return ExitCode.unavailable
+            return ExitCode.for(error)
         }
     }
 }

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Glibc
 import Testing
 
 /// End-to-end runs of the built `swiftcam` binary, as a user runs it.
@@ -196,6 +197,53 @@ struct CLITests {
             let image = try DecodedImage(file: run.directory.appendingPathComponent(path).path)
             #expect(image.width == 320 && image.height == 240)
         }
+    }
+
+    /// A 1 MB line is refused in one short line and its connection closed; control characters never come
+    /// back raw; the session answers the next client as before.
+    @Test func longLinesAndControlCharactersOnTheSocket() throws {
+        let run = try SwiftcamRun()
+        try run.start(["run", "switch", "--quiet"])
+        defer { _ = run.terminate() }
+        let socket = try run.socket(for: "switch")
+        let reply = try rawExchange(String(repeating: "x", count: 1 << 20) + "\n", socket: socket)
+        #expect(reply == "error line too long (the limit is 4096 bytes)\n", "\(reply.prefix(200))")
+        let escaped = try run.ctl("\u{1B}[2Jzoom\u{07}", socket: socket)
+        #expect(!escaped.description.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(escaped)")
+        #expect(escaped.description.contains("\\u{1B}"))
+        #expect(try run.ctl("stats", socket: socket).isOK, "the session still answers")
+        let ctl = try SwiftcamRun(directory: run.directory).run(["ctl", "no-such-session", "stats"])
+        #expect(ctl.status == 69 && ctl.err.contains("no session named 'no-such-session'") && ctl.err.contains("switch"), "\(ctl.err)")
+    }
+
+    /// Sends `bytes` on a fresh connection (ignoring a send cut short by the server) and reads until it closes.
+    private func rawExchange(_ text: String, socket path: String) throws -> String {
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else { throw HarnessError("connect \(path): errno \(errno)") }
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { break }
+            offset += sent
+        }
+        var reply: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            if count <= 0 { break }
+            reply += chunk[..<count]
+        }
+        return String(decoding: reply, as: UTF8.self)
     }
 
     private func statsJSON(_ run: SwiftcamRun, _ socket: String) throws -> SessionStats {

@@ -1,4 +1,5 @@
 import Capture
+import Dispatch
 import Foundation
 import GStreamer
 import Testing
@@ -21,17 +22,26 @@ final class SwiftcamRun: @unchecked Sendable {
     let output = Pipe()
     let errors = Pipe()
     let input = Pipe()
+    private let ownsDirectory: Bool
 
     /// A scratch folder (removed on deinit) with `captures/`, `recordings/` and a private socket folder.
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-test-\(UUID().uuidString)")
         runtime = directory.appendingPathComponent("run")
+        ownsDirectory = true
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+    }
+
+    /// A second process in another run's folder (and socket folder), e.g. a `ctl` beside a `run`.
+    init(directory: URL) {
+        self.directory = directory
+        runtime = directory.appendingPathComponent("run")
+        ownsDirectory = false
     }
 
     deinit {
         if process.isRunning { process.terminate() }
-        try? FileManager.default.removeItem(at: directory)
+        if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
     var environment: [String: String] {
@@ -59,13 +69,16 @@ final class SwiftcamRun: @unchecked Sendable {
     func run(_ arguments: [String], timeout: Double = 60) throws -> (status: Int32, out: String, err: String) {
         try start(arguments)
         try? input.fileHandleForWriting.close()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning {
+        // A watchdog, not a polling loop: the wait below ends when the process exits or is stopped.
+        let process = process
+        let watchdog = DispatchWorkItem {
+            guard process.isRunning else { return }
             process.terminate()
             Issue.record("swiftcam \(arguments.joined(separator: " ")) still ran after \(timeout) s")
         }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         process.waitUntilExit()
+        watchdog.cancel()
         return (process.terminationStatus, collectOutput(), collectErrors())
     }
 

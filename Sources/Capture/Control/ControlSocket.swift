@@ -44,22 +44,36 @@ public enum ControlSocket {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
-        guard connected == 0 else { throw ControlError.notRunning(name: name, path: path, reason: errnoText()) }
+        guard connected == 0 else {
+            if errno == ENOENT { throw ControlError.unknownSession(name: name, running: runningSessions()) }
+            throw ControlError.notRunning(name: name, path: path, reason: errnoText())
+        }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         let line = Array((command.replacingOccurrences(of: "\n", with: " ") + "\n").utf8)
         guard line.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count else {
             throw ControlError.notRunning(name: name, path: path, reason: errnoText())
         }
-        var reader = LineReader(descriptor: descriptor)
-        guard let reply = reader.next() else { throw ControlError.noReply(name: name) }
+        // Replies may quote the command back, so they get more room than commands do.
+        var reader = LineReader(descriptor: descriptor, limit: 16 * LineReader.limit)
+        guard case let .text(reply) = reader.next() else { throw ControlError.noReply(name: name) }
         if reply.hasPrefix("ok") { return .ok(String(reply.dropFirst(2)).trimmingCharacters(in: .whitespaces)) }
         return .error(reply.hasPrefix("error ") ? String(reply.dropFirst(6)) : reply)
     }
 }
 
+extension ControlSocket {
+    /// The names of the sessions with a socket in the control directory (a crashed one may linger).
+    public static func runningSessions() -> [String] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        return entries.filter { $0.hasSuffix(".sock") }.map { String($0.dropLast(5)) }.sorted()
+    }
+}
+
 /// Why a control command could not be delivered.
-public enum ControlError: Error, Sendable, CustomStringConvertible {
+public enum ControlError: CategorizedError, Sendable {
+    /// No session of that name has a socket.
+    case unknownSession(name: String, running: [String])
     /// No session listens under that name.
     case notRunning(name: String, path: String, reason: String)
     /// The session closed the connection without answering.
@@ -69,6 +83,8 @@ public enum ControlError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case let .unknownSession(name, running):
+            "no session named '\(name)' is running; running: \(running.isEmpty ? "none" : running.joined(separator: ", "))"
         case let .notRunning(name, path, reason):
             "no running session '\(name)' (\(path): \(reason)); start it with 'swiftcam run \(name)'"
         case let .noReply(name):
@@ -77,30 +93,53 @@ public enum ControlError: Error, Sendable, CustomStringConvertible {
             "cannot listen on \(path): \(reason)"
         }
     }
+
+    /// A session that is not there is unavailable; a socket that cannot be made cannot be created.
+    public var kind: FailureKind {
+        switch self {
+        case .unknownSession, .notRunning, .noReply: .unavailable
+        case .cannotListen: .cannotCreate
+        }
+    }
 }
 
-/// Reads newline-terminated lines from a descriptor.
+/// Reads newline-terminated lines from a descriptor, at most `limit` bytes each.
 struct LineReader {
+    /// The longest command line a transport accepts (a chain of every filter fits many times over).
+    static let limit = 4096
+
     let descriptor: Int32
+    let limit: Int
     private var pending: [UInt8] = []
 
-    init(descriptor: Int32) { self.descriptor = descriptor }
+    init(descriptor: Int32, limit: Int = LineReader.limit) {
+        self.descriptor = descriptor
+        self.limit = limit
+    }
+
+    /// A line, or a line over the limit (the connection is then closed: what follows is not a command).
+    enum Line {
+        case text(String)
+        case tooLong
+    }
 
     /// The next line without its newline; nil at end of input or on error.
-    mutating func next() -> String? {
+    mutating func next() -> Line? {
         while true {
             if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                guard newline <= limit else { return .tooLong }
                 let line = String(decoding: pending[..<newline], as: UTF8.self)
                 pending.removeSubrange(...newline)
-                return line
+                return .text(line)
             }
+            if pending.count > limit { return .tooLong }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
                 guard !pending.isEmpty else { return nil }
                 defer { pending = [] }
-                return String(decoding: pending, as: UTF8.self)
+                return pending.count > limit ? .tooLong : .text(String(decoding: pending, as: UTF8.self))
             }
             pending += chunk[..<count]
         }
@@ -158,9 +197,17 @@ public final class ControlServer: @unchecked Sendable {
             let interpreter = interpreter
             let thread = Thread {
                 var reader = LineReader(descriptor: client)
-                while let line = reader.next() {
-                    let reply = Array((interpreter.execute(line).description + "\n").utf8)
-                    _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                func answer(_ reply: Reply) {
+                    let bytes = Array((reply.description + "\n").utf8)
+                    _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                }
+                reading: while let line = reader.next() {
+                    switch line {
+                    case let .text(command): answer(interpreter.execute(command))
+                    case .tooLong:
+                        answer(.error("line too long (the limit is \(LineReader.limit) bytes)"))
+                        break reading
+                    }
                 }
                 Glibc.close(client)
             }
