@@ -28,7 +28,8 @@ test-asan: deps
 test-tsan: deps
 	@bash scripts/test.sh tsan
 
-# The real-driver tests: the kernel's vivid camera in a VM (../shared/tools/vivid-run.sh), ~2-3 min.
+# The real-driver tests: the kernel's vivid camera in a VM (scripts/vivid-vm.sh: QEMU, KVM or software
+# emulation; it installs QEMU and a Debian kernel when missing), ~2-3 min.
 test-hardware: deps
 	@bash scripts/test-hardware.sh
 

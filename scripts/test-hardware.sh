@@ -4,7 +4,8 @@
 #   scripts/test-hardware.sh            # from the repository root
 #
 # Builds the test bundle on the host (`swift build --build-tests`), then boots the vivid VM
-# (../shared/tools/vivid-run.sh) and, inside it, runs the already-built Swift Testing binary:
+# (scripts/vivid-vm.sh, which installs QEMU and a kernel when missing) and, inside it, runs the
+# already-built Swift Testing binary:
 #   1. as root: `HardwareTests` (controls vs `v4l2-ctl --list-ctrls`, set + `--get-ctrl` read-back, every
 #      control type, torch/zoom/focus outcome lines, errno mapping, busy holder) and `HardwareSessionTests`
 #      (v4l2src → swiftfilter in YUYV/NV12/BGRx at two sizes, `swiftcam run preview --frames 60` + a decoding
@@ -14,15 +15,16 @@
 #   2. as nobody (setpriv, no groups): `HardwarePermissionTests` (EACCES → permissionDenied, `unauthorized`);
 #   3. in a second VM with two cameras (n_devs=2): `HardwareTwoCameraTests` (switch-cameras live).
 # SWIFTCAM_HARDWARE_FILTER=REGEX runs only the matching root tests (one VM).
-# Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-run's 124/125).
+# Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-vm.sh's 124 timeout,
+# 125 the VM did not run).
 #
-# Environment: SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script;
-# VIVID_MODPROBE etc. pass through to vivid-run.sh.
+# Environment: SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script
+# (same interface as scripts/vivid-vm.sh); VIVID_TIMEOUT, VIVID_ACCEL etc. pass through to it.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
-VIVID_RUN=${VIVID_RUN:-../shared/tools/vivid-run.sh}
-[ -x "$VIVID_RUN" ] || { echo "test-hardware: $VIVID_RUN not found; set VIVID_RUN" >&2; exit 2; }
+VIVID_RUN=${VIVID_RUN:-scripts/vivid-vm.sh}
+[ -f "$VIVID_RUN" ] || { echo "test-hardware: $VIVID_RUN not found" >&2; exit 2; }
 
 if [ "${SWIFTCAM_SKIP_BUILD:-0}" != 1 ]; then
   swift build --build-tests >&2
@@ -73,12 +75,12 @@ exit \$status
 TWO_EOF
 
 if [ -n "${SWIFTCAM_HARDWARE_FILTER:-}" ]; then
-  "$VIVID_RUN" "ONLY='$SWIFTCAM_HARDWARE_FILTER'; VERBOSE='${SWIFTCAM_HARDWARE_VERBOSE:-}'; $GUEST"
+  bash "$VIVID_RUN" "ONLY='$SWIFTCAM_HARDWARE_FILTER'; VERBOSE='${SWIFTCAM_HARDWARE_VERBOSE:-}'; $GUEST"
   exit $?
 fi
 rc=0
-"$VIVID_RUN" "$GUEST" || rc=$?
+bash "$VIVID_RUN" "$GUEST" || rc=$?
 two=0
-VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" "$VIVID_RUN" "$TWO" || two=$?
+VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" bash "$VIVID_RUN" "$TWO" || two=$?
 [ $rc -ne 0 ] && exit $rc
 exit $two

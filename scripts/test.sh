@@ -72,17 +72,11 @@ bench() {
 }
 
 hardware() {
-  # The real-camera suite boots a VM with the kernel's vivid driver; skipped, with the reason, where it cannot.
+  # The real-camera suite boots a VM with the kernel's vivid driver (scripts/vivid-vm.sh installs QEMU and
+  # a kernel when missing); a VM that cannot boot is a failure. Only SWIFTCAM_SKIP_HARDWARE=1 skips it.
   step "real V4L2 driver (vivid in a VM): scripts/test-hardware.sh"
-  local vm=../shared/tools/vivid-run.sh
   if [ "${SWIFTCAM_SKIP_HARDWARE:-0}" = 1 ]; then
     echo "SKIPPED: SWIFTCAM_SKIP_HARDWARE=1 is set"; return 0
-  fi
-  if [ ! -x "$vm" ]; then
-    echo "SKIPPED: $vm is not here, so no VM with a V4L2 camera can boot"; return 0
-  fi
-  if [ ! -e /dev/kvm ] && ! command -v qemu-system-x86_64 >/dev/null && ! command -v apt-get >/dev/null; then
-    echo "SKIPPED: neither /dev/kvm nor qemu-system-x86_64 (nor apt-get to install it) is available"; return 0
   fi
   SWIFTCAM_SKIP_BUILD=1 bash scripts/test-hardware.sh
 }
