@@ -1,3 +1,4 @@
+import Camera
 @testable import Capture
 import Filters
 import Foundation
@@ -143,8 +144,10 @@ struct SessionTests {
             let pixel = frame.planes[0].data.assumingMemoryBound(to: UInt8.self)
             #expect([pixel[0], pixel[1], pixel[2], pixel[3]] == [0, 0, 0, 255])
         }
-        #expect(try session.zoom(100) == "zoom 16.0 (digital)")
-        #expect(try session.zoom(0.2) == "zoom 1.0 (digital)")
+        #expect(try session.zoom(100) == "zoom 16.0 (digital) (clamped from 100)")
+        #expect(try session.zoom(0.2) == "zoom 1.0 (digital) (clamped from 0.2)")
+        #expect(throws: SessionError.badCommand("zoom takes a factor from 1 to 16.0, e.g. zoom 2")) { try session.zoom(0) }
+        #expect(throws: SessionError.self) { try session.zoom(-1) }
         #expect(session.stats.chain == "invert")
         #expect(try session.zoom(2) == "zoom 2.0 (digital)")
         let zoomed = try FilterChain(parsing: session.stats.chain)
@@ -153,6 +156,9 @@ struct SessionTests {
         #expect(throws: SessionError.self) { try session.torch(true) }
         #expect(throws: (any Error).self) { try session.setFilter("sepia intensity=9") }
         #expect(session.stats.chain.hasSuffix("invert"), "a rejected filter changes nothing")
+        #expect(try session.exposure(ev: 100) == "exposure ev=10.0 (digital) (clamped from 100)")
+        #expect(try session.exposure(ev: 0) == "exposure ev=0.0 (digital)")
+        #expect(try session.adjust(.contrast, to: .normalized(3)) == "contrast 1.0 (digital) (clamped from 3)")
         let still = try session.snapshot()
         #expect(still.hasPrefix(folder.path) && still.hasSuffix(".jpg"))
         session.stop()

@@ -71,6 +71,13 @@ extension CaptureSession {
         }
     }
 
+    /// ` (clamped from 100)` when a control used a value other than the one asked for, else nothing.
+    func clampNote(requested: Double, applied: Double) -> String {
+        guard requested != applied else { return "" }
+        let text = requested == requested.rounded() && abs(requested) < 1e9 ? String(Int(requested)) : requested.decimalText
+        return " (clamped from \(text))"
+    }
+
     /// After recovery: the new graph's filter gets the chain and stages the session had.
     func reapplyChain() {
         _ = try? control { context in
@@ -93,16 +100,18 @@ extension CaptureSession {
     /// Zoom clamped to [1, maxZoom]: `V4L2_CID_ZOOM_ABSOLUTE` when the camera has it, else the `zoom` stage.
     @discardableResult
     public func zoom(_ factor: Double) throws -> String {
-        try control { context in
-            guard factor.isFinite else { throw SessionError.badCommand("zoom takes a number, e.g. zoom 2") }
-            let outcome = try context.camera()?.zoom(factor, maxZoom: maxZoom)
-                ?? .digital(factor: CameraDevice.clampZoom(factor, maxZoom: maxZoom))
+        guard factor.isFinite, factor > 0 else {
+            throw SessionError.badCommand("zoom takes a factor from 1 to \(maxZoom.decimalText), e.g. zoom 2")
+        }
+        return try control { context in
+            let applied = CameraDevice.clampZoom(factor, maxZoom: maxZoom)
+            let outcome = try context.camera()?.zoom(applied, maxZoom: maxZoom) ?? .digital(factor: applied)
             switch outcome {
             case .hardware: context.state.stages.zoom = 1
             case let .digital(applied): context.state.stages.zoom = applied
             }
             _ = try context.applyChain()
-            return outcome.description
+            return outcome.description + clampNote(requested: factor, applied: applied)
         }
     }
 
@@ -124,12 +133,12 @@ extension CaptureSession {
     public func exposure(ev: Double) throws -> String {
         try control { context in
             guard ev.isFinite else { throw SessionError.badCommand("exposure ev= takes a number of stops, e.g. exposure ev=1") }
-            let outcome = try context.camera()?.exposure(ev: ev) ?? .digital(ev: ev)
-            if case let .digital(applied) = outcome {
-                context.state.stages.exposureEV = Swift.min(Swift.max(applied, -10), 10)
-                _ = try context.applyChain()
-            }
-            return outcome.description
+            if let outcome = try context.camera()?.exposure(ev: ev), case .hardware = outcome { return outcome.description }
+            // The exposure filter's range.
+            let applied = Swift.min(Swift.max(ev, -10), 10)
+            context.state.stages.exposureEV = applied
+            _ = try context.applyChain()
+            return ExposureOutcome.digital(ev: applied).description + clampNote(requested: ev, applied: applied)
         }
     }
 
@@ -157,7 +166,9 @@ extension CaptureSession {
             }
             let normalized: Double
             switch level {
-            case let .normalized(value): normalized = value.isFinite ? Swift.min(Swift.max(value, -1), 1) : 0
+            case let .normalized(value):
+                guard value.isFinite else { throw SessionError.badCommand("\(adjustment.rawValue) takes a level from -1 to 1") }
+                normalized = Swift.min(Swift.max(value, -1), 1)
             case let .raw(value):
                 guard (-1...1).contains(value) else {
                     throw SessionError.badCommand("\(adjustment.rawValue) \(value): this source has no \(adjustment.rawValue) control, "
@@ -172,7 +183,8 @@ extension CaptureSession {
             case .hue: throw SessionError.notSupported(feature: "hue", source: "\(context.sourceDescription): no hue control and no hue filter")
             }
             _ = try context.applyChain()
-            return ColorOutcome.digital(adjustment, level: normalized).description
+            let requested = if case let .normalized(value) = level { value } else { normalized }
+            return ColorOutcome.digital(adjustment, level: normalized).description + clampNote(requested: requested, applied: normalized)
         }
     }
 
