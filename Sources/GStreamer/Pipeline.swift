@@ -15,8 +15,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
     /// Calls `gst_parse_launch_full` with fatal errors, so a missing element fails instead of being skipped.
     public static func parse(_ description: String) throws(GStreamerError) -> Pipeline {
         let element = try parseLaunch(description)
-        if g_type_check_instance_is_a(UnsafeMutableRawPointer(element.pointer).assumingMemoryBound(to: GTypeInstance.self),
-                                      gst_pipeline_get_type()) != 0 {
+        if isInstance(element.pointer, of: gst_pipeline_get_type()) {
             return Pipeline(retaining: element.pointer)
         }
         let pipeline = Pipeline()
