@@ -137,10 +137,10 @@ func swiftfilterSetInfo(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutable
 
 /// A Filters view of a frame GStreamer mapped; nil when the layout does not fit the format.
 private func filtersFrame(_ mapped: UnsafeMutablePointer<GstVideoFrame>, format: PixelFormat, color: ColorDescription) -> Frame? {
-    let frame = VideoFrame(mapped: UnsafePointer(mapped))
-    guard frame.planes.count == format.planeCount else { return nil }
-    return Frame(format: format, width: frame.info.width, height: frame.info.height,
-                 planes: frame.planes.map { Plane(base: $0.data, stride: $0.stride) }, color: color)
+    let planes = UnsafeVideoPlane.planes(of: mapped)
+    guard planes.count == format.planeCount else { return nil }
+    return Frame(format: format, width: Int(mapped.pointee.info.width), height: Int(mapped.pointee.info.height),
+                 planes: planes.map { Plane(base: $0.baseAddress, stride: $0.layout.stride) }, color: color)
 }
 
 /// Runs one frame through the chain picked for it when its output was prepared; records its time.

@@ -42,7 +42,7 @@ struct VideoFrameTests {
 
     @Test func mappingATooSmallBufferThrows() throws {
         let info = try VideoInfo(format: "RGBA", width: 64, height: 64)
-        let buffer = try #require(Buffer(size: 16))
+        let buffer = try #require([UInt8](repeating: 0, count: 16).withUnsafeBytes { Buffer(copying: $0) })
         #expect(throws: GStreamerError.self) {
             try buffer.withMappedVideoFrame(info) { _ in () }
         }

@@ -35,9 +35,13 @@ struct ChainSwapTests {
         while pushed < 200 || group.wait(timeout: .now()) == .timedOut {
             try camera.push { frame in
                 let plane = frame.planes[0]
-                for y in 0..<plane.height {
-                    let row = plane.data.advanced(by: y * plane.stride).assumingMemoryBound(to: UInt32.self)
-                    for x in 0..<plane.width { row[x] = 0xFF64_6464 }   // R = G = B = 100, A = 255
+                frame.withMutablePlane(0) { bytes in
+                    for y in 0..<plane.height {
+                        for x in 0..<plane.width {   // R = G = B = 100, A = 255
+                            let at = y * plane.stride + x * 4
+                            (bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]) = (100, 100, 100, 255)
+                        }
+                    }
                 }
             }
             pushed += 1
@@ -56,9 +60,14 @@ struct ChainSwapTests {
             try buffer.withMappedVideoFrame(info) { frame in
                 let plane = frame.planes[0]
                 var values = Set<UInt32>()
-                for y in 0..<plane.height {
-                    let row = plane.data.advanced(by: y * plane.stride).assumingMemoryBound(to: UInt32.self)
-                    for x in 0..<plane.width { values.insert(row[x]) }
+                frame.withPlane(0) { bytes in
+                    for y in 0..<plane.height {
+                        for x in 0..<plane.width {
+                            let at = y * plane.stride + x * 4
+                            values.insert(UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8
+                                          | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24)
+                        }
+                    }
                 }
                 switch values {
                 case [0xFF64_6464]: plain += 1
