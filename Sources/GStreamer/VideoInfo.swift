@@ -87,7 +87,8 @@ public struct VideoPlane: Sendable, Equatable {
     public let width: Int
     /// Rows in this plane.
     public let height: Int
-    /// Bytes of one visible row.
+    /// Bytes of one visible row: up to the end of its last sample of any component. For packed 4:2:2 at an
+    /// odd width that is the whole last Y/U/Y/V group (34 for YUY2 at width 16 or 17), past `width` × 2.
     public let rowBytes: Int
 
     /// Bytes the plane's span covers: every row at its stride, the last one to its visible end.
@@ -106,12 +107,14 @@ public struct VideoPlane: Sendable, Equatable {
         var planes: [(data: UnsafeMutableRawPointer, plane: VideoPlane)] = []
         for plane in 0..<Int(formatInfo.n_planes) {
             guard let base = data[plane] else { continue }
-            // The first component stored in this plane decides its subsampling.
-            let component = (0..<Int(formatInfo.n_components)).first { Int(componentPlanes[$0]) == plane } ?? 0
-            let planeWidth = -((-width) >> Int(wSub[component]))
-            let planeHeight = -((-height) >> Int(hSub[component]))
-            planes.append((base, VideoPlane(stride: Int(strides[plane]), width: planeWidth, height: planeHeight,
-                                            rowBytes: planeWidth * Int(pixelStrides[component]))))
+            let components = (0..<Int(formatInfo.n_components)).filter { Int(componentPlanes[$0]) == plane }
+            // Subsampled sizes round up; the first component stored in this plane decides its size in samples.
+            func samples(_ size: Int, _ shift: guint) -> Int { -((-size) >> Int(shift)) }
+            let first = components.first ?? 0
+            // A row ends with the last sample of whichever component reaches furthest (YUY2's V, not its Y).
+            let rowBytes = components.map { samples(width, wSub[$0]) * Int(pixelStrides[$0]) }.max() ?? 0
+            planes.append((base, VideoPlane(stride: Int(strides[plane]), width: samples(width, wSub[first]),
+                                            height: samples(height, hSub[first]), rowBytes: rowBytes)))
         }
         return planes
     }
