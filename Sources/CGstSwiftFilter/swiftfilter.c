@@ -13,6 +13,7 @@ GST_DEBUG_CATEGORY_STATIC(swiftfilter_debug);
 
 enum { PROP_0, PROP_CHAIN, PROP_N_THREADS, PROP_STATS };
 
+/* Exactly the formats of Filters.PixelFormat, by their GStreamer names: FormatTests checks both templates. */
 #define SWIFTFILTER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, xRGB, I420, NV12, YUY2 }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,

@@ -74,6 +74,14 @@ public class Element: @unchecked Sendable {
         return Pad(adopting: pad)
     }
 
+    /// The caps of the element's pad template `name` ("sink", "src", "src_%u"): every format the pad may ever
+    /// take; nil when there is no such template. Calls `gst_element_get_pad_template` and `gst_pad_template_get_caps`.
+    public func padTemplateCaps(_ name: String) -> Caps? {
+        guard let template = gst_element_get_pad_template(pointer, name),
+              let caps = gst_pad_template_get_caps(template) else { return nil }
+        return Caps(adopting: caps)
+    }
+
     /// Requests a pad from a template such as "src_%u". Calls `gst_element_request_pad_simple`.
     public func requestPad(_ template: String) throws(GStreamerError) -> Pad {
         guard let pad = gst_element_request_pad_simple(pointer, template) else {
