@@ -54,6 +54,7 @@ public final class Buffer: @unchecked Sendable {
     }
 
     /// The address of the first byte, for telling whether two buffers share memory (never to dereference).
+    /// Calls `gst_buffer_map`.
     public var dataAddress: UInt? {
         try? withMappedBytes { UInt(bitPattern: $0.baseAddress) }
     }
@@ -136,6 +137,7 @@ public struct WritableBuffer: ~Copyable, @unchecked Sendable {
     }
 
     /// The address of the first byte, for telling whether two buffers share memory (never to dereference).
+    /// Calls `gst_buffer_map`.
     public var dataAddress: UInt? {
         var info = GstMapInfo()
         guard gst_buffer_map(pointer, &info, GST_MAP_READ) != 0 else { return nil }

@@ -17,7 +17,8 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Takes the next message of the given types, waiting at most `timeout` seconds (negative: forever).
-    /// Messages of other types are dropped. Calls `gst_bus_timed_pop_filtered`.
+    /// Messages of other types are dropped. Not on a bus a watch owns: the watch would miss what this takes.
+    /// Calls `gst_bus_timed_pop_filtered`.
     public func pop(timeout: Double, types: MessageTypes = .all) -> Message? {
         guard let raw = gst_bus_timed_pop_filtered(pointer, clockTime(seconds: timeout), GstMessageType(rawValue: types.rawValue)) else {
             return nil

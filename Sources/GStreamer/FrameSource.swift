@@ -54,6 +54,7 @@ public final class FrameSource: Sendable {
     }
 
     /// Stamps (unless live) and queues a frame of `info`'s layout made elsewhere; the source takes it over.
+    /// Calls `gst_app_src_push_buffer`.
     public func push(_ buffer: consuming WritableBuffer) throws {
         let index = index.wrappingAdd(1, ordering: .relaxed).oldValue
         if !isLive, let duration = frameDuration {
