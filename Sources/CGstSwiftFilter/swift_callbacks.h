@@ -16,5 +16,6 @@ void swiftfilter_stop(gpointer state, GstSwiftFilter *filter);
 gboolean swiftfilter_set_info(gpointer state, GstSwiftFilter *filter, GstVideoInfo *in_info, GstVideoInfo *out_info);
 gboolean swiftfilter_prepare(gpointer state, GstSwiftFilter *filter, GstBuffer *input);
 GstFlowReturn swiftfilter_transform_buffers(gpointer state, GstSwiftFilter *filter, GstBuffer *input, GstBuffer *output);
+void swiftfilter_observe_message(gpointer state, GstSwiftFilter *filter, GstMessage *message); /* transfer none */
 
 #endif

@@ -13,6 +13,7 @@ GST_DEBUG_CATEGORY_STATIC(swiftfilter_debug);
 
 enum { PROP_0, PROP_CHAIN, PROP_N_THREADS, PROP_STATS };
 
+/* Exactly the formats of Filters.PixelFormat, by their GStreamer names: FormatTests checks both templates. */
 #define SWIFTFILTER_FORMATS "{ RGBA, BGRA, RGBx, BGRx, ARGB, xRGB, I420, NV12, YUY2 }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS,
@@ -21,8 +22,6 @@ static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE("src", GST_PA
     GST_STATIC_CAPS(GST_VIDEO_CAPS_MAKE(SWIFTFILTER_FORMATS)));
 
 G_DEFINE_TYPE(GstSwiftFilter, gst_swift_filter, GST_TYPE_VIDEO_FILTER)
-
-GType CGstSwiftFilter_get_type(void) { return gst_swift_filter_get_type(); }
 
 static void gst_swift_filter_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec) {
   GstSwiftFilter *self = (GstSwiftFilter *)object;
@@ -95,16 +94,11 @@ static GstFlowReturn gst_swift_filter_transform(GstBaseTransform *trans, GstBuff
   return swiftfilter_transform_buffers(self->swift_state, self, input, output);
 }
 
-/* GstBaseTransform reports its QoS drops only in QoS messages; count them as they leave. */
+/* Swift sees each message as it leaves (GstBaseTransform reports its QoS drops only in QoS messages),
+ * then the parent class posts it: chaining up needs the parent_class G_DEFINE_TYPE keeps in C. */
 static gboolean gst_swift_filter_post_message(GstElement *element, GstMessage *message) {
   GstSwiftFilter *self = (GstSwiftFilter *)element;
-  if (GST_MESSAGE_TYPE(message) == GST_MESSAGE_QOS && GST_MESSAGE_SRC(message) == GST_OBJECT(element)) {
-    GstFormat format;
-    guint64 processed = 0, dropped = 0;
-    gst_message_parse_qos_stats(message, &format, &processed, &dropped);
-    if (format == GST_FORMAT_BUFFERS || format == GST_FORMAT_DEFAULT)
-      g_atomic_int_set(&self->qos_dropped, (gint)MIN(dropped, (guint64)G_MAXINT));
-  }
+  swiftfilter_observe_message(self->swift_state, self, message);
   return GST_ELEMENT_CLASS(gst_swift_filter_parent_class)->post_message(element, message);
 }
 
@@ -150,7 +144,6 @@ static void gst_swift_filter_class_init(GstSwiftFilterClass *klass) {
 }
 
 static void gst_swift_filter_init(GstSwiftFilter *self) {
-  self->qos_dropped = 0;
   self->swift_state = swiftfilter_state_new(self);
   gst_base_transform_set_qos_enabled(GST_BASE_TRANSFORM(self), TRUE);
 }
@@ -181,10 +174,6 @@ void CGstSwiftFilter_post_warning(GstSwiftFilter *filter, const char *message, c
 
 void CGstSwiftFilter_post_error(GstSwiftFilter *filter, const char *message, const char *debug) {
   GST_ELEMENT_ERROR(filter, STREAM, FAILED, ("%s", message), ("%s", debug ? debug : ""));
-}
-
-gint64 CGstSwiftFilter_qos_dropped(GstSwiftFilter *filter) {
-  return g_atomic_int_get(&filter->qos_dropped);
 }
 
 /* The plugin descriptor gst-launch-1.0 finds in libgstswiftfilter.so. */

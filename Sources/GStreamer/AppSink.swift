@@ -86,10 +86,20 @@ public final class AppSrc: Element, @unchecked Sendable {
         set { gst_app_src_set_caps(sourcePointer, newValue?.pointer) }
     }
 
-    /// Queues a buffer (the source takes its own reference; ours stays).
-    /// Throws when the pipeline is flushing, ended or failed. Calls `gst_app_src_push_buffer`.
-    public func push(_ buffer: Buffer) throws(GStreamerError) {
-        let result = gst_app_src_push_buffer(sourcePointer, gst_buffer_ref(buffer.pointer))
+    /// Queues a buffer we made: the source takes over our reference, so downstream gets it still writable
+    /// (an element can work in place). Throws when the pipeline is flushing, ended or failed.
+    /// Calls `gst_app_src_push_buffer`.
+    public func push(_ buffer: consuming WritableBuffer) throws(GStreamerError) {
+        try check(gst_app_src_push_buffer(sourcePointer, buffer.release()))
+    }
+
+    /// Queues a shared buffer (pushed again and again, or held elsewhere): the source takes a reference of
+    /// its own, and elements downstream copy before they write. Calls `gst_app_src_push_buffer`.
+    public func push(_ buffer: consuming Buffer) throws(GStreamerError) {
+        try check(gst_app_src_push_buffer(sourcePointer, gst_buffer_ref(buffer.pointer)))
+    }
+
+    private func check(_ result: GstFlowReturn) throws(GStreamerError) {
         guard result == GST_FLOW_OK else {
             throw .pushFailed(flow: String(borrowingCString: gst_flow_get_name(result)) ?? "\(result.rawValue)")
         }

@@ -46,8 +46,7 @@ public class Bin: Element, @unchecked Sendable {
     /// The element of that name anywhere below this bin, typed as asked. Calls `gst_bin_get_by_name`.
     public func element<E: Element>(named name: String, as type: E.Type = Element.self) -> E? {
         guard let found = gst_bin_get_by_name(binPointer, name) else { return nil }
-        guard g_type_check_instance_is_a(UnsafeMutableRawPointer(found).assumingMemoryBound(to: GTypeInstance.self),
-                                         E.gType) != 0 else {
+        guard isInstance(found, of: E.gType) else {
             gst_object_unref(found)
             return nil
         }

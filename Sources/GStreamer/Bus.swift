@@ -17,7 +17,8 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Takes the next message of the given types, waiting at most `timeout` seconds (negative: forever).
-    /// Messages of other types are dropped. Calls `gst_bus_timed_pop_filtered`.
+    /// Messages of other types are dropped. Not on a bus a watch owns: the watch would miss what this takes.
+    /// Calls `gst_bus_timed_pop_filtered`.
     public func pop(timeout: Double, types: MessageTypes = .all) -> Message? {
         guard let raw = gst_bus_timed_pop_filtered(pointer, clockTime(seconds: timeout), GstMessageType(rawValue: types.rawValue)) else {
             return nil
@@ -32,7 +33,8 @@ public final class Bus: @unchecked Sendable {
     }
 
     /// Calls `handler` with every message on a thread of its own, without a GLib main loop,
-    /// until the returned watch is cancelled or released. Only one consumer should take messages from a bus.
+    /// until the returned watch is cancelled or released. The watch owns the bus: nothing else should
+    /// take messages from it (`Element.setState` asks the watch for errors instead of popping them).
     public func watch(_ handler: @escaping @Sendable (Message) -> Void) -> BusWatch {
         BusWatch(bus: self, handler: handler)
     }
@@ -44,43 +46,42 @@ public final class Bus: @unchecked Sendable {
             continuation.onTermination = { _ in watch.cancel() }
         }
     }
-
-    /// Posts an application message; wakes a watch. Calls `gst_bus_post`.
-    func postWake(_ name: String) {
-        let structure = gst_structure_new_empty(name)
-        if let message = gst_message_new_application(nil, structure) {
-            gst_bus_post(pointer, message)
-        }
-    }
 }
 
-/// A running bus watch: a thread blocked in `gst_bus_timed_pop`, stopped by `cancel()` or `deinit`.
-public final class BusWatch: @unchecked Sendable {
+/// A running bus watch: a thread waiting in `gst_bus_timed_pop`, stopped by `cancel()` or `deinit`.
+public final class BusWatch: Sendable {
     private let state: WatchState
-    private var thread = pthread_t()
-    private let started: Bool
+    private let thread: pthread_t?
 
     fileprivate init(bus: Bus, handler: @escaping @Sendable (Message) -> Void) {
-        state = WatchState(bus: bus, handler: handler)
+        let state = WatchState(bus: bus, handler: handler)
+        self.state = state
+        WatchRegistry.add(state)
         // The thread owns one retain of the state and releases it when its loop ends.
         let context = Unmanaged.passRetained(state)
         var thread = pthread_t()
-        started = pthread_create(&thread, nil, { raw in
+        if pthread_create(&thread, nil, { raw in
             guard let raw else { return nil }
             Unmanaged<WatchState>.fromOpaque(raw).takeRetainedValue().run()
             return nil
-        }, context.toOpaque()) == 0
-        if started {
+        }, context.toOpaque()) == 0 {
             self.thread = thread
         } else {
+            self.thread = nil
             context.release()
+            WatchRegistry.remove(state)
         }
     }
 
-    /// Stops the watch after the messages already queued and waits for its thread.
+    /// Stops the watch after the messages already queued and waits for its thread. Returns also when the
+    /// bus is flushing (its pipeline is in NULL) and drops the wake-up: the thread's timed pop sees the stop.
+    /// Calls `gst_bus_post`.
     public func cancel() {
-        guard state.stopped.exchange(true, ordering: .acquiringAndReleasing) == false, started else { return }
-        state.bus.postWake(state.wakeName)
+        guard state.cancelled.exchange(true, ordering: .acquiringAndReleasing) == false, let thread else { return }
+        // Wake first, then raise the flag: a timed pop that finds the queue empty with the flag up proves the
+        // wake-up was dropped (flushed), so the thread never leaves its wake-up behind on the bus.
+        _ = state.postWake()
+        state.stopRequested.store(true, ordering: .releasing)
         if pthread_equal(pthread_self(), thread) == 0 {
             pthread_join(thread, nil)
         } else {
@@ -93,29 +94,167 @@ public final class BusWatch: @unchecked Sendable {
     }
 }
 
-/// What the watch thread needs.
-private final class WatchState: @unchecked Sendable {
+/// The watches running now, by bus, so `setState` can ask the one that owns a bus for its errors.
+private enum WatchRegistry {
+    private static let watches = Locked<[UInt: [WatchState]]>([:])
+
+    static func add(_ state: WatchState) {
+        watches.withLock { $0[state.busKey, default: []].append(state) }
+    }
+
+    static func remove(_ state: WatchState) {
+        watches.withLock { all in
+            all[state.busKey]?.removeAll { $0 === state }
+            if all[state.busKey]?.isEmpty == true { all[state.busKey] = nil }
+        }
+    }
+
+    static func watch(on bus: UnsafeMutablePointer<GstBus>) -> WatchState? {
+        watches.withLock { $0[UInt(bitPattern: bus)]?.first }
+    }
+}
+
+/// What the watch thread needs, and the errors it has seen.
+private final class WatchState: Sendable {
+    /// How long one pop waits before the thread looks at the stop flag: the bound on `cancel()` when the
+    /// bus dropped the wake-up (a flushing bus drops every post).
+    static let popDeadline: GstClockTime = 100_000_000
+
+    private static let nextID = Atomic<UInt>(1)
+
     let bus: Bus
     let handler: @Sendable (Message) -> Void
-    let stopped = Atomic<Bool>(false)
+    let cancelled = Atomic<Bool>(false)
+    let stopRequested = Atomic<Bool>(false)
+    /// This watch's own wake-up; a wake-up left by an earlier watch of the same bus is skipped.
     let wakeName: String
+    let errors = ErrorLog()
+    /// The watch thread, once running (0 before).
+    private let threadID = Atomic<UInt>(0)
 
     init(bus: Bus, handler: @escaping @Sendable (Message) -> Void) {
         self.bus = bus
         self.handler = handler
-        wakeName = "swiftcam-bus-watch-\(UInt(bitPattern: Unmanaged.passUnretained(bus).toOpaque().hashValue))"
+        wakeName = "\(Self.wakePrefix)\(Self.nextID.wrappingAdd(1, ordering: .relaxed).oldValue)"
     }
 
-    /// Blocks on the bus until our own wake-up message arrives.
+    static let wakePrefix = "swiftcam-bus-watch-"
+
+    var busKey: UInt { UInt(bitPattern: bus.pointer) }
+
+    /// Whether the caller is the watch thread itself (which cannot wait for its own messages).
+    var isCurrentThread: Bool {
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(pthread_self(), pthread_t(id)) != 0
+    }
+
+    /// Posts the application message that ends `run`; false when the bus is flushing. Calls `gst_bus_post`.
+    func postWake() -> Bool {
+        guard let structure = gst_structure_new_empty(wakeName),
+              let message = gst_message_new_application(nil, structure) else { return false }
+        return gst_bus_post(bus.pointer, message) != 0
+    }
+
+    /// Waits on the bus until our wake-up arrives, or until a pop finds nothing after `cancel()`.
     func run() {
+        threadID.store(UInt(pthread_self()), ordering: .releasing)
+        defer { WatchRegistry.remove(self) }
         while true {
-            guard let raw = gst_bus_timed_pop(bus.pointer, GstClockTime.max) else { continue }
+            guard let raw = gst_bus_timed_pop(bus.pointer, Self.popDeadline) else {
+                if stopRequested.load(ordering: .acquiring) { return }
+                continue
+            }
             defer { gst_mini_object_unref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self)) }
             if raw.pointee.type == GST_MESSAGE_APPLICATION, let structure = gst_message_get_structure(raw),
-               gst_structure_has_name(structure, wakeName) != 0 {
-                return
+               let name = String(borrowingCString: gst_structure_get_name(structure)), name.hasPrefix(Self.wakePrefix) {
+                if name == wakeName { return }
+                continue
             }
-            handler(Message(borrowing: raw))
+            let message = Message(borrowing: raw)
+            if case .error = message { errors.append(message) }
+            handler(message)
         }
+    }
+}
+
+/// The errors a watch took from its bus, numbered from 0, for `setState` to wait on.
+final class ErrorLog: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    /// Errors seen so far; only the last `kept` are kept.
+    private var count = 0
+    private var recent: [Message] = []
+    private static let kept = 16
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(condition, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    /// The number of errors seen so far: `first(since:)` of it waits for the next one.
+    var mark: Int {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return count
+    }
+
+    func append(_ message: Message) {
+        pthread_mutex_lock(mutex)
+        count += 1
+        recent.append(message)
+        if recent.count > Self.kept { recent.removeFirst(recent.count - Self.kept) }
+        pthread_cond_broadcast(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// The first error numbered `mark` or later, waiting at most `seconds` for it to arrive.
+    func first(since mark: Int, waiting seconds: Double) -> Message? {
+        var deadline = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &deadline)
+        let nanoseconds = Int(deadline.tv_nsec) + Int(max(seconds, 0).truncatingRemainder(dividingBy: 1) * 1e9)
+        deadline.tv_sec += Int(max(seconds, 0)) + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        while count <= mark {
+            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+        }
+        guard count > mark else { return nil }
+        // The oldest kept error at or after `mark` (older ones may have been dropped).
+        let firstKept = count - recent.count
+        return recent[max(mark - firstKept, 0)]
+    }
+}
+
+/// The errors of the watch that owns a bus, from a moment on: what `setState` reads instead of popping
+/// messages the watch owns.
+struct WatchedErrors {
+    private let log: ErrorLog
+    private let mark: Int
+    private let onWatchThread: Bool
+
+    /// The errors of the watch that owns `bus` from now on; nil when no watch runs on it.
+    init?(bus: UnsafeMutablePointer<GstBus>) {
+        guard let watch = WatchRegistry.watch(on: bus) else { return nil }
+        log = watch.errors
+        mark = log.mark
+        onWatchThread = watch.isCurrentThread
+    }
+
+    /// The first error since this was made, waiting at most `seconds` for it (not at all on the watch's
+    /// own thread, where nothing new arrives while its handler runs).
+    func first(waiting seconds: Double) -> Message? {
+        log.first(since: mark, waiting: onWatchThread ? 0 : seconds)
     }
 }

@@ -4,10 +4,10 @@
 /// ThreadSanitizer cannot see; a closure object published that way reads as a race. Looking the closure
 /// up here, under a pthread mutex, makes the hand-over visible, so `--sanitize=thread` stays meaningful.
 enum CallbackRegistry {
-    private static let entries = Locked((next: UInt(1), boxes: [UInt: AnyObject]()))
+    private static let entries = Locked((next: UInt(1), boxes: [UInt: any AnyObject & Sendable]()))
 
-    /// Stores a box and returns the `user_data` that finds it (never nil).
-    static func register(_ box: AnyObject) -> UnsafeMutableRawPointer? {
+    /// Stores a box (it is called from streaming threads, so it must be Sendable) and returns the `user_data` that finds it (never nil).
+    static func register(_ box: any AnyObject & Sendable) -> UnsafeMutableRawPointer? {
         let id = entries.withLock { state in
             let id = state.next
             state.next += 1
@@ -18,7 +18,7 @@ enum CallbackRegistry {
     }
 
     /// The box behind a `user_data`, typed as asked.
-    static func lookup<Box: AnyObject>(_ userData: UnsafeMutableRawPointer?, as type: Box.Type) -> Box? {
+    static func lookup<Box: AnyObject & Sendable>(_ userData: UnsafeMutableRawPointer?, as type: Box.Type) -> Box? {
         guard let userData else { return nil }
         let id = UInt(bitPattern: userData)
         return entries.withLock { $0.boxes[id] } as? Box

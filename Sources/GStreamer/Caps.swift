@@ -128,6 +128,23 @@ public final class Structure: @unchecked Sendable, CustomStringConvertible {
         gst_structure_get_value(pointer, field).flatMap { String.read(from: $0) }
     }
 
+    /// A string field, or a list of strings (`format={ RGBA, NV12 }`) in order; nil for other types.
+    /// Calls `gst_structure_get_value` and `gst_value_list_get_value`.
+    public func strings(_ field: String) -> [String]? {
+        guard let value = gst_structure_get_value(pointer, field) else { return nil }
+        if value.pointee.g_type == CGStreamer_type_string() {
+            return String(borrowingCString: g_value_get_string(value)).map { [$0] }
+        }
+        guard value.pointee.g_type == gst_value_list_get_type() else { return nil }
+        var strings: [String] = []
+        for index in 0..<gst_value_list_get_size(value) {
+            guard let item = gst_value_list_get_value(value, index), item.pointee.g_type == CGStreamer_type_string(),
+                  let string = String(borrowingCString: g_value_get_string(item)) else { return nil }
+            strings.append(string)
+        }
+        return strings
+    }
+
     /// A fraction field such as a framerate, as numerator/denominator. Calls `gst_structure_get_fraction`.
     public func fraction(_ field: String) -> (numerator: Int, denominator: Int)? {
         var numerator: gint = 0, denominator: gint = 0

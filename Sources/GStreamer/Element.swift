@@ -29,13 +29,21 @@ public class Element: @unchecked Sendable {
     /// The GType this wrapper stands for; `Bin.element(named:as:)` checks it before wrapping.
     public class var gType: GType { gst_element_get_type() }
 
-    /// Creates an element from its factory. Calls `gst_element_factory_make`.
+    /// Creates an element from its factory, typed as asked: a factory whose element is not of this wrapper's
+    /// GType (`AppSink.make("fakesink")`) throws `wrongElementType`, like `Bin.element(named:as:)` returns nil.
+    /// Calls `gst_element_factory_make`.
     public static func make(_ factory: String, name: String? = nil) throws(GStreamerError) -> Self {
         GStreamer.initialize()
         guard let element = gst_element_factory_make(factory, name) else {
             throw .elementNotFound(factory: factory, package: GStreamerError.package(forFactory: factory))
         }
         gst_object_ref_sink(element)
+        guard isInstance(element, of: gType) else {
+            let actual = typeName(of: element)
+            gst_object_unref(element)
+            throw .wrongElementType(factory: factory, expected: String(borrowingCString: g_type_name(gType)) ?? "?",
+                                    actual: actual)
+        }
         return Self(adopting: element)
     }
 
@@ -64,6 +72,14 @@ public class Element: @unchecked Sendable {
             throw .padNotFound(element: self.name, pad: name)
         }
         return Pad(adopting: pad)
+    }
+
+    /// The caps of the element's pad template `name` ("sink", "src", "src_%u"): every format the pad may ever
+    /// take; nil when there is no such template. Calls `gst_element_get_pad_template` and `gst_pad_template_get_caps`.
+    public func padTemplateCaps(_ name: String) -> Caps? {
+        guard let template = gst_element_get_pad_template(pointer, name),
+              let caps = gst_pad_template_get_caps(template) else { return nil }
+        return Caps(adopting: caps)
     }
 
     /// Requests a pad from a template such as "src_%u". Calls `gst_element_request_pad_simple`.
@@ -194,6 +210,18 @@ public final class Pad: @unchecked Sendable {
     public func sendEvent(_ event: UnsafeMutablePointer<GstEvent>) -> Bool {
         gst_pad_send_event(pointer, event) != 0
     }
+}
+
+/// Whether a GObject instance is of `type` or a subtype. Calls `g_type_check_instance_is_a`
+/// (`G_TYPE_CHECK_INSTANCE_TYPE` is a macro).
+func isInstance(_ object: UnsafeMutableRawPointer, of type: GType) -> Bool {
+    g_type_check_instance_is_a(object.assumingMemoryBound(to: GTypeInstance.self), type) != 0
+}
+
+/// The GType name of a GObject instance, e.g. "GstFakeSink". Reads `g_class->g_type` (`G_OBJECT_TYPE` is a macro).
+func typeName(of object: UnsafeMutableRawPointer) -> String {
+    let type = object.assumingMemoryBound(to: GTypeInstance.self).pointee.g_class?.pointee.g_type ?? 0
+    return String(borrowingCString: g_type_name(type)) ?? "an unknown type"
 }
 
 /// Reads a GstObject's name and frees the copy.

@@ -1,14 +1,15 @@
+import Synchronization
 
 /// An appsrc fed from Swift: a deterministic camera for tests and hosts that make frames themselves.
 /// Non-live sources stamp frame `n` at `n / framerate`; live sources let the pipeline clock stamp them.
-public final class FrameSource: @unchecked Sendable {
+public final class FrameSource: Sendable {
     /// The appsrc to link into a graph.
     public let source: AppSrc
     /// The layout of every frame pushed.
     public let info: VideoInfo
     /// Whether the pipeline clock stamps the frames (a live camera) rather than the frame index.
     public let isLive: Bool
-    private var index = 0
+    private let index = Atomic<Int>(0)
 
     /// A source of `format` (GStreamer name, e.g. "NV12") frames of one size.
     public init(format: String, width: Int, height: Int, framerate: (Int, Int) = (30, 1),
@@ -30,26 +31,21 @@ public final class FrameSource: @unchecked Sendable {
     }
 
     /// Makes one frame: `fill` writes into the mapped planes (stride-padded), then it is queued. Blocks while the
-    /// pipeline's queue is full. Returns the buffer pushed.
-    @discardableResult
-    public func push(_ fill: (VideoFrame) throws -> Void) throws -> Buffer {
-        guard let buffer = Buffer(size: info.size) else { throw GStreamerError.mapFailed("a new frame of \(info.size) bytes") }
-        try buffer.withMappedVideoFrame(info, writable: true, fill)
+    /// pipeline's queue is full.
+    public func push(_ fill: (inout VideoFrame) throws -> Void) throws {
+        guard var buffer = WritableBuffer(size: info.size) else { throw GStreamerError.mapFailed("a new frame of \(info.size) bytes") }
+        try buffer.withMappedVideoFrame(info, fill)
         try push(buffer)
-        return buffer
     }
 
     /// Queues a whole frame given in GStreamer's layout for `info` (`info.size` bytes).
-    @discardableResult
-    public func push(bytes: [UInt8]) throws -> Buffer {
+    public func push(bytes: [UInt8]) throws {
         guard bytes.count == info.size else {
             throw GStreamerError.mapFailed("a frame of \(bytes.count) bytes where \(info.formatName) \(info.width)x\(info.height) needs \(info.size)")
         }
-        guard let buffer = bytes.withUnsafeBytes({ Buffer(copying: $0) }) else {
-            throw GStreamerError.mapFailed("a new frame of \(info.size) bytes")
-        }
+        guard var buffer = WritableBuffer(size: info.size) else { throw GStreamerError.mapFailed("a new frame of \(info.size) bytes") }
+        try buffer.withMappedBytes { $0.copyBytes(from: bytes) }
         try push(buffer)
-        return buffer
     }
 
     /// Pushes each image of a sequence in turn.
@@ -57,17 +53,19 @@ public final class FrameSource: @unchecked Sendable {
         for image in images { try push(bytes: image) }
     }
 
-    private func push(_ buffer: Buffer) throws {
+    /// Stamps (unless live) and queues a frame of `info`'s layout made elsewhere; the source takes it over.
+    /// Calls `gst_app_src_push_buffer`.
+    public func push(_ buffer: consuming WritableBuffer) throws {
+        let index = index.wrappingAdd(1, ordering: .relaxed).oldValue
         if !isLive, let duration = frameDuration {
             buffer.pts = UInt64(index) * duration
             buffer.duration = duration
         }
-        index += 1
         try source.push(buffer)
     }
 
     /// Frames pushed so far.
-    public var framesPushed: Int { index }
+    public var framesPushed: Int { index.load(ordering: .relaxed) }
 
     /// No more frames: the pipeline sees end-of-stream after the last.
     public func endOfStream() {

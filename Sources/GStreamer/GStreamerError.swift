@@ -2,6 +2,8 @@
 public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// No element factory of that name is installed; `package` names the Debian package that ships it, when known.
     case elementNotFound(factory: String, package: String?)
+    /// The factory made an element of another type than the wrapper asked for (`AppSink.make("fakesink")`).
+    case wrongElementType(factory: String, expected: String, actual: String)
     /// The element has no property of that name.
     case propertyNotFound(element: String, property: String)
     /// The property exists but holds another type than the one asked for or given.
@@ -42,6 +44,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
                 return "no GStreamer element '\(factory)': install the Debian package \(package) (apt-get install \(package))"
             }
             return "no GStreamer element '\(factory)': check the name with gst-inspect-1.0"
+        case let .wrongElementType(factory, expected, actual):
+            return "factory '\(factory)' makes a \(actual), not a \(expected): use the factory of that type"
         case let .propertyNotFound(element, property):
             return "element '\(element)' has no property '\(property)'"
         case let .propertyTypeMismatch(element, property, expected):

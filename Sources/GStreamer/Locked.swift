@@ -1,10 +1,11 @@
 import Glibc
 
-/// A value behind a pthread mutex, for state shared with GStreamer's streaming threads.
+/// A value behind a pthread mutex, for state shared with GStreamer's streaming threads. The value must be
+/// `Sendable`: it crosses threads, and a non-Sendable reference inside would escape the lock.
 ///
 /// Not `Synchronization.Mutex`: on Linux that is a raw futex ThreadSanitizer cannot see, so every
 /// properly locked access would be reported as a race and `--sanitize=thread` would prove nothing.
-public final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value: Sendable>: @unchecked Sendable {
     private var value: Value
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
 

@@ -15,8 +15,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
     /// Calls `gst_parse_launch_full` with fatal errors, so a missing element fails instead of being skipped.
     public static func parse(_ description: String) throws(GStreamerError) -> Pipeline {
         let element = try parseLaunch(description)
-        if g_type_check_instance_is_a(UnsafeMutableRawPointer(element.pointer).assumingMemoryBound(to: GTypeInstance.self),
-                                      gst_pipeline_get_type()) != 0 {
+        if isInstance(element.pointer, of: gst_pipeline_get_type()) {
             return Pipeline(retaining: element.pointer)
         }
         let pipeline = Pipeline()
@@ -66,8 +65,11 @@ private func quotedName(in message: String) -> String? {
 
 extension Element {
     /// Changes state and waits for it, at most `timeout` seconds; a failure names the element that failed
-    /// and GStreamer's message (taken from the bus). Calls `gst_element_set_state` and `gst_element_get_state`.
+    /// and GStreamer's message. The message comes from the bus watch when one owns the bus (never taken from
+    /// under it), else from the bus. Calls `gst_element_set_state` and `gst_element_get_state`.
     public func setState(_ state: State, timeout: Double = 10) throws(GStreamerError) {
+        let bus = gst_element_get_bus(pointer).map { Bus(adopting: $0) }
+        let watched = bus.flatMap { WatchedErrors(bus: $0.pointer) }
         var result = gst_element_set_state(pointer, state.gstState)
         if result == GST_STATE_CHANGE_ASYNC {
             var current = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
@@ -77,18 +79,16 @@ extension Element {
             }
         }
         guard result != GST_STATE_CHANGE_FAILURE else {
-            throw stateFailure(state)
+            throw stateFailure(state, bus: bus, watched: watched)
         }
     }
 
-    private func stateFailure(_ state: State) -> GStreamerError {
-        if let raw = gst_element_get_bus(pointer) {
-            let bus = Bus(adopting: raw)
-            // The failing element posts its error from its own thread, sometimes just after the state result.
-            if case let .error(source, message, debug)? = bus.pop(timeout: 1, types: .error) {
-                let detail = debug.map { "\(message) (\($0.split(separator: "\n").last ?? ""))" } ?? message
-                return .stateChangeFailed(element: source, state: state, message: detail)
-            }
+    private func stateFailure(_ state: State, bus: Bus?, watched: WatchedErrors?) -> GStreamerError {
+        // The failing element posts its error from its own thread, sometimes just after the state result.
+        let error = watched.map { $0.first(waiting: 1) } ?? bus?.pop(timeout: 1, types: .error)
+        if case let .error(source, message, debug)? = error {
+            let detail = debug.map { "\(message) (\($0.split(separator: "\n").last ?? ""))" } ?? message
+            return .stateChangeFailed(element: source, state: state, message: detail)
         }
         return .stateChangeFailed(element: name, state: state, message: "the state change was refused")
     }

@@ -79,34 +79,23 @@ public struct VideoInfo: @unchecked Sendable {
     }
 }
 
-/// One plane of a mapped frame: a pointer valid only inside the mapping closure.
-public struct VideoPlane {
-    /// First byte of the plane's first row.
-    public let data: UnsafeMutableRawPointer
-    /// Bytes from one row to the next (may exceed the visible row).
+/// Where one plane of a mapped frame lies: its geometry only. Its bytes are lent by `VideoFrame.withPlane`.
+public struct VideoPlane: Sendable, Equatable {
+    /// Bytes from one row to the next (may exceed the visible row): row `y` starts at `y * stride`.
     public let stride: Int
     /// Samples per row in this plane (chroma planes of 4:2:0 are half width, rounded up).
     public let width: Int
     /// Rows in this plane.
     public let height: Int
-    /// Bytes of one visible row.
+    /// Bytes of one visible row: up to the end of its last sample of any component. For packed 4:2:2 at an
+    /// odd width that is the whole last Y/U/Y/V group (34 for YUY2 at width 16 or 17), past `width` × 2.
     public let rowBytes: Int
-}
 
-/// A mapped video frame; only valid inside `Buffer.withMappedVideoFrame`.
-public struct VideoFrame {
-    /// The frame's layout.
-    public let info: VideoInfo
-    /// The planes, in GStreamer's order (Y, U, V for I420; Y, UV for NV12).
-    public let planes: [VideoPlane]
+    /// Bytes the plane's span covers: every row at its stride, the last one to its visible end.
+    public var byteCount: Int { height > 0 ? stride * (height - 1) + rowBytes : 0 }
 
-    /// Reads the planes of a frame GStreamer has mapped (for example in a `GstVideoFilter` transform).
-    public init(mapped frame: UnsafePointer<GstVideoFrame>) {
-        self.init(mapped: frame.pointee)
-    }
-
-    init(mapped frame: GstVideoFrame) {
-        info = VideoInfo(raw: frame.info)
+    /// The planes of a mapped frame, in GStreamer's order, with their first bytes.
+    static func planes(of frame: GstVideoFrame) -> [(data: UnsafeMutableRawPointer, plane: VideoPlane)] {
         let formatInfo = frame.info.finfo.pointee
         let width = Int(frame.info.width), height = Int(frame.info.height)
         let data = withUnsafeBytes(of: frame.data) { Array($0.bindMemory(to: UnsafeMutableRawPointer?.self)) }
@@ -115,17 +104,68 @@ public struct VideoFrame {
         let wSub = withUnsafeBytes(of: formatInfo.w_sub) { Array($0.bindMemory(to: guint.self)) }
         let hSub = withUnsafeBytes(of: formatInfo.h_sub) { Array($0.bindMemory(to: guint.self)) }
         let pixelStrides = withUnsafeBytes(of: formatInfo.pixel_stride) { Array($0.bindMemory(to: gint.self)) }
-        var planes: [VideoPlane] = []
+        var planes: [(data: UnsafeMutableRawPointer, plane: VideoPlane)] = []
         for plane in 0..<Int(formatInfo.n_planes) {
             guard let base = data[plane] else { continue }
-            // The first component stored in this plane decides its subsampling.
-            let component = (0..<Int(formatInfo.n_components)).first { Int(componentPlanes[$0]) == plane } ?? 0
-            let planeWidth = -((-width) >> Int(wSub[component]))
-            let planeHeight = -((-height) >> Int(hSub[component]))
-            planes.append(VideoPlane(data: base, stride: Int(strides[plane]), width: planeWidth, height: planeHeight,
-                                     rowBytes: planeWidth * Int(pixelStrides[component])))
+            let components = (0..<Int(formatInfo.n_components)).filter { Int(componentPlanes[$0]) == plane }
+            // Subsampled sizes round up; the first component stored in this plane decides its size in samples.
+            func samples(_ size: Int, _ shift: guint) -> Int { -((-size) >> Int(shift)) }
+            let first = components.first ?? 0
+            // A row ends with the last sample of whichever component reaches furthest (YUY2's V, not its Y).
+            let rowBytes = components.map { samples(width, wSub[$0]) * Int(pixelStrides[$0]) }.max() ?? 0
+            planes.append((base, VideoPlane(stride: Int(strides[plane]), width: samples(width, wSub[first]),
+                                            height: samples(height, hSub[first]), rowBytes: rowBytes)))
         }
-        self.planes = planes
+        return planes
+    }
+}
+
+/// A mapped video frame, lent to the closure of `withMappedVideoFrame`. It cannot be copied or kept
+/// (`~Copyable`, lent borrowed or `inout`), and it lends its bytes plane by plane as spans, which cannot
+/// leave their closure: nothing of it outlives the mapping.
+public struct VideoFrame: ~Copyable {
+    /// The frame's layout.
+    public let info: VideoInfo
+    /// The planes' geometry, in GStreamer's order (Y, U, V for I420; Y, UV for NV12).
+    public let planes: [VideoPlane]
+    private let data: [UnsafeMutableRawPointer]
+
+    init(mapped frame: GstVideoFrame) {
+        info = VideoInfo(raw: frame.info)
+        let mapped = VideoPlane.planes(of: frame)
+        planes = mapped.map(\.plane)
+        data = mapped.map(\.data)
+    }
+
+    /// Lends plane `index`'s bytes, `planes[index].byteCount` of them (row `y` starts at `y * stride`).
+    /// An index past the planes is a programming error, like an array's.
+    public func withPlane<R, E: Error>(_ index: Int, _ body: (Span<UInt8>) throws(E) -> R) throws(E) -> R {
+        precondition(planes.indices.contains(index), "plane \(index) of a frame with \(planes.count)")
+        let bytes = UnsafeBufferPointer(start: data[index].assumingMemoryBound(to: UInt8.self), count: planes[index].byteCount)
+        return try body(bytes.span)
+    }
+
+    /// Lends plane `index`'s bytes for writing. Only a frame mapped for writing
+    /// (`WritableBuffer.withMappedVideoFrame`) is lent `inout`, so only it can be written.
+    public mutating func withMutablePlane<R, E: Error>(_ index: Int, _ body: (inout MutableSpan<UInt8>) throws(E) -> R) throws(E) -> R {
+        precondition(planes.indices.contains(index), "plane \(index) of a frame with \(planes.count)")
+        let bytes = UnsafeMutableBufferPointer(start: data[index].assumingMemoryBound(to: UInt8.self), count: planes[index].byteCount)
+        var span = bytes.mutableSpan
+        return try body(&span)
+    }
+}
+
+/// A plane of a frame that C code mapped and will unmap (an element's transform), for kernels that need
+/// addresses. Unsafe: valid only until that mapping ends; everywhere else use `withMappedVideoFrame`.
+public struct UnsafeVideoPlane {
+    /// The first byte of the plane's first row.
+    public let baseAddress: UnsafeMutableRawPointer
+    /// The plane's geometry.
+    public let layout: VideoPlane
+
+    /// The planes of a frame GStreamer mapped (for example the frames a `GstVideoFilter` transform gets).
+    public static func planes(of frame: UnsafePointer<GstVideoFrame>) -> [UnsafeVideoPlane] {
+        VideoPlane.planes(of: frame.pointee).map { UnsafeVideoPlane(baseAddress: $0.data, layout: $0.plane) }
     }
 }
 

@@ -88,7 +88,7 @@ func swiftfilterGetStats(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutabl
     let text = state(raw)?.settings.withLock { $0.text } ?? ""
     let stats = Structure(name: "swiftfilter-stats")
     stats.set("frames", UInt64(counters.frames))
-    stats.set("dropped", UInt64(filter.map { max(0, CGstSwiftFilter_qos_dropped($0)) } ?? 0))
+    stats.set("dropped", UInt64(counters.dropped))
     let mean = counters.frames > 0 ? Double(counters.totalNanoseconds) / Double(counters.frames) / 1e6 : 0
     stats.set("mean-ms", mean)
     stats.set("max-ms", Double(counters.maxNanoseconds) / 1e6)
@@ -137,10 +137,10 @@ func swiftfilterSetInfo(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutable
 
 /// A Filters view of a frame GStreamer mapped; nil when the layout does not fit the format.
 private func filtersFrame(_ mapped: UnsafeMutablePointer<GstVideoFrame>, format: PixelFormat, color: ColorDescription) -> Frame? {
-    let frame = VideoFrame(mapped: UnsafePointer(mapped))
-    guard frame.planes.count == format.planeCount else { return nil }
-    return Frame(format: format, width: frame.info.width, height: frame.info.height,
-                 planes: frame.planes.map { Plane(base: $0.data, stride: $0.stride) }, color: color)
+    let planes = UnsafeVideoPlane.planes(of: mapped)
+    guard planes.count == format.planeCount else { return nil }
+    return Frame(format: format, width: Int(mapped.pointee.info.width), height: Int(mapped.pointee.info.height),
+                 planes: planes.map { Plane(base: $0.baseAddress, stride: $0.layout.stride) }, color: color)
 }
 
 /// Runs one frame through the chain picked for it when its output was prepared; records its time.
@@ -219,6 +219,20 @@ func swiftfilterTransformBuffers(_ raw: UnsafeMutableRawPointer?, _ filter: Unsa
             }
         }
     }
+}
+
+/// Sees each message the element posts, before it leaves. GstBaseTransform reports the frames it dropped for
+/// lateness only in its QoS messages (a running total in buffers), so the stats take the count from there.
+@_cdecl("swiftfilter_observe_message")
+func swiftfilterObserveMessage(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+                               _ message: UnsafeMutablePointer<GstMessage>?) {
+    guard let state = state(raw), let filter, let message, message.pointee.type == GST_MESSAGE_QOS,
+          UnsafeMutableRawPointer(message.pointee.src) == UnsafeMutableRawPointer(filter) else { return }
+    var format = GST_FORMAT_UNDEFINED
+    var processed: guint64 = 0, dropped: guint64 = 0
+    gst_message_parse_qos_stats(message, &format, &processed, &dropped)
+    guard format == GST_FORMAT_BUFFERS || format == GST_FORMAT_DEFAULT else { return }
+    state.counters.withLock { $0.dropped = Int(clamping: dropped) }
 }
 
 /// A mapped frame whose planes do not match the negotiated format.

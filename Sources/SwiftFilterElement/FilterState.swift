@@ -23,6 +23,8 @@ final class FilterState: Sendable {
         var frames = 0
         var totalNanoseconds: UInt64 = 0
         var maxNanoseconds: UInt64 = 0
+        /// Frames the base class dropped for lateness, as its last QoS message counted them.
+        var dropped = 0
     }
 
     let settings = Locked(Settings())

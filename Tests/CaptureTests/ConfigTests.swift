@@ -140,10 +140,10 @@ struct SessionTests {
         // videotestsrc solid-color defaults to white; inverted it is black.
         let sample = try #require(tap.latestFrame)
         let info = try #require(sample.videoInfo)
-        try #require(sample.buffer).withMappedVideoFrame(info) { frame in
-            let pixel = frame.planes[0].data.assumingMemoryBound(to: UInt8.self)
-            #expect([pixel[0], pixel[1], pixel[2], pixel[3]] == [0, 0, 0, 255])
+        let pixel = try #require(sample.buffer).withMappedVideoFrame(info) { frame in
+            frame.withPlane(0) { bytes in [bytes[0], bytes[1], bytes[2], bytes[3]] }
         }
+        #expect(pixel == [0, 0, 0, 255])
         #expect(try session.zoom(100) == "zoom 16.0 (digital) (clamped from 100)")
         #expect(try session.zoom(0.2) == "zoom 1.0 (digital) (clamped from 0.2)")
         #expect(throws: SessionError.badCommand("zoom takes a factor from 1 to 16.0, e.g. zoom 2")) { try session.zoom(0) }

@@ -18,7 +18,11 @@ struct AppSrcTests {
         let frameBytes = width * height * 4
         for index in 0..<10 {
             let bytes = (0..<frameBytes).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ index &* 31) }
-            let buffer = try #require(bytes.withUnsafeBytes { Buffer(copying: $0) })
+            guard var buffer = WritableBuffer(size: frameBytes) else {
+                Issue.record("no buffer of \(frameBytes) bytes")
+                return
+            }
+            try buffer.withMappedBytes { $0.copyBytes(from: bytes) }
             buffer.pts = UInt64(index) * 100_000_000
             buffer.duration = 100_000_000
             try source.push(buffer)

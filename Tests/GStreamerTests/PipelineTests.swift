@@ -1,5 +1,4 @@
 import GStreamer
-import Glibc
 import Testing
 
 @Suite("Pipelines")
@@ -25,15 +24,18 @@ struct PipelineTests {
             let info = try #require(sample.videoInfo)
             #expect(info.formatName == "RGBA")
             let buffer = try #require(sample.buffer)
-            try buffer.withMappedVideoFrame(info) { frame in
+            let (plane, pixels) = try buffer.withMappedVideoFrame(info) { frame in
                 let plane = frame.planes[0]
-                #expect(plane.width == 64 && plane.height == 48 && plane.stride == 256)
-                for (x, y) in [(0, 0), (63, 47), (31, 20)] {
-                    let pixel = plane.data.advanced(by: y * plane.stride + x * 4).assumingMemoryBound(to: UInt8.self)
-                    // foreground-color is ARGB 0xff3366cc; RGBA memory order is R, G, B, A.
-                    #expect([pixel[0], pixel[1], pixel[2], pixel[3]] == [0x33, 0x66, 0xcc, 0xff])
-                }
+                return (plane, frame.withPlane(0) { bytes in
+                    [(0, 0), (63, 47), (31, 20)].map { x, y in
+                        let at = y * plane.stride + x * 4
+                        return [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]
+                    }
+                })
             }
+            #expect(plane.width == 64 && plane.height == 48 && plane.stride == 256)
+            // foreground-color is ARGB 0xff3366cc; RGBA memory order is R, G, B, A.
+            #expect(pixels == Array(repeating: [0x33, 0x66, 0xcc, 0xff], count: 3))
         }
         #expect(count == 30)
         #expect(sink.isEndOfStream)
@@ -110,19 +112,6 @@ struct PipelineTests {
             if case .error = message { Issue.record("unexpected \(message)"); break }
         }
         #expect(sawStart)
-        try pipeline.setState(.null)
-    }
-
-    @Test func busWatchRunsWithoutMainLoopAndStops() throws {
-        let pipeline = try Pipeline.parse("videotestsrc num-buffers=5 ! fakesink")
-        let seen = Counter()
-        let watch = pipeline.bus.watch { message in
-            if case .eos = message { seen.add() }
-        }
-        try pipeline.setState(.playing)
-        for _ in 0..<500 where seen.value == 0 { usleep(10_000) }
-        watch.cancel()
-        #expect(seen.value == 1)
         try pipeline.setState(.null)
     }
 

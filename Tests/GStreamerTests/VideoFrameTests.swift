@@ -26,7 +26,8 @@ struct VideoFrameTests {
 
     @Test func yuy2AndRGBLayouts() throws {
         let yuy2 = try mapOne(format: "YUY2", width: 33, height: 17)
-        #expect(yuy2.planeCount == 1 && yuy2.strides == [68] && yuy2.rowBytes == [66])
+        // Pixel 32's chroma is the whole last Y/U/Y/V group: the row is 17 groups of 4 bytes, not 33 × 2.
+        #expect(yuy2.planeCount == 1 && yuy2.strides == [68] && yuy2.rowBytes == [68] && yuy2.widths == [33])
         let rgbx = try mapOne(format: "RGBx", width: 33, height: 17)
         #expect(rgbx.planeCount == 1 && rgbx.strides == [132] && rgbx.rowBytes == [132])
     }
@@ -42,7 +43,7 @@ struct VideoFrameTests {
 
     @Test func mappingATooSmallBufferThrows() throws {
         let info = try VideoInfo(format: "RGBA", width: 64, height: 64)
-        let buffer = try #require(Buffer(size: 16))
+        let buffer = try #require([UInt8](repeating: 0, count: 16).withUnsafeBytes { Buffer(copying: $0) })
         #expect(throws: GStreamerError.self) {
             try buffer.withMappedVideoFrame(info) { _ in () }
         }

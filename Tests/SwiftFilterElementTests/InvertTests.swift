@@ -41,9 +41,10 @@ struct InvertTests {
         for index in 0..<frames {
             try camera.push { frame in
                 for (p, plane) in frame.planes.enumerated() {
-                    for y in 0..<plane.height {
-                        let row = plane.data.advanced(by: y * plane.stride).assumingMemoryBound(to: UInt8.self)
-                        for x in 0..<plane.rowBytes { row[x] = Self.sample(index, p, x, y) }
+                    frame.withMutablePlane(p) { bytes in
+                        for y in 0..<plane.height {
+                            for x in 0..<plane.rowBytes { bytes[y * plane.stride + x] = Self.sample(index, p, x, y) }
+                        }
                     }
                 }
             }
@@ -62,12 +63,13 @@ struct InvertTests {
             var mismatches = 0
             try #require(sample.buffer).withMappedVideoFrame(info) { frame in
                 for (p, plane) in frame.planes.enumerated() {
-                    for y in 0..<plane.height {
-                        let row = plane.data.advanced(by: y * plane.stride).assumingMemoryBound(to: UInt8.self)
-                        for x in 0..<plane.rowBytes {
-                            let expected = Self.inverted(Self.sample(index, p, x, y), format: format, plane: p,
-                                                         byteInPixel: x % bytesPerPixel)
-                            if row[x] != expected { mismatches += 1 }
+                    frame.withPlane(p) { bytes in
+                        for y in 0..<plane.height {
+                            for x in 0..<plane.rowBytes {
+                                let expected = Self.inverted(Self.sample(index, p, x, y), format: format, plane: p,
+                                                             byteInPixel: x % bytesPerPixel)
+                                if bytes[y * plane.stride + x] != expected { mismatches += 1 }
+                            }
                         }
                     }
                 }
@@ -85,14 +87,18 @@ struct InvertTests {
         try sink.set("sync", false)
         try pipeline.addChain([camera.source, filter, sink])
         pipeline.requestState(.playing)
-        let pushed = try camera.push { frame in
-            frame.planes[0].data.initializeMemory(as: UInt8.self, repeating: 7, count: frame.planes[0].stride * 16)
+        guard var frame = WritableBuffer(size: camera.info.size) else {
+            Issue.record("no buffer of \(camera.info.size) bytes")
+            return
         }
+        try frame.withMappedBytes { $0.initializeMemory(as: UInt8.self, repeating: 7) }
+        let pushedAddress = frame.dataAddress
+        try camera.push(frame)
         camera.endOfStream()
         let sample = try #require(sink.pullSample(timeout: 10))
         let buffer = try #require(sample.buffer)
         // appsrc may wrap it in a new GstBuffer for timestamps, but the pixels are never copied.
-        #expect(buffer.dataAddress != nil && buffer.dataAddress == pushed.dataAddress)
+        #expect(buffer.dataAddress != nil && buffer.dataAddress == pushedAddress)
         let stats = try #require(SwiftFilterElement.stats(of: filter))
         #expect(stats.chain == "")
         try pipeline.setState(.null)

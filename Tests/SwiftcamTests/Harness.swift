@@ -144,9 +144,12 @@ struct DecodedImage {
         var pixels: [UInt8] = []
         try buffer.withMappedVideoFrame(info) { frame in
             let plane = frame.planes[0]
-            for y in 0..<plane.height {
-                let row = UnsafeRawBufferPointer(start: plane.data.advanced(by: y * plane.stride), count: plane.rowBytes)
-                pixels.append(contentsOf: row)
+            frame.withPlane(0) { bytes in
+                bytes.withUnsafeBufferPointer { all in
+                    for y in 0..<plane.height {
+                        pixels.append(contentsOf: all[y * plane.stride ..< y * plane.stride + plane.rowBytes])
+                    }
+                }
             }
         }
         width = info.width

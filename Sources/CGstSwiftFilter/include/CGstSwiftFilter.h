@@ -13,16 +13,11 @@ typedef struct _GstSwiftFilter {
   GstVideoFilter parent;
   /* The Swift state object (retained by Swift, released in finalize). */
   gpointer swift_state;
-  /* Frames the base class dropped for QoS, read from its own QoS messages. */
-  gint qos_dropped;
 } GstSwiftFilter;
 
 typedef struct _GstSwiftFilterClass {
   GstVideoFilterClass parent_class;
 } GstSwiftFilterClass;
-
-/// The GType of `swiftfilter`. (G_DEFINE_TYPE is a macro.)
-GType CGstSwiftFilter_get_type(void);
 
 /// Registers `swiftfilter` with a plugin. (gst_element_register needs the GType from C.)
 gboolean CGstSwiftFilter_plugin_init(GstPlugin *plugin);
@@ -41,9 +36,6 @@ void CGstSwiftFilter_post_warning(GstSwiftFilter *filter, const char *message, c
 
 /// Posts an ERROR message on the bus. (GST_ELEMENT_ERROR is a variadic macro.)
 void CGstSwiftFilter_post_error(GstSwiftFilter *filter, const char *message, const char *debug);
-
-/// Frames dropped by QoS so far.
-gint64 CGstSwiftFilter_qos_dropped(GstSwiftFilter *filter);
 
 G_END_DECLS
 #endif

@@ -77,8 +77,14 @@ enum LumaMeter {
               let layout = Layout(format: info.formatName) else { return nil }
         return try? buffer.withMappedVideoFrame(info) { frame -> Double? in
             guard let plane = frame.planes.first else { return nil }
-            return mean(layout: layout, plane: UnsafeRawPointer(plane.data), stride: plane.stride,
-                        width: info.width, height: info.height, rowBytes: plane.rowBytes, x: x, y: y)
+            return frame.withPlane(0) { bytes in
+                bytes.withUnsafeBytes { data in
+                    data.baseAddress.flatMap {
+                        mean(layout: layout, plane: $0, stride: plane.stride,
+                             width: info.width, height: info.height, rowBytes: plane.rowBytes, x: x, y: y)
+                    }
+                }
+            }
         }
     }
 }

@@ -85,7 +85,8 @@ final class Recorder: @unchecked Sendable {
         let lastCaps = Locked<Caps?>(nil)
         tap.onSample { sample in
             // On the branch's streaming thread: hand on, never block, never trap.
-            guard failure.withLock({ $0 }) == nil, let buffer = sample.buffer, let copy = buffer.shallowCopy() else { return }
+            guard failure.withLock({ $0 }) == nil, let buffer = sample.buffer else { return }
+            var copy = WritableBuffer(buffer)   // the sample's buffer is shared: a copy of its metadata to restamp
             if let pts = buffer.pts {
                 copy.pts = clock.withLock { $0.place(pts, duration: buffer.duration) }
             }

@@ -17,9 +17,7 @@ enum StillEncoder {
         pipeline.requestState(.playing)
         defer { try? pipeline.setState(.null) }
         // A fresh buffer sharing the frame's memory, with timestamps the encoder can start from.
-        guard let frame = buffer.shallowCopy() else {
-            throw SessionError.snapshotFailed(reason: "cannot reference the frame")
-        }
+        var frame = WritableBuffer(buffer)
         frame.pts = 0
         try source.push(frame)
         source.endOfStream()
