@@ -77,6 +77,17 @@ public final class FrameTap: Sendable {
         state.wait(until: deadline) { $0.waiters > 0 ? true : nil } ?? false
     }
 
+    /// Stops taking frames and lets go of the ones held. A frame keeps its buffer pool alive, and a
+    /// v4l2src pool holds its own handle on the camera: a graph being torn down calls this so the device
+    /// can close. Calls `gst_app_sink_set_callbacks` (clearing them).
+    public func close() {
+        sink.onSample(nil)
+        state.withLock { state in
+            state.latest = nil
+            state.handler = nil
+        }
+    }
+
     /// The newest frame seen, without waiting; nil before the first.
     public var latestFrame: Sample? {
         state.withLock { $0.latest }

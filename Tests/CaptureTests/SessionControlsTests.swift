@@ -72,8 +72,8 @@ struct SessionControlsTests {
         let interpreter = CommandInterpreter(session: session) {}
         func reply(_ line: String) -> String { interpreter.execute(line).description }
         #expect(reply("zoom 2") == "ok zoom 2.0 (digital)")
-        #expect(reply("zoom 99") == "ok zoom 16.0 (digital)")
-        #expect(reply("zoom 0.2") == "ok zoom 1.0 (digital)")
+        #expect(reply("zoom 99") == "ok zoom 16.0 (digital) (clamped from 99)")
+        #expect(reply("zoom 0.2") == "ok zoom 1.0 (digital) (clamped from 0.2)")
         #expect(reply("torch on") == "error torch is not supported by this source (test pattern)")
         #expect(reply("focus 0.5 0.5") == "error focus is not supported by this source (test pattern)")
         #expect(reply("exposure ev=1") == "ok exposure ev=1.0 (digital)")

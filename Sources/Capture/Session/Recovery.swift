@@ -7,13 +7,26 @@ extension CaptureSession {
     /// device handles (so a driver can be reloaded), waits for every camera to open again, rebuilds and
     /// plays, then continues the recording into the next part. Gives up only when `stop` is called.
     func recover(from status: CameraStatus) {
+        guard let recordedPath = retireFailedGraph() else { return }
+        let devices = v4l2Devices
+        emit(.notice("recovering: waiting for \(devices.joined(separator: ", ")) (\(status))"))
+        if let line = reopen(devices, failure: status, recordedPath: recordedPath) {
+            emit(.notice(line))
+        }
+    }
+
+    /// Claims the failed graph, ends the recording, carries the counts over and tears the graph down.
+    /// Returns nil when there is nothing to recover (stopped, or another transition won), else the path of
+    /// the recording that was running, if any. Nothing refers to the old graph when it returns: a v4l2src
+    /// whose device vanished may fail to stop and lets go of the device only when it is freed.
+    private func retireFailedGraph() -> String?? {
         let claimed: RunningGraph?? = state.wait(until: MonotonicClock.now + 30) { state in
             if state.stopping || state.graph == nil { return .some(nil) }
             guard !state.transitioning else { return nil }
             state.transitioning = true
             return .some(state.graph)
         }
-        guard case let .some(.some(old)) = claimed else { return }
+        guard case let .some(.some(old)) = claimed else { return nil }
         controls.withLock { $0.meteringGeneration += 1 }
         // The failed source's end-of-stream usually reached the file already; if not, this sends it.
         let recordedPath = finishRecording(timeout: 3)
@@ -27,11 +40,7 @@ extension CaptureSession {
             state.graph = nil
         }
         old.teardown()
-        let devices = v4l2Devices
-        emit(.notice("recovering: waiting for \(devices.joined(separator: ", ")) (\(status))"))
-        if let line = reopen(devices, failure: status, recordedPath: recordedPath) {
-            emit(.notice(line))
-        }
+        return .some(recordedPath)
     }
 
     /// Waits for the cameras and relaunches; returns what to tell the user, or nil when `stop` came first.

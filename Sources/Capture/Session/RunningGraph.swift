@@ -82,6 +82,8 @@ final class RunningGraph: @unchecked Sendable {
         watch?.cancel()
         watch = nil
         try? pipeline.setState(.null)
+        stillFrames?.close()
+        frameTap?.close()
         cameras = [:]
     }
 }
