@@ -534,7 +534,7 @@ public final class CaptureSession: @unchecked Sendable {
         guard let tee = pipeline.element(named: PipelineBuilder.Names.tee) else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
         }
-        recorder = try Recorder(pipeline: pipeline, tee: tee, description: builder.recordBranchDescription(location: path), path: path)
+        recorder = try Recorder(pipeline: pipeline, tee: tee, graph: builder.recordingGraph(location: path), path: path)
         return path
     }
 
