@@ -43,11 +43,12 @@ enum ConfigCommands {
         let builder = PipelineBuilder(config: config)
         print("\(name): \(config.description ?? "(no description)")")
         print("")
-        print("gst-launch-1.0 \(builder.launchDescription.replacingOccurrences(of: "\n", with: " \\\n  "))")
+        print(builder.launchCommand)
         if config.launch == nil {
+            let location = "\(config.record?.directory ?? "recordings")/\(name)-DATE.\(builder.recordExtension)"
             print("")
-            print("recording (its own pipeline, fed from a leaky tee branch on 'record start'):")
-            print("  split. ! queue leaky=downstream ! appsink  =>  appsrc ! \(builder.recordBranchDescription(location: "recordings/\(name)-DATE.\(builder.recordExtension)"))")
+            print("recording (its own pipeline, its appsrc fed from a leaky tee branch on 'record start'):")
+            print("  " + builder.recordingLaunchDescription(location: location).replacingOccurrences(of: "\n", with: "\n  "))
         }
         if let dot = options.value("--dot") {
             do {

@@ -3,9 +3,11 @@ import Foundation
 public import GStreamer
 import SwiftFilterElement
 
-/// Turns a config into a gst-launch description with named elements, and builds it.
+/// Turns a config into a typed graph (`GraphDescription`) with named elements, builds it, and prints it.
 ///
-/// Structured graphs read: sources → caps → [input-selector] → [videoflip] → `swiftfilter name=filter` →
+/// A structured config's values go into element properties through typed setters and caps through typed
+/// fields; none is ever parsed as graph syntax. Only a raw `"launch"` config is launch text, because the
+/// user wrote it. Structured graphs read: sources → caps → [input-selector] → [videoflip] → `swiftfilter name=filter` →
 /// `tee name=split` → one leaky queue per branch (preview, still frames, tap). The filter sits before the
 /// tee, so every branch sees filtered frames; recordings attach to the tee while running.
 public struct PipelineBuilder: Sendable {
@@ -37,29 +39,22 @@ public struct PipelineBuilder: Sendable {
         return !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
     }
 
-    /// The gst-launch text of the graph (what `swiftcam show` prints).
-    public var launchDescription: String {
-        if let launch = config.launch { return launch }
-        var lines: [String] = []
-        let sources = config.sources ?? []
-        let caps = capsText
-        if sources.count > 1 {
-            lines.append("input-selector name=\(Names.selector) sync-streams=false cache-buffers=false")
-            lines.append("  ! \(afterSelector)")
-            for (index, source) in sources.enumerated() {
-                lines.append("\(sourceText(source, index: index)) ! \(caps) name=\(Names.sourceCaps(index))\(perSourceMirror(source)) ! queue max-size-buffers=2 leaky=downstream ! \(Names.selector).sink_\(index)")
-            }
-        } else if let source = sources.first {
-            lines.append("\(sourceText(source, index: 0)) ! \(caps) name=\(Names.sourceCaps(0))\(perSourceMirror(source))")
-            lines.append("  ! \(afterSelector)")
-        }
-        for branch in branches {
-            lines.append("\(Names.tee). ! \(leakyQueue(branch.queue, buffers: branch.buffers)) ! \(branch.tail)")
-        }
-        return lines.joined(separator: "\n")
+    /// The typed graph of a structured config; nil for a raw `"launch"` config.
+    public var graph: GraphDescription? {
+        config.launch == nil ? structuredGraph : nil
     }
 
-    /// Parses the description into a pipeline (registering `swiftfilter` first).
+    /// The gst-launch text of the graph: the user's own for a `"launch"` config, else printed from `graph`.
+    public var launchDescription: String {
+        config.launch ?? structuredGraph.launchText
+    }
+
+    /// The shell line `swiftcam show` prints; pasted into a shell it runs this graph.
+    public var launchCommand: String {
+        if let launch = config.launch { return "gst-launch-1.0 \(launch)" }
+        return structuredGraph.shellCommand()
+    }
+
     /// The built graph, paused so caps are negotiated, as Graphviz text (`show --dot`).
     public func dotGraph() throws -> String {
         let pipeline = try build()
@@ -68,33 +63,78 @@ public struct PipelineBuilder: Sendable {
         return pipeline.dotDescription()
     }
 
+    /// Builds the graph (registering `swiftfilter` first): from factories and typed properties, or, for a
+    /// `"launch"` config, by parsing the user's text.
     public func build() throws -> Pipeline {
         SwiftFilterElement.register()
-        return try Pipeline.parse(launchDescription)
+        if let launch = config.launch { return try Pipeline.parse(launch) }
+        return try structuredGraph.build()
     }
 
-    /// The recording pipeline's encoding part (after its appsrc), started on `record start`.
-    public func recordBranchDescription(location: String) -> String {
-        let record = config.record
-        let encoder: String
-        switch record?.encoder ?? .vp8 {
-        case .vp8: encoder = "vp8enc deadline=1 cpu-used=8 threads=2 lag-in-frames=0 keyframe-max-dist=30 end-usage=cbr target-bitrate=2000000"
-        case .mjpeg: encoder = "jpegenc quality=85"
+    // MARK: - Recording and stills (pipelines of their own)
+
+    /// The recording pipeline, started on `record start`: `appsrc name=record-src` → one fixed raw format →
+    /// encoder → muxer → `filesink name=record-file location=…`.
+    public func recordingGraph(location: String) -> GraphDescription {
+        var graph = GraphDescription()
+        var chain = [
+            graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "do-timestamp": false]),
+            graph.add("queue", name: "encode-queue", ["max-size-buffers": 30, "max-size-bytes": 0, "max-size-time": 0]),
+            // One fixed raw format into every encoder (muxers refuse caps changes).
+            graph.add("videoconvert"),
+            graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string("I420"))]))]),
+        ]
+        switch config.record?.encoder ?? .vp8 {
+        case .vp8:
+            chain.append(graph.add("vp8enc", ["deadline": 1, "cpu-used": 8, "threads": 2, "lag-in-frames": 0,
+                                              "keyframe-max-dist": 30, "end-usage": "cbr", "target-bitrate": 2_000_000]))
+        case .mjpeg:
+            chain.append(graph.add("jpegenc", ["quality": 85]))
         case .h264:
-            encoder = Element.factoryExists("x264enc") ? "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! h264parse"
-                                                      : "openh264enc ! h264parse"
+            if Element.factoryExists("x264enc") {
+                chain.append(graph.add("x264enc", ["tune": "zerolatency", "speed-preset": "ultrafast", "key-int-max": 30]))
+            } else {
+                chain.append(graph.add("openh264enc"))
+            }
+            chain.append(graph.add("h264parse"))
         }
-        let muxer: String
-        switch record?.container ?? .matroska {
-        case .matroska: muxer = "matroskamux name=mux min-cluster-duration=500000000 max-cluster-duration=1000000000"
-        case .mp4: muxer = "mp4mux name=mux fragment-duration=1000 streamable=true"
+        switch config.record?.container ?? .matroska {
+        case .matroska:
+            chain.append(graph.add("matroskamux", name: "mux", ["min-cluster-duration": 500_000_000, "max-cluster-duration": 1_000_000_000]))
+        case .mp4:
+            chain.append(graph.add("mp4mux", name: "mux", ["fragment-duration": 1000, "streamable": true]))
         }
-        let quoted = location.replacingOccurrences(of: "\"", with: "\\\"")
-        // One fixed raw format into every encoder (muxers refuse caps changes); unbuffered, so every muxed
-        // block reaches the kernel at once and `kill -9` loses at most the open cluster.
-        return "queue name=encode-queue max-size-buffers=30 max-size-bytes=0 max-size-time=0 ! videoconvert "
-            + "! video/x-raw,format=I420 ! \(encoder) ! \(muxer) "
-            + "! filesink name=record-file location=\"\(quoted)\" buffer-mode=unbuffered sync=false async=false"
+        // Unbuffered, so every muxed block reaches the kernel at once and `kill -9` loses at most the open cluster.
+        chain.append(graph.add("filesink", name: "record-file", ["location": .string(location), "buffer-mode": "unbuffered",
+                                                                  "sync": false, "async": false]))
+        for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
+        return graph
+    }
+
+    /// The recording pipeline's gst-launch text, for `swiftcam show`.
+    public func recordingLaunchDescription(location: String) -> String {
+        recordingGraph(location: location).launchText
+    }
+
+    /// The branch a recording hangs on the tee: a leaky queue into `appsink name=record-tap`, as a bin whose
+    /// ghost pad `sink` takes the tee's request pad.
+    public static var recordFeedGraph: GraphDescription {
+        var graph = GraphDescription()
+        let queue = graph.add("queue", name: "record-queue", ["max-size-buffers": 8, "max-size-bytes": 0, "max-size-time": 0,
+                                                               "leaky": "downstream"])
+        graph.chain(queue, graph.add("appsink", name: "record-tap", ["sync": false]))
+        graph.ghost("sink", queue, pad: "sink")
+        return graph
+    }
+
+    /// The one-frame still encoder: `appsrc name=in` → `videoconvert` → JPEG or PNG → `appsink name=out`.
+    public static func stillEncoderGraph(format: StillConfig.Format, quality: Int) -> GraphDescription {
+        var graph = GraphDescription()
+        let source = graph.add("appsrc", name: "in", ["format": "time"])
+        let encoder = format == .png ? graph.add("pngenc", ["compression-level": 3, "snapshot": false])
+                                     : graph.add("jpegenc", ["quality": .int(quality)])
+        graph.chain(source, graph.add("videoconvert"), encoder, graph.add("appsink", name: "out", ["sync": false]))
+        return graph
     }
 
     /// The file extension recordings get.
@@ -102,86 +142,116 @@ public struct PipelineBuilder: Sendable {
         (config.record?.container ?? .matroska) == .mp4 ? "mp4" : "mkv"
     }
 
-    // MARK: - Pieces
+    // MARK: - The live graph
 
-    private var capsText: String {
-        var fields = ["video/x-raw"]
-        let caps = config.caps
-        if let format = caps?.format { fields.append("format=\(format)") }
-        if let width = caps?.width { fields.append("width=\(width)") }
-        if let height = caps?.height { fields.append("height=\(height)") }
-        if let framerate = caps?.framerate, let (numerator, denominator) = parseFramerate(framerate) {
-            fields.append("framerate=\(numerator)/\(denominator)")
+    /// Sources → caps → [input-selector] → [mirror, rotate] → swiftfilter → tee → leaky branches.
+    var structuredGraph: GraphDescription {
+        var graph = GraphDescription()
+        let sources = config.sources ?? []
+        if sources.count > 1 {
+            let selector = graph.add("input-selector", name: Names.selector, ["sync-streams": false, "cache-buffers": false])
+            let tee = addProcessing(after: selector, to: &graph)
+            for (index, source) in sources.enumerated() {
+                let tail = addSource(source, index: index, to: &graph)
+                let queue = graph.add("queue", ["max-size-buffers": 2, "leaky": "downstream"])
+                graph.link(tail, to: queue)
+                graph.link(queue, to: selector, sinkPad: "sink_\(index)")
+            }
+            addBranches(from: tee, to: &graph)
+        } else if let source = sources.first {
+            let tail = addSource(source, index: 0, to: &graph)
+            let tee = addProcessing(after: tail, to: &graph)
+            addBranches(from: tee, to: &graph)
         }
-        return "capsfilter caps=\"\(fields.joined(separator: ","))\""
+        return graph
     }
 
-    private func sourceText(_ source: SourceConfig, index: Int) -> String {
+    /// The raw format every source is brought to, from the config's typed fields.
+    private var caps: CapsDescription {
+        var fields: [(String, CapsDescription.Value)] = []
+        let caps = config.caps
+        if let format = caps?.format { fields.append(("format", .string(format))) }
+        if let width = caps?.width { fields.append(("width", .int(width))) }
+        if let height = caps?.height { fields.append(("height", .int(height))) }
+        if let framerate = caps?.framerate, let (numerator, denominator) = parseFramerate(framerate) {
+            fields.append(("framerate", .fraction(numerator, denominator)))
+        }
+        return CapsDescription("video/x-raw", fields)
+    }
+
+    /// One source up to its caps filter (and its own mirror); returns the last element.
+    private func addSource(_ source: SourceConfig, index: Int, to graph: inout GraphDescription) -> GraphDescription.Handle {
         let name = Names.source(index)
+        var chain: [GraphDescription.Handle]
         switch source.kind {
         case .test:
             // Live, like a camera: frames come at the frame rate, not as fast as possible.
-            return "videotestsrc name=\(name) is-live=true pattern=\(source.pattern ?? "smpte")"
+            chain = [graph.add("videotestsrc", name: name, ["is-live": true, "pattern": .string(source.pattern ?? "smpte")])]
         case .v4l2:
-            var text = "v4l2src name=\(name) device=\(source.device ?? "/dev/video0")"
-            if let mode = source.ioMode { text += " io-mode=\(mode)" }
-            if let format = source.format { text += " ! video/x-raw,format=\(format)" }
-            return text + " ! videoconvert"
+            var properties: [(String, GraphValue)] = [("device", .string(source.device ?? "/dev/video0"))]
+            if let mode = source.ioMode { properties.append(("io-mode", .string(mode))) }
+            chain = [graph.add("v4l2src", name: name, properties: properties)]
+            if let format = source.format {
+                chain.append(graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string(format))]))]))
+            }
+            chain.append(graph.add("videoconvert"))
         case .file:
             let location = source.path ?? ""
             let uri = location.contains("://") ? location : URL(fileURLWithPath: location).absoluteString
-            return "uridecodebin name=\(name) uri=\"\(uri)\" ! videoconvert ! videoscale ! videorate"
+            chain = [graph.add("uridecodebin", name: name, ["uri": .string(uri)]),
+                     graph.add("videoconvert"), graph.add("videoscale"), graph.add("videorate")]
         }
+        chain.append(graph.add("capsfilter", name: Names.sourceCaps(index), ["caps": .caps(caps)]))
+        // `video-direction`, not the deprecated `method`: gst-launch-1.0 1.22 sets properties at construction,
+        // where videoflip's `video-direction` default then overwrites `method`, and the printed line would not flip.
+        if source.mirror == true { chain.append(graph.add("videoflip", ["video-direction": "horiz"])) }
+        for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
+        return chain[chain.count - 1]
     }
 
-    private func perSourceMirror(_ source: SourceConfig) -> String {
-        source.mirror == true ? " ! videoflip method=horizontal-flip" : ""
-    }
-
-    /// Orientation, the filter and the tee.
-    private var afterSelector: String {
-        var parts: [String] = []
-        if config.mirror == true { parts.append("videoflip name=mirror method=horizontal-flip") }
+    /// Orientation, the filter and the tee after `upstream`; returns the tee.
+    private func addProcessing(after upstream: GraphDescription.Handle, to graph: inout GraphDescription) -> GraphDescription.Handle {
+        var chain = [upstream]
+        if config.mirror == true { chain.append(graph.add("videoflip", name: "mirror", ["video-direction": "horiz"])) }
         switch config.rotate ?? 0 {
-        case 90: parts.append("videoflip name=rotate method=clockwise")
-        case 180: parts.append("videoflip name=rotate method=rotate-180")
-        case 270: parts.append("videoflip name=rotate method=counterclockwise")
+        case 90: chain.append(graph.add("videoflip", name: "rotate", ["video-direction": "90r"]))
+        case 180: chain.append(graph.add("videoflip", name: "rotate", ["video-direction": "180"]))
+        case 270: chain.append(graph.add("videoflip", name: "rotate", ["video-direction": "90l"]))
         default: break
         }
-        let chain = (try? FilterChain(parsing: config.filter ?? "").description) ?? ""
-        parts.append("\(SwiftFilterElement.factoryName) name=\(Names.filter) chain=\"\(chain)\"")
-        parts.append("tee name=\(Names.tee) allow-not-linked=true")
-        return parts.joined(separator: " ! ")
+        let text = (try? FilterChain(parsing: config.filter ?? "").description) ?? ""
+        chain.append(graph.add(SwiftFilterElement.factoryName, name: Names.filter, ["chain": .string(text)]))
+        chain.append(graph.add("tee", name: Names.tee, ["allow-not-linked": true]))
+        for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
+        return chain[chain.count - 1]
     }
 
-    private struct Branch {
-        var queue: String
-        var buffers: Int
-        var tail: String
-    }
-
-    private var branches: [Branch] {
-        var result: [Branch] = []
+    /// One leaky queue per branch off the tee: preview, still frames, tap.
+    private func addBranches(from tee: GraphDescription.Handle, to graph: inout GraphDescription) {
+        func branch(_ queue: String, buffers: Int, _ tail: [GraphDescription.Handle]) {
+            let head = graph.add("queue", name: queue, ["max-size-buffers": .int(buffers), "max-size-bytes": 0,
+                                                          "max-size-time": 0, "leaky": "downstream"])
+            graph.link(tee, to: head)
+            for (upstream, downstream) in zip([head] + tail, tail) { graph.link(upstream, to: downstream) }
+        }
         switch config.preview ?? .auto {
         case .window:
-            result.append(Branch(queue: "preview-queue", buffers: 2, tail: "videoconvert ! autovideosink name=\(Names.preview) sync=false"))
+            branch("preview-queue", buffers: 2, [graph.add("videoconvert"), graph.add("autovideosink", name: Names.preview, ["sync": false])])
         case .auto where hasDisplay:
-            result.append(Branch(queue: "preview-queue", buffers: 2, tail: "videoconvert ! autovideosink name=\(Names.preview) sync=false"))
-        case .auto, .none:
+            branch("preview-queue", buffers: 2, [graph.add("videoconvert"), graph.add("autovideosink", name: Names.preview, ["sync": false])])
+        case .auto:
             // Headless: the preview still runs (and is counted) into a fake sink.
-            if config.preview != PreviewMode.none {
-                result.append(Branch(queue: "preview-queue", buffers: 2, tail: "fakesink name=\(Names.preview) sync=false"))
-            }
+            branch("preview-queue", buffers: 2, [graph.add("fakesink", name: Names.preview, ["sync": false])])
+        case .none:
+            break
         }
-        // Raw frames only: a still is encoded when asked for, never per frame.
-        result.append(Branch(queue: "still-queue", buffers: 1, tail: "appsink name=\(Names.stillFrames) sync=false max-buffers=1 drop=true"))
+        // Raw frames only: a still is encoded when asked for, never per frame. The session takes every sample
+        // as it arrives; with nobody pulling (the same graph under gst-launch-1.0) an appsink that waited on EOS
+        // for its queue to drain would never end the stream.
+        let frames: KeyValuePairs<String, GraphValue> = ["sync": false, "max-buffers": 1, "drop": true, "wait-on-eos": false]
+        branch("still-queue", buffers: 1, [graph.add("appsink", name: Names.stillFrames, frames)])
         if config.tap == true {
-            result.append(Branch(queue: "tap-queue", buffers: 2, tail: "appsink name=\(Names.tap) sync=false max-buffers=1 drop=true"))
+            branch("tap-queue", buffers: 2, [graph.add("appsink", name: Names.tap, frames)])
         }
-        return result
-    }
-
-    private func leakyQueue(_ name: String, buffers: Int) -> String {
-        "queue name=\(name) max-size-buffers=\(buffers) max-size-bytes=0 max-size-time=0 leaky=downstream"
     }
 }

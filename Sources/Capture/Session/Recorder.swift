@@ -47,16 +47,16 @@ final class Recorder: @unchecked Sendable {
     }
 
     /// Starts the recording pipeline and links the feeding branch to a new tee pad.
-    init(pipeline: Pipeline, tee: Element, description: String, path: String) throws {
+    init(pipeline: Pipeline, tee: Element, graph: GraphDescription, path: String) throws {
         self.pipeline = pipeline
         self.tee = tee
         self.path = path
-        recording = try Pipeline.parse("appsrc name=record-src format=time is-live=true do-timestamp=false ! \(description)")
+        recording = try graph.build()
         guard let source = recording.element(named: "record-src", as: AppSrc.self) else {
             throw SessionError.recordingFailed(reason: "the recording pipeline has no appsrc")
         }
         self.source = source
-        branch = try Bin.parseBin("queue name=record-queue max-size-buffers=8 max-size-bytes=0 max-size-time=0 leaky=downstream ! appsink name=record-tap sync=false")
+        branch = try PipelineBuilder.recordFeedGraph.buildBin()
         guard let tap = branch.element(named: "record-tap", as: AppSink.self) else {
             throw SessionError.recordingFailed(reason: "the record branch has no appsink")
         }

@@ -53,7 +53,7 @@ extension CaptureSession {
         guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
         }
-        let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, description: builder.recordBranchDescription(location: path), path: path)
+        let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, graph: builder.recordingGraph(location: path), path: path)
         recording.withLock { $0 = .active(recorder) }
         return path
     }

@@ -7,8 +7,7 @@ enum StillEncoder {
         guard let caps = sample.caps, let buffer = sample.buffer else {
             throw SessionError.snapshotFailed(reason: "the frame has no caps or data")
         }
-        let encoder = format == .png ? "pngenc compression-level=3 snapshot=false" : "jpegenc quality=\(quality)"
-        let pipeline = try Pipeline.parse("appsrc name=in format=time ! videoconvert ! \(encoder) ! appsink name=out sync=false")
+        let pipeline = try PipelineBuilder.stillEncoderGraph(format: format, quality: quality).build()
         guard let source = pipeline.element(named: "in", as: AppSrc.self),
               let sink = pipeline.element(named: "out", as: AppSink.self) else {
             throw SessionError.snapshotFailed(reason: "the encoder pipeline has no appsrc/appsink")

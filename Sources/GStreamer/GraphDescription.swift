@@ -1,0 +1,436 @@
+import CGStreamer
+import Synchronization
+
+/// A value for an element property in a `GraphDescription`: typed, never graph syntax.
+///
+/// Enum and flags properties take their nick as a `.string` (`"downstream"`, `"zerolatency"`), as
+/// `Element.set` does. Literals work (`true`, `2`, `"smpte"`); a run-time string is spelled `.string(text)`,
+/// so a config value never slips in through interpolation.
+public enum GraphValue: Sendable, Hashable, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
+    case bool(Bool)
+    case int(Int)
+    case string(String)
+    case caps(CapsDescription)
+
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+
+    /// Sets this value on `property` of `element` with the typed setters.
+    func apply(to element: Element, property: String) throws(GStreamerError) {
+        switch self {
+        case let .bool(value): try element.set(property, value)
+        case let .int(value): try element.set(property, value)
+        case let .string(value): try element.set(property, value)
+        case let .caps(description): try element.set(property, Caps(description))
+        }
+    }
+
+    /// The value as GStreamer writes it: `gst_value_serialize` of a GValue of its own type. Caps print as
+    /// `gst_caps_to_string`, the text `gst_value_serialize` would wrap in quotes again for nesting inside a
+    /// structure; a caps property reads either back, because caps text never starts with a quote.
+    public var serialized: String {
+        GStreamer.initialize()
+        var value = GValue()
+        switch self {
+        case let .bool(flag):
+            g_value_init(&value, CGStreamer_type_boolean())
+            g_value_set_boolean(&value, flag ? 1 : 0)
+        case let .int(number):
+            g_value_init(&value, CGStreamer_type_int64())
+            g_value_set_int64(&value, number)
+        case let .string(text):
+            g_value_init(&value, CGStreamer_type_string())
+            g_value_set_string(&value, text)
+        case let .caps(description):
+            return (try? Caps(description))?.description ?? description.mediaType
+        }
+        defer { g_value_unset(&value) }
+        return String(adoptingGLibString: gst_value_serialize(&value)) ?? ""
+    }
+}
+
+/// Caps built from typed fields (`video/x-raw` with `format`, `width`, …), never parsed from text.
+public struct CapsDescription: Sendable, Hashable {
+    /// A caps field value, typed as caps fields are (`int`, `string`, `fraction`).
+    public enum Value: Sendable, Hashable {
+        case int(Int)
+        case string(String)
+        case fraction(Int, Int)
+    }
+
+    /// One named field.
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var value: Value
+    }
+
+    /// The media type, e.g. "video/x-raw".
+    public var mediaType: String
+    /// The fields, in the order they print.
+    public var fields: [Field]
+
+    public init(_ mediaType: String, _ fields: [(String, Value)] = []) {
+        self.mediaType = mediaType
+        self.fields = fields.map { Field(name: $0.0, value: $0.1) }
+    }
+}
+
+extension Caps {
+    /// Caps with one structure made from typed fields. Calls `gst_caps_new_empty_simple` and `gst_caps_set_value`.
+    public convenience init(_ description: CapsDescription) throws(GStreamerError) {
+        GStreamer.initialize()
+        guard let caps = gst_caps_new_empty_simple(description.mediaType) else { throw .invalidCaps(description.mediaType) }
+        self.init(adopting: caps)
+        for field in description.fields {
+            var value = GValue()
+            switch field.value {
+            case let .int(number):
+                guard let narrow = Int32(exactly: number) else { throw .invalidCaps("\(description.mediaType), \(field.name)=\(number)") }
+                g_value_init(&value, CGStreamer_type_int())
+                g_value_set_int(&value, narrow)
+            case let .string(text):
+                g_value_init(&value, CGStreamer_type_string())
+                g_value_set_string(&value, text)
+            case let .fraction(numerator, denominator):
+                guard let top = Int32(exactly: numerator), let bottom = Int32(exactly: denominator), bottom != 0 else {
+                    throw .invalidCaps("\(description.mediaType), \(field.name)=\(numerator)/\(denominator)")
+                }
+                g_value_init(&value, CGStreamer_type_fraction())
+                gst_value_set_fraction(&value, top, bottom)
+            }
+            gst_caps_set_value(pointer, field.name, &value)
+            g_value_unset(&value)
+        }
+    }
+}
+
+/// A graph as data: elements (factory, name, typed properties) and the links between their pads.
+///
+/// The one description both builds the pipeline (`build()`, with `Element.make` and typed setters) and
+/// prints its gst-launch text (`launchText`, `shellCommand`), so the two cannot drift. Every printed value
+/// is `gst_value_serialize`d and then quoted for the launch parser (and the shell), so the printed line
+/// parses back to the same graph whatever the value holds.
+public struct GraphDescription: Sendable, Equatable {
+    /// One element to make.
+    public struct Node: Sendable, Equatable {
+        /// The factory, e.g. "videotestsrc".
+        public var factory: String
+        /// The element's name; nil lets GStreamer pick one.
+        public var name: String?
+        /// Properties in the order they are set and printed.
+        public var properties: [Property]
+    }
+
+    /// One property setting.
+    public struct Property: Sendable, Equatable {
+        public var name: String
+        public var value: GraphValue
+    }
+
+    /// A link between two elements; a nil pad means "any compatible pad" (a request pad when that is all
+    /// there is), as in gst-launch. A pad name such as "sink_0" requests that pad from a template.
+    public struct Link: Sendable, Equatable {
+        public var source: Handle
+        public var sourcePad: String?
+        public var sink: Handle
+        public var sinkPad: String?
+    }
+
+    /// A pad of an inner element exposed on the bin `buildBin()` makes.
+    public struct GhostPad: Sendable, Equatable {
+        public var name: String
+        public var element: Handle
+        public var pad: String
+    }
+
+    /// Refers to an element added to this description.
+    public struct Handle: Sendable, Hashable {
+        public let index: Int
+    }
+
+    /// The elements, in the order they are made and printed.
+    public private(set) var nodes: [Node] = []
+    /// The links, in the order they are made.
+    public private(set) var links: [Link] = []
+    /// Ghost pads for `buildBin()`.
+    public private(set) var ghostPads: [GhostPad] = []
+
+    public init() {}
+
+    /// Adds an element made from `factory` with these properties, set in order.
+    @discardableResult
+    public mutating func add(_ factory: String, name: String? = nil, _ properties: KeyValuePairs<String, GraphValue> = [:]) -> Handle {
+        nodes.append(Node(factory: factory, name: name, properties: properties.map { Property(name: $0.key, value: $0.value) }))
+        return Handle(index: nodes.count - 1)
+    }
+
+    /// Adds an element with properties assembled at run time (for ones a config may or may not give).
+    @discardableResult
+    public mutating func add(_ factory: String, name: String? = nil, properties: [(String, GraphValue)]) -> Handle {
+        nodes.append(Node(factory: factory, name: name, properties: properties.map { Property(name: $0.0, value: $0.1) }))
+        return Handle(index: nodes.count - 1)
+    }
+
+    /// Links `source` to `sink`, through the named pads when given.
+    public mutating func link(_ source: Handle, to sink: Handle, sourcePad: String? = nil, sinkPad: String? = nil) {
+        links.append(Link(source: source, sourcePad: sourcePad, sink: sink, sinkPad: sinkPad))
+    }
+
+    /// Links each element to the next (`a ! b ! c`).
+    public mutating func chain(_ handles: Handle...) {
+        for (source, sink) in zip(handles, handles.dropFirst()) { link(source, to: sink) }
+    }
+
+    /// Exposes `pad` of `element` as a ghost pad `name` on the bin `buildBin()` makes.
+    public mutating func ghost(_ name: String, _ element: Handle, pad: String) {
+        ghostPads.append(GhostPad(name: name, element: element, pad: pad))
+    }
+
+    /// The name each element gets: its own, or, when launch text must refer to it by name, a fixed one
+    /// (`factory-index`) used both when building and when printing.
+    var effectiveNames: [String?] {
+        let referenced = layout().referenced
+        return nodes.indices.map { index in
+            nodes[index].name ?? (referenced.contains(index) ? "\(nodes[index].factory)-\(index)" : nil)
+        }
+    }
+
+    // MARK: - Building
+
+    /// Makes every element, sets its properties, adds them to a new pipeline and links them.
+    /// Calls `gst_element_factory_make`, `g_object_set_property` and `gst_element_link_pads`.
+    public func build() throws(GStreamerError) -> Pipeline {
+        let pipeline = Pipeline()
+        _ = try populate(pipeline)
+        return pipeline
+    }
+
+    /// The same, into a new bin whose ghost pads are `ghostPads`. Calls `gst_ghost_pad_new`.
+    public func buildBin(name: String? = nil) throws(GStreamerError) -> Bin {
+        let bin = Bin(name: name)
+        let elements = try populate(bin)
+        for ghost in ghostPads {
+            try bin.addGhostPad(name: ghost.name, target: elements[ghost.element.index].staticPad(ghost.pad))
+        }
+        return bin
+    }
+
+    private func populate(_ bin: Bin) throws(GStreamerError) -> [Element] {
+        let names = effectiveNames
+        var elements: [Element] = []
+        for (index, node) in nodes.enumerated() {
+            let element = try Element.make(node.factory, name: names[index])
+            for property in node.properties {
+                try property.value.apply(to: element, property: property.name)
+            }
+            elements.append(element)
+        }
+        try bin.add(elements)
+        for link in links {
+            try elements[link.source.index].linkPads(link.sourcePad, to: elements[link.sink.index], link.sinkPad)
+        }
+        return elements
+    }
+
+    // MARK: - Printing
+
+    /// The gst-launch text, one chain per line: `Pipeline.parse(launchText)` builds the same graph.
+    public var launchText: String {
+        launchLines.map { $0.joined(separator: " ") }.joined(separator: "\n")
+    }
+
+    /// A shell command line running this graph (`gst-launch-1.0 …`), each word quoted for a POSIX shell,
+    /// chains continued with a backslash-newline.
+    public func shellCommand(_ program: String = "gst-launch-1.0") -> String {
+        ([program] + launchLines.map { $0.map(shellQuoted).joined(separator: " ") }).joined(separator: " \\\n  ")
+    }
+
+    /// The launch words of each chain, values serialized and launch-quoted.
+    public var launchLines: [[String]] {
+        let names = effectiveNames
+        return layout().lines.map { line in
+            line.flatMap { word -> [String] in
+                switch word {
+                case .link:
+                    return ["!"]
+                case let .reference(index, pad):
+                    return ["\(names[index] ?? nodes[index].factory).\(pad ?? "")"]
+                case let .element(index):
+                    var words = [nodes[index].factory]
+                    if let name = names[index] { words.append("name=\(launchQuoted(GraphValue.string(name).serialized))") }
+                    for property in nodes[index].properties {
+                        words.append("\(property.name)=\(launchQuoted(property.value.serialized))")
+                    }
+                    return words
+                }
+            }
+        }
+    }
+
+    /// A word of launch text before names and values are filled in.
+    private enum Word {
+        case element(Int)
+        case link
+        case reference(Int, pad: String?)
+    }
+
+    /// How the graph prints: elements in order; an element with a single link in, from an element with a
+    /// single link out, follows it on the same line (`a ! b`); a shared element (a tee, an input-selector)
+    /// is reached by name (`split. ! queue`, `queue ! selector.sink_0`); any other link is `a.pad ! b.pad`.
+    private func layout() -> (lines: [[Word]], referenced: Set<Int>) {
+        var incoming = Array(repeating: [Int](), count: nodes.count)
+        var outgoing = Array(repeating: [Int](), count: nodes.count)
+        for (number, link) in links.enumerated() {
+            outgoing[link.source.index].append(number)
+            incoming[link.sink.index].append(number)
+        }
+        /// The link that prints as `a ! b`: a's only link out, b's only link in, no pads named.
+        func inlineLink(from index: Int) -> Int? {
+            guard outgoing[index].count == 1, let number = outgoing[index].first else { return nil }
+            let link = links[number]
+            guard link.sourcePad == nil, link.sinkPad == nil, incoming[link.sink.index].count == 1 else { return nil }
+            return number
+        }
+        func followsUpstream(_ index: Int) -> Bool {
+            incoming[index].count == 1 && inlineLink(from: links[incoming[index][0]].source.index) == incoming[index][0]
+        }
+
+        var printed = Set<Int>(), used = Set<Int>(), referenced = Set<Int>()
+        var lines: [[Word]] = []
+        func reference(_ index: Int, _ pad: String?) -> Word {
+            referenced.insert(index)
+            return .reference(index, pad: pad)
+        }
+        func printChain(from head: Int) {
+            var line: [Word] = []
+            if incoming[head].count == 1, links[incoming[head][0]].sinkPad == nil {
+                let link = links[incoming[head][0]]
+                line += [reference(link.source.index, link.sourcePad), .link]
+                used.insert(incoming[head][0])
+            }
+            var current = head
+            line.append(.element(current))
+            printed.insert(current)
+            while let number = inlineLink(from: current), !printed.contains(links[number].sink.index) {
+                current = links[number].sink.index
+                line += [.link, .element(current)]
+                printed.insert(current)
+                used.insert(number)
+            }
+            // A single link on into an element reached by name ends the chain: `… ! selector.sink_0`.
+            if outgoing[current].count == 1, !used.contains(outgoing[current][0]), links[outgoing[current][0]].sourcePad == nil {
+                let link = links[outgoing[current][0]]
+                line += [.link, reference(link.sink.index, link.sinkPad)]
+                used.insert(outgoing[current][0])
+            }
+            lines.append(line)
+        }
+
+        for index in nodes.indices where !printed.contains(index) && !followsUpstream(index) {
+            printChain(from: index)
+        }
+        // Only a cycle of plain links is left unprinted by now; print it rather than lose it.
+        for index in nodes.indices where !printed.contains(index) {
+            printChain(from: index)
+        }
+        for (number, link) in links.enumerated() where !used.contains(number) {
+            lines.append([reference(link.source.index, link.sourcePad), .link, reference(link.sink.index, link.sinkPad)])
+        }
+        return (lines, referenced)
+    }
+}
+
+/// A serialized value as the launch parser reads it back: bare when it is plain, else in double quotes
+/// with `\` and `"` escaped. The parser strips the quotes and the escapes, then deserializes what is left,
+/// so the value makes the same round trip `gst_value_deserialize` would.
+func launchQuoted(_ serialized: String) -> String {
+    // "NULL" deserializes to a NULL string; quoted it stays the text.
+    if !serialized.isEmpty, serialized != "NULL", serialized.unicodeScalars.allSatisfy(isPlainLaunch) {
+        return serialized
+    }
+    var quoted = "\""
+    for character in serialized {
+        if character == "\\" || character == "\"" { quoted.append("\\") }
+        quoted.append(character)
+    }
+    return quoted + "\""
+}
+
+/// The characters GStreamer itself leaves unquoted in serialized strings (`GST_ASCII_IS_STRING`).
+private func isPlainLaunch(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_-+/:.".unicodeScalars.contains(scalar))
+}
+
+/// One launch word as a POSIX shell word: bare when nothing in it is special to the shell, else in single
+/// quotes (a single quote inside becomes `'\''`).
+func shellQuoted(_ word: String) -> String {
+    let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
+        $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-+/:.,=@%".unicodeScalars.contains($0))
+    }
+    // A lone "!" is a link; bash expands "!" only before a word character.
+    if plain || word == "!" { return word }
+    var quoted = "'"
+    for character in word {
+        quoted += character == "'" ? "'\\''" : String(character)
+    }
+    return quoted + "'"
+}
+
+// MARK: - Linking, including pads that appear later
+
+extension Element {
+    /// Links through the named pads (nil: any compatible pad, requesting one if need be), like gst-launch.
+    /// When this element's source pads only appear while it runs (`uridecodebin`), links the first fitting
+    /// one as it appears. Calls `gst_element_link_pads`; connects to `pad-added`.
+    public func linkPads(_ sourcePad: String?, to sink: Element, _ sinkPad: String?) throws(GStreamerError) {
+        if gst_element_link_pads(pointer, sourcePad, sink.pointer, sinkPad) != 0 { return }
+        guard hasSometimesSourcePads else {
+            throw .linkFailed(source: sourcePad.map { "\(name).\($0)" } ?? name,
+                              sink: sinkPad.map { "\(sink.name).\($0)" } ?? sink.name,
+                              reason: "no compatible pads or formats")
+        }
+        let context = CallbackRegistry.register(DelayedLink(sink: sink, sourcePad: sourcePad, sinkPad: sinkPad))
+        let added: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, UnsafeMutableRawPointer?) -> Void = { element, pad, userData in
+            // On a streaming thread: a pad that does not fit is left alone, never an error.
+            guard let element, let pad, gst_pad_get_direction(pad) == GST_PAD_SRC,
+                  let link = CallbackRegistry.lookup(userData, as: DelayedLink.self), !link.done.load(ordering: .acquiring) else { return }
+            let padName = objectName(UnsafeMutableRawPointer(pad))
+            if let wanted = link.sourcePad, wanted != padName { return }
+            if gst_element_link_pads(element, padName, link.sink.pointer, link.sinkPad) != 0 {
+                link.done.store(true, ordering: .releasing)
+            }
+        }
+        g_signal_connect_data(UnsafeMutableRawPointer(pointer), "pad-added", unsafeBitCast(added, to: GCallback.self), context,
+                              { userData, _ in CallbackRegistry.remove(userData) }, GConnectFlags(0))
+    }
+
+    /// Whether the element's class has a source pad template with "sometimes" presence.
+    /// Calls `gst_element_class_get_pad_template_list`.
+    var hasSometimesSourcePads: Bool {
+        let elementClass = UnsafeMutableRawPointer(CGStreamer_object_class(objectPointer)).assumingMemoryBound(to: GstElementClass.self)
+        var node = gst_element_class_get_pad_template_list(elementClass)
+        while let current = node {
+            if let template = current.pointee.data?.assumingMemoryBound(to: GstPadTemplate.self),
+               template.pointee.direction == GST_PAD_SRC, template.pointee.presence == GST_PAD_SOMETIMES {
+                return true
+            }
+            node = current.pointee.next
+        }
+        return false
+    }
+}
+
+/// What a `pad-added` handler links to, and whether it already has.
+private final class DelayedLink: Sendable {
+    let sink: Element
+    let sourcePad: String?
+    let sinkPad: String?
+    let done = Atomic<Bool>(false)
+
+    init(sink: Element, sourcePad: String?, sinkPad: String?) {
+        self.sink = sink
+        self.sourcePad = sourcePad
+        self.sinkPad = sinkPad
+    }
+}

@@ -1,0 +1,57 @@
+import CGStreamer
+
+// Reading a built graph back: its pads, their peers and every property as text. Tests compare a graph
+// built from a `GraphDescription` with the one gst-launch text parses to; `show --dot` tooling can too.
+
+extension Element {
+    /// Every pad of the element, static and requested. Calls `gst_element_iterate_pads`.
+    public var pads: [Pad] {
+        var result: [Pad] = []
+        let iterator = gst_element_iterate_pads(pointer)
+        defer { gst_iterator_free(iterator) }
+        var item = GValue()
+        while true {
+            let step = gst_iterator_next(iterator, &item)
+            if step == GST_ITERATOR_OK {
+                if let object = g_value_get_object(&item) {
+                    result.append(Pad(retaining: object.assumingMemoryBound(to: GstPad.self)))
+                }
+                g_value_reset(&item)
+            } else if step == GST_ITERATOR_RESYNC {
+                result.removeAll()
+                gst_iterator_resync(iterator)
+            } else {
+                break
+            }
+        }
+        g_value_unset(&item)
+        return result
+    }
+
+    /// Reads any readable property as GStreamer serializes it; nil when it has no text form (an object, a
+    /// pointer) or cannot be read. Calls `g_object_get_property` and `gst_value_serialize`.
+    public func serializedProperty(_ property: String) -> String? {
+        guard let spec = g_object_class_find_property(CGStreamer_object_class(objectPointer), property),
+              spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0 else { return nil }
+        var value = GValue()
+        g_value_init(&value, spec.pointee.value_type)
+        defer { g_value_unset(&value) }
+        g_object_get_property(objectPointer, property, &value)
+        // An unset sample or object has no text; GStreamer's serializers would complain about NULL.
+        switch g_type_fundamental(spec.pointee.value_type) {
+        case CGStreamer_type_boxed() where g_value_get_boxed(&value) == nil: return nil
+        case CGStreamer_type_object() where g_value_get_object(&value) == nil: return nil
+        default: return String(adoptingGLibString: gst_value_serialize(&value))
+        }
+    }
+}
+
+extension Pad {
+    /// Whether data leaves the element through this pad. Calls `gst_pad_get_direction`.
+    public var isSource: Bool { gst_pad_get_direction(pointer) == GST_PAD_SRC }
+
+    /// The element the pad belongs to (nil for a pad without one). Calls `gst_pad_get_parent_element`.
+    public var parentElement: Element? {
+        gst_pad_get_parent_element(pointer).map { Element(adopting: $0) }
+    }
+}

@@ -1,0 +1,90 @@
+import GStreamer
+import Testing
+
+@Suite("Graph descriptions")
+struct GraphDescriptionTests {
+    /// Strings the launch parser would otherwise split, unescape, unquote or read as NULL.
+    static let awkward = [
+        "", "plain", "with space", "it's", "say \"hi\"", "\"quoted\"", "\"", "'", "a!b", "a=b", "a,b", "(x)",
+        "back\\slash", "trailing\\", "\\\"", "NULL", "tab\there", "new\nline", "caméra", "$HOME `id` ; | & < >",
+        "x ! fakesink videotestsrc", "\"\\\"a\\\"\"",
+    ]
+
+    /// Every value printed into launch text comes back from `gst_parse_launch` exactly as it went in.
+    @Test(arguments: awkward)
+    func stringPropertySurvivesTheLaunchParser(value: String) throws {
+        var graph = GraphDescription()
+        graph.chain(graph.add("fakesrc", ["num-buffers": 1]), graph.add("filesink", name: "out", ["location": .string(value)]))
+        let parsed = try Pipeline.parse(graph.launchText)
+        #expect(try parsed.element(named: "out")?.get("location", as: String.self) == value, "\(graph.launchText)")
+        #expect(parsed.allElements.count == 2)
+        let built = try graph.build()
+        #expect(try built.element(named: "out")?.get("location", as: String.self) == value)
+    }
+
+    /// Caps go in as typed fields and print as caps text that parses to equal caps.
+    @Test func capsAreTypedFieldsAndPrintAsCaps() throws {
+        let description = CapsDescription("video/x-raw", [("format", .string("NV12")), ("width", .int(64)),
+                                                          ("height", .int(48)), ("framerate", .fraction(30, 1))])
+        let caps = try Caps(description)
+        #expect(caps.isEqual(to: try Caps(parsing: "video/x-raw,format=NV12,width=64,height=48,framerate=30/1")))
+        var graph = GraphDescription()
+        graph.chain(graph.add("videotestsrc"), graph.add("capsfilter", name: "f", ["caps": .caps(description)]), graph.add("fakesink"))
+        let parsed = try #require(try Pipeline.parse(graph.launchText).element(named: "f")).get("caps", as: Caps.self)
+        #expect(parsed.isEqual(to: caps))
+        // A string that is not a format stays one field value; it never becomes more fields.
+        let oddFields = CapsDescription("video/x-raw", [("format", .string("NV12, width=(int)8 \" ! fakesink"))])
+        let odd = try Caps(oddFields)
+        #expect(odd.structure(at: 0)?.fieldNames == ["format"])
+        var oddGraph = GraphDescription()
+        oddGraph.chain(oddGraph.add("fakesrc"), oddGraph.add("capsfilter", name: "f", ["caps": .caps(oddFields)]), oddGraph.add("fakesink"))
+        let oddParsed = try Pipeline.parse(oddGraph.launchText)
+        #expect(try #require(oddParsed.element(named: "f")).get("caps", as: Caps.self).isEqual(to: odd), "\(oddGraph.launchText)")
+        #expect(oddParsed.allElements.count == 3)
+        #expect(throws: GStreamerError.self) { try Caps(CapsDescription("video/x-raw", [("width", .int(1 << 40))])) }
+    }
+
+    /// Shared elements are reached by name; one that has none gets a fixed name both sides agree on.
+    @Test func sharedElementsPrintAsReferences() throws {
+        var graph = GraphDescription()
+        let source = graph.add("videotestsrc", ["num-buffers": 3])
+        let tee = graph.add("tee")
+        graph.link(source, to: tee)
+        let selector = graph.add("input-selector", name: "pick")
+        for index in 0..<2 {
+            let queue = graph.add("queue")
+            graph.link(tee, to: queue)
+            graph.link(queue, to: selector, sinkPad: "sink_\(index)")
+        }
+        graph.link(selector, to: graph.add("fakesink", name: "end"))
+        let lines = graph.launchLines.map { $0.joined(separator: " ") }
+        #expect(lines == [
+            "videotestsrc num-buffers=3 ! tee name=tee-1",
+            "input-selector name=pick ! fakesink name=end",
+            "tee-1. ! queue ! pick.sink_0",
+            "tee-1. ! queue ! pick.sink_1",
+        ])
+        let built = try graph.build()
+        #expect(built.element(named: "tee-1") != nil)
+        let selectorPads = try #require(built.element(named: "pick")).pads.filter { !$0.isSource }.map(\.name).sorted()
+        #expect(selectorPads == ["sink_0", "sink_1"])
+        let parsed = try Pipeline.parse(graph.launchText)
+        #expect(parsed.allElements.map { $0.factoryName ?? "" }.sorted() == built.allElements.map { $0.factoryName ?? "" }.sorted())
+        let bus = built.bus
+        try built.setState(.playing)
+        defer { try? built.setState(.null) }
+        guard case .eos? = bus.waitForEnd(timeout: 30) else {
+            Issue.record("the built graph did not reach the end of its three buffers")
+            return
+        }
+    }
+
+    /// A value of the wrong type for its property is an error naming the element and property, not a crash.
+    @Test func wrongTypedValueIsAnError() {
+        var graph = GraphDescription()
+        graph.add("queue", name: "q", ["max-size-buffers": "many"])
+        #expect(throws: GStreamerError.propertyTypeMismatch(element: "q", property: "max-size-buffers", expected: "guint")) {
+            try graph.build()
+        }
+    }
+}
