@@ -94,6 +94,8 @@ do { chain3 = try FilterChain(parsing: chainText) } catch {
     exit(1)
 }
 entries.append((chainText, chain3))
+let chain6Text = "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"
+if let chain6 = try? FilterChain(parsing: chain6Text) { entries.append((chain6Text, chain6)) }
 // `filters-bench NAME…` limits the table to entries whose text starts with one of the names (for profiling).
 // `filters-bench --calls N [--format RGBA|NV12] NAME…` runs each selected entry N times on one thread and
 // prints no timings: for `valgrind --tool=callgrind`, whose instruction counts do not depend on the load.
