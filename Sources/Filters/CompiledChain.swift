@@ -121,17 +121,19 @@ public final class CompiledChain: @unchecked Sendable {
             }
             kernel.prepare(format: source.format, width: source.width, height: source.height, scratch: scratch, slotBase: 100 * (index + 1))
             let bands = RowParallel.bands(threads: threads, rows: source.height, samples: source.width * source.height * 4)
+            let rowBuffers = context.perBand(.rowB, bands: bands, bytes: RGBPointKernel.bufferBytes(width: source.width))
             RowParallel.run(rows: source.height, bands: bands) { band, rows in
+                let rowBuffer = rowBuffers.base + band * rowBuffers.stride
                 guard let mirrorBuffers else {
                     kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format,
-                               width: source.width, height: source.height, rows: rows)
+                               width: source.width, height: source.height, rows: rows, buffer: rowBuffer)
                     return
                 }
                 // One row at a time, mirrored in place while it is in L1.
                 let buffer = mirrorBuffers.base + band * mirrorBuffers.stride
                 for row in rows {
                     kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format,
-                               width: source.width, height: source.height, rows: row..<(row + 1))
+                               width: source.width, height: source.height, rows: row..<(row + 1), buffer: rowBuffer)
                     MirrorFlipKernel.mirrorRows(destination, destination, lumaRows: row..<(row + 1), buffer: buffer)
                 }
             }
