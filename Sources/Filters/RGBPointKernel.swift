@@ -90,7 +90,7 @@ final class RGBPointKernel {
         if fixedPoint, case .some(nil) = fixedKernels[format], tableKernels[format] == nil {
             tableKernels[format] = .some(RGBTableKernel(program, format: format))
         }
-        if case let tables?? = tableKernels[format] { tables.prepare(width: width, height: height) }
+        if case let tables?? = tableKernels[format] { tables.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: slotBase) }
         guard preparedSize != (width, height) else { return }
         preparedSize = (width, height)
         for index in stages.indices where stages[index].kind == .vignette {
@@ -118,7 +118,7 @@ final class RGBPointKernel {
             return
         }
         if case let tables?? = tableKernels[format] {
-            tables.run(source: source, destination: destination, width: width, height: height, rows: rows, buffer: buffer)
+            tables.run(source: source, destination: destination, format: format, width: width, height: height, rows: rows, buffer: buffer)
             return
         }
         let offsets = format.rgbOffsets

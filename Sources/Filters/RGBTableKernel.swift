@@ -14,6 +14,9 @@ final class RGBTableKernel {
     /// 4 × 256 bytes, indexed by memory byte position then value; nil for an identity part.
     private let before: [UInt8]?
     private let core: RGBFixedKernel?
+    /// The float kernel as the core when the tables after it hold a curve: a curve may be a step
+    /// (threshold), and only the float core's bytes put every pixel on the same side of it.
+    private let floatCore: RGBPointKernel?
     private let after: [UInt8]?
 
     init?(_ program: PointProgram, format: PixelFormat) {
@@ -24,6 +27,7 @@ final class RGBTableKernel {
             guard let tables = Self.tables(Array(prefix), format: format) else { return nil }
             before = tables
             core = nil
+            floatCore = nil
             after = nil
             return
         }
@@ -35,7 +39,9 @@ final class RGBTableKernel {
         before = prefix.isEmpty ? nil : Self.tables(Array(prefix), format: format)
         after = suffixCount == 0 ? nil : Self.tables(Array(steps.suffix(suffixCount)), format: format)
         guard (prefix.isEmpty || before != nil), (suffixCount == 0 || after != nil) else { return nil }
-        core = fixed
+        let suffixHasCurve = steps.suffix(suffixCount).contains { if case .curve = $0 { true } else { false } }
+        core = suffixHasCurve ? nil : fixed
+        floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false) : nil
     }
 
     /// The tables of a separable program, from the float kernel's stages; nil when it is the identity.
@@ -75,14 +81,18 @@ final class RGBTableKernel {
         return table
     }
 
-    func prepare(width: Int, height: Int) { core?.prepare(width: width, height: height) }
+    func prepare(format: PixelFormat, width: Int, height: Int, scratch: ScratchPool, slotBase: Int) {
+        core?.prepare(width: width, height: height)
+        floatCore?.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: slotBase + 50)
+    }
 
     /// Bytes of row buffer `run` needs per band.
     static func bufferBytes(width: Int) -> Int { width * 4 }
 
     /// Processes rows `rows`; `buffer` holds one row (`bufferBytes`) when there is a core after tables.
-    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, buffer: UnsafeMutableRawPointer) {
-        guard let core else {
+    func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
+             buffer: UnsafeMutableRawPointer) {
+        guard core != nil || floatCore != nil else {
             if let before {
                 before.withUnsafeBufferPointer { t in
                     for y in rows { Self.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!) }
@@ -99,8 +109,12 @@ final class RGBTableKernel {
             }
             // Stride 0 and the one-row range `y`: the core reads and writes these rows while its
             // vignette still sees row `y`.
-            core.run(source: Plane(base: coreSource, stride: 0), destination: Plane(base: d, stride: 0),
-                     width: width, height: height, rows: y..<(y + 1))
+            let from = Plane(base: coreSource, stride: 0), to = Plane(base: d, stride: 0)
+            if let core {
+                core.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1))
+            } else {
+                floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
+            }
             if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!) } }
         }
     }
