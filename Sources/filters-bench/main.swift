@@ -110,6 +110,33 @@ if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count
     onlyFormat = arguments[index + 1]
     arguments.removeSubrange(index...(index + 1))
 }
+// `filters-bench --tsv FORMAT CHAIN…` times each chain text (or `lut17`, the in-memory cube) on FORMAT,
+// one thread, and prints `format<TAB>chain<TAB>ms` lines, memcpy first: for scripts/bench-anchors.py.
+if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gstName: arguments[1]) {
+    let s = Buffer(format, seed: 1), d = Buffer(format, seed: 2)
+    // `--tsv FORMAT … ` with FILTERS_BENCH_INPUT=FILE: the source frame's packed planes from FILE, so
+    // the anchors and SwiftCam see the same content.
+    if let path = getenv("FILTERS_BENCH_INPUT").map({ String(cString: $0) }), let file = fopen(path, "rb") {
+        for index in s.frame.planes.indices {
+            let bytes = s.frame.rowBytes(plane: index)
+            for row in 0..<s.frame.rows(plane: index) {
+                _ = fread(s.frame.planes[index].base + row * s.frame.planes[index].stride, 1, bytes, file)
+            }
+        }
+        fclose(file)
+    }
+    print("\(format.gstName)\tmemcpy\t\(measure { _ in memcpyFrame(s.frame, d.frame) })")
+    for text in arguments.dropFirst(2) {
+        let chain = text == "lut17" ? warmCube().map { FilterChain([Lut(cube: $0)]) } : try? FilterChain(parsing: text)
+        guard let compiled = chain?.compile(threads: 1) else {
+            print("\(format.gstName)\t\(text)\tnan")
+            continue
+        }
+        let ms = (try? measure { _ in try compiled.process(from: s.frame, to: d.frame) }) ?? .nan
+        print("\(format.gstName)\t\(text)\t\(ms)")
+    }
+    exit(0)
+}
 let only = arguments
 if !only.isEmpty { entries = entries.filter { entry in only.contains { entry.0.hasPrefix($0) } } }
 if let calls = fixedCalls {
