@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware test-tsan install-plugin clean
+.PHONY: deps build release demo test test-asan test-hardware test-tsan install-plugin clean bench-anchors
 
 deps:
 	@bash scripts/deps.sh
@@ -32,6 +32,11 @@ test-tsan: deps
 # emulation; it installs QEMU and a Debian kernel when missing), ~2-3 min.
 test-hardware: deps
 	@bash scripts/test-hardware.sh
+
+# SwiftCam's filters beside libyuv, ffmpeg and OpenCV, one thread, 1080p, one table of ratios (~3 min).
+# Installs Debian ffmpeg/libyuv0 and a venv with opencv-python-headless under .build when missing.
+bench-anchors: deps
+	@bash scripts/bench-anchors.sh
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins

@@ -4,8 +4,10 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
     public var label: String
     /// The GStreamer format of the frames pushed into it, e.g. "RGBA".
     public var input: String
-    /// The gst-launch text between `appsrc` and `fakesink sync=false`; nil for a memcpy of each frame.
+    /// The gst-launch text between `appsrc` and `fakesink sync=false`; nil for a memcpy or a libyuv call.
     public var pipeline: String?
+    /// A libyuv function called on each frame in this process (`LibYUV`), e.g. "ARGBSepia"; nil otherwise.
+    public var library: String?
 
     /// A pipeline fragment fed `input` frames.
     public init(_ label: String, input: String, pipeline: String) {
@@ -19,10 +21,17 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
         BenchmarkVariant(label: "memcpy", input: input, pipeline: nil)
     }
 
-    init(label: String, input: String, pipeline: String?) {
+    init(label: String, input: String, pipeline: String?, library: String? = nil) {
         self.label = label
         self.input = input
         self.pipeline = pipeline
+        self.library = library
+    }
+
+    /// libyuv's `function` on each `input` frame, loaded with `dlopen` (skipped when libyuv0 is absent).
+    public static func libyuv(_ function: String, _ input: String = "RGBA") -> BenchmarkVariant {
+        BenchmarkVariant(label: "libyuv \(function)" + (function.hasSuffix("Sepia") || function.hasSuffix("Gray") ? " (in place)" : ""),
+                         input: input, pipeline: nil, library: function)
     }
 
     /// `appsrc ! identity ! fakesink` for `input` frames: the cost every pipeline variant has taken off.
@@ -126,6 +135,16 @@ extension BenchmarkCase {
                           reference: c("gaussianblur sigma=4", "AYUV")),
             BenchmarkCase(id: "edges", title: "edges vs frei0r sobel",
                           subject: swift("edges"), reference: c("frei0r-filter-sobel")),
+            BenchmarkCase(id: "libyuv-sepia", title: "sepia vs libyuv",
+                          subject: swift("sepia"), reference: .libyuv("ARGBSepia")),
+            BenchmarkCase(id: "libyuv-matrix", title: "colorcontrols vs libyuv matrix",
+                          subject: swift("colorcontrols contrast=1.2 saturation=0.8"), reference: .libyuv("ARGBColorMatrix")),
+            BenchmarkCase(id: "libyuv-gray", title: "mono vs libyuv gray",
+                          subject: swift("mono"), reference: .libyuv("ARGBGray")),
+            BenchmarkCase(id: "libyuv-mirror", title: "mirror vs libyuv",
+                          subject: swift("mirror"), reference: .libyuv("ARGBMirror")),
+            BenchmarkCase(id: "libyuv-mirror-i420", title: "mirror I420 vs libyuv",
+                          subject: swift("mirror", "I420"), reference: .libyuv("I420Mirror", "I420")),
             BenchmarkCase(id: "chain3", title: "3-chain vs C chain",
                           subject: swift(chain3), reference: c(chain3C)),
             BenchmarkCase(id: "chain6", title: "6-chain vs C chain",

@@ -124,6 +124,18 @@ public struct BenchmarkRunner: Sendable {
     /// is `.skipped`, anything else that goes wrong is `.failed`.
     public func measure(_ variant: BenchmarkVariant, frames: BenchmarkFrames) -> BenchmarkOutcome {
         if let missing = Self.missingElement(variant) { return .skipped(missing) }
+        if let function = variant.library {
+            guard LibYUV.handle != nil else { return .skipped(LibYUV.missing) }
+            guard let operation = LibYUV.operation(function, info: frames.info) else {
+                return .skipped("libyuv \(function) does not take \(variant.input) frames")
+            }
+            do {
+                guard let statistics = BenchmarkStatistics(samples: try timeCall(frames, operation)) else { return .failed("no timings") }
+                return .measured(statistics)
+            } catch {
+                return .failed("\(error)")
+            }
+        }
         do {
             let samples = try variant.pipeline.map { try timePipeline($0, frames: frames) } ?? timeMemcpy(frames)
             guard let statistics = BenchmarkStatistics(samples: samples) else { return .failed("no timings") }
@@ -218,6 +230,35 @@ public struct BenchmarkRunner: Sendable {
     private static func busError(_ bus: Bus) -> GStreamerError? {
         guard case let .error(element, message, _)? = bus.pop(timeout: 0, types: .error) else { return nil }
         return .stateChangeFailed(element: element, state: .playing, message: message)
+    }
+
+    /// Milliseconds per frame for each repetition of `operation(frame, destination)` on every frame;
+    /// the destination starts as a copy of the first frame, for in-place functions.
+    private func timeCall(_ frames: BenchmarkFrames, _ operation: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) throws -> [Double] {
+        let size = frames.info.size
+        let destination = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 64)
+        defer { destination.deallocate() }
+        try frames.buffers[0].withMappedBytes { bytes in
+            if let base = bytes.baseAddress { memcpy(destination, base, min(bytes.count, size)) }
+        }
+        var index = 0
+        func call(_ count: Int) throws {
+            for _ in 0..<count {
+                try frames.buffers[index % frames.buffers.count].withMappedBytes { bytes in
+                    if let base = bytes.baseAddress, bytes.count >= size { operation(base, destination) }
+                }
+                index += 1
+            }
+        }
+        try call(configuration.warmUpFrames)
+        let clock = ContinuousClock()
+        var samples: [Double] = []
+        for _ in 0..<configuration.repetitions {
+            let start = clock.now
+            try call(configuration.frames)
+            samples.append((clock.now - start).milliseconds / Double(configuration.frames))
+        }
+        return samples
     }
 
     /// Milliseconds per frame for each repetition of a memcpy of every frame into one destination.

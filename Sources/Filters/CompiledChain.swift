@@ -4,7 +4,10 @@
 /// new instance. Work inside one call is split across cores by row bands.
 public final class CompiledChain: @unchecked Sendable {
     private enum Stage {
-        case point([PointOperation])
+        /// Point operations fused into one pass, read through a flip and written through a mirror.
+        /// Mirror and flip commute with every point operation (the vignette is symmetric), so a
+        /// run of point filters, mirrors and flips is always one stage.
+        case point([PointOperation], mirror: Bool, flip: Bool)
         case spatial(SpatialOperation)
     }
 
@@ -27,10 +30,17 @@ public final class CompiledChain: @unchecked Sendable {
             for operation in filter.kernel.operations {
                 switch operation {
                 case let .point(op):
-                    if case let .point(previous)? = stages.last {
-                        stages[stages.count - 1] = .point(previous + [op])
+                    if case let .point(previous, mirror, flip)? = stages.last {
+                        stages[stages.count - 1] = .point(previous + [op], mirror: mirror, flip: flip)
                     } else {
-                        stages.append(.point([op]))
+                        stages.append(.point([op], mirror: false, flip: false))
+                    }
+                case let .spatial(op) where op == .mirror || op == .flip:
+                    let isMirror = op.isMirror
+                    if case let .point(previous, mirror, flip)? = stages.last {
+                        stages[stages.count - 1] = .point(previous, mirror: mirror != isMirror, flip: flip != !isMirror)
+                    } else {
+                        stages.append(.point([], mirror: isMirror, flip: !isMirror))
                     }
                 case let .spatial(op):
                     stages.append(.spatial(op))
@@ -76,8 +86,8 @@ public final class CompiledChain: @unchecked Sendable {
         var input = source
         for (index, stage) in stages.enumerated() {
             switch stage {
-            case let .point(operations):
-                runPoint(index, operations, input, destination)
+            case let .point(operations, mirror, flip):
+                runPoint(index, operations, mirror: mirror, flip: flip, input, destination)
             case let .spatial(operation):
                 runSpatial(operation, input, destination)
             }
@@ -86,9 +96,17 @@ public final class CompiledChain: @unchecked Sendable {
         }
     }
 
-    private func runPoint(_ index: Int, _ operations: [PointOperation], _ source: Frame, _ destination: Frame) {
+    private func runPoint(_ index: Int, _ operations: [PointOperation], mirror: Bool, flip: Bool, _ input: Frame, _ destination: Frame) {
         // The destination's colour description is the one the caller negotiated for the output.
-        let color = source.color
+        let color = input.color
+        let context = SpatialContext(scratch: scratch, threads: threads)
+        guard !operations.isEmpty else {
+            MirrorFlipKernel.run(input, destination, mirror: mirror, flip: flip, context)
+            return
+        }
+        // A flip is a source read bottom-up; in place, the rows it reads would already be written.
+        let source = flip ? context.unaliased(input, destination).flipped() : input
+        let mirrorBuffers = mirror ? context.perBand(.rowA, bands: max(RowParallel.coreCount, threads), bytes: source.width * 4) : nil
         if source.format.isRGB {
             let kernel: RGBPointKernel
             if let cached = rgbKernels[index], cached.0.matrix == color.matrix {
@@ -98,14 +116,26 @@ public final class CompiledChain: @unchecked Sendable {
                 rgbKernels[index] = (color, kernel)
             }
             guard !kernel.isIdentity else {
-                if !source.isSameMemory(as: destination) { source.copyPlanes(to: destination) }
+                MirrorFlipKernel.run(source, destination, mirror: mirror, flip: false, context)
                 return
             }
             kernel.prepare(format: source.format, width: source.width, height: source.height, scratch: scratch, slotBase: 100 * (index + 1))
             let bands = RowParallel.bands(threads: threads, rows: source.height, samples: source.width * source.height * 4)
-            RowParallel.run(rows: source.height, bands: bands) { _, rows in
-                kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format,
-                           width: source.width, height: source.height, rows: rows)
+            let rowBuffers = context.perBand(.rowB, bands: bands, bytes: RGBPointKernel.bufferBytes(width: source.width))
+            RowParallel.run(rows: source.height, bands: bands) { band, rows in
+                let rowBuffer = rowBuffers.base + band * rowBuffers.stride
+                guard let mirrorBuffers else {
+                    kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format,
+                               width: source.width, height: source.height, rows: rows, buffer: rowBuffer)
+                    return
+                }
+                // One row at a time, mirrored in place while it is in L1.
+                let buffer = mirrorBuffers.base + band * mirrorBuffers.stride
+                for row in rows {
+                    kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format,
+                               width: source.width, height: source.height, rows: row..<(row + 1), buffer: rowBuffer)
+                    MirrorFlipKernel.mirrorRows(destination, destination, lumaRows: row..<(row + 1), buffer: buffer)
+                }
             }
         } else {
             let kernel: YUVPointKernel
@@ -116,14 +146,25 @@ public final class CompiledChain: @unchecked Sendable {
                 yuvKernels[index] = (color, kernel)
             }
             guard !kernel.isIdentity else {
-                if !source.isSameMemory(as: destination) { source.copyPlanes(to: destination) }
+                MirrorFlipKernel.run(source, destination, mirror: mirror, flip: false, context)
                 return
             }
             kernel.prepare(width: source.width, height: source.height)
             let (rows, alignment) = kernel.rowCount(format: source.format, height: source.height)
             let bands = RowParallel.bands(threads: threads, rows: rows, samples: source.width * source.height * 2)
-            RowParallel.run(rows: rows, bands: bands, alignment: alignment) { _, rows in
-                kernel.run(source: source, destination: destination, rows: rows)
+            RowParallel.run(rows: rows, bands: bands, alignment: alignment) { band, rows in
+                guard let mirrorBuffers else {
+                    kernel.run(source: source, destination: destination, rows: rows)
+                    return
+                }
+                let buffer = mirrorBuffers.base + band * mirrorBuffers.stride
+                var row = rows.lowerBound
+                while row < rows.upperBound {
+                    let chunk = row..<min(row + alignment, rows.upperBound)
+                    kernel.run(source: source, destination: destination, rows: chunk)
+                    MirrorFlipKernel.mirrorRows(destination, destination, lumaRows: chunk, buffer: buffer)
+                    row = chunk.upperBound
+                }
             }
         }
     }
@@ -141,10 +182,8 @@ public final class CompiledChain: @unchecked Sendable {
             PixelateKernel.run(source, destination, size: size, context)
         case let .zoom(factor, x, y):
             ZoomKernel.run(source, destination, factor: factor, x: x, y: y, context)
-        case .mirror:
-            MirrorFlipKernel.mirror(source, destination, context)
-        case .flip:
-            MirrorFlipKernel.flip(source, destination, context)
+        case .mirror, .flip:
+            MirrorFlipKernel.run(source, destination, mirror: operation.isMirror, flip: !operation.isMirror, context)
         }
     }
 }

@@ -80,3 +80,8 @@ enum SpatialOperation: Sendable, Equatable {
     case mirror
     case flip
 }
+
+extension SpatialOperation {
+    /// True for `.mirror`; mirror and flip are addressing and fuse into point passes.
+    var isMirror: Bool { self == .mirror }
+}

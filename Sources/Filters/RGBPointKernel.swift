@@ -29,6 +29,8 @@ final class RGBPointKernel {
     private let program: PointProgram
     /// The 16-bit pass per layout, or nil where the program does not fit it (built in `prepare`).
     private var fixedKernels: [PixelFormat: RGBFixedKernel?] = [:]
+    /// Byte tables (around a 16-bit core) where the 16-bit pass alone does not fit (built in `prepare`).
+    private var tableKernels: [PixelFormat: RGBTableKernel?] = [:]
     /// Use the 16-bit pass where it applies (the default; `false` forces the float paths, which tests
     /// compare against). 1080p, one thread, A/B in one session: sepia 2.59 → 1.31 ms, colorcontrols
     /// 2.63 → 1.32 ms, vignette 2.44 → 1.53 ms, 3-filter chain 2.79 → 1.54 ms (callgrind: ~12 instructions/pixel).
@@ -85,6 +87,10 @@ final class RGBPointKernel {
             fixedKernels[format] = .some(RGBFixedKernel(program, format: format))
         }
         if case let fixed?? = fixedKernels[format] { fixed.prepare(width: width, height: height) }
+        if fixedPoint, case .some(nil) = fixedKernels[format], tableKernels[format] == nil {
+            tableKernels[format] = .some(RGBTableKernel(program, format: format))
+        }
+        if case let tables?? = tableKernels[format] { tables.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: slotBase) }
         guard preparedSize != (width, height) else { return }
         preparedSize = (width, height)
         for index in stages.indices where stages[index].kind == .vignette {
@@ -100,10 +106,19 @@ final class RGBPointKernel {
         }
     }
 
-    /// Processes rows `rows` from `source` to `destination` (which may be the same memory).
-    func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>) {
+    /// Bytes of scratch `run` may use per band.
+    static func bufferBytes(width: Int) -> Int { RGBTableKernel.bufferBytes(width: width) }
+
+    /// Processes rows `rows` from `source` to `destination` (which may be the same memory);
+    /// `buffer` is this band's scratch (`bufferBytes`).
+    func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
+             buffer: UnsafeMutableRawPointer) {
         if case let fixed?? = fixedKernels[format] {
             fixed.run(source: source, destination: destination, width: width, height: height, rows: rows)
+            return
+        }
+        if case let tables?? = tableKernels[format] {
+            tables.run(source: source, destination: destination, format: format, width: width, height: height, rows: rows, buffer: buffer)
             return
         }
         let offsets = format.rgbOffsets
@@ -132,6 +147,9 @@ final class RGBPointKernel {
             }
         }
     }
+
+    /// The fused stage list, for building tables from it.
+    func withStages<R>(_ body: (UnsafeBufferPointer<Stage>) -> R) -> R { stages.withUnsafeBufferPointer(body) }
 
     struct Layout {
         var shifts: SIMD3<UInt32>

@@ -94,6 +94,8 @@ do { chain3 = try FilterChain(parsing: chainText) } catch {
     exit(1)
 }
 entries.append((chainText, chain3))
+let chain6Text = "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"
+if let chain6 = try? FilterChain(parsing: chain6Text) { entries.append((chain6Text, chain6)) }
 // `filters-bench NAME…` limits the table to entries whose text starts with one of the names (for profiling).
 // `filters-bench --calls N [--format RGBA|NV12] NAME…` runs each selected entry N times on one thread and
 // prints no timings: for `valgrind --tool=callgrind`, whose instruction counts do not depend on the load.
@@ -107,6 +109,33 @@ if let index = arguments.firstIndex(of: "--calls"), index + 1 < arguments.count 
 if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count {
     onlyFormat = arguments[index + 1]
     arguments.removeSubrange(index...(index + 1))
+}
+// `filters-bench --tsv FORMAT CHAIN…` times each chain text (or `lut17`, the in-memory cube) on FORMAT,
+// one thread, and prints `format<TAB>chain<TAB>ms` lines, memcpy first: for scripts/bench-anchors.py.
+if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gstName: arguments[1]) {
+    let s = Buffer(format, seed: 1), d = Buffer(format, seed: 2)
+    // `--tsv FORMAT … ` with FILTERS_BENCH_INPUT=FILE: the source frame's packed planes from FILE, so
+    // the anchors and SwiftCam see the same content.
+    if let path = getenv("FILTERS_BENCH_INPUT").map({ String(cString: $0) }), let file = fopen(path, "rb") {
+        for index in s.frame.planes.indices {
+            let bytes = s.frame.rowBytes(plane: index)
+            for row in 0..<s.frame.rows(plane: index) {
+                _ = fread(s.frame.planes[index].base + row * s.frame.planes[index].stride, 1, bytes, file)
+            }
+        }
+        fclose(file)
+    }
+    print("\(format.gstName)\tmemcpy\t\(measure { _ in memcpyFrame(s.frame, d.frame) })")
+    for text in arguments.dropFirst(2) {
+        let chain = text == "lut17" ? warmCube().map { FilterChain([Lut(cube: $0)]) } : try? FilterChain(parsing: text)
+        guard let compiled = chain?.compile(threads: 1) else {
+            print("\(format.gstName)\t\(text)\tnan")
+            continue
+        }
+        let ms = (try? measure { _ in try compiled.process(from: s.frame, to: d.frame) }) ?? .nan
+        print("\(format.gstName)\t\(text)\t\(ms)")
+    }
+    exit(0)
 }
 let only = arguments
 if !only.isEmpty { entries = entries.filter { entry in only.contains { entry.0.hasPrefix($0) } } }

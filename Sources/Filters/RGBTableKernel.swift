@@ -1,0 +1,151 @@
+/// Per-channel byte tables for the packed RGB point pass: the parts of a program that map each
+/// channel from itself (curves, diagonal matrices: gamma, posterize, threshold, invert, exposure,
+/// contrast) collapse into one 256-entry table per memory byte.
+///
+/// A program that is all separable is one lookup per byte. A program shaped `separable · core ·
+/// separable`, where the core is what `RGBFixedKernel` takes (a matrix and a final vignette), runs
+/// the three back to back on one row in L1: tables into a row buffer, the 16-bit pass, tables in
+/// place (the 6-chain: gamma | colorcontrols | sepia | vignette | invert).
+///
+/// Tables are computed by running the float kernel's own stages on every byte value, so an
+/// all-separable program gives exactly the float kernel's bytes; around a core, values are
+/// rounded to bytes at the two joins (within 2 codes of the float pass, FixedKernelTests).
+final class RGBTableKernel {
+    /// 4 × 256 bytes, indexed by memory byte position then value; nil for an identity part.
+    private let before: [UInt8]?
+    private let core: RGBFixedKernel?
+    /// The float kernel as the core when the tables after it hold a curve: a curve may be a step
+    /// (threshold), and only the float core's bytes put every pixel on the same side of it.
+    private let floatCore: RGBPointKernel?
+    private let after: [UInt8]?
+
+    init?(_ program: PointProgram, format: PixelFormat) {
+        guard format.isRGB else { return nil }
+        let steps = program.steps
+        let prefix = steps.prefix { $0.isSeparable }
+        if prefix.count == steps.count {
+            guard let tables = Self.tables(Array(prefix), format: format) else { return nil }
+            before = tables
+            core = nil
+            floatCore = nil
+            after = nil
+            return
+        }
+        let suffixCount = steps.reversed().prefix { $0.isSeparable }.count
+        let middle = Array(steps[prefix.count..<(steps.count - suffixCount)])
+        // Worth it only when a table removes a step the 16-bit pass cannot take.
+        guard !prefix.isEmpty || suffixCount > 0,
+              let fixed = RGBFixedKernel(PointProgram(steps: middle), format: format) else { return nil }
+        before = prefix.isEmpty ? nil : Self.tables(Array(prefix), format: format)
+        after = suffixCount == 0 ? nil : Self.tables(Array(steps.suffix(suffixCount)), format: format)
+        guard (prefix.isEmpty || before != nil), (suffixCount == 0 || after != nil) else { return nil }
+        let suffixHasCurve = steps.suffix(suffixCount).contains { if case .curve = $0 { true } else { false } }
+        core = suffixHasCurve ? nil : fixed
+        floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false) : nil
+    }
+
+    /// The tables of a separable program, from the float kernel's stages; nil when it is the identity.
+    private static func tables(_ steps: [PointProgram.Step], format: PixelFormat) -> [UInt8]? {
+        let float = RGBPointKernel(PointProgram(steps: steps), fixedPoint: false)
+        var perChannel = [[UInt8]](repeating: [], count: 3)
+        float.withStages { stages in
+            var value = 0
+            while value < 256 {
+                var lanes = Lanes<Float>.zero
+                for lane in 0..<laneCount { lanes[lane] = Float(min(value + lane, 255)) }
+                var r = lanes, g = lanes, b = lanes
+                RGBPointKernel.applyAll(stages, &r, &g, &b, 0, 0)
+                let out = (clampRound(r), clampRound(g), clampRound(b))
+                for lane in 0..<laneCount where value + lane < 256 {
+                    perChannel[0].append(UInt8(truncatingIfNeeded: out.0[lane]))
+                    perChannel[1].append(UInt8(truncatingIfNeeded: out.1[lane]))
+                    perChannel[2].append(UInt8(truncatingIfNeeded: out.2[lane]))
+                }
+                value += laneCount
+            }
+        }
+        let identity = (0..<256).map { UInt8($0) }
+        if perChannel.allSatisfy({ $0 == identity }) { return nil }
+        let offsets = format.rgbOffsets
+        var table = [UInt8](repeating: 0, count: 1024)
+        for byte in 0..<4 {
+            let row: [UInt8]
+            switch byte {
+            case offsets.r: row = perChannel[0]
+            case offsets.g: row = perChannel[1]
+            case offsets.b: row = perChannel[2]
+            default: row = identity
+            }
+            for v in 0..<256 { table[byte * 256 + v] = row[v] }
+        }
+        return table
+    }
+
+    func prepare(format: PixelFormat, width: Int, height: Int, scratch: ScratchPool, slotBase: Int) {
+        core?.prepare(width: width, height: height)
+        floatCore?.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: slotBase + 50)
+    }
+
+    /// Bytes of row buffer `run` needs per band.
+    static func bufferBytes(width: Int) -> Int { width * 4 }
+
+    /// Processes rows `rows`; `buffer` holds one row (`bufferBytes`) when there is a core after tables.
+    func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
+             buffer: UnsafeMutableRawPointer) {
+        guard core != nil || floatCore != nil else {
+            if let before {
+                before.withUnsafeBufferPointer { t in
+                    for y in rows { Self.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!) }
+                }
+            }
+            return
+        }
+        for y in rows {
+            let s = source.base + y * source.stride, d = destination.base + y * destination.stride
+            var coreSource = s
+            if let before {
+                before.withUnsafeBufferPointer { Self.lookup(s, buffer, width, $0.baseAddress!) }
+                coreSource = buffer
+            }
+            // Stride 0 and the one-row range `y`: the core reads and writes these rows while its
+            // vignette still sees row `y`.
+            let from = Plane(base: coreSource, stride: 0), to = Plane(base: d, stride: 0)
+            if let core {
+                core.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1))
+            } else {
+                floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
+            }
+            if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!) } }
+        }
+    }
+
+    /// One row through the four tables; `source` may be `destination`.
+    @inline(__always)
+    private static func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>) {
+        let s = source.assumingMemoryBound(to: UInt8.self), d = destination.assumingMemoryBound(to: UInt8.self)
+        let t1 = t + 256, t2 = t + 512, t3 = t + 768
+        var i = 0
+        let end = width &* 4
+        while i < end {
+            let b0 = t[Int(s[i])], b1 = t1[Int(s[i &+ 1])], b2 = t2[Int(s[i &+ 2])], b3 = t3[Int(s[i &+ 3])]
+            d[i] = b0; d[i &+ 1] = b1; d[i &+ 2] = b2; d[i &+ 3] = b3
+            i &+= 4
+        }
+    }
+}
+
+extension PointProgram {
+    /// A program of already-fused steps.
+    init(steps: [Step]) { self.steps = steps }
+}
+
+extension PointProgram.Step {
+    /// True when each output channel depends only on the same input channel.
+    var isSeparable: Bool {
+        switch self {
+        case .curve: true
+        case let .affine(a): [1, 2, 3, 5, 6, 7].allSatisfy { a.m[$0] == 0 }
+        case .vignette, .lut3D: false
+        }
+    }
+}
