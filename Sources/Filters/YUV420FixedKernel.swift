@@ -14,6 +14,10 @@
 /// values would not fit (|value| ≤ 1800 codes before the final offset), and negative vignette
 /// intensities (gain above 1); those run the general path. Results agree with the float path
 /// within 1 code (FixedKernelTests).
+///
+/// Over 400 lines on purpose: the constants, the NV12 and I420 layouts and the in-place and copying
+/// variants share one set of lane loops and one set of range invariants; split across files, a reader
+/// would have to check the same fixed-point bounds in each.
 final class YUV420FixedKernel {
     /// Lane patterns, stored as vectors so the multiplies stay 16-bit (see FixedPoint.swift).
     private struct Constants {
