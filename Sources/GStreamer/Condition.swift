@@ -1,3 +1,4 @@
+import CGStreamer  // timespec and pthread types come through GStreamer's headers in a clean build
 import Glibc
 
 /// A value behind a pthread mutex with a condition variable: threads wait for the value to reach a state
