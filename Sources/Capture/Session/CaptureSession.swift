@@ -204,7 +204,8 @@ public final class CaptureSession: Sendable {
             state.transitioning = true
             return .some(state.graph)
         }
-        guard case let .some(.some(graph)) = graph else {
+        guard case let .some(claimed) = graph else { return }  // a start or recovery that never finished
+        guard let graph = claimed else {
             state.withLock { $0.transitioning = false }
             return
         }
