@@ -131,9 +131,17 @@ public struct PipelineBuilder: Sendable {
     public static func stillEncoderGraph(format: StillConfig.Format, quality: Int) -> GraphDescription {
         var graph = GraphDescription()
         let source = graph.add("appsrc", name: "in", ["format": "time"])
-        let encoder = format == .png ? graph.add("pngenc", ["compression-level": 3, "snapshot": false])
-                                     : graph.add("jpegenc", ["quality": .int(quality)])
-        graph.chain(source, graph.add("videoconvert"), encoder, graph.add("appsink", name: "out", ["sync": false]))
+        let convert = graph.add("videoconvert")
+        let sink = graph.add("appsink", name: "out", ["sync": false])
+        switch format {
+        case .png:
+            graph.chain(source, convert, graph.add("pngenc", ["compression-level": 3, "snapshot": false]), sink)
+        case .jpeg:
+            // JFIF is full range. A camera's YUV is limited range (black 16, white 235) and jpegenc would write
+            // it as is, washed out; through RGB, videoconvert expands the range and libjpeg writes JFIF's own.
+            let rgb = graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string("RGB"))]))])
+            graph.chain(source, convert, rgb, graph.add("jpegenc", ["quality": .int(quality)]), sink)
+        }
         return graph
     }
 
