@@ -44,6 +44,7 @@ enum RunCommand {
             switch event {
             case let .stillWritten(path): Output.line("still \(path)")
             case let .stillFailed(reason): Output.error("still failed: \(reason)")
+            case let .recordingFailed(reason): Output.error("recording failed: \(reason)")
             case let .warning(text): Output.error("warning: \(text)")
             case let .failed(status): Output.error("status \(status)")
             case .endOfStream: break
@@ -87,6 +88,11 @@ enum RunCommand {
         if case .failed = failedBeforeStop {
             printError("status \(failedBeforeStop)")
             return ExitCode.software
+        }
+        let failed = session.failedOutputs
+        if failed > 0 {
+            printError("\(failed) still\(failed == 1 ? "" : "s") or recording\(failed == 1 ? "" : "s") failed (see above)")
+            return ExitCode.ioError
         }
         Output.line("stopped \(name)")
         return ExitCode.ok

@@ -144,6 +144,43 @@ struct CLITests {
         #expect(abs(duration - (decoded.span + 1.0 / 30)) <= 0.1, "duration \(duration) for frames spanning \(decoded.span) s")
     }
 
+    /// A disk that fills while recording: the recording ends at the first failed write and says so at once
+    /// (stderr, stats, the next reply); what was written plays; preview and stills go on; `run` exits 74.
+    @Test(.enabled(if: getuid() == 0, "mounts a 200 kB tmpfs")) func fullDiskEndsTheRecordingAndSaysSo() throws {
+        let run = try SwiftcamRun()
+        let full = run.directory.appendingPathComponent("full").path
+        try FileManager.default.createDirectory(atPath: full, withIntermediateDirectories: true)
+        guard mount("tmpfs", full, "tmpfs", 0, "size=200k") == 0 else { throw HarnessError("mount tmpfs: errno \(errno)") }
+        defer { umount2(full, Int32(MNT_DETACH)) }
+        try run.start(["run", "switch", "--quiet", "--set", "record.directory=\(full)", "--set", "sources.0.pattern=snow"])
+        let socket = try run.socket(for: "switch")
+        guard case let .ok(started) = try run.ctl("record start", socket: socket) else {
+            Issue.record("record start refused")
+            return
+        }
+        let line = run.waitForErrorLine(containing: "recording failed:", timeout: 60)
+        #expect(line?.contains("No space left") == true, "\(line ?? "no line")")
+        let next = try run.ctl("snap", socket: socket)
+        #expect(next.isOK && next.description.contains("[recording failed: "), "\(next)")
+        let stats = try statsJSON(run, socket)
+        #expect(stats.recording == nil && stats.recordingFailure?.contains("No space left") == true)
+        #expect(stats.stills == 1 && stats.status == "configured")
+        #expect(try run.ctl("wait 10", socket: socket) == .ok("10 frames"), "preview goes on")
+        _ = try run.ctl("quit", socket: socket)
+        run.process.waitUntilExit()
+        #expect(run.process.terminationStatus == 74)
+        let path = String(started.dropFirst("recording ".count))
+        let decoded = try decodedFrames(of: path, within: 60)
+        #expect(decoded.frames > 0, "the frames written before the disk filled play")
+        // A disk already full: refused at start, no empty file left.
+        let again = try SwiftcamRun(directory: run.directory)
+        try again.start(["run", "switch", "--quiet", "--set", "record.directory=\(full)"])
+        let refused = try again.ctl("record start", socket: try again.socket(for: "switch"))
+        #expect(!refused.isOK && refused.description.contains("No space left"), "\(refused)")
+        #expect(again.terminate() == 74)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: full).count == 1, "no empty file added")
+    }
+
     @Test func killNineDuringRecordingLeavesAPlayableFile() throws {
         let run = try SwiftcamRun()
         try run.start(["run", "record", "--quiet"])
@@ -179,7 +216,7 @@ struct CLITests {
         let refused = try run.ctl("snap \(blocker.path)/sub", socket: socket)
         let next = try run.ctl("snap", socket: socket)
         let stats = try statsJSON(run, socket)
-        #expect(run.terminate() == 0)
+        #expect(run.terminate() == 74, "a run in which a still failed says so in its exit status")
         #expect(paths.count == 100)
         #expect(Set(paths).count == 100, "no name reused")
         guard case let .error(reason) = refused else {

@@ -82,6 +82,23 @@ final class SwiftcamRun: @unchecked Sendable {
         return (process.terminationStatus, collectOutput(), collectErrors())
     }
 
+    /// Reads stderr line by line until one contains `text` (or the stream ends, or `timeout` passes and a
+    /// watchdog stops the process); returns that line.
+    func waitForErrorLine(containing text: String, timeout: Double) -> String? {
+        let process = process
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
+        let handle = errors.fileHandleForReading
+        var pending = ""
+        while true {
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { return nil }
+            pending += String(decoding: chunk, as: UTF8.self)
+            if let line = pending.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+        }
+    }
+
     func collectOutput() -> String { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
     func collectErrors() -> String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
 

@@ -52,8 +52,20 @@ public struct CommandInterpreter: Sendable {
         "brightness|contrast|saturation|hue V", "mirror on|off", "filter CHAIN", "record start|stop", "stats [--json]", "wait FRAMES", "quit",
     ].joined(separator: ", ")
 
-    /// Runs one command line and answers in one line.
+    /// Runs one command line and answers in one line; failures that happened on their own since the last
+    /// reply (a recording that hit a full disk) are appended, so whoever is driving hears of them at once.
     public func execute(_ line: String) -> Reply {
+        let reply = run(line)
+        let unreported = session.takeUnreported()
+        guard !unreported.isEmpty else { return reply }
+        let note = " [" + unreported.joined(separator: "; ") + "]"
+        switch reply {
+        case let .ok(detail): return .ok(detail + note)
+        case let .error(reason): return .error(reason + note)
+        }
+    }
+
+    private func run(_ line: String) -> Reply {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
         let words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         guard let verb = words.first?.lowercased() else { return .error("empty command; commands: \(Self.help)") }
@@ -119,7 +131,9 @@ public struct CommandInterpreter: Sendable {
             case "stats":
                 let stats = session.stats
                 if arguments.first == "--json" {
-                    let data = (try? JSONEncoder().encode(stats)) ?? Data()
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = .withoutEscapingSlashes
+                    let data = (try? encoder.encode(stats)) ?? Data()
                     return .ok(String(decoding: data, as: UTF8.self))
                 }
                 return .ok(stats.line)

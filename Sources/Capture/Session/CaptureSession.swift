@@ -12,6 +12,8 @@ public enum SessionEvent: Sendable {
     case stillFailed(reason: String)
     /// GStreamer warned.
     case warning(String)
+    /// A recording ended at a write or encoder error; the session goes on.
+    case recordingFailed(String)
     /// The pipeline failed; the session is over (or recovering, for cameras).
     case failed(CameraStatus)
     /// The stream ended.
@@ -48,6 +50,8 @@ public final class CaptureSession: Sendable {
     let frameGoal = FrameGoal()
     let meteringQueue: DispatchQueue
     let recoveryQueue: DispatchQueue
+    /// Ends failed recordings (off the recording's bus thread, which ending one waits for).
+    let failureQueue: DispatchQueue
     /// The inotify wait of a running recovery, so `stop` can wake it.
     let recoveryArrival = Locked<DeviceArrival?>(nil)
 
@@ -60,6 +64,7 @@ public final class CaptureSession: Sendable {
         controls = Locked(ControlState(userChain: config.filter ?? ""))
         meteringQueue = DispatchQueue(label: "swiftcam.metering.\(name)")
         recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
+        failureQueue = DispatchQueue(label: "swiftcam.failures.\(name)")
     }
 
     deinit {
@@ -257,6 +262,26 @@ public final class CaptureSession: Sendable {
     /// Frames that left the filter, across recoveries.
     public var framesFiltered: Int { state.withLock { $0.framesFiltered } }
 
+    /// Stills and recordings that failed so far.
+    public var failedOutputs: Int { state.withLock { $0.failedOutputs } }
+
+    /// Failures that happened on their own (a recording ending at a full disk) and that no reply has told
+    /// yet; the next reply on any transport carries them, once.
+    public func takeUnreported() -> [String] {
+        state.withLock { state in
+            defer { state.unreported = [] }
+            return state.unreported
+        }
+    }
+
+    /// Counts a failed still or recording; `unprompted` ones are also told in the next reply.
+    func recordFailure(_ text: String, unprompted: Bool) {
+        state.withLock { state in
+            state.failedOutputs += 1
+            if unprompted { state.unreported.append(text) }
+        }
+    }
+
     /// How many times the session recovered from a source failure.
     public var recoveries: Int { state.withLock { $0.carried.recoveries } }
 
@@ -321,6 +346,12 @@ struct SessionState: Sendable {
     /// The stats when the pipeline stopped.
     var finalStats: SessionStats?
     var lastCapture: String?
+    /// Why the last recording failed (`PATH: REASON`), until the next one starts.
+    var recordingFailure: String?
+    /// Stills and recordings that failed (a run with any exits 74).
+    var failedOutputs = 0
+    /// Failures no command reply has mentioned yet (see `takeUnreported`).
+    var unreported: [String] = []
 
     /// Frames that left the filter, across recoveries.
     var framesFiltered: Int { carried.framesOut + (graph?.filterOut.value ?? 0) }

@@ -47,7 +47,10 @@ final class Recorder: @unchecked Sendable {
     }
 
     /// Starts the recording pipeline and links the feeding branch to a new tee pad.
-    init(pipeline: Pipeline, tee: Element, graph: GraphDescription, path: String) throws {
+    /// `onFailure` runs once, on the recording's bus thread, with the first error (a full disk, an encoder
+    /// failure): the session ends the recording then and says so, rather than at `record stop`.
+    init(pipeline: Pipeline, tee: Element, graph: GraphDescription, path: String,
+         onFailure: @escaping @Sendable (String) -> Void) throws {
         self.pipeline = pipeline
         self.tee = tee
         self.path = path
@@ -67,8 +70,12 @@ final class Recorder: @unchecked Sendable {
         watch = recording.bus.watch { message in
             switch message {
             case let .error(source, text, _):
-                failure.withLock { $0 = $0 ?? "\(source): \(text)" }
+                let first = failure.withLock { failure -> Bool in
+                    defer { failure = failure ?? "\(source): \(text)" }
+                    return failure == nil
+                }
                 ended.signal()
+                if first { onFailure(text) }
             case .eos:
                 ended.signal()
             default:

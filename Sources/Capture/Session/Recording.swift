@@ -25,9 +25,14 @@ extension CaptureSession {
         try claimRecording()
         do {
             try StillWriter.createDirectory(directory)
+            try StillWriter.requireSpace(in: directory, for: path)
             return try beginRecording(at: path)
         } catch {
             recording.withLock { $0 = .idle }
+            switch error {
+            case SessionError.cannotWrite, SessionError.recordingFailed: recordFailure("recording failed: \(error)", unprompted: false)
+            default: break
+            }
             throw error
         }
     }
@@ -53,9 +58,34 @@ extension CaptureSession {
         guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
         }
-        let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, graph: builder.recordingGraph(location: path), path: path)
+        let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, graph: builder.recordingGraph(location: path), path: path) {
+            [weak self] reason in
+            // On the recording's bus thread: end it elsewhere, since ending it waits for that thread.
+            guard let session = self else { return }
+            session.failureQueue.async { session.recordingFailed(path: path, reason: reason) }
+        }
         recording.withLock { $0 = .active(recorder) }
+        state.withLock { $0.recordingFailure = nil }
         return path
+    }
+
+    /// A recording's first write or encoder error: detach it from the tee, keep what was written (an empty
+    /// file is removed), and say so at once, in `stats`, as an event and in the next reply.
+    private func recordingFailed(path: String, reason: String) {
+        guard let recorder = recording.withLock({ slot -> Recorder? in
+            guard case let .active(recorder) = slot, recorder.path == path else { return nil }
+            slot = .stopping(path: path)
+            return recorder
+        }) else { return }
+        recorder.finish(timeout: 1)
+        recording.withLock { $0 = .idle }
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue == 0 {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+        let text = "\(path): \(reason)"
+        state.withLock { $0.recordingFailure = text }
+        recordFailure("recording failed: \(text)", unprompted: true)
+        emit(.recordingFailed(text))
     }
 
     /// Finalizes the recording (EOS down its branch only) and returns its path.

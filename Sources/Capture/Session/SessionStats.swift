@@ -28,6 +28,8 @@ public struct SessionStats: Codable, Sendable, Equatable {
     public var activeSource: Int
     /// The file being recorded, if any.
     public var recording: String?
+    /// Why the last recording failed (`PATH: REASON`), until the next one starts.
+    public var recordingFailure: String?
     /// Stills written by this session, and the newest one's path.
     public var stills: Int
     public var lastCapture: String?
@@ -39,6 +41,7 @@ public struct SessionStats: Codable, Sendable, Equatable {
         text += " filter \(fmt(filterMeanMs, 2)) ms (max \(fmt(filterMaxMs, 2)))"
         text += " chain \"\(chain)\""
         if let recording { text += " recording \(recording)" }
+        if let recordingFailure { text += " recording failed: \(recordingFailure)" }
         text += " stills \(stills)"
         if let lastCapture { text += " last \(lastCapture)" }
         return text
@@ -100,7 +103,7 @@ extension CaptureSession {
             queueDrops: queueDrops, qosDrops: filterStats?.dropped ?? 0,
             sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),
             filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
-            chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.path,
+            chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.path, recordingFailure: state.withLock { $0.recordingFailure },
             stills: stills.withLock { $0.count }, lastCapture: lastCapture)
     }
 }

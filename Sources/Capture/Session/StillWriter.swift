@@ -37,12 +37,31 @@ enum StillWriter {
     }
 
     static func createDirectory(_ directory: String) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            throw SessionError.cannotWrite(path: directory, reason: "cannot create the directory")
+        // Each missing component in turn, so a failure names the component and the reason.
+        var prefix = directory.hasPrefix("/") ? "/" : ""
+        for component in directory.split(separator: "/") {
+            prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+            if mkdir(prefix, 0o755) != 0, errno != EEXIST {
+                throw SessionError.cannotWrite(path: directory, reason: "cannot create \(prefix): \(errnoText())")
+            }
+        }
+        var status = stat()
+        guard stat(directory, &status) == 0 else { throw SessionError.cannotWrite(path: directory, reason: errnoText()) }
+        guard status.st_mode & S_IFMT == S_IFDIR else {
+            throw SessionError.cannotWrite(path: directory, reason: "it exists and is not a directory")
         }
         guard access(directory, W_OK) == 0 else { throw SessionError.cannotWrite(path: directory, reason: errnoText()) }
+    }
+
+    /// Refuses to start a file in a directory whose file system has no room left at all, rather than
+    /// leave an empty file behind; a disk that fills later ends the file at the first failed write.
+    static func requireSpace(in directory: String, for path: String) throws {
+        var info = statvfs()
+        guard statvfs(directory, &info) == 0 else { return }
+        let free = UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        if free < max(4096, UInt64(info.f_frsize)) {
+            throw SessionError.cannotWrite(path: path, reason: "No space left on device (\(free) bytes free in \(directory))")
+        }
     }
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {

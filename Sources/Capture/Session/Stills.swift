@@ -25,13 +25,19 @@ extension CaptureSession {
         guard let frame else { throw SessionError.snapshotFailed(reason: "no frame has arrived yet") }
         let still = config.still
         let format = still?.format ?? .jpeg
-        let bytes = try StillEncoder.encode(frame, format: format, quality: still?.quality ?? 90)
-        let sequence = stills.withLock { state -> Int in
-            state.sequence += 1
-            return state.sequence
-        }
-        let path = try StillWriter.write(bytes, directory: directory ?? still?.directory ?? "captures",
+        let path: String
+        do {
+            let bytes = try StillEncoder.encode(frame, format: format, quality: still?.quality ?? 90)
+            let sequence = stills.withLock { state -> Int in
+                state.sequence += 1
+                return state.sequence
+            }
+            path = try StillWriter.write(bytes, directory: directory ?? still?.directory ?? "captures",
                                          base: stillBaseName(sequence: sequence), extension: format == .png ? "png" : "jpg")
+        } catch {
+            recordFailure("still failed: \(error)", unprompted: false)
+            throw error
+        }
         stills.withLock { $0.count += 1 }
         state.withLock { $0.lastCapture = path }
         return path
