@@ -7,6 +7,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-base-apps
   gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
   frei0r-plugins
+  gstreamer1.0-plugins-ugly   # x264enc, for H.264 recordings
   python3-pil   # tests decode stills with a decoder other than GStreamer's (PIL)
 )
 missing=()

@@ -100,6 +100,17 @@ if let chain6 = try? FilterChain(parsing: chain6Text) { entries.append((chain6Te
 // `filters-bench --calls N [--format RGBA|NV12] NAME…` runs each selected entry N times on one thread and
 // prints no timings: for `valgrind --tool=callgrind`, whose instruction counts do not depend on the load.
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print("""
+        usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12]] [--tsv FORMAT CHAIN…]
+
+        Times every filter and the 3- and 6-filter chains at 1920x1080, RGBA and NV12, in ms/frame beside a
+        memcpy of the same frame. NAME… keeps the entries whose text starts with a name; --calls N runs each N
+        times on one thread without timing (for valgrind --tool=callgrind); --tsv prints FORMAT<TAB>CHAIN<TAB>ms
+        for each chain text (for make bench-anchors). Build with 'swift build -c release' first.
+        """)
+    exit(0)
+}
 var fixedCalls: Int?
 var onlyFormat: String?
 if let index = arguments.firstIndex(of: "--calls"), index + 1 < arguments.count {

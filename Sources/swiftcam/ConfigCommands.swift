@@ -51,13 +51,18 @@ enum ConfigCommands {
             print("  " + builder.recordingLaunchDescription(location: location).replacingOccurrences(of: "\n", with: "\n  "))
         }
         if let dot = options.value("--dot") {
+            let graph: String
             do {
-                try builder.dotGraph().write(toFile: dot, atomically: true, encoding: .utf8)
-                print("wrote \(dot)")
+                graph = try builder.dotGraph()
             } catch {
-                printError("cannot write the graph to \(dot): \(error)")
+                printError("cannot build the graph for --dot: \(error)")
+                return ExitCode.for(error)
+            }
+            if let reason = writeText(graph, to: dot) {
+                printError("cannot write the graph: \(reason)")
                 return ExitCode.cantCreate
             }
+            print("wrote \(dot)")
         }
         return ExitCode.ok
     }

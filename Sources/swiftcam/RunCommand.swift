@@ -74,7 +74,7 @@ enum RunCommand {
         }
         readCommands(with: interpreter)
         if let dot = options.value("--dot"), let graph = session.dotDescription() {
-            do { try graph.write(toFile: dot, atomically: true, encoding: .utf8) } catch { Output.error("cannot write \(dot): \(error)") }
+            if let reason = writeText(graph, to: dot) { Output.error("cannot write the graph: \(reason)") }
         }
         let ticker = quiet ? nil : statsTicker(session)
 

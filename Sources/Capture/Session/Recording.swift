@@ -23,6 +23,10 @@ extension CaptureSession {
             attempt += 1
         }
         try claimRecording()
+        if config.record?.encoder == .h264, !Element.factoryExists("x264enc") {
+            emit(.notice("x264enc is not installed (Debian package gstreamer1.0-plugins-ugly): recording H.264 with "
+                         + "openh264enc, whose library prints a harmless 'cmInitParaError' when a file ends"))
+        }
         do {
             try StillWriter.createDirectory(directory)
             try StillWriter.requireSpace(in: directory, for: path)
