@@ -39,6 +39,7 @@ struct CLITests {
         (["controls", "/dev/no-such-video"], 66, "No camera at /dev/no-such-video"),
         (["frobnicate"], 64, "unknown command"),
         (["run"], 64, "one config name"),
+        (["show", "switch", "--dot", "/no/such/dir/x.dot"], 73, "/no/such/dir/x.dot: No such file or directory"),
     ] as [([String], Int32, String)])
     func exitCodes(arguments: [String], status: Int32, mentions: String) throws {
         let result = try SwiftcamRun().run(arguments, timeout: 60)
