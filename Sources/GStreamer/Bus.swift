@@ -178,62 +178,34 @@ private final class WatchState: Sendable {
 }
 
 /// The errors a watch took from its bus, numbered from 0, for `setState` to wait on.
-final class ErrorLog: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    /// Errors seen so far; only the last `kept` are kept.
-    private var count = 0
-    private var recent: [Message] = []
+final class ErrorLog: Sendable {
+    private struct Errors: Sendable {
+        /// Errors seen so far; only the last `kept` are kept.
+        var count = 0
+        var recent: [Message] = []
+    }
     private static let kept = 16
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(condition, &attributes)
-        pthread_condattr_destroy(&attributes)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
+    private let errors = Condition(Errors())
 
     /// The number of errors seen so far: `first(since:)` of it waits for the next one.
-    var mark: Int {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return count
-    }
+    var mark: Int { errors.withLock { $0.count } }
 
     func append(_ message: Message) {
-        pthread_mutex_lock(mutex)
-        count += 1
-        recent.append(message)
-        if recent.count > Self.kept { recent.removeFirst(recent.count - Self.kept) }
-        pthread_cond_broadcast(condition)
-        pthread_mutex_unlock(mutex)
+        errors.withLock { errors in
+            errors.count += 1
+            errors.recent.append(message)
+            if errors.recent.count > Self.kept { errors.recent.removeFirst(errors.recent.count - Self.kept) }
+        }
     }
 
     /// The first error numbered `mark` or later, waiting at most `seconds` for it to arrive.
     func first(since mark: Int, waiting seconds: Double) -> Message? {
-        var deadline = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &deadline)
-        let nanoseconds = Int(deadline.tv_nsec) + Int(max(seconds, 0).truncatingRemainder(dividingBy: 1) * 1e9)
-        deadline.tv_sec += Int(max(seconds, 0)) + nanoseconds / 1_000_000_000
-        deadline.tv_nsec = nanoseconds % 1_000_000_000
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        while count <= mark {
-            if pthread_cond_timedwait(condition, mutex, &deadline) == ETIMEDOUT { break }
+        errors.wait(until: MonotonicClock.now + max(seconds, 0)) { errors -> Message? in
+            guard errors.count > mark else { return nil }
+            // The oldest kept error at or after `mark` (older ones may have been dropped).
+            let firstKept = errors.count - errors.recent.count
+            return errors.recent[max(mark - firstKept, 0)]
         }
-        guard count > mark else { return nil }
-        // The oldest kept error at or after `mark` (older ones may have been dropped).
-        let firstKept = count - recent.count
-        return recent[max(mark - firstKept, 0)]
     }
 }
 
