@@ -55,26 +55,7 @@ public class Bin: Element, @unchecked Sendable {
 
     /// Every element below this bin, recursively. Calls `gst_bin_iterate_recurse`.
     public var allElements: [Element] {
-        var result: [Element] = []
-        let iterator = gst_bin_iterate_recurse(binPointer)
-        defer { gst_iterator_free(iterator) }
-        var item = GValue()
-        while true {
-            let step = gst_iterator_next(iterator, &item)
-            if step == GST_ITERATOR_OK {
-                if let object = g_value_get_object(&item) {
-                    result.append(Element(retaining: object.assumingMemoryBound(to: GstElement.self)))
-                }
-                g_value_reset(&item)
-            } else if step == GST_ITERATOR_RESYNC {
-                result.removeAll()
-                gst_iterator_resync(iterator)
-            } else {
-                break
-            }
-        }
-        g_value_unset(&item)
-        return result
+        objects(of: gst_bin_iterate_recurse(binPointer)) { Element(retaining: $0.assumingMemoryBound(to: GstElement.self)) }
     }
 
     /// Exposes an inner pad on this bin's edge. Calls `gst_ghost_pad_new` and `gst_element_add_pad`.

@@ -6,26 +6,7 @@ import CGStreamer
 extension Element {
     /// Every pad of the element, static and requested. Calls `gst_element_iterate_pads`.
     public var pads: [Pad] {
-        var result: [Pad] = []
-        let iterator = gst_element_iterate_pads(pointer)
-        defer { gst_iterator_free(iterator) }
-        var item = GValue()
-        while true {
-            let step = gst_iterator_next(iterator, &item)
-            if step == GST_ITERATOR_OK {
-                if let object = g_value_get_object(&item) {
-                    result.append(Pad(retaining: object.assumingMemoryBound(to: GstPad.self)))
-                }
-                g_value_reset(&item)
-            } else if step == GST_ITERATOR_RESYNC {
-                result.removeAll()
-                gst_iterator_resync(iterator)
-            } else {
-                break
-            }
-        }
-        g_value_unset(&item)
-        return result
+        objects(of: gst_element_iterate_pads(pointer)) { Pad(retaining: $0.assumingMemoryBound(to: GstPad.self)) }
     }
 
     /// Reads any readable property as GStreamer serializes it; nil when it has no text form (an object, a
@@ -53,5 +34,27 @@ extension Pad {
     /// The element the pad belongs to (nil for a pad without one). Calls `gst_pad_get_parent_element`.
     public var parentElement: Element? {
         gst_pad_get_parent_element(pointer).map { Element(adopting: $0) }
+    }
+}
+
+/// Every object a GStreamer iterator yields (starting over when the collection changes under it), each
+/// wrapped by `wrap`, which takes its own reference. Frees the iterator. Calls `gst_iterator_next`.
+func objects<T>(of iterator: UnsafeMutablePointer<GstIterator>?, _ wrap: (UnsafeMutableRawPointer) -> T) -> [T] {
+    guard let iterator else { return [] }
+    defer { gst_iterator_free(iterator) }
+    var result: [T] = []
+    var item = GValue()
+    defer { g_value_unset(&item) }
+    while true {
+        switch gst_iterator_next(iterator, &item) {
+        case GST_ITERATOR_OK:
+            if let object = g_value_get_object(&item) { result.append(wrap(object)) }
+            g_value_reset(&item)
+        case GST_ITERATOR_RESYNC:
+            result.removeAll()
+            gst_iterator_resync(iterator)
+        default:
+            return result
+        }
     }
 }
