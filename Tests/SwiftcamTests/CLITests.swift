@@ -182,6 +182,34 @@ struct CLITests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: full).count == 1, "no empty file added")
     }
 
+    /// JPEG stills are full range like a phone's, whatever range the camera delivers: limited-range NV12
+    /// (black 16, white 235) decodes, with PIL rather than GStreamer, to black ≤ 3 and white ≥ 250.
+    @Test(arguments: [("black", 0...3), ("white", 250...255)] as [(String, ClosedRange<Int>)])
+    func jpegStillsAreFullRange(pattern: String, expected: ClosedRange<Int>) throws {
+        let run = try SwiftcamRun()
+        try run.start(["run", "switch", "--quiet", "--set", "sources.0.pattern=\(pattern)", "--set", "caps.format=NV12",
+                       "--set", "still.format=jpeg"])
+        let socket = try run.socket(for: "switch")
+        let snap = try run.ctl("snap", socket: socket)
+        #expect(run.terminate() == 0)
+        guard case let .ok(relative) = snap else {
+            Issue.record("snap: \(snap)")
+            return
+        }
+        let path = run.directory.appendingPathComponent(relative).path
+        let decoder = Process()
+        decoder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        decoder.arguments = ["-c", "import sys; from PIL import Image; print(*Image.open(sys.argv[1]).convert('RGB').getpixel((160, 120)))", path]
+        let output = Pipe()
+        decoder.standardOutput = output
+        try decoder.run()
+        decoder.waitUntilExit()
+        let values = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(decoder.terminationStatus == 0 && values.count == 3, "PIL could not decode \(path)")
+        #expect(values.allSatisfy { expected.contains($0) }, "\(pattern) decodes to \(values)")
+    }
+
     @Test func killNineDuringRecordingLeavesAPlayableFile() throws {
         let run = try SwiftcamRun()
         try run.start(["run", "record", "--quiet"])
