@@ -172,7 +172,9 @@ public final class CaptureSession: Sendable {
         } catch {
             throw fail(element: graph.pipeline.name, message: "\(error)")
         }
-        rates.withLock { $0 = RateWindow(time: graph.startTime) }
+        // Rates count from what earlier graphs carried, or the first rate after a recovery would count them too.
+        let carried = state.withLock { $0.carried }
+        rates.withLock { $0 = RateWindow(time: graph.startTime, framesIn: carried.framesIn, framesOut: carried.framesOut) }
         return graph
     }
 
@@ -295,6 +297,11 @@ public final class CaptureSession: Sendable {
             let (ignore, recover) = state.withLock { state -> (Bool, (@Sendable (CameraStatus) -> Void)?) in
                 if state.recovering || state.ended { return (true, nil) }
                 state.status = status
+                // While `start` builds the graph it reports a failure itself (its `StartError`): no event twice.
+                if state.graph == nil && state.transitioning {
+                    state.ended = true
+                    return (true, nil)
+                }
                 if let recover = state.recover, source.hasPrefix("source"), !state.stopping {
                     state.recovering = true
                     return (false, recover)
