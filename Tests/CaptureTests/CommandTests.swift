@@ -1,5 +1,6 @@
 @testable import Capture
 import Camera
+import Foundation
 import Testing
 
 /// The command parser on its own: `Command(parsing:)` needs no session, so every line a transport may
@@ -33,5 +34,30 @@ struct CommandTests {
     ] as [(String, CommandError)])
     func refuses(line: String, expected: CommandError) {
         #expect(throws: expected) { try Command(parsing: line) }
+    }
+
+    /// A refusal echoes the verb; line breaks (U+2028 included) and control characters in it are escaped,
+    /// in the error and in the reply line (found by fuzzing: `verb\u{2028}next` came back as two lines).
+    @Test(arguments: ["verb\u{2028}next", "a\u{2029}b", "x\u{1B}[31mred", "a\rb", "a\u{85}b", "a\u{0B}b\u{0C}"])
+    func refusalsAreOneLine(line: String) throws {
+        let error = try #require(throws: CommandError.self) { try Command(parsing: line) }
+        let breaks: Set<UInt32> = [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x1B, 0x2028, 0x2029]
+        #expect(!error.description.unicodeScalars.contains { breaks.contains($0.value) }, "\(error.description.debugDescription)")
+        #expect(!Reply.error(line).description.unicodeScalars.contains { breaks.contains($0.value) })
+        #expect(Reply.error("a\u{2028}b").description == "error a\\u{2028}b")
+    }
+}
+
+/// Config errors quote values and GStreamer's messages; the description is one line whatever they hold.
+@Suite("Config errors")
+struct ConfigErrorLineTests {
+    @Test func aConfigErrorIsOneLine() throws {
+        let error = ConfigError(file: "a\nb.json", path: "filter", reason: "'0\n5' is not valid\u{2028}")
+        #expect(error.description == "a\\u{A}b.json: filter: '0\\u{A}5' is not valid\\u{2028}")
+        #expect {
+            try ConfigLoader.load(data: Data(#"{"sources":[{"kind":"test"}],"filter":"sepia intensity=\"0\n5\""}"#.utf8), file: "x.json")
+        } throws: { error in
+            !"\(error)".contains("\n")
+        }
     }
 }

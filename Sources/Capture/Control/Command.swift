@@ -163,7 +163,7 @@ public enum CommandError: Error, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .empty: "empty command; commands: \(Command.summary)"
-        case let .unknownCommand(verb): "unknown command '\(Reply.escapingControls(verb))'; commands: \(Command.summary)"
+        case let .unknownCommand(verb): "unknown command '\(escapingControls(verb))'; commands: \(Command.summary)"
         case let .usage(text): "usage: \(text)"
         }
     }

@@ -9,27 +9,15 @@ public enum Reply: Sendable, Equatable, CustomStringConvertible {
     /// Whether the command succeeded.
     public var isOK: Bool { if case .ok = self { true } else { false } }
 
-    /// The reply line. Control characters (ESC, CR, NUL, …) in it, such as a command echoed back in an
-    /// error, are written as `\u{1B}`, so no transport ever sends raw terminal input back.
+    /// The reply line. Control characters (ESC, CR, NUL, …) and line or paragraph separators in it, such as
+    /// a command echoed back in an error, are written as `\u{1B}`, so no transport ever sends raw terminal
+    /// input back and a reply is always one line.
     public var description: String {
         let line = switch self {
         case let .ok(detail): detail.isEmpty ? "ok" : "ok \(detail)"
         case let .error(reason): "error \(reason)"
         }
-        return Self.escapingControls(line)
-    }
-
-    static func escapingControls(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return text }
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            if scalar.properties.generalCategory == .control {
-                escaped += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
+        return escapingControls(line)
     }
 }
 
