@@ -1,4 +1,4 @@
-/// Why a filter spec (text or `.cube` file) was rejected; positions are 1-based columns.
+/// Why a filter spec (text or `.cube` file) was rejected; positions are 1-based columns, counted in Unicode scalars.
 public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
     /// No filter has this name.
     case unknownFilter(name: String, position: Int)
