@@ -87,4 +87,23 @@ struct GraphDescriptionTests {
             try graph.build()
         }
     }
+
+    // What fuzzing the launch printer found (Tests/Fuzz, FuzzLaunch; the inputs are `found-*` in its corpus).
+
+    /// A caps field name or media type the caps syntax cannot write was stored, then printed bare, as text
+    /// that does not parse (`width=(string)er, sepia | …=(string)…`): such caps are refused when made.
+    @Test(arguments: ["er, sepia | lut", "a b", "x=y", "", "caméra", "a;b"])
+    func capsFieldNamesMustBeWritable(name: String) {
+        #expect(throws: GStreamerError.self) { try Caps(CapsDescription("video/x-raw", [(name, .int(1))])) }
+        #expect(throws: GStreamerError.self) { try Caps(CapsDescription(name.isEmpty ? "" : "video/" + name)) }
+        var graph = GraphDescription()
+        graph.chain(graph.add("fakesrc"), graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [(name, .int(1))]))]),
+                    graph.add("fakesink"))
+        #expect(throws: GStreamerError.self) { try graph.build() }
+    }
+
+    @Test func writableCapsNamesStillWork() throws {
+        let caps = try Caps(CapsDescription("application/x-rtp", [("clock-rate", .int(90000)), ("a:b+c.d/e_f", .string("x y"))]))
+        #expect(caps.isEqual(to: try Caps(parsing: caps.description)))
+    }
 }
