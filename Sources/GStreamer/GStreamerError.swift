@@ -18,6 +18,9 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     case padNotFound(element: String, pad: String)
     /// Adding an element to a bin failed (already has a parent, or a name clash).
     case addFailed(bin: String, element: String)
+    /// A graph's launch text would refer to this element (or `element.pad`) by a name the launch parser
+    /// cannot read as a reference, so the printed line would not be the graph that was built.
+    case nameNotReferenceable(String)
     /// `gst_parse_launch` rejected the description.
     case parse(GLibError)
     /// A state change failed; `element` and `message` come from the first error on the bus, when there is one.
@@ -60,6 +63,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "element '\(element)' has no pad '\(pad)'"
         case let .addFailed(bin, element):
             return "cannot add '\(element)' to '\(bin)': it already has a parent or the name is taken"
+        case let .nameNotReferenceable(name):
+            return "'\(name)' cannot be referred to in gst-launch text; name the element (and pad) with ASCII letters, digits and -_%: only, not starting with '-'"
         case let .parse(error):
             return "pipeline description rejected: \(error.message)"
         case let .stateChangeFailed(element, state, message):

@@ -238,6 +238,8 @@ public struct GraphDescription: Sendable, Equatable {
     }
 
     private func populate(_ bin: Bin) throws(GStreamerError) -> [Element] {
+        // A graph whose printed line could not name an element it links by name is not built at all.
+        if let name = unreferenceableName { throw .nameNotReferenceable(name) }
         let names = effectiveNames
         var elements: [Element] = []
         for (index, node) in nodes.enumerated() {

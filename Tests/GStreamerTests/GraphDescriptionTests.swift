@@ -106,4 +106,32 @@ struct GraphDescriptionTests {
         let caps = try Caps(CapsDescription("application/x-rtp", [("clock-rate", .int(90000)), ("a:b+c.d/e_f", .string("x y"))]))
         #expect(caps.isEqual(to: try Caps(parsing: caps.description)))
     }
+
+    /// An element reached by name must have a name the launch lexer reads as a reference (`name.pad`); the
+    /// printed `…pick.sink_0` with a name like "\u{FFFD}pick" did not parse. Unreferenced, any name prints.
+    @Test func referencedElementsNeedLaunchIdentifiers() throws {
+        for name in ["\u{FFFD}pick", "a b", "a.b", "-a", "a+b", "a/b", "caméra"] {
+            var graph = GraphDescription()
+            let tee = graph.add("tee", name: name)
+            graph.link(graph.add("fakesrc"), to: tee)
+            graph.link(tee, to: graph.add("fakesink"))
+            graph.link(tee, to: graph.add("fakesink"))
+            #expect(throws: GStreamerError.nameNotReferenceable(name), "\(name)") { try graph.build() }
+
+            var plain = GraphDescription()
+            plain.chain(plain.add("fakesrc"), plain.add("identity", name: name), plain.add("fakesink"))
+            let parsed = try Pipeline.parse(plain.launchText)
+            #expect(parsed.element(named: name) != nil, "\(plain.launchText)")
+            #expect(try plain.build().element(named: name) != nil)
+        }
+        for name in ["a", "a-b", "a_b", "a:b", "a%b", "1a", "_a", "tee-1"] {
+            var graph = GraphDescription()
+            let tee = graph.add("tee", name: name)
+            graph.link(graph.add("fakesrc"), to: tee)
+            graph.link(tee, to: graph.add("fakesink"))
+            graph.link(tee, to: graph.add("fakesink"))
+            _ = try graph.build()
+            #expect(try Pipeline.parse(graph.launchText).allElements.count == 4, "\(graph.launchText)")
+        }
+    }
 }
