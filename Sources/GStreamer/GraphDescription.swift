@@ -251,6 +251,11 @@ public struct GraphDescription: Sendable, Equatable {
         }
         try bin.add(elements)
         for link in links {
+            // gst_parse_launch refuses these; an element whose pads appear later would otherwise wait forever.
+            guard link.source != link.sink else {
+                let name = elements[link.source.index].name
+                throw .linkFailed(source: name, sink: name, reason: "an element cannot link to itself")
+            }
             try elements[link.source.index].linkPads(link.sourcePad, to: elements[link.sink.index], link.sinkPad)
         }
         return elements

@@ -134,4 +134,17 @@ struct GraphDescriptionTests {
             #expect(try Pipeline.parse(graph.launchText).allElements.count == 4, "\(graph.launchText)")
         }
     }
+
+    /// A link from an element to itself built (uridecodebin waits for pads) but printed as `n0. ! n0.`, which
+    /// the launch parser refuses; it is refused when built too.
+    @Test func anElementCannotLinkToItself() {
+        var graph = GraphDescription()
+        let decoder = graph.add("uridecodebin", name: "n0")
+        graph.link(decoder, to: decoder)
+        #expect(throws: GStreamerError.linkFailed(source: "n0", sink: "n0", reason: "an element cannot link to itself")) {
+            try graph.build()
+        }
+        #expect(throws: GStreamerError.self) { try Pipeline.parse(graph.launchText) }
+    }
 }
+
