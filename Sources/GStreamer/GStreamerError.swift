@@ -10,6 +10,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     case propertyTypeMismatch(element: String, property: String, expected: String)
     /// An enum property was given a nick it does not list.
     case invalidEnumValue(element: String, property: String, value: String, allowed: [String])
+    /// The value has the property's type but lies outside what the property accepts (its range).
+    case propertyValueOutOfRange(element: String, property: String, value: String, allowed: String)
     /// The property cannot be written (or read).
     case propertyNotWritable(element: String, property: String)
     /// Two elements (or pads) would not link.
@@ -55,6 +57,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "property '\(property)' of '\(element)' holds \(expected)"
         case let .invalidEnumValue(element, property, value, allowed):
             return "property '\(property)' of '\(element)' has no value '\(value)'; allowed: \(allowed.joined(separator: ", "))"
+        case let .propertyValueOutOfRange(element, property, value, allowed):
+            return "property '\(property)' of '\(element)' takes \(allowed), not \(value)"
         case let .propertyNotWritable(element, property):
             return "property '\(property)' of '\(element)' cannot be changed"
         case let .linkFailed(source, sink, reason):
