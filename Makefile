@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware test-tsan install-plugin clean bench-anchors
+.PHONY: deps build release demo test test-asan test-hardware test-tsan fuzz install-plugin clean bench-anchors
 
 deps:
 	@bash scripts/deps.sh
@@ -27,6 +27,12 @@ test-asan: deps
 
 test-tsan: deps
 	@bash scripts/test.sh tsan
+
+# libFuzzer over the filter grammar, the .cube reader, the control commands, the config loader and the
+# launch-line printer (Tests/Fuzz), under AddressSanitizer + LeakSanitizer: 10^6 inputs per target
+# (FUZZ_RUNS), FUZZ_MAX_SECONDS per target as the safety net. `make test` runs each for 20 s.
+fuzz: deps
+	@bash scripts/fuzz.sh full
 
 # The real-driver tests: the kernel's vivid camera in a VM (scripts/vivid-vm.sh: QEMU, KVM or software
 # emulation; it installs QEMU and a Debian kernel when missing), ~2-3 min.

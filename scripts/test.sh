@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|plugin|bench|asan|tsan|hardware]
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|plugin|bench|asan|tsan|hardware|fuzz]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -81,6 +81,13 @@ hardware() {
   SWIFTCAM_SKIP_BUILD=1 bash scripts/test-hardware.sh
 }
 
+fuzz() {
+  # Each libFuzzer target for FUZZ_SHORT_SECONDS (20 s), from its seeds and what earlier runs kept; `make fuzz`
+  # is the long run (10^6 inputs each).
+  step "fuzz targets, $((5 * ${FUZZ_SHORT_SECONDS:-20})) s in all: scripts/fuzz.sh short"
+  bash scripts/fuzz.sh short
+}
+
 plugin() {
   step "the plugin from plain gst-inspect-1.0 / gst-launch-1.0"
   bash scripts/plugin-check.sh debug
@@ -93,6 +100,7 @@ case "$what" in
   plugin) plugin ;;
   bench) bench ;;
   hardware) swift build --build-tests; hardware ;;
-  all) unit; plugin; bench; hardware; asan; tsan ;;
-  *) echo "usage: $0 [all|unit|plugin|bench|asan|tsan|hardware]"; exit 64 ;;
+  fuzz) fuzz ;;
+  all) unit; plugin; bench; hardware; asan; fuzz; tsan ;;
+  *) echo "usage: $0 [all|unit|plugin|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
 esac

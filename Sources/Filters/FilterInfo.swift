@@ -27,15 +27,20 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
         return value.description
     }
 
+    /// Quotes by Unicode scalar, as the parser reads: a combining mark that follows the opening quote
+    /// stays text, and the quote stays a quote.
     static func quoteIfNeeded(_ value: String) -> String {
-        let special = value.isEmpty || value.contains(where: { $0.isWhitespace || $0 == "|" || $0 == "\"" || $0 == "\\" || $0 == "=" })
+        let special = value.isEmpty || value.unicodeScalars.contains(where: {
+            $0.properties.isWhitespace || $0 == "|" || $0 == "\"" || $0 == "\\" || $0 == "="
+        })
         guard special else { return value }
         var quoted = "\""
-        for character in value {
-            if character == "\"" || character == "\\" { quoted.append("\\") }
-            quoted.append(character)
+        for scalar in value.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { quoted.unicodeScalars.append("\\") }
+            quoted.unicodeScalars.append(scalar)
         }
-        return quoted + "\""
+        quoted.unicodeScalars.append("\"")
+        return quoted
     }
 }
 

@@ -1,4 +1,4 @@
-/// Why a filter spec (text or `.cube` file) was rejected; positions are 1-based columns.
+/// Why a filter spec (text or `.cube` file) was rejected; positions are 1-based columns, counted in Unicode scalars.
 public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
     /// No filter has this name.
     case unknownFilter(name: String, position: Int)
@@ -17,8 +17,13 @@ public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
     /// A `.cube` file could not be read or parsed; line 0 means the file as a whole.
     case badLutFile(path: String, line: Int, reason: String)
 
-    /// One sentence naming the problem, where it is, and what is allowed.
+    /// One sentence naming the problem, where it is, and what is allowed, on one line: input it quotes
+    /// (a value, a path, a word of a LUT file) has its line breaks and control characters written as `\u{A}`.
     public var description: String {
+        Self.escapingControls(sentence)
+    }
+
+    private var sentence: String {
         switch self {
         case let .unknownFilter(name, position):
             return "Unknown filter '\(name)' at column \(position); known filters are \(Self.filterNames)."
@@ -38,6 +43,27 @@ public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
         case let .badLutFile(path, line, reason):
             return line > 0 ? "LUT file \(path), line \(line): \(reason)." : "LUT file \(path): \(reason)."
         }
+    }
+
+    /// Writes control characters (Cc: newline, ESC, NUL…) and line or paragraph separators (Zl, Zp) as
+    /// `\u{A}`, so a message that quotes input stays one line and never sends terminal control sequences.
+    static func escapingControls(_ text: String) -> String {
+        func escaped(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: true
+            default: false
+            }
+        }
+        guard text.unicodeScalars.contains(where: escaped) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if escaped(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 
     static var filterNames: String {

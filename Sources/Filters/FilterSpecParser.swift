@@ -2,6 +2,9 @@
 ///
 /// Values are numbers, or for file keys a path, quoted with `"…"` (and `\"`, `\\` escapes) when it
 /// holds spaces, `|` or `=`. Every error carries the 1-based column of the offending token.
+///
+/// The text is read as Unicode scalars, not as characters: the syntax is ASCII, and a combining mark after
+/// a quote or a bar (`"\u{308}…`) must not hide that quote or bar inside one character. Columns count scalars.
 enum FilterSpecParser {
     private enum Token {
         case bar(position: Int)
@@ -10,7 +13,7 @@ enum FilterSpecParser {
     }
 
     static func parse(_ text: String) throws(FilterSpecError) -> [any Filter] {
-        let tokens = try tokenize(Array(text))
+        let tokens = try tokenize(Array(text.unicodeScalars))
         var filters: [any Filter] = []
         var index = 0
         while index < tokens.count {
@@ -80,13 +83,19 @@ enum FilterSpecParser {
         }
     }
 
-    private static func tokenize(_ chars: [Character]) throws(FilterSpecError) -> [Token] {
+    private static func tokenize(_ chars: [Unicode.Scalar]) throws(FilterSpecError) -> [Token] {
         var tokens: [Token] = []
         var i = 0
-        func isDelimiter(_ c: Character) -> Bool { c.isWhitespace || c == "|" || c == "=" || c == "\"" }
+        func isSpace(_ c: Unicode.Scalar) -> Bool { c.properties.isWhitespace }
+        func isDelimiter(_ c: Unicode.Scalar) -> Bool { isSpace(c) || c == "|" || c == "=" || c == "\"" }
+        func text(_ range: Range<Int>) -> String {
+            var result = ""
+            result.unicodeScalars.append(contentsOf: chars[range])
+            return result
+        }
         while i < chars.count {
             let c = chars[i]
-            if c.isWhitespace { i += 1; continue }
+            if isSpace(c) { i += 1; continue }
             if c == "|" {
                 if tokens.isEmpty {
                     throw .syntax(expected: "a filter name", found: "|", position: i + 1)
@@ -103,7 +112,7 @@ enum FilterSpecParser {
             }
             let start = i
             while i < chars.count, !isDelimiter(chars[i]) { i += 1 }
-            let word = String(chars[start..<i])
+            let word = text(start..<i)
             guard i < chars.count, chars[i] == "=" else {
                 tokens.append(.word(word, position: start + 1))
                 continue
@@ -116,24 +125,24 @@ enum FilterSpecParser {
                 var closed = false
                 while i < chars.count {
                     if chars[i] == "\\", i + 1 < chars.count {
-                        value.append(chars[i + 1])
+                        value.unicodeScalars.append(chars[i + 1])
                         i += 2
                     } else if chars[i] == "\"" {
                         closed = true
                         i += 1
                         break
                     } else {
-                        value.append(chars[i])
+                        value.unicodeScalars.append(chars[i])
                         i += 1
                     }
                 }
                 guard closed else { throw .syntax(expected: "a closing '\"'", found: "", position: chars.count + 1) }
-                if i < chars.count, !chars[i].isWhitespace, chars[i] != "|" {
+                if i < chars.count, !isSpace(chars[i]), chars[i] != "|" {
                     throw .syntax(expected: "a space or '|' after the quoted value", found: String(chars[i]), position: i + 1)
                 }
             } else {
-                while i < chars.count, !chars[i].isWhitespace, chars[i] != "|" { i += 1 }
-                value = String(chars[valueStart..<i])
+                while i < chars.count, !isSpace(chars[i]), chars[i] != "|" { i += 1 }
+                value = text(valueStart..<i)
                 guard !value.isEmpty else {
                     throw .syntax(expected: "a value after '\(word)='", found: i < chars.count ? String(chars[i]) : "", position: i + 1)
                 }

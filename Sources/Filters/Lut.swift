@@ -55,23 +55,43 @@ public struct Lut: Filter, Equatable {
     }
 
     /// The whole file as UTF-8 text; any failure becomes `badLutFile` at line 0.
+    ///
+    /// Only a regular file of at most 256 MB is read: a FIFO would block the caller (a control command, a
+    /// property setter) until someone writes to it, and `/dev/zero` would be read until the size limit.
     static func read(_ path: String) throws(FilterSpecError) -> String {
-        guard let handle = fopen(path, "rb") else {
+        // O_NONBLOCK: opening a FIFO with no writer returns at once, and fstat says what it is.
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
             throw .badLutFile(path: path, line: 0, reason: "cannot open the file (\(String(cString: strerror(errno))))")
         }
-        defer { fclose(handle) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw .badLutFile(path: path, line: 0, reason: "cannot read the file (\(String(cString: strerror(errno))))")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            let kind = status.st_mode & S_IFMT == S_IFDIR ? "a directory" : "not a regular file (a device, a FIFO or a socket)"
+            throw .badLutFile(path: path, line: 0, reason: "it is \(kind); give the path of a .cube file")
+        }
+        // A LUT of size 256 is about 200 MB of text; anything larger is not a cube file.
+        let limit = 256 << 20
+        guard status.st_size <= limit else {
+            throw .badLutFile(path: path, line: 0, reason: "file is larger than 256 MB")
+        }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(status.st_size))
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, handle) }
-            if count > 0 { bytes.append(contentsOf: chunk[0..<count]) }
-            if count < chunk.count { break }
-            // A LUT of size 256 is about 200 MB of text; anything larger is not a cube file.
-            if bytes.count > 256 << 20 {
-                throw .badLutFile(path: path, line: 0, reason: "file is larger than 256 MB")
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw .badLutFile(path: path, line: 0, reason: "read error (\(String(cString: strerror(errno))))")
             }
+            if count == 0 { break }
+            bytes.append(contentsOf: chunk[0..<count])
+            // The file may grow while it is read.
+            if bytes.count > limit { throw .badLutFile(path: path, line: 0, reason: "file is larger than 256 MB") }
         }
-        if ferror(handle) != 0 { throw .badLutFile(path: path, line: 0, reason: "read error") }
         return String(decoding: bytes, as: UTF8.self)
     }
 }

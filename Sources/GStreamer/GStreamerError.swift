@@ -10,6 +10,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     case propertyTypeMismatch(element: String, property: String, expected: String)
     /// An enum property was given a nick it does not list.
     case invalidEnumValue(element: String, property: String, value: String, allowed: [String])
+    /// The value has the property's type but lies outside what the property accepts (its range).
+    case propertyValueOutOfRange(element: String, property: String, value: String, allowed: String)
     /// The property cannot be written (or read).
     case propertyNotWritable(element: String, property: String)
     /// Two elements (or pads) would not link.
@@ -18,6 +20,9 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     case padNotFound(element: String, pad: String)
     /// Adding an element to a bin failed (already has a parent, or a name clash).
     case addFailed(bin: String, element: String)
+    /// A graph's launch text would refer to this element (or `element.pad`) by a name the launch parser
+    /// cannot read as a reference, so the printed line would not be the graph that was built.
+    case nameNotReferenceable(String)
     /// `gst_parse_launch` rejected the description.
     case parse(GLibError)
     /// A state change failed; `element` and `message` come from the first error on the bus, when there is one.
@@ -52,6 +57,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "property '\(property)' of '\(element)' holds \(expected)"
         case let .invalidEnumValue(element, property, value, allowed):
             return "property '\(property)' of '\(element)' has no value '\(value)'; allowed: \(allowed.joined(separator: ", "))"
+        case let .propertyValueOutOfRange(element, property, value, allowed):
+            return "property '\(property)' of '\(element)' takes \(allowed), not \(value)"
         case let .propertyNotWritable(element, property):
             return "property '\(property)' of '\(element)' cannot be changed"
         case let .linkFailed(source, sink, reason):
@@ -60,6 +67,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "element '\(element)' has no pad '\(pad)'"
         case let .addFailed(bin, element):
             return "cannot add '\(element)' to '\(bin)': it already has a parent or the name is taken"
+        case let .nameNotReferenceable(name):
+            return "'\(name)' cannot be referred to in gst-launch text; name the element (and pad) with ASCII letters, digits and -_%: only, not starting with '-'"
         case let .parse(error):
             return "pipeline description rejected: \(error.message)"
         case let .stateChangeFailed(element, state, message):

@@ -74,15 +74,36 @@ public struct CapsDescription: Sendable, Hashable {
         self.mediaType = mediaType
         self.fields = fields.map { Field(name: $0.0, value: $0.1) }
     }
+
+    /// Whether `name` is written bare in caps text and read back as the same name: ASCII letters, digits
+    /// and `/-_.:+` (`gst_structure_validate_name`; the caps parser's `GST_ASCII_IS_STRING`).
+    static func isName(_ name: String, startingWithLetter: Bool) -> Bool {
+        guard let first = name.unicodeScalars.first, !startingWithLetter || (first.isASCII && first.properties.isAlphabetic) else {
+            return false
+        }
+        return name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/-_.:+".unicodeScalars.contains($0))
+        }
+    }
 }
 
 extension Caps {
     /// Caps with one structure made from typed fields. Calls `gst_caps_new_empty_simple` and `gst_caps_set_value`.
+    ///
+    /// The media type and the field names must be names GStreamer's caps syntax can write (a letter, then
+    /// letters, digits and `/-_.:+`; field names from those characters): GStreamer stores other names but
+    /// prints them bare, as text that no longer parses to these caps.
     public convenience init(_ description: CapsDescription) throws(GStreamerError) {
         GStreamer.initialize()
-        guard let caps = gst_caps_new_empty_simple(description.mediaType) else { throw .invalidCaps(description.mediaType) }
+        guard CapsDescription.isName(description.mediaType, startingWithLetter: true),
+              let caps = gst_caps_new_empty_simple(description.mediaType) else {
+            throw .invalidCaps(description.mediaType)
+        }
         self.init(adopting: caps)
         for field in description.fields {
+            guard CapsDescription.isName(field.name, startingWithLetter: false) else {
+                throw .invalidCaps("\(description.mediaType), \(field.name)")
+            }
             var value = GValue()
             switch field.value {
             case let .int(number):
@@ -217,6 +238,8 @@ public struct GraphDescription: Sendable, Equatable {
     }
 
     private func populate(_ bin: Bin) throws(GStreamerError) -> [Element] {
+        // A graph whose printed line could not name an element it links by name is not built at all.
+        if let name = unreferenceableName { throw .nameNotReferenceable(name) }
         let names = effectiveNames
         var elements: [Element] = []
         for (index, node) in nodes.enumerated() {
@@ -228,6 +251,11 @@ public struct GraphDescription: Sendable, Equatable {
         }
         try bin.add(elements)
         for link in links {
+            // gst_parse_launch refuses these; an element whose pads appear later would otherwise wait forever.
+            guard link.source != link.sink else {
+                let name = elements[link.source.index].name
+                throw .linkFailed(source: name, sink: name, reason: "an element cannot link to itself")
+            }
             try elements[link.source.index].linkPads(link.sourcePad, to: elements[link.sink.index], link.sinkPad)
         }
         return elements

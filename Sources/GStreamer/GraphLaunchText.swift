@@ -37,6 +37,18 @@ extension GraphDescription {
         }
     }
 
+    /// The first `name` or `name.pad` the launch text refers to that the launch parser would not read back
+    /// as that reference (`tee name="a b"` prints fine, but `a b. ! queue` does not), if any.
+    var unreferenceableName: String? {
+        let names = effectiveNames
+        for case let .reference(index, pad) in layout().lines.joined() {
+            let name = names[index] ?? nodes[index].factory
+            if !isLaunchIdentifier(name) { return name }
+            if let pad, !isLaunchIdentifier(pad) { return "\(name).\(pad)" }
+        }
+        return nil
+    }
+
     /// A word of launch text before names and values are filled in.
     enum Word {
         case element(Int)
@@ -124,6 +136,16 @@ func launchQuoted(_ serialized: String) -> String {
         quoted.append(character)
     }
     return quoted + "\""
+}
+
+/// An element or pad name as the launch lexer reads it in a reference (`name.pad`): an ASCII letter, digit
+/// or `_`, then letters, digits and `-_%:` (GStreamer 1.22's `_identifier`).
+func isLaunchIdentifier(_ name: String) -> Bool {
+    func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar))
+    }
+    guard let first = name.unicodeScalars.first, isAlphanumeric(first) || first == "_" else { return false }
+    return name.unicodeScalars.allSatisfy { isAlphanumeric($0) || "-_%:".unicodeScalars.contains($0) }
 }
 
 /// The characters GStreamer itself leaves unquoted in serialized strings (`GST_ASCII_IS_STRING`).

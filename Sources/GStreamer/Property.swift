@@ -26,6 +26,11 @@ extension Element {
             }
             throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
         }
+        // g_object_set_property would print a warning for a value outside the property's range and keep the
+        // old value; the caller hears of it instead.
+        if g_param_value_validate(spec, &value) != 0 {
+            throw .propertyValueOutOfRange(element: name, property: property, value: "\(newValue)", allowed: allowedValues(spec))
+        }
         g_object_set_property(objectPointer, property, &value)
     }
 
@@ -71,6 +76,25 @@ extension Element {
 
     private func typeName(_ spec: UnsafeMutablePointer<GParamSpec>) -> String {
         String(borrowingCString: g_type_name(spec.pointee.value_type)) ?? "another type"
+    }
+
+    /// The range of a numeric property as "MIN…MAX"; other properties: "a value it accepts".
+    private func allowedValues(_ spec: UnsafeMutablePointer<GParamSpec>) -> String {
+        func range<Spec, Bound>(_ type: Spec.Type, _ bounds: (Spec) -> (Bound, Bound)) -> String {
+            let (minimum, maximum) = bounds(UnsafeMutableRawPointer(spec).assumingMemoryBound(to: Spec.self).pointee)
+            return "\(minimum)…\(maximum)"
+        }
+        switch g_type_fundamental(spec.pointee.value_type) {
+        case CGStreamer_type_int(): return range(GParamSpecInt.self) { ($0.minimum, $0.maximum) }
+        case CGStreamer_type_uint(): return range(GParamSpecUInt.self) { ($0.minimum, $0.maximum) }
+        case CGStreamer_type_long(): return range(GParamSpecLong.self) { ($0.minimum, $0.maximum) }
+        case CGStreamer_type_ulong(): return range(GParamSpecULong.self) { ($0.minimum, $0.maximum) }
+        case CGStreamer_type_int64(): return range(GParamSpecInt64.self) { ($0.minimum, $0.maximum) }
+        case CGStreamer_type_uint64(): return range(GParamSpecUInt64.self) { ($0.minimum, $0.maximum) }
+        case CGStreamer_type_float(): return range(GParamSpecFloat.self) { ($0.minimum, $0.maximum) }
+        case CGStreamer_type_double(): return range(GParamSpecDouble.self) { ($0.minimum, $0.maximum) }
+        default: return "a value it accepts"
+        }
     }
 
     private func enumNicks(_ spec: UnsafeMutablePointer<GParamSpec>) -> [String] {

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import Filters
 
@@ -24,6 +27,21 @@ import Testing
         let path = temporaryFile("bad-\(line)-\(text.count).cube", text)
         #expect(throws: FilterSpecError.badLutFile(path: path, line: line, reason: reason)) { try Lut(file: path) }
         #expect(throws: FilterSpecError.badLutFile(path: path, line: line, reason: reason)) { try FilterChain(parsing: "mono | lut file=\(path)") }
+    }
+
+    /// A FIFO blocked the parse (and the control command or property setter behind it) until someone wrote
+    /// to it; /dev/zero was read up to the 256 MB limit. Only regular files are read.
+    @Test func onlyRegularFilesAreRead() throws {
+        let fifo = temporaryFile("fifo-\(getpid()).cube", "")
+        unlink(fifo)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        defer { unlink(fifo) }
+        let notRegular = "it is not a regular file (a device, a FIFO or a socket); give the path of a .cube file"
+        #expect(throws: FilterSpecError.badLutFile(path: fifo, line: 0, reason: notRegular)) { try FilterChain(parsing: "lut file=\(fifo)") }
+        #expect(throws: FilterSpecError.badLutFile(path: "/dev/zero", line: 0, reason: notRegular)) { try Lut(file: "/dev/zero") }
+        #expect(throws: FilterSpecError.badLutFile(path: "/", line: 0, reason: "it is a directory; give the path of a .cube file")) {
+            try Lut(file: "/")
+        }
     }
 
     @Test func missingFileIsAnErrorNotATrap() {

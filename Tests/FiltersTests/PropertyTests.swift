@@ -78,7 +78,7 @@ import Testing
                 switch error {
                 case let .unknownFilter(_, p), let .unknownKey(_, _, p), let .badNumber(_, _, _, p),
                      let .outOfRange(_, _, _, p), let .duplicateKey(_, _, p), let .syntax(_, _, p):
-                    #expect(p >= 1 && p <= text.count + 1, "\(text) → \(error)")
+                    #expect(p >= 1 && p <= text.unicodeScalars.count + 1, "\(text) → \(error)")
                 case .missingArgument, .badLutFile:
                     break
                 }

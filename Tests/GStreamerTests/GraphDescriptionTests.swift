@@ -87,4 +87,64 @@ struct GraphDescriptionTests {
             try graph.build()
         }
     }
+
+    // What fuzzing the launch printer found (Tests/Fuzz, FuzzLaunch; the inputs are `found-*` in its corpus).
+
+    /// A caps field name or media type the caps syntax cannot write was stored, then printed bare, as text
+    /// that does not parse (`width=(string)er, sepia | …=(string)…`): such caps are refused when made.
+    @Test(arguments: ["er, sepia | lut", "a b", "x=y", "", "caméra", "a;b"])
+    func capsFieldNamesMustBeWritable(name: String) {
+        #expect(throws: GStreamerError.self) { try Caps(CapsDescription("video/x-raw", [(name, .int(1))])) }
+        #expect(throws: GStreamerError.self) { try Caps(CapsDescription(name.isEmpty ? "" : "video/" + name)) }
+        var graph = GraphDescription()
+        graph.chain(graph.add("fakesrc"), graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [(name, .int(1))]))]),
+                    graph.add("fakesink"))
+        #expect(throws: GStreamerError.self) { try graph.build() }
+    }
+
+    @Test func writableCapsNamesStillWork() throws {
+        let caps = try Caps(CapsDescription("application/x-rtp", [("clock-rate", .int(90000)), ("a:b+c.d/e_f", .string("x y"))]))
+        #expect(caps.isEqual(to: try Caps(parsing: caps.description)))
+    }
+
+    /// An element reached by name must have a name the launch lexer reads as a reference (`name.pad`); the
+    /// printed `…pick.sink_0` with a name like "\u{FFFD}pick" did not parse. Unreferenced, any name prints.
+    @Test func referencedElementsNeedLaunchIdentifiers() throws {
+        for name in ["\u{FFFD}pick", "a b", "a.b", "-a", "a+b", "a/b", "caméra"] {
+            var graph = GraphDescription()
+            let tee = graph.add("tee", name: name)
+            graph.link(graph.add("fakesrc"), to: tee)
+            graph.link(tee, to: graph.add("fakesink"))
+            graph.link(tee, to: graph.add("fakesink"))
+            #expect(throws: GStreamerError.nameNotReferenceable(name), "\(name)") { try graph.build() }
+
+            var plain = GraphDescription()
+            plain.chain(plain.add("fakesrc"), plain.add("identity", name: name), plain.add("fakesink"))
+            let parsed = try Pipeline.parse(plain.launchText)
+            #expect(parsed.element(named: name) != nil, "\(plain.launchText)")
+            #expect(try plain.build().element(named: name) != nil)
+        }
+        for name in ["a", "a-b", "a_b", "a:b", "a%b", "1a", "_a", "tee-1"] {
+            var graph = GraphDescription()
+            let tee = graph.add("tee", name: name)
+            graph.link(graph.add("fakesrc"), to: tee)
+            graph.link(tee, to: graph.add("fakesink"))
+            graph.link(tee, to: graph.add("fakesink"))
+            _ = try graph.build()
+            #expect(try Pipeline.parse(graph.launchText).allElements.count == 4, "\(graph.launchText)")
+        }
+    }
+
+    /// A link from an element to itself built (uridecodebin waits for pads) but printed as `n0. ! n0.`, which
+    /// the launch parser refuses; it is refused when built too.
+    @Test func anElementCannotLinkToItself() {
+        var graph = GraphDescription()
+        let decoder = graph.add("uridecodebin", name: "n0")
+        graph.link(decoder, to: decoder)
+        #expect(throws: GStreamerError.linkFailed(source: "n0", sink: "n0", reason: "an element cannot link to itself")) {
+            try graph.build()
+        }
+        #expect(throws: GStreamerError.self) { try Pipeline.parse(graph.launchText) }
+    }
 }
+

@@ -16,8 +16,10 @@ public struct ConfigError: CategorizedError, Sendable, Equatable {
         self.kind = kind
     }
 
+    /// `FILE: PATH: REASON` on one line; line breaks and control characters that came from the input or
+    /// from GStreamer's messages are written as `\u{A}`.
     public var description: String {
-        path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)"
+        escapingControls(path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)")
     }
 }
 

@@ -1,0 +1,170 @@
+public import Camera
+import Foundation
+
+/// One control command, parsed and checked but not yet run: what `CommandInterpreter.execute` does is
+/// `Command(parsing:)` (pure, no session) followed by one session call.
+///
+/// `description` is the canonical command line, which parses back to an equal command.
+public enum Command: Sendable, Hashable, CustomStringConvertible {
+    /// `snap [DIR]`: a still, into `directory` or the config's.
+    case snap(directory: String?)
+    /// `switch`: the other source.
+    case switchCamera
+    /// `zoom FACTOR` (finite; the session clamps and says so).
+    case zoom(Double)
+    /// `focus X Y`, both in 0…1.
+    case focus(x: Double, y: Double)
+    /// `exposure X Y`, both in 0…1: meter on that point.
+    case exposurePoint(x: Double, y: Double)
+    /// `exposure ev=E` (finite): exposure compensation in stops.
+    case exposureCompensation(ev: Double)
+    /// `torch on|off`.
+    case torch(on: Bool)
+    /// `mirror on|off`.
+    case mirror(on: Bool)
+    /// `wb auto|KELVIN`, KELVIN in 1000…15000.
+    case whiteBalance(WhiteBalanceMode)
+    /// `brightness|contrast|saturation|hue V`: a whole number in the camera's units or a level in -1…1.
+    case adjust(ColorAdjustment, AdjustmentLevel)
+    /// `filter CHAIN`; `filter none` (and a bare `filter`) is the empty chain. The text is checked by the session.
+    case filter(String)
+    /// `record start`.
+    case recordStart
+    /// `record stop`.
+    case recordStop
+    /// `stats [--json]`.
+    case stats(json: Bool)
+    /// `wait FRAMES`, FRAMES in 1…100000.
+    case wait(frames: Int)
+    /// `quit` (also `exit`, `stop`).
+    case quit
+    /// `help`.
+    case help
+
+    /// The commands and what they take, as `help` and every usage error list them.
+    public static let summary = [
+        "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y|ev=E", "wb auto|KELVIN",
+        "brightness|contrast|saturation|hue V", "mirror on|off", "filter CHAIN", "record start|stop", "stats [--json]", "wait FRAMES", "quit",
+    ].joined(separator: ", ")
+
+    /// Parses one command line. Words are separated by spaces; the verb is case-insensitive.
+    public init(parsing line: String) throws(CommandError) {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let verb = words.first?.lowercased() else { throw .empty }
+        let arguments = Array(words.dropFirst())
+        switch verb {
+        case "snap", "snapshot":
+            guard arguments.count <= 1 else { throw .usage("snap [DIRECTORY]") }
+            self = .snap(directory: arguments.first)
+        case "switch":
+            self = .switchCamera
+        case "zoom":
+            guard arguments.count == 1, let factor = Double(arguments[0]), factor.isFinite else { throw .usage("zoom FACTOR, e.g. zoom 2") }
+            self = .zoom(factor)
+        case "exposure" where arguments.count == 1 && arguments[0].lowercased().hasPrefix("ev="):
+            guard let ev = Double(arguments[0].dropFirst(3)), ev.isFinite else { throw .usage("exposure ev=STOPS, e.g. exposure ev=1") }
+            self = .exposureCompensation(ev: ev)
+        case "focus", "exposure":
+            guard arguments.count == 2, let x = Double(arguments[0]), let y = Double(arguments[1]),
+                  (0...1).contains(x), (0...1).contains(y) else {
+                throw .usage(verb == "focus" ? "focus X Y with X and Y between 0 and 1, e.g. focus 0.5 0.5"
+                                             : "exposure X Y (0…1, e.g. exposure 0.5 0.5) or exposure ev=STOPS")
+            }
+            self = verb == "focus" ? .focus(x: x, y: y) : .exposurePoint(x: x, y: y)
+        case "torch":
+            guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { throw .usage("torch on|off") }
+            self = .torch(on: arguments[0] == "on")
+        case "mirror":
+            guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { throw .usage("mirror on|off") }
+            self = .mirror(on: arguments[0] == "on")
+        case "wb":
+            guard arguments.count == 1 else { throw .usage("wb auto|KELVIN, e.g. wb 5000") }
+            if arguments[0].lowercased() == "auto" {
+                self = .whiteBalance(.auto)
+                return
+            }
+            let digits = arguments[0].lowercased().hasSuffix("k") ? String(arguments[0].dropLast()) : arguments[0]
+            guard let kelvin = Int(digits), (1000...15000).contains(kelvin) else {
+                throw .usage("wb auto|KELVIN with KELVIN from 1000 to 15000, e.g. wb 5000")
+            }
+            self = .whiteBalance(.kelvin(kelvin))
+        case "brightness", "contrast", "saturation", "hue":
+            let usage = "\(verb) V: a whole number in the camera's units, or a level from -1.0 to 1.0"
+            guard arguments.count == 1, let adjustment = ColorAdjustment(rawValue: verb) else { throw .usage(usage) }
+            if let raw = Int64(arguments[0]) {
+                self = .adjust(adjustment, .raw(raw))
+            } else if let value = Double(arguments[0]), value.isFinite {
+                self = .adjust(adjustment, .normalized(value))
+            } else {
+                throw .usage(usage)
+            }
+        case "filter":
+            let text = trimmed.dropFirst(verb.count).trimmingCharacters(in: .whitespaces)
+            self = .filter(text == "none" ? "" : text)
+        case "record":
+            switch arguments.first {
+            case "start": self = .recordStart
+            case "stop": self = .recordStop
+            default: throw .usage("record start|stop")
+            }
+        case "stats":
+            self = .stats(json: arguments.first == "--json")
+        case "wait":
+            guard arguments.count == 1, let count = Int(arguments[0]), (1...100_000).contains(count) else {
+                throw .usage("wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered")
+            }
+            self = .wait(frames: count)
+        case "quit", "exit", "stop":
+            self = .quit
+        case "help":
+            self = .help
+        default:
+            throw .unknownCommand(verb)
+        }
+    }
+
+    /// The canonical command line.
+    public var description: String {
+        switch self {
+        case let .snap(directory): directory.map { "snap \($0)" } ?? "snap"
+        case .switchCamera: "switch"
+        case let .zoom(factor): "zoom \(factor)"
+        case let .focus(x, y): "focus \(x) \(y)"
+        case let .exposurePoint(x, y): "exposure \(x) \(y)"
+        case let .exposureCompensation(ev): "exposure ev=\(ev)"
+        case let .torch(on): on ? "torch on" : "torch off"
+        case let .mirror(on): on ? "mirror on" : "mirror off"
+        case .whiteBalance(.auto): "wb auto"
+        case let .whiteBalance(.kelvin(kelvin)): "wb \(kelvin)"
+        case let .adjust(adjustment, .raw(value)): "\(adjustment.rawValue) \(value)"
+        case let .adjust(adjustment, .normalized(level)): "\(adjustment.rawValue) \(level)"
+        case let .filter(text): text.isEmpty ? "filter none" : "filter \(text)"
+        case .recordStart: "record start"
+        case .recordStop: "record stop"
+        case let .stats(json): json ? "stats --json" : "stats"
+        case let .wait(frames): "wait \(frames)"
+        case .quit: "quit"
+        case .help: "help"
+        }
+    }
+}
+
+/// Why a command line was refused before it reached the session.
+public enum CommandError: Error, Hashable, CustomStringConvertible {
+    /// The line held no command.
+    case empty
+    /// The verb is not a command; the payload is the verb as typed (lowercased).
+    case unknownCommand(String)
+    /// The command's arguments are wrong; the payload is the usage.
+    case usage(String)
+
+    /// One line; input echoed back is escaped, so it never holds a line break or a control character.
+    public var description: String {
+        switch self {
+        case .empty: "empty command; commands: \(Command.summary)"
+        case let .unknownCommand(verb): "unknown command '\(escapingControls(verb))'; commands: \(Command.summary)"
+        case let .usage(text): "usage: \(text)"
+        }
+    }
+}

@@ -1,0 +1,63 @@
+@testable import Capture
+import Camera
+import Foundation
+import Testing
+
+/// The command parser on its own: `Command(parsing:)` needs no session, so every line a transport may
+/// deliver is checked here (and fuzzed by Tests/Fuzz, FuzzCommand).
+@Suite("Commands")
+struct CommandTests {
+    @Test(arguments: [
+        ("snap", Command.snap(directory: nil)), ("snapshot /tmp/stills", .snap(directory: "/tmp/stills")),
+        ("switch", .switchCamera), ("  ZOOM   2 ", .zoom(2)), ("zoom 0.2", .zoom(0.2)),
+        ("focus 0.5 0.25", .focus(x: 0.5, y: 0.25)), ("exposure 0 1", .exposurePoint(x: 0, y: 1)),
+        ("exposure EV=-1.5", .exposureCompensation(ev: -1.5)), ("torch on", .torch(on: true)), ("mirror off", .mirror(on: false)),
+        ("wb auto", .whiteBalance(.auto)), ("wb 5000K", .whiteBalance(.kelvin(5000))), ("wb 4000", .whiteBalance(.kelvin(4000))),
+        ("brightness 40", .adjust(.brightness, .raw(40))), ("hue -0.25", .adjust(.hue, .normalized(-0.25))),
+        ("filter sepia intensity=0.5 | vignette", .filter("sepia intensity=0.5 | vignette")), ("filter none", .filter("")),
+        ("filter", .filter("")), ("FILTER   mono  ", .filter("mono")), ("record start", .recordStart), ("record stop", .recordStop),
+        ("stats", .stats(json: false)), ("stats --json", .stats(json: true)), ("wait 10", .wait(frames: 10)),
+        ("quit", .quit), ("exit", .quit), ("stop", .quit), ("help", .help),
+    ] as [(String, Command)])
+    func parses(line: String, expected: Command) throws {
+        let command = try Command(parsing: line)
+        #expect(command == expected)
+        #expect(try Command(parsing: command.description) == command, "\(command.description)")
+    }
+
+    @Test(arguments: [
+        ("", CommandError.empty), ("   \t ", .empty), ("nosuch", .unknownCommand("nosuch")), ("snap a b", .usage("snap [DIRECTORY]")),
+        ("zoom nan", .usage("zoom FACTOR, e.g. zoom 2")), ("zoom", .usage("zoom FACTOR, e.g. zoom 2")),
+        ("exposure ev=inf", .usage("exposure ev=STOPS, e.g. exposure ev=1")), ("torch maybe", .usage("torch on|off")),
+        ("wb 999", .usage("wb auto|KELVIN with KELVIN from 1000 to 15000, e.g. wb 5000")), ("record", .usage("record start|stop")),
+        ("wait 0", .usage("wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered")),
+    ] as [(String, CommandError)])
+    func refuses(line: String, expected: CommandError) {
+        #expect(throws: expected) { try Command(parsing: line) }
+    }
+
+    /// A refusal echoes the verb; line breaks (U+2028 included) and control characters in it are escaped,
+    /// in the error and in the reply line (found by fuzzing: `verb\u{2028}next` came back as two lines).
+    @Test(arguments: ["verb\u{2028}next", "a\u{2029}b", "x\u{1B}[31mred", "a\rb", "a\u{85}b", "a\u{0B}b\u{0C}"])
+    func refusalsAreOneLine(line: String) throws {
+        let error = try #require(throws: CommandError.self) { try Command(parsing: line) }
+        let breaks: Set<UInt32> = [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x1B, 0x2028, 0x2029]
+        #expect(!error.description.unicodeScalars.contains { breaks.contains($0.value) }, "\(error.description.debugDescription)")
+        #expect(!Reply.error(line).description.unicodeScalars.contains { breaks.contains($0.value) })
+        #expect(Reply.error("a\u{2028}b").description == "error a\\u{2028}b")
+    }
+}
+
+/// Config errors quote values and GStreamer's messages; the description is one line whatever they hold.
+@Suite("Config errors")
+struct ConfigErrorLineTests {
+    @Test func aConfigErrorIsOneLine() throws {
+        let error = ConfigError(file: "a\nb.json", path: "filter", reason: "'0\n5' is not valid\u{2028}")
+        #expect(error.description == "a\\u{A}b.json: filter: '0\\u{A}5' is not valid\\u{2028}")
+        #expect {
+            try ConfigLoader.load(data: Data(#"{"sources":[{"kind":"test"}],"filter":"sepia intensity=\"0\n5\""}"#.utf8), file: "x.json")
+        } throws: { error in
+            !"\(error)".contains("\n")
+        }
+    }
+}

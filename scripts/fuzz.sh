@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The libFuzzer targets of Tests/Fuzz (a package of their own, so no plain build links them), built once
+# with -sanitize=fuzzer,address and run one after another from the repository root.
+#
+# Usage: fuzz.sh [full|short] [TARGET…]      targets: Grammar Cube Config Command Launch (default: all)
+#   full  (make fuzz): FUZZ_RUNS inputs per target (default 1000000); FUZZ_MAX_SECONDS (default 3600) bounds
+#         each run as a safety net, and a run it cuts short fails, because it did not reach FUZZ_RUNS.
+#   short (make test): FUZZ_SHORT_SECONDS per target (default 20), whatever number of inputs that is.
+# Every run: a trap or a broken property (a crash), an input slower than 1 s (-timeout=1) or a leak
+# (-detect_leaks=1 under LeakSanitizer) fails it; the input is kept in .build/fuzz/artifacts/ and the
+# last lines of the log are shown. Inputs that found new coverage collect in .build/fuzz/corpus/TARGET,
+# next to the checked-in seeds in Tests/Fuzz/Corpus/TARGET (and its dictionary, Tests/Fuzz/TARGET.dict).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-full}
+shift || true
+case "$mode" in full|short) ;; *) echo "usage: $0 [full|short] [TARGET…]"; exit 64 ;; esac
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(Grammar Cube Command Config Launch)
+
+scratch=.build/fuzz
+build=(swift build --package-path Tests/Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address)
+printf '\n== fuzz targets: building (%s)\n' "${build[*]}"
+"${build[@]}" 2>&1 | grep -v -e '^\[' -e 'prohibited flag' -e 'will never be executed' -e '^ *|' -e '^ *`-' || true
+bin=$("${build[@]}" --show-bin-path)
+
+# Swift's own crash backtracer would race ASan's report and libFuzzer's crash handling.
+export SWIFT_BACKTRACE=enable=no
+export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0
+# GStreamer in the Launch and Config targets: no plugin registry rescans mid-run, no debug output.
+export GST_REGISTRY_UPDATE=no GST_DEBUG=0
+
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+  exe="$bin/Fuzz$target"
+  [ -x "$exe" ] || { echo "no fuzz target $target (known: Grammar Cube Command Config Launch)"; exit 64; }
+  corpus="$scratch/corpus/$target" artifacts="$scratch/artifacts/$target"
+  mkdir -p "$corpus" "$artifacts"
+  if [ "$mode" = full ]; then
+    limits=(-runs="${FUZZ_RUNS:-1000000}" -max_total_time="${FUZZ_MAX_SECONDS:-3600}")
+  else
+    limits=(-max_total_time="${FUZZ_SHORT_SECONDS:-20}")
+  fi
+  # Targets that load GLib (Capture, GStreamer) record whole allocation stacks, because GLib has no frame
+  # pointers and the suppressions match by library (its one-time constructor allocation, `_dl_init`); eight
+  # frames reach it and keep those targets about twice as fast as thirty. Filters alone: the fast unwinder.
+  case "$target" in
+    Grammar|Cube) export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ;;
+    *) export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:fast_unwind_on_malloc=0:malloc_context_size=8 ;;
+  esac
+  log="$scratch/$target.log"
+  printf '\n== fuzz %s: %s\n' "$target" "${limits[*]}"
+  start=$SECONDS
+  status=0
+  "$exe" "${limits[@]}" -timeout=1 -detect_leaks=1 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+    -dict="Tests/Fuzz/$target.dict" -artifact_prefix="$artifacts/" "$corpus" "Tests/Fuzz/Corpus/$target" </dev/null >"$log" 2>&1 || status=$?
+  seconds=$((SECONDS - start))
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  line="$target: ${runs:-?} inputs in ${seconds} s"
+  if [ "$status" -ne 0 ]; then
+    echo "FAIL: $line, exit $status"
+    grep -E 'PROPERTY VIOLATED|ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)|SUMMARY|Test unit written|^    #[0-9]' "$log" | head -40 || true
+    failed+=("$target")
+  elif [ "$mode" = full ] && [ "${runs:-0}" -lt "${FUZZ_RUNS:-1000000}" ]; then
+    echo "FAIL: $line: -max_total_time=${FUZZ_MAX_SECONDS:-3600} stopped it before ${FUZZ_RUNS:-1000000} inputs"
+    failed+=("$target")
+  else
+    echo "ok: $line, no crash, hang or leak"
+  fi
+  summary+=("$line")
+done
+
+# The suppressions match GLib's own one-time allocations only: a GLib string our code leaks is reported.
+if [[ " ${targets[*]} " == *" Launch "* ]]; then
+  printf '\n== fuzz: LeakSanitizer still reports a deliberate leak through GLib\n'
+  log="$scratch/leak-canary.log"
+  if SWIFTCAM_FUZZ_LEAK_CANARY=1 ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0:malloc_context_size=8 \
+      "$bin/FuzzLaunch" -runs=20 -detect_leaks=1 -artifact_prefix="$scratch/leak-canary-" Tests/Fuzz/Corpus/Launch </dev/null >"$log" 2>&1; then
+    echo "FAIL: the deliberate leak went unreported"; failed+=(leak-canary)
+  elif ! grep -q "LeakSanitizer: detected memory leaks" "$log"; then
+    echo "FAIL: the canary run failed for another reason"; tail -20 "$log"; failed+=(leak-canary)
+  else
+    echo "ok: the deliberate leak was reported"
+  fi
+fi
+
+printf '\n== fuzz summary (%s)\n' "$mode"
+printf '  %s\n' "${summary[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAIL: ${failed[*]} (logs: $scratch/TARGET.log, inputs: $scratch/artifacts/)"
+  exit 1
+fi
