@@ -1,3 +1,4 @@
+import CGStreamer  // pthread_mutex_t comes through GStreamer's headers in a release build, as in Condition.swift
 import Glibc
 
 /// A value behind a pthread mutex, for state shared with GStreamer's streaming threads. The value must be
