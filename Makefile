@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan install-plugin clean bench-anchors
+.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan soak install-plugin clean bench-anchors
 
 deps:
 	@bash scripts/deps.sh
@@ -38,6 +38,12 @@ test-hardware: deps
 test-faults: deps
 	swift build --build-tests
 	@SWIFTCAM_SKIP_BUILD=1 bash scripts/test-hardware.sh faults
+
+# 30 minutes (SOAK_MINUTES=N to change) of a still every second, a filter change every 100 ms and a
+# recording every minute on the release build; RSS each minute; fails on growth, a lost file or a slow source.
+SOAK_MINUTES ?= 30
+soak: release
+	@SOAK_MINUTES=$(SOAK_MINUTES) bash scripts/soak.sh
 
 # SwiftCam's filters beside libyuv, ffmpeg and OpenCV, one thread, 1080p, one table of ratios (~3 min).
 # Installs Debian ffmpeg/libyuv0 and a venv with opencv-python-headless under .build when missing.
