@@ -215,7 +215,7 @@ struct HardwareFaultTests {
         #expect(end.status == 74, "run exits 74 (EX_IOERR) when a still failed; it exited \(end.status)")
         FaultMatrix.row(11, "Full disk while taking a still", injected: "still directory on a full 200 kB tmpfs, a still every second",
                    reported: "`snap` → `\(refused)`; stderr `\(periodic?.text ?? "no line")`; `stats` → `configured`; `run` exits \(end.status)",
-                   files: "no partial file; all \(leftovers.count) stills written decode",
+                   files: "no partial file; the \(leftovers.count) still\(leftovers.count == 1 ? "" : "s") written before decode",
                    recovery: "with room again `snap` works and periodic stills resume",
                    time: "\(FaultRun.seconds(recoveredAfter)) from room to a still")
     }
@@ -383,11 +383,11 @@ struct HardwareFaultTests {
         let second = RecordedFile.play(lastPart)
         #expect(second.error == nil && second.frames >= 15, "\(lastPart): \(second)")
         let recoveryTime = recovered.map { $0.time - clearedAt }
-        let failedText = failedLine.map { "stderr `\($0.text.replacingOccurrences(of: "swiftcam: ", with: ""))` after \(FaultRun.seconds($0.time - injectedAt))" } ?? "no status line"
+        let failedText = failedLine.map { "`\($0.text)` on stderr after \(FaultRun.seconds($0.time - injectedAt))" } ?? "no status line"
         FaultMatrix.row(index, fault, injected: injected,
-                   reported: "\(failedText); `stats` → `\(FaultRun.excerpt(stats.detail, words: 1))`; `snap` → `\(snap)`; then `recovering: …`, `recovered: …`",
-                   files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); part 1 plays \(FaultRun.seconds(first.seconds)) of the \(FaultRun.seconds(expected)) before the fault; part 2 plays (\(second.frames) frames)",
-                   recovery: "by itself: `configured`, frames flow, the recording continues in `-part2`; \(outage.handles.count) camera handles held while waiting; `stats` then says \(fmt(after?.fpsIn ?? 0, 1)) fps in",
+                   reported: "\(failedText); `stats` → `\(FaultRun.excerpt(stats.detail, words: 1)) …`; `snap` → `\(snap)`",
+                   files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); part 1 plays \(FaultRun.seconds(first.seconds)) of the \(FaultRun.seconds(expected)) recorded before the fault; part 2 plays (\(second.frames) frames)",
+                   recovery: "by itself (`recovering: …`, `recovered: …`): `configured`, frames flow, the recording goes on in `-part2`; camera handles held while waiting: \(outage.handles.count); the next `stats` says \(fmt(after?.fpsIn ?? 0, 0)) fps in",
                    time: recoveryTime.map { "\(FaultRun.seconds($0)) from \(cleared == nil ? "the fault" : "`modprobe vivid`") to `recovered`" } ?? "did not recover")
     }
 
@@ -428,9 +428,13 @@ struct Outage {
 /// One row of the matrix, printed for `scripts/test-hardware.sh` to collect.
 enum FaultMatrix {
     static func row(_ index: Int, _ fault: String, injected: String, reported: String, files: String, recovery: String, time: String) {
-        // Paths relative to the scratch folder: the table is for people.
-        let cells = [String(index), fault, injected, reported, files, recovery, time]
-            .map { $0.replacingOccurrences(of: "\(Live.scratch)/", with: "").replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
+        // The table is for people: no scratch folder, no dated file names.
+        let dated = try? NSRegularExpression(pattern: "[^ `]*-[0-9]{8}-[0-9]{6}[^ `]*\\.(mkv|jpg)")
+        let cells = [String(index), fault, injected, reported, files, recovery, time].map { cell -> String in
+            var text = cell.replacingOccurrences(of: "\(Live.scratch)/", with: "")
+            if let dated { text = dated.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "FILE.$1") }
+            return text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
+        }
         print("matrix|" + cells.joined(separator: "|"))
     }
 }
@@ -703,10 +707,11 @@ final class FaultRun: @unchecked Sendable {
         text.split(separator: " ").prefix(words).joined(separator: " ")
     }
 
-    /// The reply from `word` on (what stats says about it), or the start of the reply when it is absent.
+    /// The stats line from `word` up to its stills count (what it says about the recording), or its start.
     static func excerpt(_ text: String, around word: String) -> String {
         guard let range = text.range(of: word) else { return excerpt(text, words: 3) + " …" }
-        return "… " + text[range.lowerBound...].prefix(120)
+        let rest = text[range.lowerBound...]
+        return "… " + (rest.range(of: " stills ").map { rest[..<$0.lowerBound] } ?? rest.prefix(120)) + " …"
     }
 }
 
