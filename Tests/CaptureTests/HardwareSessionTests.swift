@@ -287,7 +287,7 @@ struct HardwareSessionTests {
         let torch = ctl("torch", "on")
         #expect(torch.status != 0 && torch.line.contains("torch is not supported") && torch.line.contains("no torch"))
         #expect(ctl("zoom", "2").line == "ok zoom 2.0 (digital)")
-        #expect(ctl("zoom", "40").line == "ok zoom 16.0 (digital)")
+        #expect(ctl("zoom", "40").line == "ok zoom 16.0 (digital) (clamped from 40)")
         let focus = ctl("focus", "0.5", "0.5")
         #expect(focus.status != 0 && focus.line.contains("focus is not supported"))
         #expect(ctl("wb", "5000").line == "ok wb 5000K (digital)")
