@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware test-tsan fuzz install-plugin clean bench-anchors
+.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors
 
 deps:
 	@bash scripts/deps.sh
@@ -35,9 +35,21 @@ fuzz: deps
 	@bash scripts/fuzz.sh full
 
 # The real-driver tests: the kernel's vivid camera in a VM (scripts/vivid-vm.sh: QEMU, KVM or software
-# emulation; it installs QEMU and a Debian kernel when missing), ~2-3 min.
+# emulation; it installs QEMU and a Debian kernel when missing), ~6-7 min with the fault matrix.
 test-hardware: deps
 	@bash scripts/test-hardware.sh
+
+# Only the fault matrix (part of test-hardware): every fault injected into vivid while `swiftcam run` plays,
+# what is reported, which files survive, recovery and its time; prints the table (~3 min, one VM boot).
+test-faults: deps
+	swift build --build-tests
+	@SWIFTCAM_SKIP_BUILD=1 bash scripts/test-hardware.sh faults
+
+# 30 minutes (SOAK_MINUTES=N to change) of a still every second, a filter change every 100 ms and a
+# recording every minute on the release build; RSS each minute; fails on growth, a lost file or a slow source.
+SOAK_MINUTES ?= 30
+soak: release
+	@SOAK_MINUTES=$(SOAK_MINUTES) bash scripts/soak.sh
 
 # SwiftCam's filters beside libyuv, ffmpeg and OpenCV, one thread, 1080p, one table of ratios (~3 min).
 # Installs Debian ffmpeg/libyuv0 and a venv with opencv-python-headless under .build when missing.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-hardware.sh - run SwiftCam's real-driver tests against the kernel's vivid camera in a VM.
 #
-#   scripts/test-hardware.sh            # from the repository root
+#   scripts/test-hardware.sh            # from the repository root: every real-driver suite
+#   scripts/test-hardware.sh faults     # only the fault matrix (one VM boot, ~3 min)
 #
 # Builds the test bundle on the host (`swift build --build-tests`), then boots the vivid VM
 # (scripts/vivid-vm.sh, which installs QEMU and a kernel when missing) and, inside it, runs the
@@ -11,10 +12,14 @@
 #      (v4l2src → swiftfilter in YUYV/NV12/BGRx at two sizes, `swiftcam run preview --frames 60` + a decoding
 #      snapshot, `swiftcam controls --json` = v4l2-ctl, `ctl` colour/flip read back, torch/zoom/focus lines,
 #      spot metering on a dark scene, injected drops counted, recovery from disconnect + module reload and
-#      from a fatal streaming error with a recording across it);
+#      from a fatal streaming error with a recording across it) and `HardwareFaultTests`, the fault matrix
+#      (disconnect, driver reload, vivid's STREAMON/DQBUF/QBUF errors, 20 % and 50 % dropped buffers, full disk
+#      while recording and while taking a still, an unwritable still directory, kill -9 and SIGTERM while
+#      recording: what is reported, which files survive, recovery and its time), whose rows become a table;
 #   2. as nobody (setpriv, no groups): `HardwarePermissionTests` (EACCES → permissionDenied, `unauthorized`);
 #   3. in a second VM with two cameras (n_devs=2): `HardwareTwoCameraTests` (switch-cameras live).
 # SWIFTCAM_HARDWARE_FILTER=REGEX runs only the matching root tests (one VM).
+# The fault matrix's measured table is printed at the end and written to .build/fault-matrix.md.
 # Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-vm.sh's 124 timeout,
 # 125 the VM did not run).
 #
@@ -23,6 +28,12 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+mode=${1:-all}
+case "$mode" in
+  all) ;;
+  faults) SWIFTCAM_HARDWARE_FILTER='CaptureTests\.HardwareFaultTests' ;;
+  *) echo "usage: $0 [all|faults]" >&2; exit 2 ;;
+esac
 VIVID_RUN=${VIVID_RUN:-scripts/vivid-vm.sh}
 [ -f "$VIVID_RUN" ] || { echo "test-hardware: $VIVID_RUN not found" >&2; exit 2; }
 
@@ -41,7 +52,7 @@ run_suite() {  # run_suite LABEL FILTER [prefix command…]: fails when a test f
   out=\$("\$@" env SWIFTCAM_HARDWARE=1 NO_COLOR=1 "$BIN" --testing-library swift-testing --filter "\$filter" 2>&1)
   rc=\$?
   if [ -n "\${VERBOSE:-}" ]; then printf '%s\n' "\$out"; else
-  printf '%s\n' "\$out" | grep -E '^ok |^devices:|✘|Expectation failed|recorded an issue|skipped|Test run with' || true; fi
+  printf '%s\n' "\$out" | grep -E '^ok |^devices:|^matrix\||✘|Expectation failed|recorded an issue|known issue|skipped|Test run with' || true; fi
   if [ \$rc -ne 0 ]; then echo "FAIL \$label (exit \$rc)"; status=1; return; fi
   if printf '%s\n' "\$out" | grep -q 'skipped'; then echo "FAIL \$label: tests were skipped"; status=1; return; fi
   if ! printf '%s\n' "\$out" | grep -qE 'Test run with [1-9][0-9]* tests? .*passed'; then echo "FAIL \$label: no tests ran"; status=1; return; fi
@@ -60,6 +71,8 @@ echo "== HardwareSessionTests as root"
 run_suite HardwareSessionTests 'CaptureTests\.HardwareSessionTests'
 echo "== HardwareRecoveryTests as root (a process of its own: the driver is unloaded)"
 run_suite HardwareRecoveryTests 'CaptureTests\.HardwareRecoveryTests'
+echo "== HardwareFaultTests as root (the fault matrix; a process of its own: the driver is unloaded)"
+run_suite HardwareFaultTests 'CaptureTests\.HardwareFaultTests'
 echo "== HardwarePermission tests as nobody"
 ls -l /dev/video0
 run_suite HardwarePermissionTests 'CaptureTests\.HardwarePermission' setpriv --reuid=nobody --regid=nogroup --clear-groups
@@ -74,12 +87,33 @@ run_suite HardwareTwoCameraTests 'CaptureTests\.HardwareTwoCameraTests'
 exit \$status
 TWO_EOF
 
+# The matrix rows (`matrix|N|fault|injected|reported|files|recovery|time`) as a Markdown table, in case order.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+table() {
+  # Cells escape a '|' of their own as '\|': kept aside while the row is split.
+  echo "| Fault | Injected | Reported (stderr · \`stats\` · socket) | Files written before it | Recovery | Time |"
+  echo "|---|---|---|---|---|---|"
+  grep -a '^matrix|' "$log" | sed 's/\\|/\x01/g' | sort -t'|' -k2,2n \
+    | awk -F'|' '{ line = "|"; for (i = 3; i <= NF; i++) line = line " " $i " |"; print line }' | sed 's/\x01/\\|/g'
+}
+matrix() {
+  grep -qa '^matrix|' "$log" || return 0
+  mkdir -p .build
+  table > .build/fault-matrix.md
+  printf '\n== fault matrix (measured; also in .build/fault-matrix.md)\n'
+  cat .build/fault-matrix.md
+}
+
 if [ -n "${SWIFTCAM_HARDWARE_FILTER:-}" ]; then
-  bash "$VIVID_RUN" "ONLY='$SWIFTCAM_HARDWARE_FILTER'; VERBOSE='${SWIFTCAM_HARDWARE_VERBOSE:-}'; $GUEST"
-  exit $?
+  rc=0  # pipefail: the VM's status (tee's is 0)
+  bash "$VIVID_RUN" "ONLY='$SWIFTCAM_HARDWARE_FILTER'; VERBOSE='${SWIFTCAM_HARDWARE_VERBOSE:-}'; $GUEST" | tee "$log" || rc=$?
+  matrix
+  exit $rc
 fi
 rc=0
-bash "$VIVID_RUN" "$GUEST" || rc=$?
+bash "$VIVID_RUN" "$GUEST" | tee "$log" || rc=$?
+matrix
 two=0
 VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" bash "$VIVID_RUN" "$TWO" || two=$?
 [ $rc -ne 0 ] && exit $rc
