@@ -78,8 +78,11 @@ public struct PipelineBuilder: Sendable {
     public func recordingGraph(location: String) -> GraphDescription {
         var graph = GraphDescription()
         var chain = [
-            graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "do-timestamp": false]),
-            graph.add("queue", name: "encode-queue", ["max-size-buffers": 30, "max-size-bytes": 0, "max-size-time": 0]),
+            // Bounded and leaky: an encoder slower than the camera drops the oldest frames (counted as queue
+            // drops) instead of queueing without limit.
+            graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "do-timestamp": false,
+                                                     "max-buffers": 4, "max-bytes": 0, "leaky-type": "downstream"]),
+            graph.add("queue", name: "encode-queue", ["max-size-buffers": 4, "max-size-bytes": 0, "max-size-time": 0]),
             // One fixed raw format into every encoder (muxers refuse caps changes).
             graph.add("videoconvert"),
             graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string("I420"))]))]),

@@ -12,6 +12,8 @@ final class Recorder: @unchecked Sendable {
     /// Frames that entered the branch, and those handed to the encoder (the difference leaked).
     let framesIn: BufferCounter
     let framesOut = BufferCounter()
+    /// Frames that left the recording's appsrc for the encoder (what its bounded queue did not drop).
+    let framesEncoded: BufferCounter
     private let pipeline: Pipeline
     private let tee: Element
     private let branch: Bin
@@ -59,6 +61,7 @@ final class Recorder: @unchecked Sendable {
             throw SessionError.recordingFailed(reason: "the recording pipeline has no appsrc")
         }
         self.source = source
+        framesEncoded = try source.staticPad("src").countBuffers().counter
         branch = try PipelineBuilder.recordFeedGraph.buildBin()
         guard let tap = branch.element(named: "record-tap", as: AppSink.self) else {
             throw SessionError.recordingFailed(reason: "the record branch has no appsink")
