@@ -78,10 +78,10 @@ public struct PipelineBuilder: Sendable {
     public func recordingGraph(location: String) -> GraphDescription {
         var graph = GraphDescription()
         var chain = [
-            // Bounded and leaky: an encoder slower than the camera drops the oldest frames (counted as queue
-            // drops) instead of queueing without limit.
+            // Bounded and leaky: about a second of frames absorbs an encoder's stalls; one slower than the
+            // camera for longer drops the oldest frames (counted as queue drops) instead of queueing without limit.
             graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "do-timestamp": false,
-                                                     "max-buffers": 4, "max-bytes": 0, "leaky-type": "downstream"]),
+                                                     "max-buffers": 30, "max-bytes": 0, "leaky-type": "downstream"]),
             graph.add("queue", name: "encode-queue", ["max-size-buffers": 4, "max-size-bytes": 0, "max-size-time": 0]),
             // One fixed raw format into every encoder (muxers refuse caps changes).
             graph.add("videoconvert"),
