@@ -9,6 +9,13 @@ public struct GLibError: Error, Sendable, Hashable, CustomStringConvertible {
     /// GLib's message text.
     public let message: String
 
+    /// An error GStreamer would have reported, made on this side (see `parseLaunch`).
+    init(domain: String, code: Int, message: String) {
+        self.domain = domain
+        self.code = code
+        self.message = message
+    }
+
     /// Copies and frees a `GError`, clearing the caller's pointer.
     init(consuming error: inout UnsafeMutablePointer<GError>?) {
         if let error {

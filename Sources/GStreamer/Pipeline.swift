@@ -37,8 +37,54 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
 /// Parses gst-launch text into an element (usually a pipeline).
 /// Calls `gst_parse_launch_full`; an unknown element becomes `elementNotFound` naming it.
+///
+/// gst_parse_launch (1.22, and upstream as of this writing) dereferences NULL when a description leaves no
+/// element at its top level but still has a link between references to resolve: `a. ! b.`, `t. ! queue !`,
+/// `! a. ! b.` crash the process (found by fuzzing raw `"launch"` configs). So the text must start the way a
+/// chain can (an element, a URI, a bin or a reference; anything else is GStreamer's own syntax error), and it
+/// is parsed after an empty bin of ours, which starts a chain of its own (the text parses as it would alone)
+/// and keeps the top level from ever being empty; the bin is taken out again. A lone element comes back
+/// unwrapped, as gst_parse_launch returns it; a lone bin is parsed once more without our bin, because
+/// GStreamer resolves references against a lone bin differently (not to the bin itself).
 public func parseLaunch(_ description: String) throws(GStreamerError) -> Element {
     GStreamer.initialize()
+    let text = description.unicodeScalars.drop { $0.properties.isWhitespace }
+    // Empty text has no link to resolve; GStreamer says "empty pipeline not allowed" itself.
+    guard let first = text.first else { return try parseLaunchText(description) }
+    let start = String(String.UnicodeScalarView(text.prefix(3)))
+    let startsAChain = first.isASCII && (first.properties.isAlphabetic || ("0"..."9").contains(first) || "_(/".unicodeScalars.contains(first))
+        || start.hasPrefix("./") || start.hasPrefix("../")
+    guard startsAChain, !startsWithAssignment(text) else {
+        throw .parse(GLibError(domain: "gst_parse_error", code: Int(GST_PARSE_ERROR_SYNTAX.rawValue),
+                               message: "syntax error: a description starts with an element, a URI, a bin or a reference"))
+    }
+    let sentinel = "swiftcam-parse-sentinel"
+    let top = try parseLaunchText("bin name=\(sentinel) " + description)
+    guard top.name != sentinel else {
+        // Nothing but our bin: the text made no element.
+        throw .parse(GLibError(domain: "gst_parse_error", code: Int(GST_PARSE_ERROR_EMPTY.rawValue), message: "empty pipeline not allowed"))
+    }
+    let bin = UnsafeMutableRawPointer(top.pointer).assumingMemoryBound(to: GstBin.self)
+    if let ours = gst_bin_get_by_name(bin, sentinel) {
+        gst_bin_remove(bin, ours)
+        gst_object_unref(ours)
+    }
+    guard bin.pointee.numchildren == 1, let child = bin.pointee.children?.pointee.data else { return top }
+    if isInstance(child, of: gst_bin_get_type()) { return try parseLaunchText(description) }
+    let element = child.assumingMemoryBound(to: GstElement.self)
+    gst_object_ref(element)
+    gst_bin_remove(bin, element)
+    return Element(adopting: element)
+}
+
+/// Whether the text starts `identifier=`: a property with no element before it.
+private func startsWithAssignment(_ text: Substring.UnicodeScalarView) -> Bool {
+    let identifier = text.prefix { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-%:".unicodeScalars.contains($0)) }
+    return text.dropFirst(identifier.count).drop { $0.properties.isWhitespace }.first == "="
+}
+
+/// `gst_parse_launch_full` with fatal errors, the result ref-sunk.
+private func parseLaunchText(_ description: String) throws(GStreamerError) -> Element {
     var error: UnsafeMutablePointer<GError>?
     let element = gst_parse_launch_full(description, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
     if error != nil {

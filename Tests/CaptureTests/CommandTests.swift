@@ -61,3 +61,13 @@ struct ConfigErrorLineTests {
         }
     }
 }
+
+/// A raw "launch" config that made gst_parse_launch crash (found by FuzzConfig) is refused with a config error.
+@Suite("Launch configs GStreamer cannot parse")
+struct LaunchCrashTests {
+    @Test(arguments: ["a. ! b.", "t. ! queue !", "videotestsrc pattern=smpt! video/x-raw,wilse split. ! queue ! --set nk sync=false"])
+    func refusedNotCrashed(launch: String) throws {
+        let json = try JSONSerialization.data(withJSONObject: ["launch": launch])
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(data: json, file: "x.json") }
+    }
+}

@@ -163,4 +163,34 @@ final class Counter: Sendable {
     private let count = Locked(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
+
+    /// gst_parse_launch dereferenced NULL (SIGSEGV in libgstreamer) for a description with links between
+    /// references but no element left at its top level; found by FuzzConfig as the raw "launch" config
+    /// `videotestsrc … ! --set nk sync=false` (corpus: Config/found-launch-without-top-level-element.json).
+    @Test(arguments: ["a. ! b.", "a.!b.", "a.src ! b.sink", "t. ! queue !", "! a. ! b.", "name=x a. ! b.",
+                      "videotestsrc is-live=true pattern=smpt! video/x-raw,format=RGBA,wilse split. ! queue leaky=downstream ! --set nk sync=false"])
+    func descriptionsThatCrashedGStreamerAreErrors(text: String) {
+        #expect(throws: GStreamerError.self) { try Pipeline.parse(text) }
+    }
+
+    /// The guard keeps what gst_parse_launch returns: a lone element is itself, two make a pipeline, a bin stays
+    /// a bin, references still link, and GStreamer's own errors come through.
+    @Test func parsingKeepsGStreamersResults() throws {
+        let lone = try parseLaunch("  fakesrc name=only")
+        #expect(lone.factoryName == "fakesrc" && lone.name == "only")
+        let pipeline = try Pipeline.parse("fakesrc name=a fakesink name=b a. ! b.")
+        #expect(pipeline.allElements.map { $0.factoryName ?? "" }.sorted() == ["fakesink", "fakesrc"])
+        #expect(try #require(pipeline.element(named: "a")).pads.first?.peer != nil)
+        let bin = try parseLaunch("( fakesrc ! fakesink )")
+        #expect(bin.factoryName == "bin" && bin.name != "swiftcam-parse-sentinel")
+        #expect(try Pipeline.parse("fakesrc ! fakesink").allElements.count == 2)
+        #expect(try Pipeline.parse("( fakesrc ! fakesink )").allElements.count == 3)
+        #expect(throws: GStreamerError.self) { try Pipeline.parse("") }
+        #expect(throws: GStreamerError.self) { try Pipeline.parse("! fakesink") }
+        #expect(throws: GStreamerError.self) { try Pipeline.parse("/nonexistent/x.mkv") }
+        #expect(throws: GStreamerError.elementNotFound(factory: "nosuchelement", package: nil)) {
+            try Pipeline.parse("videotestsrc ! nosuchelement")
+        }
+    }
 }
+
