@@ -20,7 +20,7 @@ public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
     /// One sentence naming the problem, where it is, and what is allowed, on one line: input it quotes
     /// (a value, a path, a word of a LUT file) has its line breaks and control characters written as `\u{A}`.
     public var description: String {
-        Self.escapingControls(sentence)
+        sentence.escapingControls
     }
 
     private var sentence: String {
@@ -45,27 +45,6 @@ public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Writes control characters (Cc: newline, ESC, NUL…) and line or paragraph separators (Zl, Zp) as
-    /// `\u{A}`, so a message that quotes input stays one line and never sends terminal control sequences.
-    static func escapingControls(_ text: String) -> String {
-        func escaped(_ scalar: Unicode.Scalar) -> Bool {
-            switch scalar.properties.generalCategory {
-            case .control, .lineSeparator, .paragraphSeparator: true
-            default: false
-            }
-        }
-        guard text.unicodeScalars.contains(where: escaped) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            if escaped(scalar) {
-                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
     static var filterNames: String {
         FilterCatalog.all.map(\.name).joined(separator: ", ")
     }
@@ -79,5 +58,29 @@ public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
 
     static func allowed(_ filter: String, _ key: String) -> String {
         FilterCatalog.type(named: filter)?.info.parameter(key)?.kind.allowed ?? "no value"
+    }
+}
+
+extension String {
+    /// The text with control characters (Cc: newline, ESC, NUL…) and line or paragraph separators (Zl, Zp)
+    /// written as `\u{1B}`, so a message that quotes input (a spec, a command, a config value, GStreamer's
+    /// own words) stays one line and never carries terminal control sequences to whoever prints it.
+    public var escapingControls: String {
+        func escaped(_ scalar: Unicode.Scalar) -> Bool {
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: true
+            default: false
+            }
+        }
+        guard unicodeScalars.contains(where: escaped) else { return self }
+        var result = ""
+        for scalar in unicodeScalars {
+            if escaped(scalar) {
+                result += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
     }
 }

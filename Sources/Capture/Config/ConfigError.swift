@@ -1,3 +1,5 @@
+import Filters
+
 /// A config that cannot be used: names the file, the JSON path and the reason.
 public struct ConfigError: CategorizedError, Sendable, Equatable {
     /// The config file (or the name asked for).
@@ -19,7 +21,7 @@ public struct ConfigError: CategorizedError, Sendable, Equatable {
     /// `FILE: PATH: REASON` on one line; line breaks and control characters that came from the input or
     /// from GStreamer's messages are written as `\u{A}`.
     public var description: String {
-        escapingControls(path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)")
+        (path.isEmpty ? "\(file): \(reason)" : "\(file): \(path): \(reason)").escapingControls
     }
 }
 

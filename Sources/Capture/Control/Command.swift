@@ -1,4 +1,5 @@
 public import Camera
+import Filters
 import Foundation
 
 /// One control command, parsed and checked but not yet run: what `CommandInterpreter.execute` does is
@@ -163,7 +164,7 @@ public enum CommandError: Error, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .empty: "empty command; commands: \(Command.summary)"
-        case let .unknownCommand(verb): "unknown command '\(escapingControls(verb))'; commands: \(Command.summary)"
+        case let .unknownCommand(verb): "unknown command '\(verb.escapingControls)'; commands: \(Command.summary)"
         case let .usage(text): "usage: \(text)"
         }
     }

@@ -1,4 +1,5 @@
 import Camera
+import Filters
 import Foundation
 
 /// A reply to one control command: one line, `ok <detail>` or `error <reason>`.
@@ -17,7 +18,7 @@ public enum Reply: Sendable, Equatable, CustomStringConvertible {
         case let .ok(detail): detail.isEmpty ? "ok" : "ok \(detail)"
         case let .error(reason): "error \(reason)"
         }
-        return escapingControls(line)
+        return line.escapingControls
     }
 }
 
