@@ -49,10 +49,16 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
     ].joined(separator: ", ")
 
     /// Parses one command line. Words are separated by spaces; the verb is case-insensitive.
+    ///
+    /// The line is split on the space scalar, not on `Character`s: a space followed by a combining mark is one
+    /// `Character`, so splitting by characters would join `filter` to an argument that starts with a mark, and the
+    /// canonical text would not parse back to the same command.
     public init(parsing line: String) throws(CommandError) {
         let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
-        let words = trimmed.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-        guard let verb = words.first?.lowercased() else { throw .empty }
+        let words = trimmed.unicodeScalars.split(separator: " ", omittingEmptySubsequences: true)
+            .map { String(String.UnicodeScalarView($0)) }
+        guard let first = words.first else { throw .empty }
+        let verb = first.lowercased()
         let arguments = Array(words.dropFirst())
         switch verb {
         case "snap", "snapshot":
@@ -101,7 +107,8 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
                 throw .usage(usage)
             }
         case "filter":
-            let text = trimmed.dropFirst(verb.count).trimmingCharacters(in: .whitespaces)
+            let rest = trimmed.unicodeScalars.dropFirst(first.unicodeScalars.count)
+            let text = String(String.UnicodeScalarView(rest)).trimmingCharacters(in: .whitespaces)
             self = .filter(text == "none" ? "" : text)
         case "record":
             switch arguments.first {
