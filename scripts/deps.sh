@@ -9,6 +9,10 @@ packages=(
   frei0r-plugins
   gstreamer1.0-plugins-ugly   # x264enc, for H.264 recordings
   python3-pil   # tests decode stills with a decoder other than GStreamer's (PIL)
+  libsoup-3.0-dev   # the browser screen's HTTP and WebSocket server (Web)
+  libgstreamer-plugins-bad1.0-dev gstreamer1.0-nice   # webrtcbin's headers and its ICE agent (Web)
+  libgstrtspserver-1.0-dev gstreamer1.0-rtsp   # RTSP serving and pushing (Publish)
+  chromium chromium-driver   # the browser the Web tests drive, headless
 )
 missing=()
 for package in "${packages[@]}"; do
