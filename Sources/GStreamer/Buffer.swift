@@ -38,6 +38,12 @@ public final class Buffer: @unchecked Sendable {
     /// Duration in nanoseconds, nil when unset. Reads `GST_BUFFER_DURATION`.
     public var duration: UInt64? { clockTime(pointer.pointee.duration) }
 
+    /// Decoding time in nanoseconds, nil when unset. Reads `GST_BUFFER_DTS`.
+    public var dts: UInt64? { clockTime(pointer.pointee.dts) }
+
+    /// Whether the buffer is a delta unit (not a key frame). Reads `GST_BUFFER_FLAG_DELTA_UNIT`.
+    public var isDeltaUnit: Bool { pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue != 0 }
+
     /// Total size in bytes. Calls `gst_buffer_get_size`.
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
 
@@ -115,6 +121,15 @@ public struct WritableBuffer: ~Copyable, @unchecked Sendable {
         get { clockTime(pointer.pointee.duration) }
         set { pointer.pointee.duration = newValue.map { GstClockTime($0) } ?? .max }
     }
+
+    /// Decoding time in nanoseconds, nil when unset. Writes `GST_BUFFER_DTS`.
+    public var dts: UInt64? {
+        get { clockTime(pointer.pointee.dts) }
+        set { pointer.pointee.dts = newValue.map { GstClockTime($0) } ?? .max }
+    }
+
+    /// Whether the buffer is a delta unit (not a key frame). Reads `GST_BUFFER_FLAG_DELTA_UNIT`.
+    public var isDeltaUnit: Bool { pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue != 0 }
 
     /// Total size in bytes. Calls `gst_buffer_get_size`.
     public var size: Int { Int(gst_buffer_get_size(pointer)) }

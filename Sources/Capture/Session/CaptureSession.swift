@@ -54,6 +54,8 @@ public final class CaptureSession: Sendable {
     let failureQueue: DispatchQueue
     /// The inotify wait of a running recovery, so `stop` can wake it.
     let recoveryArrival = Locked<DeviceArrival?>(nil)
+    /// What transports outside Capture add to `stats` (a publisher's state), by key.
+    let reports = Locked([String: @Sendable () -> String]())
 
     /// A session for a validated config.
     public init(name: String, config: PipelineConfig, builder: PipelineBuilder? = nil) {
