@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "GStreamer", "SwiftFilterElement", "Filters"],
                     exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "PublishTests", dependencies: ["Publish", "Capture", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "PublishTests", dependencies: ["Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"],
                     swiftSettings: strictImports),
     ],

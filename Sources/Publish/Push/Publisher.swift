@@ -100,7 +100,7 @@ public final class Publisher: Sendable {
         var graph = GraphDescription()
         var chain = [graph.add("appsrc", name: "src", ["is-live": true, "format": "time", "do-timestamp": true,
                                                         "max-buffers": 30, "leaky-type": "downstream"])]
-        if let parser = relay.stream.parser { chain.append(graph.add(parser, ["config-interval": -1])) }
+        if let parser = relay.stream.parser { chain.append(graph.add(parser, ["config-interval": 1])) }
         switch target.scheme {
         case .rtsp:
             // TCP: a server that goes away breaks the connection, which the sink reports, where UDP would go on unheard.

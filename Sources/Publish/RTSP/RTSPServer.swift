@@ -171,7 +171,8 @@ public final class RTSPServer: @unchecked Sendable {
         let source = graph.add("appsrc", name: "src", ["is-live": true, "format": "time", "do-timestamp": true,
                                                         "max-buffers": 30, "leaky-type": "downstream"])
         var properties: [(String, GraphValue)] = [("pt", 96)]
-        if payloader == "rtph264pay" { properties.append(("config-interval", -1)) }
+        // SPS and PPS every second for clients that join late (-1, with every IDR, leaves openh264dec 1.22 decoding nothing).
+        if payloader == "rtph264pay" { properties.append(("config-interval", 1)) }
         let pay = graph.add(payloader, name: "pay0", properties: properties)
         graph.chain(source, pay)
         return "( \(graph.launchText) )"

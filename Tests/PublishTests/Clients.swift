@@ -1,0 +1,78 @@
+import Foundation
+import GStreamer
+import Glibc
+
+/// A `gst-launch-1.0` reader in a process of its own that counts decoded frames from its `identity`'s
+/// verbose output, with a condition tests wait on.
+final class FrameCountingClient: @unchecked Sendable {
+    let process = Process()
+    let frames = Condition(0)
+    /// Monotonic time of the first decoded frame.
+    let firstFrame = Locked<Double?>(nil)
+    let started = MonotonicClock.now
+    let errors = Locked("")
+
+    /// `source` is the launch text up to the decoder, e.g. `rtspsrc location=… protocols=tcp`.
+    init(source: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        process.arguments = ["-v"] + source + ["!", "decodebin", "!", "identity", "name=count", "silent=false", "!", "fakesink", "sync=false"]
+        let output = Pipe(), errorPipe = Pipe()
+        process.standardOutput = output
+        process.standardError = errorPipe
+        process.standardInput = FileHandle.nullDevice
+        let frames = frames, firstFrame = firstFrame, errors = errors
+        let reader = Thread {
+            var pending = Data()
+            let handle = output.fileHandleForReading
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    if line.contains("count: last-message") && line.contains("chain") {
+                        firstFrame.withLock { $0 = $0 ?? MonotonicClock.now }
+                        frames.withLock { $0 += 1 }
+                    } else if line.contains("ERROR") {
+                        errors.withLock { $0 += line + "\n" }
+                    }
+                }
+            }
+            frames.withLock { _ in }
+        }
+        reader.start()
+        let errorReader = Thread {
+            let data = errorPipe.fileHandleForReading.readDataToEndOfFile()
+            errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        errorReader.start()
+        try process.run()
+    }
+
+    var count: Int { frames.withLock { $0 } }
+
+    /// Waits until the client decoded `count` frames in all (a safety-net timeout, not a speed limit).
+    @discardableResult
+    func waitForFrames(_ count: Int, timeout: Double = 60) -> Bool {
+        frames.wait(until: MonotonicClock.now + timeout) { $0 >= count ? true : nil } ?? false
+    }
+
+    /// Kills the reader (SIGKILL: a child of this process inherits a mask that blocks SIGTERM) and waits for it.
+    func stop() {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
+
+/// This process's CPU time in seconds (user + system), from /proc/self/stat.
+func processCPUSeconds() -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+          let close = text.lastIndex(of: ")") else { return 0 }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    // After the command: state is field 3, utime 14 and stime 15 (1-based over the whole line).
+    guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
