@@ -13,9 +13,16 @@ final class FrameCountingClient: @unchecked Sendable {
     let errors = Locked("")
 
     /// `source` is the launch text up to the decoder, e.g. `rtspsrc location=… protocols=tcp`.
-    init(source: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
-        process.arguments = ["-v"] + source + ["!", "decodebin", "!", "identity", "name=count", "silent=false", "!", "fakesink", "sync=false"]
+    convenience init(source: [String]) throws {
+        try self.init(command: "/usr/bin/gst-launch-1.0",
+                      arguments: ["-v"] + source + ["!", "decodebin", "!", "identity", "name=count", "silent=false", "!", "fakesink", "sync=false"],
+                      countingLinesWith: "count: last-message = chain")
+    }
+
+    /// Any command that prints one line per frame containing `marker` on stdout.
+    init(command: String, arguments: [String], countingLinesWith marker: String) throws {
+        process.executableURL = URL(fileURLWithPath: command)
+        process.arguments = arguments
         let output = Pipe(), errorPipe = Pipe()
         process.standardOutput = output
         process.standardError = errorPipe
@@ -31,7 +38,7 @@ final class FrameCountingClient: @unchecked Sendable {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    if line.contains("count: last-message") && line.contains("chain") {
+                    if line.contains(marker) {
                         firstFrame.withLock { $0 = $0 ?? MonotonicClock.now }
                         frames.withLock { $0 += 1 }
                     } else if line.contains("ERROR") {

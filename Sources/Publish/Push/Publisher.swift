@@ -33,7 +33,7 @@ public final class Publisher: Sendable {
     /// The server pushed to.
     public let target: PublishTarget
     private let relay: StreamRelay
-    private let state = Locked(State())
+    private let state = Condition(State())
     private let queue: DispatchQueue
     /// The longest wait between attempts, in seconds.
     public static let maxBackoff = 3.0
@@ -60,6 +60,25 @@ public final class Publisher: Sendable {
     public var lastError: String? { state.withLock { $0.lastError } }
     /// Times the server took the stream (1 after the first connection, 2 after a resume, …).
     public var connections: Int { state.withLock { $0.connections } }
+    /// Failed attempts since the last connection.
+    public var failures: Int { state.withLock { $0.failures } }
+
+    /// Waits until the server has taken the stream `count` times in all, at most `timeout` seconds; returns
+    /// whether it has.
+    @discardableResult
+    public func waitForConnections(_ count: Int, timeout: Double = 60) -> Bool {
+        state.wait(until: MonotonicClock.now + timeout) { $0.connections >= count ? true : nil } ?? false
+    }
+
+    /// Waits until the push has failed and is waiting to retry, at most `timeout` seconds.
+    @discardableResult
+    public func waitForRetrying(timeout: Double = 60) -> Bool {
+        state.wait(until: MonotonicClock.now + timeout) { state in
+            if case .retrying = state.phase { return true }
+            return nil
+        } ?? false
+    }
+
     /// Frames handed to the push pipeline so far.
     public var framesSent: Int { relay.delivered.load(ordering: .relaxed) }
 
@@ -141,6 +160,10 @@ public final class Publisher: Sendable {
                 let detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
                 let reason = detail.map { "\(text) (\($0))" } ?? text
                 self.queue.async { self.fail(attempt: attempt, reason: reason) }
+            case let .warning(source, text, _) where source == "sink":
+                // srtsink says "Error on SRT socket … Trying to reconnect" and would go on silently; a retry of
+                // our own keeps `stats` true to what is happening.
+                self.queue.async { self.fail(attempt: attempt, reason: text) }
             case .eos:
                 self.queue.async { self.fail(attempt: attempt, reason: "the server ended the stream") }
             case let .stateChanged(source, _, new, _) where source == name && new == .playing:
