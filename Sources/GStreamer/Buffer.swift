@@ -41,11 +41,14 @@ public final class Buffer: @unchecked Sendable {
     /// Decoding time in nanoseconds, nil when unset. Reads `GST_BUFFER_DTS`.
     public var dts: UInt64? { clockTime(pointer.pointee.dts) }
 
-    /// Whether the buffer is a delta unit (not a key frame). Reads `GST_BUFFER_FLAG_DELTA_UNIT`.
-    public var isDeltaUnit: Bool { pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue != 0 }
-
     /// Total size in bytes. Calls `gst_buffer_get_size`.
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
+
+    /// Whether the buffer depends on earlier ones (an encoded frame that is not a key frame).
+    /// Reads `GST_BUFFER_FLAG_DELTA_UNIT`.
+    public var isDeltaUnit: Bool {
+        pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue != 0
+    }
 
     /// Maps the whole buffer for reading for the closure's duration; the pointer must not escape.
     /// Calls `gst_buffer_map`.

@@ -3,6 +3,7 @@
 // a reader that checks a published stream. Everything here consumes the stream encoded once elsewhere
 // (`LiveStream`); nothing here encodes video.
 
+public import Capture
 public import GStreamer
 
 /// An encoded live stream several consumers share: each subscription gets every encoded frame on the
@@ -33,3 +34,21 @@ extension LiveStream {
     /// The parser a muxer or RTSP sink needs in front of the frames, if any.
     var parser: String? { encodingName == "H264" ? "h264parse" : nil }
 }
+
+/// The session's shared live video encoder (`subscribeLive(.video)`) as the stream publishing reads.
+public struct SessionVideoStream: LiveStream {
+    /// The session whose filtered stream is published.
+    public let session: CaptureSession
+
+    public init(session: CaptureSession) {
+        self.session = session
+    }
+
+    public var encodingName: String { session.liveCodec(.video).encodingName }
+
+    public func subscribe(_ onSample: @escaping @Sendable (Sample) -> Void) throws -> any LiveStreamSubscription {
+        try session.subscribeLive(.video, onSample: onSample)
+    }
+}
+
+extension LiveSubscription: LiveStreamSubscription {}

@@ -101,7 +101,7 @@ extension CaptureSession {
         if let recorder {
             // Frames the record branch leaked (up to 8 wait in it), and those the recording's bounded appsrc
             // dropped (up to 30 wait in it).
-            queueDrops += max(0, recorder.framesIn.value - recorder.framesOut.value - 8)
+            queueDrops += max(0, recorder.framesIn - recorder.framesOut.value - 8)
             queueDrops += max(0, recorder.framesOut.value - recorder.framesEncoded.value - 30)
         }
         let filterStats = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
