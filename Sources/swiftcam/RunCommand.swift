@@ -1,4 +1,5 @@
 import Capture
+import Publish
 import Dispatch
 import Foundation
 import Glibc
@@ -11,17 +12,18 @@ nonisolated(unsafe) var stopSignal = sem_t()
 /// every file is finalized on the way out.
 enum RunCommand {
     static let usage = """
-        usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--dot FILE] [--no-control]
+        usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--rtsp [ADDR:]PORT] [--dot FILE] [--no-control]
 
         Runs pipelines/NAME.json. While it runs, commands come from stdin and from the control socket
         (swiftcam ctl NAME COMMAND): \(CommandInterpreter.help).
-        A stats line refreshes every second. Ctrl-C or SIGTERM sends end-of-stream, finalizes files, exits 0.
+        --rtsp serves the filtered stream at rtsp://ADDR:PORT/NAME (publish.rtsp in the config; 127.0.0.1 unless
+        ADDR says otherwise, and beyond loopback only with a user and password). A stats line refreshes every second. Ctrl-C or SIGTERM sends end-of-stream, finalizes files, exits 0.
         """
 
     static func run(_ arguments: [String]) -> Int32 {
         let options: Options
         do {
-            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot"], switches: ["--no-control", "--quiet"])
+            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--rtsp"], switches: ["--no-control", "--quiet"])
         } catch {
             return usageFailure(error, usage)
         }
@@ -32,7 +34,8 @@ enum RunCommand {
         do {
             // --duration and --frames are the config keys of the same names, validated the same way.
             let limits = (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
-            config = try ConfigStore.standard().load(nameOrPath, overrides: (options.values["--set"] ?? []) + limits)
+            let rtsp = options.value("--rtsp").map(rtspOverrides) ?? []
+            config = try ConfigStore.standard().load(nameOrPath, overrides: (options.values["--set"] ?? []) + limits + rtsp)
         } catch {
             printError("\(error)")
             return ExitCode.for(error)
@@ -61,6 +64,14 @@ enum RunCommand {
             return ExitCode.for(error)
         }
         Output.line("running \(name): \(config.description ?? "")")
+        let publishing: PublishService?
+        do {
+            publishing = try startPublishing(config, name: name, session: session)
+        } catch {
+            printError("\(error)")
+            session.stop()
+            return ExitCode.for(error)
+        }
 
         let interpreter = CommandInterpreter(session: session) { session.requestStop() }
         var server: ControlServer?
@@ -81,6 +92,7 @@ enum RunCommand {
         session.waitUntilDone(frames: config.frames, duration: config.duration)
         ticker?.cancel()
         server?.shutdown()
+        publishing?.stop()
         let failedBeforeStop = session.status
         session.stop()
         Output.finishStatsLine()

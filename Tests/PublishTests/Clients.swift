@@ -19,8 +19,9 @@ final class FrameCountingClient: @unchecked Sendable {
                       countingLinesWith: "count: last-message = chain")
     }
 
-    /// Any command that prints one line per frame containing `marker` on stdout.
-    init(command: String, arguments: [String], countingLinesWith marker: String) throws {
+    /// Any command that prints one line per frame containing `marker` on stdout; with `totals`, lines that
+    /// start with `marker` followed by the number of frames so far (`swiftcam publish-check`'s `frames N`).
+    init(command: String, arguments: [String], countingLinesWith marker: String, totals: Bool = false) throws {
         process.executableURL = URL(fileURLWithPath: command)
         process.arguments = arguments
         let output = Pipe(), errorPipe = Pipe()
@@ -38,7 +39,10 @@ final class FrameCountingClient: @unchecked Sendable {
                 while let newline = pending.firstIndex(of: 10) {
                     let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                     pending.removeSubrange(pending.startIndex...newline)
-                    if line.contains(marker) {
+                    if totals, line.hasPrefix(marker), let total = line.dropFirst(marker.count).split(separator: " ").first.flatMap({ Int($0) }) {
+                        if total > 0 { firstFrame.withLock { $0 = $0 ?? MonotonicClock.now } }
+                        frames.withLock { $0 = total }
+                    } else if !totals, line.contains(marker) {
                         firstFrame.withLock { $0 = $0 ?? MonotonicClock.now }
                         frames.withLock { $0 += 1 }
                     } else if line.contains("ERROR") {
@@ -72,6 +76,21 @@ final class FrameCountingClient: @unchecked Sendable {
     }
 
     deinit { stop() }
+}
+
+/// The swiftcam built next to this test bundle.
+let swiftcamBinary: String = {
+    let products = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+    let beside = products.appendingPathComponent("swiftcam").path
+    if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    return repository.appendingPathComponent(".build/debug/swiftcam").path
+}()
+
+/// `swiftcam publish-check --listen URL`: the stand-in media server a push goes to, in a process of its own.
+func listeningStandIn(_ url: String) throws -> FrameCountingClient {
+    try FrameCountingClient(command: swiftcamBinary, arguments: ["publish-check", "--listen", url, "--seconds", "600"],
+                            countingLinesWith: "frames ", totals: true)
 }
 
 /// This process's CPU time in seconds (user + system), from /proc/self/stat.

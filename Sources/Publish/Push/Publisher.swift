@@ -84,10 +84,10 @@ public final class Publisher: Sendable {
 
     /// One phrase for `stats`: `push srt://… connected 300 frames` or `push rtsp://… retrying in 2 s (last error: …)`.
     public var report: String {
-        let (phase, error) = state.withLock { ($0.phase, $0.lastError) }
+        let (phase, error, failures) = state.withLock { ($0.phase, $0.lastError, $0.failures) }
         var text = "push \(target.redacted) "
         switch phase {
-        case .connecting: text += "connecting"
+        case .connecting: text += failures > 0 ? "retrying: connecting" : "connecting"
         case .connected: text += "connected"
         case let .retrying(at): text += "retrying in \(Int((max(0, at - MonotonicClock.now)).rounded(.up))) s"
         case .stopped: text += "stopped"
@@ -117,8 +117,11 @@ public final class Publisher: Sendable {
     /// The push pipeline, from typed parts; the URL is a property value, never graph text.
     private func graph() -> GraphDescription {
         var graph = GraphDescription()
+        // An explicit latency window: without one, mpegtsmux in front of srtsink fails the latency query
+        // ("Pipeline construction is invalid, please add queues").
         var chain = [graph.add("appsrc", name: "src", ["is-live": true, "format": "time", "do-timestamp": true,
-                                                        "max-buffers": 30, "leaky-type": "downstream"])]
+                                                        "max-buffers": 30, "leaky-type": "downstream",
+                                                        "min-latency": 0, "max-latency": 2_000_000_000])]
         if let parser = relay.stream.parser { chain.append(graph.add(parser, ["config-interval": 1])) }
         switch target.scheme {
         case .rtsp:
@@ -167,7 +170,9 @@ public final class Publisher: Sendable {
             case .eos:
                 self.queue.async { self.fail(attempt: attempt, reason: "the server ended the stream") }
             case let .stateChanged(source, _, new, _) where source == name && new == .playing:
-                self.queue.async { self.connected(attempt: attempt) }
+                // A live sink reaches PLAYING before its connection is proven (rtspclientsink and srtsink fail
+                // on their first writes): the push counts as connected after a second without an error.
+                self.queue.asyncAfter(deadline: .now() + 1) { self.connected(attempt: attempt) }
             default:
                 break
             }
