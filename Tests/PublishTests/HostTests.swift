@@ -156,3 +156,49 @@ func discoveredSeconds(_ path: String) -> Double? {
     }
 }
 
+
+/// Glass-to-client latency over RTSP on loopback: the host's test pattern is black; `filter invert` makes the
+/// next frame white; an `rtspsrc` reader in this process (latency=0, TCP) sees the first white frame. Twenty
+/// toggles; p50 and p95 printed (includes up to one frame interval before the next frame is made).
+@Suite(.serialized) struct LatencyTests {
+    @Test func glassToClientOverRTSP() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-latency-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = """
+            {"sources": [{"kind": "test", "pattern": "black"}],
+             "caps": {"width": 640, "height": 480, "framerate": "30/1", "format": "NV12"},
+             "preview": "none", "publish": {"rtsp": {"port": 0, "path": "/cam"}}}
+            """
+        let file = directory.appendingPathComponent("latency.json")
+        try config.write(to: file, atomically: true, encoding: .utf8)
+        let host = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory)
+        let rtsp = try #require(host.line(containing: "rtsp rtsp://127.0.0.1:"))
+        let url = String(rtsp.dropFirst("rtsp ".count))
+        // (time of the newest frame, whether it is white)
+        let seen = Condition((time: 0.0, white: false, frames: 0))
+        let reader = try Pipeline.parse("rtspsrc location=\(url) latency=0 protocols=tcp ! decodebin ! videoconvert ! video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1 drop=true")
+        reader.element(named: "sink", as: AppSink.self)?.onSample { sample in
+            let now = MonotonicClock.now
+            guard let buffer = sample.buffer, let luma = try? buffer.withMappedBytes({ $0.first }) else { return }
+            seen.withLock { $0 = (now, luma > 128, $0.frames + 1) }
+        }
+        try reader.setState(.playing)
+        defer { try? reader.setState(.null) }
+        #expect(seen.wait(until: MonotonicClock.now + 60) { $0.frames >= 30 ? true : nil } == true)
+        var latencies: [Double] = []
+        for round in 0..<20 {
+            let white = round % 2 == 0
+            let sent = MonotonicClock.now
+            #expect(host.send(white ? "filter invert" : "filter mono")?.hasPrefix("ok") == true)
+            if let at = seen.wait(until: MonotonicClock.now + 30, for: { $0.white == white && $0.time > sent ? $0.time : nil }) {
+                latencies.append(at - sent)
+            }
+        }
+        #expect(latencies.count == 20)
+        latencies.sort()
+        let p50 = latencies[latencies.count / 2], p95 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.95))]
+        print("rtsp glass-to-client on loopback, 640x480@30, rtspsrc latency=0 TCP: p50 \(Int(p50 * 1000)) ms, p95 \(Int(p95 * 1000)) ms over \(latencies.count) changes (min \(Int(latencies[0] * 1000)), max \(Int(latencies[latencies.count - 1] * 1000)))")
+        #expect(host.quit() == 0)
+    }
+}

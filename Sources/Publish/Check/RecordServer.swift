@@ -93,8 +93,7 @@ final class RecordServer: @unchecked Sendable {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
         CGstRTSPServer_remove_source(context, sourceID)
         CGstRTSPServer_close_all_clients(server)
-        g_main_loop_quit(loop)
-        g_main_context_wakeup(context)
+        CGstRTSPServer_quit_loop(context, loop)
         finished.wait()
         _ = Self.targets.withLock { $0.targets.removeValue(forKey: targetID) }
     }

@@ -159,8 +159,7 @@ public final class RTSPServer: @unchecked Sendable {
         CGstRTSPServer_remove_source(context, sourceID)
         CGstRTSPServer_close_all_clients(server)
         relay.close()
-        g_main_loop_quit(loop)
-        g_main_context_wakeup(context)
+        CGstRTSPServer_quit_loop(context, loop)
         finished.wait()
     }
 
