@@ -78,8 +78,9 @@ final class FrameCountingClient: @unchecked Sendable {
     deinit { stop() }
 }
 
-/// The swiftcam built next to this test bundle.
+/// The swiftcam built next to this test bundle (or `SWIFTCAM_BINARY`, e.g. a release build for figures).
 let swiftcamBinary: String = {
+    if let chosen = ProcessInfo.processInfo.environment["SWIFTCAM_BINARY"], !chosen.isEmpty { return chosen }
     let products = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
     let beside = products.appendingPathComponent("swiftcam").path
     if FileManager.default.isExecutableFile(atPath: beside) { return beside }
