@@ -12,6 +12,8 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
     case unsupported(codec: String, target: String, reason: String)
     /// Anything GStreamer refused while setting up.
     case setup(String)
+    /// A stream that could not be read at all.
+    case unreadable(url: String, reason: String)
 
     public var description: String {
         switch self {
@@ -25,12 +27,14 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
             "cannot push \(codec) to \(target): \(reason)"
         case let .setup(reason):
             "cannot set up publishing: \(reason)"
+        case let .unreadable(url, reason):
+            "cannot read \(url): \(reason)"
         }
     }
 
     public var kind: FailureKind {
         switch self {
-        case .cannotListen, .missing: .unavailable
+        case .cannotListen, .missing, .unreadable: .unavailable
         case .credentialsRequired, .unsupported: .badData
         case .setup: .software
         }

@@ -34,6 +34,9 @@ enum RunCommand {
         do {
             // --duration and --frames are the config keys of the same names, validated the same way.
             let limits = (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
+            if let value = options.value("--rtsp"), Int(value.split(separator: ":").last ?? "") == nil {
+                return usageFailure(UsageError("--rtsp takes [ADDR:]PORT, e.g. --rtsp 8554 or --rtsp 0.0.0.0:8554"), usage)
+            }
             let rtsp = options.value("--rtsp").map(rtspOverrides) ?? []
             config = try ConfigStore.standard().load(nameOrPath, overrides: (options.values["--set"] ?? []) + limits + rtsp)
         } catch {

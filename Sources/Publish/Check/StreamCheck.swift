@@ -113,7 +113,7 @@ public final class StreamCheck: Sendable {
         progress.withLock { $0.report.codec = codec }
         watch?.cancel()
         try? pipeline?.setState(.null, timeout: 5)
-        if let failure, progress.withLock({ $0.report.frames }) == 0 { throw PublishError.setup(failure) }
+        if let failure, progress.withLock({ $0.report.frames }) == 0 { throw PublishError.unreadable(url: url, reason: failure) }
     }
 
     /// `uridecodebin ! appsink`, or for `--listen srt://…` an `srtsrc` listener before `decodebin`.
