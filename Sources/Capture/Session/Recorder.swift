@@ -72,6 +72,14 @@ final class Recorder: @unchecked Sendable {
         }
     }
 
+    /// Frames the record branch leaked and those the recording's bounded appsrc dropped. While it runs, up to
+    /// 8 frames may wait in the branch and 30 in the appsrc, so only what is beyond those counts; once finished
+    /// (the queues drained into the file), every frame not encoded was dropped.
+    func droppedFrames(finished: Bool) -> Int {
+        let branchSlack = finished ? 0 : 8, sourceSlack = finished ? 0 : 30
+        return max(0, framesIn - framesOut.value - branchSlack) + max(0, framesOut.value - framesEncoded.value - sourceSlack)
+    }
+
     /// Why the recording stopped working, if it did.
     var failureReason: String? { failure.withLock { $0 } }
 

@@ -98,12 +98,7 @@ extension CaptureSession {
         }
         let recorder = activeRecorder
         var queueDrops = base.queueDrops + (graph?.queueDrops ?? 0)
-        if let recorder {
-            // Frames the record branch leaked (up to 8 wait in it), and those the recording's bounded appsrc
-            // dropped (up to 30 wait in it).
-            queueDrops += max(0, recorder.framesIn - recorder.framesOut.value - 8)
-            queueDrops += max(0, recorder.framesOut.value - recorder.framesEncoded.value - 30)
-        }
+        if let recorder { queueDrops += recorder.droppedFrames(finished: false) }
         let filterStats = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
         return SessionStats(
             status: status.name, uptime: graph.map { now - $0.startTime } ?? 0,
