@@ -16,7 +16,9 @@
 #      (disconnect, driver reload, vivid's STREAMON/DQBUF/QBUF errors, 20 % and 50 % dropped buffers, full disk
 #      while recording and while taking a still, an unwritable still directory, kill -9 and SIGTERM while
 #      recording: what is reported, which files survive, recovery and its time), whose rows become a table;
-#   2. as nobody (setpriv, no groups): `HardwarePermissionTests` (EACCES → permissionDenied, `unauthorized`);
+#   2. as nobody (setpriv, no groups): `HardwarePermissionTests` (EACCES → permissionDenied, `unauthorized`) and
+#      `HardwarePermissionCLITests` (`run` on the camera exits 77; a mode-000 config: 77 and one line from `show`,
+#      `validate` and `run`);
 #   3. in a second VM with two cameras (n_devs=2): `HardwareTwoCameraTests` (switch-cameras live).
 # SWIFTCAM_HARDWARE_FILTER=REGEX runs only the matching root tests (one VM).
 # The fault matrix's measured table is printed at the end and written to .build/fault-matrix.md.

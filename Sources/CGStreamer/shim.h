@@ -4,6 +4,8 @@
 #include <gst/base/base.h>
 #include <gst/video/video.h>
 #include <gst/app/app.h>
+// mallopt: the frame allocator's policy (GStreamer.mapLargeBlocks); glibc's malloc.h is not in Swift's Glibc module.
+#include <malloc.h>
 
 // GLib's fundamental type ids are function-like macros Swift cannot import.
 static inline GType CGStreamer_type_boolean(void) { return G_TYPE_BOOLEAN; }

@@ -258,15 +258,33 @@ public struct GraphDescription: Sendable, Equatable {
             elements.append(element)
         }
         try bin.add(elements)
+        var downstream = [Set<Int>](repeating: [], count: nodes.count)
         for link in links {
             // gst_parse_launch refuses these; an element whose pads appear later would otherwise wait forever.
             guard link.source != link.sink else {
                 let name = elements[link.source.index].name
                 throw .linkFailed(source: name, sink: name, reason: "an element cannot link to itself")
             }
+            // A loop (`a ! b` and `b ! a`) sends linking's caps query round it until the stack overflows (found by
+            // fuzzing): data flows one way, so the link that would close one is refused.
+            guard !Self.reaches(from: link.sink.index, to: link.source.index, downstream) else {
+                throw .linkFailed(source: elements[link.source.index].name, sink: elements[link.sink.index].name,
+                                  reason: "the link would close a loop, and data flows one way")
+            }
+            downstream[link.source.index].insert(link.sink.index)
             try elements[link.source.index].linkPads(link.sourcePad, to: elements[link.sink.index], link.sinkPad)
         }
         return elements
+    }
+
+    /// Whether `target` is downstream of `start` (or is it) along the links so far.
+    private static func reaches(from start: Int, to target: Int, _ downstream: [Set<Int>]) -> Bool {
+        var seen: Set<Int> = [start], pending = [start]
+        while let index = pending.popLast() {
+            if index == target { return true }
+            for next in downstream[index] where seen.insert(next).inserted { pending.append(next) }
+        }
+        return false
     }
 }
 

@@ -444,7 +444,8 @@ struct HardwareTwoCameraTests {
     }
 }
 
-/// Run as nobody without groups by the hardware script: a session on the camera is `unauthorized` with the fix.
+/// Run as nobody without groups by the hardware script: a session on the camera is `unauthorized` with the fix;
+/// a config nobody may read exits 77.
 @Suite("HardwarePermissionCLITests", .enabled(if: Hardware.enabled && !Hardware.isRoot, "needs the vivid VM, run as a non-root user"))
 struct HardwarePermissionCLITests {
     @Test func runOutsideGroupVideoIsUnauthorizedWithTheFix() {
@@ -454,5 +455,22 @@ struct HardwarePermissionCLITests {
         #expect(result.err.contains("status unauthorized") && result.err.contains("usermod -aG video"))
         let devices = Live.run([Live.swiftcam, "controls", Hardware.device])
         #expect(devices.status == 77 && devices.err.contains("usermod -aG video"))
+    }
+
+    /// A config the user may not read is a permission failure (77, not 65 "bad data") with one line naming the
+    /// file, from every command that reads one. Only a non-root user meets it: root reads a mode-000 file.
+    @Test(arguments: [["show"], ["validate"], ["run", "--frames", "5", "--no-control", "--quiet"]])
+    func unreadableConfigExits77WithOneLine(command: [String]) throws {
+        let path = "\(Live.scratch)/unreadable-\(command[0]).json"
+        let text = #"{ "sources": [{ "kind": "test" }], "caps": { "width": 320, "height": 180 }, "preview": "none" }"#
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o000]))
+        defer { unlink(path) }
+        #expect(access(path, R_OK) != 0, "the test user can read a mode-000 file: it proves nothing")
+        let result = Live.run([Live.swiftcam, command[0], path] + command.dropFirst())
+        let lines = result.err.split(separator: "\n")
+        print("ok swiftcam \(command[0]) on a mode-000 config as uid \(getuid()) → exit \(result.status): \(result.err.trimmingCharacters(in: .whitespacesAndNewlines))")
+        #expect(result.status == 77, "\(command[0]): \(result.err)")
+        #expect(lines.count == 1 && result.err.contains(path) && result.err.contains("permission denied"), "\(command[0]): \(result.err)")
+        #expect(result.out.isEmpty, "\(command[0]) printed \(result.out)")
     }
 }

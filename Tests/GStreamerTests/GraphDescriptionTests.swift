@@ -146,5 +146,28 @@ struct GraphDescriptionTests {
         }
         #expect(throws: GStreamerError.self) { try Pipeline.parse(graph.launchText) }
     }
+
+    /// A loop through two or three elements overflowed the stack in GStreamer's caps query while linking (the
+    /// Launch fuzz target's crash, Tests/Fuzz/Corpus/Launch/loop-*); the link that closes it is refused instead.
+    @Test(arguments: [2, 3])
+    func aLinkThatClosesALoopIsRefused(length: Int) {
+        var graph = GraphDescription()
+        let elements = (0..<length).map { graph.add("identity", name: "n\($0)") }
+        for (source, sink) in zip(elements, elements.dropFirst()) { graph.link(source, to: sink) }
+        graph.link(elements[length - 1], to: elements[0])
+        let refusal = GStreamerError.linkFailed(source: "n\(length - 1)", sink: "n0", reason: "the link would close a loop, and data flows one way")
+        #expect(throws: refusal) { try graph.build() }
+        #expect(throws: refusal) { try graph.buildBin() }
+    }
+
+    /// Two paths that meet again (a tee's two queues into one funnel) are no loop.
+    @Test func pathsThatMeetAgainAreNoLoop() throws {
+        var graph = GraphDescription()
+        let tee = graph.add("tee"), funnel = graph.add("funnel")
+        graph.link(graph.add("fakesrc"), to: tee)
+        for _ in 0..<2 { graph.chain(tee, graph.add("queue"), funnel) }
+        graph.link(funnel, to: graph.add("fakesink"))
+        #expect(try graph.build().allElements.count == 6)
+    }
 }
 

@@ -128,6 +128,7 @@ public final class CaptureSession: Sendable {
         }
         guard claimed else { return }
         defer { state.withLock { $0.transitioning = false } }
+        _ = Self.allocatorPolicy
         for path in v4l2Devices {
             if let error = DevicePreflight.check(path) {
                 let status = CameraStatus(opening: path, error: error)
@@ -150,6 +151,11 @@ public final class CaptureSession: Sendable {
         if let every = config.still?.every { startPeriodicStills(every: every) }
         if config.record?.autostart == true { _ = try startRecording() }
     }
+
+    /// A session builds and drops pipelines for as long as it runs (a recording's encoder, still encoders, recovery):
+    /// freed frame buffers must go back to the system, or RSS climbs with every recording (`GStreamer.mapLargeBlocks`).
+    /// Process-wide, set once by the first session that starts.
+    private static let allocatorPolicy: Bool = GStreamer.mapLargeBlocks()
 
     /// The device paths of the config's v4l2 sources.
     var v4l2Devices: [String] {

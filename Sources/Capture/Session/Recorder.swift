@@ -83,13 +83,27 @@ final class Recorder: @unchecked Sendable {
     /// Why the recording stopped working, if it did.
     var failureReason: String? { failure.withLock { $0 } }
 
-    /// Detaches from the tee, ends the file (EOS into the recording pipeline), waits at most `timeout`
-    /// seconds for the muxer to finish it, then stops. Returns false when the end could not be written.
+    /// Detaches from the tee, ends the file (EOS into the recording pipeline), waits for the muxer to finish it,
+    /// then stops. The wait ends when `timeout` seconds pass without the encoder taking a frame: the up to 30
+    /// frames queued before a slow encoder (`vp8enc` on loaded cores) may take longer than that to drain, and a
+    /// stop that gave up on them refused `record stop` and left the file without its end. Returns false when the
+    /// end could not be written.
     @discardableResult
     func finish(timeout: Double = 5) -> Bool {
         detach()
         source.endOfStream()
-        let completed = ended.wait(timeout: .now() + timeout) == .success
+        var encoded = framesEncoded.value
+        var completed = false
+        while true {
+            if ended.wait(timeout: .now() + timeout) == .success {
+                completed = true
+                break
+            }
+            // The queue is finite after EOS, so this wait ends: in EOS, or in `timeout` without progress.
+            let now = framesEncoded.value
+            if now == encoded { break }
+            encoded = now
+        }
         watch?.cancel()
         try? recording.setState(.null)
         return completed && failureReason == nil

@@ -1,0 +1,50 @@
+@testable import Capture
+import Foundation
+import Glibc
+import GStreamer
+import Testing
+
+@Suite("Recorder")
+struct RecorderTests {
+    /// An encoder slower than the camera has up to 30 frames queued when the recording stops. `record stop` gave
+    /// up after 5 s without looking whether they were still being encoded (the soak on loaded cores: "its end was
+    /// not written in time"); it now waits as long as the encoder makes progress, and the file gets its end.
+    @Test func finishWaitsForAnEncoderThatIsStillWorking() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("recorder-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("slow.mkv").path
+        let camera = try Pipeline.parse("videotestsrc is-live=true ! video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! tee name=t ! fakesink sync=false")
+        try camera.setState(.playing)
+        defer { try? camera.setState(.null) }
+        let tee = try #require(camera.element(named: "t"))
+        // The session's recording graph with an encoder that takes 200 ms a frame: 5 fps against the camera's 30.
+        var graph = GraphDescription()
+        graph.chain(graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "max-buffers": 30, "max-bytes": 0,
+                                                              "leaky-type": "downstream"]),
+                    graph.add("identity", ["sleep-time": 200_000]),
+                    graph.add("jpegenc"),
+                    graph.add("matroskamux"),
+                    graph.add("filesink", ["location": .string(path), "sync": false, "async": false]))
+        let recorder = try Recorder(pipeline: camera, tee: tee, graph: graph, path: path) { reason in
+            Issue.record("the recording failed: \(reason)")
+        }
+        // Until 20 frames wait for the encoder (4 s of work, twice the window below), polled per camera frame.
+        var queued = 0
+        while queued < 20, recorder.framesIn.value < 600 {
+            usleep(33_000)
+            queued = recorder.framesOut.value - recorder.framesEncoded.value
+        }
+        #expect(queued >= 20, "the encoder kept up: \(recorder.framesEncoded.value) of \(recorder.framesOut.value)")
+        #expect(recorder.finish(timeout: 2), "\(recorder.failureReason ?? "its end was not written")")
+        // Every frame handed over was encoded: the file decodes to as many.
+        let decode = try Pipeline.parse("filesrc location=\"\(path)\" ! matroskademux ! jpegdec ! appsink name=out sync=false")
+        let sink = try #require(decode.element(named: "out", as: AppSink.self))
+        try decode.setState(.playing)
+        defer { try? decode.setState(.null) }
+        var frames = 0
+        while sink.pullSample(timeout: 10) != nil { frames += 1 }
+        #expect(sink.isEndOfStream, "the file ends cleanly")
+        #expect(frames == recorder.framesEncoded.value, "\(frames) frames decode, \(recorder.framesEncoded.value) were encoded")
+    }
+}
