@@ -19,12 +19,7 @@
 /// padding rows, filtered in 4 lane groups, and written out as bytes, with the unsharp mask fused into
 /// that last write for sharpen.
 enum BoxCascadeKernel {
-    /// One pass: `inner` weights the 2r + 1 central samples, `outer` the two at distance r + 1.
-    struct Box: Equatable {
-        var radius: Int
-        var inner: Float
-        var outer: Float
-    }
+    typealias Box = BoxCascadeCore.Box
 
     /// The σ (in a view's own pixels) from which blur takes this kernel; below it the direct Q14
     /// kernel (at most 2·⌈3σ⌉ + 1 taps) is cheaper and matches the sampled Gaussian better.
@@ -44,7 +39,7 @@ enum BoxCascadeKernel {
     }
 
     /// Samples of one lane group per position.
-    typealias Lanes = SIMD8<Float>
+    typealias Lanes = BoxCascadeCore.Lanes
 
     /// Columns per vertical strip.
     static let stripSamples = 32
@@ -93,7 +88,7 @@ enum BoxCascadeKernel {
                     a[p] = a[hPad]
                     a[hPad + view.width + p] = a[hPad + view.width - 1]
                 }
-                let result = cascade(a, b, positions: hPositions, stride: 1, box: horizontal, passes: n) + hPad
+                let result = SIMDPath.cascade(a, b, positions: hPositions, stride: 1, box: horizontal, passes: n) + hPad
                 let count = min(group, view.height - first)
                 switch ch {
                 case 4: store4(result, width: view.width, scale: hScale, plane + first * samples, plane + (first + min(1, count - 1)) * samples)
@@ -152,7 +147,7 @@ enum BoxCascadeKernel {
                     }
                 }
                 for lanes in 0..<groupsPerStrip where lanes * Lanes.scalarCount < count {
-                    _ = cascade(a + lanes, b + lanes, positions: vPositions, stride: groupsPerStrip, box: vertical, passes: n)
+                    _ = SIMDPath.cascade(a + lanes, b + lanes, positions: vPositions, stride: groupsPerStrip, box: vertical, passes: n)
                 }
                 let result = n % 2 == 0 ? a : b
                 let scale = Lanes(repeating: 1 / (256 * gain(vertical, passes: n)))
@@ -268,44 +263,6 @@ enum BoxCascadeKernel {
             UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: h.lowHalf, as: SIMD4<UInt16>.self)
             UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: h.highHalf, as: SIMD4<UInt16>.self)
         }
-    }
-
-    /// `passes` box passes along positions `stride` vectors apart, ping-ponging between `a` and `b`;
-    /// returns the buffer holding the result. Pass k leaves positions k·(r+1)..<positions − k·(r+1) valid.
-    ///
-    /// Unnormalised: each pass computes `S + β·(ends)` with β = outer/inner, so the result is the
-    /// blur times `gain(box, passes)`, which the caller folds into its final scale (one multiply
-    /// fewer per pass; in float the growth, < 2³² at σ = 50, costs no precision).
-    // Not inlined: inside `run` LLVM split the lanes into even/odd halves around the loop (shufps/unpcklps per position).
-    @inline(never)
-    static func cascade(_ a: UnsafeMutablePointer<Lanes>, _ b: UnsafeMutablePointer<Lanes>, positions: Int, stride: Int,
-                        box: Box, passes: Int) -> UnsafeMutablePointer<Lanes> {
-        let r = box.radius, reach = r + 1
-        let beta = Lanes(repeating: box.outer / box.inner)
-        var input = a, output = b
-        for pass in 1...passes {
-            let start = pass * reach, end = positions - pass * reach
-            if start < end {
-                var sum = Lanes()
-                for j in (start - r)...(start + r) { sum += input[j &* stride] }
-                output[start &* stride] = sum + beta * (input[(start - reach) &* stride] + input[(start + reach) &* stride])
-                // Pointers to the sample leaving the window, the one entering it and the far end, one stride per position.
-                var leaving = input + (start + 1 - reach) &* stride
-                var entering = input + (start + 1 + r) &* stride
-                var out = output + (start + 1) &* stride
-                let last = output + end &* stride
-                while out < last {
-                    let l = leaving.pointee, e = entering.pointee
-                    entering += stride
-                    sum += e - l
-                    out.pointee = sum + beta * (l + entering.pointee)
-                    leaving += stride
-                    out += stride
-                }
-            }
-            swap(&input, &output)
-        }
-        return input
     }
 
     /// What `cascade` multiplies the blur by.
