@@ -7,6 +7,14 @@ let strictImports: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+// FiltersAVX2 compiles the hottest Filters loops again for x86-64-v3 (AVX2); Filters picks it at
+// run time when the CPU has AVX2 (SIMDPath). Elsewhere the module is empty and never chosen.
+#if arch(x86_64)
+let avx2: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+#else
+let avx2: [SwiftSetting] = []
+#endif
+
 let package = Package(
     name: "SwiftCam",
     products: [
@@ -25,7 +33,8 @@ let package = Package(
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .target(name: "GStreamer", dependencies: ["CGStreamer"], swiftSettings: strictImports),
         .systemLibrary(name: "CV4L2"),
-        .target(name: "Filters", swiftSettings: strictImports),
+        .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
+        .target(name: "Filters", dependencies: ["FiltersAVX2"], swiftSettings: strictImports),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
         .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "GStreamer", "Filters"],
                 swiftSettings: strictImports),

@@ -90,7 +90,14 @@ def best(fn, seconds=0.3):
 def swiftcam(fmt, specs):
     env = dict(os.environ, FILTERS_BENCH_INPUT=paths[fmt])
     out = subprocess.run([BENCH, "--tsv", fmt, *specs], env=env, capture_output=True, text=True, check=True).stdout
-    return {name: float(ms) for _, name, ms in (line.split("\t") for line in out.splitlines())}
+    global simd_path
+    for line in out.splitlines():
+        if line.startswith("# SIMD path "):
+            simd_path = line[len("# SIMD path "):]
+    return {name: float(ms) for _, name, ms in (line.split("\t") for line in out.splitlines() if not line.startswith("#"))}
+
+
+simd_path = "unknown"
 
 
 # libyuv through ctypes: its "ARGB" is B, G, R, A in memory; the cost does not depend on the order.
@@ -253,7 +260,8 @@ def main():
                 anchors[key] = value
     # Same-job anchors only: the box blur (a different filter) is listed but never the "best".
     same_job = lambda key: not key.startswith("box")
-    print(f"SwiftCam vs the best CPU anchor on this machine: {W}x{H}, one thread, same frame, ms/frame")
+    print(f"SwiftCam vs the best CPU anchor on this machine: {W}x{H}, one thread, same frame, ms/frame; "
+          f"SwiftCam's SIMD path: {simd_path}")
     print(f"memcpy (SwiftCam's, same run): RGBA {swift[('RGBA', 'memcpy')]:.3f} ms, I420 {swift[('I420', 'memcpy')]:.3f} ms, "
           f"NV12 {swift[('NV12', 'memcpy')]:.3f} ms; ratio = anchor / SwiftCam (> 1: SwiftCam faster)")
     print()

@@ -1,10 +1,13 @@
+import Filters
+
 /// The bench report as the text table `swiftcam bench` prints.
 extension BenchmarkReport {
     /// A table per size: case, SwiftCam ms/frame, C ms/frame (median ± half range), speed-up, × memcpy;
     /// then the reasons for every skipped or failed side.
     public func table() -> String {
         var lines = [
-            "swiftcam bench: \(date), \(machine.cores) cores, \(machine.cpu), \(machine.gstreamer), \(build) build, load \(Self.number(machine.load)) at start",
+            "swiftcam bench: \(date), \(machine.cores) cores, \(machine.cpu), \(machine.gstreamer), \(build) build, "
+                + "Filters SIMD path \(SIMDPath.current), load \(Self.number(machine.load)) at start",
             "ms/frame = median of \(repetitions) repetitions x \(frames) frames, ± half their range, "
                 + "appsrc ! identity ! fakesink baseline subtracted; speed-up = C / SwiftCam",
         ]

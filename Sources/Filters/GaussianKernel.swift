@@ -4,7 +4,8 @@ import Glibc
 import Darwin
 #endif
 
-/// Separable Gaussian in fixed point, used by blur (plain) and sharpen (unsharp mask).
+/// Separable Gaussian in fixed point, used by blur (plain) and sharpen (unsharp mask) below
+/// `BoxCascadeKernel.minimumSigma`; from there on the box cascade, whose cost does not grow with σ.
 ///
 /// Weights are Q14 and sum to exactly 16384, so a constant frame stays exactly constant. The
 /// horizontal pass writes Q8 UInt16 samples to a plane of scratch; the vertical pass accumulates
@@ -27,6 +28,10 @@ enum GaussianKernel {
             return
         }
         for view in ChannelView.views(source: source, destination: destination) {
+            if min(sigma / Double(view.subX), sigma / Double(view.subY)) >= BoxCascadeKernel.minimumSigma {
+                BoxCascadeKernel.run(view, sigma: sigma, amount: sharpenAmount.map(Float.init), context)
+                continue
+            }
             // UInt16 weights: with both factors known to fit 16 bits, LLVM multiplies with
             // pmullw/pmulhuw instead of emulating 32-bit pmulld on SSE2 (seen in perf annotate).
             let horizontal = weights(sigma: sigma / Double(view.subX)).map { UInt16(truncatingIfNeeded: $0) }

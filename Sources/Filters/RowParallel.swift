@@ -31,17 +31,24 @@ enum RowParallel {
         return min(wanted, rows)
     }
 
+    /// The rows `run` gives band `index` of `bands` (empty when there are more bands than row units).
+    static func range(band index: Int, of bands: Int, rows: Int, alignment: Int = 1) -> Range<Int> {
+        guard bands > 1 else { return 0..<rows }
+        let units = (rows + alignment - 1) / alignment
+        let start = min(rows, units * index / bands * alignment)
+        let end = min(rows, units * (index + 1) / bands * alignment)
+        return start..<max(start, end)
+    }
+
     /// Calls `body(band, rows)` for `bands` consecutive row ranges covering `0..<rows`; rows start on a multiple of `alignment`.
     static func run(rows: Int, bands: Int, alignment: Int = 1, _ body: (Int, Range<Int>) -> Void) {
         guard bands > 1 else {
             body(0, 0..<rows)
             return
         }
-        let units = (rows + alignment - 1) / alignment
         func band(_ index: Int) {
-            let start = min(rows, units * index / bands * alignment)
-            let end = min(rows, units * (index + 1) / bands * alignment)
-            if start < end { body(index, start..<end) }
+            let range = Self.range(band: index, of: bands, rows: rows, alignment: alignment)
+            if !range.isEmpty { body(index, range) }
         }
         if pool.run(bands: bands, band) { return }
         // concurrentPerform wants a @Sendable closure; the bands write disjoint rows and the call

@@ -1,3 +1,7 @@
+#if canImport(_Builtin_intrinsics.intel)
+import _Builtin_intrinsics.intel
+#endif
+
 /// Digital zoom: bilinear resampling of a 1/factor window around a normalized centre, per view.
 ///
 /// Output pixel centre p maps to source `left + (p + 0.5)/factor − 0.5`, so factor 1 is an exact copy.
@@ -27,27 +31,129 @@ enum ZoomKernel {
         }
     }
 
+    /// Separable: a source row is interpolated horizontally once (into 16-bit Q8 samples, through
+    /// precomputed sample indices and weights) and kept while output rows still use it; each output
+    /// row is then one vertical blend of two such rows, 8 samples at a time. Exactly the 2-D
+    /// bilinear it replaces: (t·(256 − wx) + u·wx)·(256 − wy) + … is the same sum in another order.
     private static func resample(_ view: ChannelView, factor: Double, centreX: Double, centreY: Double, _ context: SpatialContext) {
         let columns = context.scratch.buffer(SpatialContext.Slot.table.rawValue, bytes: view.width * 8).assumingMemoryBound(to: Int32.self)
         let rowTable = context.scratch.buffer(SpatialContext.Slot.table.rawValue + 1, bytes: view.height * 8).assumingMemoryBound(to: Int32.self)
         axis(length: view.width, factor: factor, centre: centreX, into: columns)
         axis(length: view.height, factor: factor, centre: centreY, into: rowTable)
-        let bands = context.bands(rows: view.height, samples: view.rowSamples * view.height)
-        RowParallel.run(rows: view.height, bands: bands) { _, rows in
-            for y in rows {
-                let y0 = Int(rowTable[2 * y]), wy = rowTable[2 * y + 1]
-                let top = view.sourceRow(y0), bottom = view.sourceRow(min(y0 + 1, view.height - 1))
-                let d = view.destinationRow(y)
-                for x in 0..<view.width {
-                    let x0 = Int(columns[2 * x]), wx = columns[2 * x + 1]
-                    let a = x0 * view.step, b = min(x0 + 1, view.width - 1) * view.step
-                    for c in 0..<view.channels {
-                        let upper = Int32(top[a + c]) &* (256 &- wx) &+ Int32(top[b + c]) &* wx
-                        let lower = Int32(bottom[a + c]) &* (256 &- wx) &+ Int32(bottom[b + c]) &* wx
-                        d[x * view.step + c] = UInt8(truncatingIfNeeded: (upper &* (256 &- wy) &+ lower &* wy &+ 32768) &>> 16)
+        let ch = view.channels, samples = view.rowSamples
+        // Per-sample taps: first sample index, second sample index, weight of the second.
+        let taps = context.scratch.buffer(SpatialContext.Slot.table.rawValue + 2, bytes: samples * 12).assumingMemoryBound(to: Int32.self)
+        for x in 0..<view.width {
+            let x0 = Int(columns[2 * x]), x1 = min(x0 + 1, view.width - 1)
+            for c in 0..<ch {
+                taps[3 * (x * ch + c)] = Int32(x0 * ch + c)
+                taps[3 * (x * ch + c) + 1] = Int32(x1 * ch + c)
+                taps[3 * (x * ch + c) + 2] = columns[2 * x + 1]
+            }
+        }
+        let padded = (samples + 15) & ~15
+        let bands = context.bands(rows: view.height, samples: samples * view.height)
+        // Per band: two interpolated rows (UInt16), a gathered source row, an output row.
+        let scratch = context.perBand(.rowA, bands: bands, bytes: 2 * padded * 2 + 2 * padded)
+        RowParallel.run(rows: view.height, bands: bands) { band, rows in
+            let base = scratch.base + band * scratch.stride
+            let cache = base.bindMemory(to: UInt16.self, capacity: 2 * padded)
+            let gathered = (base + 4 * padded).bindMemory(to: UInt8.self, capacity: 2 * padded)
+            let out = gathered + padded
+            var cached = (-1, -1)  // source rows held in cache slots 0 and 1
+            func interpolated(_ r: Int) -> UnsafeMutablePointer<UInt16> {
+                if cached.0 == r { return cache }
+                if cached.1 == r { return cache + padded }
+                // Evict the slot not holding the other row this output row needs (rows only grow).
+                let slot = cached.0 < cached.1 ? 0 : 1
+                let h = cache + slot * padded
+                let s: UnsafePointer<UInt8>
+                if view.step == ch {
+                    s = UnsafePointer(view.sourceRow(r))
+                } else {
+                    view.gather(row: r, into: gathered)
+                    s = UnsafePointer(gathered)
+                }
+                if ch == 4 {
+                    // One tap pair per pixel, four channels as one vector.
+                    for x in 0..<view.width {
+                        let t = 3 * 4 * x
+                        let w = UInt16(truncatingIfNeeded: taps[t + 2])
+                        let p = UnsafeRawPointer(s + Int(taps[t])).loadUnaligned(as: SIMD4<UInt8>.self)
+                        let q = UnsafeRawPointer(s + Int(taps[t + 1])).loadUnaligned(as: SIMD4<UInt8>.self)
+                        var v = SIMD4<UInt16>()
+                        for c in 0..<4 { v[c] = UInt16(p[c]) &* (256 &- w) &+ UInt16(q[c]) &* w }
+                        UnsafeMutableRawPointer(h + 4 * x).storeBytes(of: v, as: SIMD4<UInt16>.self)
+                    }
+                } else {
+                    for i in 0..<samples {
+                        let w = UInt16(truncatingIfNeeded: taps[3 * i + 2])
+                        h[i] = UInt16(s[Int(taps[3 * i])]) &* (256 &- w) &+ UInt16(s[Int(taps[3 * i + 1])]) &* w
                     }
                 }
+                if slot == 0 { cached.0 = r } else { cached.1 = r }
+                return h
             }
+            for y in rows {
+                let y0 = Int(rowTable[2 * y]), wy = UInt32(rowTable[2 * y + 1])
+                let upper = interpolated(y0), lower = interpolated(min(y0 + 1, view.height - 1))
+                let direct = view.step == ch
+                let d = direct ? view.destinationRow(y) : out
+                blend(upper, lower, weight: wy, count: samples, into: d)
+                if !direct { view.scatter(row: y, from: out) }
+            }
+        }
+    }
+
+    /// d[i] = (a[i]·(256 − w) + b[i]·w + 2¹⁵) >> 16, 8 samples at a time.
+    ///
+    /// pmaddwd on centred samples: with a' = a − 2¹⁵ (a signed 16-bit lane), a·(256 − w) + b·w =
+    /// a'·(256 − w) + b'·w + 2²³, so one multiply-add of (a', b') pairs by (256 − w, w) is exact.
+    @inline(__always)
+    private static func blend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight w: UInt32, count: Int,
+                              into d: UnsafeMutablePointer<UInt8>) {
+        let wa = 256 &- w
+        var i = 0
+        #if canImport(_Builtin_intrinsics.intel)
+        // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
+        // widening multiplies (about 7 instructions per sample against 2 here).
+        let weights = _mm_set1_epi32(Int32(bitPattern: w << 16 | wa))
+        let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
+        let bias = _mm_set1_epi32((1 << 23) + (1 << 15))
+        while i + 8 <= count {
+            let x = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(a + i).assumingMemoryBound(to: __m128i.self)), flip)
+            let y = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(b + i).assumingMemoryBound(to: __m128i.self)), flip)
+            let lo = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(x, y), weights), bias), 16)
+            let hi = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(x, y), weights), bias), 16)
+            _mm_storel_epi64(UnsafeMutableRawPointer(d + i).assumingMemoryBound(to: __m128i.self),
+                             _mm_packus_epi16(_mm_packs_epi32(lo, hi), lo))
+            i += 8
+        }
+        #else
+        var weights = I16x8()
+        for j in 0..<4 { weights[2 * j] = Int16(wa); weights[2 * j + 1] = Int16(w) }
+        let bias = SIMD4<Int32>(repeating: (1 << 23) + (1 << 15))
+        while i + 8 <= count {
+            let x = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<UInt16>.self) ^ 0x8000
+            let y = UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<UInt16>.self) ^ 0x8000
+            var lo = I16x8(), hi = I16x8()
+            for j in 0..<4 {
+                lo[2 * j] = Int16(bitPattern: x[j]); lo[2 * j + 1] = Int16(bitPattern: y[j])
+                hi[2 * j] = Int16(bitPattern: x[4 + j]); hi[2 * j + 1] = Int16(bitPattern: y[4 + j])
+            }
+            let r0 = (multiplyAdd(lo, weights) &+ bias) &>> 16, r1 = (multiplyAdd(hi, weights) &+ bias) &>> 16
+            var r = SIMD8<UInt8>()
+            for j in 0..<4 {
+                r[j] = UInt8(truncatingIfNeeded: r0[j])
+                r[4 + j] = UInt8(truncatingIfNeeded: r1[j])
+            }
+            UnsafeMutableRawPointer(d + i).storeBytes(of: r, as: SIMD8<UInt8>.self)
+            i += 8
+        }
+        #endif
+        while i < count {
+            d[i] = UInt8(truncatingIfNeeded: (UInt32(a[i]) &* wa &+ UInt32(b[i]) &* w &+ 32768) &>> 16)
+            i += 1
         }
     }
 }

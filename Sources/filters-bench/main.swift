@@ -106,8 +106,9 @@ if arguments.contains("--help") || arguments.contains("-h") {
 
         Times every filter and the 3- and 6-filter chains at 1920x1080, RGBA and NV12, in ms/frame beside a
         memcpy of the same frame. NAME… keeps the entries whose text starts with a name; --calls N runs each N
-        times on one thread without timing (for valgrind --tool=callgrind); --tsv prints FORMAT<TAB>CHAIN<TAB>ms
-        for each chain text (for make bench-anchors). Build with 'swift build -c release' first.
+        times on one thread without timing (for valgrind --tool=callgrind); --tsv prints '# SIMD path NAME', then
+        FORMAT<TAB>CHAIN<TAB>ms for each chain text (for make bench-anchors). SWIFTCAM_SIMD=sse2 forces the
+        baseline SIMD path. Build with 'swift build -c release' first.
         """)
     exit(0)
 }
@@ -136,6 +137,7 @@ if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gs
         }
         fclose(file)
     }
+    print("# SIMD path \(SIMDPath.current)")
     print("\(format.gstName)\tmemcpy\t\(measure { _ in memcpyFrame(s.frame, d.frame) })")
     for text in arguments.dropFirst(2) {
         let chain = text == "lut17" ? warmCube().map { FilterChain([Lut(cube: $0)]) } : try? FilterChain(parsing: text)
@@ -168,7 +170,7 @@ let hotDestinations = Dictionary(uniqueKeysWithValues: formats.map { ($0, Buffer
 let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
 print("filters-bench: 1920x1080, ms/frame (×memcpy of the same frame, same run); source → destination")
-print("cores online: \(cores); 'all' = threads 0")
+print("cores online: \(cores); 'all' = threads 0; SIMD path: \(SIMDPath.current) (of \(SIMDPath.available.map(\.description).joined(separator: ", ")); SWIFTCAM_SIMD=sse2 forces the baseline)")
 var memcpyHot: [PixelFormat: Double] = [:]
 for format in formats {
     let s = hotSources[format]!, d = hotDestinations[format]!

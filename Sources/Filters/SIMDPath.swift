@@ -1,0 +1,77 @@
+internal import FiltersAVX2
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The vector width the kernels with a wider version run at: SSE2 (the build's baseline) or AVX2.
+///
+/// Chosen once per process from the CPU's flags (Linux reports CPUID, and only those the kernel
+/// saves, in /proc/cpuinfo); `SWIFTCAM_SIMD=sse2` forces the baseline. Both paths give the same
+/// bytes (tests run every path the machine has).
+public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
+    /// 128-bit SSE2, every x86-64.
+    case sse2
+    /// 256-bit AVX2 (x86-64-v3).
+    case avx2
+
+    /// The path in use.
+    public static var current: SIMDPath { SIMDPath(rawValue: selected.load(ordering: .relaxed)) ?? .sse2 }
+
+    /// The paths this machine can run.
+    public static let available: [SIMDPath] = {
+        #if arch(x86_64) && os(Linux)
+        guard let flags = cpuFlagsLine() else { return [.sse2] }
+        let set = Set(flags.split(separator: " ").map(String.init))
+        return set.isSuperset(of: ["avx", "avx2", "fma", "f16c", "bmi2", "movbe"]) ? [.sse2, .avx2] : [.sse2]
+        #else
+        return [.sse2]
+        #endif
+    }()
+
+    #if os(Linux)
+    /// The first "flags" line of /proc/cpuinfo (Filters does not import Foundation).
+    private static func cpuFlagsLine() -> Substring? {
+        guard let file = fopen("/proc/cpuinfo", "r") else { return nil }
+        defer { fclose(file) }
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, file) > 0 {
+            guard let line else { break }
+            let text = String(cString: line)
+            if text.hasPrefix("flags") { return Substring(text.filter { $0 != "\n" }) }
+        }
+        return nil
+    }
+    #endif
+
+    /// The name printed by the benchmarks.
+    public var description: String { self == .sse2 ? "SSE2" : "AVX2" }
+
+    private static let selected = Atomic<Int>(initial().rawValue)
+
+    private static func initial() -> SIMDPath {
+        if let forced = getenv("SWIFTCAM_SIMD").map({ String(cString: $0).lowercased() }), forced == "sse2" { return .sse2 }
+        return available.last ?? .sse2
+    }
+
+    /// Runs `body` with `path` selected (tests: every path gives the same bytes). Not for concurrent use.
+    static func with<T>(_ path: SIMDPath, _ body: () throws -> T) rethrows -> T {
+        let previous = selected.exchange(path.rawValue, ordering: .relaxed)
+        defer { selected.store(previous, ordering: .relaxed) }
+        return try body()
+    }
+
+    /// `BoxCascadeCore.cascade` on the selected path.
+    @inline(__always)
+    static func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, _ b: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int,
+                        box: BoxCascadeCore.Box, passes: Int) -> UnsafeMutablePointer<SIMD8<Float>> {
+        if current == .avx2 {
+            return FiltersAVX2.BoxCascadeCore.cascade(a, b, positions: positions, stride: stride,
+                                                      box: .init(radius: box.radius, inner: box.inner, outer: box.outer), passes: passes)
+        }
+        return BoxCascadeCore.cascade(a, b, positions: positions, stride: stride, box: box, passes: passes)
+    }
+}

@@ -1,0 +1,182 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import Filters
+
+/// Blur and sharpen against the exact Gaussian (sampled to ±4σ, Double, edges extended) on a
+/// deterministic natural-looking frame: smooth gradients, hard edges and noise.
+@Suite struct BoxCascadeTests {
+    /// One byte plane: smooth waves and a ramp, a bright disc, a dark bar, diagonal stripes, noise.
+    static func natural(width: Int, height: Int, channels: Int, seed: UInt64) -> [UInt8] {
+        var rng = SeededGenerator(seed: seed)
+        var out = [UInt8](repeating: 0, count: width * height * channels)
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<channels {
+                    let fx = Double(x), fy = Double(y), phase = Double(c)
+                    var v = 60 + 80 * sin(fx / 37 + phase) * cos(fy / 53) + 0.2 * fx
+                    let dx = fx - 0.45 * Double(width), dy = fy - 0.4 * Double(height)
+                    if dx * dx + dy * dy < 0.04 * Double(width * width) { v = 230 }
+                    if y > height * 2 / 3, y < height * 5 / 6, x > width / 10, x < width * 7 / 10 { v = 20 }
+                    if (x + y + 13 * c) % 47 < 9 { v += 40 }
+                    // Noise: sum of four uniforms, σ ≈ 6.
+                    var noise = 0.0
+                    for _ in 0..<4 { noise += Double(rng.next() % 1000) / 1000 - 0.5 }
+                    v += noise * 20.8
+                    out[(y * width + x) * channels + c] = UInt8(max(0, min(255, v.rounded())))
+                }
+            }
+        }
+        return out
+    }
+
+    /// The exact Gaussian of one channel of an interleaved plane, per axis σ, rounded to bytes.
+    static func exact(_ plane: [UInt8], width: Int, height: Int, channels: Int, sigmaX: Double, sigmaY: Double) -> [Double] {
+        func kernel(_ sigma: Double) -> [Double] {
+            let r = Int((4 * sigma).rounded(.up))
+            let k = (-r...r).map { exp(-Double($0 * $0) / (2 * sigma * sigma)) }
+            let total = k.reduce(0, +)
+            return k.map { $0 / total }
+        }
+        let kx = kernel(sigmaX), ky = kernel(sigmaY)
+        let rx = kx.count / 2, ry = ky.count / 2
+        var horizontal = [Double](repeating: 0, count: plane.count)
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<channels {
+                    var sum = 0.0
+                    for (i, w) in kx.enumerated() {
+                        let xx = min(max(x + i - rx, 0), width - 1)
+                        sum += w * Double(plane[(y * width + xx) * channels + c])
+                    }
+                    horizontal[(y * width + x) * channels + c] = sum
+                }
+            }
+        }
+        var out = [Double](repeating: 0, count: plane.count)
+        for y in 0..<height {
+            for x in 0..<width * channels {
+                var sum = 0.0
+                for (i, w) in ky.enumerated() {
+                    let yy = min(max(y + i - ry, 0), height - 1)
+                    sum += w * horizontal[yy * width * channels + x]
+                }
+                out[y * width * channels + x] = sum
+            }
+        }
+        return out
+    }
+
+    static func write(_ bytes: [UInt8], to frame: TestFrame, plane: Int, rowBytes: Int) {
+        for (i, b) in bytes.enumerated() { frame.setByte(plane, i % rowBytes, i / rowBytes, b) }
+    }
+
+    static func read(_ frame: TestFrame, plane: Int, rowBytes: Int, rows: Int) -> [UInt8] {
+        (0..<(rowBytes * rows)).map { frame.byte(plane, $0 % rowBytes, $0 / rowBytes) }
+    }
+
+    /// Largest |out − round(exact)| and how many bytes differ by 2.
+    static func error(_ out: [UInt8], _ exact: [Double], amount: Double?, original: [UInt8]) -> (max: Int, twos: Int) {
+        var worst = 0, twos = 0
+        for i in out.indices {
+            var expected = exact[i]
+            if let amount { expected = Double(original[i]) + amount * (Double(original[i]) - exact[i]) }
+            let e = abs(Int(out[i]) - Int(max(0, min(255, expected.rounded()))))
+            worst = max(worst, e)
+            if e >= 2 { twos += 1 }
+        }
+        return (worst, twos)
+    }
+
+    @Test(arguments: [1, 1.5, 2, 3, 4.5, 8, 16.5, 30, 50])
+    func lumaWithinTwoOfTheExactGaussian(sigma: Double) throws {
+        let width = 173, height = 121
+        let frame = TestFrame(.i420, width, height)
+        frame.fill { _, _, _ in 128 }
+        let luma = Self.natural(width: width, height: height, channels: 1, seed: 3)
+        Self.write(luma, to: frame, plane: 0, rowBytes: width)
+        try FilterChain { Blur(radius: sigma) }.compile().process(frame.frame)
+        #expect(frame.canariesIntact)
+        let out = Self.read(frame, plane: 0, rowBytes: width, rows: height)
+        let exact = Self.exact(luma, width: width, height: height, channels: 1, sigmaX: sigma, sigmaY: sigma)
+        let e = Self.error(out, exact, amount: nil, original: luma)
+        #expect(e.max <= 2, "σ \(sigma): max error \(e.max)")
+        #expect(e.twos * (sigma <= 16 ? 100 : 20) <= out.count, "σ \(sigma): \(e.twos) bytes off by 2 of \(out.count)")
+        // Chroma planes (constant) stay constant.
+        #expect(frame.u(40, 30) == 128 && frame.v(86, 60) == 128)
+    }
+
+    @Test(arguments: [(PixelFormat.rgba, 4.0, 1), (.bgrx, 2.5, 2), (.nv12, 6.0, 1), (.nv12, 4.0, 2), (.i420, 9.0, 2)])
+    func everyPlaneWithinTwo(format: PixelFormat, sigma: Double, threads: Int) throws {
+        // Two threads split a frame only above RowParallel.threshold samples.
+        let (width, height) = threads == 1 ? (150, 97) : (400, 341)
+        let frame = TestFrame(format, width, height)
+        var planes: [(plane: Int, bytes: [UInt8], rowBytes: Int, rows: Int, channels: Int, sub: Double)] = []
+        for index in 0..<format.planeCount {
+            let rowBytes = format.rowBytes(plane: index, width: width), rows = format.rows(plane: index, height: height)
+            let channels = format.isRGB ? 4 : (format == .nv12 && index == 1 ? 2 : 1)
+            let bytes = Self.natural(width: rowBytes / channels, height: rows, channels: channels, seed: UInt64(5 + index))
+            Self.write(bytes, to: frame, plane: index, rowBytes: rowBytes)
+            planes.append((index, bytes, rowBytes, rows, channels, index == 0 ? 1 : 2))
+        }
+        try FilterChain { Blur(radius: sigma) }.compile(threads: threads).process(frame.frame)
+        #expect(frame.canariesIntact)
+        for p in planes {
+            let out = Self.read(frame, plane: p.plane, rowBytes: p.rowBytes, rows: p.rows)
+            let exact = Self.exact(p.bytes, width: p.rowBytes / p.channels, height: p.rows, channels: p.channels,
+                                   sigmaX: sigma / p.sub, sigmaY: sigma / p.sub)
+            let e = Self.error(out, exact, amount: nil, original: p.bytes)
+            #expect(e.max <= 2, "\(format) plane \(p.plane) σ \(sigma): max error \(e.max)")
+        }
+    }
+
+    @Test(arguments: [PixelFormat.rgba, .nv12])
+    func sharpenIsTheBlurAndOneFusedPass(format: PixelFormat) throws {
+        let width = 131, height = 77, sigma = 3.0, amount = 1.5
+        let frame = TestFrame(format, width, height)
+        frame.fill { _, _, _ in 128 }
+        let channels = format.isRGB ? 4 : 1
+        let bytes = Self.natural(width: width, height: height, channels: channels, seed: 11)
+        Self.write(bytes, to: frame, plane: 0, rowBytes: width * channels)
+        try FilterChain { Sharpen(amount: amount, radius: sigma) }.compile().process(frame.frame)
+        let out = Self.read(frame, plane: 0, rowBytes: width * channels, rows: height)
+        let exact = Self.exact(bytes, width: width, height: height, channels: channels, sigmaX: sigma, sigmaY: sigma)
+        let e = Self.error(out, exact, amount: amount, original: bytes)
+        // The blur's error of ≤ 2 is scaled by the amount in the mask.
+        #expect(e.max <= 3, "max error \(e.max)")
+    }
+
+    /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
+    @Test func everySIMDPathGivesTheSameBytes() throws {
+        for (format, chain) in [(PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20")] {
+            let reference = TestFrame(format, 211, 157)
+            reference.fillPattern(seed: 12)
+            let compiled = try FilterChain(parsing: chain).compile()
+            let original = reference.copy()
+            try SIMDPath.with(.sse2) { try compiled.process(reference.frame) }
+            #expect(reference.difference(from: original) != nil)
+            for path in SIMDPath.available {
+                let frame = original.copy()
+                try SIMDPath.with(path) {
+                    #expect(SIMDPath.current == path)
+                    try compiled.process(frame.frame)
+                }
+                #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain)")
+            }
+        }
+    }
+
+    @Test func extendedBoxesHaveTheGaussianVariance() {
+        for sigma in [2.0, 2.7, 5, 16, 16.5, 50] {
+            let n = BoxCascadeKernel.passes(sigma: sigma)
+            let box = BoxCascadeKernel.box(sigma: sigma, passes: n)
+            let r = Double(box.radius)
+            let total = Double(box.inner) * (2 * r + 1) + 2 * Double(box.outer)
+            let variance = Double(box.inner) * r * (r + 1) * (2 * r + 1) / 3 + 2 * Double(box.outer) * (r + 1) * (r + 1)
+            #expect(abs(total - 1) < 1e-6)
+            #expect(abs(variance * Double(n) - sigma * sigma) < 1e-4 * sigma * sigma, "σ \(sigma)")
+            #expect(box.outer >= 0 && box.outer < box.inner)
+        }
+    }
+}
