@@ -136,11 +136,7 @@ final class LiveVideo: @unchecked Sendable {
     /// `GET /stream.mjpg` (loop thread): takes the connection over from libsoup and hands it to a viewer.
     func addMJPEGViewer(_ message: OpaquePointer) {
         guard let stream = soup_server_message_steal_connection(message) else { return }
-        var duplicate: Int32 = -1
-        if g_type_check_instance_is_a(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GTypeInstance.self), g_socket_connection_get_type()) != 0,
-           let socket = g_socket_connection_get_socket(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GSocketConnection.self)) {
-            duplicate = dup(g_socket_get_fd(socket))
-        }
+        let duplicate = Self.socketDescriptor(of: UnsafeMutableRawPointer(stream))
         g_object_unref(UnsafeMutableRawPointer(stream))
         let fd = duplicate
         guard fd >= 0 else { return }
@@ -165,6 +161,29 @@ final class LiveVideo: @unchecked Sendable {
                 stopMJPEGIfIdle()
             }
         }
+    }
+
+    /// A duplicate of the socket under a stolen stream (libsoup wraps the GSocketConnection in a SoupIOStream
+    /// whose "base-iostream" is it), or -1.
+    private static func socketDescriptor(of stream: UnsafeMutableRawPointer) -> Int32 {
+        var current = stream
+        for _ in 0..<4 {
+            let instance = current.assumingMemoryBound(to: GTypeInstance.self)
+            if g_type_check_instance_is_a(instance, g_socket_connection_get_type()) != 0 {
+                guard let socket = g_socket_connection_get_socket(current.assumingMemoryBound(to: GSocketConnection.self)) else { return -1 }
+                return dup(g_socket_get_fd(socket))
+            }
+            let object = current.assumingMemoryBound(to: GObject.self)
+            guard g_object_class_find_property(CGStreamer_object_class(current), "base-iostream") != nil else { return -1 }
+            var value = GValue()
+            g_value_init(&value, CGStreamer_type_object())
+            g_object_get_property(object, "base-iostream", &value)
+            let base = g_value_get_object(&value)
+            g_value_unset(&value)  // the stolen stream still holds its base
+            guard let base else { return -1 }
+            current = base
+        }
+        return -1
     }
 
     private func removeMJPEGViewer(id: Int) {

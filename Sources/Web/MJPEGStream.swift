@@ -32,7 +32,7 @@ final class MJPEGEncoder: @unchecked Sendable {
             graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("width", .int(scaledWidth)), ("height", .int(scaledHeight)),
                                                                                   ("pixel-aspect-ratio", .fraction(1, 1))]))]),
             graph.add("jpegenc", ["quality": 80]),
-            graph.add("appsink", name: "mjpeg-out", ["sync": false, "max-buffers": 2, "drop": true, "wait-on-eos": false]))
+            graph.add("appsink", name: "mjpeg-out", ["sync": false, "async": false, "max-buffers": 2, "drop": true, "wait-on-eos": false]))
         pipeline = try graph.build()
         guard let source = pipeline.element(named: "mjpeg-src", as: AppSrc.self),
               let sink = pipeline.element(named: "mjpeg-out", as: AppSink.self) else {

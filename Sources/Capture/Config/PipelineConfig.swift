@@ -29,9 +29,11 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var duration: Double?
     /// Stop after this many frames (nil: run until stopped).
     public var frames: Int?
+    /// Serve the browser camera screen on `[ADDR:]PORT` (a bare port number is accepted too), like `run --http`.
+    public var http: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames
+        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http
     }
 
     public init(from decoder: Decoder) throws {
@@ -50,6 +52,11 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         tap = try container.decodeIfPresent(Bool.self, forKey: .tap)
         duration = try container.decodeIfPresent(Double.self, forKey: .duration)
         frames = try container.decodeIfPresent(Int.self, forKey: .frames)
+        if let port = try? container.decodeIfPresent(Int.self, forKey: .http) {
+            http = String(port)
+        } else {
+            http = try container.decodeIfPresent(String.self, forKey: .http)
+        }
     }
 
     /// Whether this is a raw gst-launch config.

@@ -17,7 +17,7 @@ public final class LiveFeed: @unchecked Sendable {
         var graph = GraphDescription()
         let queue = graph.add("queue", name: "live-queue", ["max-size-buffers": 2, "max-size-bytes": 0, "max-size-time": 0,
                                                              "leaky": "downstream"])
-        graph.chain(queue, graph.add("appsink", name: "live-tap", ["sync": false, "max-buffers": 1, "drop": true,
+        graph.chain(queue, graph.add("appsink", name: "live-tap", ["sync": false, "async": false, "max-buffers": 1, "drop": true,
                                                                     "wait-on-eos": false]))
         graph.ghost("sink", queue, pad: "sink")
         branch = try graph.buildBin()
