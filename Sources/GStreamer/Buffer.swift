@@ -116,6 +116,12 @@ public struct WritableBuffer: ~Copyable, @unchecked Sendable {
         set { pointer.pointee.duration = newValue.map { GstClockTime($0) } ?? .max }
     }
 
+    /// Decoding time in nanoseconds, nil when unset. Writes `GST_BUFFER_DTS`.
+    public var dts: UInt64? {
+        get { clockTime(pointer.pointee.dts) }
+        set { pointer.pointee.dts = newValue.map { GstClockTime($0) } ?? .max }
+    }
+
     /// Total size in bytes. Calls `gst_buffer_get_size`.
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
 

@@ -24,7 +24,7 @@ final class MJPEGEncoder: @unchecked Sendable {
         let scaledWidth = min(width, 960) & ~1
         let scaledHeight = max(2, (height * scaledWidth / max(width, 1)) & ~1)
         graph.chain(
-            graph.add("appsrc", name: "mjpeg-src", ["format": "time", "is-live": true, "do-timestamp": true, "max-buffers": 2,
+            graph.add("appsrc", name: "mjpeg-src", ["format": "time", "is-live": true, "do-timestamp": false, "max-buffers": 2,
                                                     "leaky-type": "downstream", "block": false]),
             graph.add("videoconvert"),
             graph.add("videoscale"),
@@ -57,7 +57,11 @@ final class MJPEGEncoder: @unchecked Sendable {
         }) {
             source.caps = caps
         }
-        try? source.push(WritableBuffer(buffer))
+        // The camera pipeline's timestamps count from its own start: restamped with this pipeline's running time.
+        var copy = WritableBuffer(buffer)
+        copy.pts = pipeline.runningTime
+        copy.dts = nil
+        try? source.push(copy)
     }
 
     func add(_ viewer: MJPEGViewer) { viewers.withLock { $0[viewer.id] = viewer } }

@@ -25,7 +25,7 @@ final class WebRTCEncoder: @unchecked Sendable {
         self.restrictToLoopback = restrictToLoopback
         var graph = GraphDescription()
         var chain = [
-            graph.add("appsrc", name: "rtc-src", ["format": "time", "is-live": true, "do-timestamp": true, "max-buffers": 2,
+            graph.add("appsrc", name: "rtc-src", ["format": "time", "is-live": true, "do-timestamp": false, "max-buffers": 2,
                                                   "leaky-type": "downstream", "block": false]),
             graph.add("queue", ["max-size-buffers": 2, "max-size-bytes": 0, "max-size-time": 0, "leaky": "downstream"]),
             graph.add("videoconvert"),
@@ -74,7 +74,11 @@ final class WebRTCEncoder: @unchecked Sendable {
         }) {
             source.caps = caps
         }
-        try? source.push(WritableBuffer(buffer))
+        // The camera pipeline's timestamps count from its own start: restamped with this pipeline's running time.
+        var copy = WritableBuffer(buffer)
+        copy.pts = pipeline.runningTime
+        copy.dts = nil
+        try? source.push(copy)
     }
 
     /// Adds a viewer: its queue and webrtcbin join the playing pipeline and the offer goes out through `send`.
@@ -127,9 +131,10 @@ final class WebRTCViewer: @unchecked Sendable {
         self.send = send
         queue = try Element.make("queue", name: "viewer-queue-\(id)")
         try queue.set("leaky", "downstream")
-        try queue.set("max-size-buffers", 0)
+        // Counted in packets: about 10 frames of 640x480 H.264; a viewer further behind loses the oldest.
+        try queue.set("max-size-buffers", 100)
         try queue.set("max-size-bytes", 0)
-        try queue.set("max-size-time", UInt64(500_000_000))
+        try queue.set("max-size-time", UInt64(0))
         webrtc = try Element.make("webrtcbin", name: "viewer-\(id)")
         try webrtc.set("bundle-policy", "max-bundle")
         packets = try queue.staticPad("src").countBuffers().counter
