@@ -74,14 +74,15 @@ enum APICommand {
     }
 
     private static func number(_ object: [String: Any], _ key: String) throws -> Double {
-        guard let value = object[key] as? Double, value.isFinite else {
+        // JSON's true and false come as NSNumber subclasses, which would pass as 1 and 0.
+        guard let raw = object[key], type(of: raw) == NSNumber.self, let value = raw as? Double, value.isFinite else {
             throw APIError.badRequest("\"\(key)\" must be a number")
         }
         return value
     }
 
     private static func flag(_ object: [String: Any], _ key: String) throws -> Bool {
-        guard let value = object[key] as? Bool else { throw APIError.badRequest("\"\(key)\" must be true or false") }
+        guard let raw = object[key], type(of: raw) != NSNumber.self, let value = raw as? Bool else { throw APIError.badRequest("\"\(key)\" must be true or false") }
         return value
     }
 }

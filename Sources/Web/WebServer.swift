@@ -97,6 +97,11 @@ public final class WebServer: @unchecked Sendable {
             guard let connection, let data else { return }
             Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().accept(connection)
         }, me, nil)
+        // Handlers are found by path, the early one included: "/ws" has its own entry, so it needs the screen too.
+        soup_server_add_early_handler(server, "/ws", { _, message, _, _, data in
+            guard let message, let data else { return }
+            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().screen(message)
+        }, me, nil)
         var error: UnsafeMutablePointer<GError>?
         guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)) else {
             throw WebServerError.cannotListen(address: options.host, reason: "not a numeric IP address")
