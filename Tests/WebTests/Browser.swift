@@ -1,5 +1,5 @@
+import Dispatch
 import Foundation
-import FoundationNetworking
 import Glibc
 
 /// Headless Chromium driven through chromedriver's WebDriver API (JSON over HTTP on 127.0.0.1). Launched
@@ -11,6 +11,7 @@ final class Browser: @unchecked Sendable {
     private let profile: URL
     private let endpoint: URL
     private var session = ""
+    private var launched = false
 
     /// Starts chromedriver on a free port, waits for its "started" line, and opens a browser session.
     init(width: Int = 800, height: Int = 600, touch: Bool = false) async throws {
@@ -22,6 +23,7 @@ final class Browser: @unchecked Sendable {
         driver.standardOutput = driverOutput
         driver.standardError = FileHandle.nullDevice
         try driver.run()
+        launched = true
         // chromedriver prints one line when it listens: read until it (the read blocks; no polling).
         var seen = ""
         while !seen.contains("started successfully") {
@@ -48,16 +50,30 @@ final class Browser: @unchecked Sendable {
     }
 
     deinit {
-        if driver.isRunning { driver.terminate() }
-        driver.waitUntilExit()
+        shutdown()
         try? FileManager.default.removeItem(at: profile)
     }
 
     /// Ends the browser session and chromedriver.
     func quit() async {
-        _ = try? await call("DELETE", "/session/\(session)")
-        if driver.isRunning { driver.terminate() }
+        shutdown()
+    }
+
+    /// Closes the session (chromedriver then ends Chromium), asks chromedriver to exit (it ignores SIGTERM),
+    /// and waits for it; SIGKILL to the one process we started if it will not go.
+    private func shutdown() {
+        guard launched else { return }
+        launched = false
+        if !session.isEmpty, let port = endpoint.port {
+            _ = try? exchange(port: port, Data("DELETE /session/\(session) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8), timeout: 30)
+            _ = try? exchange(port: port, Data("GET /shutdown HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8), timeout: 10)
+        }
+        let pid = driver.processIdentifier
+        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
+        if session.isEmpty { kill(pid, SIGKILL) }
         driver.waitUntilExit()
+        watchdog.cancel()
     }
 
     /// Runs before any script of every page from now on (DevTools `Page.addScriptToEvaluateOnNewDocument`).
@@ -133,14 +149,8 @@ final class Browser: @unchecked Sendable {
 
     /// One WebDriver command; returns its `value`, throws its error.
     private func call(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any {
-        var request = URLRequest(url: endpoint.appendingPathComponent(path))
-        request.httpMethod = method
-        request.timeoutInterval = 120
-        if let body {
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        }
-        let (data, _) = try await URLSession.shared.data(for: request)
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        let data = try await http(method, endpoint.appendingPathComponent(path), body: payload, timeout: 180).body
         let object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         guard let reply = object as? [String: Any] else { throw WebTestError("chromedriver said \(object)") }
         let value = reply["value"] ?? NSNull()
@@ -166,30 +176,6 @@ func freePort() throws -> Int {
     }
     guard bound else { throw WebTestError("no free port") }
     return Int(UInt16(bigEndian: address.sin_port))
-}
-
-/// HTTP from the test to the host (GET or POST with a JSON body); returns status, headers and body.
-func http(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:]) async throws -> (status: Int, headers: [String: String], body: Data) {
-    var request = URLRequest(url: url)
-    request.httpMethod = method
-    request.httpBody = body
-    request.timeoutInterval = 60
-    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-    let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
-    defer { session.finishTasksAndInvalidate() }
-    let (data, response) = try await session.data(for: request)
-    guard let response = response as? HTTPURLResponse else { throw WebTestError("not HTTP") }
-    var fields: [String: String] = [:]
-    for (key, value) in response.allHeaderFields { fields[String(describing: key).lowercased()] = String(describing: value) }
-    return (response.statusCode, fields, data)
-}
-
-/// Keeps a redirect as the answer (the token's 303 and its cookie are what a test checks).
-private final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
-        completionHandler(nil)
-    }
 }
 
 /// A JSON body's object.

@@ -173,9 +173,11 @@ enum NetworkIsolation {
     }
 }
 
-/// One HTTP exchange over a plain socket, byte for byte as written (URLSession would normalise `..`).
-/// Returns the status code and the body.
-func rawHTTP(port: Int, _ request: String) throws -> (status: Int, body: String) {
+/// One HTTP/1.1 exchange over a plain blocking socket to 127.0.0.1, the request byte for byte as given
+/// (URLSession would normalise `..`, and on Linux it fails on some of chromedriver's replies with "Failed writing
+/// header"). Reads the answer to its Content-Length (or to the close). Returns status, headers (lower-case
+/// names) and body.
+func exchange(port: Int, _ request: Data, timeout: Int = 120) throws -> (status: Int, headers: [String: String], body: Data) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw WebTestError("no socket") }
     defer { close(fd) }
@@ -187,35 +189,58 @@ func rawHTTP(port: Int, _ request: String) throws -> (status: Int, body: String)
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
     guard connected == 0 else { throw WebTestError("cannot connect to 127.0.0.1:\(port)") }
-    var timeout = timeval(tv_sec: 20, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let bytes = Array(request.utf8)
+    var limit = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     var sent = 0
-    while sent < bytes.count {
-        let written = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    while sent < request.count {
+        let written = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard written > 0 else { break }   // the server may answer (413) and close before reading it all
         sent += written
     }
-    var response = [UInt8]()
+    var response = Data()
     var buffer = [UInt8](repeating: 0, count: 65536)
+    var headerLength: Int?
+    var contentLength: Int?
     while true {
         let count = recv(fd, &buffer, buffer.count, 0)
         guard count > 0 else { break }
-        response += buffer[0..<count]
-        if let text = String(bytes: response, encoding: .utf8), let headerEnd = text.range(of: "\r\n\r\n") {
-            let head = text[..<headerEnd.lowerBound].lowercased()
-            if let lengthLine = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
-               let length = Int(lengthLine.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
-               text.utf8.count - text.utf8.distance(from: text.startIndex, to: headerEnd.upperBound) >= length {
-                break
-            }
+        response.append(contentsOf: buffer[0..<count])
+        if headerLength == nil, let end = response.range(of: Data("\r\n\r\n".utf8)) {
+            headerLength = end.upperBound
+            let head = String(decoding: response[..<end.lowerBound], as: UTF8.self).lowercased()
+            contentLength = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
         }
+        if let headerLength, let contentLength, response.count - headerLength >= contentLength { break }
     }
-    let text = String(decoding: response, as: UTF8.self)
-    guard let statusLine = text.split(separator: "\r\n").first, statusLine.hasPrefix("HTTP/1.") else {
-        throw WebTestError("no HTTP response to \(request.split(separator: "\r\n").first ?? "")")
+    guard let end = response.range(of: Data("\r\n\r\n".utf8)) else { throw WebTestError("no HTTP response") }
+    let lines = String(decoding: response[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n")
+    guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1."), statusLine.split(separator: " ").count >= 2 else {
+        throw WebTestError("no HTTP status line")
     }
-    let status = Int(statusLine.split(separator: " ")[1]) ?? 0
-    let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-    return (status, body)
+    var headers: [String: String] = [:]
+    for line in lines.dropFirst() {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return (Int(statusLine.split(separator: " ")[1]) ?? 0, headers, Data(response[end.upperBound...]))
+}
+
+/// A request written out in full, e.g. `GET /captures/../x HTTP/1.1…`; returns status and body text.
+func rawHTTP(port: Int, _ request: String) throws -> (status: Int, body: String) {
+    let answer = try exchange(port: port, Data(request.utf8), timeout: 30)
+    return (answer.status, String(decoding: answer.body, as: UTF8.self))
+}
+
+/// HTTP from the test to 127.0.0.1 (a method, a URL, a body, headers); the connection closes after it.
+func http(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:], timeout: Int = 120) async throws
+    -> (status: Int, headers: [String: String], body: Data) {
+    guard let port = url.port else { throw WebTestError("no port in \(url)") }
+    var target = url.path.isEmpty ? "/" : url.path
+    if let query = url.query { target += "?" + query }
+    var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+    for (name, value) in headers { head += "\(name): \(value)\r\n" }
+    if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+    else if method == "POST" || method == "DELETE" { head += "Content-Length: 0\r\n" }
+    return try exchange(port: port, Data((head + "\r\n").utf8) + (body ?? Data()), timeout: timeout)
 }
