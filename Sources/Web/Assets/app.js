@@ -93,7 +93,7 @@ function applyState(state) {
   } else {
     banner.hidden = true;
   }
-  $('torch').hidden = !state.torch;
+  $('torch').hidden = !state.torch || state.status !== 'configured';
   $('switch').disabled = (state.sources || 1) < 2;
   const recording = !!state.recording;
   $('record').setAttribute('aria-pressed', String(recording));
