@@ -9,8 +9,9 @@ import Testing
 final class WebHost: @unchecked Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The swiftcam built next to this test bundle.
+    /// The swiftcam built next to this test bundle (SWIFTCAM_BINARY names another, e.g. the release build).
     static var binary: String {
+        if let chosen = ProcessInfo.processInfo.environment["SWIFTCAM_BINARY"], !chosen.isEmpty { return chosen }
         let products = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
         let beside = products.appendingPathComponent("swiftcam").path
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }

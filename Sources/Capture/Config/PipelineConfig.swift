@@ -91,9 +91,11 @@ public struct SourceConfig: Codable, Sendable, Equatable {
     public var mirror: Bool?
     /// A label for the source ("back", "front").
     public var label: String?
+    /// Stamps the host's wall clock into every frame's top band (a latency probe, see `Timecode`).
+    public var timecode: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label
+        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label, timecode
     }
 
     public init(kind: Kind, device: String? = nil, pattern: String? = nil) {
@@ -113,6 +115,7 @@ public struct SourceConfig: Codable, Sendable, Equatable {
         path = try container.decodeIfPresent(String.self, forKey: .path)
         mirror = try container.decodeIfPresent(Bool.self, forKey: .mirror)
         label = try container.decodeIfPresent(String.self, forKey: .label)
+        timecode = try container.decodeIfPresent(Bool.self, forKey: .timecode)
     }
 }
 
