@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web
+.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web
 
 deps:
 	@bash scripts/deps.sh
@@ -60,6 +60,10 @@ bench-anchors: deps
 # Chromium in a network namespace with only lo): p50/p95 (~1 min after the builds).
 bench-web: deps
 	@bash scripts/bench-web.sh
+
+# 10 WebRTC + 20 MJPEG viewers + 5 stills/s for 60 s (LOAD_SECONDS) on the release host, a stalled viewer too.
+load-web: deps
+	@bash scripts/load-web.sh
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins

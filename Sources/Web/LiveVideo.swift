@@ -137,6 +137,9 @@ final class LiveVideo: @unchecked Sendable {
     func addMJPEGViewer(_ message: OpaquePointer) {
         guard let stream = soup_server_message_steal_connection(message) else { return }
         let duplicate = Self.socketDescriptor(of: UnsafeMutableRawPointer(stream))
+        // The viewer owns the duplicate alone: closing the stream closes libsoup's descriptor now, so when the
+        // viewer closes its own the connection really ends (the page or reader sees the end of the stream).
+        g_io_stream_close(stream, nil, nil)
         g_object_unref(UnsafeMutableRawPointer(stream))
         let fd = duplicate
         guard fd >= 0 else { return }
