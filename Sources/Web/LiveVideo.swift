@@ -79,6 +79,22 @@ final class LiveVideo: @unchecked Sendable {
         feed?.close()
     }
 
+    /// After the session rebuilt its graph (recovery), the old feed hangs on a pipeline that is gone: viewers
+    /// that are still here get a new feed off the new tee.
+    func reattach() {
+        queue.async { [self] in
+            let old = parts.withLock { parts -> LiveFeed? in
+                guard parts.webrtc != nil || parts.mjpeg != nil, let feed = parts.feed else { return nil }
+                parts.feed = nil
+                parts.size = nil
+                return feed
+            }
+            guard let old else { return }
+            old.close()
+            _ = try? ensureFeed()
+        }
+    }
+
     // MARK: - WebRTC
 
     func addWebRTCViewer(id: Int, send: @escaping @Sendable (String) -> Void) {
