@@ -84,7 +84,7 @@ final class LiveVideo: @unchecked Sendable {
     func reattach() {
         queue.async { [self] in
             let old = parts.withLock { parts -> LiveFeed? in
-                guard parts.webrtc != nil || parts.mjpeg != nil, let feed = parts.feed else { return nil }
+                guard parts.webrtc != nil || parts.mjpeg != nil, let feed = parts.feed, !session.isCurrent(feed) else { return nil }
                 parts.feed = nil
                 parts.size = nil
                 return feed

@@ -5,7 +5,7 @@ public import GStreamer
 /// encoders). A slow consumer never stalls the camera: the branch's queue holds two frames and drops the
 /// oldest. Closing it detaches the branch; a graph rebuilt by recovery needs a new feed.
 public final class LiveFeed: @unchecked Sendable {
-    private let pipeline: Pipeline
+    let pipeline: Pipeline
     private let tee: Element
     private let branch: Bin
     private let sink: AppSink
@@ -61,5 +61,10 @@ extension CaptureSession {
             throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "live feed")
         }
         return try LiveFeed(pipeline: graph.pipeline, tee: tee, handler: handler)
+    }
+
+    /// Whether the feed hangs on the graph playing now (false after a recovery rebuilt it).
+    public func isCurrent(_ feed: LiveFeed) -> Bool {
+        graph?.pipeline === feed.pipeline
     }
 }
