@@ -129,6 +129,20 @@ final class Browser: @unchecked Sendable {
         _ = try await call("DELETE", "/session/\(session)/actions")
     }
 
+    /// A two-finger pinch around (x, y): the fingers start `from` pixels apart (horizontally) and end `to` apart.
+    func pinch(x: Double, y: Double, from: Double, to: Double) async throws {
+        func finger(_ id: String, _ sign: Double) -> [String: Any] {
+            ["type": "pointer", "id": id, "parameters": ["pointerType": "touch"], "actions": [
+                ["type": "pointerMove", "duration": 0, "x": Int(x + sign * from / 2), "y": Int(y), "origin": "viewport"],
+                ["type": "pointerDown", "button": 0],
+                ["type": "pointerMove", "duration": 300, "x": Int(x + sign * to / 2), "y": Int(y), "origin": "viewport"],
+                ["type": "pointerUp", "button": 0],
+            ] as [[String: Any]]]
+        }
+        _ = try await call("POST", "/session/\(session)/actions", ["actions": [finger("one", -1), finger("two", 1)]])
+        _ = try await call("DELETE", "/session/\(session)/actions")
+    }
+
     /// A PNG of the whole viewport.
     func screenshot() async throws -> Data {
         guard let text = try await call("GET", "/session/\(session)/screenshot") as? String, let data = Data(base64Encoded: text) else {

@@ -228,6 +228,21 @@ struct PageTests {
         await browser.quit()
     }
 
+    @Test func aPinchZoomsByTheFingersSpread() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        try await browser.pinch(x: 400, y: 250, from: 100, to: 300)
+        let zoom = try await browser.wait("""
+            const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('zoom ')); if (reply) done([reply.command, document.getElementById('zoom').textContent]); else requestAnimationFrame(check); };
+            check();
+            """)
+        let values = zoom as? [Any] ?? []
+        let factor = Double((values.first as? String ?? "").split(separator: " ").last ?? "") ?? 0
+        #expect(factor > 2.5 && factor < 3.5, "a pinch from 100 to 300 px: \(values)")
+        #expect((values.last as? String)?.hasSuffix("×") == true)
+        await browser.quit()
+    }
+
     @Test func choosingMonoMakesTheVideoGrey() async throws {
         let (host, browser) = try await Self.livePage()
         defer { host.stop() }
