@@ -15,7 +15,7 @@ status=0
   SWIFTCAM_WEB_LOAD_SECONDS="${LOAD_SECONDS:-60}" SWIFTCAM_WEB_LOAD_PATTERN="${LOAD_PATTERN:-smpte}" \
   unshare --net bash -c 'ip link set lo up && exec swift test --skip-build --filter "WebTests.LoadTests"' >"$report.log" 2>&1 || status=$?
 echo "swiftcam load-web: $(date -u +%F), $(nproc) cores, release host, headless Chromium $(chromium --version 2>/dev/null | awk '{print $2}')"
-cat "$report" 2>/dev/null || tail -20 "$report.log"
-grep -E "Expectation failed" "$report.log" | sed 's/^/FAIL: /' || true
+if [[ -s "$report" ]]; then cat "$report"; else grep -vE "^warning: prohibited" "$report.log" | tail -20; fi
+grep -E "Expectation failed|Caught error" "$report.log" | sed 's/^/FAIL: /' || true
 rm -f "$report" "$report.log"
 exit "$status"
