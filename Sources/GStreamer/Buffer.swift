@@ -38,8 +38,17 @@ public final class Buffer: @unchecked Sendable {
     /// Duration in nanoseconds, nil when unset. Reads `GST_BUFFER_DURATION`.
     public var duration: UInt64? { clockTime(pointer.pointee.duration) }
 
+    /// Decoding time in nanoseconds, nil when unset. Reads `GST_BUFFER_DTS`.
+    public var dts: UInt64? { clockTime(pointer.pointee.dts) }
+
     /// Total size in bytes. Calls `gst_buffer_get_size`.
     public var size: Int { Int(gst_buffer_get_size(pointer)) }
+
+    /// Whether the buffer depends on earlier ones (an encoded frame that is not a key frame).
+    /// Reads `GST_BUFFER_FLAG_DELTA_UNIT`.
+    public var isDeltaUnit: Bool {
+        pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue != 0
+    }
 
     /// Maps the whole buffer for reading for the closure's duration; the pointer must not escape.
     /// Calls `gst_buffer_map`.
@@ -121,6 +130,9 @@ public struct WritableBuffer: ~Copyable, @unchecked Sendable {
         get { clockTime(pointer.pointee.dts) }
         set { pointer.pointee.dts = newValue.map { GstClockTime($0) } ?? .max }
     }
+
+    /// Whether the buffer is a delta unit (not a key frame). Reads `GST_BUFFER_FLAG_DELTA_UNIT`.
+    public var isDeltaUnit: Bool { pointer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue != 0 }
 
     /// Total size in bytes. Calls `gst_buffer_get_size`.
     public var size: Int { Int(gst_buffer_get_size(pointer)) }

@@ -152,6 +152,13 @@ public class Element: @unchecked Sendable {
         sendEvent(gst_event_new_eos())
     }
 
+    /// Asks the encoder upstream of this element (a sink) for a key frame with its headers as soon as it can.
+    /// Calls `gst_video_event_new_upstream_force_key_unit`.
+    @discardableResult
+    public func requestKeyFrame() -> Bool {
+        sendEvent(gst_video_event_new_upstream_force_key_unit(GstClockTime.max, 1, 0))
+    }
+
     /// Posts a message on the element's bus (GStreamer takes ownership). Calls `gst_element_post_message`.
     @discardableResult
     public func post(_ message: UnsafeMutablePointer<GstMessage>) -> Bool {

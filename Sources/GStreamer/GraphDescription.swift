@@ -57,6 +57,8 @@ public struct CapsDescription: Sendable, Hashable {
         case int(Int)
         case string(String)
         case fraction(Int, Int)
+        /// Any whole number from the first to the second, inclusive (`[1, 960]`): the negotiation picks one.
+        case intRange(Int, Int)
     }
 
     /// One named field.
@@ -119,6 +121,12 @@ extension Caps {
                 }
                 g_value_init(&value, CGStreamer_type_fraction())
                 gst_value_set_fraction(&value, top, bottom)
+            case let .intRange(low, high):
+                guard let low32 = Int32(exactly: low), let high32 = Int32(exactly: high), low32 < high32 else {
+                    throw .invalidCaps("\(description.mediaType), \(field.name)=[\(low), \(high)]")
+                }
+                g_value_init(&value, gst_int_range_get_type())
+                gst_value_set_int_range(&value, low32, high32)
             }
             gst_caps_set_value(pointer, field.name, &value)
             g_value_unset(&value)

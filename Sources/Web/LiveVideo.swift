@@ -6,23 +6,20 @@ import Foundation
 import GStreamer
 import Glibc
 
-/// The live picture for browsers: one feed off the session's tee while anyone watches, into the WebRTC
-/// encoder and/or the MJPEG encoder, each started with its first viewer and stopped after its last.
-/// Viewers come and go on `queue`, never on the server's loop or the camera's streaming thread.
+/// The live picture for browsers, on the session's shared live encoders (one encode for every viewer, RTSP
+/// client and publisher): each WebRTC viewer subscribes to `.video` with a small pipeline of its own, each MJPEG
+/// viewer to `.mjpeg`. Viewers come and go on `queue`, never on the server's loop or a streaming thread.
 final class LiveVideo: @unchecked Sendable {
     weak var server: WebServer?
     private let session: CaptureSession
     private let restrictICEToLoopback: Bool
     private let queue = DispatchQueue(label: "swiftcam.web.video")
-    private let parts = Locked(Parts())
+    private let viewers = Locked(Viewers())
     private let nextViewer = Locked(1)
 
-    private struct Parts {
-        var feed: LiveFeed?
-        var webrtc: WebRTCEncoder?
-        var mjpeg: MJPEGEncoder?
-        /// The size of the frames the feed delivers, learnt from the first.
-        var size: (width: Int, height: Int)?
+    private struct Viewers {
+        var webrtc: [Int: WebRTCViewer] = [:]
+        var mjpeg: [Int: MJPEGViewer] = [:]
     }
 
     init(session: CaptureSession, restrictICEToLoopback: Bool) {
@@ -32,119 +29,48 @@ final class LiveVideo: @unchecked Sendable {
 
     /// Viewers now, by kind.
     var viewerCounts: [String: Int] {
-        let (webrtc, mjpeg) = parts.withLock { ($0.webrtc, $0.mjpeg) }
-        return ["webrtc": webrtc?.viewerCount ?? 0, "mjpeg": mjpeg?.viewerCount ?? 0]
+        viewers.withLock { ["webrtc": $0.webrtc.count, "mjpeg": $0.mjpeg.count] }
     }
 
-    /// Per-viewer delivery counts: RTP packets for WebRTC viewers, JPEGs for MJPEG ones.
+    /// Encoded frames each viewer was handed, by kind and id.
     var deliveries: [String: [Int: Int]] {
-        let (webrtc, mjpeg) = parts.withLock { ($0.webrtc, $0.mjpeg) }
-        return ["webrtc": webrtc?.packetsSent ?? [:], "mjpeg": mjpeg?.framesSent ?? [:]]
-    }
-
-    /// Opens the feed if it is not open; returns the frame size, waiting for the first frame.
-    private func ensureFeed() throws -> (width: Int, height: Int) {
-        if let size = parts.withLock({ $0.feed != nil ? $0.size : nil }) { return size }
-        let first = Condition<(Int, Int)?>(nil)
-        let parts = parts
-        let feed = try session.openFeed { sample in
-            let (webrtc, mjpeg, known) = parts.withLock { ($0.webrtc, $0.mjpeg, $0.size != nil) }
-            if !known, let caps = sample.caps, let info = try? VideoInfo(caps: caps) {
-                first.withLock { $0 = (info.width, info.height) }
-            }
-            webrtc?.push(sample)
-            mjpeg?.push(sample)
-        }
-        guard let size = first.wait(until: MonotonicClock.now + 10, for: { $0 }) else {
-            feed.close()
-            throw WebVideoError.noFrames
-        }
-        parts.withLock {
-            $0.feed = feed
-            $0.size = (size.0, size.1)
-        }
-        return (size.0, size.1)
-    }
-
-    /// Closes the feed when no encoder is left.
-    private func closeFeedIfIdle() {
-        let feed = parts.withLock { parts -> LiveFeed? in
-            guard parts.webrtc == nil, parts.mjpeg == nil else { return nil }
-            defer {
-                parts.feed = nil
-                parts.size = nil
-            }
-            return parts.feed
-        }
-        feed?.close()
-    }
-
-    /// After the session rebuilt its graph (recovery), the old feed hangs on a pipeline that is gone: viewers
-    /// that are still here get a new feed off the new tee.
-    func reattach() {
-        queue.async { [self] in
-            let old = parts.withLock { parts -> LiveFeed? in
-                guard parts.webrtc != nil || parts.mjpeg != nil, let feed = parts.feed, !session.isCurrent(feed) else { return nil }
-                parts.feed = nil
-                parts.size = nil
-                return feed
-            }
-            guard let old else { return }
-            old.close()
-            _ = try? ensureFeed()
-        }
+        viewers.withLock { ["webrtc": $0.webrtc.mapValues { $0.frames.value }, "mjpeg": $0.mjpeg.mapValues(\.framesSent)] }
     }
 
     // MARK: - WebRTC
 
     func addWebRTCViewer(id: Int, send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
+            let previous = viewers.withLock { $0.webrtc.removeValue(forKey: id) }
+            previous?.stop()   // a second `watch` from one page starts over
             do {
-                _ = try ensureFeed()
-                let encoder = try parts.withLock({ $0.webrtc }) ?? {
-                    let encoder = try WebRTCEncoder(restrictToLoopback: restrictICEToLoopback)
-                    parts.withLock { $0.webrtc = encoder }
-                    return encoder
-                }()
-                _ = encoder.removeViewer(id: id)  // a second `watch` from one page starts over
-                try encoder.addViewer(id: id, send: send)
+                let viewer = try WebRTCViewer(id: id, session: session, restrictToLoopback: restrictICEToLoopback, send: send)
+                viewers.withLock { $0.webrtc[id] = viewer }
                 server?.broadcastState()
             } catch {
                 send(WebServer.jsonText(["type": "error", "error": "WebRTC is not available: \(error)"]) ?? "{}")
-                stopWebRTCIfIdle()
             }
         }
     }
 
     func setAnswer(id: Int, sdp: String) {
         queue.async { [self] in
-            guard let viewer = parts.withLock({ $0.webrtc })?.viewer(id) else { return }
-            viewer.setAnswer(sdp)
+            viewers.withLock { $0.webrtc[id] }?.setAnswer(sdp)
         }
     }
 
     func addCandidate(id: Int, mline: Int, candidate: String) {
         queue.async { [self] in
-            parts.withLock({ $0.webrtc })?.viewer(id)?.addCandidate(mline: mline, candidate: candidate)
+            viewers.withLock { $0.webrtc[id] }?.addCandidate(mline: mline, candidate: candidate)
         }
     }
 
     func removeWebRTCViewer(id: Int) {
         queue.async { [self] in
-            guard let encoder = parts.withLock({ $0.webrtc }), encoder.removeViewer(id: id) != nil else { return }
-            stopWebRTCIfIdle()
+            guard let viewer = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) else { return }
+            viewer.stop()
             server?.broadcastState()
         }
-    }
-
-    private func stopWebRTCIfIdle() {
-        let idle = parts.withLock { parts -> WebRTCEncoder? in
-            guard let encoder = parts.webrtc, encoder.viewerCount == 0 else { return nil }
-            parts.webrtc = nil
-            return encoder
-        }
-        idle?.stop()
-        closeFeedIfIdle()
     }
 
     // MARK: - MJPEG
@@ -165,19 +91,18 @@ final class LiveVideo: @unchecked Sendable {
         }
         queue.async { [self] in
             do {
-                let size = try ensureFeed()
-                let encoder = try parts.withLock({ $0.mjpeg }) ?? {
-                    let encoder = try MJPEGEncoder(width: size.width, height: size.height)
-                    parts.withLock { $0.mjpeg = encoder }
-                    return encoder
-                }()
-                encoder.add(MJPEGViewer(id: id, fd: fd) { [weak self] id in self?.removeMJPEGViewer(id: id) })
+                let viewer = MJPEGViewer(id: id, fd: fd) { [weak self] id in self?.removeMJPEGViewer(id: id) }
+                let subscription = try session.subscribeLive(.mjpeg) { [weak viewer] sample in
+                    guard let buffer = sample.buffer, let jpeg = try? buffer.withMappedBytes({ Data($0) }) else { return }
+                    viewer?.offer(jpeg)
+                }
+                viewer.subscription.withLock { $0 = subscription }
+                viewers.withLock { $0.mjpeg[id] = viewer }
                 server?.broadcastState()
             } catch {
                 let text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nno live picture: \(error)\n"
                 _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 close(fd)
-                stopMJPEGIfIdle()
             }
         }
     }
@@ -207,43 +132,26 @@ final class LiveVideo: @unchecked Sendable {
 
     private func removeMJPEGViewer(id: Int) {
         queue.async { [self] in
-            guard let encoder = parts.withLock({ $0.mjpeg }) else { return }
-            if encoder.remove(id: id) == 0 { stopMJPEGIfIdle() }
+            guard let viewer = viewers.withLock({ $0.mjpeg.removeValue(forKey: id) }) else { return }
+            // Its thread cancels the subscription as it ends; one that ended before it was subscribed did not.
+            viewer.subscription.withLock { subscription in
+                defer { subscription = nil }
+                return subscription
+            }?.cancel()
             server?.broadcastState()
         }
     }
 
-    private func stopMJPEGIfIdle() {
-        let idle = parts.withLock { parts -> MJPEGEncoder? in
-            guard let encoder = parts.mjpeg, encoder.viewerCount == 0 else { return nil }
-            parts.mjpeg = nil
-            return encoder
-        }
-        idle?.stop()
-        closeFeedIfIdle()
-    }
-
-    /// Ends every viewer and the feed (server stop); waits for the work queued so far.
+    /// Ends every viewer (server stop); waits for the work queued so far.
     func stopAll() {
         queue.sync { [self] in
-            let (feed, webrtc, mjpeg) = parts.withLock { parts in
-                defer { parts = Parts() }
-                return (parts.feed, parts.webrtc, parts.mjpeg)
+            let (webrtc, mjpeg) = viewers.withLock { viewers in
+                defer { viewers = Viewers() }
+                return (Array(viewers.webrtc.values), Array(viewers.mjpeg.values))
             }
-            feed?.close()
-            webrtc?.stop()
-            mjpeg?.stop()
+            for viewer in webrtc { viewer.stop() }
+            for viewer in mjpeg { viewer.close() }
         }
     }
 }
 
-/// Why the live picture could not start.
-enum WebVideoError: Error, CustomStringConvertible {
-    case noFrames
-
-    var description: String {
-        switch self {
-        case .noFrames: "the camera sent no frame within 10 s (is the session running? see /api/status)"
-        }
-    }
-}

@@ -315,8 +315,6 @@ public final class WebServer: @unchecked Sendable {
 
     /// Something happened in the session (a still, a failure): every open page hears at once.
     public func notify(_ event: SessionEvent) {
-        // A recovery ends with a notice while configured again: the live feed moves to the rebuilt graph.
-        if case .notice = event, session.status == .configured { video.reattach() }
         broadcastState()
     }
 

@@ -72,6 +72,7 @@ struct CommandLineTool {
         Subcommand(name: "controls", summary: "list a camera's controls like v4l2-ctl --list-ctrls", usage: CameraCommands.controlsUsage, run: CameraCommands.controls),
         Subcommand(name: "filters", summary: "list the filters, their keys, defaults and ranges", usage: InfoCommands.filtersUsage, run: InfoCommands.filters),
         Subcommand(name: "gallery", summary: "list captured stills and recordings", usage: InfoCommands.galleryUsage, run: InfoCommands.gallery),
+        Subcommand(name: "publish-check", summary: "read a published stream (or --listen for a push) and report what arrives", usage: PublishCommands.checkUsage, run: PublishCommands.check),
         Subcommand(name: "bench", summary: "measure the filters against GStreamer's own C elements", usage: Bench.usage, run: Bench.run),
     ]
 

@@ -1,4 +1,5 @@
 import Capture
+import Publish
 import Dispatch
 import Foundation
 import Glibc
@@ -12,12 +13,13 @@ nonisolated(unsafe) var stopSignal = sem_t()
 /// every file is finalized on the way out.
 enum RunCommand {
     static let usage = """
-        usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--dot FILE] [--no-control]
+        usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--rtsp [ADDR:]PORT] [--dot FILE] [--no-control]
                             [--http [ADDR:]PORT [--token TOKEN|generate]]
 
         Runs pipelines/NAME.json. While it runs, commands come from stdin and from the control socket
         (swiftcam ctl NAME COMMAND): \(CommandInterpreter.help).
-        A stats line refreshes every second. Ctrl-C or SIGTERM sends end-of-stream, finalizes files, exits 0.
+        --rtsp serves the filtered stream at rtsp://ADDR:PORT/NAME (publish.rtsp in the config; 127.0.0.1 unless
+        ADDR says otherwise, and beyond loopback only with a user and password). A stats line refreshes every second. Ctrl-C or SIGTERM sends end-of-stream, finalizes files, exits 0.
         --http serves the camera screen to a browser (live WebRTC preview, MJPEG fallback, every control) on
         ADDR:PORT (default address 127.0.0.1; config key "http"). Any address but loopback needs a token:
         --token TOKEN, or --token generate to have one made and printed once. With --http, a camera that is
@@ -27,7 +29,7 @@ enum RunCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let options: Options
         do {
-            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--http", "--token"],
+            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token"],
                                   switches: ["--no-control", "--quiet"])
         } catch {
             return usageFailure(error, usage)
@@ -39,7 +41,11 @@ enum RunCommand {
         do {
             // --duration and --frames are the config keys of the same names, validated the same way.
             let limits = (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
-            config = try ConfigStore.standard().load(nameOrPath, overrides: (options.values["--set"] ?? []) + limits)
+            if let value = options.value("--rtsp"), Int(value.split(separator: ":").last ?? "") == nil {
+                return usageFailure(UsageError("--rtsp takes [ADDR:]PORT, e.g. --rtsp 8554 or --rtsp 0.0.0.0:8554"), usage)
+            }
+            let rtsp = options.value("--rtsp").map(rtspOverrides) ?? []
+            config = try ConfigStore.standard().load(nameOrPath, overrides: (options.values["--set"] ?? []) + limits + rtsp)
         } catch {
             printError("\(error)")
             return ExitCode.for(error)
@@ -107,6 +113,16 @@ enum RunCommand {
             return ExitCode.for(startFailure)
         }
         Output.line("running \(name): \(config.description ?? "")")
+        let publishing: PublishService?
+        do {
+            publishing = try startPublishing(config, name: name, session: session)
+        } catch {
+            printError("\(error)")
+            webServer.withLock { $0 }?.stop()
+            session.stop()
+            return ExitCode.for(error)
+        }
+
         var server: ControlServer?
         if !options.flags.contains("--no-control") {
             do {
@@ -126,6 +142,7 @@ enum RunCommand {
         ticker?.cancel()
         server?.shutdown()
         webServer.withLock { $0 }?.stop()
+        publishing?.stop()
         let failedBeforeStop = session.status
         session.stop()
         Output.finishStatsLine()

@@ -115,13 +115,8 @@ struct PipelineBuilderTests {
 
 @Suite("Capture session")
 struct SessionTests {
-    /// A structured config in a scratch folder, run in this process.
     func session(_ json: String, name: String = "t") throws -> (CaptureSession, URL) {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("session-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let text = json.replacingOccurrences(of: "DIR", with: folder.path)
-        let config = try ConfigLoader.load(data: Data(text.utf8), file: "\(name).json")
-        return (CaptureSession(name: name, config: config, builder: PipelineBuilder(config: config, hasDisplay: false)), folder)
+        try scratchSession(json, name: name)
     }
 
     @Test func tapDeliversFilteredFramesAndZoomIsClamped() throws {

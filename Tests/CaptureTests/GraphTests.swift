@@ -170,7 +170,7 @@ struct GraphTests {
         #expect(recording.element(named: "record-src", as: AppSrc.self) != nil)
         let parsed = try Pipeline.parse(builder.recordingLaunchDescription(location: location))
         #expect(GraphSnapshot(parsed) == GraphSnapshot(recording), "\(GraphSnapshot(parsed).differences(from: GraphSnapshot(recording)))")
-        let feed = try PipelineBuilder.recordFeedGraph.buildBin()
+        let feed = try PipelineBuilder.feedGraph(name: "record", backlog: 8).buildBin()
         #expect(feed.element(named: "record-tap", as: AppSink.self) != nil)
         #expect((try? feed.staticPad("sink")) != nil)
         let still = try PipelineBuilder.stillEncoderGraph(format: .jpeg, quality: 77).build()

@@ -118,6 +118,7 @@ struct CLITests {
         let run = try SwiftcamRun()
         try run.start(["run", "switch", "--quiet"])
         let socket = try run.socket(for: "switch")
+        let before = try statsJSON(run, socket)
         guard case let .ok(started) = try run.ctl("record start", socket: socket) else {
             Issue.record("record start refused")
             _ = run.terminate()
@@ -125,6 +126,7 @@ struct CLITests {
         }
         // 90 frames at 30 fps: three seconds of the stream, counted, not timed.
         let waited = try run.ctl("wait 90", socket: socket)
+        let during = try statsJSON(run, socket)
         let stopped = try run.ctl("record stop", socket: socket)
         let after = try statsJSON(run, socket)
         #expect(waited == .ok("90 frames"), "frames kept flowing while recording")
@@ -136,11 +138,14 @@ struct CLITests {
         }
         let path = run.directory.appendingPathComponent(String(detail.dropFirst("recorded ".count))).path
         #expect(started.hasSuffix(".mkv") && detail.hasSuffix(".mkv"))
-        // The file holds at least the 90 frames waited for (a leaky branch may drop a few while the
-        // encoder starts), and its duration is what its frames say, not what a clock said.
+        // Every one of the 90 frames waited for is in the file or counted as dropped (the recording's queues
+        // are leaky: an encoder slower than the camera, e.g. on a loaded machine, loses frames, never silently;
+        // a few are in flight at start and stop), and the duration is what the frames say, not a clock.
         let decoded = try decodedFrames(of: path, within: 60)
+        let dropped = during.queueDrops - before.queueDrops
         #expect(decoded.error == nil, "\(decoded.error ?? "")")
-        #expect(decoded.frames >= 80, "decoded \(decoded.frames) frames")
+        #expect(decoded.frames + dropped >= 85, "decoded \(decoded.frames) frames, \(dropped) dropped")
+        #expect(decoded.frames >= 30, "decoded \(decoded.frames) frames")
         let duration = try #require(try discoveredDuration(of: path))
         #expect(abs(duration - (decoded.span + 1.0 / 30)) <= 0.1, "duration \(duration) for frames spanning \(decoded.span) s")
     }
@@ -155,6 +160,7 @@ struct CLITests {
         defer { umount2(full, Int32(MNT_DETACH)) }
         try run.start(["run", "switch", "--quiet", "--set", "record.directory=\(full)", "--set", "sources.0.pattern=snow"])
         let socket = try run.socket(for: "switch")
+        let before = try statsJSON(run, socket)
         guard case let .ok(started) = try run.ctl("record start", socket: socket) else {
             Issue.record("record start refused")
             return

@@ -13,6 +13,7 @@ enum ConfigValidator {
                 ("sources", config.sources != nil), ("caps", config.caps != nil), ("filter", config.filter != nil),
                 ("mirror", config.mirror != nil), ("rotate", config.rotate != nil), ("preview", config.preview != nil),
                 ("still", config.still != nil), ("record", config.record != nil), ("tap", config.tap != nil),
+                ("publish", config.publish != nil),
             ]
             if let (key, _) = structured.first(where: { $0.1 }) {
                 throw fail(key, "a \"launch\" config describes the whole graph; remove \"\(key)\" or the \"launch\" string")
@@ -45,6 +46,7 @@ enum ConfigValidator {
                 throw fail("still.pattern", "a file name without '/' (use \"directory\" for the folder)")
             }
         }
+        if let publish = config.publish { try validate(publish, fail: fail) }
         if let duration = config.duration, !(duration > 0 && duration.isFinite) { throw fail("duration", "must be a number of seconds more than 0") }
         if let frames = config.frames, frames <= 0 { throw fail("frames", "must be at least 1") }
         if let http = config.http {
@@ -98,6 +100,34 @@ enum ConfigValidator {
         if let format = caps.format, PixelFormat(gstName: format) == nil {
             let allowed = PixelFormat.allCases.map(\.gstName).joined(separator: ", ")
             throw fail("caps.format", "\"\(format)\" is not a format swiftfilter works on; allowed: \(allowed)")
+        }
+    }
+
+    private static func validate(_ publish: PublishConfig, fail: (String, String) -> ConfigError) throws(ConfigError) {
+        guard publish.rtsp != nil || publish.to != nil else {
+            throw fail("publish", "give \"rtsp\" (serve, e.g. {\"port\": 8554}) or \"to\" (push, e.g. \"rtsp://server:8554/cam\"), or both")
+        }
+        if let rtsp = publish.rtsp {
+            if let port = rtsp.port, !(0...65535).contains(port) { throw fail("publish.rtsp.port", "\(port) is outside 0…65535 (0: any free port)") }
+            if let path = rtsp.path {
+                let allowed = path.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/-_.~".unicodeScalars.contains($0)) }
+                guard path.hasPrefix("/"), path.count > 1, allowed, !path.contains("//") else {
+                    throw fail("publish.rtsp.path", "\"\(path)\" is not a mount path such as /cam (letters, digits, - _ . ~ and /, starting with /)")
+                }
+            }
+            if let address = rtsp.address, PublishAddress.parse(address) == nil {
+                throw fail("publish.rtsp.address", "\"\(address)\" is not an IP address such as 127.0.0.1, 0.0.0.0 or ::1")
+            }
+            if (rtsp.user == nil) != (rtsp.password == nil) {
+                throw fail(rtsp.user == nil ? "publish.rtsp.user" : "publish.rtsp.password", "give both \"user\" and \"password\", or neither")
+            }
+            if let user = rtsp.user, user.isEmpty || user.contains(":") || user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw fail("publish.rtsp.user", "a user name is not empty and has no ':' or control characters")
+            }
+            if let password = rtsp.password, password.isEmpty { throw fail("publish.rtsp.password", "an empty password protects nothing") }
+        }
+        if let to = publish.to {
+            if let reason = PublishTarget.problem(with: to) { throw fail("publish.to", reason) }
         }
     }
 

@@ -119,13 +119,13 @@ public struct PipelineBuilder: Sendable {
         recordingGraph(location: location).launchText
     }
 
-    /// The branch a recording hangs on the tee: a leaky queue into `appsink name=record-tap`, as a bin whose
-    /// ghost pad `sink` takes the tee's request pad.
-    public static var recordFeedGraph: GraphDescription {
+    /// The branch a consumer (a recording, a live encoder) hangs on the tee: a leaky queue of `backlog` frames
+    /// into `appsink name=NAME-tap`, as a bin whose ghost `sink` pad links to a tee pad.
+    public static func feedGraph(name: String, backlog: Int) -> GraphDescription {
         var graph = GraphDescription()
-        let queue = graph.add("queue", name: "record-queue", ["max-size-buffers": 8, "max-size-bytes": 0, "max-size-time": 0,
-                                                               "leaky": "downstream"])
-        graph.chain(queue, graph.add("appsink", name: "record-tap", ["sync": false]))
+        let queue = graph.add("queue", name: "\(name)-queue", ["max-size-buffers": .int(backlog), "max-size-bytes": 0,
+                                                               "max-size-time": 0, "leaky": "downstream"])
+        graph.chain(queue, graph.add("appsink", name: "\(name)-tap", ["sync": false]))
         graph.ghost("sink", queue, pad: "sink")
         return graph
     }

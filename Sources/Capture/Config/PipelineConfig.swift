@@ -31,9 +31,11 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var frames: Int?
     /// Serve the browser camera screen on `[ADDR:]PORT` (a bare port number is accepted too), like `run --http`.
     public var http: String?
+    /// Serving the filtered stream over RTSP and pushing it to a media server.
+    public var publish: PublishConfig?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http
+        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish
     }
 
     public init(from decoder: Decoder) throws {
@@ -57,6 +59,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         } else {
             http = try container.decodeIfPresent(String.self, forKey: .http)
         }
+        publish = try container.decodeIfPresent(PublishConfig.self, forKey: .publish)
     }
 
     /// Whether this is a raw gst-launch config.
@@ -223,6 +226,63 @@ public struct RecordConfig: Codable, Sendable, Equatable {
         encoder = try container.decodeIfPresent(Encoder.self, forKey: .encoder)
         directory = try container.decodeIfPresent(String.self, forKey: .directory)
         autostart = try container.decodeIfPresent(Bool.self, forKey: .autostart)
+    }
+}
+
+/// Publishing the filtered stream beyond this machine: an RTSP server of our own, a push to a media server, or both.
+public struct PublishConfig: Codable, Sendable, Equatable {
+    /// The RTSP server: clients read `rtsp://HOST:PORT/PATH`.
+    public var rtsp: RTSPServeConfig?
+    /// A media server to push to: `rtsp://HOST:PORT/PATH` (RTSP RECORD) or `srt://HOST:PORT?streamid=…` (SRT caller).
+    public var to: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case rtsp, to }
+
+    public init(rtsp: RTSPServeConfig? = nil, to: String? = nil) {
+        self.rtsp = rtsp
+        self.to = to
+    }
+
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rtsp = try container.decodeIfPresent(RTSPServeConfig.self, forKey: .rtsp)
+        to = try container.decodeIfPresent(String.self, forKey: .to)
+    }
+}
+
+/// The RTSP server's settings. Loopback unless `address` says otherwise; beyond loopback a user and password
+/// are required (here or in `SWIFTCAM_RTSP_USER` / `SWIFTCAM_RTSP_PASSWORD`).
+public struct RTSPServeConfig: Codable, Sendable, Equatable {
+    /// The TCP port (0: any free port, printed at start). Default 8554.
+    public var port: Int?
+    /// The mount path, starting with "/". Default "/NAME" (the config's name).
+    public var path: String?
+    /// The address to listen on: "127.0.0.1" (default), "0.0.0.0" for every interface, or one address.
+    public var address: String?
+    /// The user clients authenticate as (basic or digest).
+    public var user: String?
+    /// That user's password.
+    public var password: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case port, path, address, user, password }
+
+    public init(port: Int? = nil, path: String? = nil, address: String? = nil, user: String? = nil, password: String? = nil) {
+        self.port = port
+        self.path = path
+        self.address = address
+        self.user = user
+        self.password = password
+    }
+
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        port = try container.decodeIfPresent(Int.self, forKey: .port)
+        path = try container.decodeIfPresent(String.self, forKey: .path)
+        address = try container.decodeIfPresent(String.self, forKey: .address)
+        user = try container.decodeIfPresent(String.self, forKey: .user)
+        password = try container.decodeIfPresent(String.self, forKey: .password)
     }
 }
 

@@ -54,6 +54,10 @@ public final class CaptureSession: Sendable {
     let failureQueue: DispatchQueue
     /// The inotify wait of a running recovery, so `stop` can wake it.
     let recoveryArrival = Locked<DeviceArrival?>(nil)
+    /// What transports outside Capture add to `stats` (a publisher's state), by key.
+    let reports = Locked([String: @Sendable () -> String]())
+    /// The shared live encoders (browser viewers, RTSP, publishers), fed from the tee while subscribed.
+    let live: LiveStreams
 
     /// A session for a validated config.
     public init(name: String, config: PipelineConfig, builder: PipelineBuilder? = nil) {
@@ -65,6 +69,7 @@ public final class CaptureSession: Sendable {
         meteringQueue = DispatchQueue(label: "swiftcam.metering.\(name)")
         recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
         failureQueue = DispatchQueue(label: "swiftcam.failures.\(name)")
+        live = LiveStreams(session: name, state: state)
     }
 
     deinit {
@@ -141,6 +146,7 @@ public final class CaptureSession: Sendable {
                 }
             }
         }
+        live.graphChanged()
         if let every = config.still?.every { startPeriodicStills(every: every) }
         if config.record?.autostart == true { _ = try startRecording() }
     }
@@ -218,6 +224,7 @@ public final class CaptureSession: Sendable {
         }
         // The recording has a pipeline of its own: end its file first, while frames still flow.
         finishRecording()
+        live.shutdown()
         if !hasEnded {
             graph.pipeline.sendEndOfStream()
             _ = state.wait(until: MonotonicClock.now + timeout) { $0.ended ? true : nil }

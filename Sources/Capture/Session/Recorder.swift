@@ -9,52 +9,25 @@ import GStreamer
 final class Recorder: @unchecked Sendable {
     /// The file being written.
     let path: String
-    /// Frames that entered the branch, and those handed to the encoder (the difference leaked).
-    let framesIn: BufferCounter
+    /// Frames handed to the encoder's appsrc (those the branch's queue did not drop).
     let framesOut = BufferCounter()
     /// Frames that left the recording's appsrc for the encoder (what its bounded queue did not drop).
     let framesEncoded: BufferCounter
-    private let pipeline: Pipeline
-    private let tee: Element
-    private let branch: Bin
-    private var teePad: Pad?
     private let recording: Pipeline
     private let source: AppSrc
-    private let tap: AppSink
-    private let clock = Locked(Timeline())
+    private let feed: TeeFeed
     private let failure = Locked<String?>(nil)
     private let ended = DispatchSemaphore(value: 0)
     private var watch: BusWatch?
 
-    /// Where the next buffer lands on the file's timeline.
-    private struct Timeline {
-        var base: UInt64?
-        var last: UInt64?
-        var step: UInt64 = 33_333_333
-
-        /// The file time for a buffer at pipeline time `pts`: starts at zero, never goes back.
-        mutating func place(_ pts: UInt64, duration: UInt64?) -> UInt64 {
-            if let duration, duration > 0 { step = duration }
-            let base = base ?? pts
-            self.base = base
-            var time = pts >= base ? pts - base : 0
-            if let last, time <= last {
-                // The source restarted (or a frame repeated): continue one frame after the last.
-                self.base = pts &- (last + step)
-                time = last + step
-            }
-            last = time
-            return time
-        }
-    }
+    /// Frames that entered the branch (the difference to `framesOut` leaked).
+    var framesIn: Int { feed.framesIn.value }
 
     /// Starts the recording pipeline and links the feeding branch to a new tee pad.
     /// `onFailure` runs once, on the recording's bus thread, with the first error (a full disk, an encoder
     /// failure): the session ends the recording then and says so, rather than at `record stop`.
     init(pipeline: Pipeline, tee: Element, graph: GraphDescription, path: String,
          onFailure: @escaping @Sendable (String) -> Void) throws {
-        self.pipeline = pipeline
-        self.tee = tee
         self.path = path
         recording = try graph.build()
         guard let source = recording.element(named: "record-src", as: AppSrc.self) else {
@@ -62,12 +35,6 @@ final class Recorder: @unchecked Sendable {
         }
         self.source = source
         framesEncoded = try source.staticPad("src").countBuffers().counter
-        branch = try PipelineBuilder.recordFeedGraph.buildBin()
-        guard let tap = branch.element(named: "record-tap", as: AppSink.self) else {
-            throw SessionError.recordingFailed(reason: "the record branch has no appsink")
-        }
-        self.tap = tap
-        framesIn = try branch.staticPad("sink").countBuffers().counter
         // The watch is the bus's only reader: it records failures and signals the end of the file.
         let failure = failure, ended = ended
         watch = recording.bus.watch { message in
@@ -91,36 +58,26 @@ final class Recorder: @unchecked Sendable {
             watch?.cancel()
             throw SessionError.recordingFailed(reason: "\(error)")
         }
-        let clock = clock, framesOut = framesOut
-        let lastCaps = Locked<Caps?>(nil)
-        tap.onSample { sample in
-            // On the branch's streaming thread: hand on, never block, never trap.
-            guard failure.withLock({ $0 }) == nil, let buffer = sample.buffer else { return }
-            var copy = WritableBuffer(buffer)   // the sample's buffer is shared: a copy of its metadata to restamp
-            if let pts = buffer.pts {
-                copy.pts = clock.withLock { $0.place(pts, duration: buffer.duration) }
-            }
-            // Caps change rarely (never within one source): set them only when they do.
-            if let caps = sample.caps, lastCaps.withLock({ last in
-                defer { last = caps }
-                return last.map { !$0.isEqual(to: caps) } ?? true
-            }) {
-                source.caps = caps
-            }
-            if (try? source.push(copy)) != nil { framesOut.record() }
-        }
+        let framesOut = framesOut, timeline = Locked(StreamTimeline()), lastCaps = Locked<Caps?>(nil)
         do {
-            try pipeline.add(branch)
-            guard branch.syncStateWithParent() else { throw SessionError.recordingFailed(reason: "the record branch would not start") }
-            let pad = try tee.requestPad("src_%u")
-            teePad = pad
-            try pad.link(to: branch.staticPad("sink"))
+            feed = try TeeFeed(pipeline: pipeline, tee: tee, name: "record", backlog: 8) { sample in
+                // On the branch's streaming thread: hand on, never block, never trap.
+                guard failure.withLock({ $0 }) == nil else { return }
+                if forward(sample, into: source, timeline: timeline, lastCaps: lastCaps) { framesOut.record() }
+            }
         } catch {
-            detach()
             try? recording.setState(.null)
             watch?.cancel()
             throw SessionError.recordingFailed(reason: "\(error)")
         }
+    }
+
+    /// Frames the record branch leaked and those the recording's bounded appsrc dropped. While it runs, up to
+    /// 8 frames may wait in the branch and 30 in the appsrc, so only what is beyond those counts; once finished
+    /// (the queues drained into the file), every frame not encoded was dropped.
+    func droppedFrames(finished: Bool) -> Int {
+        let branchSlack = finished ? 0 : 8, sourceSlack = finished ? 0 : 30
+        return max(0, framesIn - framesOut.value - branchSlack) + max(0, framesOut.value - framesEncoded.value - sourceSlack)
     }
 
     /// Why the recording stopped working, if it did.
@@ -139,13 +96,6 @@ final class Recorder: @unchecked Sendable {
     }
 
     private func detach() {
-        tap.onSample(nil)
-        if let teePad {
-            if let sink = try? branch.staticPad("sink") { teePad.unlink(from: sink) }
-            tee.releaseRequestPad(teePad)
-            self.teePad = nil
-        }
-        try? branch.setState(.null)
-        pipeline.remove(branch)
+        feed.detach()
     }
 }

@@ -82,6 +82,7 @@ extension CaptureSession {
             return recorder
         }) else { return }
         recorder.finish(timeout: 1)
+        carryDrops(of: recorder)
         recording.withLock { $0 = .idle }
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue == 0 {
             try? FileManager.default.removeItem(atPath: path)
@@ -97,7 +98,9 @@ extension CaptureSession {
     public func stopRecording() throws -> String {
         guard let recorder = takeRecorder() else { throw SessionError.notRecording }
         defer { recording.withLock { $0 = .idle } }
-        guard recorder.finish() else {
+        let finished = recorder.finish()
+        carryDrops(of: recorder)
+        guard finished else {
             let reason = recorder.failureReason ?? "its end was not written in time"
             throw SessionError.recordingFailed(reason: "\(recorder.path): \(reason)")
         }
@@ -109,8 +112,15 @@ extension CaptureSession {
     func finishRecording(timeout: Double = 5) -> String? {
         guard let recorder = takeRecorder() else { return nil }
         recorder.finish(timeout: timeout)
+        carryDrops(of: recorder)
         recording.withLock { $0 = .idle }
         return recorder.path
+    }
+
+    /// Keeps an ended recording's drops in the session's count (the stats count those of the active one).
+    private func carryDrops(of recorder: Recorder) {
+        let dropped = recorder.droppedFrames(finished: true)
+        state.withLock { $0.carried.queueDrops += dropped }
     }
 
     /// Moves the active recorder out of the slot (which says `stopping` until the caller sets it idle).

@@ -39,6 +39,7 @@ extension CaptureSession {
             state.carried.recoveries += 1
             state.graph = nil
         }
+        self.live.graphRetiring()
         old.teardown()
         return .some(recordedPath)
     }
@@ -70,6 +71,7 @@ extension CaptureSession {
                         break
                     }
                     reapplyChain()
+                    live.graphChanged()
                     var line = "recovered: \(devices.joined(separator: ", ")) streaming again"
                     if let recordedPath {
                         do {

@@ -18,6 +18,10 @@ public enum SessionError: CategorizedError, Sendable, Equatable {
     case notRecording
     /// The recording branch failed.
     case recordingFailed(reason: String)
+    /// A branch on the tee (a recording's or a live stream's feed) would not start.
+    case branchFailed(name: String)
+    /// The shared live encoder could not start.
+    case liveFailed(reason: String)
     /// A command did not parse.
     case badCommand(String)
 
@@ -41,6 +45,10 @@ public enum SessionError: CategorizedError, Sendable, Equatable {
             "not recording"
         case let .recordingFailed(reason):
             "recording failed: \(reason)"
+        case let .branchFailed(name):
+            "the \(name) branch would not start"
+        case let .liveFailed(reason):
+            "live stream failed: \(reason)"
         case let .badCommand(text):
             text
         }
@@ -53,6 +61,7 @@ public enum SessionError: CategorizedError, Sendable, Equatable {
         case .notRunning, .notSupported, .alreadyRecording, .notRecording: .unavailable
         case .cannotWrite: .cannotCreate
         case .snapshotFailed, .recordingFailed: .ioError
+        case .branchFailed, .liveFailed: .software
         }
     }
 }

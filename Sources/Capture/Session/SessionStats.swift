@@ -33,6 +33,8 @@ public struct SessionStats: Codable, Sendable, Equatable {
     /// Stills written by this session, and the newest one's path.
     public var stills: Int
     public var lastCapture: String?
+    /// What the session's outputs beyond this machine report (the RTSP server, a push), one phrase each.
+    public var outputs: [String]?
 
     /// One line for terminals and logs.
     public var line: String {
@@ -44,6 +46,7 @@ public struct SessionStats: Codable, Sendable, Equatable {
         if let recordingFailure { text += " recording failed: \(recordingFailure)" }
         text += " stills \(stills)"
         if let lastCapture { text += " last \(lastCapture)" }
+        for output in outputs ?? [] { text += "; \(output)" }
         return text
     }
 }
@@ -95,12 +98,7 @@ extension CaptureSession {
         }
         let recorder = activeRecorder
         var queueDrops = base.queueDrops + (graph?.queueDrops ?? 0)
-        if let recorder {
-            // Frames the record branch leaked (up to 8 wait in it), and those the recording's bounded appsrc
-            // dropped (up to 30 wait in it).
-            queueDrops += max(0, recorder.framesIn.value - recorder.framesOut.value - 8)
-            queueDrops += max(0, recorder.framesOut.value - recorder.framesEncoded.value - 30)
-        }
+        if let recorder { queueDrops += recorder.droppedFrames(finished: false) }
         let filterStats = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
         return SessionStats(
             status: status.name, uptime: graph.map { now - $0.startTime } ?? 0,
@@ -109,6 +107,18 @@ extension CaptureSession {
             sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),
             filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
             chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.path, recordingFailure: state.withLock { $0.recordingFailure },
-            stills: stills.withLock { $0.count }, lastCapture: lastCapture)
+            stills: stills.withLock { $0.count }, lastCapture: lastCapture, outputs: outputReports())
+    }
+
+    /// Adds (or with nil removes) a phrase `stats` carries for an output another module runs, such as
+    /// `push srt://host:8890 retrying in 2 s (last error: …)`. `report` runs on whatever thread asks for
+    /// stats; it must only read state, never wait.
+    public func setReport(_ key: String, _ report: (@Sendable () -> String)?) {
+        reports.withLock { $0[key] = report }
+    }
+
+    private func outputReports() -> [String]? {
+        let providers = reports.withLock { $0.sorted { $0.key < $1.key }.map(\.value) }
+        return providers.isEmpty ? nil : providers.map { $0() }
     }
 }

@@ -1,0 +1,81 @@
+public import Foundation
+import Glibc
+
+/// Where `"publish": {"to": …}` pushes the stream: an RTSP server that takes RECORD, or an SRT listener.
+public struct PublishTarget: Sendable, Equatable {
+    /// The protocol spoken.
+    public enum Scheme: String, Sendable { case rtsp, srt }
+
+    /// RTSP or SRT.
+    public let scheme: Scheme
+    /// The URL as written (credentials included, when given).
+    public let url: String
+    /// The host and port, for messages (never the credentials).
+    public let endpoint: String
+
+    /// Parses a push URL; nil with `problem(with:)` saying why.
+    public init?(_ url: String) {
+        guard Self.problem(with: url) == nil, let components = URLComponents(string: url),
+              let scheme = components.scheme.flatMap({ Scheme(rawValue: $0.lowercased()) }), let host = components.host else { return nil }
+        self.scheme = scheme
+        self.url = url
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        endpoint = "\(shownHost):\(components.port ?? 554)"
+    }
+
+    /// The URL with any password replaced by `***`, for messages and stats.
+    public var redacted: String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
+    }
+
+    /// Why `url` cannot be pushed to, in one sentence, or nil when it can.
+    public static func problem(with url: String) -> String? {
+        let example = "e.g. \"rtsp://server:8554/cam\" or \"srt://server:8890?streamid=publish:cam\""
+        guard !url.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+            return "a URL has no spaces or control characters; \(example)"
+        }
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
+            return "\"\(url)\" is not a URL; \(example)"
+        }
+        guard let kind = Scheme(rawValue: scheme) else {
+            return "\"\(scheme)://\" cannot be pushed to; use rtsp:// or srt://, \(example)"
+        }
+        guard let host = components.host, !host.isEmpty else { return "\"\(url)\" names no host; \(example)" }
+        if let port = components.port, !(1...65535).contains(port) { return "port \(port) is outside 1…65535" }
+        switch kind {
+        case .rtsp:
+            guard components.path.count > 1 else { return "an RTSP push needs a path, e.g. rtsp://\(host):8554/cam" }
+        case .srt:
+            guard components.port != nil else { return "an SRT push needs a port, e.g. srt://\(host):8890?streamid=publish:cam" }
+            let modes = components.queryItems?.filter { $0.name == "mode" }.compactMap(\.value) ?? []
+            if let mode = modes.first(where: { $0 != "caller" }) {
+                return "mode=\(mode): SwiftCam pushes as an SRT caller; remove \"mode\" or use mode=caller"
+            }
+        }
+        return nil
+    }
+}
+
+/// The address an RTSP server listens on.
+public enum PublishAddress {
+    /// The address in canonical form, or nil when it is not an IPv4 or IPv6 address ("localhost" is 127.0.0.1).
+    public static func parse(_ text: String) -> String? {
+        if text == "localhost" { return "127.0.0.1" }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return text }
+        var v6 = in6_addr()
+        if inet_pton(AF_INET6, text, &v6) == 1 { return text }
+        return nil
+    }
+
+    /// Whether only this machine can reach the address (127.0.0.0/8, ::1).
+    public static func isLoopback(_ text: String) -> Bool {
+        guard let address = parse(text) else { return false }
+        if address == "::1" { return true }
+        var v4 = in_addr()
+        guard inet_pton(AF_INET, address, &v4) == 1 else { return false }
+        return UInt32(bigEndian: v4.s_addr) >> 24 == 127
+    }
+}

@@ -1,0 +1,65 @@
+public import GStreamer
+
+/// How a live format's shared encoder is doing, for `stats` and the transports' overlays.
+public struct LiveStats: Sendable, Equatable {
+    /// The codec the format is encoded with.
+    public let codec: LiveCodec
+    /// Subscribers now (browser viewers, RTSP media, publishers).
+    public let subscribers: Int
+    /// Frames fed to the encoder and frames it produced, over the session.
+    public let framesIn: Int
+    public let framesEncoded: Int
+    /// The encoder's last error, if it failed (the next subscriber restarts it).
+    public let failure: String?
+}
+
+/// The session's live encoders, one per format, created with the session and started by their first subscriber.
+struct LiveStreams: Sendable {
+    let encoders: [LiveFormat: LiveEncoder]
+
+    init(session name: String, state: Condition<SessionState>) {
+        var encoders: [LiveFormat: LiveEncoder] = [:]
+        for format in LiveFormat.allCases {
+            encoders[format] = LiveEncoder(format: format, session: name) {
+                guard let graph = state.withLock({ $0.graph }) else { return nil }
+                guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
+                    throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "live \(format.rawValue)")
+                }
+                return (graph.pipeline, tee)
+            }
+        }
+        self.encoders = encoders
+    }
+
+    func graphChanged() { encoders.values.forEach { $0.graphChanged() } }
+    func graphRetiring() { encoders.values.forEach { $0.graphRetiring() } }
+    func shutdown() { encoders.values.forEach { $0.shutdown() } }
+}
+
+extension CaptureSession {
+    /// The codec `format` is encoded with on this machine.
+    public func liveCodec(_ format: LiveFormat) -> LiveCodec {
+        live.encoders[format]?.codec ?? LiveCodec.choose(for: format)
+    }
+
+    /// Subscribes to the session's shared live stream of `format`: encoded once, however many subscribers.
+    /// The encoder starts with the first subscriber and stops after the last cancels.
+    ///
+    /// `onSample` runs on the encoder's streaming thread with each encoded frame (buffer and caps), starting
+    /// at a key frame (subscribing asks for one); it must not block: push into a leaky queue of your own.
+    /// Timestamps start at zero and keep increasing while the subscription lasts, across camera recovery.
+    /// Throws when the encoder cannot start, or the config's graph has no tee to feed it from.
+    public func subscribeLive(_ format: LiveFormat, onSample: @escaping @Sendable (Sample) -> Void) throws -> LiveSubscription {
+        guard let encoder = live.encoders[format] else { throw SessionError.liveFailed(reason: "no \(format.rawValue) encoder") }
+        guard !state.withLock({ $0.stopping || $0.ended }) else { throw SessionError.notRunning }
+        return try encoder.subscribe(onSample)
+    }
+
+    /// How the shared encoder of `format` is doing.
+    public func liveStats(_ format: LiveFormat) -> LiveStats {
+        let encoder = live.encoders[format]
+        return LiveStats(codec: liveCodec(format), subscribers: encoder?.subscriberCount ?? 0,
+                         framesIn: encoder?.framesIn.value ?? 0, framesEncoded: encoder?.framesEncoded.value ?? 0,
+                         failure: encoder?.failureReason)
+    }
+}

@@ -1,0 +1,54 @@
+// Publish: the filtered stream beyond this machine. An RTSP server of our own (gst-rtsp-server, one shared
+// media however many clients read it), pushing to a media server (rtspclientsink, srtsink) with retries, and
+// a reader that checks a published stream. Everything here consumes the stream encoded once elsewhere
+// (`LiveStream`); nothing here encodes video.
+
+public import Capture
+public import GStreamer
+
+/// An encoded live stream several consumers share: each subscription gets every encoded frame on the
+/// encoder's streaming thread, starting at a key frame. The encoder runs while anyone subscribes.
+public protocol LiveStream: Sendable {
+    /// The RTP encoding name of the frames: "H264", "VP8" or "JPEG".
+    var encodingName: String { get }
+    /// Subscribes; `onSample` must not block (it runs on the encoder's thread). A new subscription forces a key frame.
+    func subscribe(_ onSample: @escaping @Sendable (Sample) -> Void) throws -> any LiveStreamSubscription
+}
+
+/// One consumer's hold on a `LiveStream`.
+public protocol LiveStreamSubscription: Sendable {
+    /// Stops the frames; idempotent. The last cancel stops the encoder.
+    func cancel()
+}
+
+extension LiveStream {
+    /// The RTP payloader for the frames.
+    var payloader: String {
+        switch encodingName {
+        case "VP8": "rtpvp8pay"
+        case "JPEG": "rtpjpegpay"
+        default: "rtph264pay"
+        }
+    }
+
+    /// The parser a muxer or RTSP sink needs in front of the frames, if any.
+    var parser: String? { encodingName == "H264" ? "h264parse" : nil }
+}
+
+/// The session's shared live video encoder (`subscribeLive(.video)`) as the stream publishing reads.
+public struct SessionVideoStream: LiveStream {
+    /// The session whose filtered stream is published.
+    public let session: CaptureSession
+
+    public init(session: CaptureSession) {
+        self.session = session
+    }
+
+    public var encodingName: String { session.liveCodec(.video).encodingName }
+
+    public func subscribe(_ onSample: @escaping @Sendable (Sample) -> Void) throws -> any LiveStreamSubscription {
+        try session.subscribeLive(.video, onSample: onSample)
+    }
+}
+
+extension LiveSubscription: LiveStreamSubscription {}

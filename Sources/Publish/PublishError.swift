@@ -1,0 +1,42 @@
+public import Capture
+
+/// Why publishing could not start. Each description is one sentence a user can act on.
+public enum PublishError: CategorizedError, Sendable, Equatable {
+    /// The RTSP server could not listen (port in use, address not on this machine).
+    case cannotListen(address: String, port: Int, reason: String)
+    /// Serving beyond loopback without credentials.
+    case credentialsRequired(address: String)
+    /// A GStreamer element or plugin the publisher needs is missing.
+    case missing(element: String, package: String)
+    /// The stream's codec cannot go over this protocol.
+    case unsupported(codec: String, target: String, reason: String)
+    /// Anything GStreamer refused while setting up.
+    case setup(String)
+    /// A stream that could not be read at all.
+    case unreadable(url: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotListen(address, port, reason):
+            "the RTSP server cannot listen on \(address):\(port) (\(reason)); pick another port with --rtsp PORT or publish.rtsp.port"
+        case let .credentialsRequired(address):
+            "serving RTSP on \(address) reaches beyond this machine: set publish.rtsp.user and publish.rtsp.password, or SWIFTCAM_RTSP_USER and SWIFTCAM_RTSP_PASSWORD"
+        case let .missing(element, package):
+            "GStreamer element '\(element)' is missing; install \(package)"
+        case let .unsupported(codec, target, reason):
+            "cannot push \(codec) to \(target): \(reason)"
+        case let .setup(reason):
+            "cannot set up publishing: \(reason)"
+        case let .unreadable(url, reason):
+            "cannot read \(url): \(reason)"
+        }
+    }
+
+    public var kind: FailureKind {
+        switch self {
+        case .cannotListen, .missing, .unreadable: .unavailable
+        case .credentialsRequired, .unsupported: .badData
+        case .setup: .software
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import CGStreamer
+import CGstRTSPServer
+import Capture
+import Dispatch
+import Foundation
+import GStreamer
+import Glibc
+import Synchronization
+
+/// An RTSP server for one stream (gst-rtsp-server on a GLib main context and thread of its own): one
+/// shared media, fed from one subscription to the live stream however many clients read it, over RTP/UDP
+/// and RTP/TCP (interleaved). A client joining a playing media gets a key frame at once.
+public final class RTSPServer: @unchecked Sendable {
+    /// Where and how it serves.
+    public struct Settings: Sendable, Equatable {
+        /// The address to listen on ("127.0.0.1", "0.0.0.0", "::1", …).
+        public var address: String
+        /// The TCP port; 0 picks a free one (`port` then says which).
+        public var port: Int
+        /// The mount path, e.g. "/cam".
+        public var path: String
+        /// Basic and digest credentials; nil serves anyone who can reach the address.
+        public var user: String?
+        public var password: String?
+
+        public init(address: String = "127.0.0.1", port: Int = 8554, path: String, user: String? = nil, password: String? = nil) {
+            self.address = address
+            self.port = port
+            self.path = path
+            self.user = user
+            self.password = password
+        }
+    }
+
+    /// The settings it was started with.
+    public let settings: Settings
+    /// The port it listens on (the one picked when `settings.port` was 0).
+    public let port: Int
+    private let relay: StreamRelay
+    private let context: OpaquePointer
+    private let loop: OpaquePointer
+    private let server: UnsafeMutablePointer<GstRTSPServer>
+    private let factory: UnsafeMutablePointer<GstRTSPMediaFactory>
+    private let sourceID: guint
+    private let handlers: Handlers
+    private let handlersID: UInt
+    private let finished = DispatchSemaphore(value: 0)
+    private let stopped = Atomic<Bool>(false)
+
+    /// Starts serving `stream`. Throws when the port is taken or credentials are missing beyond loopback.
+    public init(settings: Settings, stream: any LiveStream) throws(PublishError) {
+        GStreamer.initialize()
+        if !PublishAddress.isLoopback(settings.address), settings.user == nil || settings.password == nil {
+            throw .credentialsRequired(address: settings.address)
+        }
+        for element in ["appsrc", stream.payloader, "udpsink", "rtpbin"] where !Element.factoryExists(element) {
+            throw .missing(element: element, package: "gstreamer1.0-plugins-good and gstreamer1.0-plugins-base")
+        }
+        self.settings = settings
+        relay = StreamRelay(stream: stream)
+        context = g_main_context_new()
+        loop = g_main_loop_new(context, 0)
+        server = gst_rtsp_server_new()
+        gst_rtsp_server_set_address(server, settings.address)
+        gst_rtsp_server_set_service(server, "\(settings.port)")
+
+        factory = gst_rtsp_media_factory_new()
+        gst_rtsp_media_factory_set_launch(factory, Self.launch(payloader: stream.payloader))
+        gst_rtsp_media_factory_set_shared(factory, 1)
+        gst_rtsp_media_factory_set_protocols(factory, GstRTSPLowerTrans(GST_RTSP_LOWER_TRANS_UDP.rawValue | GST_RTSP_LOWER_TRANS_TCP.rawValue))
+        // The stream is live: a client that pauses does not hold it for the others.
+        gst_rtsp_media_factory_set_suspend_mode(factory, GST_RTSP_SUSPEND_MODE_NONE)
+
+        let handlers = Handlers(relay: relay)
+        self.handlers = handlers
+        handlersID = HandlerRegistry.register(handlers)
+        let data = UnsafeMutableRawPointer(bitPattern: handlersID)!
+        connect(factory, "media-configure", unsafeBitCast(Self.mediaConfigure, to: GCallback.self), data)
+        connect(server, "client-connected", unsafeBitCast(Self.clientConnected, to: GCallback.self), data)
+
+        if let user = settings.user, let password = settings.password {
+            let auth = gst_rtsp_auth_new()
+            gst_rtsp_auth_set_supported_methods(auth, GstRTSPAuthMethod(GST_RTSP_AUTH_BASIC.rawValue | GST_RTSP_AUTH_DIGEST.rawValue))
+            let token = CGstRTSPServer_token_for_role("viewer")
+            if let basic = gst_rtsp_auth_make_basic(user, password) {
+                gst_rtsp_auth_add_basic(auth, basic, token)
+                g_free(basic)
+            }
+            gst_rtsp_auth_add_digest(auth, user, password, token)
+            gst_rtsp_token_unref(token)
+            CGstRTSPServer_allow_role(factory, "viewer")
+            gst_rtsp_server_set_auth(server, auth)
+            g_object_unref(auth)
+        }
+
+        let mounts = gst_rtsp_server_get_mount_points(server)
+        // The mount points take over our factory reference; ours stays valid while the server holds it.
+        g_object_ref(factory)
+        gst_rtsp_mount_points_add_factory(mounts, settings.path, factory)
+        g_object_unref(mounts)
+
+        sourceID = gst_rtsp_server_attach(server, context)
+        guard sourceID != 0 else {
+            let reason = Self.bindProblem(address: settings.address, port: settings.port)
+            g_object_unref(factory)
+            g_object_unref(server)
+            g_main_loop_unref(loop)
+            g_main_context_unref(context)
+            HandlerRegistry.remove(handlersID)
+            throw .cannotListen(address: settings.address, port: settings.port, reason: reason)
+        }
+        port = Int(gst_rtsp_server_get_bound_port(server))
+        let main = MainLoop(context: context, loop: loop), finished = finished
+        let thread = Thread {
+            g_main_context_push_thread_default(main.context)
+            g_main_loop_run(main.loop)
+            g_main_context_pop_thread_default(main.context)
+            finished.signal()
+        }
+        thread.name = "swiftcam-rtsp"
+        thread.start()
+    }
+
+    deinit {
+        stop()
+        g_object_unref(factory)
+        g_object_unref(server)
+        g_main_loop_unref(loop)
+        g_main_context_unref(context)
+        HandlerRegistry.remove(handlersID)
+    }
+
+    /// The URL clients read, with this machine's name when it listens on every interface.
+    public var url: String {
+        var host = settings.address
+        if host == "0.0.0.0" || host == "::" {
+            var name = [CChar](repeating: 0, count: 256)
+            host = gethostname(&name, name.count) == 0 ? String(cString: name) : "HOST"
+        } else if host.contains(":") {
+            host = "[\(host)]"
+        }
+        return "rtsp://\(host):\(port)\(settings.path)"
+    }
+
+    /// Clients connected now.
+    public var clients: Int { handlers.clients.load(ordering: .relaxed) }
+
+    /// Frames handed to the media's appsrc so far.
+    public var framesSent: Int { relay.delivered.load(ordering: .relaxed) }
+
+    /// One phrase for `stats`.
+    public var report: String {
+        "rtsp \(url) \(clients) client\(clients == 1 ? "" : "s") \(framesSent) frames"
+    }
+
+    /// Closes every client, stops listening and ends the server's thread; idempotent.
+    public func stop() {
+        guard !stopped.exchange(true, ordering: .relaxed) else { return }
+        CGstRTSPServer_remove_source(context, sourceID)
+        CGstRTSPServer_close_all_clients(server)
+        relay.close()
+        CGstRTSPServer_quit_loop(context, loop)
+        finished.wait()
+    }
+
+    /// The media pipeline: a leaky live appsrc (the encoder never waits for a client) into the payloader.
+    /// Built as a typed graph and printed; no config text goes into it.
+    static func launch(payloader: String) -> String {
+        var graph = GraphDescription()
+        let source = graph.add("appsrc", name: "src", ["is-live": true, "format": "time", "do-timestamp": true,
+                                                        "max-buffers": 30, "leaky-type": "downstream"])
+        var properties: [(String, GraphValue)] = [("pt", 96)]
+        // SPS and PPS every second for clients that join late (-1, with every IDR, leaves openh264dec 1.22 decoding nothing).
+        if payloader == "rtph264pay" { properties.append(("config-interval", 1)) }
+        let pay = graph.add(payloader, name: "pay0", properties: properties)
+        graph.chain(source, pay)
+        return "( \(graph.launchText) )"
+    }
+
+    private static func bindProblem(address: String, port: Int) -> String {
+        let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return "no socket" }
+        defer { close(descriptor) }
+        var result: Int32 = -1
+        if address.contains(":") {
+            var socketAddress = sockaddr_in6()
+            socketAddress.sin6_family = sa_family_t(AF_INET6)
+            socketAddress.sin6_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET6, address, &socketAddress.sin6_addr)
+            result = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var socketAddress = sockaddr_in()
+            socketAddress.sin_family = sa_family_t(AF_INET)
+            socketAddress.sin_port = in_port_t(UInt16(port).bigEndian)
+            inet_pton(AF_INET, address, &socketAddress.sin_addr)
+            result = withUnsafePointer(to: &socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        return result == 0 ? "GStreamer refused it" : String(cString: strerror(errno))
+    }
+
+    // MARK: - Signal handlers (on the server's thread or a media's; they never trap)
+
+    /// What the signal handlers share; retained by the server while connected.
+    final class Handlers: Sendable {
+        let relay: StreamRelay
+        let clients = Atomic<Int>(0)
+        init(relay: StreamRelay) { self.relay = relay }
+    }
+
+    /// A media was made (the first client of a shared one): feed its appsrc until it is unprepared.
+    private static let mediaConfigure: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GstRTSPMedia>?, UnsafeMutableRawPointer?) -> Void = { _, media, data in
+        guard let media, let data else { return }
+        guard let handlers = HandlerRegistry.lookup(data) else { return }
+        guard let element = gst_rtsp_media_get_element(media) else { return }
+        defer { gst_object_unref(element) }
+        let bin = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstBin.self)
+        guard let found = gst_bin_get_by_name(bin, "src") else { return }
+        let source = AppSrc(adopting: found)
+        let key = UInt(bitPattern: media)
+        connect(media, "unprepared", unsafeBitCast(mediaUnprepared, to: GCallback.self), data)
+        do {
+            try handlers.relay.attach(source, key: key)
+        } catch {
+            // No stream to feed (the session stopped): the media cannot prepare and the client is told so.
+            let message = "no live stream: \(error)"
+            gst_element_post_message(element, gst_message_new_error(UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self),
+                                                                     nil, message))
+        }
+    }
+
+    private static let mediaUnprepared: @convention(c) (UnsafeMutablePointer<GstRTSPMedia>?, UnsafeMutableRawPointer?) -> Void = { media, data in
+        guard let media, let data else { return }
+        HandlerRegistry.lookup(data)?.relay.detach(key: UInt(bitPattern: media))
+    }
+
+    private static let clientConnected: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GstRTSPClient>?, UnsafeMutableRawPointer?) -> Void = { _, client, data in
+        guard let client, let data else { return }
+        HandlerRegistry.lookup(data)?.clients.add(1, ordering: .relaxed)
+        connect(client, "play-request", unsafeBitCast(playRequest, to: GCallback.self), data)
+        connect(client, "closed", unsafeBitCast(clientClosed, to: GCallback.self), data)
+    }
+
+    /// A client started playing: when the media was already streaming, it needs a key frame now.
+    private static let playRequest: @convention(c) (UnsafeMutablePointer<GstRTSPClient>?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _, data in
+        guard let data else { return }
+        HandlerRegistry.lookup(data)?.relay.requestKeyFrame()
+    }
+
+    private static let clientClosed: @convention(c) (UnsafeMutablePointer<GstRTSPClient>?, UnsafeMutableRawPointer?) -> Void = { _, data in
+        guard let data else { return }
+        HandlerRegistry.lookup(data)?.clients.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// The server's context and loop, handed to its thread (GLib's are thread-safe).
+private struct MainLoop: @unchecked Sendable {
+    let context: OpaquePointer
+    let loop: OpaquePointer
+}
+
+/// The servers' signal handlers by number: a media or client may outlive its server by a moment and call in
+/// late, and then finds nothing instead of a freed object.
+private enum HandlerRegistry {
+    private static let entries = Locked((next: UInt(1), handlers: [UInt: RTSPServer.Handlers]()))
+
+    static func register(_ handlers: RTSPServer.Handlers) -> UInt {
+        entries.withLock { state in
+            defer { state.next += 1 }
+            state.handlers[state.next] = handlers
+            return state.next
+        }
+    }
+
+    static func lookup(_ data: UnsafeMutableRawPointer?) -> RTSPServer.Handlers? {
+        guard let data else { return nil }
+        return entries.withLock { $0.handlers[UInt(bitPattern: data)] }
+    }
+
+    static func remove(_ id: UInt) {
+        _ = entries.withLock { $0.handlers.removeValue(forKey: id) }
+    }
+}
+
+/// Connects a signal handler whose data is a `HandlerRegistry` number. Calls `g_signal_connect_data`.
+private func connect<Object>(_ object: UnsafeMutablePointer<Object>, _ signal: String, _ callback: GCallback, _ data: UnsafeMutableRawPointer) {
+    g_signal_connect_data(UnsafeMutableRawPointer(object), signal, callback, data, nil, GConnectFlags(0))
+}

@@ -1,0 +1,66 @@
+import Capture
+import Publish
+
+/// `swiftcam publish-check URL`: reads a published stream and says what arrives.
+enum PublishCommands {
+    static let checkUsage = """
+        usage: swiftcam publish-check URL [--seconds N] [--listen]
+
+        Reads URL (rtsp://…, srt://…, or any URI GStreamer reads) for N seconds (default 10) and prints the
+        codec, size, frames per second received, frames lost and the time to the first frame; a line a second
+        while it reads. --listen is the server instead: an RTSP server taking RECORD at the URL's address, port
+        and path, or an SRT listener, to check what a camera pushes without a media server.
+        Exits 0 when frames arrived, 69 when none did.
+        """
+
+    static func check(_ arguments: [String]) -> Int32 {
+        let options: Options
+        do { options = try Options(arguments, valued: ["--seconds"], switches: ["--listen"]) } catch { return usageFailure(error, checkUsage) }
+        guard options.positional.count == 1, let url = options.positional.first else {
+            return usageFailure(UsageError("publish-check takes one URL"), checkUsage)
+        }
+        let seconds = options.value("--seconds").map { Double($0) } ?? 10
+        guard let seconds, seconds > 0, seconds.isFinite else {
+            return usageFailure(UsageError("--seconds takes a number of seconds more than 0"), checkUsage)
+        }
+        let listen = options.flags.contains("--listen")
+        do {
+            let check = try StreamCheck(url: url, listen: listen)
+            Output.line("\(listen ? "listening at" : "reading") \(url) for \(seconds) s")
+            let report = try check.run(seconds: seconds) { report in
+                Output.line("frames \(report.frames) lost \(report.lost)" + (report.firstFrame == nil ? " (waiting for the first frame)" : ""))
+            }
+            Output.line(report.line)
+            if report.frames == 0 {
+                printError("no frames received from \(url) in \(seconds) s")
+                return ExitCode.unavailable
+            }
+            return ExitCode.ok
+        } catch {
+            printError("\(error)")
+            return ExitCode.for(error)
+        }
+    }
+}
+
+extension RunCommand {
+    /// `--rtsp [ADDR:]PORT` as the config keys it stands for: `publish.rtsp.port` (and `publish.rtsp.address`).
+    static func rtspOverrides(_ value: String) -> [String] {
+        if let colon = value.lastIndex(of: ":") {
+            var address = String(value[..<colon])
+            if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+            return ["publish.rtsp.address=\"\(address)\"", "publish.rtsp.port=\(value[value.index(after: colon)...])"]
+        }
+        return ["publish.rtsp.port=\(value)"]
+    }
+
+    /// Starts what `publish` asks for and prints where it serves and pushes; nil when the config publishes nothing.
+    static func startPublishing(_ config: PipelineConfig, name: String, session: CaptureSession) throws -> PublishService? {
+        guard let publish = config.publish else { return nil }
+        let service = try PublishService(config: publish, name: name, stream: SessionVideoStream(session: session))
+        if let server = service.server { Output.line("rtsp \(server.url)") }
+        if let publisher = service.publisher { Output.line("pushing to \(publisher.target.redacted)") }
+        service.report(to: session)
+        return service
+    }
+}

@@ -1,0 +1,204 @@
+import Capture
+import Foundation
+import GStreamer
+import Glibc
+import Publish
+import Synchronization
+import Testing
+
+/// `swiftcam run` in a process of its own, driven on stdin; each reply line is collected.
+final class HostRun: @unchecked Sendable {
+    let process = Process()
+    let input = Pipe()
+    let lines = Condition([String]())
+
+    init(arguments: [String], directory: URL) throws {
+        process.executableURL = URL(fileURLWithPath: swiftcamBinary)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = input
+        let lines = lines
+        let reader = Thread {
+            var pending = Data()
+            while true {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                pending.append(chunk)
+                while let newline = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending.removeSubrange(pending.startIndex...newline)
+                    lines.withLock { $0.append(line) }
+                }
+            }
+        }
+        reader.start()
+        try process.run()
+    }
+
+    /// Waits for a line containing `text` (a safety-net timeout).
+    func line(containing text: String, timeout: Double = 60) -> String? {
+        lines.wait(until: MonotonicClock.now + timeout) { $0.first { $0.contains(text) } }
+    }
+
+    /// Sends a command and waits for its reply (`ok …` or `error …`).
+    func send(_ command: String, timeout: Double = 90) -> String? {
+        let before = lines.withLock { $0.count }
+        input.fileHandleForWriting.write(Data((command + "\n").utf8))
+        return lines.wait(until: MonotonicClock.now + timeout) { lines in
+            lines.dropFirst(before).first { $0.hasPrefix("ok") || $0.hasPrefix("error") }
+        }
+    }
+
+    func quit() -> Int32 {
+        _ = send("quit")
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
+
+/// The duration gst-discoverer-1.0 reads from a file, in seconds.
+func discoveredSeconds(_ path: String) -> Double? {
+    let process = Process(), output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-discoverer-1.0")
+    process.arguments = [path]
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    guard (try? process.run()) != nil else { return nil }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    guard let line = text.split(separator: "\n").first(where: { $0.contains("Duration:") }),
+          let value = line.split(separator: " ").last else { return nil }
+    let parts = value.split(separator: ":").compactMap { Double($0) }
+    guard parts.count == 3 else { return nil }
+    return parts[0] * 3600 + parts[1] * 60 + parts[2]
+}
+
+@Suite(.serialized) struct HostTests {
+    /// The whole host: `swiftcam run` serves RTSP and pushes SRT from its live encoder while it records; the
+    /// SRT server goes away for 10 s (300 frames) and comes back: stats says retrying, the push resumes, and
+    /// the recording covers the whole time.
+    @Test func aRecordingIsUnaffectedWhileThePushRetries() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-publish-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = freePort(Int32(SOCK_DGRAM.rawValue))
+        let config = """
+            {"sources": [{"kind": "test", "pattern": "ball"}],
+             "caps": {"width": 320, "height": 240, "framerate": "30/1", "format": "NV12"},
+             "preview": "none",
+             "record": {"encoder": "mjpeg", "directory": "\(directory.path)"},
+             "publish": {"rtsp": {"port": 0, "path": "/cam"}, "to": "srt://127.0.0.1:\(port)?streamid=publish:cam"}}
+            """
+        let file = directory.appendingPathComponent("publish-host.json")
+        try config.write(to: file, atomically: true, encoding: .utf8)
+        var server = try listeningStandIn("srt://127.0.0.1:\(port)")
+        let host = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory)
+        let rtsp = try #require(host.line(containing: "rtsp rtsp://127.0.0.1:"))
+        #expect(host.line(containing: "pushing to srt://127.0.0.1:\(port)") != nil)
+        #expect(server.waitForFrames(30), "\(server.errors.withLock { $0 }); \(host.lines.withLock { $0 })")
+        let recording = try #require(host.send("record start"))
+        #expect(recording.hasPrefix("ok recording "), "\(recording)")
+        let started = MonotonicClock.now
+
+        // An RTSP reader of the same encode, while the push runs.
+        let url = String(rtsp.dropFirst("rtsp ".count))
+        let reader = try FrameCountingClient(source: ["rtspsrc", "location=\(url)", "protocols=tcp", "latency=100"])
+        #expect(reader.waitForFrames(30), "\(reader.errors.withLock { $0 })")
+        reader.stop()
+
+        server.stop()
+        #expect(host.send("wait 300")?.hasPrefix("ok") == true)   // the server is away for 10 s
+        let away = host.send("stats") ?? ""
+        #expect(away.contains("push srt://127.0.0.1:\(port)?streamid=publish:cam retrying"), "\(away)")
+        server = try listeningStandIn("srt://127.0.0.1:\(port)")
+        defer { server.stop() }
+        #expect(server.waitForFrames(10), "\(server.errors.withLock { $0 })")
+        #expect(host.send("wait 30")?.hasPrefix("ok") == true)
+        let back = host.send("stats") ?? ""
+        #expect(back.contains("retrying") == false && back.contains("connected"), "\(back)")
+
+        let stopped = try #require(host.send("record stop"))
+        let recorded = MonotonicClock.now - started
+        #expect(stopped.hasPrefix("ok recorded "), "\(stopped)")
+        let path = String(stopped.dropFirst("ok recorded ".count)).split(separator: " ").first.map(String.init) ?? ""
+        let duration = discoveredSeconds(path.hasPrefix("/") ? path : directory.appendingPathComponent(path).path)
+        #expect((duration ?? 0) >= recorded - 1.5, "the recording plays \(duration ?? 0) s of the \(recorded) s recorded")
+        print("host: recording \(duration ?? 0) s of \(recorded) s while the push went away and came back; \(back)")
+        #expect(host.quit() == 0)
+    }
+
+    @Test func publishConfigErrorsAreOneLine() {
+        let cases: [(String, String)] = [
+            (#"{"publish": {}}"#, "publish: give \"rtsp\""),
+            (#"{"publish": {"rtsp": {"port": 70000}}}"#, "publish.rtsp.port: 70000 is outside 0…65535"),
+            (#"{"publish": {"rtsp": {"path": "cam"}}}"#, "publish.rtsp.path: \"cam\" is not a mount path"),
+            (#"{"publish": {"rtsp": {"address": "example.com"}}}"#, "publish.rtsp.address: \"example.com\" is not an IP address"),
+            (#"{"publish": {"rtsp": {"user": "a"}}}"#, "publish.rtsp.password: give both"),
+            (#"{"publish": {"to": "http://x/y"}}"#, "publish.to: \"http://\" cannot be pushed to"),
+            (#"{"publish": {"to": "srt://x"}}"#, "publish.to: an SRT push needs a port"),
+            (#"{"publish": {"rtsp": {"port": 1}, "bogus": 1}}"#, "publish.bogus: unknown key"),
+        ]
+        for (publish, expected) in cases {
+            let json = #"{"sources": [{"kind": "test"}], "#.dropLast(0) + publish.dropFirst()
+            do {
+                _ = try ConfigLoader.load(data: Data(json.utf8), file: "t.json")
+                Issue.record("\(json) loaded")
+            } catch {
+                #expect("\(error)".contains(expected), "\(error)")
+                #expect(!"\(error)".contains("\n"))
+            }
+        }
+    }
+}
+
+
+/// Glass-to-client latency over RTSP on loopback: the host's test pattern is black; `filter invert` makes the
+/// next frame white; an `rtspsrc` reader in this process (latency=0, TCP) sees the first white frame. Twenty
+/// toggles; p50 and p95 printed (includes up to one frame interval before the next frame is made).
+@Suite(.serialized) struct LatencyTests {
+    @Test func glassToClientOverRTSP() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-latency-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = """
+            {"sources": [{"kind": "test", "pattern": "black"}],
+             "caps": {"width": 640, "height": 480, "framerate": "30/1", "format": "NV12"},
+             "preview": "none", "publish": {"rtsp": {"port": 0, "path": "/cam"}}}
+            """
+        let file = directory.appendingPathComponent("latency.json")
+        try config.write(to: file, atomically: true, encoding: .utf8)
+        let host = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory)
+        let rtsp = try #require(host.line(containing: "rtsp rtsp://127.0.0.1:"))
+        let url = String(rtsp.dropFirst("rtsp ".count))
+        // (time of the newest frame, whether it is white)
+        let seen = Condition((time: 0.0, white: false, frames: 0))
+        let reader = try Pipeline.parse("rtspsrc location=\(url) latency=0 protocols=tcp ! decodebin ! videoconvert ! video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1 drop=true")
+        reader.element(named: "sink", as: AppSink.self)?.onSample { sample in
+            let now = MonotonicClock.now
+            guard let buffer = sample.buffer, let luma = try? buffer.withMappedBytes({ $0.first }) else { return }
+            seen.withLock { $0 = (now, luma > 128, $0.frames + 1) }
+        }
+        try reader.setState(.playing)
+        defer { try? reader.setState(.null) }
+        #expect(seen.wait(until: MonotonicClock.now + 60) { $0.frames >= 30 ? true : nil } == true)
+        var latencies: [Double] = []
+        for round in 0..<20 {
+            let white = round % 2 == 0
+            let sent = MonotonicClock.now
+            #expect(host.send(white ? "filter invert" : "filter mono")?.hasPrefix("ok") == true)
+            if let at = seen.wait(until: MonotonicClock.now + 30, for: { $0.white == white && $0.time > sent ? $0.time : nil }) {
+                latencies.append(at - sent)
+            }
+        }
+        #expect(latencies.count == 20)
+        latencies.sort()
+        let p50 = latencies[latencies.count / 2], p95 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.95))]
+        print("rtsp glass-to-client on loopback, 640x480@30, rtspsrc latency=0 TCP: p50 \(Int(p50 * 1000)) ms, p95 \(Int(p95 * 1000)) ms over \(latencies.count) changes (min \(Int(latencies[0] * 1000)), max \(Int(latencies[latencies.count - 1] * 1000)))")
+        #expect(host.quit() == 0)
+    }
+}
