@@ -210,7 +210,7 @@ public final class WebServer: @unchecked Sendable {
             case let .ok(detail):
                 status = 200
                 if case .stats = command, let data = detail.data(using: .utf8), let stats = try? JSONSerialization.jsonObject(with: data) {
-                    json = ["ok": true, "stats": stats, "viewers": video.viewerCounts]
+                    json = ["ok": true, "stats": stats, "viewers": video.viewerCounts, "live": liveJSON()]
                 } else {
                     json = ["ok": true, "reply": detail.escapingControls]
                 }
@@ -302,6 +302,19 @@ public final class WebServer: @unchecked Sendable {
         ]
         json["recording"] = stats.recording.map { ($0 as NSString).lastPathComponent }
         json["lastCapture"] = Gallery.items(in: galleryDirectories).first.map { ($0.path as NSString).lastPathComponent }
+        return json
+    }
+
+    /// The shared live encoders: codec, subscribers (browsers, RTSP, publishers), frames in and encoded, failure.
+    func liveJSON() -> [String: Any] {
+        var json: [String: Any] = [:]
+        for format in LiveFormat.allCases {
+            let stats = session.liveStats(format)
+            var entry: [String: Any] = ["codec": stats.codec.rawValue, "subscribers": stats.subscribers,
+                                        "framesIn": stats.framesIn, "framesEncoded": stats.framesEncoded]
+            entry["failure"] = stats.failure
+            json[format.rawValue] = entry
+        }
         return json
     }
 

@@ -100,6 +100,7 @@ import Testing
         let stats = json(try await http("GET", host.base.appendingPathComponent("api/stats")).body)
         #expect((stats["stats"] as? [String: Any])?["framesOut"] != nil)
         #expect(stats["viewers"] != nil)
+        #expect(((stats["live"] as? [String: Any])?["video"] as? [String: Any])?["codec"] as? String == "h264")
         let focus = json(try await http("POST", host.base.appendingPathComponent("api/focus"), body: Data(#"{"x": 0.5, "y": 0.5}"#.utf8)).body)
         #expect(focus["ok"] as? Bool == false)   // a test pattern has no focus: the reason, not a crash
         #expect((focus["error"] as? String)?.contains("not supported") == true)

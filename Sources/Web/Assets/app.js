@@ -334,6 +334,7 @@ async function refreshStats() {
     `drops    queue ${s.queueDrops}  qos ${s.qosDrops}  source ${s.sourceDrops}`,
     `filter   ${s.filterMeanMs.toFixed(2)} ms (max ${s.filterMaxMs.toFixed(2)})`,
     `viewers  webrtc ${v.webrtc || 0}  mjpeg ${v.mjpeg || 0}`,
+    ...Object.entries(reply.live || {}).map(([name, e]) => `encoder  ${name} ${e.codec}: ${e.subscribers} subscriber(s), ${e.framesEncoded} frames${e.failure ? ' — ' + e.failure : ''}`),
     `video    ${app.mode}`,
     `chain    ${s.chain || 'none'}`,
   ].join('\n');
