@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors
+.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web
 
 deps:
 	@bash scripts/deps.sh
@@ -55,6 +55,15 @@ soak: release
 # Installs Debian ffmpeg/libyuv0 and a venv with opencv-python-headless under .build when missing.
 bench-anchors: deps
 	@bash scripts/bench-anchors.sh
+
+# The camera page's glass-to-glass latency on loopback (WebRTC and MJPEG, 640x480@30, release host, headless
+# Chromium in a network namespace with only lo): p50/p95 (~1 min after the builds).
+bench-web: deps
+	@bash scripts/bench-web.sh
+
+# 10 WebRTC + 20 MJPEG viewers + 5 stills/s for 60 s (LOAD_SECONDS) on the release host, a stalled viewer too.
+load-web: deps
+	@bash scripts/load-web.sh
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins

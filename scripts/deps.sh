@@ -13,6 +13,7 @@ packages=(
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-nice   # webrtcbin's headers and its ICE agent (Web)
   libgstrtspserver-1.0-dev gstreamer1.0-rtsp   # RTSP serving and pushing (Publish)
   chromium chromium-driver   # the browser the Web tests drive, headless
+  iproute2   # `ip link set lo up` in the Web tests' network namespace
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|publish|plugin|bench|asan|tsan|hardware|fuzz]
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|web|publish|plugin|bench|asan|tsan|hardware|fuzz]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -26,15 +26,25 @@ publish() {
   fi
 }
 
+web() {
+  # Headless Chromium against `swiftcam run --http`, WebRTC included. Host, chromedriver and browser share a network
+  # namespace whose only interface is lo, so no ICE candidate or check can reach another address of this machine.
+  step "the camera page in headless Chromium, in a network namespace with only lo"
+  local sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" unshare --net bash -c 'ip link set lo up && exec swift test --skip-build --filter "WebTests.PageTests"'
+  echo "screenshots: docs/screenshots/"
+}
+
 asan() {
   # LeakSanitizer on, full stacks (GLib has no frame pointers) so the suppressions can match by library.
   local scratch=.build/asan supp="$PWD/scripts/lsan.supp"
   step "the same tests under AddressSanitizer + LeakSanitizer"
   swift build --build-tests --sanitize=address --scratch-path "$scratch"
-  # The CLI and Publish suites run child processes (Foundation's Process leaks under LSan) and are checked in the plain run;
-  # the sanitizers check the code in this process.
+  # The CLI, Web and Publish suites run child processes (Foundation's Process leaks under LSan) and are checked in
+  # the plain run; the sanitizers check the code in this process.
   ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0 LSAN_OPTIONS="suppressions=$supp" \
-    swift test --skip-build --sanitize=address --scratch-path "$scratch" --skip SwiftcamTests --skip PublishTests
+    swift test --skip-build --sanitize=address --scratch-path "$scratch" --skip SwiftcamTests --skip PublishTests --skip WebTests
   step "LeakSanitizer still reports a deliberate leak"
   local log
   log=$(mktemp)
@@ -110,6 +120,7 @@ plugin() {
 
 case "$what" in
   unit) unit ;;
+  web) swift build --build-tests; web ;;
   publish) swift build --build-tests; publish ;;
   asan) asan ;;
   tsan) tsan ;;
@@ -117,6 +128,6 @@ case "$what" in
   bench) bench ;;
   hardware) swift build --build-tests; hardware ;;
   fuzz) fuzz ;;
-  all) unit; plugin; bench; hardware; asan; fuzz; tsan ;;
-  *) echo "usage: $0 [all|unit|publish|plugin|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
+  all) unit; web; plugin; bench; hardware; asan; fuzz; tsan ;;
+  *) echo "usage: $0 [all|unit|web|publish|plugin|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
 esac

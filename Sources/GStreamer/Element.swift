@@ -60,6 +60,16 @@ public class Element: @unchecked Sendable {
         objectName(UnsafeMutableRawPointer(pointer))
     }
 
+    /// The element's running time now (its clock's time less its base time), in nanoseconds; nil before it
+    /// has a clock (not yet PLAYING). What a buffer handed from another pipeline is stamped with here.
+    /// Calls `gst_element_get_clock`, `gst_clock_get_time` and `gst_element_get_base_time`.
+    public var runningTime: UInt64? {
+        guard let clock = gst_element_get_clock(pointer) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
+        let now = gst_clock_get_time(clock), base = gst_element_get_base_time(pointer)
+        return now >= base ? UInt64(now - base) : 0
+    }
+
     /// The name of the factory that made this element, e.g. "videotestsrc". Calls `gst_element_get_factory`.
     public var factoryName: String? {
         guard let factory = gst_element_get_factory(pointer) else { return nil }

@@ -24,6 +24,12 @@ private final class BufferHandler: Sendable {
     init(_ handler: @escaping @Sendable (UInt64?) -> Void) { self.handler = handler }
 }
 
+/// Calls a closure with each buffer passing a pad, writable.
+private final class WritableBufferHandler: Sendable {
+    let handler: @Sendable (inout WritableBuffer) -> Void
+    init(_ handler: @escaping @Sendable (inout WritableBuffer) -> Void) { self.handler = handler }
+}
+
 extension Pad {
     /// Counts every buffer (and buffer list) that passes this pad from now on, until `removeProbe`.
     /// Calls `gst_pad_add_probe`.
@@ -53,6 +59,24 @@ extension Pad {
             guard let info, let handler = CallbackRegistry.lookup(userData, as: BufferHandler.self) else { return GST_PAD_PROBE_OK }
             let offset = info.pointee.data?.assumingMemoryBound(to: GstBuffer.self).pointee.offset
             handler.handler(offset.flatMap { $0 == UInt64.max ? nil : UInt64($0) })
+            return GST_PAD_PROBE_OK
+        }, context, { userData in CallbackRegistry.remove(userData) })
+        return UInt(id)
+    }
+
+    /// Calls `handler` on the streaming thread with every buffer that passes, made writable first (a copy when it is
+    /// shared), so the closure may change its bytes; the changed buffer goes on downstream. Returns the probe id.
+    /// Calls `gst_pad_add_probe` and `gst_mini_object_make_writable`.
+    @discardableResult
+    public func onWritableBuffer(_ handler: @escaping @Sendable (inout WritableBuffer) -> Void) -> UInt {
+        let context = CallbackRegistry.register(WritableBufferHandler(handler))
+        let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_BUFFER, { _, info, userData in
+            guard let info, let data = info.pointee.data,
+                  let handler = CallbackRegistry.lookup(userData, as: WritableBufferHandler.self) else { return GST_PAD_PROBE_OK }
+            // The probe owns the reference in `info`: take it, make it writable, hand the result back in `info`.
+            var buffer = WritableBuffer(Buffer(adopting: data.assumingMemoryBound(to: GstBuffer.self)))
+            handler.handler(&buffer)
+            info.pointee.data = UnsafeMutableRawPointer(buffer.release())
             return GST_PAD_PROBE_OK
         }, context, { userData in CallbackRegistry.remove(userData) })
         return UInt(id)

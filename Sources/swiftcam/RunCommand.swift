@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import Glibc
 import Synchronization
+import Web
 
 /// Posted by the SIGINT/SIGTERM handler (`sem_post` is async-signal-safe); a thread waits on it.
 nonisolated(unsafe) var stopSignal = sem_t()
@@ -13,17 +14,23 @@ nonisolated(unsafe) var stopSignal = sem_t()
 enum RunCommand {
     static let usage = """
         usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--rtsp [ADDR:]PORT] [--dot FILE] [--no-control]
+                            [--http [ADDR:]PORT [--token TOKEN|generate]]
 
         Runs pipelines/NAME.json. While it runs, commands come from stdin and from the control socket
         (swiftcam ctl NAME COMMAND): \(CommandInterpreter.help).
         --rtsp serves the filtered stream at rtsp://ADDR:PORT/NAME (publish.rtsp in the config; 127.0.0.1 unless
         ADDR says otherwise, and beyond loopback only with a user and password). A stats line refreshes every second. Ctrl-C or SIGTERM sends end-of-stream, finalizes files, exits 0.
+        --http serves the camera screen to a browser (live WebRTC preview, MJPEG fallback, every control) on
+        ADDR:PORT (default address 127.0.0.1; config key "http"). Any address but loopback needs a token:
+        --token TOKEN, or --token generate to have one made and printed once. With --http, a camera that is
+        missing or not allowed keeps the page up with the reason until Ctrl-C.
         """
 
     static func run(_ arguments: [String]) -> Int32 {
         let options: Options
         do {
-            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--rtsp"], switches: ["--no-control", "--quiet"])
+            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token"],
+                                  switches: ["--no-control", "--quiet"])
         } catch {
             return usageFailure(error, usage)
         }
@@ -44,9 +51,23 @@ enum RunCommand {
             return ExitCode.for(error)
         }
         let name = ConfigStore.sessionName(for: nameOrPath)
+        var web: WebOptions?
+        if let address = options.value("--http") ?? config.http {
+            do {
+                let token = options.value("--token")
+                web = try WebOptions(parsing: address, token: token == "generate" ? nil : token)
+                    .checked(generatingToken: token == "generate")
+            } catch {
+                return usageFailure(UsageError("\(error)"), usage)
+            }
+        } else if options.value("--token") != nil {
+            return usageFailure(UsageError("--token goes with --http"), usage)
+        }
         let session = CaptureSession(name: name, config: config)
         let quiet = options.flags.contains("--quiet")
+        let webServer = WebServerSlot()
         session.onEvent { event in
+            webServer.withLock { $0 }?.notify(event)
             switch event {
             case let .stillWritten(path): Output.line("still \(path)")
             case let .stillFailed(reason): Output.error("still failed: \(reason)")
@@ -60,11 +81,36 @@ enum RunCommand {
 
         installSignalHandlers(stopping: session)
 
+        let interpreter = CommandInterpreter(session: session) { session.requestStop() }
+        var startFailure: (any Error)?
         do {
             try session.start()
         } catch {
-            printError("\(error)")
-            return ExitCode.for(error)
+            guard web != nil else {
+                printError("\(error)")
+                return ExitCode.for(error)
+            }
+            startFailure = error
+        }
+        if let web {
+            let server = WebServer(session: session, interpreter: interpreter, options: web,
+                                   galleryDirectories: [config.still?.directory ?? "captures", config.record?.directory ?? "recordings"])
+            do {
+                try server.start()
+            } catch {
+                session.stop()
+                printError("\(error)")
+                return ExitCode.unavailable
+            }
+            webServer.withLock { $0 = server }
+            Output.line("camera screen \(server.url)")
+        }
+        if let startFailure {
+            // The page stays up and shows the reason (the `unconfigured` banner) until Ctrl-C.
+            printError("\(startFailure); the camera screen shows it until Ctrl-C")
+            session.waitUntilDone()
+            webServer.withLock { $0 }?.stop()
+            return ExitCode.for(startFailure)
         }
         Output.line("running \(name): \(config.description ?? "")")
         let publishing: PublishService?
@@ -72,11 +118,11 @@ enum RunCommand {
             publishing = try startPublishing(config, name: name, session: session)
         } catch {
             printError("\(error)")
+            webServer.withLock { $0 }?.stop()
             session.stop()
             return ExitCode.for(error)
         }
 
-        let interpreter = CommandInterpreter(session: session) { session.requestStop() }
         var server: ControlServer?
         if !options.flags.contains("--no-control") {
             do {
@@ -95,6 +141,7 @@ enum RunCommand {
         session.waitUntilDone(frames: config.frames, duration: config.duration)
         ticker?.cancel()
         server?.shutdown()
+        webServer.withLock { $0 }?.stop()
         publishing?.stop()
         let failedBeforeStop = session.status
         session.stop()
@@ -207,4 +254,11 @@ enum Output {
             state.statsShown = false
         }
     }
+}
+
+/// The browser screen's server, set once it listens; session events (on the bus thread) reach it.
+final class WebServerSlot: Sendable {
+    private let server = Mutex<WebServer?>(nil)
+
+    func withLock<T>(_ body: (inout WebServer?) -> T) -> T { server.withLock { body(&$0) } }
 }

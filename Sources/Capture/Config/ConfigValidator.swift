@@ -49,6 +49,12 @@ enum ConfigValidator {
         if let publish = config.publish { try validate(publish, fail: fail) }
         if let duration = config.duration, !(duration > 0 && duration.isFinite) { throw fail("duration", "must be a number of seconds more than 0") }
         if let frames = config.frames, frames <= 0 { throw fail("frames", "must be at least 1") }
+        if let http = config.http {
+            let port = http.split(separator: ":", omittingEmptySubsequences: false).last.flatMap { Int($0) }
+            guard let port, (0...65535).contains(port) else {
+                throw fail("http", "[ADDR:]PORT with a port from 0 to 65535, e.g. \"127.0.0.1:8080\" or 8080")
+            }
+        }
     }
 
     private static func validate(_ source: SourceConfig, path: String, fail: (String, String) -> ConfigError) throws(ConfigError) {

@@ -29,11 +29,13 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var duration: Double?
     /// Stop after this many frames (nil: run until stopped).
     public var frames: Int?
+    /// Serve the browser camera screen on `[ADDR:]PORT` (a bare port number is accepted too), like `run --http`.
+    public var http: String?
     /// Serving the filtered stream over RTSP and pushing it to a media server.
     public var publish: PublishConfig?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, publish
+        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish
     }
 
     public init(from decoder: Decoder) throws {
@@ -52,6 +54,11 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         tap = try container.decodeIfPresent(Bool.self, forKey: .tap)
         duration = try container.decodeIfPresent(Double.self, forKey: .duration)
         frames = try container.decodeIfPresent(Int.self, forKey: .frames)
+        if let port = try? container.decodeIfPresent(Int.self, forKey: .http) {
+            http = String(port)
+        } else {
+            http = try container.decodeIfPresent(String.self, forKey: .http)
+        }
         publish = try container.decodeIfPresent(PublishConfig.self, forKey: .publish)
     }
 
@@ -87,9 +94,11 @@ public struct SourceConfig: Codable, Sendable, Equatable {
     public var mirror: Bool?
     /// A label for the source ("back", "front").
     public var label: String?
+    /// Stamps the host's wall clock into every frame's top band (a latency probe, see `Timecode`).
+    public var timecode: Bool?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label
+        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label, timecode
     }
 
     public init(kind: Kind, device: String? = nil, pattern: String? = nil) {
@@ -109,6 +118,7 @@ public struct SourceConfig: Codable, Sendable, Equatable {
         path = try container.decodeIfPresent(String.self, forKey: .path)
         mirror = try container.decodeIfPresent(Bool.self, forKey: .mirror)
         label = try container.decodeIfPresent(String.self, forKey: .label)
+        timecode = try container.decodeIfPresent(Bool.self, forKey: .timecode)
     }
 }
 

@@ -45,6 +45,12 @@ final class RunningGraph: @unchecked Sendable {
             }
         }
         sourceGaps = gaps
+        for (index, source) in (config.sources ?? []).enumerated() where source.timecode == true {
+            // After the source's caps filter, so the stamp is written in the format the filter receives.
+            if let caps = pipeline.element(named: PipelineBuilder.Names.sourceCaps(index)), let pad = try? caps.staticPad("src") {
+                Timecode.stamp(pad)
+            }
+        }
     }
 
     /// Watches the bus with `handler` (on the watch's thread), calls `onFrame` for every frame leaving the

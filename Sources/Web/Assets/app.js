@@ -1,0 +1,466 @@
+// SwiftCam's camera screen: live preview (WebRTC, MJPEG fallback) and every control of the command interpreter.
+// No framework, nothing from the network: this file, index.html and style.css are all the page needs.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const video = $('preview');
+const mjpeg = $('mjpeg');
+const stage = $('stage');
+
+// What the page knows; tests read it too (window.swiftcam).
+const app = {
+  state: null,          // the last state the host pushed
+  mode: 'connecting',   // 'webrtc' | 'mjpeg'
+  zoom: 1,
+  maxZoom: 16,
+  lastFocus: null,      // {x, y} normalized, as posted
+  lastExposure: null,
+  recordingSince: null,
+  filters: [],
+  selectedFilter: null,
+  replies: [],
+};
+window.swiftcam = app;
+
+// ---- API ------------------------------------------------------------------------------------------------
+
+async function api(name, body = {}) {
+  const response = await fetch('/api/' + name, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), credentials: 'same-origin',
+  });
+  let json = {};
+  try { json = await response.json(); } catch (_) { json = { ok: false, error: 'HTTP ' + response.status }; }
+  app.replies.push(json);
+  if (!json.ok) notice(json.error || ('HTTP ' + response.status));
+  return json;
+}
+
+async function getJSON(path) {
+  const response = await fetch(path, { credentials: 'same-origin' });
+  return response.json();
+}
+
+let noticeTimer = null;
+function notice(text, sticky = false) {
+  const element = $('notice');
+  element.textContent = text;
+  element.hidden = false;
+  clearTimeout(noticeTimer);
+  if (!sticky) noticeTimer = setTimeout(() => { element.hidden = true; }, 4000);
+}
+
+// ---- State pushed over the WebSocket ----------------------------------------------------------------------
+
+let socket = null;
+let peer = null;
+let fallbackTimer = null;
+
+function connect() {
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  socket = new WebSocket(scheme + '//' + location.host + '/ws');
+  socket.onopen = () => startWebRTC();
+  socket.onmessage = (event) => {
+    let message;
+    try { message = JSON.parse(event.data); } catch (_) { return; }
+    switch (message.type) {
+      case 'state': applyState(message); break;
+      case 'offer': answerOffer(message.sdp); break;
+      case 'ice':
+        if (peer) peer.addIceCandidate({ candidate: message.candidate, sdpMLineIndex: message.sdpMLineIndex }).catch(() => {});
+        break;
+      case 'error':
+        if (app.mode !== 'mjpeg' && /WebRTC|offer/.test(message.error)) fallBack(message.error);
+        else notice(message.error);
+        break;
+    }
+  };
+  socket.onclose = () => { setTimeout(connect, 1000); };
+}
+
+function send(object) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(object));
+}
+
+function applyState(state) {
+  app.state = state;
+  app.maxZoom = state.maxZoom || 16;
+  const banner = $('banner');
+  if (state.status && state.status !== 'configured') {
+    banner.hidden = false;
+    banner.className = state.status;
+    $('banner-title').textContent = state.status;
+    $('banner-message').textContent = state.message.replace(/^[a-z]+: /, '');
+  } else {
+    banner.hidden = true;
+  }
+  $('torch').hidden = !state.torch || state.status !== 'configured';
+  $('switch').disabled = (state.sources || 1) < 2;
+  const recording = !!state.recording;
+  $('record').setAttribute('aria-pressed', String(recording));
+  if (recording && !app.recordingSince) app.recordingSince = Date.now();
+  if (!recording) { app.recordingSince = null; $('elapsed').textContent = 'REC'; }
+  if (state.lastCapture && /\.(jpe?g|png)$/i.test(state.lastCapture)) {
+    const img = $('thumb-img');
+    const source = '/captures/' + encodeURIComponent(state.lastCapture);
+    if (img.getAttribute('src') !== source) img.src = source;
+    img.hidden = false;
+  }
+  if (state.filter !== undefined) markFilter(state.filter);
+}
+
+setInterval(() => {
+  if (!app.recordingSince) return;
+  const seconds = Math.floor((Date.now() - app.recordingSince) / 1000);
+  $('elapsed').textContent = String(Math.floor(seconds / 60)).padStart(2, '0') + ':' + String(seconds % 60).padStart(2, '0');
+}, 250);
+
+// ---- Live picture: WebRTC, MJPEG when that fails -----------------------------------------------------------
+
+function startWebRTC() {
+  if (app.mode === 'mjpeg') return;
+  if (!window.RTCPeerConnection) { fallBack('this browser has no WebRTC'); return; }
+  if (peer) peer.close();
+  peer = new RTCPeerConnection({ iceServers: [] });   // no STUN/TURN: nothing leaves the host's network
+  app.peer = peer;
+  peer.ontrack = (event) => {
+    if (event.receiver && 'playoutDelayHint' in event.receiver) event.receiver.playoutDelayHint = 0;
+    if (event.receiver && 'jitterBufferTarget' in event.receiver) event.receiver.jitterBufferTarget = 0;
+    video.srcObject = event.streams[0] || new MediaStream([event.track]);
+    video.play().catch(() => {});
+  };
+  peer.onicecandidate = (event) => {
+    if (event.candidate) send({ type: 'ice', candidate: event.candidate.candidate, sdpMLineIndex: event.candidate.sdpMLineIndex });
+  };
+  peer.onconnectionstatechange = () => {
+    if (peer && peer.connectionState === 'failed') fallBack('the WebRTC connection failed');
+  };
+  app.mode = 'connecting';
+  clearTimeout(fallbackTimer);
+  fallbackTimer = setTimeout(() => { if (app.mode !== 'webrtc') fallBack('WebRTC did not connect within 6 s'); }, 6000);
+  send({ type: 'watch' });
+}
+
+async function answerOffer(sdp) {
+  if (!peer) return;
+  try {
+    await peer.setRemoteDescription({ type: 'offer', sdp });
+    const answer = await peer.createAnswer();
+    await peer.setLocalDescription(answer);
+    send({ type: 'answer', sdp: answer.sdp });
+  } catch (error) {
+    fallBack('WebRTC negotiation failed: ' + error);
+  }
+}
+
+video.addEventListener('playing', () => {
+  if (app.mode === 'mjpeg') return;
+  app.mode = 'webrtc';
+  clearTimeout(fallbackTimer);
+});
+
+function fallBack(reason) {
+  if (app.mode === 'mjpeg') return;
+  clearTimeout(fallbackTimer);
+  app.mode = 'mjpeg';
+  if (peer) { peer.close(); peer = null; }
+  send({ type: 'unwatch' });
+  video.hidden = true;
+  mjpeg.hidden = false;
+  mjpeg.src = '/stream.mjpg';
+  notice('Showing MJPEG: ' + reason, true);
+}
+
+// The element showing the picture and the rectangle the picture fills in it (object-fit: contain).
+function pictureRect() {
+  const element = app.mode === 'mjpeg' ? mjpeg : video;
+  const box = element.getBoundingClientRect();
+  const width = (app.mode === 'mjpeg' ? mjpeg.naturalWidth : video.videoWidth) || box.width;
+  const height = (app.mode === 'mjpeg' ? mjpeg.naturalHeight : video.videoHeight) || box.height;
+  const scale = Math.min(box.width / width, box.height / height);
+  const shownWidth = width * scale, shownHeight = height * scale;
+  return { left: box.left + (box.width - shownWidth) / 2, top: box.top + (box.height - shownHeight) / 2, width: shownWidth, height: shownHeight };
+}
+
+// ---- Tap to focus, long-press to meter, pinch and wheel to zoom ----------------------------------------------
+
+const pointers = new Map();
+let pinch = null;
+let press = null;
+
+stage.addEventListener('pointerdown', (event) => {
+  stage.setPointerCapture(event.pointerId);
+  pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+  if (pointers.size === 2) {
+    clearTimeout(press && press.timer);
+    press = null;
+    pinch = { distance: spread(), zoom: app.zoom };
+    return;
+  }
+  const point = { x: event.clientX, y: event.clientY };
+  press = { point, long: false, timer: setTimeout(() => { if (press) { press.long = true; meter(point); } }, 550) };
+});
+
+stage.addEventListener('pointermove', (event) => {
+  if (!pointers.has(event.pointerId)) return;
+  pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+  if (pinch && pointers.size === 2) {
+    setZoom(pinch.zoom * spread() / Math.max(pinch.distance, 1), false);
+  } else if (press && Math.hypot(event.clientX - press.point.x, event.clientY - press.point.y) > 12) {
+    clearTimeout(press.timer);
+    press = null;
+  }
+});
+
+function endPointer(event) {
+  pointers.delete(event.pointerId);
+  if (pinch) {
+    if (pointers.size < 2) { sendZoom(); pinch = null; }
+    return;
+  }
+  if (press) {
+    clearTimeout(press.timer);
+    if (!press.long && event.type === 'pointerup') focusAt(press.point);
+    press = null;
+  }
+}
+stage.addEventListener('pointerup', endPointer);
+stage.addEventListener('pointercancel', endPointer);
+
+function spread() {
+  const [a, b] = [...pointers.values()];
+  return Math.hypot(a.x - b.x, a.y - b.y);
+}
+
+function normalized(point) {
+  const rect = pictureRect();
+  const x = Math.min(1, Math.max(0, (point.x - rect.left) / rect.width));
+  const y = Math.min(1, Math.max(0, (point.y - rect.top) / rect.height));
+  return { x: Math.round(x * 10000) / 10000, y: Math.round(y * 10000) / 10000 };
+}
+
+function showRing(point, kind) {
+  const ring = $('ring');
+  ring.hidden = true;
+  ring.className = kind;
+  ring.style.left = point.x + 'px';
+  ring.style.top = point.y + 'px';
+  void ring.offsetWidth;  // restart the animation
+  ring.hidden = false;
+  clearTimeout(showRing.timer);
+  showRing.timer = setTimeout(() => { ring.hidden = true; }, 1500);
+}
+
+function focusAt(point) {
+  const at = normalized(point);
+  app.lastFocus = at;
+  showRing(point, 'focus');
+  api('focus', at);
+}
+
+function meter(point) {
+  const at = normalized(point);
+  app.lastExposure = at;
+  showRing(point, 'exposure');
+  api('exposure', at);
+}
+
+let zoomTimer = null;
+function setZoom(factor, post = true) {
+  app.zoom = Math.min(app.maxZoom, Math.max(1, factor));
+  $('zoom').textContent = app.zoom.toFixed(1) + '×';
+  if (post) { clearTimeout(zoomTimer); zoomTimer = setTimeout(sendZoom, 120); }
+}
+
+async function sendZoom() {
+  const reply = await api('zoom', { factor: Math.round(app.zoom * 100) / 100 });
+  const match = reply.ok && /zoom ([0-9.]+)/.exec(reply.reply || '');
+  if (match) { app.zoom = parseFloat(match[1]); $('zoom').textContent = app.zoom.toFixed(1) + '×'; }
+}
+
+stage.addEventListener('wheel', (event) => {
+  event.preventDefault();
+  setZoom(app.zoom * Math.exp(-event.deltaY / 500));
+}, { passive: false });
+
+// ---- Buttons --------------------------------------------------------------------------------------------
+
+async function shutter() {
+  $('shutter').classList.add('flash');
+  setTimeout(() => $('shutter').classList.remove('flash'), 150);
+  await api('snap');
+}
+$('shutter').addEventListener('click', shutter);
+document.addEventListener('keydown', (event) => {
+  if (event.code === 'Space' && !event.target.closest('input, textarea')) { event.preventDefault(); shutter(); }
+});
+
+$('switch').addEventListener('click', () => api('switch'));
+
+$('torch').addEventListener('click', async () => {
+  const on = $('torch').getAttribute('aria-pressed') !== 'true';
+  const reply = await api('torch', { on });
+  if (reply.ok) $('torch').setAttribute('aria-pressed', String(on));
+});
+
+$('mirror').addEventListener('click', async () => {
+  const on = $('mirror').getAttribute('aria-pressed') !== 'true';
+  const reply = await api('mirror', { on });
+  if (reply.ok) $('mirror').setAttribute('aria-pressed', String(on));
+});
+
+$('record').addEventListener('click', async () => {
+  const recording = $('record').getAttribute('aria-pressed') === 'true';
+  const reply = await api('record', { action: recording ? 'stop' : 'start' });
+  if (reply.ok) notice(reply.reply);
+});
+
+// ---- Stats overlay --------------------------------------------------------------------------------------
+
+let statsTimer = null;
+$('stats-toggle').addEventListener('click', () => {
+  const shown = $('stats').hidden;
+  $('stats').hidden = !shown;
+  $('stats-toggle').setAttribute('aria-pressed', String(shown));
+  clearInterval(statsTimer);
+  if (shown) { refreshStats(); statsTimer = setInterval(refreshStats, 1000); }
+});
+
+async function refreshStats() {
+  const reply = await getJSON('/api/stats');
+  if (!reply.ok) { $('stats').textContent = reply.error; return; }
+  const s = reply.stats, v = reply.viewers || {};
+  $('stats').textContent = [
+    `fps      ${s.fpsOut.toFixed(1)} (in ${s.fpsIn.toFixed(1)})`,
+    `drops    queue ${s.queueDrops}  qos ${s.qosDrops}  source ${s.sourceDrops}`,
+    `filter   ${s.filterMeanMs.toFixed(2)} ms (max ${s.filterMaxMs.toFixed(2)})`,
+    `viewers  webrtc ${v.webrtc || 0}  mjpeg ${v.mjpeg || 0}`,
+    ...Object.entries(reply.live || {}).map(([name, e]) => `encoder  ${name} ${e.codec}: ${e.subscribers} subscriber(s), ${e.framesEncoded} frames${e.failure ? ' — ' + e.failure : ''}`),
+    `video    ${app.mode}`,
+    `chain    ${s.chain || 'none'}`,
+  ].join('\n');
+}
+
+// ---- Filter picker --------------------------------------------------------------------------------------
+
+$('filters').addEventListener('click', async () => {
+  if (!app.filters.length) app.filters = (await getJSON('/api/filters')).filters || [];
+  renderFilters();
+  $('filter-panel').hidden = false;
+});
+document.querySelectorAll('[data-close]').forEach((button) => {
+  button.addEventListener('click', () => { $(button.dataset.close).hidden = true; });
+});
+
+function renderFilters() {
+  const list = $('filter-list');
+  list.textContent = '';
+  const none = document.createElement('button');
+  none.textContent = 'none';
+  none.dataset.name = '';
+  none.addEventListener('click', () => chooseFilter(null));
+  list.append(none);
+  for (const filter of app.filters) {
+    if (filter.parameters.some((p) => p.kind === 'file')) continue;   // LUT files are chosen on the host
+    const button = document.createElement('button');
+    button.textContent = filter.name;
+    button.title = filter.summary;
+    button.dataset.name = filter.name;
+    button.addEventListener('click', () => chooseFilter(filter));
+    list.append(button);
+  }
+  markFilter(app.state ? app.state.filter : '');
+}
+
+function markFilter(chain) {
+  const name = (chain || '').split(/\s|\|/)[0] || '';
+  document.querySelectorAll('#filter-list button').forEach((button) => {
+    button.setAttribute('aria-pressed', String(button.dataset.name === name));
+  });
+}
+
+function chooseFilter(filter) {
+  app.selectedFilter = filter;
+  const params = $('filter-params');
+  params.textContent = '';
+  if (filter) {
+    for (const parameter of filter.parameters) {
+      const label = document.createElement('label');
+      const name = document.createElement('span');
+      name.textContent = parameter.key;
+      name.title = parameter.summary;
+      const slider = document.createElement('input');
+      slider.type = 'range';
+      slider.min = parameter.min;
+      slider.max = parameter.max;
+      slider.step = parameter.kind === 'integer' ? 1 : (parameter.max - parameter.min) / 100;
+      slider.value = parameter.default;
+      slider.dataset.key = parameter.key;
+      const output = document.createElement('output');
+      output.textContent = String(parameter.default);
+      slider.addEventListener('input', () => { output.textContent = slider.value; applyFilterSoon(); });
+      label.append(name, slider, output);
+      params.append(label);
+    }
+  }
+  applyFilter();
+}
+
+let filterTimer = null;
+function applyFilterSoon() { clearTimeout(filterTimer); filterTimer = setTimeout(applyFilter, 80); }
+
+function applyFilter() {
+  const filter = app.selectedFilter;
+  if (!filter) { markFilter(''); return api('filter', { chain: '' }); }
+  const values = [...document.querySelectorAll('#filter-params input')].map((input) => `${input.dataset.key}=${input.value}`);
+  markFilter(filter.name);
+  return api('filter', { chain: [filter.name, ...values].join(' ') });
+}
+
+// ---- Gallery --------------------------------------------------------------------------------------------
+
+$('thumb').addEventListener('click', openGallery);
+$('gallery-close').addEventListener('click', () => { $('gallery').hidden = true; });
+$('viewer-close').addEventListener('click', () => { $('viewer').hidden = true; $('viewer-body').textContent = ''; });
+
+async function openGallery() {
+  const items = (await getJSON('/api/gallery')).items || [];
+  const grid = $('grid');
+  grid.textContent = '';
+  $('gallery-empty').hidden = items.length > 0;
+  for (const item of items) {
+    const tile = document.createElement('button');
+    tile.title = item.name;
+    if (item.kind === 'still') {
+      const img = document.createElement('img');
+      img.loading = 'lazy';
+      img.src = item.url;
+      img.alt = item.name;
+      tile.append(img);
+    } else {
+      const label = document.createElement('span');
+      label.className = 'video-tile';
+      label.textContent = '▶ ' + item.name;
+      tile.append(label);
+    }
+    tile.addEventListener('click', () => openItem(item));
+    grid.append(tile);
+  }
+  $('gallery').hidden = false;
+}
+
+function openItem(item) {
+  const body = $('viewer-body');
+  body.textContent = '';
+  const element = document.createElement(item.kind === 'still' ? 'img' : 'video');
+  element.src = item.url;
+  if (item.kind !== 'still') element.controls = true;
+  body.append(element);
+  $('download').href = item.url;
+  $('download').setAttribute('download', item.name);
+  $('viewer').hidden = false;
+}
+
+// ---- Start ----------------------------------------------------------------------------------------------
+
+getJSON('/api/status').then(applyState).catch(() => {});
+connect();

@@ -1,0 +1,157 @@
+import CGStreamer
+import CSoup
+import Capture
+import Dispatch
+import Foundation
+import GStreamer
+import Glibc
+
+/// The live picture for browsers, on the session's shared live encoders (one encode for every viewer, RTSP
+/// client and publisher): each WebRTC viewer subscribes to `.video` with a small pipeline of its own, each MJPEG
+/// viewer to `.mjpeg`. Viewers come and go on `queue`, never on the server's loop or a streaming thread.
+final class LiveVideo: @unchecked Sendable {
+    weak var server: WebServer?
+    private let session: CaptureSession
+    private let restrictICEToLoopback: Bool
+    private let queue = DispatchQueue(label: "swiftcam.web.video")
+    private let viewers = Locked(Viewers())
+    private let nextViewer = Locked(1)
+
+    private struct Viewers {
+        var webrtc: [Int: WebRTCViewer] = [:]
+        var mjpeg: [Int: MJPEGViewer] = [:]
+    }
+
+    init(session: CaptureSession, restrictICEToLoopback: Bool) {
+        self.session = session
+        self.restrictICEToLoopback = restrictICEToLoopback
+    }
+
+    /// Viewers now, by kind.
+    var viewerCounts: [String: Int] {
+        viewers.withLock { ["webrtc": $0.webrtc.count, "mjpeg": $0.mjpeg.count] }
+    }
+
+    /// Encoded frames each viewer was handed, by kind and id.
+    var deliveries: [String: [Int: Int]] {
+        viewers.withLock { ["webrtc": $0.webrtc.mapValues { $0.frames.value }, "mjpeg": $0.mjpeg.mapValues(\.framesSent)] }
+    }
+
+    // MARK: - WebRTC
+
+    func addWebRTCViewer(id: Int, send: @escaping @Sendable (String) -> Void) {
+        queue.async { [self] in
+            let previous = viewers.withLock { $0.webrtc.removeValue(forKey: id) }
+            previous?.stop()   // a second `watch` from one page starts over
+            do {
+                let viewer = try WebRTCViewer(id: id, session: session, restrictToLoopback: restrictICEToLoopback, send: send)
+                viewers.withLock { $0.webrtc[id] = viewer }
+                server?.broadcastState()
+            } catch {
+                send(WebServer.jsonText(["type": "error", "error": "WebRTC is not available: \(error)"]) ?? "{}")
+            }
+        }
+    }
+
+    func setAnswer(id: Int, sdp: String) {
+        queue.async { [self] in
+            viewers.withLock { $0.webrtc[id] }?.setAnswer(sdp)
+        }
+    }
+
+    func addCandidate(id: Int, mline: Int, candidate: String) {
+        queue.async { [self] in
+            viewers.withLock { $0.webrtc[id] }?.addCandidate(mline: mline, candidate: candidate)
+        }
+    }
+
+    func removeWebRTCViewer(id: Int) {
+        queue.async { [self] in
+            guard let viewer = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) else { return }
+            viewer.stop()
+            server?.broadcastState()
+        }
+    }
+
+    // MARK: - MJPEG
+
+    /// `GET /stream.mjpg` (loop thread): takes the connection over from libsoup and hands it to a viewer.
+    func addMJPEGViewer(_ message: OpaquePointer) {
+        guard let stream = soup_server_message_steal_connection(message) else { return }
+        let duplicate = Self.socketDescriptor(of: UnsafeMutableRawPointer(stream))
+        // The viewer owns the duplicate alone: closing the stream closes libsoup's descriptor now, so when the
+        // viewer closes its own the connection really ends (the page or reader sees the end of the stream).
+        g_io_stream_close(stream, nil, nil)
+        g_object_unref(UnsafeMutableRawPointer(stream))
+        let fd = duplicate
+        guard fd >= 0 else { return }
+        let id = nextViewer.withLock { id in
+            defer { id += 1 }
+            return id
+        }
+        queue.async { [self] in
+            do {
+                let viewer = MJPEGViewer(id: id, fd: fd) { [weak self] id in self?.removeMJPEGViewer(id: id) }
+                let subscription = try session.subscribeLive(.mjpeg) { [weak viewer] sample in
+                    guard let buffer = sample.buffer, let jpeg = try? buffer.withMappedBytes({ Data($0) }) else { return }
+                    viewer?.offer(jpeg)
+                }
+                viewer.subscription.withLock { $0 = subscription }
+                viewers.withLock { $0.mjpeg[id] = viewer }
+                server?.broadcastState()
+            } catch {
+                let text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nno live picture: \(error)\n"
+                _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                close(fd)
+            }
+        }
+    }
+
+    /// A duplicate of the socket under a stolen stream (libsoup wraps the GSocketConnection in a SoupIOStream
+    /// whose "base-iostream" is it), or -1.
+    private static func socketDescriptor(of stream: UnsafeMutableRawPointer) -> Int32 {
+        var current = stream
+        for _ in 0..<4 {
+            let instance = current.assumingMemoryBound(to: GTypeInstance.self)
+            if g_type_check_instance_is_a(instance, g_socket_connection_get_type()) != 0 {
+                guard let socket = g_socket_connection_get_socket(current.assumingMemoryBound(to: GSocketConnection.self)) else { return -1 }
+                return dup(g_socket_get_fd(socket))
+            }
+            let object = current.assumingMemoryBound(to: GObject.self)
+            guard g_object_class_find_property(CGStreamer_object_class(current), "base-iostream") != nil else { return -1 }
+            var value = GValue()
+            g_value_init(&value, CGStreamer_type_object())
+            g_object_get_property(object, "base-iostream", &value)
+            let base = g_value_get_object(&value)
+            g_value_unset(&value)  // the stolen stream still holds its base
+            guard let base else { return -1 }
+            current = base
+        }
+        return -1
+    }
+
+    private func removeMJPEGViewer(id: Int) {
+        queue.async { [self] in
+            guard let viewer = viewers.withLock({ $0.mjpeg.removeValue(forKey: id) }) else { return }
+            // Its thread cancels the subscription as it ends; one that ended before it was subscribed did not.
+            viewer.subscription.withLock { subscription in
+                defer { subscription = nil }
+                return subscription
+            }?.cancel()
+            server?.broadcastState()
+        }
+    }
+
+    /// Ends every viewer (server stop); waits for the work queued so far.
+    func stopAll() {
+        queue.sync { [self] in
+            let (webrtc, mjpeg) = viewers.withLock { viewers in
+                defer { viewers = Viewers() }
+                return (Array(viewers.webrtc.values), Array(viewers.mjpeg.values))
+            }
+            for viewer in webrtc { viewer.stop() }
+            for viewer in mjpeg { viewer.close() }
+        }
+    }
+}
+

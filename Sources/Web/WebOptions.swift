@@ -1,0 +1,88 @@
+import Filters
+import Foundation
+
+/// Where the browser screen listens and the token it asks for: `--http [ADDR:]PORT` / config `"http"`,
+/// `--token`.
+public struct WebOptions: Sendable, Equatable {
+    /// The address to bind, e.g. "127.0.0.1", "::1", "0.0.0.0".
+    public var host: String
+    /// The TCP port; 0 picks a free one (tests).
+    public var port: Int
+    /// The token every request must carry; nil only on a loopback address.
+    public var token: String?
+
+    /// The default: loopback, port 8080, no token.
+    public static let standard = WebOptions(host: "127.0.0.1", port: 8080, token: nil)
+
+    public init(host: String, port: Int, token: String?) {
+        self.host = host
+        self.port = port
+        self.token = token
+    }
+
+    /// Parses `[ADDR:]PORT` (`8080`, `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`); an empty text is the default.
+    public init(parsing text: String, token: String? = nil) throws(WebOptionsError) {
+        var host = Self.standard.host
+        var portText = text
+        if text.isEmpty {
+            portText = String(Self.standard.port)
+        } else if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            guard rest.hasPrefix(":") else { throw .invalid(text) }
+            portText = String(rest.dropFirst())
+        } else if let colon = text.lastIndex(of: ":") {
+            host = String(text[..<colon])
+            portText = String(text[text.index(after: colon)...])
+        }
+        guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty,
+              host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { throw .invalid(text) }
+        self.init(host: host, port: port, token: token)
+    }
+
+    /// Whether the address is a loopback one (127.0.0.0/8, ::1): only then may the server run without a token.
+    public var isLoopback: Bool {
+        host == "::1" || host == "localhost" || host.hasPrefix("127.")
+    }
+
+    /// Checks the rule: a non-loopback bind needs a token. With `generate`, one is made instead of refusing.
+    public func checked(generatingToken generate: Bool) throws(WebOptionsError) -> WebOptions {
+        if let token, token.isEmpty || token.count < 8 { throw .weakToken }
+        guard token == nil, !isLoopback else { return self }
+        guard generate else { throw .tokenRequired(host: host) }
+        var copy = self
+        copy.token = Self.newToken()
+        return copy
+    }
+
+    /// 128 random bits as 32 hex digits.
+    public static func newToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &generator)) }.joined()
+    }
+
+    /// The URL people open (with the token once, when there is one).
+    public func url(port actual: Int? = nil) -> String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        let base = "http://\(shown):\(actual ?? port)/"
+        return token.map { "\(base)?token=\($0)" } ?? base
+    }
+}
+
+/// Why the web options were refused.
+public enum WebOptionsError: Error, Equatable, CustomStringConvertible {
+    /// Not `[ADDR:]PORT`.
+    case invalid(String)
+    /// A non-loopback address with no token.
+    case tokenRequired(host: String)
+    /// A token shorter than 8 characters.
+    case weakToken
+
+    public var description: String {
+        switch self {
+        case let .invalid(text): "--http takes [ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. 127.0.0.1:8080 (got '\(text.escapingControls)')"
+        case let .tokenRequired(host): "binding \(host) (not loopback) needs a token: pass --token TOKEN, or --token generate to have one made and printed"
+        case .weakToken: "the token must be at least 8 characters"
+        }
+    }
+}

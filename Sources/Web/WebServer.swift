@@ -1,0 +1,413 @@
+public import Capture
+import CGStreamer
+import CSoup
+import Dispatch
+import Filters
+import Foundation
+import GStreamer
+import Glibc
+
+/// The browser camera screen: an HTTP + WebSocket server (libsoup-3.0, its main context on a thread of its
+/// own) that serves the page, the JSON API over the one command interpreter, the gallery, the MJPEG stream
+/// and WebRTC signalling. A transport, not a second set of commands: every control is a `Command`.
+///
+/// Threads: libsoup calls and every response happen on the loop thread; commands (which may wait for a
+/// frame or a file to end) run on `commands` and answer through the loop; frames arrive on the live feed's
+/// streaming thread and never wait for a viewer.
+public final class WebServer: @unchecked Sendable {
+    /// The options it was started with (the token, if any, included).
+    public let options: WebOptions
+    /// Largest request body accepted (413 above).
+    public static let maxBody = 64 * 1024
+
+    let session: CaptureSession
+    let interpreter: CommandInterpreter
+    let galleryDirectories: [String]
+    let loop = MainLoop(name: "swiftcam-web")
+    let commands = DispatchQueue(label: "swiftcam.web.commands")
+    let video: LiveVideo
+    let sockets = Locked(Sockets())
+    private let assets: URL?
+    /// Loop thread only.
+    private var server: UnsafeMutablePointer<SoupServer>?
+    private let boundPort = Locked(0)
+
+    struct Sockets {
+        var next = 1
+        var open: [Int: WebSocketClient] = [:]
+    }
+
+    /// A server for a session; nothing listens until `start`. `galleryDirectories` are where stills and
+    /// recordings are looked up (by name only).
+    public init(session: CaptureSession, interpreter: CommandInterpreter, options: WebOptions, galleryDirectories: [String]) {
+        self.session = session
+        self.interpreter = interpreter
+        self.options = options
+        self.galleryDirectories = galleryDirectories
+        assets = Bundle.module.url(forResource: "Assets", withExtension: nil)
+        video = LiveVideo(session: session, restrictICEToLoopback: options.isLoopback)
+        video.server = self
+    }
+
+    /// The port it listens on (the chosen one when asked for 0).
+    public var port: Int { boundPort.withLock { $0 } }
+
+    /// The URL to open, with the token when there is one.
+    public var url: String { options.url(port: port) }
+
+    /// Binds and starts serving. Throws when the address cannot be bound or a non-loopback address has no token.
+    public func start() throws {
+        _ = try options.checked(generatingToken: false)
+        try loop.start { [self] in try self.listen() }
+    }
+
+    /// Stops serving: closes every viewer and WebSocket, then the server.
+    public func stop() {
+        video.stopAll()
+        loop.sync { [self] in
+            let open = sockets.withLock { sockets in
+                defer { sockets.open = [:] }
+                return Array(sockets.open.values)
+            }
+            for client in open { client.close() }
+            if let server {
+                soup_server_disconnect(server)
+                g_object_unref(server)
+                self.server = nil
+            }
+        }
+        loop.stop()
+    }
+
+    /// Runs on the loop thread inside `start`.
+    private func listen() throws {
+        guard let server = CSoup_server_new() else { throw WebServerError.cannotListen(address: options.host, reason: "libsoup made no server") }
+        self.server = server
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        soup_server_add_early_handler(server, nil, { _, message, _, _, data in
+            guard let message, let data else { return }
+            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().screen(message)
+        }, me, nil)
+        soup_server_add_handler(server, nil, { _, message, path, _, data in
+            guard let message, let data else { return }
+            let path = path.map { String(cString: $0) } ?? "/"
+            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().route(message, path: path)
+        }, me, nil)
+        soup_server_add_websocket_handler(server, "/ws", nil, nil, { _, _, _, connection, data in
+            guard let connection, let data else { return }
+            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().accept(connection)
+        }, me, nil)
+        // Handlers are found by path, the early one included: "/ws" has its own entry, so it needs the screen too.
+        soup_server_add_early_handler(server, "/ws", { _, message, _, _, data in
+            guard let message, let data else { return }
+            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().screen(message)
+        }, me, nil)
+        var error: UnsafeMutablePointer<GError>?
+        guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)) else {
+            throw WebServerError.cannotListen(address: options.host, reason: "not a numeric IP address")
+        }
+        defer { g_object_unref(address) }
+        guard soup_server_listen(server, address, SoupServerListenOptions(rawValue: 0), &error) != 0 else {
+            let reason = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+            if let error { g_error_free(error) }
+            soup_server_disconnect(server)
+            g_object_unref(server)
+            self.server = nil
+            throw WebServerError.cannotListen(address: "\(options.host):\(options.port)", reason: reason)
+        }
+        var actual = options.port
+        if let uris = soup_server_get_uris(server) {
+            if let first = uris.pointee.data { actual = Int(g_uri_get_port(OpaquePointer(first))) }
+            g_slist_free_full(uris) { g_uri_unref(OpaquePointer($0)) }
+        }
+        boundPort.withLock { $0 = actual }
+    }
+
+    // MARK: - Requests
+
+    /// The early handler (headers read, body not yet): the token and the body size, for every path.
+    private func screen(_ message: OpaquePointer) {
+        let headers = soup_server_message_get_request_headers(message)
+        let length = soup_message_headers_get_content_length(headers)
+        if length > Int64(Self.maxBody) {
+            respond(message, status: 413, json: ["ok": false, "error": "the request body is over \(Self.maxBody / 1024) KiB"])
+            return
+        }
+        guard let token = options.token else { return }
+        let request = Request(message)
+        let offered = request.header("X-SwiftCam-Token")
+            ?? request.header("Authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+            ?? request.cookie("swiftcam-token")
+            ?? (request.path == "/" ? request.query["token"] : nil)
+        guard let offered, constantTimeEqual(offered, token) else {
+            respond(message, status: 401, json: ["ok": false, "error": "this camera needs its token: open the URL swiftcam printed (…/?token=…)"])
+            return
+        }
+    }
+
+    /// The handler for every path but the WebSocket.
+    private func route(_ message: OpaquePointer, path: String) {
+        let request = Request(message)
+        let method = request.method
+        let body = request.body
+        if body.count > Self.maxBody {
+            respond(message, status: 413, json: ["ok": false, "error": "the request body is over \(Self.maxBody / 1024) KiB"])
+            return
+        }
+        switch (method, path) {
+        case ("GET", "/"), ("HEAD", "/"):
+            if let token = options.token, request.query["token"] != nil {
+                let headers = soup_server_message_get_response_headers(message)
+                soup_message_headers_append(headers, "Set-Cookie", "swiftcam-token=\(token); Path=/; HttpOnly; SameSite=Strict")
+                soup_server_message_set_redirect(message, 303, "/")
+                return
+            }
+            serveAsset("index.html", message)
+        case ("GET", "/app.js"), ("GET", "/style.css"), ("GET", "/favicon.svg"):
+            serveAsset(String(path.dropFirst()), message)
+        case ("GET", "/api/status"):
+            respond(message, status: 200, json: stateJSON())
+        case ("GET", "/api/filters"):
+            respond(message, status: 200, json: ["filters": FilterCatalogJSON.all])
+        case ("GET", "/api/gallery"):
+            respond(message, status: 200, json: ["items": galleryJSON()])
+        case ("GET", "/api/stats"):
+            run(.stats(json: true), message)
+        case ("GET", "/stream.mjpg"):
+            video.addMJPEGViewer(message)
+        case ("POST", _) where path.hasPrefix("/api/"):
+            let name = String(path.dropFirst(5))
+            let command: Command
+            do {
+                command = try APICommand.parse(name: name, body: body)
+            } catch let error as APIError {
+                respond(message, status: error.status, json: ["ok": false, "error": error.description])
+                return
+            } catch {
+                respond(message, status: 400, json: ["ok": false, "error": "\(error)"])
+                return
+            }
+            run(command, message)
+        case ("GET", _) where path.hasPrefix("/captures/"):
+            serveCapture(named: String(path.dropFirst("/captures/".count)), message)
+        case (_, _) where path.hasPrefix("/api/"):
+            respond(message, status: 405, json: ["ok": false, "error": "\(method) is not allowed on \(path); commands are POST, listings GET"])
+        default:
+            respond(message, status: 404, json: ["ok": false, "error": "no such page"])
+        }
+    }
+
+    /// Runs a command off the loop thread (it may wait for a frame or a file's end) and answers through the loop.
+    private func run(_ command: Command, _ message: OpaquePointer) {
+        soup_server_message_pause(message)
+        g_object_ref(UnsafeMutableRawPointer(message))
+        nonisolated(unsafe) let message = message  // referenced above; touched again only on the loop thread
+        commands.async { [self] in
+            let reply = interpreter.execute(command)
+            var json: [String: Any]
+            let status: Int
+            switch reply {
+            case let .ok(detail):
+                status = 200
+                if case .stats = command, let data = detail.data(using: .utf8), let stats = try? JSONSerialization.jsonObject(with: data) {
+                    json = ["ok": true, "stats": stats, "viewers": video.viewerCounts, "live": liveJSON()]
+                } else {
+                    json = ["ok": true, "reply": detail.escapingControls]
+                }
+            case let .error(reason):
+                status = 422
+                json = ["ok": false, "error": reason.escapingControls]
+            }
+            json["command"] = command.description
+            loop.invoke { [self] in
+                respond(message, status: status, json: json)
+                soup_server_message_unpause(message)
+                g_object_unref(UnsafeMutableRawPointer(message))
+            }
+            switch command {
+            case .snap, .recordStart, .recordStop, .switchCamera, .filter, .torch, .mirror: broadcastState()
+            default: break
+            }
+        }
+    }
+
+    private func serveAsset(_ name: String, _ message: OpaquePointer) {
+        guard let assets, let data = try? Data(contentsOf: assets.appendingPathComponent(name)) else {
+            respond(message, status: 404, json: ["ok": false, "error": "no such asset"])
+            return
+        }
+        let type = switch (name as NSString).pathExtension {
+        case "html": "text/html; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "svg": "image/svg+xml"
+        default: "application/octet-stream"
+        }
+        respond(message, status: 200, type: type, body: data)
+    }
+
+    /// A capture by its name in the gallery: never a path joined from the request.
+    private func serveCapture(named encoded: String, _ message: OpaquePointer) {
+        let name = encoded.removingPercentEncoding ?? ""
+        guard !name.isEmpty, !name.contains("/"),
+              let item = Gallery.items(in: galleryDirectories).first(where: { ($0.path as NSString).lastPathComponent == name }),
+              let data = try? Data(contentsOf: URL(fileURLWithPath: item.path), options: .alwaysMapped) else {
+            respond(message, status: 404, json: ["ok": false, "error": "no capture of that name"])
+            return
+        }
+        let type = switch (name as NSString).pathExtension.lowercased() {
+        case "jpg", "jpeg": "image/jpeg"
+        case "png": "image/png"
+        case "mkv": "video/x-matroska"
+        case "mp4": "video/mp4"
+        case "webm": "video/webm"
+        default: "application/octet-stream"
+        }
+        respond(message, status: 200, type: type, body: data)
+    }
+
+    func respond(_ message: OpaquePointer, status: Int, json: [String: Any]) {
+        let data = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        respond(message, status: status, type: "application/json", body: data)
+    }
+
+    func respond(_ message: OpaquePointer, status: Int, type: String, body: Data) {
+        soup_server_message_set_status(message, guint(status), nil)
+        let headers = soup_server_message_get_response_headers(message)
+        soup_message_headers_append(headers, "Cache-Control", "no-store")
+        soup_message_headers_append(headers, "X-Content-Type-Options", "nosniff")
+        body.withUnsafeBytes { bytes in
+            soup_server_message_set_response(message, type, SOUP_MEMORY_COPY, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count))
+        }
+    }
+
+    // MARK: - State
+
+    /// The page's view of the session: status and its message, sources, torch, recording, last capture, viewers.
+    func stateJSON() -> [String: Any] {
+        let status = session.status
+        let stats = session.stats
+        let sources = session.config.sources ?? []
+        let active = sources[safe: stats.activeSource]
+        var json: [String: Any] = [
+            "type": "state",
+            "status": status.name,
+            "message": status.description,
+            "sources": max(1, sources.count),
+            "torch": active?.kind == .v4l2,
+            "filter": stats.chain,
+            "maxZoom": session.maxZoom,
+            "viewers": video.viewerCounts,
+            "name": session.name,
+        ]
+        json["recording"] = stats.recording.map { ($0 as NSString).lastPathComponent }
+        json["lastCapture"] = Gallery.items(in: galleryDirectories).first.map { ($0.path as NSString).lastPathComponent }
+        return json
+    }
+
+    /// The shared live encoders: codec, subscribers (browsers, RTSP, publishers), frames in and encoded, failure.
+    func liveJSON() -> [String: Any] {
+        var json: [String: Any] = [:]
+        for format in LiveFormat.allCases {
+            let stats = session.liveStats(format)
+            var entry: [String: Any] = ["codec": stats.codec.rawValue, "subscribers": stats.subscribers,
+                                        "framesIn": stats.framesIn, "framesEncoded": stats.framesEncoded]
+            entry["failure"] = stats.failure
+            json[format.rawValue] = entry
+        }
+        return json
+    }
+
+    func galleryJSON() -> [[String: Any]] {
+        Gallery.items(in: galleryDirectories).map { item in
+            let name = (item.path as NSString).lastPathComponent
+            return ["name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
+                    "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)]
+        }
+    }
+
+    /// Something happened in the session (a still, a failure): every open page hears at once.
+    public func notify(_ event: SessionEvent) {
+        broadcastState()
+    }
+
+    /// Sends the state to every open WebSocket.
+    func broadcastState() {
+        guard let text = Self.jsonText(stateJSON()) else { return }
+        let open = sockets.withLock { Array($0.open.values) }
+        for client in open { client.send(text) }
+    }
+
+    static func jsonText(_ object: [String: Any]) -> String? {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    // MARK: - WebSocket
+
+    private func accept(_ connection: OpaquePointer) {
+        let id = sockets.withLock { sockets in
+            defer { sockets.next += 1 }
+            return sockets.next
+        }
+        let client = WebSocketClient(id: id, connection: connection, server: self)
+        sockets.withLock { $0.open[id] = client }
+        if let text = Self.jsonText(stateJSON()) { client.send(text) }
+    }
+
+    /// A WebSocket text message (loop thread).
+    func received(_ text: String, from client: WebSocketClient) {
+        guard let data = text.data(using: .utf8),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let type = object["type"] as? String else {
+            client.send(Self.jsonText(["type": "error", "error": "malformed message: a JSON object with a \"type\" expected"]) ?? "{}")
+            return
+        }
+        switch type {
+        case "watch":
+            video.addWebRTCViewer(id: client.id) { [weak client] text in client?.send(text) }
+        case "answer":
+            if let sdp = object["sdp"] as? String { video.setAnswer(id: client.id, sdp: sdp) }
+        case "ice":
+            if let candidate = object["candidate"] as? String, !candidate.isEmpty {
+                video.addCandidate(id: client.id, mline: (object["sdpMLineIndex"] as? Int) ?? 0, candidate: candidate)
+            }
+        case "unwatch":
+            video.removeWebRTCViewer(id: client.id)
+        default:
+            client.send(Self.jsonText(["type": "error", "error": "unknown message type"]) ?? "{}")
+        }
+    }
+
+    /// A WebSocket closed (loop thread).
+    func closed(_ client: WebSocketClient) {
+        _ = sockets.withLock { $0.open.removeValue(forKey: client.id) }
+        video.removeWebRTCViewer(id: client.id)
+    }
+}
+
+/// Why the server could not start.
+public enum WebServerError: Error, CustomStringConvertible {
+    /// Binding failed (address in use, not ours, bad address).
+    case cannotListen(address: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotListen(address, reason): "cannot serve the browser screen on \(address): \(reason)"
+        }
+    }
+}
+
+/// Compares without stopping at the first difference, so the time taken says nothing about the token.
+func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    let x = Array(a.utf8), y = Array(b.utf8)
+    var difference = UInt8(x.count == y.count ? 0 : 1)
+    for index in 0..<max(x.count, y.count) {
+        difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
+    }
+    return difference == 0
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

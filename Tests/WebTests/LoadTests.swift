@@ -1,0 +1,272 @@
+import Dispatch
+import Foundation
+import Glibc
+import Testing
+
+/// 10 WebRTC viewers + 20 MJPEG viewers + 5 stills a second for 60 s against one host, plus one MJPEG viewer that
+/// connects and never reads. Checks the camera keeps its rate, every viewer gets its frames, memory stays flat,
+/// and ten WebRTC viewers cost about what one does (one encoder). Minutes long: scripts/load-web.sh runs it (release
+/// host, network namespace with only lo); `swift test` skips it unless SWIFTCAM_WEB_LOAD=1.
+@Suite(.serialized, .enabled(if: NetworkIsolation.isolated && ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD"] == "1",
+                             "SWIFTCAM_WEB_LOAD=1 in a network namespace with only lo: scripts/load-web.sh"))
+struct LoadTests {
+    static let seconds = Double(ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD_SECONDS"] ?? "") ?? 60
+
+    /// CPU seconds (user + system) the process has used. Reads /proc/PID/stat.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Resident memory in MB. Reads /proc/PID/status.
+    static func rssMB(_ pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return kb / 1024
+    }
+
+    /// Frames the host's filter has passed so far (its own count, from /api/stats).
+    static func framesOut(_ host: WebHost) async throws -> Int {
+        let stats = json(try await http("GET", host.base.appendingPathComponent("api/stats")).body)["stats"] as? [String: Any]
+        return (stats?["framesOut"] as? NSNumber)?.intValue ?? 0
+    }
+
+    /// Opens `count` WebRTC viewers in the page (each its own WebSocket and RTCPeerConnection) and resolves once
+    /// all of them decode video.
+    static let openViewers = """
+        const count = arguments[0];
+        window.viewers = [];
+        let playing = 0;
+        for (let i = 0; i < count; i++) {
+          const ws = new WebSocket('ws://' + location.host + '/ws');
+          const pc = new RTCPeerConnection({ iceServers: [] });
+          const video = document.createElement('video');
+          video.muted = true; video.autoplay = true; video.width = 64; video.height = 48;
+          document.body.append(video);
+          pc.ontrack = (e) => { video.srcObject = e.streams[0] || new MediaStream([e.track]); video.play().catch(() => {}); };
+          pc.onicecandidate = (e) => { if (e.candidate) ws.send(JSON.stringify({ type: 'ice', candidate: e.candidate.candidate, sdpMLineIndex: e.candidate.sdpMLineIndex })); };
+          ws.onopen = () => ws.send(JSON.stringify({ type: 'watch' }));
+          ws.onmessage = async (event) => {
+            const m = JSON.parse(event.data);
+            if (m.type === 'offer') {
+              await pc.setRemoteDescription({ type: 'offer', sdp: m.sdp });
+              const answer = await pc.createAnswer();
+              await pc.setLocalDescription(answer);
+              ws.send(JSON.stringify({ type: 'answer', sdp: answer.sdp }));
+            } else if (m.type === 'ice') {
+              pc.addIceCandidate({ candidate: m.candidate, sdpMLineIndex: m.sdpMLineIndex }).catch(() => {});
+            }
+          };
+          video.addEventListener('playing', () => { playing += 1; if (playing === count) done(count); }, { once: true });
+          window.viewers.push({ ws, pc, video });
+        }
+        """
+
+    /// Frames each page viewer has decoded so far.
+    static let decodedFrames = """
+        Promise.all(window.viewers.map((v) => v.pc.getStats().then((report) => {
+          let frames = 0;
+          report.forEach((s) => { if (s.type === 'inbound-rtp' && s.kind === 'video') frames = s.framesDecoded; });
+          return frames;
+        }))).then(done);
+        """
+
+    static func numbers(_ value: Any) -> [Int] { (value as? [Any])?.compactMap { ($0 as? NSNumber)?.intValue } ?? [] }
+
+    /// CPU the host spends per second of wall time over `seconds`, measured between two reads.
+    static func cpuRate(_ pid: Int32, over seconds: Double) -> Double {
+        let (start, cpu) = (Date(), cpuSeconds(pid))
+        // The measurement window itself: a fixed span of host time, not a wait for an event.
+        Thread.sleep(forTimeInterval: seconds)
+        return (cpuSeconds(pid) - cpu) / Date().timeIntervalSince(start)
+    }
+
+    @Test func tenWebRTCAndTwentyMJPEGViewersAndFiveStillsASecond() async throws {
+        // SWIFTCAM_WEB_LOAD_PATTERN picks the test pattern: the bars are almost free to encode, "snow" costs the
+        // encoder what a noisy sensor does.
+        let pattern = ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD_PATTERN"] ?? "smpte"
+        let host = try WebHost(config: "load", json: LatencyTests.config.replacingOccurrences(of: "\"smpte\"", with: "\"\(pattern)\""))
+        defer { host.stop() }
+        let pid = host.process.processIdentifier
+        let browser = try await Browser(width: 800, height: 600)
+        defer { Task { await browser.quit() } }
+        try await browser.open(host.base.appendingPathComponent("api/status"))   // a page of the host's origin, no viewer of its own
+
+        // One WebRTC viewer: the cost of the encoder and one peer.
+        _ = try await browser.wait(Self.openViewers, [1], timeout: 60)
+        let cpuOne = Self.cpuRate(pid, over: 15)
+        _ = try await browser.run("window.viewers.forEach((v) => { v.pc.close(); v.ws.close(); v.video.remove(); }); window.viewers = [];")
+        _ = try await browser.wait("""
+            const check = () => fetch('/api/status').then((r) => r.json()).then((s) => { if (s.viewers.webrtc === 0) done(true); else requestAnimationFrame(check); });
+            check();
+            """)
+
+        // Ten WebRTC viewers alone: still one encoder, so about the same CPU.
+        _ = try await browser.wait(Self.openViewers, [10], timeout: 120)
+        let cpuTen = Self.cpuRate(pid, over: 15)
+        // Then twenty MJPEG readers, one MJPEG viewer that never reads, and stills at 5 a second.
+        let readers = (0..<20).map { _ in MJPEGReader(port: host.port) }
+        let stalled = try StalledViewer(port: host.port)
+        let warmUp = Date()
+        let snaps = Snapper(port: host.port, perSecond: 5)
+        for reader in readers { reader.start() }
+        let cpuAll = Self.cpuRate(pid, over: 15)   // also the warm-up before memory is watched
+        let rssAfterWarmUp = Self.rssMB(pid)
+        var rss = [rssAfterWarmUp]
+        let framesStart = try await Self.framesOut(host)
+        let decodedStart = Self.numbers(try await browser.wait(Self.decodedFrames))
+        let mjpegStart = readers.map(\.frames)
+        let windowStart = Date()
+        let window = Self.seconds - 15
+        while Date().timeIntervalSince(windowStart) < window {
+            try await Task.sleep(for: .seconds(5))   // memory sampled every 5 s over the window
+            rss.append(Self.rssMB(pid))
+        }
+        let elapsed = Date().timeIntervalSince(windowStart)
+        let framesEnd = try await Self.framesOut(host)
+        let decodedEnd = Self.numbers(try await browser.wait(Self.decodedFrames))
+        let mjpegEnd = readers.map(\.frames)
+        snaps.stop()
+        for reader in readers { reader.stop() }
+        let viewers = json(try await http("GET", host.base.appendingPathComponent("api/status")).body)["viewers"] as? [String: Any]
+        let mjpegViewers = (viewers?["mjpeg"] as? NSNumber)?.intValue ?? -1
+        let stalledDropped = stalled.wasDropped() && mjpegViewers == 20
+
+        let cameraFrames = framesEnd - framesStart
+        let cameraRate = Double(cameraFrames) / elapsed
+        let webrtcShares = zip(decodedStart, decodedEnd).map { Double($1 - $0) / Double(max(cameraFrames, 1)) }
+        let mjpegRates = zip(mjpegStart, mjpegEnd).map { Double($1 - $0) / elapsed }
+        let lines = [
+            "pattern \(pattern)",
+            String(format: "load %.0f s after %.0f s warm-up: camera %.1f fps (%d frames), %d stills taken", elapsed, windowStart.timeIntervalSince(warmUp) + 15,
+                   cameraRate, cameraFrames, snaps.taken),
+            "webrtc viewers, share of the camera's frames decoded: " + webrtcShares.map { String(format: "%.0f%%", $0 * 100) }.joined(separator: " "),
+            "mjpeg viewers, fps (cap 15): " + mjpegRates.map { String(format: "%.1f", $0) }.joined(separator: " "),
+            String(format: "host RSS MB every 5 s after warm-up: %@ (spread %.1f MB)", rss.map { String(format: "%.0f", $0) }.joined(separator: " "),
+                   (rss.max() ?? 0) - (rss.min() ?? 0)),
+            String(format: "host CPU: 1 WebRTC viewer %.2f cores, 10 WebRTC viewers %.2f cores (%.2fx), + 20 MJPEG + 5 stills/s %.2f cores",
+                   cpuOne, cpuTen, cpuTen / max(cpuOne, 0.001), cpuAll),
+            "stalled MJPEG viewer dropped by the host: \(stalledDropped) (MJPEG viewers the host counts at the end: \(mjpegViewers))",
+        ]
+        print(lines.joined(separator: "\n"))
+        if let path = ProcessInfo.processInfo.environment["SWIFTCAM_LOAD_REPORT"] {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        #expect(cameraRate >= 0.95 * 30, "camera \(cameraRate) fps")
+        #expect(webrtcShares.count == 10 && webrtcShares.allSatisfy { $0 >= 0.9 }, "\(webrtcShares)")
+        #expect(mjpegRates.allSatisfy { $0 >= 0.9 * 15 }, "\(mjpegRates)")
+        #expect((rss.max() ?? 0) - (rss.min() ?? 0) <= 20, "\(rss)")
+        #expect(cpuTen <= 1.3 * cpuOne, "one encoder: \(cpuTen) cores with 10 viewers, \(cpuOne) with 1")
+        #expect(snaps.failed == 0)
+        #expect(stalledDropped)
+    }
+}
+
+/// Reads `/stream.mjpg` on a thread of its own, counting JPEG parts.
+final class MJPEGReader: @unchecked Sendable {
+    private let port: Int
+    private let count = Locked(0)
+    private let stopped = Locked(false)
+    private var fd: Int32 = -1
+
+    init(port: Int) { self.port = port }
+
+    var frames: Int { count.withLock { $0 } }
+
+    func start() {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.fd = fd
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let request = "GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        let count = count
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            let marker = Array("--swiftcamframe".utf8)
+            var carry: [UInt8] = []
+            while true {
+                let n = recv(fd, &buffer, buffer.count, 0)
+                guard n > 0 else { return }
+                let bytes = carry + buffer[0..<n]
+                var found = 0
+                var i = 0
+                while i + marker.count <= bytes.count {
+                    if bytes[i] == marker[0] && Array(bytes[i..<i + marker.count]) == marker { found += 1; i += marker.count } else { i += 1 }
+                }
+                carry = Array(bytes.suffix(marker.count - 1))
+                if found > 0 { count.withLock { $0 += found } }
+            }
+        }
+        thread.start()
+    }
+
+    func stop() {
+        stopped.withLock { $0 = true }
+        shutdown(fd, Int32(SHUT_RDWR))
+        close(fd)
+    }
+}
+
+/// An MJPEG viewer that connects and then never reads: the host must drop it (its send timeout) while the others go on.
+final class StalledViewer {
+    private let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var small: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard connected == 0 else { throw WebTestError("cannot connect") }
+        let request = "GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Whether the host has closed the connection: drains what is buffered and looks for the end of the stream.
+    func wasDropped() -> Bool {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n == 0 || (n < 0 && errno == ECONNRESET) { close(fd); return true }   // the host closed it
+            if n < 0 { close(fd); return false }   // still open after 10 s of nothing new
+        }
+    }
+}
+
+/// Takes stills through the API at a steady rate on a timer, counting the failures.
+final class Snapper: @unchecked Sendable {
+    private let timer: DispatchSourceTimer
+    private let counts = Locked((taken: 0, failed: 0))
+
+    init(port: Int, perSecond: Int) {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "snapper"))
+        let interval = 1.0 / Double(perSecond)
+        timer.schedule(deadline: .now(), repeating: interval)
+        let counts = counts
+        timer.setEventHandler {
+            DispatchQueue.global().async {
+                let answer = try? rawHTTP(port: port, "POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                counts.withLock { if answer?.status == 200 { $0.taken += 1 } else { $0.failed += 1 } }
+            }
+        }
+        timer.resume()
+    }
+
+    var taken: Int { counts.withLock { $0.taken } }
+    var failed: Int { counts.withLock { $0.failed } }
+
+    func stop() { timer.cancel() }
+}

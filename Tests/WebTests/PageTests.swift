@@ -1,0 +1,343 @@
+import Capture
+import Foundation
+import GStreamer
+import Testing
+
+/// The camera page in headless Chromium against a real `swiftcam run --http`: the live picture, every button,
+/// the gestures, the banner. WebRTC's ICE checks go wherever candidates point, so these run only in a network
+/// namespace whose one interface is `lo` (scripts/test.sh web: `unshare --net`, then `ip link set lo up`).
+@Suite(.serialized, .enabled(if: NetworkIsolation.isolated, "needs a network namespace with only lo: scripts/test.sh web"))
+struct PageTests {
+    /// Where the README's screenshots are written.
+    static let screenshots = WebHost.repository.appendingPathComponent("docs/screenshots")
+
+    /// The colour at a point of the live picture (fractions of its width and height), read from the video
+    /// element (or the MJPEG image) through a canvas, after the next frame the browser shows.
+    static let pixelScript = """
+        const [fx, fy] = [arguments[0], arguments[1]];
+        const element = swiftcam.mode === 'mjpeg' ? document.getElementById('mjpeg') : document.getElementById('preview');
+        const read = () => {
+          const w = element.videoWidth || element.naturalWidth, h = element.videoHeight || element.naturalHeight;
+          const canvas = document.createElement('canvas');
+          canvas.width = w; canvas.height = h;
+          const context = canvas.getContext('2d');
+          context.drawImage(element, 0, 0, w, h);
+          const d = context.getImageData(Math.floor(fx * (w - 1)), Math.floor(fy * (h - 1)), 1, 1).data;
+          done([d[0], d[1], d[2]]);
+        };
+        if (element.requestVideoFrameCallback) element.requestVideoFrameCallback(read); else requestAnimationFrame(read);
+        """
+
+    /// Resolves once the page shows live WebRTC video (its first frames decoded).
+    static let playingScript = """
+        const video = document.getElementById('preview');
+        const check = () => {
+          if (swiftcam.mode === 'webrtc' && video.videoWidth > 0 && video.currentTime > 0) done([video.videoWidth, video.videoHeight]);
+          else if (swiftcam.mode === 'mjpeg') done('fell back: ' + document.getElementById('notice').textContent);
+          else requestAnimationFrame(check);
+        };
+        check();
+        """
+
+    /// Resolves when `predicate(pixel)` holds for the pixel at (x, y), checked at every new frame.
+    static func waitForPixel(_ browser: Browser, x: Double, y: Double, _ predicate: String) async throws -> [Int] {
+        let value = try await browser.wait("""
+            const [fx, fy] = [arguments[0], arguments[1]];
+            const video = document.getElementById('preview');
+            const canvas = document.createElement('canvas');
+            const test = (p) => { const [r, g, b] = p; return \(predicate); };
+            const step = () => {
+              canvas.width = video.videoWidth; canvas.height = video.videoHeight;
+              const context = canvas.getContext('2d');
+              context.drawImage(video, 0, 0);
+              const d = context.getImageData(Math.floor(fx * (canvas.width - 1)), Math.floor(fy * (canvas.height - 1)), 1, 1).data;
+              const p = [d[0], d[1], d[2]];
+              if (test(p)) done(p); else video.requestVideoFrameCallback(step);
+            };
+            video.requestVideoFrameCallback(step);
+            """, [x, y])
+        return (value as? [Any])?.compactMap { ($0 as? NSNumber)?.intValue } ?? []
+    }
+
+    static func pixel(_ browser: Browser, x: Double, y: Double) async throws -> [Int] {
+        let value = try await browser.wait(pixelScript, [x, y])
+        return (value as? [Any])?.compactMap { ($0 as? NSNumber)?.intValue } ?? []
+    }
+
+    static func save(_ data: Data, as name: String) throws {
+        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+        try data.write(to: screenshots.appendingPathComponent(name))
+    }
+
+    /// A host playing `pipelines/switch.json` (SMPTE bars and a ball) and a browser showing its page live.
+    static func livePage(width: Int = 800, height: Int = 600) async throws -> (WebHost, Browser) {
+        let host = try WebHost(config: "switch")
+        let browser = try await Browser(width: width, height: height)
+        try await browser.open(host.base)
+        let playing = try await browser.wait(playingScript)
+        guard let size = playing as? [Any], size.count == 2 else {
+            await browser.quit()
+            throw WebTestError("the page did not play WebRTC video: \(playing)")
+        }
+        return (host, browser)
+    }
+
+    @Test func thePageLoadsAndTheVideoPlaysTheColourBars() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        // videotestsrc's SMPTE bars (full intensity in GStreamer 1.22): white, yellow, cyan, … across the top two thirds.
+        let white = try await Self.pixel(browser, x: 1 / 14, y: 0.3)
+        let yellow = try await Self.pixel(browser, x: 3 / 14, y: 0.3)
+        let cyan = try await Self.pixel(browser, x: 5 / 14, y: 0.3)
+        #expect(white.count == 3 && white.allSatisfy { $0 > 210 }, "white bar \(white)")
+        #expect(yellow.count == 3 && yellow[0] > 210 && yellow[1] > 210 && yellow[2] < 50, "yellow bar \(yellow)")
+        #expect(cyan.count == 3 && cyan[0] < 50 && cyan[1] > 210 && cyan[2] > 210, "cyan bar \(cyan)")
+        // The picture moves (the bars' noise corner): two screenshots of the video differ.
+        let first = try await browser.screenshot(of: "#preview")
+        _ = try await browser.wait("document.getElementById('preview').requestVideoFrameCallback(() => requestAnimationFrame(() => done(true)));")
+        let second = try await browser.screenshot(of: "#preview")
+        #expect(first.count > 1000 && second.count > 1000)
+        #expect(first != second)
+        try Self.save(try await browser.screenshot(), as: "preview.png")
+        let state = try await browser.run("return [swiftcam.state.status, document.getElementById('switch').disabled, document.getElementById('torch').hidden]")
+        #expect("\(state)".contains("configured"))
+        #expect((state as? [Any])?[1] as? Bool == false)   // two sources: switch is enabled
+        #expect((state as? [Any])?[2] as? Bool == true)    // test patterns have no torch: hidden
+        await browser.quit()
+    }
+
+    @Test func theShutterAddsAFileAndANewThumbnail() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        #expect(host.files(in: "captures").isEmpty)
+        try await browser.click("#shutter")
+        let shown = try await browser.wait("""
+            const img = document.getElementById('thumb-img');
+            const check = () => { if (!img.hidden && img.complete && img.naturalWidth > 0 && img.src.includes('/captures/')) done(decodeURIComponent(img.src.split('/captures/')[1])); else requestAnimationFrame(check); };
+            check();
+            """)
+        let files = host.files(in: "captures")
+        #expect(files.count == 1)
+        #expect(files.first == shown as? String)
+        // A second press: a second file, and the thumbnail follows it.
+        try await browser.click("#shutter")
+        let second = try await browser.wait("""
+            const img = document.getElementById('thumb-img'); const before = arguments[0];
+            const check = () => { const name = decodeURIComponent(img.src.split('/captures/')[1] || ''); if (name && name !== before && img.complete && img.naturalWidth > 0) done(name); else requestAnimationFrame(check); };
+            check();
+            """, [shown as? String ?? ""])
+        #expect(host.files(in: "captures").count == 2)
+        #expect(host.files(in: "captures").contains(second as? String ?? "?"))
+        // The gallery: newest first, both there; a full view with a download link.
+        try await browser.click("#thumb")
+        let tiles = try await browser.wait("""
+            const check = () => { const n = document.querySelectorAll('#grid button').length; if (!document.getElementById('gallery').hidden && n > 0) done([n, document.querySelector('#grid button').title]); else requestAnimationFrame(check); };
+            check();
+            """)
+        #expect((tiles as? [Any])?.first as? Int == 2)
+        #expect((tiles as? [Any])?.last as? String == second as? String)
+        try Self.save(try await browser.screenshot(), as: "gallery.png")
+        try await browser.click("#grid button")
+        let download = try await browser.run("return [document.getElementById('viewer').hidden, document.getElementById('download').getAttribute('href')]")
+        #expect((download as? [Any])?.first as? Bool == false)
+        #expect(((download as? [Any])?.last as? String)?.hasPrefix("/captures/") == true)
+        await browser.quit()
+    }
+
+    @Test func anEmptyGallerySaysSo() async throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let browser = try await Browser()
+        try await browser.open(host.base)
+        try await browser.click("#thumb")
+        let empty = try await browser.wait("""
+            const check = () => { const e = document.getElementById('gallery-empty'); if (!document.getElementById('gallery').hidden && !e.hidden) done(e.textContent); else requestAnimationFrame(check); };
+            check();
+            """)
+        #expect(empty as? String == "No photos yet")
+        await browser.quit()
+    }
+
+    @Test func switchChangesThePicture() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        let before = try await Self.pixel(browser, x: 0.02, y: 0.05)
+        #expect(before.allSatisfy { $0 > 140 }, "the white bar first: \(before)")
+        try await browser.click("#switch")
+        // The second source is a ball on black: the corner goes dark.
+        let after = try await Self.waitForPixel(browser, x: 0.02, y: 0.05, "r < 50 && g < 50 && b < 50")
+        #expect(after.allSatisfy { $0 < 50 })
+        await browser.quit()
+    }
+
+    @Test func aTapFocusesThereAndALongPressMeters() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        // The picture's rectangle inside the element (object-fit: contain), computed here independently of the page.
+        let rect = try await browser.run("""
+            const v = document.getElementById('preview'); const b = v.getBoundingClientRect();
+            const s = Math.min(b.width / v.videoWidth, b.height / v.videoHeight);
+            const w = v.videoWidth * s, h = v.videoHeight * s;
+            return [b.left + (b.width - w) / 2, b.top + (b.height - h) / 2, w, h];
+            """)
+        let r = try #require((rect as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue })
+        let (tapX, tapY) = (r[0] + 0.3 * r[2], r[1] + 0.6 * r[3])
+        try await browser.tap(x: tapX, y: tapY)
+        let posted = try await browser.wait("""
+            const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('focus ')); if (reply) done(reply.command); else requestAnimationFrame(check); };
+            check();
+            """)
+        let parts = (posted as? String ?? "").split(separator: " ").compactMap { Double($0) }
+        #expect(parts.count == 2)
+        #expect(abs((parts.first ?? 0) - 0.3) <= 0.01 && abs((parts.last ?? 0) - 0.6) <= 0.01, "focus \(parts) for a tap at 0.3 0.6")
+        let ring = try await browser.run("""
+            const ring = document.getElementById('ring'); const b = ring.getBoundingClientRect();
+            return [ring.hidden, ring.className, b.left + b.width / 2, b.top + b.height / 2];
+            """)
+        let values = ring as? [Any] ?? []
+        #expect(values.first as? Bool == false)
+        #expect(values.count == 4 && values[1] as? String == "focus")
+        if values.count == 4, let x = (values[2] as? NSNumber)?.doubleValue, let y = (values[3] as? NSNumber)?.doubleValue {
+            #expect(abs(x - tapX) < 3 && abs(y - tapY) < 3, "ring at \(x),\(y), tap at \(tapX),\(tapY)")
+        }
+        try await browser.tap(x: r[0] + 0.7 * r[2], y: r[1] + 0.2 * r[3], holdMilliseconds: 900)
+        let metered = try await browser.wait("""
+            const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('exposure ')); if (reply) done([reply.command, reply.ok]); else requestAnimationFrame(check); };
+            check();
+            """)
+        let exposure = ((metered as? [Any])?.first as? String ?? "").split(separator: " ").compactMap { Double($0) }
+        #expect(exposure.count == 2 && abs(exposure[0] - 0.7) <= 0.01 && abs(exposure[1] - 0.2) <= 0.01, "\(String(describing: metered))")
+        #expect((metered as? [Any])?.last as? Bool == true)   // software spot metering works on any source
+        await browser.quit()
+    }
+
+    @Test func wheelZoomShowsTheClampedFactor() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        try await browser.run("""
+            const stage = document.getElementById('stage');
+            for (let i = 0; i < 40; i++) stage.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, bubbles: true, cancelable: true }));
+            """)
+        let zoom = try await browser.wait("""
+            const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('zoom ')); if (reply) done([reply.reply, document.getElementById('zoom').textContent]); else requestAnimationFrame(check); };
+            check();
+            """)
+        let values = zoom as? [Any] ?? []
+        #expect((values.first as? String)?.hasPrefix("zoom 16.0") == true, "\(values)")
+        #expect(values.last as? String == "16.0×")
+        await browser.quit()
+    }
+
+    @Test func aPinchZoomsByTheFingersSpread() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        try await browser.pinch(x: 400, y: 250, from: 100, to: 300)
+        let zoom = try await browser.wait("""
+            const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('zoom ')); if (reply) done([reply.command, document.getElementById('zoom').textContent]); else requestAnimationFrame(check); };
+            check();
+            """)
+        let values = zoom as? [Any] ?? []
+        let factor = Double((values.first as? String ?? "").split(separator: " ").last ?? "") ?? 0
+        #expect(factor > 2.5 && factor < 3.5, "a pinch from 100 to 300 px: \(values)")
+        #expect((values.last as? String)?.hasSuffix("×") == true)
+        await browser.quit()
+    }
+
+    @Test func choosingMonoMakesTheVideoGrey() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        let yellow = try await Self.pixel(browser, x: 3 / 14, y: 0.3)
+        #expect(yellow.count == 3 && yellow[0] - yellow[2] > 100, "yellow first: \(yellow)")
+        try await browser.click("#filters")
+        _ = try await browser.wait("""
+            const check = () => { if (document.querySelector('#filter-list button[data-name="mono"]')) done(true); else requestAnimationFrame(check); };
+            check();
+            """)
+        try await browser.click("#filter-list button[data-name=\"mono\"]")
+        let grey = try await Self.waitForPixel(browser, x: 3 / 14, y: 0.3, "Math.max(r, g, b) - Math.min(r, g, b) < 24")
+        #expect(grey.count == 3)
+        let stats = try host.ctl("stats")
+        #expect(stats.description.contains("mono"), "\(stats)")
+        try Self.save(try await browser.screenshot(), as: "filters.png")
+        await browser.quit()
+    }
+
+    @Test func recordOnAndOffLeavesAPlayableFile() async throws {
+        let (host, browser) = try await Self.livePage()
+        defer { host.stop() }
+        try await browser.click("#record")
+        _ = try await browser.wait("""
+            const check = () => { if (document.getElementById('record').getAttribute('aria-pressed') === 'true') done(true); else requestAnimationFrame(check); };
+            check();
+            """)
+        #expect(try host.ctl("wait 45").isOK)   // 45 more frames through the filter, while recording
+        try await browser.click("#record")
+        let stopped = try await browser.wait("""
+            const check = () => { const reply = swiftcam.replies.find((x) => (x.reply || '').startsWith('recorded ')); if (reply) done(reply.reply); else requestAnimationFrame(check); };
+            check();
+            """)
+        let files = host.files(in: "recordings")
+        #expect(files.count == 1)
+        let file = host.directory.appendingPathComponent("recordings/\(files.first ?? "")").path
+        #expect((stopped as? String)?.hasSuffix(files.first ?? "?") == true)
+        let decoded = try decodedFrames(of: file)
+        #expect(decoded.frames >= 30, "\(decoded)")
+        #expect(decoded.error == nil)
+        await browser.quit()
+    }
+
+    @Test func withoutWebRTCThePageFallsBackToMJPEGAndSaysSo() async throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let browser = try await Browser()
+        try await browser.beforeEachPage("delete window.RTCPeerConnection;")
+        try await browser.open(host.base)
+        let notice = try await browser.wait("""
+            const img = document.getElementById('mjpeg');
+            const check = () => { if (swiftcam.mode === 'mjpeg' && img.complete && img.naturalWidth > 0) done(document.getElementById('notice').textContent); else requestAnimationFrame(check); };
+            check();
+            """)
+        #expect((notice as? String)?.contains("MJPEG") == true)
+        let yellow = try await Self.pixel(browser, x: 3 / 14, y: 0.3)
+        #expect(yellow.count == 3 && yellow[0] > 150 && yellow[1] > 150 && yellow[2] < 80, "\(yellow)")
+        let viewers = json(try await http("GET", host.base.appendingPathComponent("api/status")).body)["viewers"] as? [String: Any]
+        #expect(viewers?["mjpeg"] as? Int == 1)
+        #expect(viewers?["webrtc"] as? Int == 0)
+        await browser.quit()
+    }
+
+    @Test func aMissingCameraShowsTheUnconfiguredBanner() async throws {
+        let device = "/dev/video-swiftcam-missing"
+        let host = try WebHost(config: "missing-camera", json: """
+            { "sources": [{ "kind": "v4l2", "device": "\(device)" }], "caps": { "width": 640, "height": 480 } }
+            """, arguments: ["--no-control"])
+        defer { host.stop() }
+        let browser = try await Browser()
+        try await browser.open(host.base)
+        let banner = try await browser.wait("""
+            const banner = document.getElementById('banner');
+            const check = () => { if (!banner.hidden && banner.textContent.includes('unconfigured')) done([banner.className, banner.textContent]); else requestAnimationFrame(check); };
+            check();
+            """)
+        let values = banner as? [Any] ?? []
+        #expect(values.first as? String == "unconfigured")
+        #expect((values.last as? String)?.contains(device) == true, "\(values)")
+        #expect(host.errorText.contains("unconfigured"))
+        try Self.save(try await browser.screenshot(), as: "unconfigured.png")
+        await browser.quit()
+    }
+}
+
+/// The frames a recording decodes to, and the first error if decoding hit one.
+func decodedFrames(of file: String) throws -> (frames: Int, error: String?) {
+    let demuxer = file.hasSuffix(".mp4") ? "qtdemux" : "matroskademux"
+    let pipeline = try Pipeline.parse("filesrc location=\"\(file)\" ! \(demuxer) ! decodebin ! appsink name=out sync=false")
+    guard let sink = pipeline.element(named: "out", as: AppSink.self) else { throw WebTestError("no appsink") }
+    let bus = pipeline.bus
+    pipeline.requestState(.playing)
+    var frames = 0
+    while sink.pullSample(timeout: 5) != nil { frames += 1 }
+    let error = bus.pop(timeout: 0, types: .error).map(\.description)
+    try pipeline.setState(.null)
+    return (frames, error)
+}

@@ -1,0 +1,108 @@
+import Capture
+import Foundation
+import Testing
+
+/// What the server refuses, and that it keeps serving after each refusal. Plain HTTP on 127.0.0.1 only.
+@Suite(.serialized) struct SecurityTests {
+    @Test func aNonLoopbackBindWithoutATokenIsRefusedAtStart() throws {
+        let host = try WebHost(config: "switch", arguments: ["--http", "0.0.0.0:0"], expectServing: false)
+        #expect(host.exitStatus() == 64)
+        #expect(host.errorText.contains("needs a token"), "\(host.errorText)")
+        #expect(!host.outputText.contains("camera screen"))
+    }
+
+    @Test func everyRequestCarriesTheToken() async throws {
+        let token = "test-token-0123456789"
+        let host = try WebHost(config: "switch", arguments: ["--token", token])
+        for path in ["", "app.js", "api/status", "api/gallery", "stream.mjpg"] {
+            let bare = try await http("GET", host.base.appendingPathComponent(path))
+            #expect(bare.status == 401, "\(path) without the token")
+        }
+        #expect(try await http("POST", host.base.appendingPathComponent("api/snap")).status == 401)
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": "wrong-token-0000"]).status == 401)
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": token]).status == 200)
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "Bearer \(token)"]).status == 200)
+        // The URL printed once sets a cookie, then the page and its API work with the cookie alone.
+        let first = try await http("GET", URL(string: "\(host.base.absoluteString)?token=\(token)")!)
+        #expect(first.status == 303)
+        let cookie = try #require(first.headers["set-cookie"])
+        #expect(cookie.contains("swiftcam-token=\(token)") && cookie.contains("HttpOnly"))
+        let page = try await http("GET", host.base, headers: ["Cookie": "swiftcam-token=\(token)"])
+        #expect(page.status == 200)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("<video id=\"preview\""))
+        // The WebSocket handshake is screened too.
+        let upgrade = try rawHTTP(port: host.port, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        #expect(upgrade.status == 401)
+    }
+
+    @Test func namesNeverBecomePaths() async throws {
+        let host = try WebHost(config: "switch")
+        #expect(try host.ctl("snap").isOK)
+        let still = try #require(host.files(in: "captures").first)
+        #expect(try await http("GET", host.base.appendingPathComponent("captures/\(still)")).status == 200)
+        // Secrets beside the captures folder, as a traversal would look for them.
+        try "secret".write(to: host.directory.appendingPathComponent("secret.png"), atomically: true, encoding: .utf8)
+        for path in ["/captures/../secret.png", "/captures/..%2fsecret.png", "/captures/%2e%2e%2fsecret.png", "/captures/%2e%2e/secret.png",
+                     "/captures/..", "/captures/%2e%2e", "/captures//etc/passwd", "/captures/%2fetc%2fpasswd", "/captures/captures%2f\(still)",
+                     "/captures/secret.png", "/captures/"] {
+            let answer = try rawHTTP(port: host.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            // libsoup removes dot segments first (RFC 3986): `/captures/..` is the page itself, and a path whose dots
+            // climb above the root is its own 400. Whatever is left that is not a gallery name is our 404.
+            let dots = path.contains("..") || path.lowercased().contains("%2e%2e")
+            let normalizedToRoot = answer.status == 200 && answer.body.contains("<video id=\"preview\"")
+            #expect(answer.status == 404 || (dots && (answer.status == 400 || normalizedToRoot)), "\(path): \(answer.status)")
+            #expect(!answer.body.contains("secret") && !answer.body.contains("root:"), "\(path)")
+        }
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
+    }
+
+    @Test func oversizedAndMalformedBodiesAreRefusedWithAReason() async throws {
+        let host = try WebHost(config: "switch")
+        let big = Data(repeating: 0x20, count: 100 * 1024)
+        let tooBig = try await http("POST", host.base.appendingPathComponent("api/zoom"), body: big)
+        #expect(tooBig.status == 413)
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
+        // Chunked, so no Content-Length warns the early check: refused when read.
+        let chunk = String(repeating: "a", count: 70 * 1024)
+        let chunked = try rawHTTP(port: host.port, "POST /api/zoom HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n0\r\n\r\n")
+        #expect(chunked.status == 413)
+        let malformed = try await http("POST", host.base.appendingPathComponent("api/zoom"), body: Data(#"{"factor": "#.utf8))
+        #expect(malformed.status == 400)
+        #expect((json(malformed.body)["error"] as? String)?.contains("malformed JSON") == true)
+        let wrongType = try await http("POST", host.base.appendingPathComponent("api/zoom"), body: Data(#"{"factor": "big"}"#.utf8))
+        #expect(wrongType.status == 400)
+        let unknown = try await http("POST", host.base.appendingPathComponent("api/format-disk"), body: Data("{}".utf8))
+        #expect(unknown.status == 404)
+        let quit = try await http("POST", host.base.appendingPathComponent("api/command"), body: Data(#"{"line": "quit"}"#.utf8))
+        #expect(quit.status == 400)
+        let zoom = try await http("POST", host.base.appendingPathComponent("api/zoom"), body: Data(#"{"factor": 40}"#.utf8))
+        #expect(zoom.status == 200)
+        #expect((json(zoom.body)["reply"] as? String)?.contains("clamped from 40") == true)
+        #expect(host.process.isRunning)
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
+    }
+
+    @Test func theAPIAnswersListingsAndCommands() async throws {
+        let host = try WebHost(config: "switch")
+        let status = json(try await http("GET", host.base.appendingPathComponent("api/status")).body)
+        #expect(status["status"] as? String == "configured")
+        #expect(status["sources"] as? Int == 2)
+        let filters = json(try await http("GET", host.base.appendingPathComponent("api/filters")).body)
+        #expect(((filters["filters"] as? [[String: Any]])?.count ?? 0) >= 10)
+        #expect(json(try await http("GET", host.base.appendingPathComponent("api/gallery")).body)["items"] as? [Any] != nil)
+        let snap = json(try await http("POST", host.base.appendingPathComponent("api/snap")).body)
+        #expect(snap["ok"] as? Bool == true)
+        let items = json(try await http("GET", host.base.appendingPathComponent("api/gallery")).body)["items"] as? [[String: Any]]
+        #expect(items?.count == 1)
+        #expect((items?.first?["url"] as? String)?.hasPrefix("/captures/") == true)
+        let stats = json(try await http("GET", host.base.appendingPathComponent("api/stats")).body)
+        #expect((stats["stats"] as? [String: Any])?["framesOut"] != nil)
+        #expect(stats["viewers"] != nil)
+        #expect(((stats["live"] as? [String: Any])?["video"] as? [String: Any])?["codec"] as? String == "h264")
+        let focus = json(try await http("POST", host.base.appendingPathComponent("api/focus"), body: Data(#"{"x": 0.5, "y": 0.5}"#.utf8)).body)
+        #expect(focus["ok"] as? Bool == false)   // a test pattern has no focus: the reason, not a crash
+        #expect((focus["error"] as? String)?.contains("not supported") == true)
+    }
+}

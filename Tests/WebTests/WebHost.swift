@@ -1,0 +1,247 @@
+import Capture
+import Dispatch
+import Foundation
+import Glibc
+import Testing
+
+/// A `swiftcam run CONFIG --http 127.0.0.1:0` in a scratch folder (captures/, recordings/, its own socket
+/// folder), with the URL it printed. Stopped (SIGTERM, then waited for) by `stop` or on deinit.
+final class WebHost: @unchecked Sendable {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The swiftcam built next to this test bundle (SWIFTCAM_BINARY names another, e.g. the release build).
+    static var binary: String {
+        if let chosen = ProcessInfo.processInfo.environment["SWIFTCAM_BINARY"], !chosen.isEmpty { return chosen }
+        let products = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+        let beside = products.appendingPathComponent("swiftcam").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        return repository.appendingPathComponent(".build/debug/swiftcam").path
+    }
+
+    let directory: URL
+    let runtime: URL
+    let name: String
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let lines = Locked(Lines())
+    private let changed = DispatchSemaphore(value: 0)
+    /// The page's base URL, e.g. http://127.0.0.1:40123/
+    private(set) var base = URL(string: "http://127.0.0.1/")!
+    private(set) var port = 0
+
+    private struct Lines {
+        var out = ""
+        var err = ""
+        var ended = false
+    }
+
+    /// Starts `swiftcam run CONFIG --http 127.0.0.1:0 ARGS`; `config` is a name in pipelines/ or a JSON text
+    /// written to the scratch folder as NAME.json. Waits for the "camera screen" line (or the process's end).
+    init(config: String, name: String? = nil, json: String? = nil, arguments: [String] = [], expectServing: Bool = true) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-web-\(UUID().uuidString)")
+        runtime = directory.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        var target = config
+        if let json {
+            let file = directory.appendingPathComponent("\(config).json")
+            try json.write(to: file, atomically: true, encoding: .utf8)
+            target = file.path
+        }
+        self.name = name ?? config
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = ["run", target, "--quiet"] + (arguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]) + arguments
+        process.currentDirectoryURL = directory
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["SWIFTCAM_PIPELINES"] = Self.repository.appendingPathComponent("pipelines").path
+        environment.removeValue(forKey: "DISPLAY")
+        environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        process.environment = environment
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = Pipe()
+        let lines = lines, changed = changed
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            lines.withLock { lines in
+                if chunk.isEmpty { lines.ended = true } else { lines.out += String(decoding: chunk, as: UTF8.self) }
+            }
+            changed.signal()
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+        }
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            lines.withLock { lines in if !chunk.isEmpty { lines.err += String(decoding: chunk, as: UTF8.self) } }
+            if chunk.isEmpty { handle.readabilityHandler = nil }
+        }
+        try process.run()
+        guard expectServing else { return }
+        guard let line = waitForOutput(containing: "camera screen http://", timeout: 30),
+              let url = line.split(separator: " ").last.map(String.init), let parsed = URL(string: url.split(separator: "?").first.map(String.init) ?? url),
+              let port = parsed.port else {
+            throw WebTestError("swiftcam did not serve: \(errorText)")
+        }
+        self.port = port
+        base = URL(string: "http://127.0.0.1:\(port)/")!
+        if !arguments.contains("--no-control") {
+            guard waitForOutput(containing: "control socket", timeout: 30) != nil else { throw WebTestError("no control socket: \(errorText)") }
+        }
+    }
+
+    deinit {
+        stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    var outputText: String { lines.withLock { $0.out } }
+    var errorText: String { lines.withLock { $0.err } }
+
+    /// The first stdout line holding `text`, waiting for it (the pipe's reader wakes this wait); nil when the
+    /// process ended first or `timeout` passed.
+    func waitForOutput(containing text: String, timeout: Double) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let (out, ended) = lines.withLock { ($0.out, $0.ended) }
+            if let line = out.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            if ended || !process.isRunning { return nil }
+            // Woken by the pipe's reader at each chunk and at the end of the output.
+            _ = changed.wait(timeout: .now() + deadline.timeIntervalSinceNow)
+        }
+        return nil
+    }
+
+    /// Sends a command over the control socket.
+    func ctl(_ command: String) throws -> Reply {
+        try ControlSocket.send(command, socket: runtime.appendingPathComponent("swiftcam/\(name).sock").path)
+    }
+
+    /// Files in a folder of the scratch directory.
+    func files(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(folder).path)) ?? [])
+            .filter { !$0.hasPrefix(".") }.sorted()
+    }
+
+    /// SIGTERM and wait for the exit; returns the status.
+    @discardableResult
+    func stop() -> Int32 {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    /// Waits for the process to exit by itself (a refused start); returns its status.
+    func exitStatus() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+struct WebTestError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A small pthread-mutex box for test state shared with handler threads.
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private var mutex = pthread_mutex_t()
+    init(_ value: Value) {
+        self.value = value
+        pthread_mutex_init(&mutex, nil)
+    }
+    func withLock<T>(_ body: (inout Value) throws -> T) rethrows -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return try body(&value)
+    }
+}
+
+/// Whether this process runs in a network namespace whose only interface is `lo` (`unshare --net`): then no
+/// packet a test causes, WebRTC's ICE checks included, can leave through another address.
+enum NetworkIsolation {
+    static var isolated: Bool {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return false }
+        defer { freeifaddrs(list) }
+        var names = Set<String>()
+        var current = list
+        while let entry = current {
+            names.insert(String(cString: entry.pointee.ifa_name))
+            current = entry.pointee.ifa_next
+        }
+        return names == ["lo"]
+    }
+}
+
+/// One HTTP/1.1 exchange over a plain blocking socket to 127.0.0.1, the request byte for byte as given
+/// (URLSession would normalise `..`, and on Linux it fails on some of chromedriver's replies with "Failed writing
+/// header"). Reads the answer to its Content-Length (or to the close). Returns status, headers (lower-case
+/// names) and body.
+func exchange(port: Int, _ request: Data, timeout: Int = 120) throws -> (status: Int, headers: [String: String], body: Data) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw WebTestError("no socket") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw WebTestError("cannot connect to 127.0.0.1:\(port)") }
+    var limit = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    var sent = 0
+    while sent < request.count {
+        let written = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        guard written > 0 else { break }   // the server may answer (413) and close before reading it all
+        sent += written
+    }
+    var response = Data()
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    var headerLength: Int?
+    var contentLength: Int?
+    while true {
+        let count = recv(fd, &buffer, buffer.count, 0)
+        guard count > 0 else { break }
+        response.append(contentsOf: buffer[0..<count])
+        if headerLength == nil, let end = response.range(of: Data("\r\n\r\n".utf8)) {
+            headerLength = end.upperBound
+            let head = String(decoding: response[..<end.lowerBound], as: UTF8.self).lowercased()
+            contentLength = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+        }
+        if let headerLength, let contentLength, response.count - headerLength >= contentLength { break }
+    }
+    guard let end = response.range(of: Data("\r\n\r\n".utf8)) else { throw WebTestError("no HTTP response") }
+    let lines = String(decoding: response[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n")
+    guard let statusLine = lines.first, statusLine.hasPrefix("HTTP/1."), statusLine.split(separator: " ").count >= 2 else {
+        throw WebTestError("no HTTP status line")
+    }
+    var headers: [String: String] = [:]
+    for line in lines.dropFirst() {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return (Int(statusLine.split(separator: " ")[1]) ?? 0, headers, Data(response[end.upperBound...]))
+}
+
+/// A request written out in full, e.g. `GET /captures/../x HTTP/1.1…`; returns status and body text.
+func rawHTTP(port: Int, _ request: String) throws -> (status: Int, body: String) {
+    let answer = try exchange(port: port, Data(request.utf8), timeout: 30)
+    return (answer.status, String(decoding: answer.body, as: UTF8.self))
+}
+
+/// HTTP from the test to 127.0.0.1 (a method, a URL, a body, headers); the connection closes after it.
+func http(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:], timeout: Int = 120) async throws
+    -> (status: Int, headers: [String: String], body: Data) {
+    guard let port = url.port else { throw WebTestError("no port in \(url)") }
+    var target = url.path.isEmpty ? "/" : url.path
+    if let query = url.query { target += "?" + query }
+    var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+    for (name, value) in headers { head += "\(name): \(value)\r\n" }
+    if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+    else if method == "POST" || method == "DELETE" { head += "Content-Length: 0\r\n" }
+    return try exchange(port: port, Data((head + "\r\n").utf8) + (body ?? Data()), timeout: timeout)
+}

@@ -1,0 +1,101 @@
+import Capture
+import Foundation
+import Testing
+@testable import Web
+
+@Suite struct WebOptionsTests {
+    @Test(arguments: [
+        ("8080", "127.0.0.1", 8080), ("127.0.0.1:9000", "127.0.0.1", 9000), ("[::1]:81", "::1", 81),
+        ("0.0.0.0:0", "0.0.0.0", 0), ("", "127.0.0.1", 8080),
+    ])
+    func parses(text: String, host: String, port: Int) throws {
+        let options = try WebOptions(parsing: text)
+        #expect(options.host == host)
+        #expect(options.port == port)
+    }
+
+    @Test(arguments: ["http://x:1", "127.0.0.1:", "127.0.0.1:70000", "host:80", ":80", "1.2.3.4:-1", "[::1]80", "80\u{1B}[2J"])
+    func refusesWhatIsNotAddressAndPort(text: String) {
+        do {
+            _ = try WebOptions(parsing: text)
+            Issue.record("\(text) was accepted")
+        } catch {
+            #expect(!error.description.contains("\u{1B}"))
+        }
+    }
+
+    @Test func aNonLoopbackAddressNeedsAToken() throws {
+        let open = try WebOptions(parsing: "0.0.0.0:8080")
+        #expect(throws: WebOptionsError.tokenRequired(host: "0.0.0.0")) { try open.checked(generatingToken: false) }
+        let generated = try open.checked(generatingToken: true)
+        #expect(generated.token?.count == 32)
+        #expect(try WebOptions(parsing: "127.0.0.1:1").checked(generatingToken: false).token == nil)
+        #expect(throws: WebOptionsError.weakToken) { try WebOptions(parsing: "0.0.0.0:1", token: "short").checked(generatingToken: false) }
+    }
+
+    @Test func tokensCompareWholly() {
+        #expect(constantTimeEqual("abcdefgh", "abcdefgh"))
+        #expect(!constantTimeEqual("abcdefgh", "abcdefgx"))
+        #expect(!constantTimeEqual("abcdefgh", "abcdefg"))
+        #expect(!constantTimeEqual("", "a"))
+    }
+}
+
+@Suite struct APICommandTests {
+    private func parse(_ name: String, _ body: String = "") throws -> String {
+        try APICommand.parse(name: name, body: Data(body.utf8)).description
+    }
+
+    @Test func everyControlIsACommandLine() throws {
+        #expect(try parse("snap") == "snap")
+        #expect(try parse("switch") == "switch")
+        #expect(try parse("zoom", #"{"factor": 2}"#) == "zoom 2.0")
+        #expect(try parse("focus", #"{"x": 0.25, "y": 0.5}"#) == "focus 0.25 0.5")
+        #expect(try parse("exposure", #"{"x": 0.1, "y": 0.9}"#) == "exposure 0.1 0.9")
+        #expect(try parse("exposure", #"{"ev": -1}"#) == "exposure ev=-1.0")
+        #expect(try parse("torch", #"{"on": true}"#) == "torch on")
+        #expect(try parse("mirror", #"{"on": false}"#) == "mirror off")
+        #expect(try parse("wb", #"{"mode": "auto"}"#) == "wb auto")
+        #expect(try parse("wb", #"{"kelvin": 5000}"#) == "wb 5000")
+        #expect(try parse("saturation", #"{"value": 0.5}"#) == "saturation 0.5")
+        #expect(try parse("filter", #"{"chain": "sepia | vignette"}"#) == "filter sepia | vignette")
+        #expect(try parse("filter", #"{"chain": ""}"#) == "filter none")
+        #expect(try parse("record", #"{"action": "start"}"#) == "record start")
+        #expect(try parse("record/stop") == "record stop")
+        #expect(try parse("stats") == "stats --json")
+        #expect(try parse("command", #"{"line": "zoom 3"}"#) == "zoom 3.0")
+    }
+
+    @Test(arguments: [
+        ("zoom", #"{"factor": "#, "malformed JSON"), ("zoom", "[1]", "must be an object"), ("zoom", #"{"factor": "x"}"#, "must be a number"),
+        ("focus", #"{"x": 2, "y": 0}"#, "usage: focus"), ("torch", #"{"on": 1}"#, "true or false"),
+        ("command", #"{"line": "quit"}"#, "host's own console"), ("command", #"{"line": "snap /etc"}"#, "takes no directory"),
+        ("command", #"{"line": "wait 10"}"#, "host's own console"),
+    ])
+    func badRequestsSayWhy(name: String, body: String, reason: String) {
+        do {
+            _ = try APICommand.parse(name: name, body: Data(body.utf8))
+            Issue.record("\(name) \(body) was accepted")
+        } catch let error as APIError {
+            #expect(error.status == 400)
+            #expect(error.description.contains(reason), "\(error)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    @Test func unknownCommandsAreNotFound() {
+        #expect(throws: APIError.self) { try APICommand.parse(name: "../../etc", body: Data()) }
+    }
+
+    @Test func theCatalogHasEveryFilterWithRanges() throws {
+        let catalog = FilterCatalogJSON.all
+        let names = catalog.compactMap { $0["name"] as? String }
+        #expect(names.contains("mono") && names.contains("sepia") && names.contains("vignette"))
+        let sepia = try #require(catalog.first { $0["name"] as? String == "sepia" })
+        let intensity = try #require((sepia["parameters"] as? [[String: Any]])?.first { $0["key"] as? String == "intensity" })
+        #expect(intensity["min"] as? Double == 0)
+        #expect(intensity["kind"] as? String == "number")
+        #expect(try JSONSerialization.data(withJSONObject: ["filters": catalog]).count > 100)
+    }
+}
