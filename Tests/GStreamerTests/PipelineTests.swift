@@ -92,12 +92,13 @@ struct PipelineTests {
     }
 
     @Test func stateChangeFailureNamesTheElement() throws {
-        let pipeline = try Pipeline.parse("filesrc location=/nonexistent/file ! fakesink")
+        // Named: default names count per process (`filesrc0`, `filesrc1`…), and other tests make filesrcs too.
+        let pipeline = try Pipeline.parse("filesrc name=missing location=/nonexistent/file ! fakesink")
         #expect {
             try pipeline.setState(.playing)
         } throws: { error in
             guard case let GStreamerError.stateChangeFailed(element, state, message)? = error as? GStreamerError else { return false }
-            return element == "filesrc0" && state == .playing && message.contains("nonexistent")
+            return element == "missing" && state == .playing && message.contains("nonexistent")
         }
     }
 
