@@ -69,6 +69,8 @@ function connect() {
         if (peer) peer.addIceCandidate({ candidate: message.candidate, sdpMLineIndex: message.sdpMLineIndex }).catch(() => {});
         break;
       case 'error':
+        // No camera playing: the status banner says why there is no picture; MJPEG would fail the same way.
+        if (/not running/.test(message.error)) break;
         if (app.mode !== 'mjpeg' && /WebRTC|offer/.test(message.error)) fallBack(message.error);
         else notice(message.error);
         break;
@@ -157,6 +159,9 @@ video.addEventListener('playing', () => {
   app.mode = 'webrtc';
   clearTimeout(fallbackTimer);
 });
+
+// A stream that cannot be read (the camera stopped) shows nothing rather than a broken image.
+mjpeg.addEventListener('error', () => { mjpeg.hidden = true; });
 
 function fallBack(reason) {
   if (app.mode === 'mjpeg') return;
