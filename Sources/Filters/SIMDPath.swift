@@ -24,7 +24,9 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         #if arch(x86_64) && os(Linux)
         guard let flags = cpuFlagsLine() else { return [.sse2] }
         let set = Set(flags.split(separator: " ").map(String.init))
-        return set.isSuperset(of: ["avx", "avx2", "fma", "f16c", "bmi2", "movbe"]) ? [.sse2, .avx2] : [.sse2]
+        // What -target-cpu haswell lets LLVM use (lzcnt is reported as "abm").
+        let haswell: Set<String> = ["avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "movbe", "popcnt", "abm"]
+        return set.isSuperset(of: haswell) ? [.sse2, .avx2] : [.sse2]
         #else
         return [.sse2]
         #endif
