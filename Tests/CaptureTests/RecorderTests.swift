@@ -31,7 +31,7 @@ struct RecorderTests {
         }
         // Until 20 frames wait for the encoder (4 s of work, twice the window below), polled per camera frame.
         var queued = 0
-        while queued < 20, recorder.framesIn.value < 600 {
+        while queued < 20, recorder.framesIn < 600 {
             usleep(33_000)
             queued = recorder.framesOut.value - recorder.framesEncoded.value
         }
