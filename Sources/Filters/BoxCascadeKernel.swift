@@ -1,3 +1,7 @@
+#if canImport(_Builtin_intrinsics.intel)
+import _Builtin_intrinsics.intel
+#endif
+
 /// Gaussian blur whose cost does not grow with σ: a cascade of extended box filters with running sums.
 ///
 /// Each pass is an "extended box" (Gwosdek, Grewenig, Bruhn, Weickert 2011): a box of radius r plus
@@ -252,7 +256,37 @@ enum BoxCascadeKernel {
     @inline(__always)
     private static func load1(_ rows: [UnsafePointer<UInt8>], width: Int, into a: UnsafeMutablePointer<Lanes>) {
         let (r0, r1, r2, r3, r4, r5, r6, r7) = (rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], rows[7])
-        for x in 0..<width {
+        var start = 0
+        #if canImport(_Builtin_intrinsics.intel)
+        // An 8×8 byte transpose in SSE2 unpacks: eight columns of eight rows per step (the lane loop
+        // below gathers one byte at a time).
+        let zero = _mm_setzero_si128()
+        @inline(__always) func row(_ p: UnsafePointer<UInt8>, _ x: Int) -> __m128i {
+            _mm_loadl_epi64(UnsafeRawPointer(p + x).assumingMemoryBound(to: __m128i.self))
+        }
+        @inline(__always) func column(_ c: __m128i, _ at: UnsafeMutablePointer<Lanes>) {
+            let raw = UnsafeMutableRawPointer(at)
+            raw.storeBytes(of: _mm_cvtepi32_ps(_mm_unpacklo_epi16(c, zero)), as: SIMD4<Float>.self)
+            raw.storeBytes(of: _mm_cvtepi32_ps(_mm_unpackhi_epi16(c, zero)), toByteOffset: 16, as: SIMD4<Float>.self)
+        }
+        while start + 8 <= width {
+            let x = start
+            let t0 = _mm_unpacklo_epi8(row(r0, x), row(r1, x)), t1 = _mm_unpacklo_epi8(row(r2, x), row(r3, x))
+            let t2 = _mm_unpacklo_epi8(row(r4, x), row(r5, x)), t3 = _mm_unpacklo_epi8(row(r6, x), row(r7, x))
+            let u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1)
+            let u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3)
+            @inline(__always) func pair(_ v: __m128i, _ j: Int) {
+                column(_mm_unpacklo_epi8(v, zero), a + x + 2 * j)
+                column(_mm_unpackhi_epi8(v, zero), a + x + 2 * j + 1)
+            }
+            pair(_mm_unpacklo_epi32(u0, u2), 0)
+            pair(_mm_unpackhi_epi32(u0, u2), 1)
+            pair(_mm_unpacklo_epi32(u1, u3), 2)
+            pair(_mm_unpackhi_epi32(u1, u3), 3)
+            start += 8
+        }
+        #endif
+        for x in start..<width {
             var b = SIMD8<UInt32>()
             b[0] = UInt32(r0[x]); b[1] = UInt32(r1[x]); b[2] = UInt32(r2[x]); b[3] = UInt32(r3[x])
             b[4] = UInt32(r4[x]); b[5] = UInt32(r5[x]); b[6] = UInt32(r6[x]); b[7] = UInt32(r7[x])
