@@ -259,7 +259,10 @@ public struct GraphDescription: Sendable, Equatable {
         }
         try bin.add(elements)
         var downstream = [Set<Int>](repeating: [], count: nodes.count)
-        for link in links {
+        // In the order the printed line makes them: which request pad an unnamed link gets (`queue ! selector.`
+        // takes `sink_0`) depends on the links before it, and `show`'s line must make the same graph (found by
+        // fuzzing: a named `selector.sink_0` after such a link printed a line the parser refused).
+        for link in layout().order.map({ links[$0] }) {
             // gst_parse_launch refuses these; an element whose pads appear later would otherwise wait forever.
             guard link.source != link.sink else {
                 let name = elements[link.source.index].name

@@ -59,7 +59,8 @@ extension GraphDescription {
     /// How the graph prints: elements in order; an element with a single link in, from an element with a
     /// single link out, follows it on the same line (`a ! b`); a shared element (a tee, an input-selector)
     /// is reached by name (`split. ! queue`, `queue ! selector.sink_0`); any other link is `a.pad ! b.pad`.
-    func layout() -> (lines: [[Word]], referenced: Set<Int>) {
+    /// `order` is the links as they appear in the text, the order the launch parser makes them in.
+    func layout() -> (lines: [[Word]], referenced: Set<Int>, order: [Int]) {
         var incoming = Array(repeating: [Int](), count: nodes.count)
         var outgoing = Array(repeating: [Int](), count: nodes.count)
         for (number, link) in links.enumerated() {
@@ -79,6 +80,7 @@ extension GraphDescription {
 
         var printed = Set<Int>(), used = Set<Int>(), referenced = Set<Int>()
         var lines: [[Word]] = []
+        var order: [Int] = []
         func reference(_ index: Int, _ pad: String?) -> Word {
             referenced.insert(index)
             return .reference(index, pad: pad)
@@ -89,6 +91,7 @@ extension GraphDescription {
                 let link = links[incoming[head][0]]
                 line += [reference(link.source.index, link.sourcePad), .link]
                 used.insert(incoming[head][0])
+                order.append(incoming[head][0])
             }
             var current = head
             line.append(.element(current))
@@ -98,12 +101,14 @@ extension GraphDescription {
                 line += [.link, .element(current)]
                 printed.insert(current)
                 used.insert(number)
+                order.append(number)
             }
             // A single link on into an element reached by name ends the chain: `… ! selector.sink_0`.
             if outgoing[current].count == 1, !used.contains(outgoing[current][0]), links[outgoing[current][0]].sourcePad == nil {
                 let link = links[outgoing[current][0]]
                 line += [.link, reference(link.sink.index, link.sinkPad)]
                 used.insert(outgoing[current][0])
+                order.append(outgoing[current][0])
             }
             lines.append(line)
         }
@@ -117,8 +122,9 @@ extension GraphDescription {
         }
         for (number, link) in links.enumerated() where !used.contains(number) {
             lines.append([reference(link.source.index, link.sourcePad), .link, reference(link.sink.index, link.sinkPad)])
+            order.append(number)
         }
-        return (lines, referenced)
+        return (lines, referenced, order)
     }
 }
 
