@@ -15,14 +15,16 @@ unit() {
 publish() {
   # RTSP servers, pushes and their stand-ins open sockets: in a network namespace with only loopback up, so no
   # packet can leave this machine whatever address a component picks (root, or a user namespace, needed).
+  # One suite at a time: each runs a host, encoders and reader processes, and side by side on two cores a reader
+  # could miss its 60 s safety net (seen once in CI: an RTSP reader next to the latency suite decoded nothing).
   step "publishing (RTSP serve, RTSP/SRT push, stand-ins) inside unshare --net, loopback only"
   if unshare --net true 2>/dev/null; then
-    unshare --net sh -c 'ip link set lo up && swift test --skip-build --filter PublishTests'
+    unshare --net sh -c 'ip link set lo up && swift test --skip-build --no-parallel --filter PublishTests'
   elif unshare --user --map-root-user --net true 2>/dev/null; then
-    unshare --user --map-root-user --net sh -c 'ip link set lo up && swift test --skip-build --filter PublishTests'
+    unshare --user --map-root-user --net sh -c 'ip link set lo up && swift test --skip-build --no-parallel --filter PublishTests'
   else
     echo "note: no network namespace available here; every server and client in these tests uses 127.0.0.1"
-    swift test --skip-build --filter PublishTests
+    swift test --skip-build --no-parallel --filter PublishTests
   fi
 }
 
