@@ -2,7 +2,7 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-public import GStreamer
+import GStreamer
 import Synchronization
 
 /// What a live consumer asks for: video for WebRTC and RTSP, or JPEG frames for MJPEG viewers.
