@@ -1,5 +1,5 @@
 import CGStreamer
-public import Capture
+import Capture
 import CGstRTSPServer
 import Dispatch
 import Foundation
