@@ -46,17 +46,22 @@ public enum LiveCodec: String, Sendable {
 
 /// One live subscriber's handle. Cancel it when the viewer leaves; the last cancel stops the encoder.
 public final class LiveSubscription: Sendable {
+    /// The callback (released at cancel, so a callback that refers to its own subscription makes no cycle)
+    /// and whether a key frame has been delivered yet; held while the callback runs.
+    private struct Delivery {
+        var handler: (@Sendable (Sample) -> Void)?
+        var sawKeyFrame = false
+    }
+
     private let active = Atomic(true)
-    /// Held while the callback runs; the value says whether a key frame has been delivered yet.
-    private let delivery = Locked(false)
+    private let delivery: Locked<Delivery>
     /// The thread inside the callback now (`pthread_self`), 0 when none.
     private let deliveringThread = Atomic<UInt>(0)
-    private let handler: @Sendable (Sample) -> Void
     private let count = BufferCounter()
     private let onCancel: @Sendable (LiveSubscription) -> Void
 
     init(handler: @escaping @Sendable (Sample) -> Void, onCancel: @escaping @Sendable (LiveSubscription) -> Void) {
-        self.handler = handler
+        delivery = Locked(Delivery(handler: handler))
         self.onCancel = onCancel
     }
 
@@ -64,28 +69,29 @@ public final class LiveSubscription: Sendable {
     public var delivered: Int { count.value }
 
     /// Stops the deliveries: none runs after this returns (a delivery under way on another thread is waited
-    /// for; it is one push into the subscriber's own queue). Idempotent; safe from any thread, the
-    /// subscriber's own callback included.
+    /// for; it is one push into the subscriber's own queue), and the callback is released. Idempotent; safe
+    /// from any thread, the subscriber's own callback included.
     public func cancel() {
         guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
         if deliveringThread.load(ordering: .acquiring) != UInt(pthread_self()) {
-            delivery.withLock { _ in }
-        }
+            delivery.withLock { $0.handler = nil }
+        }   // else: inside the callback, which releases it when it returns
         onCancel(self)
     }
 
     /// Hands `sample` on, from the first key frame; on the encoder's streaming thread.
     func deliver(_ sample: Sample, isKeyFrame: Bool) {
-        delivery.withLock { sawKeyFrame in
-            guard active.load(ordering: .acquiring) else { return }
-            if !sawKeyFrame {
+        delivery.withLock { state in
+            guard active.load(ordering: .acquiring), let handler = state.handler else { return }
+            if !state.sawKeyFrame {
                 guard isKeyFrame else { return }
-                sawKeyFrame = true
+                state.sawKeyFrame = true
             }
             deliveringThread.store(UInt(pthread_self()), ordering: .releasing)
             handler(sample)
             deliveringThread.store(0, ordering: .releasing)
             count.record()
+            if !active.load(ordering: .acquiring) { state.handler = nil }   // cancelled from inside the callback
         }
     }
 }
