@@ -140,7 +140,8 @@ final class LiveEncoder: @unchecked Sendable {
     /// Subscribers now.
     var subscriberCount: Int { subscribers.withLock { $0.count } }
 
-    /// Why the encoder last failed, if it did (the next subscriber restarts it).
+    /// Why the encoder last failed, if it did. A failed encoder stays down until every subscriber has left; the
+    /// next subscriber then starts a new one.
     var failureReason: String? { failure.withLock { $0 } }
 
     /// Adds a subscriber, starting the encoder for the first.
@@ -215,7 +216,7 @@ final class LiveEncoder: @unchecked Sendable {
         }
         let failure = failure
         let watch = pipeline.bus.watch { message in
-            // On the watch's thread; a failed encoder is reported and restarted by the next subscriber.
+            // On the watch's thread: reported in `liveStats` (see `failureReason`).
             if case let .error(source, text, _) = message {
                 failure.withLock { $0 = "\(source): \(text)" }
             }

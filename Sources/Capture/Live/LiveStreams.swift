@@ -9,7 +9,7 @@ public struct LiveStats: Sendable, Equatable {
     /// Frames fed to the encoder and frames it produced, over the session.
     public let framesIn: Int
     public let framesEncoded: Int
-    /// The encoder's last error, if it failed (the next subscriber restarts it).
+    /// The encoder's last error, if it failed (it starts again once every subscriber has left and one comes).
     public let failure: String?
 }
 
