@@ -1,4 +1,5 @@
 import Glibc
+import Filters
 
 /// A frame size the bench runs at.
 public struct BenchmarkSize: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -106,19 +107,8 @@ public struct BenchmarkMachine: Sendable, Equatable, Codable {
 
     /// The first "model name" line of /proc/cpuinfo.
     public static var cpuModel: String {
-        guard let file = fopen("/proc/cpuinfo", "r") else { return "unknown" }
-        defer { fclose(file) }
-        var line: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(line) }
-        while getline(&line, &capacity, file) > 0 {
-            guard let line else { break }
-            let text = String(cString: line)
-            if text.hasPrefix("model name"), let colon = text.firstIndex(of: ":") {
-                return text[text.index(after: colon)...].trimmingSpaces
-            }
-        }
-        return "unknown"
+        guard let text = SIMDPath.cpuInfoLine(startingWith: "model name"), let colon = text.firstIndex(of: ":") else { return "unknown" }
+        return text[text.index(after: colon)...].trimmingSpaces
     }
 }
 

@@ -22,7 +22,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// The paths this machine can run.
     public static let available: [SIMDPath] = {
         #if arch(x86_64) && os(Linux)
-        guard let flags = cpuFlagsLine() else { return [.sse2] }
+        guard let flags = cpuInfoLine(startingWith: "flags") else { return [.sse2] }
         let set = Set(flags.split(separator: " ").map(String.init))
         // What -target-cpu haswell lets LLVM use (lzcnt is reported as "abm").
         let haswell: Set<String> = ["avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "movbe", "popcnt", "abm"]
@@ -33,8 +33,9 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     }()
 
     #if os(Linux)
-    /// The first "flags" line of /proc/cpuinfo (Filters does not import Foundation).
-    private static func cpuFlagsLine() -> Substring? {
+    /// The first line of /proc/cpuinfo that starts with `prefix`, without its line break (Filters does not
+    /// import Foundation; the benchmark reads the CPU's model name with it too).
+    public static func cpuInfoLine(startingWith prefix: String) -> String? {
         guard let file = fopen("/proc/cpuinfo", "r") else { return nil }
         defer { fclose(file) }
         var line: UnsafeMutablePointer<CChar>?
@@ -43,7 +44,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         while getline(&line, &capacity, file) > 0 {
             guard let line else { break }
             let text = String(cString: line)
-            if text.hasPrefix("flags") { return Substring(text.filter { $0 != "\n" }) }
+            if text.hasPrefix(prefix) { return text.filter { $0 != "\n" } }
         }
         return nil
     }
