@@ -106,9 +106,10 @@ enum RunCommand {
             Output.line("camera screen \(server.url)")
         }
         if let startFailure {
-            // The page stays up and shows the reason (the `unconfigured` banner) until Ctrl-C.
+            // The page stays up and shows the reason (the `unconfigured`, `unauthorized` or `failed` banner) until
+            // Ctrl-C: a session that failed while starting has already ended, so wait for the stop request itself.
             printError("\(startFailure); the camera screen shows it until Ctrl-C")
-            session.waitUntilDone()
+            session.waitForStopRequest()
             webServer.withLock { $0 }?.stop()
             return ExitCode.for(startFailure)
         }

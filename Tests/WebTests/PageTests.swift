@@ -306,25 +306,69 @@ struct PageTests {
         await browser.quit()
     }
 
-    @Test func aMissingCameraShowsTheUnconfiguredBanner() async throws {
-        let device = "/dev/video-swiftcam-missing"
-        let host = try WebHost(config: "missing-camera", json: """
-            { "sources": [{ "kind": "v4l2", "device": "\(device)" }], "caps": { "width": 640, "height": 480 } }
-            """, arguments: ["--no-control"])
-        defer { host.stop() }
+    /// Opens the page of `host` (whose camera cannot play) and waits for the banner of `status`; saves a screenshot
+    /// of it as STATUS.png. Returns the banner's class and text.
+    static func banner(_ status: String, of host: WebHost) async throws -> (className: String, text: String) {
         let browser = try await Browser()
+        defer { Task { await browser.quit() } }
         try await browser.open(host.base)
         let banner = try await browser.wait("""
             const banner = document.getElementById('banner');
-            const check = () => { if (!banner.hidden && banner.textContent.includes('unconfigured')) done([banner.className, banner.textContent]); else requestAnimationFrame(check); };
+            const check = () => { if (!banner.hidden && banner.className === arguments[0]) done([banner.className, banner.textContent]); else requestAnimationFrame(check); };
             check();
-            """)
+            """, [status])
+        try Self.save(try await browser.screenshot(), as: "\(status).png")
         let values = banner as? [Any] ?? []
-        #expect(values.first as? String == "unconfigured")
-        #expect((values.last as? String)?.contains(device) == true, "\(values)")
+        return (values.first as? String ?? "", values.last as? String ?? "")
+    }
+
+    /// A config whose one camera is the V4L2 node `device`.
+    static func camera(_ device: String) -> String {
+        """
+        { "sources": [{ "kind": "v4l2", "device": "\(device)" }], "caps": { "width": 640, "height": 480 } }
+        """
+    }
+
+    @Test func aMissingCameraShowsTheUnconfiguredBanner() async throws {
+        let device = "/dev/video-swiftcam-missing"
+        let host = try WebHost(config: "missing-camera", json: Self.camera(device), arguments: ["--no-control"])
+        defer { host.stop() }
+        let banner = try await Self.banner("unconfigured", of: host)
+        #expect(banner.text.contains("unconfigured") && banner.text.contains(device), "\(banner)")
         #expect(host.errorText.contains("unconfigured"))
-        try Self.save(try await browser.screenshot(), as: "unconfigured.png")
-        await browser.quit()
+    }
+
+    /// A camera node the user may not open (root's, mode 0600, the host run as nobody): `unauthorized`, with the
+    /// fix the CLI gives (join the video group).
+    @Test(.enabled(if: getuid() == 0, "runs the host as nobody: needs root")) func aForbiddenCameraShowsTheUnauthorizedBanner() async throws {
+        let node = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-forbidden-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: node.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw WebTestError("cannot create \(node.path)")
+        }
+        defer { try? FileManager.default.removeItem(at: node) }
+        let host = try WebHost(config: "forbidden-camera", json: Self.camera(node.path), arguments: ["--no-control"], unprivileged: true)
+        defer { host.stop() }
+        let banner = try await Self.banner("unauthorized", of: host)
+        #expect(banner.text.contains("unauthorized") && banner.text.contains(node.path) && banner.text.contains("usermod -aG video"), "\(banner)")
+        #expect(host.errorText.contains("status unauthorized"))
+        // The message is the CLI's, word for word (less the status prefix the banner shows as its title).
+        let message = host.errorText.components(separatedBy: "status unauthorized: ").last?.components(separatedBy: "; the camera screen").first ?? "?"
+        #expect(banner.text.contains(message), "\(banner.text) vs \(message)")
+    }
+
+    /// A node that opens but is no camera (a plain file): v4l2src fails when the graph starts, and the page says
+    /// `failed` with GStreamer's reason, as the CLI does.
+    @Test func aCameraThatFailsShowsTheFailedBanner() async throws {
+        let node = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-not-a-camera-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: node.path, contents: nil) else { throw WebTestError("cannot create \(node.path)") }
+        defer { try? FileManager.default.removeItem(at: node) }
+        let host = try WebHost(config: "failing-camera", json: Self.camera(node.path), arguments: ["--no-control"])
+        defer { host.stop() }
+        let banner = try await Self.banner("failed", of: host)
+        #expect(banner.text.contains("failed") && banner.text.contains(node.path), "\(banner)")
+        #expect(host.errorText.contains("status failed"))
+        let message = host.errorText.components(separatedBy: "status failed: ").last?.components(separatedBy: "; the camera screen").first ?? "?"
+        #expect(banner.text.contains(message), "\(banner.text) vs \(message)")
     }
 }
 

@@ -38,10 +38,14 @@ final class WebHost: @unchecked Sendable {
 
     /// Starts `swiftcam run CONFIG --http 127.0.0.1:0 ARGS`; `config` is a name in pipelines/ or a JSON text
     /// written to the scratch folder as NAME.json. Waits for the "camera screen" line (or the process's end).
-    init(config: String, name: String? = nil, json: String? = nil, arguments: [String] = [], expectServing: Bool = true) throws {
+    /// `unprivileged` runs it as nobody without groups (`setpriv`; needs root), in a scratch folder anyone may write.
+    init(config: String, name: String? = nil, json: String? = nil, arguments: [String] = [], expectServing: Bool = true,
+         unprivileged: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-web-\(UUID().uuidString)")
         runtime = directory.appendingPathComponent("run")
-        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        let open = unprivileged ? [FileAttributeKey.posixPermissions: 0o777] : nil
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: open)
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: open)
         var target = config
         if let json {
             let file = directory.appendingPathComponent("\(config).json")
@@ -49,8 +53,10 @@ final class WebHost: @unchecked Sendable {
             target = file.path
         }
         self.name = name ?? config
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["run", target, "--quiet"] + (arguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]) + arguments
+        let command = [Self.binary, "run", target, "--quiet"] + (arguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]) + arguments
+        let launcher = unprivileged ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + command : command
+        process.executableURL = URL(fileURLWithPath: launcher[0])
+        process.arguments = Array(launcher.dropFirst())
         process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path

@@ -249,6 +249,12 @@ public final class CaptureSession: Sendable {
         state.withLock { $0.stopRequested = true }
     }
 
+    /// Blocks until `requestStop` is called (Ctrl-C, SIGTERM, `quit`), whatever the stream did meanwhile: a host
+    /// whose camera failed at start keeps its camera screen up, showing why, until then.
+    public func waitForStopRequest() {
+        _ = state.wait(until: .infinity) { state -> Bool? in state.stopRequested ? true : nil }
+    }
+
     /// Blocks until the stream ends or fails, `frames` frames have left the filter, `duration` seconds have
     /// passed, or `requestStop` is called.
     public func waitUntilDone(frames: Int? = nil, duration: Double? = nil) {
