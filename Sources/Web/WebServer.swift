@@ -90,6 +90,7 @@ public final class WebServer: @unchecked Sendable {
         }, me, nil)
         soup_server_add_handler(server, nil, { _, message, path, _, data in
             guard let message, let data else { return }
+            // Still percent-encoded (the server's "raw-paths"): `route` decodes.
             let path = path.map { String(cString: $0) } ?? "/"
             Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().route(message, path: path)
         }, me, nil)
@@ -146,7 +147,11 @@ public final class WebServer: @unchecked Sendable {
     }
 
     /// The handler for every path but the WebSocket.
-    private func route(_ message: OpaquePointer, path: String) {
+    /// `encodedPath` is the request's path as sent, less the dot segments libsoup (GLib) removes (RFC 3986): a capture's
+    /// name is decoded by `serveCapture` alone, so an encoded "/" or ".." in it never becomes a path separator.
+    private func route(_ message: OpaquePointer, path encodedPath: String) {
+        let capturePrefix = "/captures/"
+        let path = encodedPath.hasPrefix(capturePrefix) ? capturePrefix : (encodedPath.removingPercentEncoding ?? "")
         let request = Request(message)
         let method = request.method
         let body = request.body
@@ -188,8 +193,8 @@ public final class WebServer: @unchecked Sendable {
                 return
             }
             run(command, message)
-        case ("GET", _) where path.hasPrefix("/captures/"):
-            serveCapture(named: String(path.dropFirst("/captures/".count)), message)
+        case ("GET", capturePrefix):
+            serveCapture(named: String(encodedPath.dropFirst(capturePrefix.count)), message)
         case (_, _) where path.hasPrefix("/api/"):
             respond(message, status: 405, json: ["ok": false, "error": "\(method) is not allowed on \(path); commands are POST, listings GET"])
         default:

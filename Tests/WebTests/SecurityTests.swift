@@ -44,17 +44,25 @@ import Testing
         // Secrets beside the captures folder, as a traversal would look for them.
         try "secret".write(to: host.directory.appendingPathComponent("secret.png"), atomically: true, encoding: .utf8)
         for path in ["/captures/../secret.png", "/captures/..%2fsecret.png", "/captures/%2e%2e%2fsecret.png", "/captures/%2e%2e/secret.png",
-                     "/captures/..", "/captures/%2e%2e", "/captures//etc/passwd", "/captures/%2fetc%2fpasswd", "/captures/captures%2f\(still)",
-                     "/captures/secret.png", "/captures/"] {
+                     "/captures/%2E%2E%2Fsecret.png", "/captures/.%2e/secret.png", "/captures/..%5csecret.png", "/captures/%252e%252e%252fsecret.png",
+                     "/captures/..", "/captures/%2e%2e", "/captures//etc/passwd", "/captures/%2fetc%2fpasswd", "/captures/\(host.directory.path)/secret.png",
+                     "/captures/%2f\(host.directory.path.dropFirst())%2fsecret.png", "/captures/captures%2f\(still)", "/captures/secret.png", "/captures/",
+                     "/../secret.png", "/%2e%2e/secret.png"] {
             let answer = try rawHTTP(port: host.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-            // libsoup removes dot segments first (RFC 3986): `/captures/..` is the page itself, and a path whose dots
-            // climb above the root is its own 400. Whatever is left that is not a gallery name is our 404.
-            let dots = path.contains("..") || path.lowercased().contains("%2e%2e")
+            // GLib removes plain dot segments while parsing the request (RFC 3986), before any handler: `/captures/..`
+            // arrives as `/`, the page itself. Every other form reaches the router and is not a gallery name: 404.
             let normalizedToRoot = answer.status == 200 && answer.body.contains("<video id=\"preview\"")
-            #expect(answer.status == 404 || (dots && (answer.status == 400 || normalizedToRoot)), "\(path): \(answer.status)")
+            let dotsOnly = path == "/captures/.." || path == "/captures/%2e%2e"
+            #expect(answer.status == 404 || (dotsOnly && normalizedToRoot), "\(path): \(answer.status)")
             #expect(!answer.body.contains("secret") && !answer.body.contains("root:"), "\(path)")
+            #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200, "after \(path)")
         }
-        #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
+        // A name that needs percent-encoding still reaches its capture.
+        let spaced = "a still #2.png"
+        try FileManager.default.copyItem(at: host.directory.appendingPathComponent("captures/\(still)"),
+                                         to: host.directory.appendingPathComponent("captures/\(spaced)"))
+        let encoded = spaced.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? spaced
+        #expect(try rawHTTP(port: host.port, "GET /captures/\(encoded) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").status == 200)
     }
 
     @Test func oversizedAndMalformedBodiesAreRefusedWithAReason() async throws {
