@@ -30,6 +30,7 @@ public final class WebServer: @unchecked Sendable {
     private let assets: URL?
     /// Loop thread only.
     private var server: UnsafeMutablePointer<SoupServer>?
+    private var gate: RequestGate?
     private let boundPort = Locked(0)
 
     struct Sockets {
@@ -70,6 +71,8 @@ public final class WebServer: @unchecked Sendable {
                 return Array(sockets.open.values)
             }
             for client in open { client.close() }
+            gate?.close()
+            gate = nil
             if let server {
                 soup_server_disconnect(server)
                 g_object_unref(server)
@@ -103,31 +106,29 @@ public final class WebServer: @unchecked Sendable {
             guard let message, let data else { return }
             Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().screen(message)
         }, me, nil)
-        var error: UnsafeMutablePointer<GError>?
         guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)) else {
             throw WebServerError.cannotListen(address: options.host, reason: "not a numeric IP address")
         }
         defer { g_object_unref(address) }
-        guard soup_server_listen(server, address, SoupServerListenOptions(rawValue: 0), &error) != 0 else {
-            let reason = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            if let error { g_error_free(error) }
+        do {
+            gate = try RequestGate(server: server, address: address)
+        } catch let WebServerError.cannotListen(_, reason) {
             soup_server_disconnect(server)
             g_object_unref(server)
             self.server = nil
             throw WebServerError.cannotListen(address: "\(options.host):\(options.port)", reason: reason)
         }
-        var actual = options.port
-        if let uris = soup_server_get_uris(server) {
-            if let first = uris.pointee.data { actual = Int(g_uri_get_port(OpaquePointer(first))) }
-            g_slist_free_full(uris) { g_uri_unref(OpaquePointer($0)) }
-        }
-        boundPort.withLock { $0 = actual }
+        boundPort.withLock { $0 = gate?.port ?? options.port }
     }
 
     // MARK: - Requests
 
-    /// The early handler (headers read, body not yet): the token and the body size, for every path.
+    /// The early handler (headers read, body not yet): the token and the body size, for every path. Every answer but the
+    /// WebSocket's closes its connection, so each request line passes the `RequestGate`.
     private func screen(_ message: OpaquePointer) {
+        if Request(message).path != "/ws" {
+            soup_message_headers_replace(soup_server_message_get_response_headers(message), "Connection", "close")
+        }
         let headers = soup_server_message_get_request_headers(message)
         let length = soup_message_headers_get_content_length(headers)
         if length > Int64(Self.maxBody) {

@@ -182,9 +182,9 @@ enum NetworkIsolation {
 
 /// One HTTP/1.1 exchange over a plain blocking socket to 127.0.0.1, the request byte for byte as given
 /// (URLSession would normalise `..`, and on Linux it fails on some of chromedriver's replies with "Failed writing
-/// header"). Reads the answer to its Content-Length (or to the close). Returns status, headers (lower-case
-/// names) and body.
-func exchange(port: Int, _ request: Data, timeout: Int = 120) throws -> (status: Int, headers: [String: String], body: Data) {
+/// header"). Reads the answer to its Content-Length (or to the close; `untilClosed`: to the close, past the first
+/// answer). Returns status, headers (lower-case names) and body.
+func exchange(port: Int, _ request: Data, timeout: Int = 120, untilClosed: Bool = false) throws -> (status: Int, headers: [String: String], body: Data) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw WebTestError("no socket") }
     defer { close(fd) }
@@ -218,7 +218,7 @@ func exchange(port: Int, _ request: Data, timeout: Int = 120) throws -> (status:
             contentLength = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                 .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
         }
-        if let headerLength, let contentLength, response.count - headerLength >= contentLength { break }
+        if !untilClosed, let headerLength, let contentLength, response.count - headerLength >= contentLength { break }
     }
     guard let end = response.range(of: Data("\r\n\r\n".utf8)) else { throw WebTestError("no HTTP response") }
     let lines = String(decoding: response[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n")
