@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web
+.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp
 
 deps:
 	@bash scripts/deps.sh
@@ -30,7 +30,7 @@ test-tsan: deps
 
 # libFuzzer over the filter grammar, the .cube reader, the control commands, the config loader and the
 # launch-line printer (Tests/Fuzz), under AddressSanitizer + LeakSanitizer: 10^6 inputs per target
-# (FUZZ_RUNS), FUZZ_MAX_SECONDS per target as the safety net. `make test` runs each for 20 s.
+# (FUZZ_RUNS), FUZZ_MAX_SECONDS per target as the safety net. `make test` runs each for 12 s.
 fuzz: deps
 	@bash scripts/fuzz.sh full
 
@@ -64,6 +64,10 @@ bench-web: deps
 # 10 WebRTC + 20 MJPEG viewers + 5 stills/s for 60 s (LOAD_SECONDS) on the release host, a stalled viewer too.
 load-web: deps
 	@bash scripts/load-web.sh
+
+# RTSP clients one host serves at 1280x720@30 before frames drop: 10, 25, 50, … depayloading readers (LOAD_SECONDS each).
+load-rtsp: deps
+	@bash scripts/load-rtsp.sh
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins

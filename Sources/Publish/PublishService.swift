@@ -14,21 +14,13 @@ public final class PublishService: Sendable {
     public init(config: PublishConfig, name: String, stream: any LiveStream,
                 environment: [String: String]? = nil) throws(PublishError) {
         let environment = environment ?? ProcessInfo.processInfo.environment
+        try Self.check(config, name: name, environment: environment)
         if let rtsp = config.rtsp {
-            let settings = RTSPServer.Settings(
-                address: rtsp.address.flatMap(PublishAddress.parse) ?? "127.0.0.1", port: rtsp.port ?? 8554,
-                path: rtsp.path ?? "/\(name)",
-                user: rtsp.user ?? environment["SWIFTCAM_RTSP_USER"].flatMap { $0.isEmpty ? nil : $0 },
-                password: rtsp.password ?? environment["SWIFTCAM_RTSP_PASSWORD"].flatMap { $0.isEmpty ? nil : $0 })
-            server = try RTSPServer(settings: settings, stream: stream)
+            server = try RTSPServer(settings: .init(config: rtsp, name: name, environment: environment), stream: stream)
         } else {
             server = nil
         }
-        if let to = config.to {
-            guard let target = PublishTarget(to) else {
-                server?.stop()
-                throw .setup(PublishTarget.problem(with: to) ?? "\(to) is not a push URL")
-            }
+        if let to = config.to, let target = PublishTarget(to) {
             do {
                 publisher = try Publisher(target: target, stream: stream)
             } catch {
@@ -38,6 +30,43 @@ public final class PublishService: Sendable {
         } else {
             publisher = nil
         }
+    }
+
+    /// Throws what would stop `config` from being published, before anything starts: an RTSP server beyond
+    /// loopback without credentials, a push URL that cannot be pushed to. (A taken port shows only at start.)
+    public static func check(_ config: PublishConfig, name: String, environment: [String: String]? = nil) throws(PublishError) {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        if let rtsp = config.rtsp {
+            try RTSPServer.Settings(config: rtsp, name: name, environment: environment).check()
+        }
+        if let to = config.to, PublishTarget(to) == nil {
+            throw .setup(PublishTarget.problem(with: to) ?? "\(to) is not a push URL")
+        }
+    }
+
+    /// What `config` publishes, one line each, for `swiftcam show`: the URL clients read (port 0: picked at
+    /// start) and whether they authenticate, and where the stream is pushed (password hidden).
+    public static func summary(_ config: PublishConfig, name: String, environment: [String: String]? = nil) -> [String] {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        var lines: [String] = []
+        if let rtsp = config.rtsp {
+            let settings = RTSPServer.Settings(config: rtsp, name: name, environment: environment)
+            let url = RTSPServer.url(address: settings.address, port: settings.port, path: settings.path)
+                .replacingOccurrences(of: ":0/", with: ":PORT/")
+            let access = settings.authenticates ? "basic or digest authentication as \"\(settings.user ?? "")\""
+                : PublishAddress.isLoopback(settings.address) ? "no authentication (loopback only)"
+                : "refused at start: no user and password (publish.rtsp.user/password or SWIFTCAM_RTSP_USER/PASSWORD)"
+            lines.append("serve \(url) (RTP over UDP or TCP, one shared media; \(access))")
+        }
+        if let to = config.to {
+            if let target = PublishTarget(to) {
+                let how = target.scheme == .rtsp ? "RTSP RECORD with rtspclientsink" : "MPEG-TS over SRT with srtsink"
+                lines.append("push \(target.redacted) (\(how); retried with backoff up to \(Int(Publisher.maxBackoff)) s)")
+            } else {
+                lines.append("push \(to): \(PublishTarget.problem(with: to) ?? "not a push URL")")
+            }
+        }
+        return lines
     }
 
     /// Adds the server's and the push's state to the session's `stats`.

@@ -1,5 +1,7 @@
 import Capture
 import Foundation
+import Publish
+import Web
 
 /// `list`, `show`, `validate`.
 enum ConfigCommands {
@@ -30,12 +32,13 @@ enum ConfigCommands {
     static func show(_ arguments: [String]) -> Int32 {
         let options: Options
         do { options = try Options(arguments, valued: ["--set", "--dot"]) } catch { return usageFailure(error, showUsage) }
-        guard options.positional.count == 1, let name = options.positional.first else {
+        guard options.positional.count == 1, let nameOrPath = options.positional.first else {
             return usageFailure(UsageError("show takes one config name"), showUsage)
         }
+        let name = ConfigStore.sessionName(for: nameOrPath)
         let config: PipelineConfig
         do {
-            config = try ConfigStore.standard().load(name, overrides: options.values["--set"] ?? [])
+            config = try ConfigStore.standard().load(nameOrPath, overrides: options.values["--set"] ?? [])
         } catch {
             printError("\(error)")
             return ExitCode.for(error)
@@ -50,6 +53,7 @@ enum ConfigCommands {
             print("recording (its own pipeline, its appsrc fed from a leaky tee branch on 'record start'):")
             print("  " + builder.recordingLaunchDescription(location: location).replacingOccurrences(of: "\n", with: "\n  "))
         }
+        printServices(config, name: name)
         if let dot = options.value("--dot") {
             let graph: String
             do {
@@ -65,6 +69,26 @@ enum ConfigCommands {
             print("wrote \(dot)")
         }
         return ExitCode.ok
+    }
+
+    /// The camera screen and publishing a config asks for, and the one live encoder they share.
+    private static func printServices(_ config: PipelineConfig, name: String) {
+        guard config.http != nil || config.publish != nil else { return }
+        print("")
+        print("live encoder (one for every page viewer and publisher; runs while any is connected):")
+        print("  " + LiveFormat.video.launchDescription)
+        if let http = config.http {
+            if let web = try? WebOptions(parsing: http) {
+                let access = web.isLoopback ? "loopback, no token" : "beyond loopback: run needs --token TOKEN or --token generate"
+                print("camera screen: http://\(web.host.contains(":") ? "[\(web.host)]" : web.host):\(web.port)/ (\(access); run --http overrides it)")
+            } else {
+                print("camera screen: \(http) is not [ADDR:]PORT")
+            }
+        }
+        if let publish = config.publish {
+            print("publishing:")
+            for line in PublishService.summary(publish, name: name) { print("  " + line) }
+        }
     }
 
     static func validate(_ arguments: [String]) -> Int32 {

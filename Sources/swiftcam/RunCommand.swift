@@ -63,6 +63,13 @@ enum RunCommand {
         } else if options.value("--token") != nil {
             return usageFailure(UsageError("--token goes with --http"), usage)
         }
+        if let publish = config.publish {
+            // Before the camera opens: a server that would be refused is a config problem, said first.
+            do { try PublishService.check(publish, name: name) } catch {
+                printError("\(error)")
+                return ExitCode.for(error)
+            }
+        }
         let session = CaptureSession(name: name, config: config)
         let quiet = options.flags.contains("--quiet")
         let webServer = WebServerSlot()
@@ -113,7 +120,6 @@ enum RunCommand {
             webServer.withLock { $0 }?.stop()
             return ExitCode.for(startFailure)
         }
-        Output.line("running \(name): \(config.description ?? "")")
         let publishing: PublishService?
         do {
             publishing = try startPublishing(config, name: name, session: session)
@@ -123,6 +129,7 @@ enum RunCommand {
             session.stop()
             return ExitCode.for(error)
         }
+        Output.line("running \(name): \(config.description ?? "")")
 
         var server: ControlServer?
         if !options.flags.contains("--no-control") {

@@ -12,9 +12,10 @@ final class HostRun: @unchecked Sendable {
     let input = Pipe()
     let lines = Condition([String]())
 
-    init(arguments: [String], directory: URL) throws {
+    init(arguments: [String], directory: URL, environment: [String: String]? = nil) throws {
         process.executableURL = URL(fileURLWithPath: swiftcamBinary)
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.currentDirectoryURL = directory
         let output = Pipe()
         process.standardOutput = output
@@ -130,6 +131,42 @@ func discoveredSeconds(_ path: String) -> Double? {
         #expect((duration ?? 0) >= recorded - 1.5, "the recording plays \(duration ?? 0) s of the \(recorded) s recorded")
         print("host: recording \(duration ?? 0) s of \(recorded) s while the push went away and came back; \(back)")
         #expect(host.quit() == 0)
+    }
+
+    /// Beyond loopback without credentials: refused before the camera opens, in one line, exit 65, and never
+    /// "running" first. `show` says the same of the config without starting anything.
+    @Test func aServerBeyondLoopbackWithoutCredentialsIsRefusedBeforeRunning() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-publish-refused-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("open.json")
+        try #"{"sources": [{"kind": "test"}], "preview": "none", "publish": {"rtsp": {"address": "0.0.0.0", "port": 0}}}"#
+            .write(to: file, atomically: true, encoding: .utf8)
+        var environment = ProcessInfo.processInfo.environment
+        environment["SWIFTCAM_RTSP_USER"] = nil
+        environment["SWIFTCAM_RTSP_PASSWORD"] = nil
+
+        let shown = try HostRun(arguments: ["show", file.path], directory: directory, environment: environment)
+        #expect(shown.line(containing: "serve rtsp://") != nil)
+        shown.process.waitUntilExit()
+        #expect(shown.process.terminationStatus == 0)
+        let serve = shown.lines.withLock { $0 }.first { $0.contains("serve rtsp://") } ?? ""
+        #expect(serve.contains(":PORT/open") && serve.contains("refused at start"), "\(serve)")
+
+        let host = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory, environment: environment)
+        let refusal = try #require(host.line(containing: "serving RTSP on 0.0.0.0 reaches beyond this machine"))
+        #expect(refusal.contains("SWIFTCAM_RTSP_USER"))
+        host.process.waitUntilExit()
+        #expect(host.process.terminationStatus == 65)
+        let printed = host.lines.withLock { $0 }
+        #expect(!printed.contains { $0.hasPrefix("running") || $0.hasPrefix("rtsp ") }, "\(printed)")
+
+        environment["SWIFTCAM_RTSP_USER"] = "viewer"
+        environment["SWIFTCAM_RTSP_PASSWORD"] = "s3cret"
+        let allowed = try HostRun(arguments: ["show", file.path], directory: directory, environment: environment)
+        #expect(allowed.line(containing: "authentication as \"viewer\"") != nil, "\(allowed.lines.withLock { $0 })")
+        allowed.process.waitUntilExit()
+        #expect(!allowed.lines.withLock { $0 }.contains { $0.contains("s3cret") })
     }
 
     @Test func publishConfigErrorsAreOneLine() {

@@ -44,6 +44,11 @@ public enum LiveCodec: String, Sendable {
     }
 }
 
+extension LiveFormat {
+    /// The live encoder's pipeline for this format on this machine, as gst-launch text (`swiftcam show`).
+    public var launchDescription: String { LiveEncoder.graph(for: LiveCodec.choose(for: self)).launchText }
+}
+
 /// One live subscriber's handle. Cancel it when the viewer leaves; the last cancel stops the encoder.
 public final class LiveSubscription: Sendable {
     /// The callback (released at cancel, so a callback that refers to its own subscription makes no cycle)

@@ -1,6 +1,6 @@
 import CGStreamer
 import CGstRTSPServer
-import Capture
+public import Capture
 import Dispatch
 import Foundation
 import GStreamer
@@ -30,6 +30,25 @@ public final class RTSPServer: @unchecked Sendable {
             self.user = user
             self.password = password
         }
+
+        /// A config's `publish.rtsp` with its defaults: 127.0.0.1, port 8554, path `/NAME`; credentials missing
+        /// from the config come from `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` in `environment`.
+        public init(config: RTSPServeConfig, name: String, environment: [String: String]) {
+            let fromEnvironment = { (key: String) in environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+            self.init(address: config.address.flatMap(PublishAddress.parse) ?? "127.0.0.1", port: config.port ?? 8554,
+                      path: config.path ?? "/\(name)", user: config.user ?? fromEnvironment("SWIFTCAM_RTSP_USER"),
+                      password: config.password ?? fromEnvironment("SWIFTCAM_RTSP_PASSWORD"))
+        }
+
+        /// Throws when these settings cannot be served: beyond loopback without a user and password.
+        public func check() throws(PublishError) {
+            if !PublishAddress.isLoopback(address), user == nil || password == nil {
+                throw .credentialsRequired(address: address)
+            }
+        }
+
+        /// Whether clients must authenticate.
+        public var authenticates: Bool { user != nil && password != nil }
     }
 
     /// The settings it was started with.
@@ -50,9 +69,7 @@ public final class RTSPServer: @unchecked Sendable {
     /// Starts serving `stream`. Throws when the port is taken or credentials are missing beyond loopback.
     public init(settings: Settings, stream: any LiveStream) throws(PublishError) {
         GStreamer.initialize()
-        if !PublishAddress.isLoopback(settings.address), settings.user == nil || settings.password == nil {
-            throw .credentialsRequired(address: settings.address)
-        }
+        try settings.check()
         for element in ["appsrc", stream.payloader, "udpsink", "rtpbin"] where !Element.factoryExists(element) {
             throw .missing(element: element, package: "gstreamer1.0-plugins-good and gstreamer1.0-plugins-base")
         }
@@ -131,15 +148,18 @@ public final class RTSPServer: @unchecked Sendable {
     }
 
     /// The URL clients read, with this machine's name when it listens on every interface.
-    public var url: String {
-        var host = settings.address
+    public var url: String { Self.url(address: settings.address, port: port, path: settings.path) }
+
+    /// `rtsp://HOST:PORT/PATH` for an address, with this machine's name for "every interface".
+    static func url(address: String, port: Int, path: String) -> String {
+        var host = address
         if host == "0.0.0.0" || host == "::" {
             var name = [CChar](repeating: 0, count: 256)
             host = gethostname(&name, name.count) == 0 ? String(cString: name) : "HOST"
         } else if host.contains(":") {
             host = "[\(host)]"
         }
-        return "rtsp://\(host):\(port)\(settings.path)"
+        return "rtsp://\(host):\(port)\(path)"
     }
 
     /// Clients connected now.
