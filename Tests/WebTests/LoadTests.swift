@@ -14,11 +14,43 @@ struct LoadTests {
 
     /// CPU seconds (user + system) the process has used. Reads /proc/PID/stat.
     static func cpuSeconds(_ pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
+        cpuSeconds(stat: "/proc/\(pid)/stat")?.seconds ?? 0
+    }
+
+    /// The thread or process name and its CPU seconds (user + system) from a `stat` file.
+    static func cpuSeconds(stat path: String) -> (name: String, seconds: Double)? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (String(text[text.index(after: open)..<close]), (user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// CPU seconds by thread id, with the thread's name (digits folded to `#`, so `nicesrc3:src` and `nicesrc7:src`
+    /// count together). Reads /proc/PID/task/*/stat.
+    static func threadCPU(_ pid: Int32) -> [String: (name: String, seconds: Double)] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var threads: [String: (name: String, seconds: Double)] = [:]
+        for task in tasks {
+            guard let (name, seconds) = cpuSeconds(stat: "/proc/\(pid)/task/\(task)/stat") else { continue }
+            threads[task] = (name.replacing(/[0-9]+/, with: "#"), seconds)
+        }
+        return threads
+    }
+
+    /// Where the CPU went between two `threadCPU` reads, biggest first: "viewer-src:src 10x 70 ms/s", ms per second
+    /// of `elapsed` (threads born in between count from zero).
+    static func threadBreakdown(from start: [String: (name: String, seconds: Double)], to end: [String: (name: String, seconds: Double)],
+                                elapsed: Double, top: Int = 5) -> String {
+        var groups: [String: (count: Int, seconds: Double)] = [:]
+        for (task, thread) in end {
+            let spent = thread.seconds - (start[task]?.seconds ?? 0)
+            groups[thread.name, default: (0, 0)].count += 1
+            groups[thread.name, default: (0, 0)].seconds += spent
+        }
+        return groups.sorted { $0.value.seconds > $1.value.seconds }.prefix(top)
+            .map { String(format: "%@ %dx %.0f ms/s", $0.key, $0.value.count, $0.value.seconds * 1000 / elapsed) }
+            .joined(separator: ", ")
     }
 
     /// Resident memory in MB. Reads /proc/PID/status.
@@ -77,12 +109,14 @@ struct LoadTests {
 
     static func numbers(_ value: Any) -> [Int] { (value as? [Any])?.compactMap { ($0 as? NSNumber)?.intValue } ?? [] }
 
-    /// CPU the host spends per second of wall time over `seconds`, measured between two reads.
-    static func cpuRate(_ pid: Int32, over seconds: Double) -> Double {
-        let (start, cpu) = (Date(), cpuSeconds(pid))
+    /// CPU the host spends per second of wall time over `seconds`, measured between two reads, and its biggest
+    /// threads (`threadBreakdown`).
+    static func cpuRate(_ pid: Int32, over seconds: Double) -> (cores: Double, threads: String) {
+        let (start, cpu, threads) = (Date(), cpuSeconds(pid), threadCPU(pid))
         // The measurement window itself: a fixed span of host time, not a wait for an event.
         Thread.sleep(forTimeInterval: seconds)
-        return (cpuSeconds(pid) - cpu) / Date().timeIntervalSince(start)
+        let elapsed = Date().timeIntervalSince(start)
+        return ((cpuSeconds(pid) - cpu) / elapsed, threadBreakdown(from: threads, to: threadCPU(pid), elapsed: elapsed))
     }
 
     @Test func tenWebRTCAndTwentyMJPEGViewersAndFiveStillsASecond() async throws {
@@ -98,7 +132,7 @@ struct LoadTests {
 
         // One WebRTC viewer: the cost of the encoder and one peer.
         _ = try await browser.wait(Self.openViewers, [1], timeout: 60)
-        let cpuOne = Self.cpuRate(pid, over: 15)
+        let (cpuOne, threadsOne) = Self.cpuRate(pid, over: 15)
         _ = try await browser.run("window.viewers.forEach((v) => { v.pc.close(); v.ws.close(); v.video.remove(); }); window.viewers = [];")
         _ = try await browser.wait("""
             const check = () => fetch('/api/status').then((r) => r.json()).then((s) => { if (s.viewers.webrtc === 0) done(true); else requestAnimationFrame(check); });
@@ -107,14 +141,14 @@ struct LoadTests {
 
         // Ten WebRTC viewers alone: still one encoder, so about the same CPU.
         _ = try await browser.wait(Self.openViewers, [10], timeout: 120)
-        let cpuTen = Self.cpuRate(pid, over: 15)
+        let (cpuTen, threadsTen) = Self.cpuRate(pid, over: 15)
         // Then twenty MJPEG readers, one MJPEG viewer that never reads, and stills at 5 a second.
         let readers = (0..<20).map { _ in MJPEGReader(port: host.port) }
         let stalled = try StalledViewer(port: host.port)
         let warmUp = Date()
         let snaps = Snapper(port: host.port, perSecond: 5)
         for reader in readers { reader.start() }
-        let cpuAll = Self.cpuRate(pid, over: 15)   // also the warm-up before memory is watched
+        let cpuAll = Self.cpuRate(pid, over: 15).cores   // also the warm-up before memory is watched
         let rssAfterWarmUp = Self.rssMB(pid)
         var rss = [rssAfterWarmUp]
         let framesStart = try await Self.framesOut(host)
@@ -150,6 +184,8 @@ struct LoadTests {
                    (rss.max() ?? 0) - (rss.min() ?? 0)),
             String(format: "host CPU: 1 WebRTC viewer %.2f cores, 10 WebRTC viewers %.2f cores (%.2fx), + 20 MJPEG + 5 stills/s %.2f cores",
                    cpuOne, cpuTen, cpuTen / max(cpuOne, 0.001), cpuAll),
+            "host threads, 1 WebRTC viewer: " + threadsOne,
+            "host threads, 10 WebRTC viewers: " + threadsTen,
             "stalled MJPEG viewer dropped by the host: \(stalledDropped) (MJPEG viewers the host counts at the end: \(mjpegViewers))",
         ]
         print(lines.joined(separator: "\n"))
