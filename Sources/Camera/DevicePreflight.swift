@@ -1,15 +1,16 @@
 import Glibc
 
-/// Opens a camera node once before a graph is built on it, so a missing, forbidden or busy device is known
-/// as a `DeviceError` (from the errno) before GStreamer reports it as an element error.
+/// Opens a camera node once before a graph is built on it, so a missing, forbidden, busy or wrong device is
+/// known as a `DeviceError` (from the errno, or `VIDIOC_QUERYCAP`) before GStreamer reports it as an element
+/// error ("This isn't a device … (system error: Success)" for a plain file).
 public enum DevicePreflight {
-    /// nil when the device opens; otherwise why not.
+    /// nil when the device opens and captures video; otherwise why not.
     public static func check(_ path: String) -> DeviceError? {
-        let descriptor = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        if descriptor >= 0 {
-            close(descriptor)
+        do {
+            _ = try CameraDevice(path: path)
             return nil
+        } catch {
+            return error
         }
-        return DeviceError.opening(path, errno: errno)
     }
 }

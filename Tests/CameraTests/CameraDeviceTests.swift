@@ -34,6 +34,16 @@ import Testing
         }
     }
 
+    /// The session's check before a graph: what opens but is no camera says so, not only what does not open.
+    @Test func preflightNamesWhatIsNoCamera() throws {
+        let file = "/tmp/swiftcam-preflight-\(getpid())"
+        close(open(file, O_WRONLY | O_CREAT, 0o644))
+        defer { unlink(file) }
+        #expect(DevicePreflight.check(file) == .notACamera(path: file))
+        #expect(DevicePreflight.check("/dev/null") == .notACamera(path: "/dev/null"))
+        #expect(DevicePreflight.check("/dev/video99") == .deviceNotFound(path: "/dev/video99", available: CameraDevice.list().map(\.path)))
+    }
+
     @Test func aDirectoryIsNotACamera() {
         #expect(throws: DeviceError.self) { _ = try CameraDevice(path: "/tmp") }
     }

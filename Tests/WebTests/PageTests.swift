@@ -356,8 +356,8 @@ struct PageTests {
         #expect(banner.text.contains(message), "\(banner.text) vs \(message)")
     }
 
-    /// A node that opens but is no camera (a plain file): v4l2src fails when the graph starts, and the page says
-    /// `failed` with GStreamer's reason, as the CLI does.
+    /// A node that opens but is no camera (a plain file): the session's preflight finds it before the graph starts,
+    /// and the page says `failed` with the reason and what to do, as the CLI does.
     @Test func aCameraThatFailsShowsTheFailedBanner() async throws {
         let node = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-not-a-camera-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: node.path, contents: nil) else { throw WebTestError("cannot create \(node.path)") }
@@ -365,7 +365,7 @@ struct PageTests {
         let host = try WebHost(config: "failing-camera", json: Self.camera(node.path), arguments: ["--no-control"])
         defer { host.stop() }
         let banner = try await Self.banner("failed", of: host)
-        #expect(banner.text.contains("failed") && banner.text.contains(node.path), "\(banner)")
+        #expect(banner.text.contains("failed") && banner.text.contains(node.path) && banner.text.contains("is not a video capture device"), "\(banner)")
         #expect(host.errorText.contains("status failed"))
         let message = host.errorText.components(separatedBy: "status failed: ").last?.components(separatedBy: "; the camera screen").first ?? "?"
         #expect(banner.text.contains(message), "\(banner.text) vs \(message)")

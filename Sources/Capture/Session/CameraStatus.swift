@@ -27,7 +27,8 @@ public enum CameraStatus: Sendable, Equatable, CustomStringConvertible {
         case .configured: "configured"
         case let .unconfigured(reason): "unconfigured: \(reason)"
         case let .unauthorized(reason): "unauthorized: \(reason)"
-        case let .failed(element, message): "failed: \(element): \(message)"
+        // A device's own error already names it ("/dev/video0 is in use …"): said once.
+        case let .failed(element, message): message.hasPrefix(element) ? "failed: \(message)" : "failed: \(element): \(message)"
         }
     }
 }
