@@ -122,8 +122,19 @@ struct LoadTests {
     @Test func tenWebRTCAndTwentyMJPEGViewersAndFiveStillsASecond() async throws {
         // SWIFTCAM_WEB_LOAD_PATTERN picks the test pattern: the bars are almost free to encode, "snow" costs the
         // encoder what a noisy sensor does.
-        let pattern = ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD_PATTERN"] ?? "smpte"
-        let host = try WebHost(config: "load", json: LatencyTests.config.replacingOccurrences(of: "\"smpte\"", with: "\"\(pattern)\""))
+        // SWIFTCAM_WEB_LOAD_SIZE (WIDTHxHEIGHT) and SWIFTCAM_WEB_LOAD_FILTER make it a camera-sized, filtered stream.
+        let environment = ProcessInfo.processInfo.environment
+        let pattern = environment["SWIFTCAM_WEB_LOAD_PATTERN"] ?? "smpte"
+        let size = (environment["SWIFTCAM_WEB_LOAD_SIZE"] ?? "").split(separator: "x").compactMap { Int($0) }
+        let filter = environment["SWIFTCAM_WEB_LOAD_FILTER"] ?? ""
+        var config = LatencyTests.config.replacingOccurrences(of: "\"smpte\"", with: "\"\(pattern)\"")
+        if size.count == 2 {
+            config = config.replacingOccurrences(of: "\"width\": 640, \"height\": 480", with: "\"width\": \(size[0]), \"height\": \(size[1])")
+        }
+        if !filter.isEmpty {
+            config = config.replacingOccurrences(of: "\"preview\": \"none\"", with: "\"filter\": \"\(filter)\", \"preview\": \"none\"")
+        }
+        let host = try WebHost(config: "load", json: config)
         defer { host.stop() }
         let pid = host.process.processIdentifier
         let browser = try await Browser(width: 800, height: 600)
@@ -175,7 +186,7 @@ struct LoadTests {
         let webrtcShares = zip(decodedStart, decodedEnd).map { Double($1 - $0) / Double(max(cameraFrames, 1)) }
         let mjpegRates = zip(mjpegStart, mjpegEnd).map { Double($1 - $0) / elapsed }
         let lines = [
-            "pattern \(pattern)",
+            "pattern \(pattern), \(size.count == 2 ? "\(size[0])x\(size[1])" : "640x480"), filter \(filter.isEmpty ? "none" : "\"\(filter)\"")",
             String(format: "load %.0f s after %.0f s warm-up: camera %.1f fps (%d frames), %d stills taken", elapsed, windowStart.timeIntervalSince(warmUp) + 15,
                    cameraRate, cameraFrames, snaps.taken),
             "webrtc viewers, share of the camera's frames decoded: " + webrtcShares.map { String(format: "%.0f%%", $0 * 100) }.joined(separator: " "),
