@@ -6,6 +6,10 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
     case cannotListen(address: String, port: Int, reason: String)
     /// Serving beyond loopback without credentials.
     case credentialsRequired(address: String)
+    /// Credentials from the environment that cannot work: `variable` and why.
+    case badCredentials(variable: String, reason: String)
+    /// A URL given to `publish-check` that it cannot read or listen at.
+    case badURL(String)
     /// A GStreamer element or plugin the publisher needs is missing.
     case missing(element: String, package: String)
     /// The stream's codec cannot go over this protocol.
@@ -21,6 +25,10 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
             "the RTSP server cannot listen on \(address):\(port) (\(reason)); pick another port with --rtsp PORT or publish.rtsp.port"
         case let .credentialsRequired(address):
             "serving RTSP on \(address) reaches beyond this machine: set publish.rtsp.user and publish.rtsp.password, or SWIFTCAM_RTSP_USER and SWIFTCAM_RTSP_PASSWORD"
+        case let .badCredentials(variable, reason):
+            "\(variable): \(reason)"
+        case let .badURL(reason):
+            reason
         case let .missing(element, package):
             "GStreamer element '\(element)' is missing; install \(package)"
         case let .unsupported(codec, target, reason):
@@ -35,7 +43,8 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
     public var kind: FailureKind {
         switch self {
         case .cannotListen, .missing, .unreadable: .unavailable
-        case .credentialsRequired, .unsupported: .badData
+        case .credentialsRequired, .badCredentials, .unsupported: .badData
+        case .badURL: .usage
         case .setup: .software
         }
     }

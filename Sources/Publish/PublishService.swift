@@ -37,11 +37,24 @@ public final class PublishService: Sendable {
     public static func check(_ config: PublishConfig, name: String, environment: [String: String]? = nil) throws(PublishError) {
         let environment = environment ?? ProcessInfo.processInfo.environment
         if let rtsp = config.rtsp {
+            if rtsp.user == nil, rtsp.password == nil { try checkEnvironmentCredentials(environment) }
             try RTSPServer.Settings(config: rtsp, name: name, environment: environment).check()
         }
         if let to = config.to, PublishTarget(to) == nil {
             throw .setup(PublishTarget.problem(with: to) ?? "\(to) is not a push URL")
         }
+    }
+
+    /// `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` follow the config's rules: both or neither, a user name
+    /// without ':', a password that is not empty.
+    private static func checkEnvironmentCredentials(_ environment: [String: String]) throws(PublishError) {
+        let user = environment["SWIFTCAM_RTSP_USER"], password = environment["SWIFTCAM_RTSP_PASSWORD"]
+        if (user == nil) != (password == nil) {
+            throw .badCredentials(variable: user == nil ? "SWIFTCAM_RTSP_PASSWORD without SWIFTCAM_RTSP_USER" : "SWIFTCAM_RTSP_USER without SWIFTCAM_RTSP_PASSWORD",
+                                  reason: "set both, or neither")
+        }
+        if let problem = user.flatMap(RTSPCredentials.userProblem) { throw .badCredentials(variable: "SWIFTCAM_RTSP_USER", reason: problem) }
+        if let problem = password.flatMap(RTSPCredentials.passwordProblem) { throw .badCredentials(variable: "SWIFTCAM_RTSP_PASSWORD", reason: problem) }
     }
 
     /// What `config` publishes, one line each, for `swiftcam show`: the URL clients read (port 0: picked at

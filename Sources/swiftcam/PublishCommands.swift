@@ -10,7 +10,7 @@ enum PublishCommands {
         codec, size, frames per second received, frames lost and the time to the first frame; a line a second
         while it reads. --listen is the server instead: an RTSP server taking RECORD at the URL's address, port
         and path, or an SRT listener, to check what a camera pushes without a media server.
-        Exits 0 when frames arrived, 69 when none did.
+        Exits 0 when frames arrived, 69 when none did, 64 for a URL it cannot read or listen at.
         """
 
     static func check(_ arguments: [String]) -> Int32 {
@@ -26,13 +26,13 @@ enum PublishCommands {
         let listen = options.flags.contains("--listen")
         do {
             let check = try StreamCheck(url: url, listen: listen)
-            Output.line("\(listen ? "listening at" : "reading") \(url) for \(seconds) s")
+            Output.line("\(listen ? "listening at" : "reading") \(PublishTarget.redacted(url)) for \(seconds) s")
             let report = try check.run(seconds: seconds) { report in
                 Output.line("frames \(report.frames) lost \(report.lost)" + (report.firstFrame == nil ? " (waiting for the first frame)" : ""))
             }
             Output.line(report.line)
             if report.frames == 0 {
-                printError("no frames received from \(url) in \(seconds) s")
+                printError("no frames received from \(PublishTarget.redacted(url)) in \(seconds) s")
                 return ExitCode.unavailable
             }
             return ExitCode.ok
@@ -44,6 +44,15 @@ enum PublishCommands {
 }
 
 extension RunCommand {
+    /// Whether `--rtsp`'s value is `PORT` or `ADDR:PORT` (`[V6]:PORT`), a port in 0…65535 and an IP address.
+    static func validRTSPAddress(_ value: String) -> Bool {
+        let overrides = rtspOverrides(value)
+        guard let port = overrides.last.flatMap({ Int($0.split(separator: "=").last ?? "") }), (0...65535).contains(port) else { return false }
+        guard overrides.count == 2 else { return true }
+        let address = overrides[0].dropFirst("publish.rtsp.address=\"".count).dropLast()
+        return PublishAddress.parse(String(address)) != nil
+    }
+
     /// `--rtsp [ADDR:]PORT` as the config keys it stands for: `publish.rtsp.port` (and `publish.rtsp.address`).
     static func rtspOverrides(_ value: String) -> [String] {
         if let colon = value.lastIndex(of: ":") {

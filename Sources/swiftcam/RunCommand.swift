@@ -41,8 +41,11 @@ enum RunCommand {
         do {
             // --duration and --frames are the config keys of the same names, validated the same way.
             let limits = (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
-            if let value = options.value("--rtsp"), Int(value.split(separator: ":").last ?? "") == nil {
-                return usageFailure(UsageError("--rtsp takes [ADDR:]PORT, e.g. --rtsp 8554 or --rtsp 0.0.0.0:8554"), usage)
+            if let value = options.value("--rtsp"), !validRTSPAddress(value) {
+                return usageFailure(UsageError("--rtsp takes [ADDR:]PORT with PORT 0…65535 and ADDR an IP address, e.g. --rtsp 8554 or --rtsp 0.0.0.0:8554"), usage)
+            }
+            if options.value("--http")?.isEmpty == true {
+                return usageFailure(UsageError("--http takes [ADDR:]PORT, e.g. --http 8080 or --http 0.0.0.0:8080"), usage)
             }
             let rtsp = options.value("--rtsp").map(rtspOverrides) ?? []
             config = try ConfigStore.standard().load(nameOrPath, overrides: (options.values["--set"] ?? []) + limits + rtsp)
@@ -129,7 +132,7 @@ enum RunCommand {
             session.stop()
             return ExitCode.for(error)
         }
-        Output.line("running \(name): \(config.description ?? "")")
+        Output.line("running \(name)" + (config.description.map { ": \($0)" } ?? ""))
 
         var server: ControlServer?
         if !options.flags.contains("--no-control") {

@@ -161,6 +161,18 @@ func discoveredSeconds(_ path: String) -> Double? {
         let printed = host.lines.withLock { $0 }
         #expect(!printed.contains { $0.hasPrefix("running") || $0.hasPrefix("rtsp ") }, "\(printed)")
 
+        // Credentials from the environment follow the config's rules, and say which variable is wrong.
+        for (user, password, mentions) in [("a:b", "pw", "SWIFTCAM_RTSP_USER: a user name is not empty and has no ':'"),
+                                           ("viewer", "", "SWIFTCAM_RTSP_PASSWORD: an empty password protects nothing"),
+                                           ("viewer", nil, "SWIFTCAM_RTSP_USER without SWIFTCAM_RTSP_PASSWORD")] as [(String, String?, String)] {
+            environment["SWIFTCAM_RTSP_USER"] = user
+            environment["SWIFTCAM_RTSP_PASSWORD"] = password
+            let refused = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory, environment: environment)
+            #expect(refused.line(containing: mentions) != nil, "\(refused.lines.withLock { $0 })")
+            refused.process.waitUntilExit()
+            #expect(refused.process.terminationStatus == 65)
+        }
+
         environment["SWIFTCAM_RTSP_USER"] = "viewer"
         environment["SWIFTCAM_RTSP_PASSWORD"] = "s3cret"
         let allowed = try HostRun(arguments: ["show", file.path], directory: directory, environment: environment)
@@ -174,6 +186,7 @@ func discoveredSeconds(_ path: String) -> Double? {
             (#"{"publish": {}}"#, "publish: give \"rtsp\""),
             (#"{"publish": {"rtsp": {"port": 70000}}}"#, "publish.rtsp.port: 70000 is outside 0…65535"),
             (#"{"publish": {"rtsp": {"path": "cam"}}}"#, "publish.rtsp.path: \"cam\" is not a mount path"),
+            (#"{"publish": {"rtsp": {"path": "/a/../b"}}}"#, "publish.rtsp.path: \"/a/../b\" is not a mount path"),
             (#"{"publish": {"rtsp": {"address": "example.com"}}}"#, "publish.rtsp.address: \"example.com\" is not an IP address"),
             (#"{"publish": {"rtsp": {"user": "a"}}}"#, "publish.rtsp.password: give both"),
             (#"{"publish": {"to": "http://x/y"}}"#, "publish.to: \"http://\" cannot be pushed to"),

@@ -68,5 +68,9 @@ func freePort(_ type: Int32) -> Int {
         #expect(PublishTarget.problem(with: "srt://h:1?mode=listener")?.contains("caller") == true)
         #expect(PublishTarget.problem(with: "rtsp://h:8554/cam") == nil)
         #expect(PublishTarget("rtsp://u:pw@h:8554/cam")?.redacted == "rtsp://u:***@h:8554/cam")
+        // SRT secrets: MediaMTX's streamid credentials and a passphrase; a streamid without them stays whole.
+        #expect(PublishTarget("srt://h:8890?streamid=publish:cam1:camera:change-me")?.redacted == "srt://h:8890?streamid=publish:cam1:camera:***")
+        #expect(PublishTarget("srt://h:8890?streamid=x&passphrase=verysecret123")?.redacted == "srt://h:8890?streamid=x&passphrase=***")
+        #expect(PublishTarget("srt://h:8890?streamid=publish:cam")?.redacted == "srt://h:8890?streamid=publish:cam")
     }
 }

@@ -40,6 +40,15 @@ struct CLITests {
         (["frobnicate"], 64, "unknown command"),
         (["run"], 64, "one config name"),
         (["show", "switch", "--dot", "/no/such/dir/x.dot"], 73, "/no/such/dir/x.dot: No such file or directory"),
+        // Command-line values are usage errors (64), not the config's (65), whatever they stand for.
+        (["run", "demo", "--rtsp", "-1"], 64, "--rtsp takes [ADDR:]PORT"),
+        (["run", "demo", "--rtsp", "70000"], 64, "--rtsp takes [ADDR:]PORT"),
+        (["run", "demo", "--rtsp", ":8554"], 64, "--rtsp takes [ADDR:]PORT"),
+        (["run", "demo", "--rtsp", "127.0.0.1:8554:1"], 64, "--rtsp takes [ADDR:]PORT"),
+        (["run", "demo", "--http", ""], 64, "--http takes [ADDR:]PORT"),
+        (["publish-check", "foo"], 64, "is not a URL"),
+        (["publish-check", "--listen", "http://127.0.0.1:8700/cam"], 64, "--listen takes an rtsp:// or srt:// URL"),
+        (["publish-check", "--listen", "rtsp://example.com:8700/cam"], 64, "needs an IP address"),
     ] as [([String], Int32, String)])
     func exitCodes(arguments: [String], status: Int32, mentions: String) throws {
         let result = try SwiftcamRun().run(arguments, timeout: 60)

@@ -111,8 +111,9 @@ enum ConfigValidator {
             if let port = rtsp.port, !(0...65535).contains(port) { throw fail("publish.rtsp.port", "\(port) is outside 0…65535 (0: any free port)") }
             if let path = rtsp.path {
                 let allowed = path.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/-_.~".unicodeScalars.contains($0)) }
-                guard path.hasPrefix("/"), path.count > 1, allowed, !path.contains("//") else {
-                    throw fail("publish.rtsp.path", "\"\(path)\" is not a mount path such as /cam (letters, digits, - _ . ~ and /, starting with /)")
+                let dotSegment = path.split(separator: "/").contains { $0 == "." || $0 == ".." }
+                guard path.hasPrefix("/"), path.count > 1, allowed, !path.contains("//"), !dotSegment else {
+                    throw fail("publish.rtsp.path", "\"\(path)\" is not a mount path such as /cam (letters, digits, - _ . ~ and /, starting with /, no . or .. segments)")
                 }
             }
             if let address = rtsp.address, PublishAddress.parse(address) == nil {
@@ -121,10 +122,8 @@ enum ConfigValidator {
             if (rtsp.user == nil) != (rtsp.password == nil) {
                 throw fail(rtsp.user == nil ? "publish.rtsp.user" : "publish.rtsp.password", "give both \"user\" and \"password\", or neither")
             }
-            if let user = rtsp.user, user.isEmpty || user.contains(":") || user.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                throw fail("publish.rtsp.user", "a user name is not empty and has no ':' or control characters")
-            }
-            if let password = rtsp.password, password.isEmpty { throw fail("publish.rtsp.password", "an empty password protects nothing") }
+            if let problem = rtsp.user.flatMap(RTSPCredentials.userProblem) { throw fail("publish.rtsp.user", problem) }
+            if let problem = rtsp.password.flatMap(RTSPCredentials.passwordProblem) { throw fail("publish.rtsp.password", problem) }
         }
         if let to = publish.to {
             if let reason = PublishTarget.problem(with: to) { throw fail("publish.to", reason) }

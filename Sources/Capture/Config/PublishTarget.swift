@@ -24,10 +24,35 @@ public struct PublishTarget: Sendable, Equatable {
     }
 
     /// The URL with any password replaced by `***`, for messages and stats.
-    public var redacted: String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? url
+    public var redacted: String { Self.redacted(url) }
+
+    /// `url` with its secrets replaced by `***`: the password of `user:password@`, an SRT `passphrase`, and the
+    /// password of a `streamid` of the form `ACTION:PATH:USER:PASSWORD` (MediaMTX's).
+    public static func redacted(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        var changed = false
+        if components.password != nil {
+            components.password = "***"
+            changed = true
+        }
+        if let items = components.queryItems {
+            components.queryItems = items.map { item in
+                guard let value = item.value else { return item }
+                switch item.name.lowercased() {
+                case "passphrase":
+                    changed = true
+                    return URLQueryItem(name: item.name, value: "***")
+                case "streamid":
+                    let parts = value.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+                    guard parts.count == 4 else { return item }
+                    changed = true
+                    return URLQueryItem(name: item.name, value: parts[0...2].joined(separator: ":") + ":***")
+                default:
+                    return item
+                }
+            }
+        }
+        return changed ? components.string ?? url : url
     }
 
     /// Why `url` cannot be pushed to, in one sentence, or nil when it can.
@@ -55,6 +80,20 @@ public struct PublishTarget: Sendable, Equatable {
             }
         }
         return nil
+    }
+}
+
+/// The rules for an RTSP server's user and password, from the config or the environment alike.
+public enum RTSPCredentials {
+    /// Why `user` cannot be a user name, or nil.
+    public static func userProblem(_ user: String) -> String? {
+        let control = user.unicodeScalars.contains { $0.properties.generalCategory == .control }
+        return user.isEmpty || user.contains(":") || control ? "a user name is not empty and has no ':' or control characters" : nil
+    }
+
+    /// Why `password` cannot be a password, or nil.
+    public static func passwordProblem(_ password: String) -> String? {
+        password.isEmpty ? "an empty password protects nothing" : nil
     }
 }
 

@@ -28,12 +28,12 @@ final class RecordServer: @unchecked Sendable {
 
     init(url: String, onSample: @escaping @Sendable (Sample) -> Void) throws(PublishError) {
         guard let components = URLComponents(string: url), let host = components.host else {
-            throw .setup("\"\(url)\" is not an rtsp:// URL")
+            throw .badURL("\"\(PublishTarget.redacted(url))\" is not an rtsp:// URL")
         }
         let port = components.port ?? 554
         let path = components.path.isEmpty ? "/" : components.path
         guard let address = PublishAddress.parse(host) else {
-            throw .setup("--listen needs an IP address to listen on (such as 127.0.0.1), not \"\(host)\"")
+            throw .badURL("--listen needs an IP address to listen on (such as 127.0.0.1), not \"\(host)\"")
         }
         context = g_main_context_new()
         loop = g_main_loop_new(context, 0)

@@ -53,10 +53,13 @@ public final class StreamCheck: Sendable {
     public init(url: String, listen: Bool = false) throws(PublishError) {
         GStreamer.initialize()
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), components.host != nil else {
-            throw .setup("\"\(url)\" is not a URL such as rtsp://host:8554/cam or srt://host:8890?streamid=read:cam")
+            throw .badURL("\"\(PublishTarget.redacted(url))\" is not a URL such as rtsp://host:8554/cam or srt://host:8890?streamid=read:cam")
         }
         if listen && !["rtsp", "srt"].contains(scheme) {
-            throw .setup("--listen takes an rtsp:// or srt:// URL, not \(scheme)://")
+            throw .badURL("--listen takes an rtsp:// or srt:// URL, not \(scheme)://")
+        }
+        if listen, let host = components.host, !host.isEmpty, PublishAddress.parse(host) == nil {
+            throw .badURL("--listen needs an IP address of this machine to listen on (such as 127.0.0.1), not \"\(host)\"")
         }
         self.url = url
         self.listen = listen
@@ -113,10 +116,11 @@ public final class StreamCheck: Sendable {
         progress.withLock { $0.report.codec = codec }
         watch?.cancel()
         try? pipeline?.setState(.null, timeout: 5)
-        if let failure, progress.withLock({ $0.report.frames }) == 0 { throw PublishError.unreadable(url: url, reason: failure) }
+        if let failure, progress.withLock({ $0.report.frames }) == 0 { throw PublishError.unreadable(url: PublishTarget.redacted(url), reason: failure) }
     }
 
-    /// `uridecodebin ! appsink`, or for `--listen srt://…` an `srtsrc` listener before `decodebin`.
+    /// `uridecodebin ! appsink` (`rtspsrc latency=200 ! decodebin` for rtsp://), or for `--listen srt://…` an
+    /// `srtsrc` listener before `decodebin`.
     private func readingPipeline(onSample: @escaping @Sendable (Sample) -> Void) throws -> Pipeline {
         var graph = GraphDescription()
         let source: GraphDescription.Handle
@@ -128,6 +132,12 @@ public final class StreamCheck: Sendable {
             let srt = graph.add("srtsrc", ["uri": .string(components?.string ?? url)])
             source = graph.add("decodebin")
             graph.chain(srt, source)
+        } else if url.lowercased().hasPrefix("rtsp") {
+            // rtspsrc's own jitter buffer holds 2 s by default: a reader would see its first frame late and then
+            // a burst. 200 ms is what a live viewer would set.
+            let rtsp = graph.add("rtspsrc", ["location": .string(url), "latency": 200])
+            source = graph.add("decodebin")
+            graph.link(rtsp, to: source)
         } else {
             source = graph.add("uridecodebin", ["uri": .string(url)])
         }
