@@ -32,6 +32,9 @@ struct ConfigTests {
         ("unknown-key", "filtre", "unknown key"),
         ("unknown-source-key", "sources[0].patern", "unknown key"),
         ("wrong-type-width", "caps.width", "whole number"),
+        // A fraction where a whole number goes: Foundation gives no path, the loader finds it.
+        ("fractional-frames", "frames", "whole number"),
+        ("fractional-port", "publish.rtsp.port", "whole number"),
         ("bad-filter", "filter", "vignete"),
         ("bad-filter-range", "filter", "intensity"),
         ("missing-source", "sources", "missing source"),

@@ -25,6 +25,11 @@ public enum ConfigLoader {
             let normalized = try JSONSerialization.data(withJSONObject: tree)
             config = try JSONDecoder().decode(PipelineConfig.self, from: normalized)
         } catch let error as DecodingError {
+            // Foundation on Linux reports a number that does not fit its key (1.5 for a port) as "not valid JSON"
+            // with no path: find the number by decoding again with each candidate replaced.
+            if case let .dataCorrupted(context) = error, context.codingPath.isEmpty, let path = misfitNumber(in: tree) {
+                throw ConfigError(file: file, path: path, reason: "expected a whole number in range")
+            }
             throw decodingError(error, file: file)
         } catch {
             throw ConfigError(file: file, path: "", reason: "\(error)")
@@ -62,6 +67,45 @@ public enum ConfigLoader {
             }
             data.append(contentsOf: chunk[..<count])
         }
+    }
+
+    /// The path of the first number in `tree` that is not a whole number in `Int`'s range and that, replaced by 0,
+    /// lets the config decode past it; nil when no number is to blame.
+    private static func misfitNumber(in tree: Any) -> String? {
+        var candidates: [[Any]] = []
+        func collect(_ node: Any, _ path: [Any]) {
+            if let object = node as? [String: Any] {
+                for key in object.keys.sorted() { collect(object[key] as Any, path + [key]) }
+            } else if let array = node as? [Any] {
+                for (index, element) in array.enumerated() { collect(element, path + [index]) }
+            } else if let number = node as? NSNumber {   // true and false are 1 and 0: never candidates
+                let value = number.doubleValue
+                if value.rounded() != value || abs(value) >= 9.2e18 { candidates.append(path) }
+            }
+        }
+        func replacing(_ node: Any, at path: ArraySlice<Any>) -> Any {
+            guard let first = path.first else { return NSNumber(value: 0) }
+            if var object = node as? [String: Any], let key = first as? String {
+                object[key] = replacing(object[key] as Any, at: path.dropFirst())
+                return object
+            }
+            if var array = node as? [Any], let index = first as? Int {
+                array[index] = replacing(array[index], at: path.dropFirst())
+                return array
+            }
+            return node
+        }
+        collect(tree, [])
+        for path in candidates {
+            guard let data = try? JSONSerialization.data(withJSONObject: replacing(tree, at: path[...])) else { continue }
+            do {
+                _ = try JSONDecoder().decode(PipelineConfig.self, from: data)
+            } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
+                continue
+            } catch {}
+            return path.map { ($0 as? Int).map { "[\($0)]" } ?? ".\($0)" }.joined().replacingOccurrences(of: "^\\.", with: "", options: .regularExpression)
+        }
+        return nil
     }
 
     private static func jsonSyntaxReason(_ error: Error) -> String {
