@@ -155,8 +155,11 @@ enum RunCommand {
         webServer.withLock { $0 }?.stop()
         publishing?.stop()
         let failedBeforeStop = session.status
+        let recording = session.stats.recording
         session.stop()
         Output.finishStatsLine()
+        // A recording still running at the end is finalized by the stop: say where it is.
+        if let recording, session.stats.recordingFailure == nil { Output.line("recorded \(recording)") }
         Output.line("stats \(session.stats.line)")
         if case .failed = failedBeforeStop {
             printError("status \(failedBeforeStop)")
@@ -171,7 +174,7 @@ enum RunCommand {
         return ExitCode.ok
     }
 
-    /// SIGINT and SIGTERM become a stop request (end-of-stream, then exit), not an abrupt exit. A plain
+    /// SIGINT, SIGTERM and SIGHUP (the terminal went away) become a stop request (end-of-stream, then exit), not an abrupt exit. A plain
     /// sigaction handler that only posts a semaphore: async-signal-safe, and it works whatever signal
     /// mask or disposition the parent left us (an inherited SIG_IGN is replaced). A thread waiting on the
     /// semaphore asks the session to stop.
@@ -183,7 +186,7 @@ enum RunCommand {
         }
         waiter.name = "swiftcam-signals"
         waiter.start()
-        for number in [SIGINT, SIGTERM] {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { _ in sem_post(&stopSignal) }
             sigemptyset(&action.sa_mask)

@@ -123,6 +123,25 @@ struct CLITests {
         #expect(ballPixel.r < 40 && ballPixel.g < 40 && ballPixel.b < 40, "\(ballPixel)")
     }
 
+    /// A hang-up (the terminal closed) stops like Ctrl-C: exit 0, the running recording finalized and named.
+    @Test func hangUpFinalizesTheRecordingAndSaysWhere() throws {
+        let run = try SwiftcamRun()
+        try run.start(["run", "switch", "--quiet"])
+        let socket = try run.socket(for: "switch")
+        guard case .ok = try run.ctl("record start", socket: socket), case .ok = try run.ctl("wait 30", socket: socket) else {
+            Issue.record("record start refused")
+            _ = run.terminate()
+            return
+        }
+        kill(run.process.processIdentifier, SIGHUP)
+        run.process.waitUntilExit()
+        #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0)
+        let line = run.collectOutput().split(separator: "\n").first { $0.hasPrefix("recorded ") }
+        let path = try #require(line.map { String($0.dropFirst("recorded ".count)) })
+        let decoded = try decodedFrames(of: path.hasPrefix("/") ? path : run.directory.appendingPathComponent(path).path, within: 60)
+        #expect(decoded.frames >= 30 && decoded.error == nil, "\(decoded)")
+    }
+
     @Test func recordingOfThreeSecondsWhilePreviewKeepsRunning() throws {
         let run = try SwiftcamRun()
         try run.start(["run", "switch", "--quiet"])
