@@ -63,11 +63,11 @@ bench-web: deps
 
 # 10 WebRTC + 20 MJPEG viewers + 5 stills/s for 60 s (LOAD_SECONDS) on the release host, a stalled viewer too.
 load-web: deps
-	@bash scripts/load-web.sh
+	@bash scripts/load.sh web
 
 # RTSP clients one host serves at 1280x720@30 before frames drop: 10, 25, 50, … depayloading readers (LOAD_SECONDS each).
 load-rtsp: deps
-	@bash scripts/load-rtsp.sh
+	@bash scripts/load.sh rtsp
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// How many RTSP clients one host serves at 1280×720@30 on this machine before frames drop (`make load-rtsp`).
-/// The host is `swiftcam run --rtsp` (the release build from scripts/load-rtsp.sh) on a moving pattern through
+/// The host is `swiftcam run --rtsp` (the release build from scripts/load.sh rtsp) on a moving pattern through
 /// a filter; the clients are `rtspsrc ! rtph264depay ! appsink` pipelines in this process, half over TCP and half
 /// over UDP, which depayload but do not decode (decoding is each viewer's own cost, on its own machine). Steps of
 /// 10, 25, 50, 100, 150, 200, 300 clients, SWIFTCAM_RTSP_CAPACITY_SECONDS (10) each: every client's frames against
@@ -12,7 +12,7 @@ import Testing
 /// where a client got less than 99 % of the frames or the camera fell below 29.5 fps; that step and the one before
 /// are the figure.
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["SWIFTCAM_RTSP_CAPACITY"] == "1",
-                             "SWIFTCAM_RTSP_CAPACITY=1 in a network namespace with only lo: scripts/load-rtsp.sh"))
+                             "SWIFTCAM_RTSP_CAPACITY=1 in a network namespace with only lo: scripts/load.sh rtsp"))
 struct CapacityTests {
     static let seconds = Double(ProcessInfo.processInfo.environment["SWIFTCAM_RTSP_CAPACITY_SECONDS"] ?? "") ?? 10
 

@@ -5,10 +5,10 @@ import Testing
 
 /// 10 WebRTC viewers + 20 MJPEG viewers + 5 stills a second for 60 s against one host, plus one MJPEG viewer that
 /// connects and never reads. Checks the camera keeps its rate, every viewer gets its frames, memory stays flat,
-/// and ten WebRTC viewers cost about what one does (one encoder). Minutes long: scripts/load-web.sh runs it (release
+/// and ten WebRTC viewers cost about what one does (one encoder). Minutes long: scripts/load.sh web runs it (release
 /// host, network namespace with only lo); `swift test` skips it unless SWIFTCAM_WEB_LOAD=1.
 @Suite(.serialized, .enabled(if: NetworkIsolation.isolated && ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD"] == "1",
-                             "SWIFTCAM_WEB_LOAD=1 in a network namespace with only lo: scripts/load-web.sh"))
+                             "SWIFTCAM_WEB_LOAD=1 in a network namespace with only lo: scripts/load.sh web"))
 struct LoadTests {
     static let seconds = Double(ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD_SECONDS"] ?? "") ?? 60
 
