@@ -69,12 +69,50 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `BoxCascadeCore.cascade` on the selected path.
     @inline(__always)
-    static func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, _ b: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int,
-                        box: BoxCascadeCore.Box, passes: Int) -> UnsafeMutablePointer<SIMD8<Float>> {
+    static func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int, box: BoxCascadeCore.Box, passes: Int) {
         if current == .avx2 {
-            return FiltersAVX2.BoxCascadeCore.cascade(a, b, positions: positions, stride: stride,
-                                                      box: .init(radius: box.radius, inner: box.inner, outer: box.outer), passes: passes)
+            FiltersAVX2.BoxCascadeCore.cascade(a, positions: positions, stride: stride,
+                                               box: .init(radius: box.radius, inner: box.inner, outer: box.outer), passes: passes)
+        } else {
+            BoxCascadeCore.cascade(a, positions: positions, stride: stride, box: box, passes: passes)
         }
-        return BoxCascadeCore.cascade(a, b, positions: positions, stride: stride, box: box, passes: passes)
+    }
+
+    /// `BoxCascadeCore.load4` on the selected path.
+    static func load4(_ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, width: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeCore.load4(r0, r1, width: width, into: a)
+        } else {
+            BoxCascadeCore.load4(r0, r1, width: width, into: a)
+        }
+    }
+
+    /// `BoxCascadeCore.store4` on the selected path.
+    static func store4(_ a: UnsafePointer<SIMD8<Float>>, width: Int, scale: SIMD8<Float>, _ o0: UnsafeMutablePointer<UInt16>,
+                       _ o1: UnsafeMutablePointer<UInt16>) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeCore.store4(a, width: width, scale: scale, o0, o1)
+        } else {
+            BoxCascadeCore.store4(a, width: width, scale: scale, o0, o1)
+        }
+    }
+
+    /// `BoxCascadeCore.loadStrip` on the selected path.
+    static func loadStrip(_ plane: UnsafePointer<UInt16>, rowStride: Int, rows: Int, groups: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, groups: groups, into: a)
+        } else {
+            BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, groups: groups, into: a)
+        }
+    }
+
+    /// `BoxCascadeCore.storeStrip` on the selected path.
+    static func storeStrip(_ a: UnsafePointer<SIMD8<Float>>, rows: Int, groups: Int, scale: SIMD8<Float>, into d: UnsafeMutablePointer<UInt8>,
+                           rowBytes: Int) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeCore.storeStrip(a, rows: rows, groups: groups, scale: scale, into: d, rowBytes: rowBytes)
+        } else {
+            BoxCascadeCore.storeStrip(a, rows: rows, groups: groups, scale: scale, into: d, rowBytes: rowBytes)
+        }
     }
 }
