@@ -115,4 +115,32 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
             BoxCascadeCore.storeStrip(a, rows: rows, groups: groups, scale: scale, into: d, rowBytes: rowBytes)
         }
     }
+
+    /// `EdgesCore.luma` on the selected path.
+    static func edgesLuma(_ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, into p: UnsafeMutablePointer<UInt8>) {
+        if current == .avx2 {
+            FiltersAVX2.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
+        } else {
+            EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
+        }
+    }
+
+    /// `EdgesCore.sobel` on the selected path.
+    static func edgesSobel(_ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width: Int, offset: Int32,
+                           into m: UnsafeMutablePointer<UInt8>) {
+        if current == .avx2 {
+            FiltersAVX2.EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m)
+        } else {
+            EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m)
+        }
+    }
+
+    /// `EdgesCore.grey` on the selected path.
+    static func edgesGrey(_ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width: Int, alpha: UInt32, into d: UnsafeMutablePointer<UInt8>) {
+        if current == .avx2 {
+            FiltersAVX2.EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
+        } else {
+            EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
+        }
+    }
 }
