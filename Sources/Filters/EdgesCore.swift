@@ -11,17 +11,18 @@ package enum EdgesCore {
     /// summing to 2¹⁵; `shifts` are the bit offsets of R, G and B in a little-endian pixel.
     package static func luma(_ s: UnsafePointer<UInt8>, width w: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>,
                              into p: UnsafeMutablePointer<UInt8>) {
-        let kr = SIMD16<Int32>(repeating: weights.x), kg = SIMD16<Int32>(repeating: weights.y), kb = SIMD16<Int32>(repeating: weights.z)
-        @inline(__always) func channel(_ v: SIMD16<UInt32>, _ shift: UInt32) -> SIMD16<Int32> {
-            let c = (v &>> shift) & 0xFF
-            var r = SIMD16<Int32>()
-            for i in 0..<16 { r[i] = Int32(bitPattern: c[i]) }
-            return r
-        }
+        // The weight of each byte of a pixel (0 for alpha/padding), paired for pmaddwd: bytes 0 and 2
+        // of a pixel are the two 16-bit halves of `v & 0x00FF00FF`, bytes 1 and 3 those of `(v >> 8) & …`.
+        var byteWeight = SIMD4<Int32>()
+        byteWeight[Int(shifts.x / 8)] = weights.x
+        byteWeight[Int(shifts.y / 8)] = weights.y
+        byteWeight[Int(shifts.z / 8)] = weights.z
+        let even = SIMD8<Int32>(repeating: byteWeight[0] | byteWeight[2] << 16)
+        let odd = SIMD8<Int32>(repeating: byteWeight[1] | byteWeight[3] << 16)
         var x = 0
         while x + 16 <= w {
             let v = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: SIMD16<UInt32>.self)
-            let sum = kr &* channel(v, shifts.x) &+ kg &* channel(v, shifts.y) &+ kb &* channel(v, shifts.z)
+            let sum = SIMD16<Int32>(lowHalf: weightedSum(v.lowHalf, even, odd), highHalf: weightedSum(v.highHalf, even, odd))
             UnsafeMutableRawPointer(p + x).storeBytes(of: clampedBytes((sum &+ 16384) &>> 15), as: SIMD16<UInt8>.self)
             x += 16
         }
@@ -32,6 +33,26 @@ package enum EdgesCore {
             p[x] = UInt8(truncatingIfNeeded: (sum &+ 16384) &>> 15)
             x += 1
         }
+    }
+
+    /// Σ byte·weight over the four bytes of each pixel: two pmaddwd (bytes are < 2⁸, weights < 2¹⁵).
+    @inline(__always)
+    static func weightedSum(_ v: SIMD8<UInt32>, _ even: SIMD8<Int32>, _ odd: SIMD8<Int32>) -> SIMD8<Int32> {
+        let lo = unsafeBitCast(v & 0x00FF_00FF, to: SIMD8<Int32>.self), hi = unsafeBitCast((v &>> 8) & 0x00FF_00FF, to: SIMD8<Int32>.self)
+        #if SWIFTCAM_AVX2
+        @inline(__always) func m(_ a: SIMD8<Int32>) -> __m256i { unsafeBitCast(a, to: __m256i.self) }
+        return unsafeBitCast(_mm256_add_epi32(_mm256_madd_epi16(m(lo), m(even)), _mm256_madd_epi16(m(hi), m(odd))), to: SIMD8<Int32>.self)
+        #elseif canImport(_Builtin_intrinsics.intel)
+        @inline(__always) func m(_ a: SIMD4<Int32>) -> __m128i { unsafeBitCast(a, to: __m128i.self) }
+        @inline(__always) func half(_ l: SIMD4<Int32>, _ h: SIMD4<Int32>, _ e: SIMD4<Int32>, _ o: SIMD4<Int32>) -> SIMD4<Int32> {
+            unsafeBitCast(_mm_add_epi32(_mm_madd_epi16(m(l), m(e)), _mm_madd_epi16(m(h), m(o))), to: SIMD4<Int32>.self)
+        }
+        return SIMD8(lowHalf: half(lo.lowHalf, hi.lowHalf, even.lowHalf, odd.lowHalf),
+                     highHalf: half(lo.highHalf, hi.highHalf, even.highHalf, odd.highHalf))
+        #else
+        let e = (even & 0xFFFF, even &>> 16), o = (odd & 0xFFFF, odd &>> 16)
+        return (lo & 0xFFFF) &* e.0 &+ (lo &>> 16) &* e.1 &+ (hi & 0xFFFF) &* o.0 &+ (hi &>> 16) &* o.1
+        #endif
     }
 
     /// `m[0..<w]` = min(255, round(√(gx² + gy²) + offset)) from three luma rows whose `[-1]` and `[w]` are
