@@ -35,6 +35,10 @@ final class RGBFixedKernel {
     }
 
     private let constants: Constants
+    /// The matrix and offsets as scalars (offsets with the rounding bias when there is no gain), for
+    /// the 16-pixel AVX2 block.
+    private let m: [Int16], o: [Int16]
+    private let keep: UInt32
     /// The alpha/padding byte is byte 0 (ARGB, xRGB) rather than byte 3.
     private let passFirst: Bool
     let gain: VignetteShape?
@@ -84,6 +88,9 @@ final class RGBFixedKernel {
             o.append(q)
         }
         constants = Self.constants(passFirst: passFirst, alphaShift: UInt32(offsets.a * 8), m: m, o: o, gain: shape != nil)
+        self.m = m
+        self.o = o.map { $0 &+ (shape != nil ? 0 : 8) }
+        keep = UInt32(0xFF) << UInt32(offsets.a * 8)
     }
 
     @inline(never)
@@ -139,8 +146,13 @@ final class RGBFixedKernel {
                 let src = source.base + y * source.stride
                 let dst = destination.base + y * destination.stride
                 let dy = Double(y) + 0.5 - half
-                let row = I16x8(repeating: Self.q15(1 - coefficient * dy * dy))
+                let rowTerm = Self.q15(1 - coefficient * dy * dy)
+                let row = I16x8(repeating: rowTerm)
                 var x = 0
+                if SIMDPath.current == .avx2 {
+                    x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: m, o: o, keep: keep, passFirst: PassFirst.on,
+                                             columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm)
+                }
                 while x &+ 8 <= width {
                     let v0 = src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt32>.self)
                     let v1 = src.loadUnaligned(fromByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)
