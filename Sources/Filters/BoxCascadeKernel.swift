@@ -46,7 +46,7 @@ enum BoxCascadeKernel {
     typealias Lanes = BoxCascadeCore.Lanes
 
     /// Columns per vertical strip.
-    static let stripSamples = 32
+    static let stripSamples = BoxCascadeCore.stripGroups * Lanes.scalarCount
 
     /// Blurs (amount nil) or sharpens one view.
     static func run(_ view: ChannelView, sigma: Double, amount: Float?, _ context: SpatialContext) {
@@ -127,7 +127,7 @@ enum BoxCascadeKernel {
         let strips = (samples + stripSamples - 1) / stripSamples
         let vPad = n * (vertical.radius + 1)
         let vPositions = view.height + 2 * vPad
-        let groupsPerStrip = stripSamples / Lanes.scalarCount
+        let groupsPerStrip = BoxCascadeCore.stripGroups
         let vBands = context.bands(rows: strips, samples: samples * view.height)
         let vBuffers = context.perBand(.rowC, bands: vBands, bytes: vPositions * stripSamples * 4)
         let rowBuffers = context.perBand(.planeB, bands: vBands, bytes: 2 * stripSamples)
@@ -139,14 +139,13 @@ enum BoxCascadeKernel {
                 let count = min(stripSamples, samples - x0)
                 // Load the strip (value·256, rescaled at the end); padding rows repeat the first and last row.
                 if count == stripSamples {
-                    SIMDPath.loadStrip(plane + x0, rowStride: samples, rows: view.height, groups: groupsPerStrip, into: a + vPad * groupsPerStrip)
+                    SIMDPath.loadStrip(plane + x0, rowStride: samples, rows: view.height, into: a + vPad * groupsPerStrip)
                 } else {
                     var padded = [UInt16](repeating: 0, count: stripSamples)
                     for y in 0..<view.height {
                         for i in 0..<count { padded[i] = plane[y * samples + x0 + i] }
                         padded.withUnsafeBufferPointer { p in
-                            BoxCascadeCore.loadStrip(p.baseAddress!, rowStride: 0, rows: 1, groups: groupsPerStrip,
-                                                     into: a + (vPad + y) * groupsPerStrip)
+                            BoxCascadeCore.loadStrip(p.baseAddress!, rowStride: 0, rows: 1, into: a + (vPad + y) * groupsPerStrip)
                         }
                     }
                 }
@@ -161,8 +160,7 @@ enum BoxCascadeKernel {
                 }
                 let scale = Lanes(repeating: 1 / (256 * gain(vertical, passes: n)))
                 if amount == nil && view.step == ch && count == stripSamples {
-                    SIMDPath.storeStrip(a, rows: view.height, groups: groupsPerStrip, scale: scale,
-                                        into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
+                    SIMDPath.storeStrip(a, rows: view.height, scale: scale, into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
                     continue
                 }
                 for y in 0..<view.height {

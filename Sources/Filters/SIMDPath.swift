@@ -98,21 +98,20 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     }
 
     /// `BoxCascadeCore.loadStrip` on the selected path.
-    static func loadStrip(_ plane: UnsafePointer<UInt16>, rowStride: Int, rows: Int, groups: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
+    static func loadStrip(_ plane: UnsafePointer<UInt16>, rowStride: Int, rows: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
         if current == .avx2 {
-            FiltersAVX2.BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, groups: groups, into: a)
+            FiltersAVX2.BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, into: a)
         } else {
-            BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, groups: groups, into: a)
+            BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, into: a)
         }
     }
 
     /// `BoxCascadeCore.storeStrip` on the selected path.
-    static func storeStrip(_ a: UnsafePointer<SIMD8<Float>>, rows: Int, groups: Int, scale: SIMD8<Float>, into d: UnsafeMutablePointer<UInt8>,
-                           rowBytes: Int) {
+    static func storeStrip(_ a: UnsafePointer<SIMD8<Float>>, rows: Int, scale: SIMD8<Float>, into d: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
         if current == .avx2 {
-            FiltersAVX2.BoxCascadeCore.storeStrip(a, rows: rows, groups: groups, scale: scale, into: d, rowBytes: rowBytes)
+            FiltersAVX2.BoxCascadeCore.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
         } else {
-            BoxCascadeCore.storeStrip(a, rows: rows, groups: groups, scale: scale, into: d, rowBytes: rowBytes)
+            BoxCascadeCore.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
         }
     }
 
