@@ -153,4 +153,12 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         #endif
         return 0
     }
+
+    /// On AVX2, `ZoomCore.blend` (whole groups of 16 samples; returns how many it did); elsewhere 0.
+    static func zoomBlend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight: UInt32, count: Int, into d: UnsafeMutablePointer<UInt8>) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 { return FiltersAVX2.ZoomCore.blend(a, b, weight: weight, count: count, into: d) }
+        #endif
+        return 0
+    }
 }
