@@ -161,4 +161,12 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         #endif
         return 0
     }
+
+    /// On AVX2, `MirrorCore.reverse` (whole 32-byte groups; returns how many bytes it did); elsewhere 0.
+    static func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 { return FiltersAVX2.MirrorCore.reverse(source, destination, bytes: bytes, size: size) }
+        #endif
+        return 0
+    }
 }
