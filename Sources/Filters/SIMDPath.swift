@@ -169,4 +169,22 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         #endif
         return 0
     }
+
+    /// On AVX2, `GaussianCore.horizontal` (whole groups of 16; returns how many it did); elsewhere 0.
+    static func gaussianHorizontal(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels: Int, samples: Int,
+                                   into out: UnsafeMutablePointer<UInt16>) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 { return FiltersAVX2.GaussianCore.horizontal(p, taps: taps, channels: channels, samples: samples, into: out) }
+        #endif
+        return 0
+    }
+
+    /// On AVX2, `GaussianCore.vertical` (whole groups of 16; returns how many it did); elsewhere 0.
+    static func gaussianVertical(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
+                                 into acc: UnsafeMutablePointer<Int32>) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 { return FiltersAVX2.GaussianCore.vertical(rows, taps: taps, samples: samples, into: acc) }
+        #endif
+        return 0
+    }
 }
