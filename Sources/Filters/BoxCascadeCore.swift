@@ -138,16 +138,17 @@ package enum BoxCascadeCore {
         }
     }
 
-    /// Lanes per row of a vertical strip: 32 samples.
-    package static let stripGroups = 4
+    /// Lanes per row of a vertical strip: 64 samples, so each row of the strip reads two whole cache lines of
+    /// the UInt16 plane and writes one whole line of bytes (32-sample strips: 3 % slower at 1080p RGBA).
+    package static let stripGroups = 8
 
-    /// `rows` rows of 32 UInt16 samples, `rowStride` samples apart, as `stripGroups` lanes per row.
+    /// `rows` rows of 8·`stripGroups` UInt16 samples, `rowStride` samples apart, as `stripGroups` lanes per row.
     package static func loadStrip(_ plane: UnsafePointer<UInt16>, rowStride: Int, rows: Int, into a: UnsafeMutablePointer<Lanes>) {
         var src = UnsafeRawPointer(plane), dst = a
         for _ in 0..<rows {
-            for j in 0..<4 { dst[j] = float(SIMD8<UInt32>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: 16 &* j, as: SIMD8<UInt16>.self))) }
+            for j in 0..<stripGroups { dst[j] = float(SIMD8<UInt32>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: 16 &* j, as: SIMD8<UInt16>.self))) }
             src += rowStride &* 2
-            dst += 4
+            dst += stripGroups
         }
     }
 
@@ -162,8 +163,8 @@ package enum BoxCascadeCore {
     package static func storeStrip(_ a: UnsafePointer<Lanes>, rows: Int, scale: Lanes, into d: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
         var src = a, dst = d
         for _ in 0..<rows {
-            for j in 0..<4 { storeBytes(src[j] * scale, dst + 8 &* j) }
-            src += 4
+            for j in 0..<stripGroups { storeBytes(src[j] * scale, dst + 8 &* j) }
+            src += stripGroups
             dst += rowBytes
         }
     }

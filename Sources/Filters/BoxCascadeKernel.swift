@@ -18,10 +18,10 @@ import _Builtin_intrinsics.intel
 ///
 /// Layout: both axes run the same 1-D cascade on vectors of 8 floats. Horizontally the 8 lanes are
 /// 8/channels rows side by side (so the running sum along a row is 8 independent chains, not one
-/// serial one); the result goes to a plane of UInt16 (value·256). Vertically a strip of 32 columns
-/// (one 64-byte line of that plane per row, ≈140 kB at 1080p: it stays in L2) is loaded with the
-/// padding rows, filtered in 4 lane groups, and written out as bytes, with the unsharp mask fused into
-/// that last write for sharpen.
+/// serial one); the result goes to a plane of UInt16 (value·256). Vertically a strip of 64 columns
+/// (two 64-byte lines of that plane per row, ≈285 kB of floats at 1080p: it stays in L2) is loaded
+/// with the padding rows, filtered in 8 lane groups, and written out as bytes, with the unsharp mask
+/// fused into that last write for sharpen. Each cascade is one in-place sweep (`BoxCascadeCore`).
 enum BoxCascadeKernel {
     typealias Box = BoxCascadeCore.Box
 
@@ -123,7 +123,7 @@ enum BoxCascadeKernel {
             }
         }
 
-        // Vertical: strips of 32 columns through the same cascade, 4 lane groups per strip.
+        // Vertical: strips of `stripSamples` columns through the same cascade, one lane group at a time.
         let strips = (samples + stripSamples - 1) / stripSamples
         let vPad = n * (vertical.radius + 1)
         let vPositions = view.height + 2 * vPad
