@@ -148,11 +148,9 @@ final class RGBFixedKernel {
                 let dy = Double(y) + 0.5 - half
                 let rowTerm = Self.q15(1 - coefficient * dy * dy)
                 let row = I16x8(repeating: rowTerm)
-                var x = 0
-                if SIMDPath.current == .avx2 {
-                    x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: m, o: o, keep: keep, passFirst: PassFirst.on,
+                // On the AVX2 path whole groups of 16 pixels first; this loop finishes the row.
+                var x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: m, o: o, keep: keep, passFirst: PassFirst.on,
                                              columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm)
-                }
                 while x &+ 8 <= width {
                     let v0 = src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt32>.self)
                     let v1 = src.loadUnaligned(fromByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)

@@ -26,8 +26,10 @@ package enum RGBFixedCore {
     @inline(__always)
     private static func run(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: [Int16], _ o: [Int16], _ keep: UInt32,
                             _ gain: Bool, _ passFirst: Bool, _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16) -> Int {
-        let k = (0..<9).map { _mm256_set1_epi16(m[$0]) }
-        let (k0, k1, k2, k3, k4, k5, k6, k7, k8) = (k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8])
+        // Splatted one by one: a `map` here allocated an array per row.
+        let k0 = _mm256_set1_epi16(m[0]), k1 = _mm256_set1_epi16(m[1]), k2 = _mm256_set1_epi16(m[2])
+        let k3 = _mm256_set1_epi16(m[3]), k4 = _mm256_set1_epi16(m[4]), k5 = _mm256_set1_epi16(m[5])
+        let k6 = _mm256_set1_epi16(m[6]), k7 = _mm256_set1_epi16(m[7]), k8 = _mm256_set1_epi16(m[8])
         let o0 = _mm256_set1_epi16(o[0]), o1 = _mm256_set1_epi16(o[1]), o2 = _mm256_set1_epi16(o[2])
         let byte1 = _mm256_set1_epi32(0xFF00), byte3 = _mm256_set1_epi32(Int32(bitPattern: 0xFF00_0000))
         let centre = _mm256_set1_epi16(Int16.min), alpha = _mm256_set1_epi32(Int32(bitPattern: keep))
