@@ -39,6 +39,9 @@ final class RGBFixedKernel {
     /// the 16-pixel AVX2 block.
     private let m: [Int16], o: [Int16]
     private let keep: UInt32
+    /// The program is exactly invert: every colour byte b becomes 255 − b, which the block gives exactly
+    /// (−(b − 128)·16 + 127.5·16, floored, over 16), so one xor does it (a memcpy's cost, not the matrix).
+    private let invertsOnly: Bool
     /// The alpha/padding byte is byte 0 (ARGB, xRGB) rather than byte 3.
     private let passFirst: Bool
     let gain: VignetteShape?
@@ -91,6 +94,7 @@ final class RGBFixedKernel {
         self.m = m
         self.o = o.map { $0 &+ (shape != nil ? 0 : 8) }
         keep = UInt32(0xFF) << UInt32(offsets.a * 8)
+        invertsOnly = shape == nil && m == [-4096, 0, 0, 0, -4096, 0, 0, 0, -4096] && self.o == [2040, 2040, 2040]
     }
 
     @inline(never)
@@ -129,11 +133,31 @@ final class RGBFixedKernel {
 
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory).
     func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>) {
+        if invertsOnly {
+            invert(source, destination, width, rows)
+            return
+        }
         switch (gain != nil, passFirst) {
         case (false, false): run(source, destination, width, height, rows, Off.self, Off.self)
         case (false, true): run(source, destination, width, height, rows, Off.self, On.self)
         case (true, false): run(source, destination, width, height, rows, On.self, Off.self)
         case (true, true): run(source, destination, width, height, rows, On.self, On.self)
+        }
+    }
+
+    private func invert(_ source: Plane, _ destination: Plane, _ width: Int, _ rows: Range<Int>) {
+        let flip = SIMD8<UInt32>(repeating: ~keep)
+        for y in rows {
+            let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
+            var x = 0
+            while x &+ 8 <= width {
+                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD8<UInt32>.self) ^ flip, toByteOffset: x &* 4, as: SIMD8<UInt32>.self)
+                x &+= 8
+            }
+            while x < width {
+                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self) ^ ~keep, toByteOffset: x &* 4, as: UInt32.self)
+                x &+= 1
+            }
         }
     }
 
