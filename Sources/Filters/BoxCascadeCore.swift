@@ -33,15 +33,18 @@ package enum BoxCascadeCore {
     /// Unnormalised: each pass computes `S + β·(ends)` with β = outer/inner, so the result is the
     /// blur times `gain(box, passes)`, which the caller folds into its final scale (one multiply
     /// fewer per pass; in float the growth, < 2³² at σ = 50, costs no precision).
+    // Not inlined: inside `run` LLVM split the lanes into even/odd halves around the loop (shufps/unpcklps per position).
     @inline(never)
     package static func cascade(_ a: UnsafeMutablePointer<Lanes>, positions: Int, stride: Int, box: Box, passes: Int) {
         let r = box.radius, reach = r + 1
         let beta = Lanes(repeating: box.outer / box.inner)
         // Step t runs pass k at position t − (k−1)·reach; pass k starts at step (2k−1)·reach and
         // every pass ends at the same step.
+        // Callers pad by passes·(r+1) on both sides of at least one sample, so this never returns here;
+        // it is a guard rather than a trap because GStreamer's threads run this.
+        guard positions > 2 * passes * reach else { return }
         let end = positions - reach
-        let steady = min((2 * passes - 1) * reach + 1, end)
-        precondition(positions > 2 * passes * reach, "box cascade: too few positions")
+        let steady = (2 * passes - 1) * reach + 1
         // Pass k reads its input around position t − 2(k−1)·reach of the buffer: `distance` apart.
         let distance = 2 * reach * stride
         let leaving = -reach * stride, entering = r * stride, next = reach * stride
