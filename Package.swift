@@ -9,8 +9,9 @@ let strictImports: [SwiftSetting] = [
 
 // FiltersAVX2 compiles the hottest Filters loops again for x86-64-v3 (AVX2); Filters picks it at
 // run time when the CPU has AVX2 (SIMDPath). Elsewhere the module is empty and never chosen.
+// SWIFTCAM_AVX2 lets a shared source file use 256-bit intrinsics in that copy only.
 #if arch(x86_64)
-let avx2: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"])]
+let avx2: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
 #else
 let avx2: [SwiftSetting] = []
 #endif

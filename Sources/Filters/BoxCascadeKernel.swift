@@ -18,10 +18,10 @@ import _Builtin_intrinsics.intel
 ///
 /// Layout: both axes run the same 1-D cascade on vectors of 8 floats. Horizontally the 8 lanes are
 /// 8/channels rows side by side (so the running sum along a row is 8 independent chains, not one
-/// serial one); the result goes to a plane of UInt16 (value·256). Vertically a strip of 32 columns
-/// (one 64-byte line of that plane per row, ≈140 kB at 1080p: it stays in L2) is loaded with the
-/// padding rows, filtered in 4 lane groups, and written out as bytes, with the unsharp mask fused into
-/// that last write for sharpen.
+/// serial one); the result goes to a plane of UInt16 (value·256). Vertically a strip of 64 columns
+/// (two 64-byte lines of that plane per row, ≈285 kB of floats at 1080p: it stays in L2) is loaded
+/// with the padding rows, filtered in 8 lane groups, and written out as bytes, with the unsharp mask
+/// fused into that last write for sharpen. Each cascade is one in-place sweep (`BoxCascadeCore`).
 enum BoxCascadeKernel {
     typealias Box = BoxCascadeCore.Box
 
@@ -46,7 +46,7 @@ enum BoxCascadeKernel {
     typealias Lanes = BoxCascadeCore.Lanes
 
     /// Columns per vertical strip.
-    static let stripSamples = 32
+    static let stripSamples = BoxCascadeCore.stripGroups * Lanes.scalarCount
 
     /// Blurs (amount nil) or sharpens one view.
     static func run(_ view: ChannelView, sigma: Double, amount: Float?, _ context: SpatialContext) {
@@ -84,7 +84,7 @@ enum BoxCascadeKernel {
                     }
                 }
                 switch ch {
-                case 4: load4(rows[0], rows[1], width: view.width, into: a + hPad)
+                case 4: SIMDPath.load4(rows[0], rows[1], width: view.width, into: a + hPad)
                 case 2: load2(rows[0], rows[1], rows[2], rows[3], width: view.width, into: a + hPad)
                 default: load1(rows, width: view.width, into: a + hPad)
                 }
@@ -92,26 +92,27 @@ enum BoxCascadeKernel {
                     a[p] = a[hPad]
                     a[hPad + view.width + p] = a[hPad + view.width - 1]
                 }
-                let result = SIMDPath.cascade(a, b, positions: hPositions, stride: 1, box: horizontal, passes: n) + hPad
+                SIMDPath.cascade(a, positions: hPositions, stride: 1, box: horizontal, passes: n)
+                let result = a
                 let count = min(group, view.height - first)
                 switch ch {
-                case 4: store4(result, width: view.width, scale: hScale, plane + first * samples, plane + (first + min(1, count - 1)) * samples)
+                case 4: SIMDPath.store4(result, width: view.width, scale: hScale, plane + first * samples, plane + (first + min(1, count - 1)) * samples)
                 default:
                     // Lanes → UInt16 once per position, then each row picks its lanes.
-                    let fixed = UnsafeMutableRawPointer(n % 2 == 0 ? b : a).assumingMemoryBound(to: UInt16.self)
+                    let fixed = UnsafeMutableRawPointer(b).assumingMemoryBound(to: UInt16.self)
                     for x in 0..<view.width {
-                        let v = toFixed(result[x] * hScale)
-                        var h = SIMD8<UInt16>()
-                        for i in 0..<8 { h[i] = UInt16(truncatingIfNeeded: v[i]) }
+                        let h = SIMD8<UInt16>(truncatingIfNeeded: BoxCascadeCore.rounded(result[x] * hScale))
                         UnsafeMutableRawPointer(fixed + 8 * x).storeBytes(of: h, as: SIMD8<UInt16>.self)
                     }
                     // Per channel count, so the strided copies have constant strides (a generic
-                    // channel loop here cost 21 instructions per sample).
+                    // channel loop here cost 21 instructions per sample). Eight luma rows: 8×8 transposes
+                    // for whole blocks of 8 positions first (the strided copy is 2 instructions a sample).
+                    let transposed = ch == 1 && count == 8 ? transposeLanes(fixed, width: view.width, into: plane + first * samples, rowStride: samples) : 0
                     for k in 0..<count {
                         let out = plane + (first + k) * samples
                         if ch == 1 {
                             let lane = fixed + k
-                            for x in 0..<view.width { out[x] = lane[8 * x] }
+                            for x in transposed..<view.width { out[x] = lane[8 * x] }
                         } else {
                             let lane = UnsafeRawPointer(fixed + 2 * k)
                             let pairs = UnsafeMutableRawPointer(out)
@@ -124,32 +125,29 @@ enum BoxCascadeKernel {
             }
         }
 
-        // Vertical: strips of 32 columns through the same cascade, 4 lane groups per strip.
+        // Vertical: strips of `stripSamples` columns through the same cascade, one lane group at a time.
         let strips = (samples + stripSamples - 1) / stripSamples
         let vPad = n * (vertical.radius + 1)
         let vPositions = view.height + 2 * vPad
-        let groupsPerStrip = stripSamples / Lanes.scalarCount
+        let groupsPerStrip = BoxCascadeCore.stripGroups
         let vBands = context.bands(rows: strips, samples: samples * view.height)
-        let vBuffers = context.perBand(.rowC, bands: vBands, bytes: 2 * vPositions * stripSamples * 4)
+        let vBuffers = context.perBand(.rowC, bands: vBands, bytes: vPositions * stripSamples * 4)
         let rowBuffers = context.perBand(.planeB, bands: vBands, bytes: 2 * stripSamples)
         RowParallel.run(rows: strips, bands: vBands) { band, range in
-            let a = (vBuffers.base + band * vBuffers.stride).bindMemory(to: Lanes.self, capacity: 2 * vPositions * groupsPerStrip)
-            let b = a + vPositions * groupsPerStrip
+            let a = (vBuffers.base + band * vBuffers.stride).bindMemory(to: Lanes.self, capacity: vPositions * groupsPerStrip)
             let bytes = (rowBuffers.base + band * rowBuffers.stride).assumingMemoryBound(to: UInt8.self)
             for strip in range {
                 let x0 = strip * stripSamples
                 let count = min(stripSamples, samples - x0)
                 // Load the strip (value·256, rescaled at the end); padding rows repeat the first and last row.
-                for y in 0..<view.height {
-                    let src = plane + y * samples + x0
-                    let dst = a + (vPad + y) * groupsPerStrip
-                    if count == stripSamples {
-                        for j in 0..<groupsPerStrip { dst[j] = fromFixed(src + j * 8) }
-                    } else {
-                        var padded = [UInt16](repeating: 0, count: stripSamples)
-                        for i in 0..<count { padded[i] = src[i] }
+                if count == stripSamples {
+                    SIMDPath.loadStrip(plane + x0, rowStride: samples, rows: view.height, into: a + vPad * groupsPerStrip)
+                } else {
+                    var padded = [UInt16](repeating: 0, count: stripSamples)
+                    for y in 0..<view.height {
+                        for i in 0..<count { padded[i] = plane[y * samples + x0 + i] }
                         padded.withUnsafeBufferPointer { p in
-                            for j in 0..<groupsPerStrip { dst[j] = fromFixed(p.baseAddress! + j * 8) }
+                            BoxCascadeCore.loadStrip(p.baseAddress!, rowStride: 0, rows: 1, into: a + (vPad + y) * groupsPerStrip)
                         }
                     }
                 }
@@ -160,12 +158,15 @@ enum BoxCascadeKernel {
                     }
                 }
                 for lanes in 0..<groupsPerStrip where lanes * Lanes.scalarCount < count {
-                    _ = SIMDPath.cascade(a + lanes, b + lanes, positions: vPositions, stride: groupsPerStrip, box: vertical, passes: n)
+                    SIMDPath.cascade(a + lanes, positions: vPositions, stride: groupsPerStrip, box: vertical, passes: n)
                 }
-                let result = n % 2 == 0 ? a : b
                 let scale = Lanes(repeating: 1 / (256 * gain(vertical, passes: n)))
+                if amount == nil && view.step == ch && count == stripSamples {
+                    SIMDPath.storeStrip(a, rows: view.height, scale: scale, into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
+                    continue
+                }
                 for y in 0..<view.height {
-                    let blurred = result + (vPad + y) * groupsPerStrip
+                    let blurred = a + y * groupsPerStrip
                     let direct = view.step == ch && count == stripSamples
                     let d = direct ? view.destinationRow(y) + x0 : bytes
                     if let amount {
@@ -177,64 +178,15 @@ enum BoxCascadeKernel {
                             s = UnsafePointer(bytes + stripSamples)
                         }
                         for j in 0..<groupsPerStrip {
-                            let original = toFloat(s + j * 8)
-                            storeBytes(original + amount * (original - blurred[j] * scale), d + j * 8)
+                            let original = BoxCascadeCore.float(SIMD8<UInt32>(truncatingIfNeeded: UnsafeRawPointer(s + j * 8).loadUnaligned(as: SIMD8<UInt8>.self)))
+                            BoxCascadeCore.storeBytes(original + amount * (original - blurred[j] * scale), d + j * 8)
                         }
                     } else {
-                        for j in 0..<groupsPerStrip { storeBytes(blurred[j] * scale, d + j * 8) }
+                        for j in 0..<groupsPerStrip { BoxCascadeCore.storeBytes(blurred[j] * scale, d + j * 8) }
                     }
                     if !direct { scatterSamples(view, row: y, from: x0, count: count, bytes) }
                 }
             }
-        }
-    }
-
-    // Conversions through the float mantissa: x + 1.5·2²³ puts round(x) in the low bits, so both
-    // directions are lane-wise adds and bit operations (no scalar cvttss2si with range checks).
-    private static let magic: Float = 12_582_912
-
-    /// round(v) + 2²², as an Int32 (valid for |v| < 2²²); for 0 ≤ v < 2²² its low 16 bits are round(v).
-    @inline(__always)
-    static func toFixed(_ v: Lanes) -> SIMD8<Int32> {
-        let biased = v + Lanes(repeating: magic)
-        var r = SIMD8<Int32>()
-        for i in 0..<8 { r[i] = Int32(bitPattern: biased[i].bitPattern) & 0x7F_FFFF }
-        return r
-    }
-
-    /// Eight UInt16 as floats.
-    @inline(__always)
-    static func fromFixed(_ p: UnsafePointer<UInt16>) -> Lanes {
-        var r = Lanes()
-        for i in 0..<8 { r[i] = Float(bitPattern: 0x4B00_0000 | UInt32(p[i])) }
-        return r - Lanes(repeating: 8_388_608)
-    }
-
-    @inline(__always)
-    static func toFloat(_ p: UnsafePointer<UInt8>) -> Lanes {
-        var r = Lanes()
-        for i in 0..<8 { r[i] = Float(bitPattern: 0x4B00_0000 | UInt32(p[i])) }
-        return r - Lanes(repeating: 8_388_608)
-    }
-
-    /// Eight floats rounded and clamped to 0...255, as bytes (|v| < 2²²).
-    @inline(__always)
-    static func storeBytes(_ v: Lanes, _ d: UnsafeMutablePointer<UInt8>) {
-        // Clamped in 16-bit lanes (pmaxsw/pminsw): a Float lane loop of min/max stayed scalar.
-        let r = toFixed(v) &- 0x40_0000
-        let c = clampByte(narrow16(r))
-        for i in 0..<8 { d[i] = UInt8(truncatingIfNeeded: c[i]) }
-    }
-
-    @inline(__always)
-    private static func load4(_ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, width: Int, into a: UnsafeMutablePointer<Lanes>) {
-        for x in 0..<width {
-            var v = Lanes()
-            for c in 0..<4 {
-                v[c] = Float(bitPattern: 0x4B00_0000 | UInt32(r0[4 * x + c]))
-                v[4 + c] = Float(bitPattern: 0x4B00_0000 | UInt32(r1[4 * x + c]))
-            }
-            a[x] = v - Lanes(repeating: 8_388_608)
         }
     }
 
@@ -296,16 +248,34 @@ enum BoxCascadeKernel {
         }
     }
 
-    /// Two rows of four channels from lanes 0–3 and 4–7.
-    @inline(__always)
-    private static func store4(_ result: UnsafeMutablePointer<Lanes>, width: Int, scale: Lanes, _ o0: UnsafeMutablePointer<UInt16>, _ o1: UnsafeMutablePointer<UInt16>) {
-        for x in 0..<width {
-            let v = toFixed(result[x] * scale)
-            var h = SIMD8<UInt16>()
-            for i in 0..<8 { h[i] = UInt16(truncatingIfNeeded: v[i]) }
-            UnsafeMutableRawPointer(o0 + 4 * x).storeBytes(of: h.lowHalf, as: SIMD4<UInt16>.self)
-            UnsafeMutableRawPointer(o1 + 4 * x).storeBytes(of: h.highHalf, as: SIMD4<UInt16>.self)
+    /// Lane k of positions 0..<width (8 UInt16 lanes per position) to row k of `out`, for whole blocks of
+    /// 8 positions by SSE2 8×8 16-bit transposes; returns how many positions were done.
+    private static func transposeLanes(_ lanes: UnsafePointer<UInt16>, width: Int, into out: UnsafeMutablePointer<UInt16>, rowStride: Int) -> Int {
+        #if canImport(_Builtin_intrinsics.intel)
+        var x = 0
+        while x + 8 <= width {
+            @inline(__always) func load(_ i: Int) -> __m128i {
+                _mm_loadu_si128(UnsafeRawPointer(lanes + 8 * (x + i)).assumingMemoryBound(to: __m128i.self))
+            }
+            let t0 = _mm_unpacklo_epi16(load(0), load(1)), t1 = _mm_unpackhi_epi16(load(0), load(1))
+            let t2 = _mm_unpacklo_epi16(load(2), load(3)), t3 = _mm_unpackhi_epi16(load(2), load(3))
+            let t4 = _mm_unpacklo_epi16(load(4), load(5)), t5 = _mm_unpackhi_epi16(load(4), load(5))
+            let t6 = _mm_unpacklo_epi16(load(6), load(7)), t7 = _mm_unpackhi_epi16(load(6), load(7))
+            let u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2), u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3)
+            let u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6), u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7)
+            @inline(__always) func store(_ k: Int, _ v: __m128i) {
+                _mm_storeu_si128(UnsafeMutableRawPointer(out + k * rowStride + x).assumingMemoryBound(to: __m128i.self), v)
+            }
+            store(0, _mm_unpacklo_epi64(u0, u4)); store(1, _mm_unpackhi_epi64(u0, u4))
+            store(2, _mm_unpacklo_epi64(u1, u5)); store(3, _mm_unpackhi_epi64(u1, u5))
+            store(4, _mm_unpacklo_epi64(u2, u6)); store(5, _mm_unpackhi_epi64(u2, u6))
+            store(6, _mm_unpacklo_epi64(u3, u7)); store(7, _mm_unpackhi_epi64(u3, u7))
+            x += 8
         }
+        return x
+        #else
+        return 0
+        #endif
     }
 
     /// What `cascade` multiplies the blur by.

@@ -108,6 +108,7 @@ enum GaussianKernel {
 
     // SSE2 intrinsics for the two accumulation loops: taps in pairs through pmaddwd, 8 samples at a
     // time, the same integer sums as the scalar loops (which finish the last < 8 samples of a row).
+    // On the AVX2 path GaussianCore does whole groups of 16 first.
     // The lane loops compiled to widening multiplies at about 16 instructions per sample and tap pair.
 
     /// Horizontal: out[i] = (32 + Σ w_k·p[i + k·ch]) >> 6 for whole groups of 8 samples; returns how many were done.
@@ -120,7 +121,7 @@ enum GaussianKernel {
         @inline(__always) func widened(_ at: UnsafePointer<UInt8>) -> __m128i {
             _mm_unpacklo_epi8(_mm_loadl_epi64(UnsafeRawPointer(at).assumingMemoryBound(to: __m128i.self)), zero)
         }
-        var i = 0
+        var i = SIMDPath.gaussianHorizontal(p, taps: taps, channels: ch, samples: samples, into: out)
         while i + 8 <= samples {
             var lo = rounding, hi = rounding
             var k = 0
@@ -157,7 +158,7 @@ enum GaussianKernel {
         return withUnsafeTemporaryAllocation(of: UnsafePointer<UInt16>.self, capacity: taps.count) { rows in
         for k in 0..<taps.count { rows[k] = plane + min(max(y - r + k, 0), height - 1) * samples }
         @inline(__always) func rowPointer(_ k: Int) -> UnsafePointer<UInt16> { rows[k] }
-        var i = 0
+        var i = SIMDPath.gaussianVertical(UnsafePointer(rows.baseAddress!), taps: taps, samples: samples, into: acc)
         while i + 8 <= samples {
             var lo = start, hi = start
             var k = 0

@@ -68,21 +68,22 @@ enum MirrorFlipKernel {
     /// Writes the `size`-byte elements of `source` in reverse order to `destination` (no overlap).
     @inline(__always)
     static func reverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int) {
+        let done = SIMDPath.mirrorReverse(source, destination, bytes: bytes, size: size)
         switch size {
-        case 4: blocks(source, destination, bytes: bytes, size: 4) { (v: SIMD4<UInt32>) in SIMD4(v[3], v[2], v[1], v[0]) }
-        case 2: blocks(source, destination, bytes: bytes, size: 2) { (v: SIMD8<UInt16>) in
+        case 4: blocks(source, destination, from: done, bytes: bytes, size: 4) { (v: SIMD4<UInt32>) in SIMD4(v[3], v[2], v[1], v[0]) }
+        case 2: blocks(source, destination, from: done, bytes: bytes, size: 2) { (v: SIMD8<UInt16>) in
             SIMD8(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
         }
-        default: blocks(source, destination, bytes: bytes, size: 1) { (v: SIMD16<UInt8>) in
+        default: blocks(source, destination, from: done, bytes: bytes, size: 1) { (v: SIMD16<UInt8>) in
             SIMD16(v[15], v[14], v[13], v[12], v[11], v[10], v[9], v[8], v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
         }
         }
     }
 
     @inline(__always)
-    private static func blocks<V: SIMD>(_ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer, bytes: Int, size: Int,
+    private static func blocks<V: SIMD>(_ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer, from start: Int, bytes: Int, size: Int,
                                         _ reversed: (V) -> V) {
-        var o = 0
+        var o = start
         while o &+ 16 <= bytes {
             d.storeBytes(of: reversed(s.loadUnaligned(fromByteOffset: bytes &- o &- 16, as: V.self)), toByteOffset: o, as: V.self)
             o &+= 16

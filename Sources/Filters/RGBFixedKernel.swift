@@ -35,6 +35,13 @@ final class RGBFixedKernel {
     }
 
     private let constants: Constants
+    /// The matrix and offsets as scalars (offsets with the rounding bias when there is no gain), for
+    /// the 16-pixel AVX2 block.
+    private let m: [Int16], o: [Int16]
+    private let keep: UInt32
+    /// The program is exactly invert: every colour byte b becomes 255 − b, which the block gives exactly
+    /// (−(b − 128)·16 + 127.5·16, floored, over 16), so one xor does it (a memcpy's cost, not the matrix).
+    private let invertsOnly: Bool
     /// The alpha/padding byte is byte 0 (ARGB, xRGB) rather than byte 3.
     private let passFirst: Bool
     let gain: VignetteShape?
@@ -84,6 +91,10 @@ final class RGBFixedKernel {
             o.append(q)
         }
         constants = Self.constants(passFirst: passFirst, alphaShift: UInt32(offsets.a * 8), m: m, o: o, gain: shape != nil)
+        self.m = m
+        self.o = o.map { $0 &+ (shape != nil ? 0 : 8) }
+        keep = UInt32(0xFF) << UInt32(offsets.a * 8)
+        invertsOnly = shape == nil && m == [-4096, 0, 0, 0, -4096, 0, 0, 0, -4096] && self.o == [2040, 2040, 2040]
     }
 
     @inline(never)
@@ -122,11 +133,31 @@ final class RGBFixedKernel {
 
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory).
     func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>) {
+        if invertsOnly {
+            invert(source, destination, width, rows)
+            return
+        }
         switch (gain != nil, passFirst) {
         case (false, false): run(source, destination, width, height, rows, Off.self, Off.self)
         case (false, true): run(source, destination, width, height, rows, Off.self, On.self)
         case (true, false): run(source, destination, width, height, rows, On.self, Off.self)
         case (true, true): run(source, destination, width, height, rows, On.self, On.self)
+        }
+    }
+
+    private func invert(_ source: Plane, _ destination: Plane, _ width: Int, _ rows: Range<Int>) {
+        let flip = SIMD8<UInt32>(repeating: ~keep)
+        for y in rows {
+            let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
+            var x = 0
+            while x &+ 8 <= width {
+                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD8<UInt32>.self) ^ flip, toByteOffset: x &* 4, as: SIMD8<UInt32>.self)
+                x &+= 8
+            }
+            while x < width {
+                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self) ^ ~keep, toByteOffset: x &* 4, as: UInt32.self)
+                x &+= 1
+            }
         }
     }
 
@@ -139,8 +170,11 @@ final class RGBFixedKernel {
                 let src = source.base + y * source.stride
                 let dst = destination.base + y * destination.stride
                 let dy = Double(y) + 0.5 - half
-                let row = I16x8(repeating: Self.q15(1 - coefficient * dy * dy))
-                var x = 0
+                let rowTerm = Self.q15(1 - coefficient * dy * dy)
+                let row = I16x8(repeating: rowTerm)
+                // On the AVX2 path whole groups of 16 pixels first; this loop finishes the row.
+                var x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: m, o: o, keep: keep, passFirst: PassFirst.on,
+                                             columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm)
                 while x &+ 8 <= width {
                     let v0 = src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt32>.self)
                     let v1 = src.loadUnaligned(fromByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)

@@ -69,12 +69,122 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `BoxCascadeCore.cascade` on the selected path.
     @inline(__always)
-    static func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, _ b: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int,
-                        box: BoxCascadeCore.Box, passes: Int) -> UnsafeMutablePointer<SIMD8<Float>> {
+    static func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int, box: BoxCascadeCore.Box, passes: Int) {
         if current == .avx2 {
-            return FiltersAVX2.BoxCascadeCore.cascade(a, b, positions: positions, stride: stride,
-                                                      box: .init(radius: box.radius, inner: box.inner, outer: box.outer), passes: passes)
+            FiltersAVX2.BoxCascadeCore.cascade(a, positions: positions, stride: stride,
+                                               box: .init(radius: box.radius, inner: box.inner, outer: box.outer), passes: passes)
+        } else {
+            BoxCascadeCore.cascade(a, positions: positions, stride: stride, box: box, passes: passes)
         }
-        return BoxCascadeCore.cascade(a, b, positions: positions, stride: stride, box: box, passes: passes)
+    }
+
+    /// `BoxCascadeCore.load4` on the selected path.
+    static func load4(_ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, width: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeCore.load4(r0, r1, width: width, into: a)
+        } else {
+            BoxCascadeCore.load4(r0, r1, width: width, into: a)
+        }
+    }
+
+    /// `BoxCascadeCore.store4` on the selected path.
+    static func store4(_ a: UnsafePointer<SIMD8<Float>>, width: Int, scale: SIMD8<Float>, _ o0: UnsafeMutablePointer<UInt16>,
+                       _ o1: UnsafeMutablePointer<UInt16>) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeCore.store4(a, width: width, scale: scale, o0, o1)
+        } else {
+            BoxCascadeCore.store4(a, width: width, scale: scale, o0, o1)
+        }
+    }
+
+    /// `BoxCascadeCore.loadStrip` on the selected path.
+    static func loadStrip(_ plane: UnsafePointer<UInt16>, rowStride: Int, rows: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, into: a)
+        } else {
+            BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, into: a)
+        }
+    }
+
+    /// `BoxCascadeCore.storeStrip` on the selected path.
+    static func storeStrip(_ a: UnsafePointer<SIMD8<Float>>, rows: Int, scale: SIMD8<Float>, into d: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeCore.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
+        } else {
+            BoxCascadeCore.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
+        }
+    }
+
+    /// `EdgesCore.luma` on the selected path.
+    static func edgesLuma(_ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, into p: UnsafeMutablePointer<UInt8>) {
+        if current == .avx2 {
+            FiltersAVX2.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
+        } else {
+            EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
+        }
+    }
+
+    /// `EdgesCore.sobel` on the selected path.
+    static func edgesSobel(_ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width: Int, offset: Int32,
+                           into m: UnsafeMutablePointer<UInt8>) {
+        if current == .avx2 {
+            FiltersAVX2.EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m)
+        } else {
+            EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m)
+        }
+    }
+
+    /// `EdgesCore.grey` on the selected path.
+    static func edgesGrey(_ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width: Int, alpha: UInt32, into d: UnsafeMutablePointer<UInt8>) {
+        if current == .avx2 {
+            FiltersAVX2.EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
+        } else {
+            EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
+        }
+    }
+
+    /// On AVX2, `RGBFixedCore.row` (whole 16-pixel groups; returns how many pixels it did); elsewhere 0.
+    static func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: [Int16], o: [Int16], keep: UInt32,
+                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 {
+            return FiltersAVX2.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row)
+        }
+        #endif
+        return 0
+    }
+
+    /// On AVX2, `ZoomCore.blend` (whole groups of 16 samples; returns how many it did); elsewhere 0.
+    static func zoomBlend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight: UInt32, count: Int, into d: UnsafeMutablePointer<UInt8>) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 { return FiltersAVX2.ZoomCore.blend(a, b, weight: weight, count: count, into: d) }
+        #endif
+        return 0
+    }
+
+    /// On AVX2, `MirrorCore.reverse` (whole 32-byte groups; returns how many bytes it did); elsewhere 0.
+    static func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 { return FiltersAVX2.MirrorCore.reverse(source, destination, bytes: bytes, size: size) }
+        #endif
+        return 0
+    }
+
+    /// On AVX2, `GaussianCore.horizontal` (whole groups of 16; returns how many it did); elsewhere 0.
+    static func gaussianHorizontal(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels: Int, samples: Int,
+                                   into out: UnsafeMutablePointer<UInt16>) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 { return FiltersAVX2.GaussianCore.horizontal(p, taps: taps, channels: channels, samples: samples, into: out) }
+        #endif
+        return 0
+    }
+
+    /// On AVX2, `GaussianCore.vertical` (whole groups of 16; returns how many it did); elsewhere 0.
+    static func gaussianVertical(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
+                                 into acc: UnsafeMutablePointer<Int32>) -> Int {
+        #if arch(x86_64)
+        if current == .avx2 { return FiltersAVX2.GaussianCore.vertical(rows, taps: taps, samples: samples, into: acc) }
+        #endif
+        return 0
     }
 }

@@ -113,7 +113,7 @@ enum ZoomKernel {
     private static func blend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight w: UInt32, count: Int,
                               into d: UnsafeMutablePointer<UInt8>) {
         let wa = 256 &- w
-        var i = 0
+        var i = SIMDPath.zoomBlend(a, b, weight: w, count: count, into: d)
         #if canImport(_Builtin_intrinsics.intel)
         // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
         // widening multiplies (about 7 instructions per sample against 2 here).

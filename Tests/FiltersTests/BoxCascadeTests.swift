@@ -147,26 +147,6 @@ import Testing
         #expect(e.max <= 3, "max error \(e.max)")
     }
 
-    /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
-    @Test func everySIMDPathGivesTheSameBytes() throws {
-        for (format, chain) in [(PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20")] {
-            let reference = TestFrame(format, 211, 157)
-            reference.fillPattern(seed: 12)
-            let compiled = try FilterChain(parsing: chain).compile()
-            let original = reference.copy()
-            try SIMDPath.with(.sse2) { try compiled.process(reference.frame) }
-            #expect(reference.difference(from: original) != nil)
-            for path in SIMDPath.available {
-                let frame = original.copy()
-                try SIMDPath.with(path) {
-                    #expect(SIMDPath.current == path)
-                    try compiled.process(frame.frame)
-                }
-                #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain)")
-            }
-        }
-    }
-
     @Test func extendedBoxesHaveTheGaussianVariance() {
         for sigma in [2.0, 2.7, 5, 16, 16.5, 50] {
             let n = BoxCascadeKernel.passes(sigma: sigma)

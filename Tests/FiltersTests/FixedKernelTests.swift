@@ -46,6 +46,24 @@ import Testing
         }
     }
 
+    /// Invert alone takes a shortcut (one xor) in the fixed-point pass: exactly 255 − b, alpha kept.
+    @Test(arguments: [PixelFormat.rgba, .bgrx, .argb])
+    func invertIsExactlyTheNegative(format: PixelFormat) throws {
+        for (width, height) in [(37, 11), (1, 1), (64, 9)] {
+            let frame = TestFrame(format, width, height)
+            frame.fillPattern(seed: UInt64(width + 5))
+            let out = frame.copy()
+            try FilterChain { Invert() }.compile().process(from: frame.frame, to: out.frame)
+            #expect(out.canariesIntact)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let (r, g, b) = frame.rgb(x, y), (r2, g2, b2) = out.rgb(x, y)
+                    #expect(r2 == 255 - r && g2 == 255 - g && b2 == 255 - b && out.alpha(x, y) == frame.alpha(x, y), "\(format) \(x),\(y)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: [PixelFormat.rgba, .bgrx, .argb])
     func rgbFixedPointAgreesWithFloatWithinOneCode(format: PixelFormat) throws {
         for (width, height) in [(37, 11), (64, 32), (1, 1), (9, 3)] {

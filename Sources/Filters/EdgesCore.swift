@@ -1,0 +1,146 @@
+// This file is compiled twice, like BoxCascadeCore.swift: into Filters for baseline x86-64 (SSE2)
+// and, through a symlink, into FiltersAVX2 (where each 16-lane vector of 16-bit values is one ymm
+// register). Integer arithmetic and one correctly rounded √: the same bytes on both.
+#if canImport(_Builtin_intrinsics.intel)
+import _Builtin_intrinsics.intel
+#endif
+
+/// The row loops of edges (Sobel magnitude of luma), the part worth a wider instruction set.
+package enum EdgesCore {
+    /// Luma of one row of four-byte pixels: p[x] = (kr·R + kg·G + kb·B + 2¹⁴) >> 15, weights in Q15
+    /// summing to 2¹⁵; `shifts` are the bit offsets of R, G and B in a little-endian pixel.
+    package static func luma(_ s: UnsafePointer<UInt8>, width w: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>,
+                             into p: UnsafeMutablePointer<UInt8>) {
+        // The weight of each byte of a pixel (0 for alpha/padding), paired for pmaddwd: bytes 0 and 2
+        // of a pixel are the two 16-bit halves of `v & 0x00FF00FF`, bytes 1 and 3 those of `(v >> 8) & …`.
+        var byteWeight = SIMD4<Int32>()
+        byteWeight[Int(shifts.x / 8)] = weights.x
+        byteWeight[Int(shifts.y / 8)] = weights.y
+        byteWeight[Int(shifts.z / 8)] = weights.z
+        let even = SIMD8<Int32>(repeating: byteWeight[0] | byteWeight[2] << 16)
+        let odd = SIMD8<Int32>(repeating: byteWeight[1] | byteWeight[3] << 16)
+        var x = 0
+        while x + 16 <= w {
+            let v = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: SIMD16<UInt32>.self)
+            let sum = SIMD16<Int32>(lowHalf: weightedSum(v.lowHalf, even, odd), highHalf: weightedSum(v.highHalf, even, odd))
+            UnsafeMutableRawPointer(p + x).storeBytes(of: clampedBytes((sum &+ 16384) &>> 15), as: SIMD16<UInt8>.self)
+            x += 16
+        }
+        while x < w {
+            let v = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: UInt32.self)
+            let sum = weights.x &* Int32((v >> shifts.x) & 0xFF) &+ weights.y &* Int32((v >> shifts.y) & 0xFF)
+                &+ weights.z &* Int32((v >> shifts.z) & 0xFF)
+            p[x] = UInt8(truncatingIfNeeded: (sum &+ 16384) &>> 15)
+            x += 1
+        }
+    }
+
+    /// Σ byte·weight over the four bytes of each pixel: two pmaddwd (bytes are < 2⁸, weights < 2¹⁵).
+    @inline(__always)
+    static func weightedSum(_ v: SIMD8<UInt32>, _ even: SIMD8<Int32>, _ odd: SIMD8<Int32>) -> SIMD8<Int32> {
+        let lo = unsafeBitCast(v & 0x00FF_00FF, to: SIMD8<Int32>.self), hi = unsafeBitCast((v &>> 8) & 0x00FF_00FF, to: SIMD8<Int32>.self)
+        #if SWIFTCAM_AVX2
+        @inline(__always) func m(_ a: SIMD8<Int32>) -> __m256i { unsafeBitCast(a, to: __m256i.self) }
+        return unsafeBitCast(_mm256_add_epi32(_mm256_madd_epi16(m(lo), m(even)), _mm256_madd_epi16(m(hi), m(odd))), to: SIMD8<Int32>.self)
+        #elseif canImport(_Builtin_intrinsics.intel)
+        @inline(__always) func m(_ a: SIMD4<Int32>) -> __m128i { unsafeBitCast(a, to: __m128i.self) }
+        @inline(__always) func half(_ l: SIMD4<Int32>, _ h: SIMD4<Int32>, _ e: SIMD4<Int32>, _ o: SIMD4<Int32>) -> SIMD4<Int32> {
+            unsafeBitCast(_mm_add_epi32(_mm_madd_epi16(m(l), m(e)), _mm_madd_epi16(m(h), m(o))), to: SIMD4<Int32>.self)
+        }
+        return SIMD8(lowHalf: half(lo.lowHalf, hi.lowHalf, even.lowHalf, odd.lowHalf),
+                     highHalf: half(lo.highHalf, hi.highHalf, even.highHalf, odd.highHalf))
+        #else
+        let e = (even & 0xFFFF, even &>> 16), o = (odd & 0xFFFF, odd &>> 16)
+        return (lo & 0xFFFF) &* e.0 &+ (lo &>> 16) &* e.1 &+ (hi & 0xFFFF) &* o.0 &+ (hi &>> 16) &* o.1
+        #endif
+    }
+
+    /// `m[0..<w]` = min(255, round(√(gx² + gy²) + offset)) from three luma rows whose `[-1]` and `[w]` are
+    /// readable; whole groups of 16, so the rows and `m` need 15 bytes of slack past `w + 1`.
+    package static func sobel(_ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width w: Int,
+                              offset: Int32, into m: UnsafeMutablePointer<UInt8>) {
+        typealias Lanes = SIMD16<Int16>
+        @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> Lanes {
+            let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
+            var r = Lanes()
+            for i in 0..<16 { r[i] = Int16(v[i]) }
+            return r
+        }
+        let bias = SIMD16<Int32>(repeating: offset)
+        var x = 0
+        while x < w {
+            let al = load(a + x - 1), ac = load(a + x), ar = load(a + x + 1)
+            let hl = load(h + x - 1), hr = load(h + x + 1)
+            let bl = load(b + x - 1), bc = load(b + x), br = load(b + x + 1)
+            let gx = widen((ar &- al) &+ ((hr &- hl) &<< 1) &+ (br &- bl))
+            let gy = widen((bl &- al) &+ ((bc &- ac) &<< 1) &+ (br &- ar))
+            let root = roundedSquareRoot(gx &* gx &+ gy &* gy) &+ bias
+            UnsafeMutableRawPointer(m + x).storeBytes(of: clampedBytes(root), as: SIMD16<UInt8>.self)
+            x += 16
+        }
+    }
+
+    // Lane conversions as lane loops: the generic SIMD16 `init(truncatingIfNeeded:)` and `pointwiseMin`
+    // stayed calls to outlined specialisations (about 14 instructions per pixel between them).
+    @inline(__always)
+    static func widen(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
+        var r = SIMD16<Int32>()
+        for i in 0..<16 { r[i] = Int32(v[i]) }
+        return r
+    }
+
+    /// Each lane clamped to 0...255, as bytes: two saturating packs (a lane loop of min/max and
+    /// truncation stayed scalar, about 60 instructions per 16 lanes).
+    @inline(__always)
+    static func clampedBytes(_ v: SIMD16<Int32>) -> SIMD16<UInt8> {
+        #if canImport(_Builtin_intrinsics.intel)
+        @inline(__always) func m(_ q: SIMD4<Int32>) -> __m128i { unsafeBitCast(q, to: __m128i.self) }
+        let words = (_mm_packs_epi32(m(v.lowHalf.lowHalf), m(v.lowHalf.highHalf)), _mm_packs_epi32(m(v.highHalf.lowHalf), m(v.highHalf.highHalf)))
+        return unsafeBitCast(_mm_packus_epi16(words.0, words.1), to: SIMD16<UInt8>.self)
+        #else
+        var r = SIMD16<UInt8>()
+        for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: min(max(v[i], 0), 255)) }
+        return r
+        #endif
+    }
+
+    /// round(√n) for 0 ≤ n < 2²⁴, lane-wise, through sqrtps: `Float.squareRoot()` lowers to a libm call
+    /// per lane (errno). Float √ is correctly rounded and √n (n whole) never lies within 10⁻³ of a
+    /// half for √n < 256, so rounding it is exact where the output is not saturated.
+    @inline(__always)
+    static func roundedSquareRoot(_ squares: SIMD16<Int32>) -> SIMD16<Int32> {
+        var n = SIMD16<Float>()
+        for i in 0..<16 { n[i] = Float(squares[i]) }
+        #if canImport(_Builtin_intrinsics.intel)
+        let q = (n.lowHalf.lowHalf, n.lowHalf.highHalf, n.highHalf.lowHalf, n.highHalf.highHalf)
+        let root = SIMD16<Float>(lowHalf: SIMD8(lowHalf: SIMD4(_mm_sqrt_ps(q.0)), highHalf: SIMD4(_mm_sqrt_ps(q.1))),
+                                 highHalf: SIMD8(lowHalf: SIMD4(_mm_sqrt_ps(q.2)), highHalf: SIMD4(_mm_sqrt_ps(q.3))))
+        #else
+        var root = n
+        for i in 0..<16 { root[i] = n[i].squareRoot() }
+        #endif
+        // Rounded through the mantissa (x + 1.5·2²³): no range-checked scalar conversions.
+        return unsafeBitCast(root + SIMD16<Float>(repeating: 12_582_912), to: SIMD16<Int32>.self) &- 0x4B40_0000
+    }
+
+    /// One row of magnitudes as grey four-byte pixels: every byte the magnitude except the alpha
+    /// byte (`alpha` masks it), which keeps the source's.
+    package static func grey(_ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width w: Int, alpha: UInt32,
+                             into d: UnsafeMutablePointer<UInt8>) {
+        let keep = SIMD16<UInt32>(repeating: alpha)
+        var x = 0
+        while x + 16 <= w {
+            let bytes = UnsafeRawPointer(m + x).loadUnaligned(as: SIMD16<UInt8>.self)
+            var g = SIMD16<UInt32>()
+            for i in 0..<16 { g[i] = UInt32(bytes[i]) &* 0x0101_0101 }
+            let src = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: SIMD16<UInt32>.self)
+            UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: (g & ~keep) | (src & keep), as: SIMD16<UInt32>.self)
+            x += 16
+        }
+        while x < w {
+            let src = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: UInt32.self)
+            UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: (UInt32(m[x]) &* 0x0101_0101 & ~alpha) | (src & alpha), as: UInt32.self)
+            x += 1
+        }
+    }
+}

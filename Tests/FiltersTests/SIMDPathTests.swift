@@ -1,0 +1,30 @@
+import Testing
+@testable import Filters
+
+/// The kernels with a wider version (blur's box cascade and direct kernel, edges, the fixed-point colour pass, zoom's blend, mirror) give the same bytes on every SIMD path.
+@Suite struct SIMDPathTests {
+    /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
+    @Test func everySIMDPathGivesTheSameBytes() throws {
+        for (format, chain) in [(PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20"),
+                                (.rgba, "edges"), (.bgrx, "edges"), (.nv12, "edges"),
+                                (.rgba, "sepia | vignette"), (.argb, "colorcontrols contrast=1.2 saturation=0.8 | vignette"), (.bgrx, "mono"),
+                                (.rgba, "zoom factor=2"), (.nv12, "zoom factor=1.7 x=0.3"),
+                                (.rgba, "mirror"), (.i420, "mirror"), (.nv12, "mirror"),
+                                (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5")] {
+            let reference = TestFrame(format, 211, 157)
+            reference.fillPattern(seed: 12)
+            let compiled = try FilterChain(parsing: chain).compile()
+            let original = reference.copy()
+            try SIMDPath.with(.sse2) { try compiled.process(reference.frame) }
+            #expect(reference.difference(from: original) != nil)
+            for path in SIMDPath.available {
+                let frame = original.copy()
+                try SIMDPath.with(path) {
+                    #expect(SIMDPath.current == path)
+                    try compiled.process(frame.frame)
+                }
+                #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain)")
+            }
+        }
+    }
+}
