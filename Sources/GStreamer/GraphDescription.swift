@@ -26,6 +26,14 @@ public enum GraphValue: Sendable, Hashable, ExpressibleByBooleanLiteral, Express
         }
     }
 
+    /// The value as the launch parser must read it for `property` of a `factory` element: text for an enum or flags
+    /// property is the nick, name or flags text itself (the parser deserializes it as the property's type, and a
+    /// string's serialized form, in quotes with escapes, is no enum name); everything else is `serialized`.
+    func launchSerialized(factory: String, property: String) -> String {
+        if case let .string(text) = self, Element.propertyIsEnumOrFlags(factory: factory, property: property) { return text }
+        return serialized
+    }
+
     /// The value as GStreamer writes it: `gst_value_serialize` of a GValue of its own type. Caps print as
     /// `gst_caps_to_string`, the text `gst_value_serialize` would wrap in quotes again for nesting inside a
     /// structure; a caps property reads either back, because caps text never starts with a quote.

@@ -29,7 +29,7 @@ extension GraphDescription {
                     var words = [nodes[index].factory]
                     if let name = names[index] { words.append("name=\(launchQuoted(GraphValue.string(name).serialized))") }
                     for property in nodes[index].properties {
-                        words.append("\(property.name)=\(launchQuoted(property.value.serialized))")
+                        words.append("\(property.name)=\(launchQuoted(property.value.launchSerialized(factory: nodes[index].factory, property: property.name)))")
                     }
                     return words
                 }
