@@ -30,6 +30,10 @@ build=(swift build -c release --package-path Tests/Fuzz --scratch-path "$scratch
        -Xswiftc -sanitize=fuzzer,address)
 printf '\n== fuzz targets: building (%s)\n' "${build[*]}"
 mkdir -p "$scratch"
+# SwiftCam is a path dependency of this package, and SwiftPM reuses its build plan (release.yaml) when only the
+# dependency's files changed: sources added since the last build were left out ("module 'FiltersAVX2' has no member
+# named 'GaussianCore'"). Without the plan it plans again; what is compiled stays compiled.
+rm -f "$scratch/release.yaml"
 if ! "${build[@]}" >"$scratch/build.log" 2>&1; then
   grep -E 'error:' "$scratch/build.log" | sort -u | head -20
   echo "FAIL: the fuzz targets do not build (log: $scratch/build.log)"
