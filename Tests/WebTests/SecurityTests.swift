@@ -67,6 +67,23 @@ import Testing
         #expect(try rawHTTP(port: host.port, "GET /captures/\(encoded) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").status == 200)
     }
 
+    /// `lut file=` from the browser had the host open any file it named, and the error quoted its first line.
+    @Test func lutFilesAreNotChosenFromTheBrowser() async throws {
+        let host = try WebHost(config: "switch")
+        let secret = host.directory.appendingPathComponent("shadow")
+        try "root:secret-hash:19000:0:99999:7:::\n".write(to: secret, atomically: true, encoding: .utf8)
+        for (path, body) in [("api/filter", ["chain": "lut file=\(secret.path)"]), ("api/command", ["line": "filter sepia | lut file=\(secret.path)"])] {
+            let answer = try await http("POST", host.base.appendingPathComponent(path), body: try JSONSerialization.data(withJSONObject: body))
+            let text = String(decoding: answer.body, as: UTF8.self)
+            #expect(answer.status == 403, "\(path): \(text)")
+            #expect(text.contains("LUT files are chosen in the config or on the command line") && !text.contains("secret-hash"), "\(path): \(text)")
+        }
+        // The host's own console may name a file; its error still quotes none of it.
+        let console = try host.ctl("filter lut file=\(secret.path)")
+        #expect(!console.isOK && !"\(console)".contains("secret-hash"), "\(console)")
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
+    }
+
     @Test func oversizedAndMalformedBodiesAreRefusedWithAReason() async throws {
         let host = try WebHost(config: "switch")
         let big = Data(repeating: 0x20, count: 100 * 1024)

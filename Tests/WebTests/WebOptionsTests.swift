@@ -84,6 +84,22 @@ import Testing
         }
     }
 
+    /// `lut file=PATH` would have the host open any file the browser names, and its error quoted the first line.
+    @Test(arguments: [("filter", #"{"chain": "lut file=/etc/shadow"}"#), ("filter", #"{"chain": "sepia | lut file=/etc/passwd"}"#),
+                      ("command", #"{"line": "filter lut file=/etc/shadow"}"#),
+                      ("command", #"{"line": "FILTER mono |lut file=\"/etc/shadow\""}"#)])
+    func lutFilesAreNotTheBrowsers(name: String, body: String) {
+        do {
+            _ = try APICommand.parse(name: name, body: Data(body.utf8))
+            Issue.record("\(name) \(body) was accepted")
+        } catch let error as APIError {
+            #expect(error.status == 403, "\(error)")
+            #expect(error.description.contains("LUT files are chosen in the config or on the command line"), "\(error)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
     @Test func unknownCommandsAreNotFound() {
         #expect(throws: APIError.self) { try APICommand.parse(name: "../../etc", body: Data()) }
     }
