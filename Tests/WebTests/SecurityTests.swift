@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Glibc
 import Testing
 
 /// What the server refuses, and that it keeps serving after each refusal. Plain HTTP on 127.0.0.1 only.
@@ -31,7 +32,7 @@ import Testing
         #expect(page.status == 200)
         #expect(String(decoding: page.body, as: UTF8.self).contains("<video id=\"preview\""))
         // The WebSocket handshake is screened too.
-        let upgrade = try rawHTTP(port: host.port, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let upgrade = try rawHTTP(port: host.port, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         #expect(upgrade.status == 401)
     }
@@ -48,14 +49,14 @@ import Testing
                      "/captures/..", "/captures/%2e%2e", "/captures//etc/passwd", "/captures/%2fetc%2fpasswd", "/captures/\(host.directory.path)/secret.png",
                      "/captures/%2f\(host.directory.path.dropFirst())%2fsecret.png", "/captures/captures%2f\(still)", "/captures/secret.png", "/captures/",
                      "/../secret.png", "/%2e%2e/secret.png", "/captures/../api/status", "/./captures/..", "http://127.0.0.1/captures/../index.html"] {
-            let answer = try rawHTTP(port: host.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            let answer = try rawHTTP(port: host.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nConnection: close\r\n\r\n")
             #expect(answer.status == 404, "\(path): \(answer.status)")
             #expect(!answer.body.contains("secret") && !answer.body.contains("root:"), "\(path)")
             #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200, "after \(path)")
         }
         // One request per connection: a traversal sent after a good request on the same connection is never answered
         // (GLib would have removed its dot segments: the page).
-        let pipelined = try exchange(port: host.port, Data("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /captures/.. HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8),
+        let pipelined = try exchange(port: host.port, Data("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\n\r\nGET /captures/.. HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\n\r\n".utf8),
                                      timeout: 10, untilClosed: true)
         let rest = String(decoding: pipelined.body, as: UTF8.self)
         #expect(pipelined.status == 200 && pipelined.headers["connection"] == "close" && !rest.contains("HTTP/1.1"), "\(rest)")
@@ -64,7 +65,7 @@ import Testing
         try FileManager.default.copyItem(at: host.directory.appendingPathComponent("captures/\(still)"),
                                          to: host.directory.appendingPathComponent("captures/\(spaced)"))
         let encoded = spaced.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? spaced
-        #expect(try rawHTTP(port: host.port, "GET /captures/\(encoded) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").status == 200)
+        #expect(try rawHTTP(port: host.port, "GET /captures/\(encoded) HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nConnection: close\r\n\r\n").status == 200)
     }
 
     /// `lut file=` from the browser had the host open any file it named, and the error quoted its first line.
@@ -92,7 +93,7 @@ import Testing
         #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
         // Chunked, so no Content-Length warns the early check: refused when read.
         let chunk = String(repeating: "a", count: 70 * 1024)
-        let chunked = try rawHTTP(port: host.port, "POST /api/zoom HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+        let chunked = try rawHTTP(port: host.port, "POST /api/zoom HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
             + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n0\r\n\r\n")
         #expect(chunked.status == 413)
         let malformed = try await http("POST", host.base.appendingPathComponent("api/zoom"), body: Data(#"{"factor": "#.utf8))
@@ -109,6 +110,36 @@ import Testing
         #expect((json(zoom.body)["reply"] as? String)?.contains("clamped from 40") == true)
         #expect(host.process.isRunning)
         #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
+    }
+
+    /// Without `Expect: 100-continue` libsoup read (and held) a whole declared body before the early refusal went out:
+    /// 150 MB of RSS for one request, and no answer at all to a client that declared a body and sent none.
+    @Test func oversizedBodiesAreRefusedBeforeTheyAreSent() async throws {
+        let token = "test-token-0123456789"
+        for (arguments, headers, status) in [([String](), "", 413), (["--token", token], "", 401), (["--token", token], "X-SwiftCam-Token: \(token)\r\n", 413)] {
+            let host = try WebHost(config: "switch", arguments: arguments)
+            let before = try residentBytes(host.process.processIdentifier)
+            let size = 150 << 20
+            let connection = try RawConnection(port: host.port)
+            try connection.send(Data(("POST /api/command HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(size)\r\n\(headers)\r\n").utf8))
+            // The answer comes before a byte of the body is sent.
+            let answer = try connection.readAnswer()
+            #expect(answer.status == status, "\(arguments): \(answer.text)")
+            #expect(answer.headers["connection"] == "close")
+            // A client that sends the body anyway is read to nothing (or cut off), never buffered.
+            let chunk = Data(repeating: 0x20, count: 1 << 20)
+            for _ in 0..<(size >> 20) where connection.sendSome(chunk) {}
+            connection.close()
+            #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": token]).status == 200)
+            let after = try residentBytes(host.process.processIdentifier)
+            #expect(after - before < 40 << 20, "RSS grew from \(before >> 20) MB to \(after >> 20) MB")
+            // A declared body that never comes is answered at once too.
+            let silent = try exchange(port: host.port, Data(("POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nContent-Length: 99999999\r\n"
+                + "\(headers)\r\n").utf8), timeout: 60)
+            #expect(silent.status == status)
+            #expect(host.files(in: "captures").isEmpty)
+        }
     }
 
     @Test func theAPIAnswersListingsAndCommands() async throws {
@@ -131,5 +162,86 @@ import Testing
         let focus = json(try await http("POST", host.base.appendingPathComponent("api/focus"), body: Data(#"{"x": 0.5, "y": 0.5}"#.utf8)).body)
         #expect(focus["ok"] as? Bool == false)   // a test pattern has no focus: the reason, not a crash
         #expect((focus["error"] as? String)?.contains("not supported") == true)
+    }
+}
+
+/// The resident set of a process (VmRSS in /proc/PID/status), in bytes.
+func residentBytes(_ pid: Int32) throws -> Int {
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { throw WebTestError("no VmRSS for \(pid)") }
+    return kilobytes * 1024
+}
+
+/// A blocking TCP connection to 127.0.0.1 for requests sent in parts: headers first, the answer read, then (maybe) more.
+final class RawConnection {
+    private let fd: Int32
+    private var closed = false
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw WebTestError("no socket") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            Glibc.close(fd)
+            throw WebTestError("cannot connect to 127.0.0.1:\(port)")
+        }
+        // A safety net, not a measurement: an answer that never comes fails the test instead of hanging it.
+        var limit = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close() }
+
+    func send(_ data: Data) throws {
+        guard sendSome(data) else { throw WebTestError("the server closed the connection") }
+    }
+
+    /// Sends all of `data`; false once the server has closed (or reset) the connection.
+    func sendSome(_ data: Data) -> Bool {
+        var sent = 0
+        while sent < data.count {
+            let written = data[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { return false }
+            sent += written
+        }
+        return true
+    }
+
+    /// Reads one answer: its head and as much body as Content-Length says.
+    func readAnswer() throws -> (status: Int, headers: [String: String], text: String) {
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if let end = response.range(of: Data("\r\n\r\n".utf8)) {
+                let lines = String(decoding: response[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n")
+                var headers: [String: String] = [:]
+                for line in lines.dropFirst() {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                let length = headers["content-length"].flatMap(Int.init) ?? 0
+                if response.count - end.upperBound >= length {
+                    let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? 0
+                    return (status, headers, String(decoding: response[end.upperBound...], as: UTF8.self))
+                }
+            }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { throw WebTestError("no answer before the body (read \(response.count) bytes)") }
+            response.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
     }
 }
