@@ -123,10 +123,10 @@ public final class WebServer: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// The early handler (headers read, body not yet), for every path: the token and the body size. A refusal is
-    /// answered here and the connection closed unread (`refuseEarly`): libsoup would read (and hold) the whole body
-    /// first unless the client sent `Expect: 100-continue`. Every answer but the WebSocket's closes its connection, so
-    /// each request line passes the `RequestGate`.
+    /// The early handler (headers read, body not yet), for every path: the host name, the origin, the token and the body
+    /// size. A refusal is answered here and the connection closed unread (`refuseEarly`): libsoup would read (and hold)
+    /// the whole body first unless the client sent `Expect: 100-continue`. Every answer but the WebSocket's closes its
+    /// connection, so each request line passes the `RequestGate`.
     private func screen(_ message: OpaquePointer) {
         let request = Request(message)
         if request.path != "/ws" {
@@ -152,8 +152,17 @@ public final class WebServer: @unchecked Sendable {
 
     private var tooLarge: String { "the request body is over \(Self.maxBody / 1024) KiB" }
 
-    /// Why a request is refused before its body is read, in this order: a missing token, a body over the limit.
+    /// Why a request is refused before its body is read, in this order: a host name that is not this server's (no
+    /// token only), a foreign origin on a command or a WebSocket, a missing token, a body over the limit.
     private func refusal(_ request: Request) -> (status: Int, reason: String)? {
+        let host = request.header("Host")
+        if options.token == nil, !OriginPolicy.isLocal(host: host, bound: options.host, port: port) {
+            return (403, "this camera answers only to its own address (http://127.0.0.1:\(port)/ or http://localhost:\(port)/), not to host \((host ?? "none").escapingControls)")
+        }
+        let changes = !["GET", "HEAD"].contains(request.method) || request.path == "/ws"
+        if changes, let origin = request.header("Origin"), !OriginPolicy.isSameOrigin(origin, host: host) {
+            return (403, "commands come from this camera's own page, not from \(origin.escapingControls)")
+        }
         if let token = options.token {
             let offered = request.header("X-SwiftCam-Token")
                 ?? request.header("Authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }

@@ -142,6 +142,50 @@ import Testing
         }
     }
 
+    /// Any web page could POST here (a `text/plain` fetch took a still) and open the WebSocket, and a page whose name
+    /// was re-pointed at 127.0.0.1 (DNS rebinding) could read the answers: `Host` and `Origin` are checked now.
+    @Test func otherSitesCannotCommandTheCamera() async throws {
+        let host = try WebHost(config: "switch")
+        let port = host.port
+        func request(_ method: String, _ path: String, _ headers: String, body: String = "") throws -> (status: Int, body: String) {
+            let length = method == "POST" ? "Content-Length: \(body.utf8.count)\r\n" : ""
+            return try rawHTTP(port: port, "\(method) \(path) HTTP/1.1\r\n\(headers)\(length)Connection: close\r\n\r\n\(body)")
+        }
+        let ours = "Host: 127.0.0.1:\(port)\r\n"
+        let evil = "Origin: http://evil.example\r\n"
+        #expect(try request("POST", "/api/snap", ours + evil).status == 403)
+        #expect(try request("POST", "/api/snap", ours + evil + "Content-Type: text/plain\r\n", body: "{}").status == 403)
+        #expect(try request("POST", "/api/snap", ours + "Origin: null\r\n").status == 403)
+        #expect(try request("POST", "/api/snap", ours + "Origin: http://127.0.0.1:\(port + 1)\r\n").status == 403)
+        #expect(host.files(in: "captures").isEmpty)
+        let upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        #expect(try exchange(port: port, Data("GET /ws HTTP/1.1\r\n\(ours)\(evil)\(upgrade)\r\n".utf8), timeout: 30).status == 403)
+        // A rebound name, a wrong port, no Host at all.
+        for name in ["evil.example:\(port)", "127.0.0.1:\(port + 1)", "127.0.0.1", "localhost.evil.example:\(port)", "127.0.0.1:\(port)@evil.example"] {
+            let answer = try request("GET", "/api/status", "Host: \(name)\r\n")
+            #expect(answer.status == 403, "\(name)")
+            #expect(answer.body.contains("answers only to its own address"), "\(name): \(answer.body)")
+        }
+        #expect(try rawHTTP(port: port, "GET /api/status HTTP/1.0\r\n\r\n").status == 403)
+        // The camera's own page: its names, its origin.
+        for name in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST:\(port)", "[::1]:\(port)"] {
+            #expect(try request("GET", "/api/status", "Host: \(name)\r\n").status == 200, "\(name)")
+        }
+        #expect(try request("POST", "/api/zoom", ours + "Origin: http://127.0.0.1:\(port)\r\n", body: #"{"factor": 2}"#).status == 200)
+        #expect(try request("POST", "/api/zoom", "Host: localhost:\(port)\r\nOrigin: http://localhost:\(port)\r\n", body: #"{"factor": 2}"#).status == 200)
+        let socket = try RawConnection(port: port)   // stays open: a WebSocket
+        try socket.send(Data("GET /ws HTTP/1.1\r\n\(ours)Origin: http://127.0.0.1:\(port)\r\n\(upgrade)\r\n".utf8))
+        #expect(try socket.readAnswer().status == 101)
+        socket.close()
+        // With a token the token decides the host name (any name of the machine may reach it); the origin still counts.
+        let token = "test-token-0123456789"
+        let guarded = try WebHost(config: "switch", arguments: ["--token", token])
+        let tokenHeader = "X-SwiftCam-Token: \(token)\r\n"
+        #expect(try rawHTTP(port: guarded.port, "GET /api/status HTTP/1.1\r\nHost: camera.lan:\(guarded.port)\r\n\(tokenHeader)Connection: close\r\n\r\n").status == 200)
+        #expect(try rawHTTP(port: guarded.port, "POST /api/snap HTTP/1.1\r\nHost: camera.lan:\(guarded.port)\r\n\(tokenHeader)\(evil)Content-Length: 0\r\nConnection: close\r\n\r\n").status == 403)
+        #expect(guarded.files(in: "captures").isEmpty)
+    }
+
     @Test func theAPIAnswersListingsAndCommands() async throws {
         let host = try WebHost(config: "switch")
         let status = json(try await http("GET", host.base.appendingPathComponent("api/status")).body)
