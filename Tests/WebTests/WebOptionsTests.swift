@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Glibc
 import Testing
 @testable import Web
 
@@ -31,6 +32,17 @@ import Testing
         #expect(generated.token?.count == 32)
         #expect(try WebOptions(parsing: "127.0.0.1:1").checked(generatingToken: false).token == nil)
         #expect(throws: WebOptionsError.weakToken) { try WebOptions(parsing: "0.0.0.0:1", token: "short").checked(generatingToken: false) }
+    }
+
+    /// `camera screen http://0.0.0.0:8081/?token=…` opened nothing from another machine: the machine's name is printed.
+    @Test func theURLNamesThisMachineForEveryInterface() throws {
+        var buffer = [CChar](repeating: 0, count: 256)
+        #expect(gethostname(&buffer, buffer.count) == 0)
+        let name = String(cString: buffer)
+        #expect(WebOptions(host: "0.0.0.0", port: 8081, token: "abcdefgh").url() == "http://\(name):8081/?token=abcdefgh")
+        #expect(WebOptions(host: "::", port: 8081, token: nil).url() == "http://\(name):8081/")
+        #expect(WebOptions(host: "::1", port: 8081, token: nil).url() == "http://[::1]:8081/")
+        #expect(WebOptions(host: "192.168.1.5", port: 80, token: nil).url(port: 81) == "http://192.168.1.5:81/")
     }
 
     @Test func tokensCompareWholly() {
