@@ -46,6 +46,9 @@ enum APICommand {
         default:
             throw APIError.notFound("no command /api/\(name.escapingControls); commands: snap, switch, zoom, focus, exposure, torch, mirror, wb, brightness, contrast, saturation, hue, filter, record, stats, command")
         }
+        guard line.utf8.count <= Command.lineLimit else {
+            throw APIError.tooLarge("the command line is \(line.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
+        }
         let command: Command
         do {
             command = try Command(parsing: line)
@@ -106,18 +109,21 @@ enum APIError: Error, CustomStringConvertible {
     /// Well formed, but not the browser's to ask (a file on the host).
     case forbidden(String)
     case notFound(String)
+    /// A command line over `Command.lineLimit`.
+    case tooLarge(String)
 
     var status: Int {
         switch self {
         case .badRequest: 400
         case .forbidden: 403
         case .notFound: 404
+        case .tooLarge: 413
         }
     }
 
     var description: String {
         switch self {
-        case let .badRequest(reason), let .forbidden(reason), let .notFound(reason): reason
+        case let .badRequest(reason), let .forbidden(reason), let .notFound(reason), let .tooLarge(reason): reason
         }
     }
 }

@@ -165,7 +165,7 @@ public final class WebServer: @unchecked Sendable {
         }
         if let token = options.token {
             let offered = request.header("X-SwiftCam-Token")
-                ?? request.header("Authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+                ?? request.bearerToken
                 ?? request.cookie("swiftcam-token")
                 ?? (request.path == "/" ? request.query["token"] : nil)
             guard let offered, constantTimeEqual(offered, token) else {
@@ -213,7 +213,8 @@ public final class WebServer: @unchecked Sendable {
                 return
             }
             serveAsset("index.html", message)
-        case ("GET", "/app.js"), ("GET", "/style.css"), ("GET", "/favicon.svg"):
+        case ("GET", "/app.js"), ("GET", "/style.css"), ("GET", "/favicon.svg"),
+             ("HEAD", "/app.js"), ("HEAD", "/style.css"), ("HEAD", "/favicon.svg"):
             serveAsset(String(path.dropFirst()), message)
         case ("GET", "/api/status"):
             respond(message, status: 200, json: stateJSON())
@@ -238,7 +239,7 @@ public final class WebServer: @unchecked Sendable {
                 return
             }
             run(command, message)
-        case ("GET", capturePrefix):
+        case ("GET", capturePrefix), ("HEAD", capturePrefix):   // libsoup sends HEAD's headers only
             serveCapture(named: String(encodedPath.dropFirst(capturePrefix.count)), message)
         case (_, _) where path.hasPrefix("/api/"):
             respond(message, status: 405, json: ["ok": false, "error": "\(method) is not allowed on \(path); commands are POST, listings GET"])

@@ -186,6 +186,34 @@ import Testing
         #expect(guarded.files(in: "captures").isEmpty)
     }
 
+    /// What a new user tried: HEAD on a capture (was 404), a lowercase `bearer` (was 401), command lines of any length
+    /// (a 5 KB line, a 56 KB chain; the control socket's limit is 4 KiB).
+    @Test func headBearerAndLineLength() async throws {
+        let token = "test-token-0123456789"
+        let host = try WebHost(config: "switch", arguments: ["--token", token])
+        let auth = ["Authorization": "bearer \(token)"]
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: auth).status == 200)
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "BEARER \(token)"]).status == 200)
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "Basic \(token)"]).status == 401)
+        #expect(try host.ctl("snap").isOK)
+        let still = try #require(host.files(in: "captures").first)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: host.directory.appendingPathComponent("captures/\(still)").path)[.size] as? Int)
+        let head = try await http("HEAD", host.base.appendingPathComponent("captures/\(still)"), headers: auth)
+        #expect(head.status == 200 && head.body.isEmpty)
+        let get = try await http("GET", host.base.appendingPathComponent("captures/\(still)"), headers: auth)
+        #expect(head.headers["content-length"] == String(size) && head.headers["content-type"] == get.headers["content-type"], "\(head.headers)")
+        #expect(try await http("HEAD", host.base.appendingPathComponent("app.js"), headers: auth).status == 200)
+        #expect(try await http("HEAD", host.base.appendingPathComponent("captures/none.jpg"), headers: auth).status == 404)
+        let long = String(repeating: "sepia | ", count: 640) + "mono"
+        for (path, body) in [("api/command", ["line": "filter \(long)"]), ("api/filter", ["chain": long]), ("api/command", ["line": "zoom " + String(repeating: "1", count: 5000)])] {
+            let answer = try await http("POST", host.base.appendingPathComponent(path), body: try JSONSerialization.data(withJSONObject: body), headers: auth)
+            #expect(answer.status == 413, "\(path)")
+            #expect((json(answer.body)["error"] as? String)?.contains("the limit is 4096") == true, "\(path)")
+        }
+        let fits = String(repeating: "sepia | ", count: 100) + "mono"
+        #expect(try await http("POST", host.base.appendingPathComponent("api/filter"), body: try JSONSerialization.data(withJSONObject: ["chain": fits]), headers: auth).status == 200)
+    }
+
     @Test func theAPIAnswersListingsAndCommands() async throws {
         let host = try WebHost(config: "switch")
         let status = json(try await http("GET", host.base.appendingPathComponent("api/status")).body)
