@@ -68,7 +68,10 @@ enum APICommand {
             } catch {
                 throw APIError.badRequest(error.description)
             }
-            if names.contains(where: { name in FilterCatalog.type(named: name)?.info.parameters.contains { if case .file = $0.kind { true } else { false } } == true }) {
+            let opensAFile = names.contains { name in
+                FilterCatalog.type(named: name)?.info.parameters.contains { if case .file = $0.kind { true } else { false } } == true
+            }
+            if opensAFile {
                 throw APIError.forbidden("LUT files are chosen in the config or on the command line, not from the browser: 'lut' is refused here")
             }
             return command

@@ -54,11 +54,12 @@ final class Refusal {
         g_object_unref(socket)
     }
 
-    /// Reads and drops what is there; false (and closed) at the end of the client's data or on an error.
+    /// Reads and drops what is there, at most 1 MiB a turn (a client that never stops sending must not hold the loop
+    /// thread, the timer included); false (and closed) at the end of the client's data or on an error.
     private func drain() -> Bool {
         var sink = [UInt8](repeating: 0, count: 65536)
         let descriptor = g_socket_get_fd(socket)
-        while true {
+        for _ in 0..<16 {
             let count = recv(descriptor, &sink, sink.count, Int32(MSG_DONTWAIT))
             if count > 0 { continue }
             if count < 0, errno == EINTR { continue }
@@ -66,6 +67,7 @@ final class Refusal {
             finish()
             return false
         }
+        return true
     }
 
     /// Closes the connection and stops both sources (each drops its reference to this).

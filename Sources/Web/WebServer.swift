@@ -157,7 +157,8 @@ public final class WebServer: @unchecked Sendable {
     private func refusal(_ request: Request) -> (status: Int, reason: String)? {
         let host = request.header("Host")
         if options.token == nil, !OriginPolicy.isLocal(host: host, bound: options.host, port: port) {
-            return (403, "this camera answers only to its own address (http://127.0.0.1:\(port)/ or http://localhost:\(port)/), not to host \((host ?? "none").escapingControls)")
+            let named = (host ?? "none").escapingControls
+            return (403, "this camera answers only to its own address (http://127.0.0.1:\(port)/ or http://localhost:\(port)/), not to host \(named)")
         }
         let changes = !["GET", "HEAD"].contains(request.method) || request.path == "/ws"
         if changes, let origin = request.header("Origin"), !OriginPolicy.isSameOrigin(origin, host: host) {
