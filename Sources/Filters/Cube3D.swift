@@ -112,7 +112,8 @@ public struct Cube3D: Sendable, Equatable {
                 hi = t
             default:
                 guard let first = keyword.first, first.isNumber || first == "-" || first == "+" || first == "." else {
-                    throw fail("unknown keyword '\(keyword)'; expected TITLE, LUT_3D_SIZE, DOMAIN_MIN, DOMAIN_MAX or three numbers")
+                    // The word is not quoted: a path that is no cube file (a key, a password file) must not leak through the error.
+                    throw fail("the line starts with no keyword or number; expected TITLE, LUT_3D_SIZE, DOMAIN_MIN, DOMAIN_MAX or three numbers")
                 }
                 guard size > 0 else { throw fail("table data before LUT_3D_SIZE") }
                 guard let t = triple(words[...]) else { throw fail("expected three numbers") }

@@ -23,6 +23,12 @@ public struct FilterChain: Sendable, Equatable, CustomStringConvertible {
         self.filters = try FilterSpecParser.parse(text)
     }
 
+    /// The filter names in a chain's text, in order, read without making the filters: no LUT file is opened, so a
+    /// transport can refuse what its clients may not name (`lut file=…`) before anything reads that file.
+    public static func filterNames(in text: String) throws(FilterSpecError) -> [String] {
+        try FilterSpecParser.filterNames(text)
+    }
+
     /// True when the chain has no filters (the identity).
     public var isEmpty: Bool { filters.isEmpty }
 

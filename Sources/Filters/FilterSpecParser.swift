@@ -53,6 +53,18 @@ enum FilterSpecParser {
         return filters
     }
 
+    /// The filter names of a chain's text, in order, without making the filters (so no LUT file is opened).
+    /// Only the grammar is checked: an unknown name or key is the full parse's error.
+    static func filterNames(_ text: String) throws(FilterSpecError) -> [String] {
+        let tokens = try tokenize(Array(text.unicodeScalars))
+        return tokens.indices.compactMap { index in
+            guard case let .word(name, _) = tokens[index] else { return nil }
+            if index == 0 { return name }
+            if case .bar = tokens[index - 1] { return name }
+            return nil
+        }
+    }
+
     private static func parseValue(_ text: String, _ parameter: ParameterInfo, filter: String, position: Int) throws(FilterSpecError) -> ParameterValue {
         // Only plain decimal numbers: Double(_:) would also take "nan", "inf" and hex floats.
         let plain = !text.isEmpty && text.allSatisfy { "0123456789+-.eE".contains($0) }

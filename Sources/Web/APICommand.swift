@@ -46,6 +46,9 @@ enum APICommand {
         default:
             throw APIError.notFound("no command /api/\(name.escapingControls); commands: snap, switch, zoom, focus, exposure, torch, mirror, wb, brightness, contrast, saturation, hue, filter, record, stats, command")
         }
+        guard line.utf8.count <= Command.lineLimit else {
+            throw APIError.tooLarge("the command line is \(line.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
+        }
         let command: Command
         do {
             command = try Command(parsing: line)
@@ -56,6 +59,22 @@ enum APICommand {
         case .quit, .wait: throw APIError.badRequest("'\(command)' is for the host's own console and control socket")
         case .snap(.some): throw APIError.badRequest("a still from the browser goes where the config says: 'snap' takes no directory here")
         case .stats: return .stats(json: true)
+        case let .filter(chain):
+            // Checked on the text, before the session parses it: parsing opens the file, and whether it opens or what
+            // its first line holds must not reach a browser.
+            let names: [String]
+            do {
+                names = try FilterChain.filterNames(in: chain)
+            } catch {
+                throw APIError.badRequest(error.description)
+            }
+            let opensAFile = names.contains { name in
+                FilterCatalog.type(named: name)?.info.parameters.contains { if case .file = $0.kind { true } else { false } } == true
+            }
+            if opensAFile {
+                throw APIError.forbidden("LUT files are chosen in the config or on the command line, not from the browser: 'lut' is refused here")
+            }
+            return command
         default: return command
         }
     }
@@ -90,18 +109,24 @@ enum APICommand {
 /// A request the API refuses before any command runs.
 enum APIError: Error, CustomStringConvertible {
     case badRequest(String)
+    /// Well formed, but not the browser's to ask (a file on the host).
+    case forbidden(String)
     case notFound(String)
+    /// A command line over `Command.lineLimit`.
+    case tooLarge(String)
 
     var status: Int {
         switch self {
         case .badRequest: 400
+        case .forbidden: 403
         case .notFound: 404
+        case .tooLarge: 413
         }
     }
 
     var description: String {
         switch self {
-        case let .badRequest(reason), let .notFound(reason): reason
+        case let .badRequest(reason), let .forbidden(reason), let .notFound(reason), let .tooLarge(reason): reason
         }
     }
 }

@@ -32,6 +32,13 @@ struct Request {
         soup_message_headers_get_one(soup_server_message_get_request_headers(message), name).map { String(cString: $0) }
     }
 
+    /// The token of `Authorization: Bearer TOKEN`; the scheme's case does not matter (RFC 9110, 11.1).
+    var bearerToken: String? {
+        guard let parts = header("Authorization")?.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true),
+              parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+
     func cookie(_ name: String) -> String? {
         guard let header = header("Cookie") else { return nil }
         for part in header.split(separator: ";") {

@@ -134,7 +134,7 @@ final class RequestGate {
             return
         }
         let line = String(decoding: head[..<end], as: UTF8.self)
-        if Self.hasDotSegment(requestLine: line) { refuse(arrival, headBytes: count) } else { handOver(arrival) }
+        if Self.hasDotSegment(requestLine: line) { refuse(arrival) } else { handOver(arrival) }
     }
 
     private func handOver(_ arrival: Arrival) {
@@ -151,14 +151,10 @@ final class RequestGate {
         }
     }
 
-    /// Reads the request (so closing sends a FIN, not a reset that could beat the answer), answers 404, closes.
-    private func refuse(_ arrival: Arrival, headBytes: Int) {
-        var sink = [UInt8](repeating: 0, count: headBytes)
-        _ = recv(arrival.descriptor, &sink, headBytes, Int32(MSG_DONTWAIT))
-        let body = #"{"error":"no such page","ok":false}"#
-        let answer = "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        _ = answer.withCString { send(arrival.descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-        shutdown(arrival.descriptor, Int32(SHUT_WR))
-        g_io_stream_close(UnsafeMutableRawPointer(arrival.connection).assumingMemoryBound(to: GIOStream.self), nil, nil)
+    /// Answers 404 and closes (after the client's bytes, see `Refusal`).
+    private func refuse(_ arrival: Arrival) {
+        let stream = UnsafeMutableRawPointer(arrival.connection).assumingMemoryBound(to: GIOStream.self)
+        Refusal(answer: Refusal.answer(status: 404, json: ["ok": false, "error": "no such page"]),
+                socket: g_socket_connection_get_socket(arrival.connection), stream: stream)
     }
 }

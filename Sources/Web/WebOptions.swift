@@ -1,3 +1,4 @@
+import Capture
 import Filters
 import Foundation
 
@@ -61,10 +62,10 @@ public struct WebOptions: Sendable, Equatable {
         return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &generator)) }.joined()
     }
 
-    /// The URL people open (with the token once, when there is one).
+    /// The URL people open (with the token once, when there is one); this machine's name for "every interface", so the
+    /// printed line works from another machine.
     public func url(port actual: Int? = nil) -> String {
-        let shown = host.contains(":") ? "[\(host)]" : host
-        let base = "http://\(shown):\(actual ?? port)/"
+        let base = "http://\(URLHost.forAddress(host)):\(actual ?? port)/"
         return token.map { "\(base)?token=\($0)" } ?? base
     }
 }

@@ -123,28 +123,73 @@ public final class WebServer: @unchecked Sendable {
 
     // MARK: - Requests
 
-    /// The early handler (headers read, body not yet): the token and the body size, for every path. Every answer but the
-    /// WebSocket's closes its connection, so each request line passes the `RequestGate`.
+    /// The early handler (headers read, body not yet), for every path: the host name, the origin, the token and the body
+    /// size. A refusal is answered here and the connection closed unread (`refuseEarly`): libsoup would read (and hold)
+    /// the whole body first unless the client sent `Expect: 100-continue`. Every answer but the WebSocket's closes its
+    /// connection, so each request line passes the `RequestGate`.
     private func screen(_ message: OpaquePointer) {
-        if Request(message).path != "/ws" {
+        let request = Request(message)
+        if request.path != "/ws" {
             soup_message_headers_replace(soup_server_message_get_response_headers(message), "Connection", "close")
         }
+        if let (status, reason) = refusal(request) {
+            refuseEarly(message, status: status, json: ["ok": false, "error": reason])
+            return
+        }
+        // A body of no declared length (chunked) is counted as it comes: refused once it passes the limit.
         let headers = soup_server_message_get_request_headers(message)
-        let length = soup_message_headers_get_content_length(headers)
-        if length > Int64(Self.maxBody) {
-            respond(message, status: 413, json: ["ok": false, "error": "the request body is over \(Self.maxBody / 1024) KiB"])
+        guard soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CHUNKED else { return }
+        typealias Chunk = @convention(c) (OpaquePointer?, OpaquePointer?, gpointer?) -> Void
+        let chunk: Chunk = { message, _, data in
+            guard let message, let data, let body = soup_server_message_get_request_body(message),
+                  body.pointee.length > WebServer.maxBody else { return }
+            let server = Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue()
+            server.refuseEarly(message, status: 413, json: ["ok": false, "error": server.tooLarge])
+        }
+        g_signal_connect_data(UnsafeMutableRawPointer(message), "got-chunk", unsafeBitCast(chunk, to: GCallback.self),
+                              Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(rawValue: 0))
+    }
+
+    private var tooLarge: String { "the request body is over \(Self.maxBody / 1024) KiB" }
+
+    /// Why a request is refused before its body is read, in this order: a host name that is not this server's (no
+    /// token only), a foreign origin on a command or a WebSocket, a missing token, a body over the limit.
+    private func refusal(_ request: Request) -> (status: Int, reason: String)? {
+        let host = request.header("Host")
+        if options.token == nil, !OriginPolicy.isLocal(host: host, bound: options.host, port: port) {
+            let named = (host ?? "none").escapingControls
+            return (403, "this camera answers only to its own address (http://127.0.0.1:\(port)/ or http://localhost:\(port)/), not to host \(named)")
+        }
+        let changes = !["GET", "HEAD"].contains(request.method) || request.path == "/ws"
+        if changes, let origin = request.header("Origin"), !OriginPolicy.isSameOrigin(origin, host: host) {
+            return (403, "commands come from this camera's own page, not from \(origin.escapingControls)")
+        }
+        if let token = options.token {
+            let offered = request.header("X-SwiftCam-Token")
+                ?? request.bearerToken
+                ?? request.cookie("swiftcam-token")
+                ?? (request.path == "/" ? request.query["token"] : nil)
+            guard let offered, constantTimeEqual(offered, token) else {
+                return (401, "this camera needs its token: open the URL swiftcam printed (…/?token=…)")
+            }
+        }
+        let length = soup_message_headers_get_content_length(soup_server_message_get_request_headers(request.message))
+        if length > Int64(Self.maxBody) { return (413, tooLarge) }
+        return nil
+    }
+
+    /// Answers a refused request itself and closes the connection without reading the body: the connection is taken
+    /// from libsoup (`soup_server_message_steal_connection`), so `message` must not be touched after this.
+    private func refuseEarly(_ message: OpaquePointer, status: Int, json: [String: Any]) {
+        let answer = Refusal.answer(status: status, json: json, head: Request(message).method == "HEAD")
+        guard let stream = soup_server_message_steal_connection(message) else { return }
+        defer { g_object_unref(stream) }
+        guard let socket = CSoup_stream_socket(stream) else {
+            // Not a socket underneath (never with the gate's connections): closed unanswered rather than read.
+            g_io_stream_close(stream, nil, nil)
             return
         }
-        guard let token = options.token else { return }
-        let request = Request(message)
-        let offered = request.header("X-SwiftCam-Token")
-            ?? request.header("Authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-            ?? request.cookie("swiftcam-token")
-            ?? (request.path == "/" ? request.query["token"] : nil)
-        guard let offered, constantTimeEqual(offered, token) else {
-            respond(message, status: 401, json: ["ok": false, "error": "this camera needs its token: open the URL swiftcam printed (…/?token=…)"])
-            return
-        }
+        Refusal(answer: answer, socket: socket, stream: stream)
     }
 
     /// The handler for every path but the WebSocket.
@@ -157,7 +202,7 @@ public final class WebServer: @unchecked Sendable {
         let method = request.method
         let body = request.body
         if body.count > Self.maxBody {
-            respond(message, status: 413, json: ["ok": false, "error": "the request body is over \(Self.maxBody / 1024) KiB"])
+            respond(message, status: 413, json: ["ok": false, "error": tooLarge])
             return
         }
         switch (method, path) {
@@ -169,7 +214,8 @@ public final class WebServer: @unchecked Sendable {
                 return
             }
             serveAsset("index.html", message)
-        case ("GET", "/app.js"), ("GET", "/style.css"), ("GET", "/favicon.svg"):
+        case ("GET", "/app.js"), ("GET", "/style.css"), ("GET", "/favicon.svg"),
+             ("HEAD", "/app.js"), ("HEAD", "/style.css"), ("HEAD", "/favicon.svg"):
             serveAsset(String(path.dropFirst()), message)
         case ("GET", "/api/status"):
             respond(message, status: 200, json: stateJSON())
@@ -194,7 +240,7 @@ public final class WebServer: @unchecked Sendable {
                 return
             }
             run(command, message)
-        case ("GET", capturePrefix):
+        case ("GET", capturePrefix), ("HEAD", capturePrefix):   // libsoup sends HEAD's headers only
             serveCapture(named: String(encodedPath.dropFirst(capturePrefix.count)), message)
         case (_, _) where path.hasPrefix("/api/"):
             respond(message, status: 405, json: ["ok": false, "error": "\(method) is not allowed on \(path); commands are POST, listings GET"])

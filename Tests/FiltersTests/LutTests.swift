@@ -20,13 +20,29 @@ import Testing
         ("LUT_3D_SIZE 1\n", 1, "LUT_3D_SIZE must be one whole number in 2...256"),
         ("0 0 0\n", 1, "table data before LUT_3D_SIZE"),
         ("LUT_1D_SIZE 4\n", 1, "1D LUTs are not supported; use a 3D LUT (LUT_3D_SIZE)"),
-        ("LUT_3D_SIZE 2\nBOGUS 1\n", 2, "unknown keyword 'BOGUS'; expected TITLE, LUT_3D_SIZE, DOMAIN_MIN, DOMAIN_MAX or three numbers"),
+        ("LUT_3D_SIZE 2\nBOGUS 1\n", 2, "the line starts with no keyword or number; expected TITLE, LUT_3D_SIZE, DOMAIN_MIN, DOMAIN_MAX or three numbers"),
         ("LUT_3D_SIZE 2\n0 0 nan\n", 2, "expected three numbers"),
     ])
     func badFilesNameTheLine(text: String, line: Int, reason: String) {
         let path = temporaryFile("bad-\(line)-\(text.count).cube", text)
         #expect(throws: FilterSpecError.badLutFile(path: path, line: line, reason: reason)) { try Lut(file: path) }
         #expect(throws: FilterSpecError.badLutFile(path: path, line: line, reason: reason)) { try FilterChain(parsing: "mono | lut file=\(path)") }
+    }
+
+    /// A file that is not a cube (a password file given as `lut file=`) is refused without a word of it in the
+    /// error: the error goes back to whoever asked, who may not be allowed to read the file.
+    @Test(arguments: ["root:*:19000:0:99999:7:::\n", "LUT_3D_SIZE 2\nroot:x:0:0:root:/root:/bin/bash\n", "LUT_3D_SIZE root:x\n",
+                      "DOMAIN_MIN root x y\n", "LUT_3D_SIZE 2\n0 0 root:x\n", "TITLE ok\nLUT_1D_SIZE root:x\n"])
+    func errorsNeverQuoteTheFile(text: String) throws {
+        let path = temporaryFile("not-a-cube-\(text.count).cube", text)
+        defer { unlink(path) }
+        do {
+            _ = try Lut(file: path)
+            Issue.record("\(text) was read as a cube")
+        } catch {
+            #expect(!error.description.contains("root"), "\(error)")
+            #expect(error.description.contains("line"), "\(error)")
+        }
     }
 
     /// A FIFO blocked the parse (and the control command or property setter behind it) until someone wrote

@@ -232,7 +232,7 @@ final class MJPEGReader: @unchecked Sendable {
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        let request = "GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let request = "GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         let count = count
         let thread = Thread {
@@ -276,7 +276,7 @@ final class StalledViewer {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard connected == 0 else { throw WebTestError("cannot connect") }
-        let request = "GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+        let request = "GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
     }
 
@@ -305,7 +305,7 @@ final class Snapper: @unchecked Sendable {
         let counts = counts
         timer.setEventHandler {
             DispatchQueue.global().async {
-                let answer = try? rawHTTP(port: port, "POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                let answer = try? rawHTTP(port: port, "POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 counts.withLock { if answer?.status == 200 { $0.taken += 1 } else { $0.failed += 1 } }
             }
         }

@@ -185,19 +185,8 @@ enum NetworkIsolation {
 /// header"). Reads the answer to its Content-Length (or to the close; `untilClosed`: to the close, past the first
 /// answer). Returns status, headers (lower-case names) and body.
 func exchange(port: Int, _ request: Data, timeout: Int = 120, untilClosed: Bool = false) throws -> (status: Int, headers: [String: String], body: Data) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw WebTestError("no socket") }
+    let fd = try connectLoopback(port: port, timeout: timeout)
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw WebTestError("cannot connect to 127.0.0.1:\(port)") }
-    var limit = timeval(tv_sec: timeout, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     var sent = 0
     while sent < request.count {
         let written = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -231,6 +220,27 @@ func exchange(port: Int, _ request: Data, timeout: Int = 120, untilClosed: Bool 
         headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
     return (Int(statusLine.split(separator: " ")[1]) ?? 0, headers, Data(response[end.upperBound...]))
+}
+
+/// A blocking TCP socket connected to 127.0.0.1:`port`; a read waits at most `timeout` seconds (a safety net, not a
+/// measurement: an answer that never comes fails the test instead of hanging it).
+func connectLoopback(port: Int, timeout: Int) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw WebTestError("no socket") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else {
+        close(fd)
+        throw WebTestError("cannot connect to 127.0.0.1:\(port)")
+    }
+    var limit = timeval(tv_sec: timeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+    return fd
 }
 
 /// A request written out in full, e.g. `GET /captures/../x HTTP/1.1…`; returns status and body text.

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Glibc
 import Testing
 @testable import Web
 
@@ -31,6 +32,17 @@ import Testing
         #expect(generated.token?.count == 32)
         #expect(try WebOptions(parsing: "127.0.0.1:1").checked(generatingToken: false).token == nil)
         #expect(throws: WebOptionsError.weakToken) { try WebOptions(parsing: "0.0.0.0:1", token: "short").checked(generatingToken: false) }
+    }
+
+    /// `camera screen http://0.0.0.0:8081/?token=…` opened nothing from another machine: the machine's name is printed.
+    @Test func theURLNamesThisMachineForEveryInterface() throws {
+        var buffer = [CChar](repeating: 0, count: 256)
+        #expect(gethostname(&buffer, buffer.count) == 0)
+        let name = String(cString: buffer)
+        #expect(WebOptions(host: "0.0.0.0", port: 8081, token: "abcdefgh").url() == "http://\(name):8081/?token=abcdefgh")
+        #expect(WebOptions(host: "::", port: 8081, token: nil).url() == "http://\(name):8081/")
+        #expect(WebOptions(host: "::1", port: 8081, token: nil).url() == "http://[::1]:8081/")
+        #expect(WebOptions(host: "192.168.1.5", port: 80, token: nil).url(port: 81) == "http://192.168.1.5:81/")
     }
 
     @Test func tokensCompareWholly() {
@@ -79,6 +91,22 @@ import Testing
         } catch let error as APIError {
             #expect(error.status == 400)
             #expect(error.description.contains(reason), "\(error)")
+        } catch {
+            Issue.record("\(error)")
+        }
+    }
+
+    /// `lut file=PATH` would have the host open any file the browser names, and its error quoted the first line.
+    @Test(arguments: [("filter", #"{"chain": "lut file=/etc/shadow"}"#), ("filter", #"{"chain": "sepia | lut file=/etc/passwd"}"#),
+                      ("command", #"{"line": "filter lut file=/etc/shadow"}"#),
+                      ("command", #"{"line": "FILTER mono |lut file=\"/etc/shadow\""}"#)])
+    func lutFilesAreNotTheBrowsers(name: String, body: String) {
+        do {
+            _ = try APICommand.parse(name: name, body: Data(body.utf8))
+            Issue.record("\(name) \(body) was accepted")
+        } catch let error as APIError {
+            #expect(error.status == 403, "\(error)")
+            #expect(error.description.contains("LUT files are chosen in the config or on the command line"), "\(error)")
         } catch {
             Issue.record("\(error)")
         }

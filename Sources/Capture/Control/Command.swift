@@ -42,6 +42,9 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
     /// `help`.
     case help
 
+    /// The longest command line any transport accepts, in bytes (a chain of every filter fits many times over).
+    public static let lineLimit = 4096
+
     /// The commands and what they take, as `help` and every usage error list them.
     public static let summary = [
         "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y|ev=E", "wb auto|KELVIN",

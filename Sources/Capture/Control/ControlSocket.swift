@@ -105,8 +105,8 @@ public enum ControlError: CategorizedError, Sendable {
 
 /// Reads newline-terminated lines from a descriptor, at most `limit` bytes each.
 struct LineReader {
-    /// The longest command line a transport accepts (a chain of every filter fits many times over).
-    static let limit = 4096
+    /// The longest command line a transport accepts.
+    static let limit = Command.lineLimit
 
     let descriptor: Int32
     let limit: Int

@@ -152,14 +152,7 @@ public final class RTSPServer: @unchecked Sendable {
 
     /// `rtsp://HOST:PORT/PATH` for an address, with this machine's name for "every interface".
     static func url(address: String, port: Int, path: String) -> String {
-        var host = address
-        if host == "0.0.0.0" || host == "::" {
-            var name = [CChar](repeating: 0, count: 256)
-            host = gethostname(&name, name.count) == 0 ? String(cString: name) : "HOST"
-        } else if host.contains(":") {
-            host = "[\(host)]"
-        }
-        return "rtsp://\(host):\(port)\(path)"
+        "rtsp://\(URLHost.forAddress(address)):\(port)\(path)"
     }
 
     /// Clients connected now.
