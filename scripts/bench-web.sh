@@ -12,7 +12,7 @@ sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
 status=0
 "${sudo_cmd[@]}" env SWIFTCAM_BINARY="$binary" SWIFTCAM_LATENCY_REPORT="$report" \
-  unshare --net bash -c 'ip link set lo up && exec swift test --skip-build --filter "WebTests.LatencyTests"' >"$report.log" 2>&1 || status=$?
+  unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.LatencyTests"; exit $?' >"$report.log" 2>&1 || status=$?
 echo "swiftcam bench-web: $(date -u +%F), $(nproc) cores, release host, headless Chromium $(chromium --version 2>/dev/null | awk '{print $2}')"
 if [[ -s "$report" ]]; then cat "$report"; else grep -vE "^warning: prohibited" "$report.log" | tail -20; fi
 rm -f "$report" "$report.log"

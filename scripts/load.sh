@@ -29,7 +29,7 @@ sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
 status=0
 "${sudo_cmd[@]}" env SWIFTCAM_BINARY="$PWD/.build/release/swiftcam" SWIFTCAM_LOAD_REPORT="$report" "${settings[@]}" \
-  unshare --net bash -c "ip link set lo up && exec swift test --skip-build --filter '$suite'" >"$report.log" 2>&1 || status=$?
+  unshare --net --pid --fork --mount-proc bash -c "ip link set lo up && swift test --skip-build --filter '$suite'; exit \$?" >"$report.log" 2>&1 || status=$?
 echo "swiftcam load-$kind: $(date -u +%F), $(nproc) cores, release host, $about"
 if [[ -s "$report" ]]; then cat "$report"; else grep -vE "^warning: prohibited" "$report.log" | tail -20; fi
 grep -E "Expectation failed|Caught error" "$report.log" | sed 's/^/FAIL: /' || true

@@ -14,14 +14,15 @@ unit() {
 
 publish() {
   # RTSP servers, pushes and their stand-ins open sockets: in a network namespace with only loopback up, so no
-  # packet can leave this machine whatever address a component picks (root, or a user namespace, needed).
+  # packet can leave this machine whatever address a component picks (root, or a user namespace, needed), and (as
+  # root) a PID namespace, so no reader or stand-in outlives the run.
   # One suite at a time: each runs a host, encoders and reader processes, and side by side on two cores a reader
   # could miss its 60 s safety net (seen once in CI: an RTSP reader next to the latency suite decoded nothing).
   step "publishing (RTSP serve, RTSP/SRT push, stand-ins) inside unshare --net, loopback only"
-  if unshare --net true 2>/dev/null; then
-    unshare --net sh -c 'ip link set lo up && swift test --skip-build --no-parallel --filter PublishTests'
+  if unshare --net --pid --fork --mount-proc true 2>/dev/null; then
+    unshare --net --pid --fork --mount-proc sh -c 'ip link set lo up && swift test --skip-build --no-parallel --filter PublishTests; exit $?'
   elif unshare --user --map-root-user --net true 2>/dev/null; then
-    unshare --user --map-root-user --net sh -c 'ip link set lo up && swift test --skip-build --no-parallel --filter PublishTests'
+    unshare --user --map-root-user --net sh -c 'ip link set lo up && swift test --skip-build --no-parallel --filter PublishTests; exit $?'
   else
     echo "note: no network namespace available here; every server and client in these tests uses 127.0.0.1"
     swift test --skip-build --no-parallel --filter PublishTests
@@ -30,11 +31,12 @@ publish() {
 
 web() {
   # Headless Chromium against `swiftcam run --http`, WebRTC included. Host, chromedriver and browser share a network
-  # namespace whose only interface is lo, so no ICE candidate or check can reach another address of this machine.
+  # namespace whose only interface is lo, so no ICE candidate or check can reach another address of this machine, and a
+  # PID namespace, so whatever the tests leave running (a chromedriver of a test killed mid-way) ends with them.
   step "the camera page in headless Chromium, in a network namespace with only lo"
   local sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" unshare --net bash -c 'ip link set lo up && exec swift test --skip-build --filter "WebTests.PageTests"'
+  "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests"; exit $?'
   echo "screenshots: docs/screenshots/"
 }
 
