@@ -350,10 +350,15 @@ struct PageTests {
         defer { host.stop() }
         let banner = try await Self.banner("unauthorized", of: host)
         #expect(banner.text.contains("unauthorized") && banner.text.contains(node.path) && banner.text.contains("usermod -aG video"), "\(banner)")
-        #expect(host.errorText.contains("status unauthorized"))
-        // The message is the CLI's, word for word (less the status prefix the banner shows as its title).
-        let message = host.errorText.components(separatedBy: "status unauthorized: ").last?.components(separatedBy: "; the camera screen").first ?? "?"
-        #expect(banner.text.contains(message), "\(banner.text) vs \(message)")
+        Self.expectTheCLIsMessage("unauthorized", in: banner.text, host: host)
+    }
+
+    /// The banner says what the CLI printed (`status NAME: MESSAGE; the camera screen …`), word for word, less the
+    /// status prefix the banner shows as its title.
+    static func expectTheCLIsMessage(_ status: String, in banner: String, host: WebHost) {
+        #expect(host.errorText.contains("status \(status)"))
+        let message = host.errorText.components(separatedBy: "status \(status): ").last?.components(separatedBy: "; the camera screen").first ?? "?"
+        #expect(banner.contains(message), "\(banner) vs \(message)")
     }
 
     /// A node that opens but is no camera (a plain file): the session's preflight finds it before the graph starts,
@@ -366,9 +371,7 @@ struct PageTests {
         defer { host.stop() }
         let banner = try await Self.banner("failed", of: host)
         #expect(banner.text.contains("failed") && banner.text.contains(node.path) && banner.text.contains("is not a video capture device"), "\(banner)")
-        #expect(host.errorText.contains("status failed"))
-        let message = host.errorText.components(separatedBy: "status failed: ").last?.components(separatedBy: "; the camera screen").first ?? "?"
-        #expect(banner.text.contains(message), "\(banner.text) vs \(message)")
+        Self.expectTheCLIsMessage("failed", in: banner.text, host: host)
     }
 }
 
