@@ -44,23 +44,25 @@ enum PublishCommands {
 }
 
 extension RunCommand {
+    /// `--rtsp [ADDR:]PORT` split into the address (without the brackets of `[V6]`) and the port's text.
+    private static func splitRTSP(_ value: String) -> (address: String?, port: Substring) {
+        guard let colon = value.lastIndex(of: ":") else { return (nil, Substring(value)) }
+        var address = String(value[..<colon])
+        if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
+        return (address, value[value.index(after: colon)...])
+    }
+
     /// Whether `--rtsp`'s value is `PORT` or `ADDR:PORT` (`[V6]:PORT`), a port in 0…65535 and an IP address.
     static func validRTSPAddress(_ value: String) -> Bool {
-        let overrides = rtspOverrides(value)
-        guard let port = overrides.last.flatMap({ Int($0.split(separator: "=").last ?? "") }), (0...65535).contains(port) else { return false }
-        guard overrides.count == 2 else { return true }
-        let address = overrides[0].dropFirst("publish.rtsp.address=\"".count).dropLast()
-        return PublishAddress.parse(String(address)) != nil
+        let (address, portText) = splitRTSP(value)
+        guard let port = Int(portText), (0...65535).contains(port) else { return false }
+        return address.map { PublishAddress.parse($0) != nil } ?? true
     }
 
     /// `--rtsp [ADDR:]PORT` as the config keys it stands for: `publish.rtsp.port` (and `publish.rtsp.address`).
     static func rtspOverrides(_ value: String) -> [String] {
-        if let colon = value.lastIndex(of: ":") {
-            var address = String(value[..<colon])
-            if address.hasPrefix("["), address.hasSuffix("]") { address = String(address.dropFirst().dropLast()) }
-            return ["publish.rtsp.address=\"\(address)\"", "publish.rtsp.port=\(value[value.index(after: colon)...])"]
-        }
-        return ["publish.rtsp.port=\(value)"]
+        let (address, port) = splitRTSP(value)
+        return (address.map { ["publish.rtsp.address=\"\($0)\""] } ?? []) + ["publish.rtsp.port=\(port)"]
     }
 
     /// Starts what `publish` asks for and prints where it serves and pushes; nil when the config publishes nothing.
