@@ -300,6 +300,7 @@ struct HardwareTests {
         let device = try CameraDevice(path: Hardware.device)
         let torch = try device.torch(on: true)
         #expect(torch == .unsupported)
+        #expect(!device.hasTorch)
         #expect(torch.description == "this camera has no torch")
         let zoom = try device.zoom(2, maxZoom: 4)
         #expect(zoom == .digital(factor: 2))

@@ -87,7 +87,11 @@ struct SessionControlsTests {
         #expect(reply("wb hot").hasPrefix("error usage: wb"))
         let chain = session.stats.chain
         #expect(chain.hasPrefix("mirror | exposure ev=1") && chain.contains("temperature kelvin=4000") && chain.hasSuffix("| sepia"))
-        #expect(reply("filter invert").hasPrefix("ok filter \"mirror | exposure"))
-        #expect(session.stats.chain.hasSuffix("| invert"))
+        // The reply and `userChain` are the user's chain; the stages run before it and are named after it.
+        let answer = reply("filter invert")
+        #expect(answer.hasPrefix("ok filter \"invert\" (after mirror | exposure ev=1"), "\(answer)")
+        #expect(session.userChain == "invert")
+        #expect(session.stats.chain.hasPrefix("mirror | exposure") && session.stats.chain.hasSuffix("| invert"))
+        #expect(!session.hasTorch)
     }
 }

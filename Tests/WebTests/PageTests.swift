@@ -248,6 +248,8 @@ struct PageTests {
         defer { host.stop() }
         let yellow = try await Self.pixel(browser, x: 3 / 14, y: 0.3)
         #expect(yellow.count == 3 && yellow[0] - yellow[2] > 100, "yellow first: \(yellow)")
+        // A zoom puts a software stage before the user's chain; the picker still marks the filter the user chose.
+        #expect(try host.ctl("zoom 1.2").isOK)
         try await browser.click("#filters")
         _ = try await browser.wait("""
             const check = () => { if (document.querySelector('#filter-list button[data-name="mono"]')) done(true); else requestAnimationFrame(check); };
@@ -258,6 +260,11 @@ struct PageTests {
         #expect(grey.count == 3)
         let stats = try host.ctl("stats")
         #expect(stats.description.contains("mono"), "\(stats)")
+        let marked = try await browser.wait("""
+            const check = () => { const b = document.querySelector('#filter-list button[aria-pressed="true"]'); if (b && swiftcam.state.filter === 'mono') done(b.dataset.name); else requestAnimationFrame(check); };
+            check();
+            """)
+        #expect(marked as? String == "mono")
         try Self.save(try await browser.screenshot(), as: "filters.png")
         await browser.quit()
     }

@@ -91,7 +91,7 @@ public struct CommandInterpreter: Sendable {
             case let .adjust(adjustment, level):
                 return .ok(try session.adjust(adjustment, to: level))
             case let .filter(text):
-                return .ok("filter \"\(try session.setFilter(text))\"")
+                return .ok("filter \(try session.setFilter(text))")
             case .recordStart:
                 return .ok("recording \(try session.startRecording())")
             case .recordStop:

@@ -55,7 +55,9 @@ extension CaptureSession {
         }
     }
 
-    /// Replaces the user's filter chain (the `chain` property); invalid text throws and changes nothing.
+    /// Replaces the user's filter chain (the `chain` property); invalid text throws and changes nothing. Returns the
+    /// user's chain in canonical text, and the camera controls' software stages that run before it, if any
+    /// (`"sepia" (after zoom factor=2)`): the element runs both, the user chose only the first.
     @discardableResult
     public func setFilter(_ text: String) throws -> String {
         let chain = try FilterChain(parsing: text)
@@ -63,12 +65,23 @@ extension CaptureSession {
             let previous = context.state.userChain
             context.state.userChain = chain.description
             do {
-                return try context.applyChain()
+                _ = try context.applyChain()
             } catch {
                 context.state.userChain = previous
                 throw error
             }
+            let stages = context.state.stages.stageTexts
+            return "\"\(chain.description)\"" + (stages.isEmpty ? "" : " (after \(stages.joined(separator: " | ")))")
         }
+    }
+
+    /// The chain the user set (config, `filter` command), in canonical text, without the camera controls' stages.
+    public var userChain: String { controls.withLock { $0.userChain } }
+
+    /// Whether the active source is a camera with a torch (a flash LED with a torch mode on its node or a flash
+    /// sub-device). False while the session is not running, for test patterns and files, and when asking fails.
+    public var hasTorch: Bool {
+        (try? control { context in try context.camera()?.hasTorch ?? false }) ?? false
     }
 
     /// ` (clamped from 100)` when a control used a value other than the one asked for, else nothing.
