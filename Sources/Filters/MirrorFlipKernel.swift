@@ -12,12 +12,12 @@ enum MirrorFlipKernel {
             if !source.isSameMemory(as: destination) { source.copyPlanes(to: destination) }
             return
         }
-        var input = source
-        if flip { input = context.unaliased(source, destination).flipped() }
         guard mirror else {
-            input.copyPlanes(to: destination)
+            flipRows(source, destination, context)
             return
         }
+        var input = source
+        if flip { input = context.unaliased(source, destination).flipped() }
         let inPlace = input.isSameMemory(as: destination) || input.format == .yuy2
         let widest = (0..<input.planes.count).map { input.rowBytes(plane: $0) }.max() ?? 0
         let bands = context.bands(rows: input.height, samples: input.width * input.height)
@@ -26,6 +26,35 @@ enum MirrorFlipKernel {
         RowParallel.run(rows: input.height, bands: bands, alignment: alignment) { band, rows in
             let buffer = buffers.base + band * buffers.stride
             mirrorRows(input, destination, lumaRows: rows, buffer: inPlace ? buffer : nil)
+        }
+    }
+
+    /// Flip alone: each row copied to its mirror row, or (in place) swapped with it through a row of scratch, so
+    /// the frame is read and written once with no copy of it first. The rows (the top half's, in place) are split
+    /// into bands per plane, and each band moves its share of every plane.
+    static func flipRows(_ source: Frame, _ destination: Frame, _ context: SpatialContext) {
+        let inPlace = source.isSameMemory(as: destination)
+        let widest = (0..<source.planes.count).map { source.rowBytes(plane: $0) }.max() ?? 0
+        let bands = context.bands(rows: source.height, samples: source.width * source.height)
+        let buffers = context.perBand(.rowA, bands: bands, bytes: widest)
+        RowParallel.run(rows: bands, bands: bands) { band, _ in
+            for index in source.planes.indices {
+                let rows = source.rows(plane: index), bytes = source.rowBytes(plane: index)
+                let s = source.planes[index], d = destination.planes[index]
+                // In place, rows pair up and the middle row of an odd count stays.
+                let count = inPlace ? rows / 2 : rows
+                for row in RowParallel.range(band: band, of: bands, rows: count) {
+                    let top = s.base + row * s.stride, bottom = s.base + (rows - 1 - row) * s.stride
+                    if inPlace {
+                        let spare = buffers.base + band * buffers.stride
+                        spare.copyMemory(from: top, byteCount: bytes)
+                        top.copyMemory(from: bottom, byteCount: bytes)
+                        bottom.copyMemory(from: spare, byteCount: bytes)
+                    } else {
+                        (d.base + (rows - 1 - row) * d.stride).copyMemory(from: top, byteCount: bytes)
+                    }
+                }
+            }
         }
     }
 

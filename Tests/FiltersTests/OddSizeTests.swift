@@ -1,3 +1,4 @@
+import Glibc
 import Testing
 @testable import Filters
 
@@ -38,6 +39,29 @@ import Testing
                 pristine.fill(Self.pattern)
                 #expect(source.difference(from: pristine) == nil, "\(text) wrote its source")
                 #expect(destination.difference(from: inPlace) == nil, "\(text) in place ≠ copy \(format) \(width)x\(height)")
+            }
+        }
+    }
+
+    /// Flip alone at 1921×1081 on two bands, in place (rows swapped in pairs, the odd middle row kept) and into
+    /// another frame: every visible byte of plane row r is the source's row (rows − 1 − r).
+    @Test(arguments: PixelFormat.allCases)
+    func flipMovesEveryRowToItsMirrorRow(format: PixelFormat) throws {
+        let compiled = try FilterChain(parsing: "flip").compile(threads: 2)
+        let source = TestFrame(format, 1921, 1081)
+        source.fillPattern()
+        let inPlace = source.copy(padding: 64), copied = TestFrame(format, 1921, 1081, padding: 7)
+        try compiled.process(inPlace.frame)
+        try compiled.process(from: source.frame, to: copied.frame)
+        for result in [inPlace, copied] {
+            #expect(result.canariesIntact, "\(format)")
+            for plane in 0..<format.planeCount {
+                let rows = format.rows(plane: plane, height: 1081), bytes = format.rowBytes(plane: plane, width: 1921)
+                let (out, original) = (result.planes[plane], source.planes[plane])
+                let mismatch = (0..<rows).first { row in
+                    memcmp(out.base + row * out.stride, original.base + (rows - 1 - row) * original.stride, bytes) != 0
+                }
+                #expect(mismatch == nil, "\(format) plane \(plane): row \(mismatch ?? -1) is not its mirror row")
             }
         }
     }
