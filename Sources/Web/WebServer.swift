@@ -340,13 +340,12 @@ public final class WebServer: @unchecked Sendable {
         let status = session.status
         let stats = session.stats
         let sources = session.config.sources ?? []
-        let active = sources[safe: stats.activeSource]
         var json: [String: Any] = [
             "type": "state",
             "status": status.name,
             "message": status.description,
             "sources": max(1, sources.count),
-            "torch": active?.kind == .v4l2 && session.hasTorch,
+            "torch": session.hasTorch,
             "filter": session.userChain,
             "maxZoom": session.maxZoom,
             "viewers": video.viewerCounts,
