@@ -33,6 +33,8 @@ final class YUVPointKernel {
     private let mode: Mode
     /// The 16-bit pass for NV12 and I420 when the program is one affine map and/or a final vignette.
     let fixed420: YUV420FixedKernel?
+    /// Curves and matrices followed by a 3D LUT, baked into one fixed-point cube over the input codes.
+    private var lut: YUVLutKernel?
     private var ownedTables: [UnsafeMutablePointer<Float>] = []
     let color: ColorDescription
     private let yOffset: Float, yScale: Float, cScale: Float
@@ -47,8 +49,19 @@ final class YUVPointKernel {
             mode = tables
         } else {
             var owned: [UnsafeMutablePointer<Float>] = []
-            mode = .general(Self.generalStages(program, color: color, owned: &owned))
+            let stages = Self.generalStages(program, color: color, owned: &owned)
+            mode = .general(stages)
             ownedTables = owned
+            if fixedPoint, case let .lut3D(cube)? = program.steps.last,
+               program.steps.dropLast().allSatisfy({ if case .vignette = $0 { false } else if case .lut3D = $0 { false } else { true } }) {
+                let (yo, ys, cs) = (yOffset, yScale, cScale)
+                lut = stages.withUnsafeBufferPointer { stages in
+                    YUVLutKernel(size: min(max(cube.size, 33), 64)) { y, u, v in
+                        let out = Self.apply(stages, (y - yo) / ys, (u - 128) / cs, (v - 128) / cs, dx: 0, dy: 0)
+                        return (yo + ys * out.0, 128 + cs * out.1, 128 + cs * out.2)
+                    }
+                }
+            }
         }
     }
 
@@ -169,6 +182,10 @@ final class YUVPointKernel {
         guard let layout = YUVLayout(source.format) else { return }
         if let fixed420, source.format == .nv12 || source.format == .i420 {
             fixed420.run(source: source, destination: destination, rows: rows)
+            return
+        }
+        if let lut {
+            lut.run(layout, source, destination, rows)
             return
         }
         switch mode {

@@ -63,6 +63,52 @@ import Testing
         #expect(result.worst <= 3, "\(format): \(result.worst)")
     }
 
+    /// The same on Y'CbCr: the baked code-domain cube (`YUVLutKernel`) against the general float path, natural
+    /// content on every plane, odd size (partial 2×2 blocks at the right and bottom edges).
+    static func compareYUV(_ filters: [any Filter], format: PixelFormat, seed: UInt64) -> (luma: Int, chroma: Int) {
+        let (w, h) = (97, 61)
+        let frame = TestFrame(format, w, h)
+        for plane in 0..<format.planeCount {
+            let (rowBytes, rows) = (format.rowBytes(plane: plane, width: w), format.rows(plane: plane, height: h))
+            BoxCascadeTests.write(BoxCascadeTests.natural(width: rowBytes, height: rows, channels: 1, seed: seed + UInt64(plane)),
+                                  to: frame, plane: plane, rowBytes: rowBytes)
+        }
+        let operations = filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+            if case let .point(p) = op { return p } else { return nil }
+        }
+        let program = PointProgram(operations, color: frame.color)
+        let outputs = [true, false].map { fixedPoint in
+            let out = frame.copy(padding: 16)
+            let kernel = YUVPointKernel(program, color: frame.color, fixedPoint: fixedPoint)
+            kernel.prepare(width: w, height: h)
+            kernel.run(source: frame.frame, destination: out.frame, rows: 0..<h)
+            #expect(out.canariesIntact)
+            return out
+        }
+        var luma = 0, chroma = 0
+        for y in 0..<h { for x in 0..<w { luma = max(luma, abs(outputs[0].y(x, y) - outputs[1].y(x, y))) } }
+        for y in 0..<frame.chromaHeight {
+            for x in 0..<frame.chromaWidth {
+                chroma = max(chroma, abs(outputs[0].u(x, y) - outputs[1].u(x, y)), abs(outputs[0].v(x, y) - outputs[1].v(x, y)))
+            }
+        }
+        return (luma, chroma)
+    }
+
+    @Test(arguments: [PixelFormat.nv12, .i420, .yuy2])
+    func onYCbCrTheBakedCubeIsCloseToTheFloatPath(format: PixelFormat) {
+        let warm = Self.cube(17) { r, g, b in (0.05 + 0.9 * r, 0.03 + 0.92 * g, 0.9 * b) }
+        let look = Self.cube(17) { r, g, b in (pow(r, 0.8) * (0.9 + 0.1 * g), 0.5 * g + 0.5 * g * g * (1 - b) + 0.1 * b, b * b * 0.7 + 0.2 * r) }
+        let chains: [[any Filter]] = [[Lut(cube: warm)], [Lut(cube: look)], [Gamma(value: 1.3), Lut(cube: warm)],
+                                      [ColorControls(contrast: 1.2, saturation: 0.8), Sepia(), Lut(cube: look)]]
+        for (index, chain) in chains.enumerated() {
+            let result = Self.compareYUV(chain, format: format, seed: 10 + UInt64(index))
+            // The float path resamples the cube onto Y'CbCr (trilinear) and runs the chain exactly; the baked cube
+            // interpolates both between grid points 8 codes apart: at most 2 codes apart here.
+            #expect(result.luma <= 2 && result.chroma <= 2, "\(format) chain \(index): luma \(result.luma), chroma \(result.chroma)")
+        }
+    }
+
     @Test func theChainBeforeTheCubeIsBakedIn() {
         let warm = Self.cube(17) { r, g, b in (0.05 + 0.9 * r, 0.03 + 0.92 * g, 0.9 * b) }
         for chain in [[Gamma(value: 1.3), Lut(cube: warm)] as [any Filter], [ColorControls(contrast: 1.2, saturation: 0.8), Sepia(), Lut(cube: warm)]] {
