@@ -53,6 +53,12 @@ enum BoxCascadeKernel {
         let n = passes(sigma: sigma)
         let horizontal = box(sigma: sigma / Double(view.subX), passes: n)
         let vertical = box(sigma: sigma / Double(view.subY), passes: n)
+        if BoxCascadeFixedKernel.run(view, horizontal: horizontal, vertical: vertical, passes: n, amount: amount, context) { return }
+        runFloat(view, horizontal: horizontal, vertical: vertical, passes: n, amount: amount, context)
+    }
+
+    /// `run` in float, whatever the view (the tests compare the 16-bit cascade with it).
+    static func runFloat(_ view: ChannelView, horizontal: Box, vertical: Box, passes n: Int, amount: Float?, _ context: SpatialContext) {
         let ch = view.channels, samples = view.rowSamples
         let plane = context.scratch.buffer(SpatialContext.Slot.planeA.rawValue, bytes: samples * view.height * 2)
             .bindMemory(to: UInt16.self, capacity: samples * view.height)

@@ -188,3 +188,36 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return 0
     }
 }
+
+extension SIMDPath {
+    /// `BoxCascadeFixedCore.horizontal` on the selected path.
+    static func boxFixedHorizontal(_ rows: UnsafePointer<UnsafePointer<UInt8>>, width: Int, box: BoxCascadeFixedCore.Box, passes: Int,
+                                   fractionBits f: Int, buffer a: UnsafeMutablePointer<SIMD16<UInt16>>,
+                                   into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeFixedCore.horizontal(rows, width: width, box: .init(box), passes: passes, fractionBits: f, buffer: a, into: out)
+        } else {
+            BoxCascadeFixedCore.horizontal(rows, width: width, box: box, passes: passes, fractionBits: f, buffer: a, into: out)
+        }
+    }
+
+    /// `BoxCascadeFixedCore.vertical` on the selected path.
+    static func boxFixedVertical(_ plane: UnsafePointer<UInt16>, rowStride: Int, count: Int, rows: Int, box: BoxCascadeFixedCore.Box,
+                                 passes: Int, fractionBits f: Int, buffer a: UnsafeMutablePointer<SIMD16<UInt16>>,
+                                 into d: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeFixedCore.vertical(plane, rowStride: rowStride, count: count, rows: rows, box: .init(box), passes: passes,
+                                                     fractionBits: f, buffer: a, into: d, rowBytes: rowBytes)
+        } else {
+            BoxCascadeFixedCore.vertical(plane, rowStride: rowStride, count: count, rows: rows, box: box, passes: passes,
+                                         fractionBits: f, buffer: a, into: d, rowBytes: rowBytes)
+        }
+    }
+}
+
+extension FiltersAVX2.BoxCascadeFixedCore.Box {
+    /// The same box for the AVX2 copy of the core.
+    init(_ box: Filters.BoxCascadeFixedCore.Box) {
+        self.init(radius: box.radius, inner: box.inner, outer: box.outer, bias: box.bias)
+    }
+}
