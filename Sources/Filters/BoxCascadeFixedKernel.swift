@@ -1,11 +1,16 @@
 /// Blur by the box cascade in 16-bit fixed point, for four-channel views (RGBA) where the window sums fit
 /// 16 bits (`BoxCascadeFixedCore.fractionBits`: σ up to about 9.8, 5 fraction bits up to about 5.1); the float
-/// cascade (`BoxCascadeKernel`) runs everywhere else. Same boxes, same layout: the horizontal pass takes four
-/// rows a vector (16 lanes) and writes a plane of samples with f fraction bits, the vertical pass runs on
-/// strips of 64 columns and writes bytes.
+/// cascade (`BoxCascadeKernel`) runs everywhere else. Same boxes, 16 lanes a vector (four rows of a pixel
+/// horizontally, 16 columns vertically).
+///
+/// Layout: the frame is cut into panels of columns, each blurred on its own (`BoxCascadeFixedCore.panel`):
+/// rows come from the horizontal pass four at a time into a ring of rows of the panel, which the vertical
+/// pass sweeps as they arrive and leaves as bytes. A panel is as wide as keeps its ring in L2 (≈ 192 kB),
+/// so the samples between the axes never go to memory; the price is the horizontal pass on passes·(r+1)
+/// extra pixels each side of a panel. Integer sums are exact, so panels give the same bits as one sweep.
 ///
 /// Accuracy (`BoxCascadeTests`): each pass rounds to 1/2^f of a level (at most one unit either way, none on
-/// average), which keeps every byte within 2 of the exact Gaussian, as the float cascade is.
+/// average), which keeps every byte within 1 of the float cascade.
 enum BoxCascadeFixedKernel {
     typealias Lanes = BoxCascadeFixedCore.Lanes
 
@@ -17,51 +22,42 @@ enum BoxCascadeFixedKernel {
         return BoxCascadeFixedCore.Box(radius: box.radius, inner: UInt16(inner), outer: UInt16(outer), bias: UInt16(65_536 / inner))
     }
 
+    /// Bytes of ring a panel aims at: well inside a 512 kB L2 beside the source and destination rows.
+    static let ringBudget = 192 * 1024
+
     /// Blurs `view` and returns true, or returns false (nothing written) where this kernel does not apply.
     static func run(_ view: ChannelView, horizontal: BoxCascadeCore.Box, vertical: BoxCascadeCore.Box, passes n: Int,
                     amount: Float?, _ context: SpatialContext) -> Bool {
         guard amount == nil, view.channels == 4, view.step == 4, n == 4,
               let f = BoxCascadeFixedCore.fractionBits(radius: max(horizontal.radius, vertical.radius)) else { return false }
         let hBox = box(horizontal), vBox = box(vertical)
-        let samples = view.rowSamples
-        let plane = context.scratch.buffer(SpatialContext.Slot.planeA.rawValue, bytes: samples * view.height * 2)
-            .bindMemory(to: UInt16.self, capacity: samples * view.height)
-
-        // Horizontal: four rows a vector, the last group repeating the last row.
-        let groups = (view.height + 3) / 4
-        let hPositions = view.width + 2 * n * (hBox.radius + 1)
-        let hBands = context.bands(rows: groups, samples: samples * view.height)
-        let hBuffers = context.perBand(.rowA, bands: hBands, bytes: hPositions * MemoryLayout<Lanes>.stride)
-        RowParallel.run(rows: groups, bands: hBands) { band, range in
-            let a = (hBuffers.base + band * hBuffers.stride).bindMemory(to: Lanes.self, capacity: hPositions)
-            withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 4) { rows in
-                withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt16>.self, capacity: 4) { out in
-                    for g in range {
-                        for k in 0..<4 {
-                            let y = min(4 * g + k, view.height - 1)
-                            rows[k] = UnsafePointer(view.sourceRow(y))
-                            out[k] = plane + y * samples
-                        }
-                        SIMDPath.boxFixedHorizontal(rows.baseAddress!, width: view.width, box: hBox, passes: n, fractionBits: f,
-                                                    buffer: a, into: out.baseAddress!)
-                    }
-                }
-            }
+        var source = UnsafePointer(view.source), sourceStride = view.sourceStride
+        let rowBytes = 4 * view.width
+        if view.sourceRow(0) < view.destinationRow(view.height - 1) + rowBytes && view.destinationRow(0) < view.sourceRow(view.height - 1) + rowBytes {
+            // In place: a panel writes columns that the next one reads for its horizontal pass.
+            let copy = context.scratch.buffer(SpatialContext.Slot.planeA.rawValue, bytes: rowBytes * view.height).assumingMemoryBound(to: UInt8.self)
+            for y in 0..<view.height { (copy + y * rowBytes).update(from: view.sourceRow(y), count: rowBytes) }
+            source = UnsafePointer(copy)
+            sourceStride = rowBytes
         }
 
-        // Vertical: strips of 64 columns.
-        let stripSamples = 16 * BoxCascadeFixedCore.stripGroups
-        let strips = (samples + stripSamples - 1) / stripSamples
-        let vPositions = view.height + 2 * n * (vBox.radius + 1)
-        let vBands = context.bands(rows: strips, samples: samples * view.height)
-        let vBuffers = context.perBand(.rowC, bands: vBands, bytes: vPositions * BoxCascadeFixedCore.stripGroups * MemoryLayout<Lanes>.stride)
-        RowParallel.run(rows: strips, bands: vBands) { band, range in
-            let a = (vBuffers.base + band * vBuffers.stride).bindMemory(to: Lanes.self, capacity: vPositions * BoxCascadeFixedCore.stripGroups)
-            for strip in range {
-                let x0 = strip * stripSamples
-                SIMDPath.boxFixedVertical(plane + x0, rowStride: samples, count: min(stripSamples, samples - x0), rows: view.height,
-                                          box: vBox, passes: n, fractionBits: f, buffer: a,
-                                          into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
+        // Eight bytes a pixel in a ring row.
+        let wanted = max(64, ringBudget / (BoxCascadeFixedCore.ringRows(vBox, passes: n) * 8) / 4 * 4)
+        let bands = context.bands(rows: (view.width + 63) / 64, samples: view.rowSamples * view.height)
+        // Whole panels per band.
+        var panels = max(bands, (view.width + wanted - 1) / wanted)
+        panels = (panels + bands - 1) / bands * bands
+        let panelWidth = ((view.width + panels - 1) / panels + 3) / 4 * 4
+        panels = (view.width + panelWidth - 1) / panelWidth
+        let scratch = context.perBand(.rowA, bands: bands, bytes: BoxCascadeFixedCore.panelBytes(count: panelWidth, horizontal: hBox,
+                                                                                                 vertical: vBox, passes: n))
+        RowParallel.run(rows: panels, bands: bands) { band, range in
+            for panel in range {
+                let x0 = panel * panelWidth
+                SIMDPath.boxFixedPanel(source: source, sourceStride: sourceStride, destination: view.destination,
+                                       destinationStride: view.destinationStride, width: view.width, height: view.height,
+                                       from: x0, count: min(panelWidth, view.width - x0), horizontal: hBox, vertical: vBox, passes: n,
+                                       fractionBits: f, scratch: scratch.base + band * scratch.stride)
             }
         }
         return true

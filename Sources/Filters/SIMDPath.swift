@@ -190,27 +190,19 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 }
 
 extension SIMDPath {
-    /// `BoxCascadeFixedCore.horizontal` on the selected path.
-    static func boxFixedHorizontal(_ rows: UnsafePointer<UnsafePointer<UInt8>>, width: Int, box: BoxCascadeFixedCore.Box, passes: Int,
-                                   fractionBits f: Int, buffer a: UnsafeMutablePointer<SIMD16<UInt16>>,
-                                   into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
+    /// `BoxCascadeFixedCore.panel` on the selected path.
+    static func boxFixedPanel(source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
+                              width: Int, height: Int, from x0: Int, count: Int, horizontal: BoxCascadeFixedCore.Box,
+                              vertical: BoxCascadeFixedCore.Box, passes: Int, fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
         if current == .avx2 {
-            FiltersAVX2.BoxCascadeFixedCore.horizontal(rows, width: width, box: .init(box), passes: passes, fractionBits: f, buffer: a, into: out)
+            FiltersAVX2.BoxCascadeFixedCore.panel(source: source, sourceStride: sourceStride, destination: destination,
+                                                  destinationStride: destinationStride, width: width, height: height, from: x0, count: count,
+                                                  horizontal: .init(horizontal), vertical: .init(vertical), passes: passes, fractionBits: f,
+                                                  scratch: scratch)
         } else {
-            BoxCascadeFixedCore.horizontal(rows, width: width, box: box, passes: passes, fractionBits: f, buffer: a, into: out)
-        }
-    }
-
-    /// `BoxCascadeFixedCore.vertical` on the selected path.
-    static func boxFixedVertical(_ plane: UnsafePointer<UInt16>, rowStride: Int, count: Int, rows: Int, box: BoxCascadeFixedCore.Box,
-                                 passes: Int, fractionBits f: Int, buffer a: UnsafeMutablePointer<SIMD16<UInt16>>,
-                                 into d: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
-        if current == .avx2 {
-            FiltersAVX2.BoxCascadeFixedCore.vertical(plane, rowStride: rowStride, count: count, rows: rows, box: .init(box), passes: passes,
-                                                     fractionBits: f, buffer: a, into: d, rowBytes: rowBytes)
-        } else {
-            BoxCascadeFixedCore.vertical(plane, rowStride: rowStride, count: count, rows: rows, box: box, passes: passes,
-                                         fractionBits: f, buffer: a, into: d, rowBytes: rowBytes)
+            BoxCascadeFixedCore.panel(source: source, sourceStride: sourceStride, destination: destination, destinationStride: destinationStride,
+                                      width: width, height: height, from: x0, count: count, horizontal: horizontal, vertical: vertical,
+                                      passes: passes, fractionBits: f, scratch: scratch)
         }
     }
 }

@@ -158,6 +158,29 @@ import Testing
         #expect((e.twos - f.twos) * 500 <= a.count, "σ \(sigma): \(e.twos) bytes off by 2, float \(f.twos), of \(a.count)")
     }
 
+    /// The 16-bit cascade runs in panels of columns, as many as the ring's size and the bands ask for, and copies
+    /// the source first when in place: integer sums make every split give the same bytes.
+    @Test(arguments: [4.0, 8])
+    func rgbaPanelsBandsAndInPlaceGiveTheSameBytes(sigma: Double) throws {
+        let width = 1_001, height = 70
+        let source = TestFrame(.rgba, width, height)
+        Self.write(Self.natural(width: width, height: height, channels: 4, seed: 23), to: source, plane: 0, rowBytes: width * 4)
+        var results: [TestFrame] = []
+        for threads in [1, 2] {
+            let out = TestFrame(.rgba, width, height)
+            try FilterChain { Blur(radius: sigma) }.compile(threads: threads).process(from: source.frame, to: out.frame)
+            #expect(out.canariesIntact)
+            results.append(out)
+        }
+        let inPlace = source.copy()
+        try FilterChain { Blur(radius: sigma) }.compile().process(inPlace.frame)
+        results.append(inPlace)
+        for (index, other) in results.enumerated().dropFirst() {
+            #expect(other.difference(from: results[0]) == nil, "σ \(sigma): result \(index)")
+        }
+        #expect(results[0].difference(from: source) != nil)
+    }
+
     @Test(arguments: [PixelFormat.rgba, .nv12])
     func sharpenIsTheBlurAndOneFusedPass(format: PixelFormat) throws {
         let width = 131, height = 77, sigma = 3.0, amount = 1.5
