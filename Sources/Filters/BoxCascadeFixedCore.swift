@@ -77,50 +77,19 @@ package enum BoxCascadeFixedCore {
     package static func cascade(_ a: UnsafeMutablePointer<Lanes>, positions: Int, stride: Int, box: Box, passes: Int) {
         let r = box.radius, reach = r + 1
         let inner = Lanes(repeating: box.inner), outer = Lanes(repeating: box.outer)
-        // A guard rather than a trap: GStreamer's threads run this; callers pad so that it never returns here.
-        guard positions > 2 * passes * reach else { return }
-        let end = positions - reach
-        let steady = (2 * passes - 1) * reach + 1
-        let distance = 2 * reach * stride
         let leaving = -reach * stride, entering = r * stride, next = reach * stride
-
+        @inline(__always) func first(_ q: UnsafeMutablePointer<Lanes>) -> Lanes {
+            var sum = Lanes(repeating: box.bias)
+            for j in -r...r { sum &+= q[j &* stride] }
+            q[leaving] = mulhi(sum, inner) &+ mulhi(q[leaving] &+ q[next], outer)
+            return sum
+        }
         @inline(__always) func step(_ q: UnsafeMutablePointer<Lanes>, _ sum: inout Lanes) {
             let l = q[leaving]
             sum &+= q[entering] &- l
             q[leaving] = mulhi(sum, inner) &+ mulhi(l &+ q[next], outer)
         }
-
-        withUnsafeTemporaryAllocation(of: Lanes.self, capacity: passes) { sums in
-            for t in reach..<steady {
-                for k in 0..<passes {
-                    let i = t - k * reach, start = (k + 1) * reach
-                    guard i >= start else { break }
-                    let q = a + (t - 2 * k * reach) &* stride
-                    if i == start {
-                        var sum = Lanes(repeating: box.bias)
-                        for j in -r...r { sum &+= q[j &* stride] }
-                        sums[k] = sum
-                        q[leaving] = mulhi(sum, inner) &+ mulhi(q[leaving] &+ q[next], outer)
-                    } else {
-                        step(q, &sums[k])
-                    }
-                }
-            }
-            var q = a + steady &* stride
-            let last = a + end &* stride
-            if passes == 4 {
-                var s0 = sums[0], s1 = sums[1], s2 = sums[2], s3 = sums[3]
-                while q < last {
-                    step(q, &s0); step(q - distance, &s1); step(q - 2 * distance, &s2); step(q - 3 * distance, &s3)
-                    q += stride
-                }
-            } else {
-                while q < last {
-                    for k in 0..<passes { step(q - k * distance, &sums[k]) }
-                    q += stride
-                }
-            }
-        }
+        BoxCascadeCore.sweep(a, positions: positions, stride: stride, radius: r, passes: passes, first: first, step: step)
     }
 
     /// Four rows of four-channel pixels as lanes, ·2^f: lanes 4k…4k+3 a pixel of row k.
