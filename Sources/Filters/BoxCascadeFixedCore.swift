@@ -146,13 +146,18 @@ package enum BoxCascadeFixedCore {
     /// Horizontal blur of pixels x0..<x0 + count of four rows of four-channel pixels (`rows[k]`, `width` pixels,
     /// edges extended; rows may repeat) to `out[k]` as samples with f fraction bits; `a` holds
     /// count + 2·passes·(r+1) lanes. Exact integer sums: the same values as one sweep over the whole row.
-    static func horizontal(_ rows: UnsafePointer<UnsafePointer<UInt8>>, width: Int, from x0: Int, count: Int, box: Box, passes: Int,
+    /// `left` and `right`, when given, hold the passes·(r+1) pixels either side of the panel instead of `rows`
+    /// (column 0 is pixel x0 − passes·(r+1), resp. x0 + count).
+    static func horizontal(_ rows: UnsafePointer<UnsafePointer<UInt8>>, left: UnsafePointer<UnsafePointer<UInt8>>?,
+                           right: UnsafePointer<UnsafePointer<UInt8>>?, width: Int, from x0: Int, count: Int, box: Box, passes: Int,
                            fractionBits f: Int, buffer a: UnsafeMutablePointer<Lanes>, into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
-        let pad = passes * (box.radius + 1)
+        let pad = passes * (box.radius + 1), x1 = x0 + count
         // Buffer index i holds pixel x0 − pad + i.
-        let lo = max(0, x0 - pad), hi = min(width, x0 + count + pad)
+        let lo = max(0, x0 - pad), hi = min(width, x1 + pad)
         let first = lo - (x0 - pad), last = hi - (x0 - pad)
-        load4(rows, from: lo, width: hi - lo, fractionBits: f, into: a + first)
+        load4(left ?? rows, from: left == nil ? lo : first, width: x0 - lo, fractionBits: f, into: a + first)
+        load4(rows, from: x0, width: count, fractionBits: f, into: a + pad)
+        load4(right ?? rows, from: right == nil ? x1 : 0, width: hi - x1, fractionBits: f, into: a + pad + count)
         a.update(repeating: a[first], count: first)
         (a + last).update(repeating: a[last - 1], count: count + 2 * pad - last)
         cascade(a, positions: count + 2 * pad, stride: 1, box: box, passes: passes)
@@ -180,11 +185,13 @@ package enum BoxCascadeFixedCore {
         return lanes * MemoryLayout<Lanes>.stride + batch * 3 * passes * MemoryLayout<UnsafeMutablePointer<Lanes>>.stride
     }
 
-    /// Blur of the panel of pixels x0..<x0 + count (all rows) of a four-channel plane, source and destination
-    /// not overlapping. The horizontal pass goes four rows at a time into a ring of rows of the panel, which
+    /// Blur of the panel of pixels x0..<x0 + count (all rows) of a four-channel plane. In place, `left` and `right`
+    /// (rows `haloStride` bytes apart) hold copies of the passes·(r+1) source pixels either side of the panel, which
+    /// the neighbouring panels overwrite (column 0: pixel x0 − passes·(r+1), resp. x0 + count). The horizontal pass goes four rows at a time into a ring of rows of the panel, which
     /// the vertical pass sweeps as rows arrive and leaves as bytes, so nothing between the axes leaves the
     /// cache (a panel's ring is sized to stay in L2 by the caller). `scratch`: `panelBytes` bytes, 32-aligned.
     package static func panel(source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
+                              left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int,
                               width: Int, height: Int, from x0: Int, count: Int, horizontal hBox: Box, vertical box: Box, passes: Int,
                               fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
         // Only four passes: `growth` and the unrolled steady loop below assume it; the caller checks.
@@ -265,7 +272,7 @@ package enum BoxCascadeFixedCore {
             }
         }
 
-        withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 4) { rows in
+        withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 12) { rows in
             withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt16>.self, capacity: 4) { out in
                 var y = 0, inserted = 0
                 while inserted < positions {
@@ -273,10 +280,12 @@ package enum BoxCascadeFixedCore {
                         for k in 0..<4 {
                             let yy = min(y + k, height - 1)
                             rows[k] = source + yy * sourceStride
+                            if let left { rows[4 + k] = left + yy * haloStride }
+                            if let right { rows[8 + k] = right + yy * haloStride }
                             out[k] = UnsafeMutableRawPointer(row(yy + pad)).assumingMemoryBound(to: UInt16.self)
                         }
-                        horizontal(rows.baseAddress!, width: width, from: x0, count: count, box: hBox, passes: passes, fractionBits: f,
-                                   buffer: hBuffer, into: out.baseAddress!)
+                        horizontal(rows.baseAddress!, left: left == nil ? nil : rows.baseAddress! + 4, right: right == nil ? nil : rows.baseAddress! + 8,
+                                   width: width, from: x0, count: count, box: hBox, passes: passes, fractionBits: f, buffer: hBuffer, into: out.baseAddress!)
                         if y == 0 { for j in 0..<pad { row(j).update(from: row(pad), count: vectors) } }
                         if y + 4 >= height { lastRow.update(from: row(height - 1 + pad), count: vectors) }
                         y += 4
