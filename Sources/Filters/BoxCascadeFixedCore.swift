@@ -178,9 +178,13 @@ package enum BoxCascadeFixedCore {
         return 2 * (lines | 1)
     }
 
+    /// Vectors in a ring row of `count` pixels, rounded up to even: the vertical pass takes them in pairs (the lanes
+    /// past the panel carry whatever was there, filtered and never written out).
+    static func evenVectors(_ count: Int) -> Int { ((count + 3) / 4 + 1) / 2 * 2 }
+
     /// Scratch bytes `panel` needs for panels of up to `count` pixels.
     package static func panelBytes(count: Int, horizontal: Box, vertical: Box, passes: Int) -> Int {
-        let vectors = (count + 3) / 4
+        let vectors = evenVectors(count)
         let lanes = ringRows(vertical, passes: passes) * ringStride(vectors) + (passes + 1) * vectors + count + 2 * passes * (horizontal.radius + 1)
         return lanes * MemoryLayout<Lanes>.stride + batch * 3 * passes * MemoryLayout<UnsafeMutablePointer<Lanes>>.stride
     }
@@ -196,7 +200,7 @@ package enum BoxCascadeFixedCore {
                               fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
         // Only four passes: `growth` and the unrolled steady loop below assume it; the caller checks.
         guard passes == 4 else { return }
-        let vectors = (count + 3) / 4, ringCount = ringRows(box, passes: passes), stride = ringStride(vectors)
+        let vectors = evenVectors(count), ringCount = ringRows(box, passes: passes), stride = ringStride(vectors)
         let ring = scratch.bindMemory(to: Lanes.self, capacity: ringCount * stride)
         let sums = ring + ringCount * stride
         // The last image row, which the bottom padding repeats (its ring row is overwritten by the first pass before then).
@@ -241,29 +245,43 @@ package enum BoxCascadeFixedCore {
                 }
                 t += 1
             }
-            // Steady state in batches: per column vector, the batch's steps with the sums in registers, so each
-            // column's window stays in L1 while the batch runs down it.
+            // Steady state in batches: per pair of column vectors, the batch's steps with the sums in registers,
+            // so each column's window stays in L1 while the batch runs down it. The ring rows of a step come from a
+            // table, loaded once for both vectors; pass k + 1 reads as its sample at r + 1 ahead the value pass k has
+            // just written, so that one is passed on in a register.
             while t < to {
                 let steps = min(batch, to - t)
                 for s in 0..<steps {
+                    let e = table + 9 * s
+                    e[0] = row(t + s + reach)
                     for k in 0..<passes {
-                        let q = t + s - 2 * k * reach, e = table + 3 * (passes * s + k)
-                        e[0] = row(q - reach); e[1] = row(q + r); e[2] = row(q + reach)
+                        let q = t + s - 2 * k * reach
+                        e[1 + 2 * k] = row(q - reach); e[2 + 2 * k] = row(q + r)
                     }
                 }
-                for v in 0..<vectors {
-                    var s0 = sums[v], s1 = sums[vectors + v], s2 = sums[2 * vectors + v], s3 = sums[3 * vectors + v]
-                    @inline(__always) func step(_ e: UnsafeMutablePointer<UnsafeMutablePointer<Lanes>>, _ sum: inout Lanes) {
-                        let l = e[0] + v, left = l.pointee
-                        sum &+= e[1][v] &- left
-                        l.pointee = mulhi(sum, inner) &+ mulhi(left &+ e[2][v], outer)
-                    }
+                var v = 0
+                while v < vectors {
+                    let w = v + 1
+                    var a0 = sums[v], a1 = sums[vectors + v], a2 = sums[2 * vectors + v], a3 = sums[3 * vectors + v]
+                    var b0 = sums[w], b1 = sums[vectors + w], b2 = sums[2 * vectors + w], b3 = sums[3 * vectors + w]
                     var e = table
                     for _ in 0..<steps {
-                        step(e, &s0); step(e + 3, &s1); step(e + 6, &s2); step(e + 9, &s3)
-                        e += 12
+                        var na = e[0][v], nb = e[0][w]
+                        @inline(__always) func pass(_ l: UnsafeMutablePointer<Lanes>, _ entering: UnsafeMutablePointer<Lanes>,
+                                                    _ sa: inout Lanes, _ sb: inout Lanes) {
+                            let la = l[v], lb = l[w]
+                            sa &+= entering[v] &- la
+                            sb &+= entering[w] &- lb
+                            na = mulhi(sa, inner) &+ mulhi(la &+ na, outer)
+                            nb = mulhi(sb, inner) &+ mulhi(lb &+ nb, outer)
+                            l[v] = na; l[w] = nb
+                        }
+                        pass(e[1], e[2], &a0, &b0); pass(e[3], e[4], &a1, &b1); pass(e[5], e[6], &a2, &b2); pass(e[7], e[8], &a3, &b3)
+                        e += 9
                     }
-                    sums[v] = s0; sums[vectors + v] = s1; sums[2 * vectors + v] = s2; sums[3 * vectors + v] = s3
+                    sums[v] = a0; sums[vectors + v] = a1; sums[2 * vectors + v] = a2; sums[3 * vectors + v] = a3
+                    sums[w] = b0; sums[vectors + w] = b1; sums[2 * vectors + w] = b2; sums[3 * vectors + w] = b3
+                    v += 2
                 }
                 t += steps
             }
