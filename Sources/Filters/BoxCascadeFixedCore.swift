@@ -121,6 +121,101 @@ package enum BoxCascadeFixedCore {
         }
     }
 
+    /// Sixteen rows of one-channel samples as lanes, ·2^f: lane k a sample of row k. Sixteen positions a step by a
+    /// 16×16 byte transpose in SSE2 unpacks (a lane at a time costs a load and an insert per sample).
+    static func load16(_ rows: UnsafePointer<UnsafePointer<UInt8>>, from x0: Int, width: Int, fractionBits f: Int, into a: UnsafeMutablePointer<Lanes>) {
+        let shift = Lanes(repeating: UInt16(f))
+        var x = 0
+        #if canImport(_Builtin_intrinsics.intel)
+        let zero = _mm_setzero_si128()
+        withUnsafeTemporaryAllocation(of: __m128i.self, capacity: 32) { buffer in
+            let u = buffer.baseAddress!, w = u + 16
+            while x &+ 16 <= width {
+                for i in 0..<16 { u[i] = _mm_loadu_si128(UnsafeRawPointer(rows[i] + x0 + x).assumingMemoryBound(to: __m128i.self)) }
+                // w[8h + i]: rows 2i, 2i+1 of columns 8h…8h+7, in 16-bit units.
+                for i in 0..<8 {
+                    w[i] = _mm_unpacklo_epi8(u[2 * i], u[2 * i + 1])
+                    w[8 + i] = _mm_unpackhi_epi8(u[2 * i], u[2 * i + 1])
+                }
+                // u[8h + 2j + q]: rows 4j…4j+3 of columns 8h + 4q…, in 32-bit units.
+                for h in 0..<2 {
+                    for j in 0..<4 {
+                        u[8 * h + 2 * j] = _mm_unpacklo_epi16(w[8 * h + 2 * j], w[8 * h + 2 * j + 1])
+                        u[8 * h + 2 * j + 1] = _mm_unpackhi_epi16(w[8 * h + 2 * j], w[8 * h + 2 * j + 1])
+                    }
+                }
+                // w[8h + 4q + 2m + s]: rows 8m…8m+7 of columns 8h + 4q + 2s…, in 64-bit units.
+                for h in 0..<2 {
+                    for q in 0..<2 {
+                        for m in 0..<2 {
+                            w[8 * h + 4 * q + 2 * m] = _mm_unpacklo_epi32(u[8 * h + 4 * m + q], u[8 * h + 4 * m + 2 + q])
+                            w[8 * h + 4 * q + 2 * m + 1] = _mm_unpackhi_epi32(u[8 * h + 4 * m + q], u[8 * h + 4 * m + 2 + q])
+                        }
+                    }
+                }
+                @inline(__always) func column(_ v: __m128i, _ c: Int) {
+                    let lanes = Lanes(lowHalf: unsafeBitCast(_mm_unpacklo_epi8(v, zero), to: SIMD8<UInt16>.self),
+                                      highHalf: unsafeBitCast(_mm_unpackhi_epi8(v, zero), to: SIMD8<UInt16>.self))
+                    a[x &+ c] = lanes &<< shift
+                }
+                for h in 0..<2 {
+                    for q in 0..<2 {
+                        for s in 0..<2 {
+                            let c = 8 * h + 4 * q + 2 * s
+                            column(_mm_unpacklo_epi64(w[8 * h + 4 * q + s], w[8 * h + 4 * q + 2 + s]), c)
+                            column(_mm_unpackhi_epi64(w[8 * h + 4 * q + s], w[8 * h + 4 * q + 2 + s]), c + 1)
+                        }
+                    }
+                }
+                x &+= 16
+            }
+        }
+        #endif
+        while x < width {
+            var v = Lanes()
+            for k in 0..<16 { v[k] = UInt16(rows[k][x0 + x]) }
+            a[x] = v &<< shift
+            x += 1
+        }
+    }
+
+    #if canImport(_Builtin_intrinsics.intel)
+    /// An 8×8 transpose of 16-bit samples in SSE2 unpacks: `store(k, v)` gets lane k of each of `load(0…7)`.
+    @inline(__always)
+    static func transpose8x8(_ load: (Int) -> __m128i, _ store: (Int, __m128i) -> Void) {
+        let t0 = _mm_unpacklo_epi16(load(0), load(1)), t1 = _mm_unpackhi_epi16(load(0), load(1))
+        let t2 = _mm_unpacklo_epi16(load(2), load(3)), t3 = _mm_unpackhi_epi16(load(2), load(3))
+        let t4 = _mm_unpacklo_epi16(load(4), load(5)), t5 = _mm_unpackhi_epi16(load(4), load(5))
+        let t6 = _mm_unpacklo_epi16(load(6), load(7)), t7 = _mm_unpackhi_epi16(load(6), load(7))
+        let u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2), u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3)
+        let u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6), u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7)
+        store(0, _mm_unpacklo_epi64(u0, u4)); store(1, _mm_unpackhi_epi64(u0, u4))
+        store(2, _mm_unpacklo_epi64(u1, u5)); store(3, _mm_unpackhi_epi64(u1, u5))
+        store(4, _mm_unpacklo_epi64(u2, u6)); store(5, _mm_unpackhi_epi64(u2, u6))
+        store(6, _mm_unpacklo_epi64(u3, u7)); store(7, _mm_unpackhi_epi64(u3, u7))
+    }
+    #endif
+
+    /// The inverse of `load16` without the scaling: lane k to `out[k]`, eight positions a step by 8×8 transposes.
+    static func store16(_ a: UnsafePointer<Lanes>, width: Int, into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
+        var x = 0
+        #if canImport(_Builtin_intrinsics.intel)
+        let raw = UnsafeRawPointer(a)
+        while x &+ 8 <= width {
+            for half in 0..<2 {
+                transpose8x8({ i in raw.loadUnaligned(fromByteOffset: 32 &* (x &+ i) &+ 16 &* half, as: __m128i.self) }) { k, v in
+                    UnsafeMutableRawPointer(out[8 * half + k] + x).storeBytes(of: v, as: __m128i.self)
+                }
+            }
+            x &+= 8
+        }
+        #endif
+        while x < width {
+            for k in 0..<16 { out[k][x] = a[x][k] }
+            x += 1
+        }
+    }
+
     /// Two vectors rounded from f fraction bits and saturated to bytes, in lane order.
     @inline(__always)
     static func bytes(_ v: Lanes, _ w: Lanes, fractionBits f: Int) -> SIMD32<UInt8> {
@@ -143,32 +238,36 @@ package enum BoxCascadeFixedCore {
         #endif
     }
 
-    /// Horizontal blur of pixels x0..<x0 + count of four rows of four-channel pixels (`rows[k]`, `width` pixels,
+    /// Horizontal blur of pixels x0..<x0 + count of 16/`ch` rows (`rows[k]`, `width` pixels of `ch` = 4 or 1 samples,
     /// edges extended; rows may repeat) to `out[k]` as samples with f fraction bits; `a` holds
     /// count + 2·passes·(r+1) lanes. Exact integer sums: the same values as one sweep over the whole row.
     /// `left` and `right`, when given, hold the passes·(r+1) pixels either side of the panel instead of `rows`
     /// (column 0 is pixel x0 − passes·(r+1), resp. x0 + count).
     static func horizontal(_ rows: UnsafePointer<UnsafePointer<UInt8>>, left: UnsafePointer<UnsafePointer<UInt8>>?,
-                           right: UnsafePointer<UnsafePointer<UInt8>>?, width: Int, from x0: Int, count: Int, box: Box, passes: Int,
-                           fractionBits f: Int, buffer a: UnsafeMutablePointer<Lanes>, into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
+                           right: UnsafePointer<UnsafePointer<UInt8>>?, channels ch: Int, width: Int, from x0: Int, count: Int, box: Box,
+                           passes: Int, fractionBits f: Int, buffer a: UnsafeMutablePointer<Lanes>, into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
         let pad = passes * (box.radius + 1), x1 = x0 + count
         // Buffer index i holds pixel x0 − pad + i.
         let lo = max(0, x0 - pad), hi = min(width, x1 + pad)
         let first = lo - (x0 - pad), last = hi - (x0 - pad)
-        load4(left ?? rows, from: left == nil ? lo : first, width: x0 - lo, fractionBits: f, into: a + first)
-        load4(rows, from: x0, width: count, fractionBits: f, into: a + pad)
-        load4(right ?? rows, from: right == nil ? x1 : 0, width: hi - x1, fractionBits: f, into: a + pad + count)
+        @inline(__always) func load(_ rows: UnsafePointer<UnsafePointer<UInt8>>, from x: Int, width: Int, into a: UnsafeMutablePointer<Lanes>) {
+            if ch == 4 { load4(rows, from: x, width: width, fractionBits: f, into: a) } else { load16(rows, from: x, width: width, fractionBits: f, into: a) }
+        }
+        load(left ?? rows, from: left == nil ? lo : first, width: x0 - lo, into: a + first)
+        load(rows, from: x0, width: count, into: a + pad)
+        load(right ?? rows, from: right == nil ? x1 : 0, width: hi - x1, into: a + pad + count)
         a.update(repeating: a[first], count: first)
         (a + last).update(repeating: a[last - 1], count: count + 2 * pad - last)
         cascade(a, positions: count + 2 * pad, stride: 1, box: box, passes: passes)
-        store4(a, width: count, into: out)
+        if ch == 4 { store4(a, width: count, into: out) } else { store16(a, width: count, into: out) }
     }
 
     /// Steps the vertical pass runs at a time: the ring is swept once per batch.
     static let batch = 16
 
-    /// Rows of the vertical pass's ring: the 2·passes·(r+1) + 1 the sweep spans at each step, a batch, and a group of 4 inserted.
-    static func ringRows(_ box: Box, passes: Int) -> Int { 2 * passes * (box.radius + 1) + batch + 8 }
+    /// Rows of the vertical pass's ring for `ch` samples a pixel: the 2·passes·(r+1) + 1 the sweep spans at each step,
+    /// a batch, and a group of 16/`ch` rows inserted.
+    package static func ringRows(_ box: Box, passes: Int, channels ch: Int) -> Int { 2 * passes * (box.radius + 1) + batch + 16 / ch + 4 }
 
     /// Vectors from one ring row to the next for rows of `vectors`: an odd number of 64-byte lines, so that a walk
     /// down a column of the ring spreads over every set of the L1 cache (rows 48 lines apart used 4 of its 64
@@ -178,29 +277,31 @@ package enum BoxCascadeFixedCore {
         return 2 * (lines | 1)
     }
 
-    /// Vectors in a ring row of `count` pixels, rounded up to even: the vertical pass takes them in pairs (the lanes
+    /// Vectors in a ring row of `samples` samples, rounded up to even: the vertical pass takes them in pairs (the lanes
     /// past the panel carry whatever was there, filtered and never written out).
-    static func evenVectors(_ count: Int) -> Int { ((count + 3) / 4 + 1) / 2 * 2 }
+    static func evenVectors(_ samples: Int) -> Int { ((samples + 15) / 16 + 1) / 2 * 2 }
 
-    /// Scratch bytes `panel` needs for panels of up to `count` pixels.
-    package static func panelBytes(count: Int, horizontal: Box, vertical: Box, passes: Int) -> Int {
-        let vectors = evenVectors(count)
-        let lanes = ringRows(vertical, passes: passes) * ringStride(vectors) + (passes + 1) * vectors + count + 2 * passes * (horizontal.radius + 1)
+    /// Scratch bytes `panel` needs for panels of up to `count` pixels of `ch` samples.
+    package static func panelBytes(count: Int, channels ch: Int, horizontal: Box, vertical: Box, passes: Int) -> Int {
+        let vectors = evenVectors(count * ch)
+        let lanes = ringRows(vertical, passes: passes, channels: ch) * ringStride(vectors) + (passes + 1) * vectors + count + 2 * passes * (horizontal.radius + 1)
         return lanes * MemoryLayout<Lanes>.stride + batch * 3 * passes * MemoryLayout<UnsafeMutablePointer<Lanes>>.stride
     }
 
-    /// Blur of the panel of pixels x0..<x0 + count (all rows) of a four-channel plane. In place, `left` and `right`
-    /// (rows `haloStride` bytes apart) hold copies of the passes·(r+1) source pixels either side of the panel, which
-    /// the neighbouring panels overwrite (column 0: pixel x0 − passes·(r+1), resp. x0 + count). The horizontal pass goes four rows at a time into a ring of rows of the panel, which
+    /// Blur of the panel of pixels x0..<x0 + count (all rows) of a plane of `ch` (4 or 1) samples a pixel. In place,
+    /// `left` and `right` (rows `haloStride` bytes apart) hold copies of the passes·(r+1) source pixels either side of
+    /// the panel, which the neighbouring panels overwrite (column 0: pixel x0 − passes·(r+1), resp. x0 + count). The
+    /// horizontal pass goes 16/`ch` rows at a time (one vector) into a ring of rows of the panel, which
     /// the vertical pass sweeps as rows arrive and leaves as bytes, so nothing between the axes leaves the
     /// cache (a panel's ring is sized to stay in L2 by the caller). `scratch`: `panelBytes` bytes, 32-aligned.
     package static func panel(source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
                               left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int,
-                              width: Int, height: Int, from x0: Int, count: Int, horizontal hBox: Box, vertical box: Box, passes: Int,
-                              fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
+                              channels ch: Int, width: Int, height: Int, from x0: Int, count: Int, horizontal hBox: Box, vertical box: Box,
+                              passes: Int, fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
         // Only four passes: `growth` and the unrolled steady loop below assume it; the caller checks.
-        guard passes == 4 else { return }
-        let vectors = evenVectors(count), ringCount = ringRows(box, passes: passes), stride = ringStride(vectors)
+        guard passes == 4, ch == 4 || ch == 1 else { return }
+        let vectors = evenVectors(count * ch), ringCount = ringRows(box, passes: passes, channels: ch), stride = ringStride(vectors)
+        let group = 16 / ch
         let ring = scratch.bindMemory(to: Lanes.self, capacity: ringCount * stride)
         let sums = ring + ringCount * stride
         // The last image row, which the bottom padding repeats (its ring row is overwritten by the first pass before then).
@@ -286,27 +387,28 @@ package enum BoxCascadeFixedCore {
                 t += steps
             }
             for y in max(0, from - lag)..<max(0, t - lag) {
-                storeRow(row(y), samples: 4 * count, into: destination + y * destinationStride + 4 * x0, fractionBits: f)
+                storeRow(row(y), samples: ch * count, into: destination + y * destinationStride + ch * x0, fractionBits: f)
             }
         }
 
-        withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 12) { rows in
-            withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt16>.self, capacity: 4) { out in
+        withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: 48) { rows in
+            withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<UInt16>.self, capacity: 16) { out in
                 var y = 0, inserted = 0
                 while inserted < positions {
                     if y < height {
-                        for k in 0..<4 {
+                        for k in 0..<group {
                             let yy = min(y + k, height - 1)
                             rows[k] = source + yy * sourceStride
-                            if let left { rows[4 + k] = left + yy * haloStride }
-                            if let right { rows[8 + k] = right + yy * haloStride }
+                            if let left { rows[16 + k] = left + yy * haloStride }
+                            if let right { rows[32 + k] = right + yy * haloStride }
                             out[k] = UnsafeMutableRawPointer(row(yy + pad)).assumingMemoryBound(to: UInt16.self)
                         }
-                        horizontal(rows.baseAddress!, left: left == nil ? nil : rows.baseAddress! + 4, right: right == nil ? nil : rows.baseAddress! + 8,
-                                   width: width, from: x0, count: count, box: hBox, passes: passes, fractionBits: f, buffer: hBuffer, into: out.baseAddress!)
+                        horizontal(rows.baseAddress!, left: left == nil ? nil : rows.baseAddress! + 16, right: right == nil ? nil : rows.baseAddress! + 32,
+                                   channels: ch, width: width, from: x0, count: count, box: hBox, passes: passes, fractionBits: f, buffer: hBuffer,
+                                   into: out.baseAddress!)
                         if y == 0 { for j in 0..<pad { row(j).update(from: row(pad), count: vectors) } }
-                        if y + 4 >= height { lastRow.update(from: row(height - 1 + pad), count: vectors) }
-                        y += 4
+                        if y + group >= height { lastRow.update(from: row(height - 1 + pad), count: vectors) }
+                        y += group
                         inserted = min(y, height) + pad
                     } else {
                         let next = min(inserted + 4, positions)
