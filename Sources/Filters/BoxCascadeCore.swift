@@ -38,6 +38,28 @@ package enum BoxCascadeCore {
     package static func cascade(_ a: UnsafeMutablePointer<Lanes>, positions: Int, stride: Int, box: Box, passes: Int) {
         let r = box.radius, reach = r + 1
         let beta = Lanes(repeating: box.outer / box.inner)
+        let leaving = -reach * stride, entering = r * stride, next = reach * stride
+        @inline(__always) func first(_ q: UnsafeMutablePointer<Lanes>) -> Lanes {
+            var sum = Lanes()
+            for j in -r...r { sum += q[j &* stride] }
+            q[leaving] = sum + beta * (q[leaving] + q[next])
+            return sum
+        }
+        /// The sum moves on by one and the output replaces the sample that left.
+        @inline(__always) func step(_ q: UnsafeMutablePointer<Lanes>, _ sum: inout Lanes) {
+            let l = q[leaving]
+            sum += q[entering] - l
+            q[leaving] = sum + beta * (l + q[next])
+        }
+        sweep(a, positions: positions, stride: stride, radius: r, passes: passes, first: first, step: step)
+    }
+
+    /// The schedule of `cascade` for any lane type, its arithmetic given: `first(q)` starts a pass around `q`
+    /// (writes its output at q − reach and returns its running sum), `step(q, &sum)` moves a pass on to `q`.
+    @inline(__always)
+    package static func sweep<V>(_ a: UnsafeMutablePointer<V>, positions: Int, stride: Int, radius r: Int, passes: Int,
+                                 first: (UnsafeMutablePointer<V>) -> V, step: (UnsafeMutablePointer<V>, inout V) -> Void) {
+        let reach = r + 1
         // Step t runs pass k at position t − (k−1)·reach; pass k starts at step (2k−1)·reach and
         // every pass ends at the same step.
         // Callers pad by passes·(r+1) on both sides of at least one sample, so this never returns here;
@@ -47,17 +69,8 @@ package enum BoxCascadeCore {
         let steady = (2 * passes - 1) * reach + 1
         // Pass k reads its input around position t − 2(k−1)·reach of the buffer: `distance` apart.
         let distance = 2 * reach * stride
-        let leaving = -reach * stride, entering = r * stride, next = reach * stride
 
-        /// One position of one pass, its input around `q`: the sum moves on by one and the output
-        /// replaces the sample that left.
-        @inline(__always) func step(_ q: UnsafeMutablePointer<Lanes>, _ sum: inout Lanes) {
-            let l = q[leaving]
-            sum += q[entering] - l
-            q[leaving] = sum + beta * (l + q[next])
-        }
-
-        withUnsafeTemporaryAllocation(of: Lanes.self, capacity: passes) { sums in
+        withUnsafeTemporaryAllocation(of: V.self, capacity: passes) { sums in
             // Start-up: each pass begins with the sum of its first window.
             for t in reach..<steady {
                 for k in 0..<passes {
@@ -65,10 +78,7 @@ package enum BoxCascadeCore {
                     guard i >= start else { break }
                     let q = a + (t - 2 * k * reach) &* stride
                     if i == start {
-                        var sum = Lanes()
-                        for j in -r...r { sum += q[j &* stride] }
-                        sums[k] = sum
-                        q[leaving] = sum + beta * (q[leaving] + q[next])
+                        (sums.baseAddress! + k).initialize(to: first(q))
                     } else {
                         step(q, &sums[k])
                     }

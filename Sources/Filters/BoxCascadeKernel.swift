@@ -53,6 +53,12 @@ enum BoxCascadeKernel {
         let n = passes(sigma: sigma)
         let horizontal = box(sigma: sigma / Double(view.subX), passes: n)
         let vertical = box(sigma: sigma / Double(view.subY), passes: n)
+        if BoxCascadeFixedKernel.run(view, horizontal: horizontal, vertical: vertical, passes: n, amount: amount, context) { return }
+        runFloat(view, horizontal: horizontal, vertical: vertical, passes: n, amount: amount, context)
+    }
+
+    /// `run` in float, whatever the view (the tests compare the 16-bit cascade with it).
+    static func runFloat(_ view: ChannelView, horizontal: Box, vertical: Box, passes n: Int, amount: Float?, _ context: SpatialContext) {
         let ch = view.channels, samples = view.rowSamples
         let plane = context.scratch.buffer(SpatialContext.Slot.planeA.rawValue, bytes: samples * view.height * 2)
             .bindMemory(to: UInt16.self, capacity: samples * view.height)
@@ -254,22 +260,9 @@ enum BoxCascadeKernel {
         #if canImport(_Builtin_intrinsics.intel)
         var x = 0
         while x + 8 <= width {
-            @inline(__always) func load(_ i: Int) -> __m128i {
-                _mm_loadu_si128(UnsafeRawPointer(lanes + 8 * (x + i)).assumingMemoryBound(to: __m128i.self))
-            }
-            let t0 = _mm_unpacklo_epi16(load(0), load(1)), t1 = _mm_unpackhi_epi16(load(0), load(1))
-            let t2 = _mm_unpacklo_epi16(load(2), load(3)), t3 = _mm_unpackhi_epi16(load(2), load(3))
-            let t4 = _mm_unpacklo_epi16(load(4), load(5)), t5 = _mm_unpackhi_epi16(load(4), load(5))
-            let t6 = _mm_unpacklo_epi16(load(6), load(7)), t7 = _mm_unpackhi_epi16(load(6), load(7))
-            let u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2), u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3)
-            let u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6), u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7)
-            @inline(__always) func store(_ k: Int, _ v: __m128i) {
+            BoxCascadeFixedCore.transpose8x8({ i in _mm_loadu_si128(UnsafeRawPointer(lanes + 8 * (x + i)).assumingMemoryBound(to: __m128i.self)) }) { k, v in
                 _mm_storeu_si128(UnsafeMutableRawPointer(out + k * rowStride + x).assumingMemoryBound(to: __m128i.self), v)
             }
-            store(0, _mm_unpacklo_epi64(u0, u4)); store(1, _mm_unpackhi_epi64(u0, u4))
-            store(2, _mm_unpacklo_epi64(u1, u5)); store(3, _mm_unpackhi_epi64(u1, u5))
-            store(4, _mm_unpacklo_epi64(u2, u6)); store(5, _mm_unpackhi_epi64(u2, u6))
-            store(6, _mm_unpacklo_epi64(u3, u7)); store(7, _mm_unpackhi_epi64(u3, u7))
             x += 8
         }
         return x

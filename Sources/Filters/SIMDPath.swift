@@ -188,3 +188,28 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return 0
     }
 }
+
+extension SIMDPath {
+    /// `BoxCascadeFixedCore.panel` on the selected path.
+    static func boxFixedPanel(source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
+                              left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int, channels: Int, width: Int, height: Int, from x0: Int, count: Int, horizontal: BoxCascadeFixedCore.Box,
+                              vertical: BoxCascadeFixedCore.Box, passes: Int, fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
+        if current == .avx2 {
+            FiltersAVX2.BoxCascadeFixedCore.panel(source: source, sourceStride: sourceStride, destination: destination,
+                                                  destinationStride: destinationStride, left: left, right: right, haloStride: haloStride, channels: channels, width: width, height: height, from: x0, count: count,
+                                                  horizontal: .init(horizontal), vertical: .init(vertical), passes: passes, fractionBits: f,
+                                                  scratch: scratch)
+        } else {
+            BoxCascadeFixedCore.panel(source: source, sourceStride: sourceStride, destination: destination, destinationStride: destinationStride,
+                                      left: left, right: right, haloStride: haloStride, channels: channels, width: width, height: height, from: x0, count: count, horizontal: horizontal, vertical: vertical,
+                                      passes: passes, fractionBits: f, scratch: scratch)
+        }
+    }
+}
+
+extension FiltersAVX2.BoxCascadeFixedCore.Box {
+    /// The same box for the AVX2 copy of the core.
+    init(_ box: Filters.BoxCascadeFixedCore.Box) {
+        self.init(radius: box.radius, inner: box.inner, outer: box.outer, bias: box.bias)
+    }
+}

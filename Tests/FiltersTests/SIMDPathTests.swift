@@ -1,11 +1,12 @@
 import Testing
 @testable import Filters
 
-/// The kernels with a wider version (blur's box cascade and direct kernel, edges, the fixed-point colour pass, zoom's blend, mirror) give the same bytes on every SIMD path.
+/// The kernels with a wider version (blur's box cascades, float and 16-bit, and direct kernel, edges, the fixed-point colour pass, zoom's blend, mirror) give the same bytes on every SIMD path.
 @Suite struct SIMDPathTests {
     /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
     @Test func everySIMDPathGivesTheSameBytes() throws {
         for (format, chain) in [(PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20"),
+                                (.rgba, "blur radius=8"), (.bgrx, "sharpen amount=1 radius=4"), (.i420, "blur radius=4"), (.nv12, "blur radius=6"),
                                 (.rgba, "edges"), (.bgrx, "edges"), (.nv12, "edges"),
                                 (.rgba, "sepia | vignette"), (.argb, "colorcontrols contrast=1.2 saturation=0.8 | vignette"), (.bgrx, "mono"),
                                 (.rgba, "zoom factor=2"), (.nv12, "zoom factor=1.7 x=0.3"),
