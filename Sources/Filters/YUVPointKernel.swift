@@ -31,7 +31,7 @@ final class YUVPointKernel {
     }
 
     private let mode: Mode
-    /// The 16-bit pass for NV12 and I420 when the program is one affine map and/or a final vignette.
+    /// The 16-bit pass for NV12 and I420 when the program is curves, an affine map, a vignette and a map after it.
     let fixed420: YUV420FixedKernel?
     private var ownedTables: [UnsafeMutablePointer<Float>] = []
     let color: ColorDescription

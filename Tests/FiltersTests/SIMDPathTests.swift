@@ -1,7 +1,7 @@
 import Testing
 @testable import Filters
 
-/// The kernels with a wider version (blur's box cascade and direct kernel, edges, the fixed-point colour pass, zoom's blend, mirror) give the same bytes on every SIMD path.
+/// The kernels with a wider version (blur's box cascade and direct kernel, edges, the fixed-point colour passes, zoom's blend, mirror) give the same bytes on every SIMD path.
 @Suite struct SIMDPathTests {
     /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
     @Test func everySIMDPathGivesTheSameBytes() throws {
@@ -10,7 +10,9 @@ import Testing
                                 (.rgba, "sepia | vignette"), (.argb, "colorcontrols contrast=1.2 saturation=0.8 | vignette"), (.bgrx, "mono"),
                                 (.rgba, "zoom factor=2"), (.nv12, "zoom factor=1.7 x=0.3"),
                                 (.rgba, "mirror"), (.i420, "mirror"), (.nv12, "mirror"),
-                                (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5")] {
+                                (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5"),
+                                (.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                                (.i420, "exposure ev=0.4 | gamma value=0.7 | temperature kelvin=4000 | vignette | invert")] {
             let reference = TestFrame(format, 211, 157)
             reference.fillPattern(seed: 12)
             let compiled = try FilterChain(parsing: chain).compile()
