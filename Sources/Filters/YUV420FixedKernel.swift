@@ -33,6 +33,8 @@ final class YUV420FixedKernel {
         var chromaConstant: I16x8
         var lumaBias: I16x8
         var chromaBias: I16x8
+        /// Zeros, for `gainTerm`.
+        var opaqueZero: I16x8 = .zero
     }
 
     private let constants: Constants
@@ -396,8 +398,8 @@ final class YUV420FixedKernel {
             if Gain.on {
                 let cl = UnsafeRawPointer(columns + x).loadUnaligned(as: I16x8.self)
                 let ch = UnsafeRawPointer(columns + x + 8).loadUnaligned(as: I16x8.self)
-                tl = mulHigh(tl, laneMax(row &- cl, .zero))
-                th = mulHigh(th, laneMax(row &- ch, .zero))
+                tl = mulHigh(tl, gainTerm(row, cl, c.pointee.opaqueZero))
+                th = mulHigh(th, gainTerm(row, ch, c.pointee.opaqueZero))
                 return packSaturated((tl &+ bias) &>> 3, (th &+ bias) &>> 3)
             }
             return packSaturated((tl &+ bias) &>> 4, (th &+ bias) &>> 4)
@@ -426,8 +428,8 @@ final class YUV420FixedKernel {
             if Gain.on {
                 let cl = UnsafeRawPointer(columns + 2 * cx).loadUnaligned(as: I16x8.self)
                 let ch = UnsafeRawPointer(columns + 2 * cx + 8).loadUnaligned(as: I16x8.self)
-                tl = mulHigh(tl, laneMax(row &- cl, .zero))
-                th = mulHigh(th, laneMax(row &- ch, .zero))
+                tl = mulHigh(tl, gainTerm(row, cl, c.pointee.opaqueZero))
+                th = mulHigh(th, gainTerm(row, ch, c.pointee.opaqueZero))
                 return packSaturated((tl &+ k.chromaBias) &>> 3, (th &+ k.chromaBias) &>> 3)
             }
             return packSaturated((tl &+ k.chromaBias) &>> 4, (th &+ k.chromaBias) &>> 4)
