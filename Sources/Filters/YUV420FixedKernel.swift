@@ -55,6 +55,8 @@ final class YUV420FixedKernel {
 
     /// Y code → the luma after the leading curves, as `(Y − 128)·256` (what `widenCentred` gives).
     private let lumaTable: UnsafeMutablePointer<Int16>?
+    /// `lumaTable` for the AVX-512 path's byte permutes: the 256 low bytes, then the 256 high bytes.
+    private let lumaTableBytes: UnsafeMutablePointer<UInt8>?
     /// Sum of a 2×2 block's luma codes (0...1020) → the curved block mean ×128: chroma's luma term.
     private let blockTable: UnsafeMutablePointer<Int16>?
 
@@ -108,6 +110,7 @@ final class YUV420FixedKernel {
         }
         if lumaMaps.isEmpty {
             lumaTable = nil
+            lumaTableBytes = nil
             blockTable = nil
         } else {
             func curved(_ code: Double) -> Double {
@@ -120,6 +123,13 @@ final class YUV420FixedKernel {
             let block = UnsafeMutablePointer<Int16>.allocate(capacity: 1024)
             for sum in 0..<1024 { block[sum] = Self.saturated(curved(Double(min(sum, 1020)) / 4) * 128) }
             lumaTable = luma
+            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
+            for code in 0..<256 {
+                let entry = UInt16(bitPattern: luma[code])
+                bytes[code] = UInt8(truncatingIfNeeded: entry)
+                bytes[256 + code] = UInt8(truncatingIfNeeded: entry >> 8)
+            }
+            lumaTableBytes = bytes
             blockTable = block
         }
         // Code units: Y − yOff, Cb − 128, Cr − 128.
@@ -150,6 +160,7 @@ final class YUV420FixedKernel {
               let c0 = fixed(k0, bits: 4), let c1 = fixed(k1, bits: 4), let c2 = fixed(k2, bits: 4)
         else {
             lumaTable?.deallocate()
+            lumaTableBytes?.deallocate()
             blockTable?.deallocate()
             return nil
         }
@@ -170,6 +181,7 @@ final class YUV420FixedKernel {
 
     deinit {
         lumaTable?.deallocate()
+        lumaTableBytes?.deallocate()
         blockTable?.deallocate()
         lumaColumns?.deallocate()
         chromaColumns?.deallocate()
@@ -253,7 +265,8 @@ final class YUV420FixedKernel {
         let chromaColumns = chromaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
         withUnsafePointer(to: constants) { c in
             // Without a curve the tables are never read.
-            let lumaBlock = LumaBlock<Gain, Curve>(c: c, columns: lumaColumns, table: lumaTable ?? UnsafeMutablePointer(bitPattern: 64)!)
+            let lumaBlock = LumaBlock<Gain, Curve>(c: c, columns: lumaColumns, table: lumaTable ?? UnsafeMutablePointer(bitPattern: 64)!,
+                                                   tableBytes: lumaTableBytes)
             let blockTable = blockTable ?? UnsafeMutablePointer(bitPattern: 64)!
             let chromaBlock = ChromaBlock<Gain, Cross>(c: c, columns: chromaColumns)
             if mixed {
@@ -291,8 +304,10 @@ final class YUV420FixedKernel {
 
     private static func lumaRow<Gain: Flag, Curve: Flag>(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
                                                          _ row: I16x8, _ block: LumaBlock<Gain, Curve>) {
-        let constant = (block.c.pointee.lumaConstant, block.c.pointee.lumaConstant)
-        var x = 0
+        let k = block.c.pointee
+        let constant = (k.lumaConstant, k.lumaConstant)
+        var x = SIMDPath.yuv420Luma(s, d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
+                                    bias: k.lumaBias[0], columns: Gain.on ? block.columns : nil, row: row[0])
         while x &+ 16 <= width {
             let y = UnsafeRawPointer(s + x).loadUnaligned(as: SIMD16<UInt8>.self)
             UnsafeMutableRawPointer(d + x).storeBytes(of: block.apply(y, constant, x, row), as: SIMD16<UInt8>.self)
@@ -310,7 +325,12 @@ final class YUV420FixedKernel {
     private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
                                                                              _ row: I16x8, _ block: ChromaBlock<Gain, Cross>) {
         let rows = chroma.rows(crow)
-        var cx = 0
+        let k = block.c.pointee
+        func pair(_ v: I16x8) -> UInt32 { UInt32(UInt16(bitPattern: v[0])) | UInt32(UInt16(bitPattern: v[1])) << 16 }
+        let p = rows.pointers
+        var cx = SIMDPath.yuv420Chroma(p.u, p.v, p.du, p.dv, pairs: chromaWidth, diagonal: pair(k.chromaDiagonal),
+                                       cross: Cross.on ? pair(k.chromaCross) : nil, constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
+                                       columns: Gain.on ? block.columns : nil, row: row[0])
         while cx &+ 8 <= chromaWidth {
             rows.store(block.apply(rows.load(cx), (.zero, .zero), cx, row, mixed: false), cx)
             cx &+= 8
@@ -383,6 +403,7 @@ final class YUV420FixedKernel {
         let c: UnsafePointer<Constants>
         let columns: UnsafeMutablePointer<Int16>
         let table: UnsafeMutablePointer<Int16>
+        let tableBytes: UnsafeMutablePointer<UInt8>?
 
         @inline(__always)
         func apply(_ y: SIMD16<UInt8>, _ d: (I16x8, I16x8), _ x: Int, _ row: I16x8) -> SIMD16<UInt8> {
@@ -459,6 +480,8 @@ protocol ChromaRow {
     func store(_ v: SIMD16<UInt8>, _ cx: Int)
     func loadPartial(_ cx: Int, _ count: Int) -> SIMD16<UInt8>
     func storePartial(_ v: SIMD16<UInt8>, _ cx: Int, _ count: Int)
+    /// The row's first bytes (source, destination): Cb and Cr interleaved in `u`, `du` (NV12, `v` and `dv` nil) or apart (I420).
+    var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) { get }
 }
 
 /// NV12: the pairs are already interleaved in one plane.
@@ -468,6 +491,9 @@ struct InterleavedChroma: ChromaRows {
 
     struct Row: ChromaRow {
         let s: UnsafeMutableRawPointer, d: UnsafeMutableRawPointer
+        var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) {
+            (s.assumingMemoryBound(to: UInt8.self), nil, d.assumingMemoryBound(to: UInt8.self), nil)
+        }
         @inline(__always) func load(_ cx: Int) -> SIMD16<UInt8> { UnsafeRawPointer(s + 2 * cx).loadUnaligned(as: SIMD16<UInt8>.self) }
         @inline(__always) func store(_ v: SIMD16<UInt8>, _ cx: Int) { (d + 2 * cx).storeBytes(of: v, as: SIMD16<UInt8>.self) }
         @inline(__always) func loadPartial(_ cx: Int, _ count: Int) -> SIMD16<UInt8> {
@@ -496,6 +522,10 @@ struct PlanarChroma: ChromaRows {
     struct Row: ChromaRow {
         let u: UnsafeMutableRawPointer, v: UnsafeMutableRawPointer
         let du: UnsafeMutableRawPointer, dv: UnsafeMutableRawPointer
+        var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) {
+            (u.assumingMemoryBound(to: UInt8.self), v.assumingMemoryBound(to: UInt8.self),
+             du.assumingMemoryBound(to: UInt8.self), dv.assumingMemoryBound(to: UInt8.self))
+        }
         @inline(__always) func load(_ cx: Int) -> SIMD16<UInt8> {
             zip(UnsafeRawPointer(u + cx).loadUnaligned(as: SIMD8<UInt8>.self), UnsafeRawPointer(v + cx).loadUnaligned(as: SIMD8<UInt8>.self))
         }

@@ -83,6 +83,32 @@ import Testing
         }
     }
 
+    /// A hue rotation (Cb and Cr cross, luma apart; no filter has one yet) after a curve and before a vignette:
+    /// within 1 code of the float path (SIMDPathTests runs it on every path).
+    @Test(arguments: [PixelFormat.nv12, .i420])
+    func crossedChromaAgreesWithFloat(format: PixelFormat) throws {
+        let frame = TestFrame(format, 133, 9)
+        frame.fillPattern(seed: 5)
+        let program = PointProgram(Self.crossedChroma, color: frame.color)
+        let kernel = try #require(YUV420FixedKernel(program, color: frame.color))
+        #expect(kernel.crossChroma && !kernel.mixed)
+        kernel.prepare(width: frame.width, height: frame.height)
+        let fixed = frame.copy(), float = frame.copy()
+        kernel.run(source: frame.frame, destination: fixed.frame, rows: 0..<frame.height)
+        YUVPointKernel(program, color: frame.color, fixedPoint: false, tables: false).run(source: frame.frame, destination: float.frame,
+                                                                                         rows: 0..<frame.height)
+        #expect(fixed.canariesIntact)
+        let worst = zip(fixed.visibleBytes, float.visibleBytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(worst <= 1)
+    }
+
+    /// A curve, a Cb/Cr rotation by asin 0.6 and a vignette.
+    static let crossedChroma: [PointOperation] = [
+        .curve { $0 * $0 },
+        .affine { color in Affine3.rgbToYCbCr(color).then(Affine3(m: [1, 0, 0, 0, 0.8, -0.6, 0, 0.6, 0.8])).then(Affine3.yCbCrToRGB(color)) },
+        .vignette(VignetteShape(intensity: 1, radius: 1)),
+    ]
+
     /// Invert alone takes a shortcut (one xor) in the fixed-point pass: exactly 255 − b, alpha kept.
     @Test(arguments: [PixelFormat.rgba, .bgrx, .argb])
     func invertIsExactlyTheNegative(format: PixelFormat) throws {

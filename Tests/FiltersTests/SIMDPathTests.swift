@@ -12,7 +12,8 @@ import Testing
                                 (.rgba, "mirror"), (.i420, "mirror"), (.nv12, "mirror"),
                                 (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5"),
                                 (.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
-                                (.i420, "exposure ev=0.4 | gamma value=0.7 | temperature kelvin=4000 | vignette | invert")] {
+                                (.i420, "exposure ev=0.4 | gamma value=0.7 | temperature kelvin=4000 | vignette | invert"),
+                                (.i420, "threshold level=0.4 | vignette intensity=2"), (.nv12, "posterize levels=5 | sepia")] {
             let reference = TestFrame(format, 211, 157)
             reference.fillPattern(seed: 12)
             let compiled = try FilterChain(parsing: chain).compile()
@@ -26,6 +27,21 @@ import Testing
                     try compiled.process(frame.frame)
                 }
                 #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain)")
+            }
+        }
+        // The 4:2:0 pass with Cb and Cr crossed, which no filter gives yet.
+        for format in [PixelFormat.nv12, .i420] {
+            let frame = TestFrame(format, 211, 9)
+            frame.fillPattern(seed: 5)
+            let kernel = try #require(YUV420FixedKernel(PointProgram(FixedKernelTests.crossedChroma, color: frame.color), color: frame.color))
+            kernel.prepare(width: frame.width, height: frame.height)
+            let outputs = SIMDPath.available.map { path in
+                let out = frame.copy()
+                SIMDPath.with(path) { kernel.run(source: frame.frame, destination: out.frame, rows: 0..<frame.height) }
+                return out
+            }
+            for (path, out) in zip(SIMDPath.available, outputs) {
+                #expect(out.canariesIntact && out.difference(from: outputs[0]) == nil, "\(path) \(format) crossed chroma")
             }
         }
     }
