@@ -152,12 +152,17 @@ public final class CompiledChain: @unchecked Sendable {
             kernel.prepare(width: source.width, height: source.height)
             let (rows, alignment) = kernel.rowCount(format: source.format, height: source.height)
             let bands = RowParallel.bands(threads: threads, rows: rows, samples: source.width * source.height * 2)
+            let fusedMirror = kernel.mirrorsWhileWriting(source.format)
             RowParallel.run(rows: rows, bands: bands, alignment: alignment) { band, rows in
                 guard let mirrorBuffers else {
                     kernel.run(source: source, destination: destination, rows: rows)
                     return
                 }
                 let buffer = mirrorBuffers.base + band * mirrorBuffers.stride
+                if fusedMirror {
+                    kernel.run(source: source, destination: destination, rows: rows, mirror: buffer)
+                    return
+                }
                 var row = rows.lowerBound
                 while row < rows.upperBound {
                     let chunk = row..<min(row + alignment, rows.upperBound)

@@ -221,39 +221,46 @@ final class YUV420FixedKernel {
     }
 
     /// Processes luma rows `rows` (starting on an even row) and the chroma rows they cover.
-    func run(source: Frame, destination: Frame, rows: Range<Int>) {
+    ///
+    /// With `mirror` (scratch of 4 × width bytes) the frame is also mirrored: each output row is written
+    /// to the scratch and reversed into place while it is in L1, so a mirror in the chain costs no pass
+    /// of its own, in place or not. (The gain is symmetric, so mirroring after it is mirroring before.)
+    func run(source: Frame, destination: Frame, rows: Range<Int>, mirror: UnsafeMutableRawPointer? = nil) {
         if source.format == .nv12 {
             let s = source.planes[1], d = destination.planes[1]
             run(InterleavedChroma(source: s.base, sourceStride: s.stride, destination: d.base, destinationStride: d.stride),
-                source, destination, rows)
+                source, destination, rows, mirror)
         } else {
             let su = source.planes[1], sv = source.planes[2], du = destination.planes[1], dv = destination.planes[2]
             run(PlanarChroma(u: su.base, uStride: su.stride, v: sv.base, vStride: sv.stride,
                              du: du.base, duStride: du.stride, dv: dv.base, dvStride: dv.stride),
-                source, destination, rows)
+                source, destination, rows, mirror)
         }
     }
 
-    private func run<Chroma: ChromaRows>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>) {
+    private func run<Chroma: ChromaRows>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
+                                         _ mirror: UnsafeMutableRawPointer?) {
         if lumaTable != nil {
-            run(chroma, source, destination, rows, On.self)
+            run(chroma, source, destination, rows, mirror, On.self)
         } else {
-            run(chroma, source, destination, rows, Off.self)
+            run(chroma, source, destination, rows, mirror, Off.self)
         }
     }
 
     private func run<Chroma: ChromaRows, Curve: Flag>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
-                                                      _: Curve.Type) {
+                                                      _ mirror: UnsafeMutableRawPointer?, _: Curve.Type) {
         switch (gain != nil, crossChroma) {
-        case (false, false): run(chroma, source, destination, rows, Off.self, Off.self, Curve.self)
-        case (false, true): run(chroma, source, destination, rows, Off.self, On.self, Curve.self)
-        case (true, false): run(chroma, source, destination, rows, On.self, Off.self, Curve.self)
-        case (true, true): run(chroma, source, destination, rows, On.self, On.self, Curve.self)
+        case (false, false): run(chroma, source, destination, rows, mirror, Off.self, Off.self, Curve.self)
+        case (false, true): run(chroma, source, destination, rows, mirror, Off.self, On.self, Curve.self)
+        case (true, false): run(chroma, source, destination, rows, mirror, On.self, Off.self, Curve.self)
+        case (true, true): run(chroma, source, destination, rows, mirror, On.self, On.self, Curve.self)
         }
     }
 
-    private func run<Chroma: ChromaRows, Gain: Flag, Cross: Flag, Curve: Flag>(_ chroma: Chroma, _ source: Frame, _ destination: Frame,
-                                                                                _ rows: Range<Int>, _: Gain.Type, _: Cross.Type, _: Curve.Type) {
+    private func run<Chroma: ChromaRows, Gain: Flag, Cross: Flag, Curve: Flag>(
+        _ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>, _ mirror: UnsafeMutableRawPointer?,
+        _: Gain.Type, _: Cross.Type, _: Curve.Type
+    ) {
         let width = source.width, height = source.height
         let chromaWidth = (width + 1) / 2
         let chromaRows = (rows.lowerBound / 2)..<((rows.upperBound + 1) / 2)
@@ -275,16 +282,30 @@ final class YUV420FixedKernel {
                     let r0 = Gain.on ? rowTerm(Double(row0) + 0.5 - half) : .zero
                     let r1 = Gain.on ? rowTerm(Double(row1) + 0.5 - half) : .zero
                     let rc = Gain.on ? rowTerm(Double(row0) + Double(min(2, height - row0)) / 2 - half) : .zero
-                    Self.jointRows(sy.base + row0 * sy.stride, dy.base + row0 * dy.stride,
-                                   sy.base + row1 * sy.stride, dy.base + row1 * dy.stride,
-                                   chroma, crow, width, chromaWidth, r0, r1, rc, lumaBlock, chromaBlock, blockTable, c)
+                    let d0 = dy.base + row0 * dy.stride, d1 = dy.base + row1 * dy.stride
+                    guard let mirror else {
+                        Self.jointRows(sy.base + row0 * sy.stride, d0, sy.base + row1 * sy.stride, d1,
+                                       chroma, crow, width, chromaWidth, r0, r1, rc, lumaBlock, chromaBlock, blockTable, c)
+                        continue
+                    }
+                    Self.jointRows(sy.base + row0 * sy.stride, mirror, sy.base + row1 * sy.stride, mirror + width,
+                                   chroma.redirected(to: mirror + 2 * width, chromaWidth), crow, width, chromaWidth, r0, r1, rc,
+                                   lumaBlock, chromaBlock, blockTable, c)
+                    MirrorFlipKernel.reverse(mirror, d0, bytes: width, size: 1)
+                    MirrorFlipKernel.reverse(mirror + width, d1, bytes: width, size: 1)
+                    chroma.reverse(crow, from: mirror + 2 * width, chromaWidth)
                 }
                 return
             }
             for row in rows {
                 let s = (sy.base + row * sy.stride).assumingMemoryBound(to: UInt8.self)
                 let d = (dy.base + row * dy.stride).assumingMemoryBound(to: UInt8.self)
-                if lumaIdentity {
+                if let mirror {
+                    // The identity maps compute exactly (a00 = 1 is 4096 in Q12), so they need no copy of their own here.
+                    let r = Gain.on ? rowTerm(Double(row) + 0.5 - half) : .zero
+                    Self.lumaRow(s, mirror.assumingMemoryBound(to: UInt8.self), width, r, lumaBlock)
+                    MirrorFlipKernel.reverse(mirror, d, bytes: width, size: 1)
+                } else if lumaIdentity {
                     if !sameY { d.update(from: s, count: width) }
                 } else {
                     let r = Gain.on ? rowTerm(Double(row) + 0.5 - half) : .zero
@@ -292,7 +313,11 @@ final class YUV420FixedKernel {
                 }
             }
             for crow in chromaRows {
-                if chromaIdentity {
+                if let mirror {
+                    let rc = Gain.on ? rowTerm(Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - half) : .zero
+                    Self.chromaRow(chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock)
+                    chroma.reverse(crow, from: mirror, chromaWidth)
+                } else if chromaIdentity {
                     if !sameC { chroma.copy(crow, chromaWidth) }
                 } else {
                     let rc = Gain.on ? rowTerm(Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - half) : .zero
@@ -472,6 +497,10 @@ protocol ChromaRows {
     func rows(_ crow: Int) -> Row
     /// Copies `count` pairs of row `crow` from source to destination.
     func copy(_ crow: Int, _ count: Int)
+    /// The same source rows, every row written to `buffer` (room for `count` pairs).
+    func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self
+    /// Writes the `count` pairs in `buffer` (as `redirected` left them) to row `crow` of the destination, in reverse order.
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int)
 }
 
 /// One chroma row: eight pairs per load or store.
@@ -509,6 +538,12 @@ struct InterleavedChroma: ChromaRows {
     @inline(__always) func rows(_ crow: Int) -> Row { Row(s: source + crow * sourceStride, d: destination + crow * destinationStride) }
     func copy(_ crow: Int, _ count: Int) {
         (destination + crow * destinationStride).copyMemory(from: source + crow * sourceStride, byteCount: 2 * count)
+    }
+    func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self {
+        InterleavedChroma(source: source, sourceStride: sourceStride, destination: buffer, destinationStride: 0)
+    }
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int) {
+        MirrorFlipKernel.reverse(buffer, destination + crow * destinationStride, bytes: 2 * count, size: 2)
     }
 }
 
@@ -554,5 +589,12 @@ struct PlanarChroma: ChromaRows {
     func copy(_ crow: Int, _ count: Int) {
         (du + crow * duStride).copyMemory(from: u + crow * uStride, byteCount: count)
         (dv + crow * dvStride).copyMemory(from: v + crow * vStride, byteCount: count)
+    }
+    func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self {
+        PlanarChroma(u: u, uStride: uStride, v: v, vStride: vStride, du: buffer, duStride: 0, dv: buffer + count, dvStride: 0)
+    }
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int) {
+        MirrorFlipKernel.reverse(buffer, du + crow * duStride, bytes: count, size: 1)
+        MirrorFlipKernel.reverse(buffer + count, dv + crow * dvStride, bytes: count, size: 1)
     }
 }

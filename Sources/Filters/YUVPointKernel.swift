@@ -165,10 +165,16 @@ final class YUVPointKernel {
         fixed420?.prepare(width: width, height: height)
     }
 
-    func run(source: Frame, destination: Frame, rows: Range<Int>) {
+    /// True when `run` mirrors as it writes (`mirror` given): the 4:2:0 fixed-point pass. Otherwise the caller mirrors.
+    func mirrorsWhileWriting(_ format: PixelFormat) -> Bool {
+        fixed420 != nil && (format == .nv12 || format == .i420)
+    }
+
+    /// `mirror`: scratch of 4 × width bytes when the output is also mirrored and `mirrorsWhileWriting`.
+    func run(source: Frame, destination: Frame, rows: Range<Int>, mirror: UnsafeMutableRawPointer? = nil) {
         guard let layout = YUVLayout(source.format) else { return }
         if let fixed420, source.format == .nv12 || source.format == .i420 {
-            fixed420.run(source: source, destination: destination, rows: rows)
+            fixed420.run(source: source, destination: destination, rows: rows, mirror: mirror)
             return
         }
         switch mode {
