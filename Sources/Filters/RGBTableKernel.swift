@@ -18,6 +18,9 @@ final class RGBTableKernel {
     /// (threshold), and only the float core's bytes put every pixel on the same side of it.
     private let floatCore: RGBPointKernel?
     private let after: [UInt8]?
+    /// Where the colour bytes share one table and the fourth keeps its value: that table's offset and
+    /// the bytes it applies to (the AVX-512 path does one lookup then), for `before` and `after`.
+    private let uniformBefore: (offset: Int, mask: UInt64)?, uniformAfter: (offset: Int, mask: UInt64)?
 
     init?(_ program: PointProgram, format: PixelFormat) {
         guard format.isRGB else { return nil }
@@ -29,6 +32,8 @@ final class RGBTableKernel {
             core = nil
             floatCore = nil
             after = nil
+            uniformBefore = Self.uniform(tables)
+            uniformAfter = nil
             return
         }
         let suffixCount = steps.reversed().prefix { $0.isSeparable }.count
@@ -42,6 +47,18 @@ final class RGBTableKernel {
         let suffixHasCurve = steps.suffix(suffixCount).contains { if case .curve = $0 { true } else { false } }
         core = suffixHasCurve ? nil : fixed
         floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false) : nil
+        uniformBefore = before.flatMap(Self.uniform)
+        uniformAfter = after.flatMap(Self.uniform)
+    }
+
+    /// The one table the non-identity byte positions of `tables` share, and those positions as a 64-bit mask.
+    private static func uniform(_ tables: [UInt8]) -> (offset: Int, mask: UInt64)? {
+        let identity = (0..<256).map { UInt8($0) }
+        let rows = (0..<4).map { Array(tables[($0 * 256)..<($0 * 256 + 256)]) }
+        let mapped = (0..<4).filter { rows[$0] != identity }
+        guard let first = mapped.first, mapped.allSatisfy({ rows[$0] == rows[first] }) else { return nil }
+        let mask = mapped.reduce(UInt64(0)) { $0 | UInt64(0x1111_1111_1111_1111) << UInt64($1) }
+        return (first * 256, mask)
     }
 
     /// The tables of a separable program, from the float kernel's stages; nil when it is the identity.
@@ -95,7 +112,9 @@ final class RGBTableKernel {
         guard core != nil || floatCore != nil else {
             if let before {
                 before.withUnsafeBufferPointer { t in
-                    for y in rows { Self.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!) }
+                    for y in rows {
+                        Self.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!, uniformBefore)
+                    }
                 }
             }
             return
@@ -104,7 +123,7 @@ final class RGBTableKernel {
             let s = source.base + y * source.stride, d = destination.base + y * destination.stride
             var coreSource = s
             if let before {
-                before.withUnsafeBufferPointer { Self.lookup(s, buffer, width, $0.baseAddress!) }
+                before.withUnsafeBufferPointer { Self.lookup(s, buffer, width, $0.baseAddress!, uniformBefore) }
                 coreSource = buffer
             }
             // Stride 0 and the one-row range `y`: the core reads and writes these rows while its
@@ -115,17 +134,18 @@ final class RGBTableKernel {
             } else {
                 floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
             }
-            if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!) } }
+            if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!, uniformAfter) } }
         }
     }
 
     /// One row through the four tables; `source` may be `destination`.
     @inline(__always)
-    private static func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>) {
+    private static func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>,
+                               _ uniform: (offset: Int, mask: UInt64)?) {
         let s = source.assumingMemoryBound(to: UInt8.self), d = destination.assumingMemoryBound(to: UInt8.self)
         let t1 = t + 256, t2 = t + 512, t3 = t + 768
-        var i = 0
         let end = width &* 4
+        var i = SIMDPath.byteTables(source, destination, bytes: end, tables: t, uniform: uniform)
         while i < end {
             let b0 = t[Int(s[i])], b1 = t1[Int(s[i &+ 1])], b2 = t2[Int(s[i &+ 2])], b3 = t3[Int(s[i &+ 3])]
             d[i] = b0; d[i &+ 1] = b1; d[i &+ 2] = b2; d[i &+ 3] = b3

@@ -108,6 +108,19 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return 0
     }
 
+    /// On AVX-512, `ByteTableCore.lookup` (whole groups of 64 bytes; returns how many it did); elsewhere 0.
+    /// `uniform`: (byte offset of the one table in `tables`, the bytes it applies to) when the others keep their values.
+    static func byteTables(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>,
+                           uniform: (offset: Int, mask: UInt64)?) -> Int {
+        #if arch(x86_64)
+        if current == .avx512 {
+            guard let uniform else { return ByteTableCore.lookup(source, destination, bytes: bytes, tables: tables) }
+            return ByteTableCore.uniform(source, destination, bytes: bytes, table: tables + uniform.offset, mask: uniform.mask)
+        }
+        #endif
+        return 0
+    }
+
     /// `BoxCascadeCore.cascade` on the selected path.
     @inline(__always)
     static func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int, box: BoxCascadeCore.Box, passes: Int) {

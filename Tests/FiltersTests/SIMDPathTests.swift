@@ -1,7 +1,7 @@
 import Testing
 @testable import Filters
 
-/// The kernels with a wider version (blur's box cascade and direct kernel, edges, the fixed-point colour passes, zoom's blend, mirror) give the same bytes on every SIMD path.
+/// The kernels with a wider version (blur's box cascade and direct kernel, edges, the fixed-point colour passes, byte tables, zoom's blend, mirror) give the same bytes on every SIMD path.
 @Suite struct SIMDPathTests {
     /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
     @Test func everySIMDPathGivesTheSameBytes() throws {
@@ -13,7 +13,9 @@ import Testing
                                 (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5"),
                                 (.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
                                 (.i420, "exposure ev=0.4 | gamma value=0.7 | temperature kelvin=4000 | vignette | invert"),
-                                (.i420, "threshold level=0.4 | vignette intensity=2"), (.nv12, "posterize levels=5 | sepia")] {
+                                (.i420, "threshold level=0.4 | vignette intensity=2"), (.nv12, "posterize levels=5 | sepia"),
+                                (.rgba, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                                (.bgrx, "temperature kelvin=3000 | gamma value=0.8"), (.argb, "posterize levels=3")] {
             let reference = TestFrame(format, 211, 157)
             reference.fillPattern(seed: 12)
             let compiled = try FilterChain(parsing: chain).compile()
