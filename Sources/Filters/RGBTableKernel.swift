@@ -106,11 +106,20 @@ final class RGBTableKernel {
     /// Bytes of row buffer `run` needs per band.
     static func bufferBytes(width: Int) -> Int { width * 4 }
 
-    /// Processes rows `rows`; `buffer` holds one row (`bufferBytes`) when there is a core after tables.
+    /// Processes rows `rows`; `buffer` holds one row (`bufferBytes`) when there is a core after tables or
+    /// `mirror` is set. With `mirror` every row is finished in `buffer` and reversed into the destination
+    /// (one row buffer, so the rows in flight stay in L1).
     func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
-             buffer: UnsafeMutableRawPointer) {
+             buffer: UnsafeMutableRawPointer, mirror: Bool = false) {
         guard core != nil || floatCore != nil else {
-            if let before {
+            if mirror, let before {
+                before.withUnsafeBufferPointer { t in
+                    for y in rows {
+                        Self.lookup(source.base + y * source.stride, buffer, width, t.baseAddress!, uniformBefore)
+                        MirrorFlipKernel.reverse(buffer, destination.base + y * destination.stride, bytes: width * 4, size: 4)
+                    }
+                }
+            } else if let before {
                 before.withUnsafeBufferPointer { t in
                     for y in rows {
                         Self.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!, uniformBefore)
@@ -120,7 +129,7 @@ final class RGBTableKernel {
             return
         }
         for y in rows {
-            let s = source.base + y * source.stride, d = destination.base + y * destination.stride
+            let s = source.base + y * source.stride, d = mirror ? buffer : destination.base + y * destination.stride
             var coreSource = s
             if let before {
                 before.withUnsafeBufferPointer { Self.lookup(s, buffer, width, $0.baseAddress!, uniformBefore) }
@@ -135,6 +144,7 @@ final class RGBTableKernel {
                 floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
             }
             if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!, uniformAfter) } }
+            if mirror { MirrorFlipKernel.reverse(buffer, destination.base + y * destination.stride, bytes: width * 4, size: 4) }
         }
     }
 
