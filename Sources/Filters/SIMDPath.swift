@@ -108,6 +108,24 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return 0
     }
 
+    /// On AVX-512, `YUV420Core.jointRows` (whole groups of 64 luma columns; returns how many it did); elsewhere 0.
+    static func yuv420Joint(_ s0: UnsafePointer<UInt8>, _ d0: UnsafeMutablePointer<UInt8>, _ s1: UnsafePointer<UInt8>, _ d1: UnsafeMutablePointer<UInt8>,
+                            _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
+                            width: Int, luma: (scale: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row0: Int16, row1: Int16),
+                            chroma: (diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16),
+                            mixing: (fromChroma: UInt32, constant32: Int32, fromLuma: UInt32)) -> Int {
+        #if arch(x86_64)
+        if current == .avx512 {
+            return YUV420Core.jointRows(s0, d0, s1, d1, u, v, du, dv, width: width,
+                                        .init(table: nil, scale: luma.scale, constant: 0, bias: luma.bias, columns: luma.columns, row: luma.row0),
+                                        .init(diagonal: chroma.diagonal, cross: chroma.cross, constant: chroma.constant, bias: chroma.bias,
+                                              columns: chroma.columns, row: chroma.row),
+                                        .init(fromChroma: mixing.fromChroma, constant32: mixing.constant32, fromLuma: mixing.fromLuma, row1: luma.row1))
+        }
+        #endif
+        return 0
+    }
+
     /// On AVX-512, `ByteTableCore.lookup` (whole groups of 64 bytes; returns how many it did); elsewhere 0.
     /// `uniform`: (byte offset of the one table in `tables`, the bytes it applies to) when the others keep their values.
     static func byteTables(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>,

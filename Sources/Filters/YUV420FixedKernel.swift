@@ -351,7 +351,6 @@ final class YUV420FixedKernel {
                                                                              _ row: I16x8, _ block: ChromaBlock<Gain, Cross>) {
         let rows = chroma.rows(crow)
         let k = block.c.pointee
-        func pair(_ v: I16x8) -> UInt32 { UInt32(UInt16(bitPattern: v[0])) | UInt32(UInt16(bitPattern: v[1])) << 16 }
         let p = rows.pointers
         var cx = SIMDPath.yuv420Chroma(p.u, p.v, p.du, p.dv, pairs: chromaWidth, diagonal: pair(k.chromaDiagonal),
                                        cross: Cross.on ? pair(k.chromaCross) : nil, constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
@@ -400,6 +399,16 @@ final class YUV420FixedKernel {
                     block.apply(uv, (sum(a0, b0), sum(a1, b1)), x / 2, rc, mixed: true))
         }
         var x = 0
+        if !Curve.on {
+            // The chroma side's curve is a table on the block sum, which the 64-byte rows do not read.
+            let k = c.pointee, p = rows.pointers
+            x = SIMDPath.yuv420Joint(s0.assumingMemoryBound(to: UInt8.self), d0.assumingMemoryBound(to: UInt8.self),
+                                     s1.assumingMemoryBound(to: UInt8.self), d1.assumingMemoryBound(to: UInt8.self), p.u, p.v, p.du, p.dv,
+                                     width: width, luma: (k.lumaScale[0], k.lumaBias[0], Gain.on ? UnsafePointer(luma.columns) : nil, r0[0], r1[0]),
+                                     chroma: (pair(k.chromaDiagonal), Cross.on ? pair(k.chromaCross) : nil, pair(k.chromaConstant), pair(k.chromaBias),
+                                              Gain.on ? UnsafePointer(block.columns) : nil, rc[0]),
+                                     mixing: (pair(k.lumaFromChroma), k.lumaConstant32[0], pair(k.chromaFromLuma)))
+        }
         while x &+ 16 <= width {
             let y0 = UnsafeRawPointer(s0 + x).loadUnaligned(as: SIMD16<UInt8>.self)
             let y1 = UnsafeRawPointer(s1 + x).loadUnaligned(as: SIMD16<UInt8>.self)
@@ -482,6 +491,9 @@ final class YUV420FixedKernel {
         }
     }
 }
+
+/// Lanes 0 and 1 (a Cb, Cr pair of constants) packed in 32 bits, Cb low: how the 64-byte rows take them.
+private func pair(_ v: I16x8) -> UInt32 { UInt32(UInt16(bitPattern: v[0])) | UInt32(UInt16(bitPattern: v[1])) << 16 }
 
 @inline(__always)
 private func swapPairs(_ x: I16x8) -> I16x8 { I16x8(x[1], x[0], x[3], x[2], x[5], x[4], x[7], x[6]) }
