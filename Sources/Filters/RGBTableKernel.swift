@@ -3,9 +3,10 @@
 /// contrast) collapse into one 256-entry table per memory byte.
 ///
 /// A program that is all separable is one lookup per byte. A program shaped `separable · core ·
-/// separable`, where the core is what `RGBFixedKernel` takes (a matrix and a final vignette), runs
+/// separable`, where the core is what `RGBFixedKernel` takes (a matrix, a vignette, a map after it), runs
 /// the three back to back on one row in L1: tables into a row buffer, the 16-bit pass, tables in
-/// place (the 6-chain: gamma | colorcontrols | sepia | vignette | invert).
+/// place (the 6-chain, gamma | colorcontrols | sepia | vignette | invert, is a table and the 16-bit
+/// pass: the invert after the vignette folds into the pass).
 ///
 /// Tables are computed by running the float kernel's own stages on every byte value, so an
 /// all-separable program gives exactly the float kernel's bytes; around a core, values are
@@ -36,7 +37,13 @@ final class RGBTableKernel {
             uniformAfter = nil
             return
         }
-        let suffixCount = steps.reversed().prefix { $0.isSeparable }.count
+        var suffixCount = steps.reversed().prefix { $0.isSeparable }.count
+        // Maps after the vignette fold into the 16-bit pass (no table pass after it) when it takes them.
+        let rest = Array(steps[prefix.count...])
+        if suffixCount > 0, !rest.contains(where: { if case .curve = $0 { true } else { false } }),
+           RGBFixedKernel(PointProgram(steps: rest), format: format) != nil {
+            suffixCount = 0
+        }
         let middle = Array(steps[prefix.count..<(steps.count - suffixCount)])
         // Worth it only when a table removes a step the 16-bit pass cannot take.
         guard !prefix.isEmpty || suffixCount > 0,

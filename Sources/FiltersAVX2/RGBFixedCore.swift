@@ -13,7 +13,8 @@ package enum RGBFixedCore {
 
     /// Runs whole steps of one row from `src` to `dst`; returns how many pixels it did.
     /// `m`: the Q12 matrix on memory bytes (output byte j, input byte i at 3j + i); `o`: the offsets
-    /// (4 fraction bits, the rounding bias included when there is no gain); `keep`: the alpha mask;
+    /// (4 fraction bits, the rounding bias included when there is no gain), then the three biases added
+    /// after a gain (3 fraction bits: rounding and a map after the gain); `keep`: the alpha mask;
     /// `columns`/`row`: the vignette's Q15 column table and row term, nil when there is no gain.
     package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: [Int16], o: [Int16], keep: UInt32,
                             passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16) -> Int {
@@ -37,7 +38,8 @@ package enum RGBFixedCore {
         let byte1 = W.splat32(0xFF00), byte3 = W.splat32(Int32(bitPattern: 0xFF00_0000))
         let centre = W.splat16(Int16.min), alpha = W.splat32(Int32(bitPattern: keep))
         let low16 = W.splat32(0xFFFF), high16 = W.splat32(Int32(bitPattern: 0xFFFF_0000))
-        let zero = W.zero(), top = W.splat16(255), bias = W.splat16(4)
+        let zero = W.zero(), top = W.splat16(255)
+        let bias0 = W.splat16(o[3]), bias1 = W.splat16(o[4]), bias2 = W.splat16(o[5])
         let row = W.splat16(rowTerm)
         let step = Self.step
         var x = 0
@@ -58,9 +60,9 @@ package enum RGBFixedCore {
             var p0 = dot(k0, k1, k2, o0), p1 = dot(k3, k4, k5, o1), p2 = dot(k6, k7, k8, o2)
             if gain, let columns {
                 let g = W.max16(W.sub16(row, W.load(UnsafeRawPointer(columns + x))), zero)
-                p0 = W.shiftRight16(W.add16(W.mulHigh16(p0, g), bias), 3)
-                p1 = W.shiftRight16(W.add16(W.mulHigh16(p1, g), bias), 3)
-                p2 = W.shiftRight16(W.add16(W.mulHigh16(p2, g), bias), 3)
+                p0 = W.shiftRight16(W.add16(W.mulHigh16(p0, g), bias0), 3)
+                p1 = W.shiftRight16(W.add16(W.mulHigh16(p1, g), bias1), 3)
+                p2 = W.shiftRight16(W.add16(W.mulHigh16(p2, g), bias2), 3)
             } else {
                 p0 = W.shiftRight16(p0, 4)
                 p1 = W.shiftRight16(p1, 4)

@@ -176,7 +176,8 @@ import Testing
         for text in Self.tableChains {
             #expect(RGBTableKernel(try program(text), format: format) != nil, "\(text)")
         }
-        #expect(RGBTableKernel(try program("gamma value=2 | vignette | sepia"), format: format) == nil)
+        #expect(RGBTableKernel(try program("gamma value=2 | vignette | sepia"), format: format) != nil) // a map after the gain folds
+        #expect(RGBTableKernel(try program("gamma value=2 | vignette | gamma value=0.5 | sepia"), format: format) == nil)
         let frame = TestFrame(format, 300, 2)
         frame.fillPattern(seed: 11)
         let scratch = ScratchPool()
@@ -229,7 +230,8 @@ import Testing
             #expect(RGBFixedKernel(PointProgram(try operations(text), color: .bt709Full), format: format) != nil, "\(text)")
         }
         #expect(RGBFixedKernel(PointProgram(try operations("gamma value=2"), color: .bt709Full), format: format) == nil)
-        #expect(RGBFixedKernel(PointProgram(try operations("vignette | sepia"), color: .bt709Full), format: format) == nil)
+        #expect(RGBFixedKernel(PointProgram(try operations("vignette | sepia"), color: .bt709Full), format: format) != nil)
+        #expect(RGBFixedKernel(PointProgram(try operations("vignette | sepia | vignette"), color: .bt709Full), format: format) == nil)
 
         let (width, height) = (37, 11)
         let frame = TestFrame(format, width, height)
