@@ -142,17 +142,18 @@ final class RGBFixedKernel {
 
     private static func q15(_ v: Double) -> Int16 { Int16(min(max((v * 32768).rounded(), 0), 32767)) }
 
-    /// Processes rows `rows` from `source` to `destination` (which may be the same memory).
-    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>) {
-        if invertsOnly {
+    /// Processes rows `rows` from `source` to `destination` (which may be the same memory, unless
+    /// `mirrored`: then pixel x of a row lands at `width − 1 − x`, and the rows must not overlap).
+    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false) {
+        if invertsOnly && !mirrored {
             invert(source, destination, width, rows)
             return
         }
         switch (gain != nil, passFirst) {
-        case (false, false): run(source, destination, width, height, rows, Off.self, Off.self)
-        case (false, true): run(source, destination, width, height, rows, Off.self, On.self)
-        case (true, false): run(source, destination, width, height, rows, On.self, Off.self)
-        case (true, true): run(source, destination, width, height, rows, On.self, On.self)
+        case (false, false): run(source, destination, width, height, rows, mirrored, Off.self, Off.self)
+        case (false, true): run(source, destination, width, height, rows, mirrored, Off.self, On.self)
+        case (true, false): run(source, destination, width, height, rows, mirrored, On.self, Off.self)
+        case (true, true): run(source, destination, width, height, rows, mirrored, On.self, On.self)
         }
     }
 
@@ -173,7 +174,7 @@ final class RGBFixedKernel {
     }
 
     private func run<Gain: Flag, PassFirst: Flag>(_ source: Plane, _ destination: Plane, _ width: Int, _ height: Int,
-                                                  _ rows: Range<Int>, _: Gain.Type, _: PassFirst.Type) {
+                                                  _ rows: Range<Int>, _ mirrored: Bool, _: Gain.Type, _: PassFirst.Type) {
         let columns = self.columns ?? UnsafeMutablePointer(bitPattern: 64)!
         let half = Double(height) / 2
         withUnsafePointer(to: constants) { c in
@@ -185,13 +186,19 @@ final class RGBFixedKernel {
                 let row = I16x8(repeating: rowTerm)
                 // On the AVX2 path whole groups of 16 pixels first; this loop finishes the row.
                 var x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: m, o: o, keep: keep, passFirst: PassFirst.on,
-                                             columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm)
+                                             columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm, mirrored: mirrored)
+                @inline(__always) func reversed(_ v: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(v[3], v[2], v[1], v[0]) }
                 while x &+ 8 <= width {
                     let v0 = src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt32>.self)
                     let v1 = src.loadUnaligned(fromByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)
                     let out = Self.block(v0, v1, c, columns + x, row, Gain.self, PassFirst.self)
-                    dst.storeBytes(of: out.0, toByteOffset: x &* 4, as: SIMD4<UInt32>.self)
-                    dst.storeBytes(of: out.1, toByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)
+                    if mirrored {
+                        dst.storeBytes(of: reversed(out.0), toByteOffset: (width &- x &- 4) &* 4, as: SIMD4<UInt32>.self)
+                        dst.storeBytes(of: reversed(out.1), toByteOffset: (width &- x &- 8) &* 4, as: SIMD4<UInt32>.self)
+                    } else {
+                        dst.storeBytes(of: out.0, toByteOffset: x &* 4, as: SIMD4<UInt32>.self)
+                        dst.storeBytes(of: out.1, toByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)
+                    }
                     x &+= 8
                 }
                 if x < width {
@@ -199,7 +206,13 @@ final class RGBFixedKernel {
                     var tail = (SIMD4<UInt32>.zero, SIMD4<UInt32>.zero)
                     withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: src + x * 4, byteCount: count * 4) }
                     let out = Self.block(tail.0, tail.1, c, columns + x, row, Gain.self, PassFirst.self)
-                    withUnsafeBytes(of: out) { (dst + x * 4).copyMemory(from: $0.baseAddress!, byteCount: count * 4) }
+                    withUnsafeBytes(of: out) { pixels in
+                        guard mirrored else {
+                            (dst + x * 4).copyMemory(from: pixels.baseAddress!, byteCount: count * 4)
+                            return
+                        }
+                        for i in 0..<count { (dst + (width - 1 - x - i) * 4).copyMemory(from: pixels.baseAddress! + 4 * i, byteCount: 4) }
+                    }
                 }
             }
         }

@@ -136,7 +136,11 @@ final class RGBTableKernel {
             return
         }
         for y in rows {
-            let s = source.base + y * source.stride, d = mirror ? buffer : destination.base + y * destination.stride
+            // Mirrored, the 16-bit pass after tables stores reversed (it reads the row buffer, never the
+            // destination); otherwise the row is finished in the buffer and reversed into place.
+            let reversedStores = mirror && before != nil && after == nil && core != nil
+            let out = destination.base + y * destination.stride
+            let s = source.base + y * source.stride, d = mirror && !reversedStores ? buffer : out
             var coreSource = s
             if let before {
                 before.withUnsafeBufferPointer { Self.lookup(s, buffer, width, $0.baseAddress!, uniformBefore) }
@@ -146,12 +150,12 @@ final class RGBTableKernel {
             // vignette still sees row `y`.
             let from = Plane(base: coreSource, stride: 0), to = Plane(base: d, stride: 0)
             if let core {
-                core.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1))
+                core.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1), mirrored: reversedStores)
             } else {
                 floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
             }
             if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!, uniformAfter) } }
-            if mirror { MirrorFlipKernel.reverse(buffer, destination.base + y * destination.stride, bytes: width * 4, size: 4) }
+            if mirror && !reversedStores { MirrorFlipKernel.reverse(buffer, out, bytes: width * 4, size: 4) }
         }
     }
 

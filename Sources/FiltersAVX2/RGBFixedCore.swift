@@ -15,20 +15,25 @@ package enum RGBFixedCore {
     /// `m`: the Q12 matrix on memory bytes (output byte j, input byte i at 3j + i); `o`: the offsets
     /// (4 fraction bits, the rounding bias included when there is no gain), then the three biases added
     /// after a gain (3 fraction bits: rounding and a map after the gain); `keep`: the alpha mask;
-    /// `columns`/`row`: the vignette's Q15 column table and row term, nil when there is no gain.
+    /// `columns`/`row`: the vignette's Q15 column table and row term, nil when there is no gain;
+    /// `mirrored`: pixel x goes to `width − 1 − x` of `dst` (which must not be `src`'s memory).
     package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: [Int16], o: [Int16], keep: UInt32,
-                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16) -> Int {
-        switch (columns != nil, passFirst) {
-        case (false, false): run(src, dst, width, m, o, keep, false, false, columns, row)
-        case (false, true): run(src, dst, width, m, o, keep, false, true, columns, row)
-        case (true, false): run(src, dst, width, m, o, keep, true, false, columns, row)
-        case (true, true): run(src, dst, width, m, o, keep, true, true, columns, row)
+                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
+        switch (columns != nil, passFirst, mirrored) {
+        case (false, false, false): run(src, dst, width, m, o, keep, false, false, false, columns, row)
+        case (false, true, false): run(src, dst, width, m, o, keep, false, true, false, columns, row)
+        case (true, false, false): run(src, dst, width, m, o, keep, true, false, false, columns, row)
+        case (true, true, false): run(src, dst, width, m, o, keep, true, true, false, columns, row)
+        case (false, false, true): run(src, dst, width, m, o, keep, false, false, true, columns, row)
+        case (false, true, true): run(src, dst, width, m, o, keep, false, true, true, columns, row)
+        case (true, false, true): run(src, dst, width, m, o, keep, true, false, true, columns, row)
+        case (true, true, true): run(src, dst, width, m, o, keep, true, true, true, columns, row)
         }
     }
 
     @inline(__always)
     private static func run(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: [Int16], _ o: [Int16], _ keep: UInt32,
-                            _ gain: Bool, _ passFirst: Bool, _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16) -> Int {
+                            _ gain: Bool, _ passFirst: Bool, _ mirrored: Bool, _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16) -> Int {
         typealias W = Wide
         // Splatted one by one: a `map` here allocated an array per row.
         let k0 = W.splat16(m[0]), k1 = W.splat16(m[1]), k2 = W.splat16(m[2])
@@ -74,7 +79,11 @@ package enum RGBFixedCore {
             let hi = passFirst ? W.or(c1, W.shiftLeft16(c2, 8)) : c2
             let w0 = W.or(W.and(lo, low16), W.shiftLeft32(hi, 16))
             let w1 = W.or(W.shiftRight32(lo, 16), W.and(hi, high16))
-            W.storeBlocks(dst + 4 * x, W.or(w0, W.and(v0, alpha)), W.or(w1, W.and(v1, alpha)))
+            if mirrored {
+                W.storeBlocksReversed(dst + 4 * (width &- x &- step), W.or(w0, W.and(v0, alpha)), W.or(w1, W.and(v1, alpha)))
+            } else {
+                W.storeBlocks(dst + 4 * x, W.or(w0, W.and(v0, alpha)), W.or(w1, W.and(v1, alpha)))
+            }
             x &+= step
         }
         return x

@@ -41,5 +41,16 @@ enum Wide {
         store(a, 0, 8)
         store(b, 4, 12)
     }
+
+    /// Stores what `loadBlocks` loaded in reverse pixel order (pixel i to 15 − i): a mirrored row.
+    @inline(__always) static func storeBlocksReversed(_ p: UnsafeMutableRawPointer, _ a: V, _ b: V) {
+        let reverse = _mm256_setr_epi32(3, 2, 1, 0, 7, 6, 5, 4)
+        @inline(__always) func store(_ v: V, _ at: Int, _ second: Int) {
+            _mm256_storeu2_m128i((p + 4 * second).assumingMemoryBound(to: __m128i.self), (p + 4 * at).assumingMemoryBound(to: __m128i.self), v)
+        }
+        // a: pixels 0–3 | 8–11, each half reversed, to 12–15 | 4–7; b: 4–7 | 12–15 to 8–11 | 0–3.
+        store(_mm256_permutevar8x32_epi32(a, reverse), 12, 4)
+        store(_mm256_permutevar8x32_epi32(b, reverse), 8, 0)
+    }
 }
 #endif

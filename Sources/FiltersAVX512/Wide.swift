@@ -36,5 +36,14 @@ enum Wide {
         _mm512_storeu_si512(p, _mm512_permutex2var_epi64(a, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), b))
         _mm512_storeu_si512(p + 64, _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), b))
     }
+
+    /// Stores what `loadBlocks` loaded in reverse pixel order (pixel i to 31 − i): a mirrored row.
+    @inline(__always) static func storeBlocksReversed(_ p: UnsafeMutableRawPointer, _ a: V, _ b: V) {
+        let reverse = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        let first = _mm512_permutex2var_epi64(a, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), b)
+        let second = _mm512_permutex2var_epi64(a, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), b)
+        _mm512_storeu_si512(p, _mm512_permutexvar_epi32(reverse, second))
+        _mm512_storeu_si512(p + 64, _mm512_permutexvar_epi32(reverse, first))
+    }
 }
 #endif
