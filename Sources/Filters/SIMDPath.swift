@@ -10,7 +10,8 @@ import Glibc
 /// AVX-512 (with VBMI), which runs every AVX2 kernel and the 4:2:0 colour pass in 512 bits.
 ///
 /// Chosen once per process from the CPU's flags (Linux reports CPUID, and only those the kernel
-/// saves, in /proc/cpuinfo); `SWIFTCAM_SIMD=sse2` forces the baseline, `SWIFTCAM_SIMD=avx2` AVX2.
+/// saves, in /proc/cpuinfo); `SWIFTCAM_SIMD=sse2` forces the baseline, `SWIFTCAM_SIMD=avx2` AVX2 (valgrind
+/// runs no AVX-512 and does not change /proc/cpuinfo, so it needs that).
 /// Every path gives the same bytes (tests run every path the machine has).
 public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// 128-bit SSE2, every x86-64.
