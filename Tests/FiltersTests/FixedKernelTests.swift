@@ -62,6 +62,46 @@ import Testing
         }
     }
 
+    /// Chains the 4:2:0 pass takes only in runs (a curve after a map that mixes luma and chroma, or after the
+    /// vignette), run back to back on a few rows. Values are rounded and clamped to bytes between runs, as
+    /// separate filters would: within 2 codes of the general path, 3 where a steep curve follows the rounding
+    /// (gamma below 1 near black: x^0.7 has slope 2 at 5% grey, so half a code in is a code out). The reference for the last chain is the general path run in the same two parts:
+    /// its temperature pushes chroma past the byte range before the gain, which the general path alone keeps.
+    static let segmentedChains: [(text: String, tolerance: Int, parts: [String]?)] = [
+        ("temperature kelvin=4000 | gamma value=1.2", 2, nil), ("vignette | gamma value=1.2", 2, nil),
+        ("gamma value=1.2 | vignette | gamma value=0.8", 3, nil), ("vignette intensity=1.5 | sepia | gamma value=2.2", 2, nil),
+        ("temperature kelvin=3000 tint=30 | gamma value=0.7 | vignette | exposure ev=0.3", 3,
+         ["temperature kelvin=3000 tint=30", "gamma value=0.7 | vignette | exposure ev=0.3"]),
+    ]
+
+    @Test(arguments: [PixelFormat.nv12, .i420], [ColorDescription.bt601Limited, .bt709Full])
+    func segmentedChainsAgreeWithFloat(format: PixelFormat, color: ColorDescription) throws {
+        for (width, height) in [(37, 11), (130, 34), (1, 1)] {
+            let frame = TestFrame(format, width, height, color: color)
+            frame.fillPattern(seed: UInt64(width * 3 + height))
+            for (text, tolerance, parts) in Self.segmentedChains {
+                let ops = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+                    if case let .point(p) = op { return p } else { return nil }
+                }
+                let program = PointProgram(ops, color: color)
+                #expect(YUV420FixedKernel(program, color: color) == nil, "\(text)")
+                #expect(YUVPointKernel(program, color: color).segments420.count >= 2, "\(text)")
+                let fixed = try Self.run(text, frame, fixedPoint: true)
+                var float = frame
+                for part in parts ?? [text] { float = try Self.run(part, float, fixedPoint: false) }
+                #expect(fixed.canariesIntact)
+                let worst = zip(fixed.visibleBytes, float.visibleBytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
+                #expect(worst <= tolerance, "\(text) \(format) \(color) \(width)x\(height): differs by \(worst)")
+                // In place, through the whole chain (16-row tiles, threads): the same bytes as copying.
+                let inPlace = frame.copy(), copied = frame.copy()
+                let compiled = try FilterChain(parsing: text).compile(threads: 2)
+                try compiled.process(inPlace.frame)
+                try compiled.process(from: frame.frame, to: copied.frame)
+                #expect(inPlace.difference(from: copied) == nil && inPlace.canariesIntact, "\(text) \(format) in place")
+            }
+        }
+    }
+
     /// In place (source = destination) the fused 4:2:0 pass writes what it writes to another frame.
     @Test(arguments: [PixelFormat.nv12, .i420])
     func curveChainsInPlaceMatchCopying(format: PixelFormat) throws {
