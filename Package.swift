@@ -12,8 +12,11 @@ let strictImports: [SwiftSetting] = [
 // SWIFTCAM_AVX2 lets a shared source file use 256-bit intrinsics in that copy only.
 #if arch(x86_64)
 let avx2: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
+// FiltersAVX512 does the same for AVX-512 (F, BW, DQ, VL, CD: skylake-avx512) with VBMI's byte permutes.
+let avx512: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512", "-Xcc", "-mavx512vbmi"]), .define("SWIFTCAM_AVX512")]
 #else
 let avx2: [SwiftSetting] = []
+let avx512: [SwiftSetting] = []
 #endif
 
 let package = Package(
@@ -35,7 +38,8 @@ let package = Package(
         .target(name: "GStreamer", dependencies: ["CGStreamer"], swiftSettings: strictImports),
         .systemLibrary(name: "CV4L2"),
         .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
-        .target(name: "Filters", dependencies: ["FiltersAVX2"], swiftSettings: strictImports),
+        .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
+        .target(name: "Filters", dependencies: ["FiltersAVX2", "FiltersAVX512"], swiftSettings: strictImports),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
         .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "GStreamer", "Filters"],
                 swiftSettings: strictImports),

@@ -3,6 +3,8 @@
 # (instructions of 3 calls − 1 call) / 2 / pixels, so set-up and the first call's allocations cancel.
 # Repeatable whatever the machine's load. Usage: scripts/instructions-per-pixel.sh RGBA|NV12 NAME…
 set -euo pipefail
+# Valgrind does not run AVX-512 (it hides it from CPUID, but SIMDPath reads /proc/cpuinfo): AVX2 unless told.
+export SWIFTCAM_SIMD=${SWIFTCAM_SIMD:-avx2}
 format=$1; shift
 bin=${BENCH_BIN:-.build/release/filters-bench}
 count() {

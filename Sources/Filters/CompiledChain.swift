@@ -129,13 +129,9 @@ public final class CompiledChain: @unchecked Sendable {
                                width: source.width, height: source.height, rows: rows, buffer: rowBuffer)
                     return
                 }
-                // One row at a time, mirrored in place while it is in L1.
-                let buffer = mirrorBuffers.base + band * mirrorBuffers.stride
-                for row in rows {
-                    kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format,
-                               width: source.width, height: source.height, rows: row..<(row + 1), buffer: rowBuffer)
-                    MirrorFlipKernel.mirrorRows(destination, destination, lumaRows: row..<(row + 1), buffer: buffer)
-                }
+                // Each row mirrored while it is in L1.
+                kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format, width: source.width,
+                           height: source.height, rows: rows, buffer: rowBuffer, mirror: mirrorBuffers.base + band * mirrorBuffers.stride)
             }
         } else {
             let kernel: YUVPointKernel
@@ -152,12 +148,17 @@ public final class CompiledChain: @unchecked Sendable {
             kernel.prepare(width: source.width, height: source.height)
             let (rows, alignment) = kernel.rowCount(format: source.format, height: source.height)
             let bands = RowParallel.bands(threads: threads, rows: rows, samples: source.width * source.height * 2)
+            let fusedMirror = kernel.mirrorsWhileWriting(source.format)
             RowParallel.run(rows: rows, bands: bands, alignment: alignment) { band, rows in
                 guard let mirrorBuffers else {
                     kernel.run(source: source, destination: destination, rows: rows)
                     return
                 }
                 let buffer = mirrorBuffers.base + band * mirrorBuffers.stride
+                if fusedMirror {
+                    kernel.run(source: source, destination: destination, rows: rows, mirror: buffer)
+                    return
+                }
                 var row = rows.lowerBound
                 while row < rows.upperBound {
                     let chunk = row..<min(row + alignment, rows.upperBound)

@@ -1,11 +1,12 @@
-/// The fused point pass for packed RGB when the program is one affine map and/or a final
-/// vignette, in 16-bit fixed point: eight pixels per step.
+/// The fused point pass for packed RGB when the program is one affine map and/or a vignette
+/// (and a map after it), in 16-bit fixed point: eight pixels per step.
 ///
 /// The three colour bytes of eight pixels are split into 16-bit lanes as `(b − 128)·256` (shifts
 /// and masks in 32-bit lanes; lane 2j holds pixel j, lane 2j + 1 pixel 4 + j, so no pack or shuffle
 /// is needed on the way in or out), the 3×3 matrix is nine pmulhw with Q12 coefficients (4
 /// fraction bits out), the offset one add per channel; then the optional Q15 vignette gain
-/// `max(0, row term − column term)` (column terms tabulated once per size), rounding, and the
+/// `max(0, row term − column term)` (column terms tabulated once per size), rounding (with the
+/// offset of a map after the gain: `M·(g·(A·x + b)) + c = g·(M·A·x + M·b) + c`), and the
 /// re-interleave in 16/32-bit lanes: pmaxsw/pminsw clamps, psllw/por, punpcklwd; alpha/padding is
 /// copied through. (Written as byte shuffles of packuswb output, the re-interleave lowered to long
 /// pextrw/pand/por chains and made this pass slower than the float kernel.)
@@ -22,7 +23,8 @@ final class RGBFixedKernel {
         var m: (I16x8, I16x8, I16x8, I16x8, I16x8, I16x8, I16x8, I16x8, I16x8)
         /// Offsets with 4 fraction bits, including the 128·Σc that re-centres the inputs.
         var o: (I16x8, I16x8, I16x8)
-        var bias: I16x8
+        /// Per colour byte: rounding after the gain, plus the offset of a map after it (3 fraction bits).
+        var bias: (I16x8, I16x8, I16x8)
         /// Zero, loaded at run time: with a literal zero in `max(0, row − column)` LLVM knew the
         /// gain's sign bit and lowered its pmulhw to unpack/pmaddwd/psrad/packssdw (9 instructions).
         var floor: I16x8
@@ -35,8 +37,8 @@ final class RGBFixedKernel {
     }
 
     private let constants: Constants
-    /// The matrix and offsets as scalars (offsets with the rounding bias when there is no gain), for
-    /// the 16-pixel AVX2 block.
+    /// The matrix and offsets as scalars (offsets with the rounding bias when there is no gain, then
+    /// the three biases after a gain), for the 16- and 32-pixel blocks.
     private let m: [Int16], o: [Int16]
     private let keep: UInt32
     /// The program is exactly invert: every colour byte b becomes 255 − b, which the block gives exactly
@@ -53,13 +55,19 @@ final class RGBFixedKernel {
     init?(_ program: PointProgram, format: PixelFormat) {
         var a = Affine3.identity
         var shape: VignetteShape?
-        for (index, step) in program.steps.enumerated() {
+        var after: [Double]?
+        for step in program.steps {
             switch step {
             case let .affine(m):
-                guard shape == nil else { return nil }
-                a = a.then(m)
+                if shape == nil {
+                    a = a.then(m)
+                } else {
+                    guard after == nil else { return nil }
+                    a = a.then(Affine3(m: m.m))
+                    after = m.o
+                }
             case let .vignette(s):
-                guard index == program.steps.count - 1, s.intensity >= 0 else { return nil }
+                guard shape == nil, s.intensity >= 0 else { return nil }
                 shape = s
             case .curve, .lut3D:
                 return nil
@@ -73,7 +81,7 @@ final class RGBFixedKernel {
         var channelAt: [Int?] = [nil, nil, nil, nil]
         channelAt[offsets.r] = 0; channelAt[offsets.g] = 1; channelAt[offsets.b] = 2
         let colourBytes = (0..<4).filter { channelAt[$0] != nil }
-        var m: [Int16] = [], o: [Int16] = []
+        var m: [Int16] = [], o: [Int16] = [], biases: [Int16] = []
         for outByte in colourBytes {
             let row = channelAt[outByte]!
             var worst = 0.0, sum = 0.0
@@ -87,25 +95,28 @@ final class RGBFixedKernel {
             // Σ c·b + o = Σ c·(b − 128) + (o + 128·Σ c).
             let offset = a.o[row] * 255 + 128 * sum
             worst += abs(offset)
-            guard worst <= 1800, let q = fixed(offset, bits: 4) else { return nil }
+            // After the gain: 3 fraction bits, 1800·8 plus this stays in Int16.
+            let post = (after?[row] ?? 0) * 255
+            guard worst <= 1800, abs(post) <= 2000, let q = fixed(offset, bits: 4), let b = fixed(post, bits: 3) else { return nil }
             o.append(q)
+            biases.append(b &+ 4)
         }
-        constants = Self.constants(passFirst: passFirst, alphaShift: UInt32(offsets.a * 8), m: m, o: o, gain: shape != nil)
+        constants = Self.constants(passFirst: passFirst, alphaShift: UInt32(offsets.a * 8), m: m, o: o, biases: biases, gain: shape != nil)
         self.m = m
-        self.o = o.map { $0 &+ (shape != nil ? 0 : 8) }
+        self.o = o.map { $0 &+ (shape != nil ? 0 : 8) } + biases
         keep = UInt32(0xFF) << UInt32(offsets.a * 8)
-        invertsOnly = shape == nil && m == [-4096, 0, 0, 0, -4096, 0, 0, 0, -4096] && self.o == [2040, 2040, 2040]
+        invertsOnly = shape == nil && m == [-4096, 0, 0, 0, -4096, 0, 0, 0, -4096] && self.o.prefix(3) == [2040, 2040, 2040]
     }
 
     @inline(never)
-    private static func constants(passFirst: Bool, alphaShift: UInt32, m: [Int16], o: [Int16], gain: Bool) -> Constants {
+    private static func constants(passFirst: Bool, alphaShift: UInt32, m: [Int16], o: [Int16], biases: [Int16], gain: Bool) -> Constants {
         func splat(_ v: Int16) -> I16x8 { I16x8(repeating: v) }
         return Constants(
             keep: SIMD4(repeating: UInt32(0xFF) << alphaShift),
             m: (splat(m[0]), splat(m[1]), splat(m[2]), splat(m[3]), splat(m[4]), splat(m[5]), splat(m[6]), splat(m[7]), splat(m[8])),
             // Without a gain the rounding bias (8, half of 4 fraction bits) is added with the offsets.
             o: (splat(o[0] &+ (gain ? 0 : 8)), splat(o[1] &+ (gain ? 0 : 8)), splat(o[2] &+ (gain ? 0 : 8))),
-            bias: splat(4), floor: splat(0), byte1: SIMD4(repeating: 0xFF00), byte3: SIMD4(repeating: 0xFF00_0000),
+            bias: (splat(biases[0]), splat(biases[1]), splat(biases[2])), floor: splat(0), byte1: SIMD4(repeating: 0xFF00), byte3: SIMD4(repeating: 0xFF00_0000),
             centre: splat(Int16.min))
     }
 
@@ -131,17 +142,18 @@ final class RGBFixedKernel {
 
     private static func q15(_ v: Double) -> Int16 { Int16(min(max((v * 32768).rounded(), 0), 32767)) }
 
-    /// Processes rows `rows` from `source` to `destination` (which may be the same memory).
-    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>) {
-        if invertsOnly {
+    /// Processes rows `rows` from `source` to `destination` (which may be the same memory, unless
+    /// `mirrored`: then pixel x of a row lands at `width − 1 − x`, and the rows must not overlap).
+    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false) {
+        if invertsOnly && !mirrored {
             invert(source, destination, width, rows)
             return
         }
         switch (gain != nil, passFirst) {
-        case (false, false): run(source, destination, width, height, rows, Off.self, Off.self)
-        case (false, true): run(source, destination, width, height, rows, Off.self, On.self)
-        case (true, false): run(source, destination, width, height, rows, On.self, Off.self)
-        case (true, true): run(source, destination, width, height, rows, On.self, On.self)
+        case (false, false): run(source, destination, width, height, rows, mirrored, Off.self, Off.self)
+        case (false, true): run(source, destination, width, height, rows, mirrored, Off.self, On.self)
+        case (true, false): run(source, destination, width, height, rows, mirrored, On.self, Off.self)
+        case (true, true): run(source, destination, width, height, rows, mirrored, On.self, On.self)
         }
     }
 
@@ -162,7 +174,7 @@ final class RGBFixedKernel {
     }
 
     private func run<Gain: Flag, PassFirst: Flag>(_ source: Plane, _ destination: Plane, _ width: Int, _ height: Int,
-                                                  _ rows: Range<Int>, _: Gain.Type, _: PassFirst.Type) {
+                                                  _ rows: Range<Int>, _ mirrored: Bool, _: Gain.Type, _: PassFirst.Type) {
         let columns = self.columns ?? UnsafeMutablePointer(bitPattern: 64)!
         let half = Double(height) / 2
         withUnsafePointer(to: constants) { c in
@@ -174,13 +186,19 @@ final class RGBFixedKernel {
                 let row = I16x8(repeating: rowTerm)
                 // On the AVX2 path whole groups of 16 pixels first; this loop finishes the row.
                 var x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: m, o: o, keep: keep, passFirst: PassFirst.on,
-                                             columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm)
+                                             columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm, mirrored: mirrored)
+                @inline(__always) func reversed(_ v: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(v[3], v[2], v[1], v[0]) }
                 while x &+ 8 <= width {
                     let v0 = src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt32>.self)
                     let v1 = src.loadUnaligned(fromByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)
                     let out = Self.block(v0, v1, c, columns + x, row, Gain.self, PassFirst.self)
-                    dst.storeBytes(of: out.0, toByteOffset: x &* 4, as: SIMD4<UInt32>.self)
-                    dst.storeBytes(of: out.1, toByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)
+                    if mirrored {
+                        dst.storeBytes(of: reversed(out.0), toByteOffset: (width &- x &- 4) &* 4, as: SIMD4<UInt32>.self)
+                        dst.storeBytes(of: reversed(out.1), toByteOffset: (width &- x &- 8) &* 4, as: SIMD4<UInt32>.self)
+                    } else {
+                        dst.storeBytes(of: out.0, toByteOffset: x &* 4, as: SIMD4<UInt32>.self)
+                        dst.storeBytes(of: out.1, toByteOffset: x &* 4 &+ 16, as: SIMD4<UInt32>.self)
+                    }
                     x &+= 8
                 }
                 if x < width {
@@ -188,7 +206,13 @@ final class RGBFixedKernel {
                     var tail = (SIMD4<UInt32>.zero, SIMD4<UInt32>.zero)
                     withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: src + x * 4, byteCount: count * 4) }
                     let out = Self.block(tail.0, tail.1, c, columns + x, row, Gain.self, PassFirst.self)
-                    withUnsafeBytes(of: out) { (dst + x * 4).copyMemory(from: $0.baseAddress!, byteCount: count * 4) }
+                    withUnsafeBytes(of: out) { pixels in
+                        guard mirrored else {
+                            (dst + x * 4).copyMemory(from: pixels.baseAddress!, byteCount: count * 4)
+                            return
+                        }
+                        for i in 0..<count { (dst + (width - 1 - x - i) * 4).copyMemory(from: pixels.baseAddress! + 4 * i, byteCount: 4) }
+                    }
                 }
             }
         }
@@ -219,9 +243,9 @@ final class RGBFixedKernel {
         if Gain.on {
             // The column table is stored in the same lane order (see `prepare`).
             let g = laneMax(row &- UnsafeRawPointer(columns).loadUnaligned(as: I16x8.self), k.floor)
-            p0 = (mulHigh(p0, g) &+ k.bias) &>> 3
-            p1 = (mulHigh(p1, g) &+ k.bias) &>> 3
-            p2 = (mulHigh(p2, g) &+ k.bias) &>> 3
+            p0 = (mulHigh(p0, g) &+ k.bias.0) &>> 3
+            p1 = (mulHigh(p1, g) &+ k.bias.1) &>> 3
+            p2 = (mulHigh(p2, g) &+ k.bias.2) &>> 3
         } else {
             // The rounding bias is folded into the offsets (`constants`).
             p0 = p0 &>> 4

@@ -115,9 +115,32 @@ final class RGBPointKernel {
     static func bufferBytes(width: Int) -> Int { RGBTableKernel.bufferBytes(width: width) }
 
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory);
-    /// `buffer` is this band's scratch (`bufferBytes`).
+    /// `buffer` is this band's scratch (`bufferBytes`). With `mirror` (a row of scratch) the output is
+    /// also mirrored: each row is written there and reversed into place while it is in L1.
     func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
-             buffer: UnsafeMutableRawPointer) {
+             buffer: UnsafeMutableRawPointer, mirror: UnsafeMutableRawPointer? = nil) {
+        if let mirror {
+            // Resolved once, not per row: the per-format lookups hash.
+            let lut = lutKernel ?? nil, fixed = fixedKernels[format] ?? nil, tables = tableKernels[format] ?? nil
+            let to = Plane(base: mirror, stride: 0)
+            for y in rows {
+                let row = y..<(y + 1)
+                if let lut {
+                    lut.run(source: source, destination: to, format: format, width: width, rows: row)
+                } else if let fixed {
+                    fixed.run(source: source, destination: to, width: width, height: height, rows: row)
+                } else if let tables {
+                    // Through its own row buffer: a second one would push the rows in flight out of L1.
+                    tables.run(source: source, destination: destination, format: format, width: width, height: height, rows: row,
+                               buffer: buffer, mirror: true)
+                    continue
+                } else {
+                    run(source: source, destination: to, format: format, width: width, height: height, rows: row, buffer: buffer)
+                }
+                MirrorFlipKernel.reverse(mirror, destination.base + y * destination.stride, bytes: width * 4, size: 4)
+            }
+            return
+        }
         if case let lut?? = lutKernel {
             lut.run(source: source, destination: destination, format: format, width: width, rows: rows)
             return

@@ -3,9 +3,10 @@
 /// contrast) collapse into one 256-entry table per memory byte.
 ///
 /// A program that is all separable is one lookup per byte. A program shaped `separable · core ·
-/// separable`, where the core is what `RGBFixedKernel` takes (a matrix and a final vignette), runs
+/// separable`, where the core is what `RGBFixedKernel` takes (a matrix, a vignette, a map after it), runs
 /// the three back to back on one row in L1: tables into a row buffer, the 16-bit pass, tables in
-/// place (the 6-chain: gamma | colorcontrols | sepia | vignette | invert).
+/// place (the 6-chain, gamma | colorcontrols | sepia | vignette | invert, is a table and the 16-bit
+/// pass: the invert after the vignette folds into the pass).
 ///
 /// Tables are computed by running the float kernel's own stages on every byte value, so an
 /// all-separable program gives exactly the float kernel's bytes; around a core, values are
@@ -18,6 +19,9 @@ final class RGBTableKernel {
     /// (threshold), and only the float core's bytes put every pixel on the same side of it.
     private let floatCore: RGBPointKernel?
     private let after: [UInt8]?
+    /// Where the colour bytes share one table and the fourth keeps its value: that table's offset and
+    /// the bytes it applies to (the AVX-512 path does one lookup then), for `before` and `after`.
+    private let uniformBefore: (offset: Int, mask: UInt64)?, uniformAfter: (offset: Int, mask: UInt64)?
 
     init?(_ program: PointProgram, format: PixelFormat) {
         guard format.isRGB else { return nil }
@@ -29,9 +33,17 @@ final class RGBTableKernel {
             core = nil
             floatCore = nil
             after = nil
+            uniformBefore = Self.uniform(tables)
+            uniformAfter = nil
             return
         }
-        let suffixCount = steps.reversed().prefix { $0.isSeparable }.count
+        var suffixCount = steps.reversed().prefix { $0.isSeparable }.count
+        // Maps after the vignette fold into the 16-bit pass (no table pass after it) when it takes them.
+        let rest = Array(steps[prefix.count...])
+        if suffixCount > 0, !rest.contains(where: { if case .curve = $0 { true } else { false } }),
+           RGBFixedKernel(PointProgram(steps: rest), format: format) != nil {
+            suffixCount = 0
+        }
         let middle = Array(steps[prefix.count..<(steps.count - suffixCount)])
         // Worth it only when a table removes a step the 16-bit pass cannot take.
         guard !prefix.isEmpty || suffixCount > 0,
@@ -42,6 +54,18 @@ final class RGBTableKernel {
         let suffixHasCurve = steps.suffix(suffixCount).contains { if case .curve = $0 { true } else { false } }
         core = suffixHasCurve ? nil : fixed
         floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false) : nil
+        uniformBefore = before.flatMap(Self.uniform)
+        uniformAfter = after.flatMap(Self.uniform)
+    }
+
+    /// The one table the non-identity byte positions of `tables` share, and those positions as a 64-bit mask.
+    private static func uniform(_ tables: [UInt8]) -> (offset: Int, mask: UInt64)? {
+        let identity = (0..<256).map { UInt8($0) }
+        let rows = (0..<4).map { Array(tables[($0 * 256)..<($0 * 256 + 256)]) }
+        let mapped = (0..<4).filter { rows[$0] != identity }
+        guard let first = mapped.first, mapped.allSatisfy({ rows[$0] == rows[first] }) else { return nil }
+        let mask = mapped.reduce(UInt64(0)) { $0 | UInt64(0x1111_1111_1111_1111) << UInt64($1) }
+        return (first * 256, mask)
     }
 
     /// The tables of a separable program, from the float kernel's stages; nil when it is the identity.
@@ -89,43 +113,60 @@ final class RGBTableKernel {
     /// Bytes of row buffer `run` needs per band.
     static func bufferBytes(width: Int) -> Int { width * 4 }
 
-    /// Processes rows `rows`; `buffer` holds one row (`bufferBytes`) when there is a core after tables.
+    /// Processes rows `rows`; `buffer` holds one row (`bufferBytes`) when there is a core after tables or
+    /// `mirror` is set. With `mirror` every row is finished in `buffer` and reversed into the destination
+    /// (one row buffer, so the rows in flight stay in L1).
     func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
-             buffer: UnsafeMutableRawPointer) {
+             buffer: UnsafeMutableRawPointer, mirror: Bool = false) {
         guard core != nil || floatCore != nil else {
-            if let before {
+            if mirror, let before {
                 before.withUnsafeBufferPointer { t in
-                    for y in rows { Self.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!) }
+                    for y in rows {
+                        Self.lookup(source.base + y * source.stride, buffer, width, t.baseAddress!, uniformBefore)
+                        MirrorFlipKernel.reverse(buffer, destination.base + y * destination.stride, bytes: width * 4, size: 4)
+                    }
+                }
+            } else if let before {
+                before.withUnsafeBufferPointer { t in
+                    for y in rows {
+                        Self.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!, uniformBefore)
+                    }
                 }
             }
             return
         }
         for y in rows {
-            let s = source.base + y * source.stride, d = destination.base + y * destination.stride
+            // Mirrored, the 16-bit pass after tables stores reversed (it reads the row buffer, never the
+            // destination); otherwise the row is finished in the buffer and reversed into place.
+            let reversedStores = mirror && before != nil && after == nil && core != nil
+            let out = destination.base + y * destination.stride
+            let s = source.base + y * source.stride, d = mirror && !reversedStores ? buffer : out
             var coreSource = s
             if let before {
-                before.withUnsafeBufferPointer { Self.lookup(s, buffer, width, $0.baseAddress!) }
+                before.withUnsafeBufferPointer { Self.lookup(s, buffer, width, $0.baseAddress!, uniformBefore) }
                 coreSource = buffer
             }
             // Stride 0 and the one-row range `y`: the core reads and writes these rows while its
             // vignette still sees row `y`.
             let from = Plane(base: coreSource, stride: 0), to = Plane(base: d, stride: 0)
             if let core {
-                core.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1))
+                core.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1), mirrored: reversedStores)
             } else {
                 floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
             }
-            if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!) } }
+            if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!, uniformAfter) } }
+            if mirror && !reversedStores { MirrorFlipKernel.reverse(buffer, out, bytes: width * 4, size: 4) }
         }
     }
 
     /// One row through the four tables; `source` may be `destination`.
     @inline(__always)
-    private static func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>) {
+    private static func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>,
+                               _ uniform: (offset: Int, mask: UInt64)?) {
         let s = source.assumingMemoryBound(to: UInt8.self), d = destination.assumingMemoryBound(to: UInt8.self)
         let t1 = t + 256, t2 = t + 512, t3 = t + 768
-        var i = 0
         let end = width &* 4
+        var i = SIMDPath.byteTables(source, destination, bytes: end, tables: t, uniform: uniform)
         while i < end {
             let b0 = t[Int(s[i])], b1 = t1[Int(s[i &+ 1])], b2 = t2[Int(s[i &+ 2])], b3 = t3[Int(s[i &+ 3])]
             d[i] = b0; d[i &+ 1] = b1; d[i &+ 2] = b2; d[i &+ 3] = b3

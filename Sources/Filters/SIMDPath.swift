@@ -1,20 +1,25 @@
 internal import FiltersAVX2
+internal import FiltersAVX512
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The vector width the kernels with a wider version run at: SSE2 (the build's baseline) or AVX2.
+/// The vector width the kernels with a wider version run at: SSE2 (the build's baseline), AVX2, or
+/// AVX-512 (with VBMI), which runs every AVX2 kernel and the 4:2:0 colour pass in 512 bits.
 ///
 /// Chosen once per process from the CPU's flags (Linux reports CPUID, and only those the kernel
-/// saves, in /proc/cpuinfo); `SWIFTCAM_SIMD=sse2` forces the baseline. Both paths give the same
-/// bytes (tests run every path the machine has).
+/// saves, in /proc/cpuinfo); `SWIFTCAM_SIMD=sse2` forces the baseline, `SWIFTCAM_SIMD=avx2` AVX2 (valgrind
+/// runs no AVX-512 and does not change /proc/cpuinfo, so it needs that).
+/// Every path gives the same bytes (tests run every path the machine has).
 public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// 128-bit SSE2, every x86-64.
     case sse2
     /// 256-bit AVX2 (x86-64-v3).
     case avx2
+    /// AVX-512 F, BW, DQ, VL, CD and VBMI (Ice Lake, Zen 4 and later); AVX2 where a kernel has no 512-bit version.
+    case avx512
 
     /// The path in use.
     public static var current: SIMDPath { SIMDPath(rawValue: selected.load(ordering: .relaxed)) ?? .sse2 }
@@ -26,7 +31,10 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         let set = Set(flags.split(separator: " ").map(String.init))
         // What -target-cpu haswell lets LLVM use (lzcnt is reported as "abm").
         let haswell: Set<String> = ["avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "movbe", "popcnt", "abm"]
-        return set.isSuperset(of: haswell) ? [.sse2, .avx2] : [.sse2]
+        // What -target-cpu skylake-avx512 -mavx512vbmi adds.
+        let avx512: Set<String> = ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd", "avx512vbmi"]
+        guard set.isSuperset(of: haswell) else { return [.sse2] }
+        return set.isSuperset(of: avx512) ? [.sse2, .avx2, .avx512] : [.sse2, .avx2]
         #else
         return [.sse2]
         #endif
@@ -51,12 +59,20 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     #endif
 
     /// The name printed by the benchmarks.
-    public var description: String { self == .sse2 ? "SSE2" : "AVX2" }
+    public var description: String {
+        switch self {
+        case .sse2: "SSE2"
+        case .avx2: "AVX2"
+        case .avx512: "AVX-512"
+        }
+    }
 
     private static let selected = Atomic<Int>(initial().rawValue)
 
     private static func initial() -> SIMDPath {
-        if let forced = getenv("SWIFTCAM_SIMD").map({ String(cString: $0).lowercased() }), forced == "sse2" { return .sse2 }
+        let forced = getenv("SWIFTCAM_SIMD").map { String(cString: $0).lowercased() }
+        if forced == "sse2" { return .sse2 }
+        if forced == "avx2", available.contains(.avx2) { return .avx2 }
         return available.last ?? .sse2
     }
 
@@ -67,10 +83,67 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return try body()
     }
 
+    /// True on the AVX2 and AVX-512 paths: the AVX2 kernels run on both.
+    private static var hasAVX2: Bool { current != .sse2 }
+
+    /// On AVX-512, `YUV420Core.lumaRow` (whole groups of 64 samples; returns how many it did); elsewhere 0.
+    static func yuv420Luma(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, width: Int, table: UnsafePointer<UInt8>?,
+                           scale: Int16, constant: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row: Int16) -> Int {
+        #if arch(x86_64)
+        if current == .avx512 {
+            return YUV420Core.lumaRow(s, d, width: width, .init(table: table, scale: scale, constant: constant, bias: bias, columns: columns, row: row))
+        }
+        #endif
+        return 0
+    }
+
+    /// On AVX-512, `YUV420Core.chromaRow` (whole groups of 32 pairs; returns how many it did); elsewhere 0.
+    static func yuv420Chroma(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
+                             pairs: Int, diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16) -> Int {
+        #if arch(x86_64)
+        if current == .avx512 {
+            return YUV420Core.chromaRow(u, v, du, dv, pairs: pairs, .init(diagonal: diagonal, cross: cross, constant: constant, bias: bias,
+                                                                          columns: columns, row: row))
+        }
+        #endif
+        return 0
+    }
+
+    /// On AVX-512, `YUV420Core.jointRows` (whole groups of 64 luma columns; returns how many it did); elsewhere 0.
+    static func yuv420Joint(_ s0: UnsafePointer<UInt8>, _ d0: UnsafeMutablePointer<UInt8>, _ s1: UnsafePointer<UInt8>, _ d1: UnsafeMutablePointer<UInt8>,
+                            _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
+                            width: Int, luma: (scale: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row0: Int16, row1: Int16),
+                            chroma: (diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16),
+                            mixing: (fromChroma: UInt32, constant32: Int32, fromLuma: UInt32)) -> Int {
+        #if arch(x86_64)
+        if current == .avx512 {
+            return YUV420Core.jointRows(s0, d0, s1, d1, u, v, du, dv, width: width,
+                                        .init(table: nil, scale: luma.scale, constant: 0, bias: luma.bias, columns: luma.columns, row: luma.row0),
+                                        .init(diagonal: chroma.diagonal, cross: chroma.cross, constant: chroma.constant, bias: chroma.bias,
+                                              columns: chroma.columns, row: chroma.row),
+                                        .init(fromChroma: mixing.fromChroma, constant32: mixing.constant32, fromLuma: mixing.fromLuma, row1: luma.row1))
+        }
+        #endif
+        return 0
+    }
+
+    /// On AVX-512, `ByteTableCore.lookup` (whole groups of 64 bytes; returns how many it did); elsewhere 0.
+    /// `uniform`: (byte offset of the one table in `tables`, the bytes it applies to) when the others keep their values.
+    static func byteTables(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>,
+                           uniform: (offset: Int, mask: UInt64)?) -> Int {
+        #if arch(x86_64)
+        if current == .avx512 {
+            guard let uniform else { return ByteTableCore.lookup(source, destination, bytes: bytes, tables: tables) }
+            return ByteTableCore.uniform(source, destination, bytes: bytes, table: tables + uniform.offset, mask: uniform.mask)
+        }
+        #endif
+        return 0
+    }
+
     /// `BoxCascadeCore.cascade` on the selected path.
     @inline(__always)
     static func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int, box: BoxCascadeCore.Box, passes: Int) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.BoxCascadeCore.cascade(a, positions: positions, stride: stride,
                                                box: .init(radius: box.radius, inner: box.inner, outer: box.outer), passes: passes)
         } else {
@@ -80,7 +153,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `BoxCascadeCore.load4` on the selected path.
     static func load4(_ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, width: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.BoxCascadeCore.load4(r0, r1, width: width, into: a)
         } else {
             BoxCascadeCore.load4(r0, r1, width: width, into: a)
@@ -90,7 +163,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// `BoxCascadeCore.store4` on the selected path.
     static func store4(_ a: UnsafePointer<SIMD8<Float>>, width: Int, scale: SIMD8<Float>, _ o0: UnsafeMutablePointer<UInt16>,
                        _ o1: UnsafeMutablePointer<UInt16>) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.BoxCascadeCore.store4(a, width: width, scale: scale, o0, o1)
         } else {
             BoxCascadeCore.store4(a, width: width, scale: scale, o0, o1)
@@ -99,7 +172,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `BoxCascadeCore.loadStrip` on the selected path.
     static func loadStrip(_ plane: UnsafePointer<UInt16>, rowStride: Int, rows: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, into: a)
         } else {
             BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, into: a)
@@ -108,7 +181,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `BoxCascadeCore.storeStrip` on the selected path.
     static func storeStrip(_ a: UnsafePointer<SIMD8<Float>>, rows: Int, scale: SIMD8<Float>, into d: UnsafeMutablePointer<UInt8>, rowBytes: Int) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.BoxCascadeCore.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
         } else {
             BoxCascadeCore.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
@@ -117,7 +190,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `EdgesCore.luma` on the selected path.
     static func edgesLuma(_ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, into p: UnsafeMutablePointer<UInt8>) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
         } else {
             EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
@@ -127,7 +200,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// `EdgesCore.sobel` on the selected path.
     static func edgesSobel(_ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width: Int, offset: Int32,
                            into m: UnsafeMutablePointer<UInt8>) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m)
         } else {
             EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m)
@@ -136,19 +209,24 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `EdgesCore.grey` on the selected path.
     static func edgesGrey(_ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width: Int, alpha: UInt32, into d: UnsafeMutablePointer<UInt8>) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
         } else {
             EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
         }
     }
 
-    /// On AVX2, `RGBFixedCore.row` (whole 16-pixel groups; returns how many pixels it did); elsewhere 0.
+    /// On AVX2 and AVX-512, `RGBFixedCore.row` (whole 16- or 32-pixel groups; returns how many pixels it did); elsewhere 0.
     static func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: [Int16], o: [Int16], keep: UInt32,
-                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16) -> Int {
+                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
         #if arch(x86_64)
+        if current == .avx512 {
+            return FiltersAVX512.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row,
+                                                  mirrored: mirrored)
+        }
         if current == .avx2 {
-            return FiltersAVX2.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row)
+            return FiltersAVX2.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row,
+                                                mirrored: mirrored)
         }
         #endif
         return 0
@@ -157,7 +235,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// On AVX2, `ZoomCore.blend` (whole groups of 16 samples; returns how many it did); elsewhere 0.
     static func zoomBlend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight: UInt32, count: Int, into d: UnsafeMutablePointer<UInt8>) -> Int {
         #if arch(x86_64)
-        if current == .avx2 { return FiltersAVX2.ZoomCore.blend(a, b, weight: weight, count: count, into: d) }
+        if hasAVX2 { return FiltersAVX2.ZoomCore.blend(a, b, weight: weight, count: count, into: d) }
         #endif
         return 0
     }
@@ -165,7 +243,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// On AVX2, `MirrorCore.reverse` (whole 32-byte groups; returns how many bytes it did); elsewhere 0.
     static func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int) -> Int {
         #if arch(x86_64)
-        if current == .avx2 { return FiltersAVX2.MirrorCore.reverse(source, destination, bytes: bytes, size: size) }
+        if hasAVX2 { return FiltersAVX2.MirrorCore.reverse(source, destination, bytes: bytes, size: size) }
         #endif
         return 0
     }
@@ -174,7 +252,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     static func gaussianHorizontal(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels: Int, samples: Int,
                                    into out: UnsafeMutablePointer<UInt16>) -> Int {
         #if arch(x86_64)
-        if current == .avx2 { return FiltersAVX2.GaussianCore.horizontal(p, taps: taps, channels: channels, samples: samples, into: out) }
+        if hasAVX2 { return FiltersAVX2.GaussianCore.horizontal(p, taps: taps, channels: channels, samples: samples, into: out) }
         #endif
         return 0
     }
@@ -183,7 +261,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     static func gaussianVertical(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
                                  into acc: UnsafeMutablePointer<Int32>) -> Int {
         #if arch(x86_64)
-        if current == .avx2 { return FiltersAVX2.GaussianCore.vertical(rows, taps: taps, samples: samples, into: acc) }
+        if hasAVX2 { return FiltersAVX2.GaussianCore.vertical(rows, taps: taps, samples: samples, into: acc) }
         #endif
         return 0
     }

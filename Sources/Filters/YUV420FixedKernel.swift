@@ -1,13 +1,15 @@
-/// The fused point pass on 4:2:0 frames (NV12, I420) when the program is one Y'CbCr affine map
-/// and/or a final vignette: 16-bit fixed point, 16 luma columns and 8 chroma pairs per step.
+/// The fused point pass on 4:2:0 frames (NV12, I420): leading curves as a luma table, one Y'CbCr
+/// affine map, the vignette gain and a map after it, in 16-bit fixed point, 16 luma columns and 8
+/// chroma pairs per step.
 ///
 /// This covers sepia, mono, invert, exposure, colorcontrols, temperature (whose luma and chroma
-/// mix), the vignette, and chains of them ending in a vignette. Per sample the work is one
-/// multiply (pmulhw) plus, with a vignette, one more: the gain is `max(0, row term − column
+/// mix), the vignette, gamma, posterize and threshold, and chains of them such as `gamma |
+/// colorcontrols | sepia | vignette | invert`. Per sample the work is one table read (with a curve),
+/// one multiply (pmulhw) plus, with a vignette, one more: the gain is `max(0, row term − column
 /// term)`, with the column terms tabulated once per frame size (like scratch) and one term per row.
 /// When luma and chroma mix, luma reads the chroma of its 2×2 block and chroma reads the block's
-/// mean luma, as the general path does. Planes the program leaves alone are copied (or untouched
-/// in place).
+/// mean luma (through the curve, from a table on the block's sum), as the general path does. Planes
+/// the program leaves alone are copied (or untouched in place).
 ///
 /// Numbers: inputs are `(v − 128)·256`, coefficients `c·2¹²`, so `mulHigh` gives 4 fraction bits;
 /// the vignette gain is Q15 (0...1). `init` refuses programs whose coefficients or worst-case
@@ -31,6 +33,8 @@ final class YUV420FixedKernel {
         var chromaConstant: I16x8
         var lumaBias: I16x8
         var chromaBias: I16x8
+        /// Zeros, for `gainTerm`.
+        var opaqueZero: I16x8 = .zero
     }
 
     private let constants: Constants
@@ -49,24 +53,85 @@ final class YUV420FixedKernel {
     private var coefficient = 0.0
     private var preparedSize = (0, 0)
 
-    /// nil when the program is not one affine map and/or a final vignette, or does not fit 16 bits.
+    /// Y code → the luma after the leading curves, as `(Y − 128)·256` (what `widenCentred` gives).
+    private let lumaTable: UnsafeMutablePointer<Int16>?
+    /// `lumaTable` for the AVX-512 path's byte permutes: the 256 low bytes, then the 256 high bytes.
+    private let lumaTableBytes: UnsafeMutablePointer<UInt8>?
+    /// Sum of a 2×2 block's luma codes (0...1020) → the curved block mean ×128: chroma's luma term.
+    private let blockTable: UnsafeMutablePointer<Int16>?
+
+    /// nil when the program is not `[curves and separable maps] [affine] [vignette [affine]]`, or does not fit 16 bits.
+    ///
+    /// Everything up to the last curve must keep luma and chroma apart (gamma, posterize, threshold,
+    /// exposure, mono, brightness…): its luma side becomes a table, its chroma side folds into the
+    /// affine. An affine after the vignette folds too: `M·(g·(A·x + b)) + c = g·(M·A·x + M·b) + c`,
+    /// so it changes the coefficients and the final per-component constant, not the work per sample.
     init?(_ program: PointProgram, color: ColorDescription) {
+        let q = color.lumaQuantization, cs = color.chromaScale
+        let yOff = q.offset, ys = q.scale
+        let steps = program.steps
+        let lastCurve = steps.lastIndex { if case .curve = $0 { true } else { false } }
         var a = Affine3.identity
-        var shape: VignetteShape?
-        for (index, step) in program.steps.enumerated() {
+        var lumaMaps: [(Double) -> Double] = []
+        for step in steps[..<((lastCurve ?? -1) + 1)] {
             switch step {
             case let .affine(rgb):
-                guard shape == nil else { return nil }
-                a = a.then(rgb.inYCbCr(color))
+                let m = rgb.inYCbCr(color)
+                guard [m.m[1], m.m[2], m.m[3], m.m[6]].allSatisfy({ abs($0) < 1e-9 }) else { return nil }
+                let (scale, offset) = (m.m[0], m.o[0])
+                lumaMaps.append { scale * $0 + offset }
+                a = a.then(Affine3(m: [1, 0, 0, 0, m.m[4], m.m[5], 0, m.m[7], m.m[8]], o: [0, m.o[1], m.o[2]]))
+            case let .curve(f):
+                // As the general path: the input rounded to 1/255, the output clamped to 0...1.
+                lumaMaps.append { clampUnit(f(Double(clampByte($0 * 255)) / 255)) }
+            case .vignette, .lut3D:
+                return nil
+            }
+        }
+        var shape: VignetteShape?
+        var after: [Double] = [0, 0, 0]
+        for step in steps[((lastCurve ?? -1) + 1)...] {
+            switch step {
+            case let .affine(rgb):
+                let m = rgb.inYCbCr(color)
+                guard shape != nil else {
+                    a = a.then(m)
+                    continue
+                }
+                guard after == [0, 0, 0] else { return nil }
+                a = a.then(Affine3(m: m.m))
+                after = m.o
             case let .vignette(s):
-                guard index == program.steps.count - 1, s.intensity >= 0 else { return nil }
+                guard shape == nil, s.intensity >= 0 else { return nil }
                 shape = s
             case .curve, .lut3D:
                 return nil
             }
         }
-        let q = color.lumaQuantization, cs = color.chromaScale
-        let yOff = q.offset, ys = q.scale
+        if lumaMaps.isEmpty {
+            lumaTable = nil
+            lumaTableBytes = nil
+            blockTable = nil
+        } else {
+            func curved(_ code: Double) -> Double {
+                var y = (code - yOff) / ys
+                for map in lumaMaps { y = map(y) }
+                return yOff + ys * y
+            }
+            let luma = UnsafeMutablePointer<Int16>.allocate(capacity: 256)
+            for code in 0..<256 { luma[code] = Self.saturated((curved(Double(code)) - 128) * 256) }
+            let block = UnsafeMutablePointer<Int16>.allocate(capacity: 1024)
+            for sum in 0..<1024 { block[sum] = Self.saturated(curved(Double(min(sum, 1020)) / 4) * 128) }
+            lumaTable = luma
+            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
+            for code in 0..<256 {
+                let entry = UInt16(bitPattern: luma[code])
+                bytes[code] = UInt8(truncatingIfNeeded: entry)
+                bytes[256 + code] = UInt8(truncatingIfNeeded: entry >> 8)
+            }
+            lumaTableBytes = bytes
+            blockTable = block
+        }
         // Code units: Y − yOff, Cb − 128, Cr − 128.
         let a00 = a.m[0], a01 = a.m[1] * ys / cs, a02 = a.m[2] * ys / cs
         let a10 = a.m[3] * cs / ys, a11 = a.m[4], a12 = a.m[5]
@@ -75,7 +140,7 @@ final class YUV420FixedKernel {
         let k0 = ys * a.o[0] + a00 * (128 - yOff)
         let k1 = cs * a.o[1] - a10 * yOff, k2 = cs * a.o[2] - a20 * yOff
         let tiny = 1e-9
-        lumaIdentity = shape == nil && abs(a00 - 1) < tiny && abs(a01) < tiny && abs(a02) < tiny && abs(a.o[0]) < tiny
+        lumaIdentity = shape == nil && lumaTable == nil && abs(a00 - 1) < tiny && abs(a01) < tiny && abs(a02) < tiny && abs(a.o[0]) < tiny
         chromaIdentity = shape == nil && abs(a11 - 1) < tiny && abs(a22 - 1) < tiny && abs(a12) < tiny && abs(a21) < tiny
             && abs(a10) < tiny && abs(a20) < tiny && abs(a.o[1]) < tiny && abs(a.o[2]) < tiny
         mixed = [a01, a02, a10, a20].contains { abs($0) >= tiny }
@@ -83,27 +148,41 @@ final class YUV420FixedKernel {
         gain = shape
         // Worst-case magnitudes in codes before the final offset; 1800·16 plus the bias stays in Int16.
         let limit = 1800.0
+        // The zero each component is re-centred on after the gain: 1800·8 plus this stays in Int16 too.
+        let zeros = [yOff + ys * after[0], 128 + cs * after[1], 128 + cs * after[2]]
         guard abs(a00) * 128 + (abs(a01) + abs(a02)) * 128 + abs(k0) <= limit,
               abs(a10) * 255 + (abs(a11) + abs(a12)) * 128 + abs(k1) <= limit,
               abs(a20) * 255 + (abs(a21) + abs(a22)) * 128 + abs(k2) <= limit,
+              zeros.allSatisfy({ abs($0) <= 2000 }),
               let s00 = fixed(a00, bits: 12), let s01 = fixed(a01, bits: 12), let s02 = fixed(a02, bits: 12),
               let s10 = fixed(a10, bits: 13), let s11 = fixed(a11, bits: 12), let s12 = fixed(a12, bits: 12),
               let s20 = fixed(a20, bits: 13), let s21 = fixed(a21, bits: 12), let s22 = fixed(a22, bits: 12),
               let c0 = fixed(k0, bits: 4), let c1 = fixed(k1, bits: 4), let c2 = fixed(k2, bits: 4)
-        else { return nil }
+        else {
+            lumaTable?.deallocate()
+            lumaTableBytes?.deallocate()
+            blockTable?.deallocate()
+            return nil
+        }
         func pairs(_ u: Int16, _ v: Int16) -> I16x8 { I16x8(u, v, u, v, u, v, u, v) }
         // With a gain the product has 3 fraction bits, without 4; the bias re-adds the zero and rounds.
-        let fraction: Int16 = shape == nil ? 4 : 3
+        let fraction = shape == nil ? 4 : 3
+        func bias(_ zero: Double) -> Int16 { Int16((zero * Double(1 << fraction)).rounded()) + 1 << (fraction - 1) }
         constants = Constants(
             lumaScale: I16x8(repeating: s00), lumaConstant: I16x8(repeating: c0), lumaFromChroma: pairs(s01, s02),
             lumaConstant32: SIMD4(repeating: Int32((k0 * 4096).rounded()) + 128),
             chromaDiagonal: pairs(s11, s22), chromaCross: pairs(s12, s21), chromaFromLuma: pairs(s10, s20),
             chromaConstant: pairs(c1, c2),
-            lumaBias: I16x8(repeating: Int16(yOff) << fraction + 1 << (fraction - 1)),
-            chromaBias: I16x8(repeating: 128 << fraction + 1 << (fraction - 1)))
+            lumaBias: I16x8(repeating: bias(zeros[0])),
+            chromaBias: pairs(bias(zeros[1]), bias(zeros[2])))
     }
 
+    private static func saturated(_ v: Double) -> Int16 { Int16(min(max(v.rounded(), -32768), 32767)) }
+
     deinit {
+        lumaTable?.deallocate()
+        lumaTableBytes?.deallocate()
+        blockTable?.deallocate()
         lumaColumns?.deallocate()
         chromaColumns?.deallocate()
     }
@@ -142,30 +221,46 @@ final class YUV420FixedKernel {
     }
 
     /// Processes luma rows `rows` (starting on an even row) and the chroma rows they cover.
-    func run(source: Frame, destination: Frame, rows: Range<Int>) {
+    ///
+    /// With `mirror` (scratch of 4 × width bytes) the frame is also mirrored: each output row is written
+    /// to the scratch and reversed into place while it is in L1, so a mirror in the chain costs no pass
+    /// of its own, in place or not. (The gain is symmetric, so mirroring after it is mirroring before.)
+    func run(source: Frame, destination: Frame, rows: Range<Int>, mirror: UnsafeMutableRawPointer? = nil) {
         if source.format == .nv12 {
             let s = source.planes[1], d = destination.planes[1]
             run(InterleavedChroma(source: s.base, sourceStride: s.stride, destination: d.base, destinationStride: d.stride),
-                source, destination, rows)
+                source, destination, rows, mirror)
         } else {
             let su = source.planes[1], sv = source.planes[2], du = destination.planes[1], dv = destination.planes[2]
             run(PlanarChroma(u: su.base, uStride: su.stride, v: sv.base, vStride: sv.stride,
                              du: du.base, duStride: du.stride, dv: dv.base, dvStride: dv.stride),
-                source, destination, rows)
+                source, destination, rows, mirror)
         }
     }
 
-    private func run<Chroma: ChromaRows>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>) {
+    private func run<Chroma: ChromaRows>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
+                                         _ mirror: UnsafeMutableRawPointer?) {
+        if lumaTable != nil {
+            run(chroma, source, destination, rows, mirror, On.self)
+        } else {
+            run(chroma, source, destination, rows, mirror, Off.self)
+        }
+    }
+
+    private func run<Chroma: ChromaRows, Curve: Flag>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
+                                                      _ mirror: UnsafeMutableRawPointer?, _: Curve.Type) {
         switch (gain != nil, crossChroma) {
-        case (false, false): run(chroma, source, destination, rows, Off.self, Off.self)
-        case (false, true): run(chroma, source, destination, rows, Off.self, On.self)
-        case (true, false): run(chroma, source, destination, rows, On.self, Off.self)
-        case (true, true): run(chroma, source, destination, rows, On.self, On.self)
+        case (false, false): run(chroma, source, destination, rows, mirror, Off.self, Off.self, Curve.self)
+        case (false, true): run(chroma, source, destination, rows, mirror, Off.self, On.self, Curve.self)
+        case (true, false): run(chroma, source, destination, rows, mirror, On.self, Off.self, Curve.self)
+        case (true, true): run(chroma, source, destination, rows, mirror, On.self, On.self, Curve.self)
         }
     }
 
-    private func run<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ chroma: Chroma, _ source: Frame, _ destination: Frame,
-                                                                    _ rows: Range<Int>, _: Gain.Type, _: Cross.Type) {
+    private func run<Chroma: ChromaRows, Gain: Flag, Cross: Flag, Curve: Flag>(
+        _ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>, _ mirror: UnsafeMutableRawPointer?,
+        _: Gain.Type, _: Cross.Type, _: Curve.Type
+    ) {
         let width = source.width, height = source.height
         let chromaWidth = (width + 1) / 2
         let chromaRows = (rows.lowerBound / 2)..<((rows.upperBound + 1) / 2)
@@ -176,7 +271,10 @@ final class YUV420FixedKernel {
         let lumaColumns = lumaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
         let chromaColumns = chromaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
         withUnsafePointer(to: constants) { c in
-            let lumaBlock = LumaBlock<Gain>(c: c, columns: lumaColumns)
+            // Without a curve the tables are never read.
+            let lumaBlock = LumaBlock<Gain, Curve>(c: c, columns: lumaColumns, table: lumaTable ?? UnsafeMutablePointer(bitPattern: 64)!,
+                                                   tableBytes: lumaTableBytes)
+            let blockTable = blockTable ?? UnsafeMutablePointer(bitPattern: 64)!
             let chromaBlock = ChromaBlock<Gain, Cross>(c: c, columns: chromaColumns)
             if mixed {
                 for crow in chromaRows {
@@ -184,16 +282,30 @@ final class YUV420FixedKernel {
                     let r0 = Gain.on ? rowTerm(Double(row0) + 0.5 - half) : .zero
                     let r1 = Gain.on ? rowTerm(Double(row1) + 0.5 - half) : .zero
                     let rc = Gain.on ? rowTerm(Double(row0) + Double(min(2, height - row0)) / 2 - half) : .zero
-                    Self.jointRows(sy.base + row0 * sy.stride, dy.base + row0 * dy.stride,
-                                   sy.base + row1 * sy.stride, dy.base + row1 * dy.stride,
-                                   chroma, crow, width, chromaWidth, r0, r1, rc, lumaBlock, chromaBlock, c)
+                    let d0 = dy.base + row0 * dy.stride, d1 = dy.base + row1 * dy.stride
+                    guard let mirror else {
+                        Self.jointRows(sy.base + row0 * sy.stride, d0, sy.base + row1 * sy.stride, d1,
+                                       chroma, crow, width, chromaWidth, r0, r1, rc, lumaBlock, chromaBlock, blockTable, c)
+                        continue
+                    }
+                    Self.jointRows(sy.base + row0 * sy.stride, mirror, sy.base + row1 * sy.stride, mirror + width,
+                                   chroma.redirected(to: mirror + 2 * width, chromaWidth), crow, width, chromaWidth, r0, r1, rc,
+                                   lumaBlock, chromaBlock, blockTable, c)
+                    MirrorFlipKernel.reverse(mirror, d0, bytes: width, size: 1)
+                    MirrorFlipKernel.reverse(mirror + width, d1, bytes: width, size: 1)
+                    chroma.reverse(crow, from: mirror + 2 * width, chromaWidth)
                 }
                 return
             }
             for row in rows {
                 let s = (sy.base + row * sy.stride).assumingMemoryBound(to: UInt8.self)
                 let d = (dy.base + row * dy.stride).assumingMemoryBound(to: UInt8.self)
-                if lumaIdentity {
+                if let mirror {
+                    // The identity maps compute exactly (a00 = 1 is 4096 in Q12), so they need no copy of their own here.
+                    let r = Gain.on ? rowTerm(Double(row) + 0.5 - half) : .zero
+                    Self.lumaRow(s, mirror.assumingMemoryBound(to: UInt8.self), width, r, lumaBlock)
+                    MirrorFlipKernel.reverse(mirror, d, bytes: width, size: 1)
+                } else if lumaIdentity {
                     if !sameY { d.update(from: s, count: width) }
                 } else {
                     let r = Gain.on ? rowTerm(Double(row) + 0.5 - half) : .zero
@@ -201,7 +313,11 @@ final class YUV420FixedKernel {
                 }
             }
             for crow in chromaRows {
-                if chromaIdentity {
+                if let mirror {
+                    let rc = Gain.on ? rowTerm(Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - half) : .zero
+                    Self.chromaRow(chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock)
+                    chroma.reverse(crow, from: mirror, chromaWidth)
+                } else if chromaIdentity {
                     if !sameC { chroma.copy(crow, chromaWidth) }
                 } else {
                     let rc = Gain.on ? rowTerm(Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - half) : .zero
@@ -211,10 +327,12 @@ final class YUV420FixedKernel {
         }
     }
 
-    private static func lumaRow<Gain: Flag>(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
-                                            _ row: I16x8, _ block: LumaBlock<Gain>) {
-        let constant = (block.c.pointee.lumaConstant, block.c.pointee.lumaConstant)
-        var x = 0
+    private static func lumaRow<Gain: Flag, Curve: Flag>(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
+                                                         _ row: I16x8, _ block: LumaBlock<Gain, Curve>) {
+        let k = block.c.pointee
+        let constant = (k.lumaConstant, k.lumaConstant)
+        var x = SIMDPath.yuv420Luma(s, d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
+                                    bias: k.lumaBias[0], columns: Gain.on ? block.columns : nil, row: row[0])
         while x &+ 16 <= width {
             let y = UnsafeRawPointer(s + x).loadUnaligned(as: SIMD16<UInt8>.self)
             UnsafeMutableRawPointer(d + x).storeBytes(of: block.apply(y, constant, x, row), as: SIMD16<UInt8>.self)
@@ -232,7 +350,11 @@ final class YUV420FixedKernel {
     private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
                                                                              _ row: I16x8, _ block: ChromaBlock<Gain, Cross>) {
         let rows = chroma.rows(crow)
-        var cx = 0
+        let k = block.c.pointee
+        let p = rows.pointers
+        var cx = SIMDPath.yuv420Chroma(p.u, p.v, p.du, p.dv, pairs: chromaWidth, diagonal: pair(k.chromaDiagonal),
+                                       cross: Cross.on ? pair(k.chromaCross) : nil, constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
+                                       columns: Gain.on ? block.columns : nil, row: row[0])
         while cx &+ 8 <= chromaWidth {
             rows.store(block.apply(rows.load(cx), (.zero, .zero), cx, row, mixed: false), cx)
             cx &+= 8
@@ -244,10 +366,11 @@ final class YUV420FixedKernel {
     }
 
     /// Two luma rows and their chroma row; `row1` may be `row0` (odd height), and is then written twice with the same values.
-    private static func jointRows<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(
+    private static func jointRows<Chroma: ChromaRows, Gain: Flag, Cross: Flag, Curve: Flag>(
         _ s0: UnsafeMutableRawPointer, _ d0: UnsafeMutableRawPointer, _ s1: UnsafeMutableRawPointer, _ d1: UnsafeMutableRawPointer,
         _ chroma: Chroma, _ crow: Int, _ width: Int, _ chromaWidth: Int, _ r0: I16x8, _ r1: I16x8, _ rc: I16x8,
-        _ luma: LumaBlock<Gain>, _ block: ChromaBlock<Gain, Cross>, _ c: UnsafePointer<Constants>
+        _ luma: LumaBlock<Gain, Curve>, _ block: ChromaBlock<Gain, Cross>, _ blockTable: UnsafeMutablePointer<Int16>,
+        _ c: UnsafePointer<Constants>
     ) {
         let rows = chroma.rows(crow)
         let fromChroma = c.pointee.lumaFromChroma, constant32 = c.pointee.lumaConstant32
@@ -263,14 +386,29 @@ final class YUV420FixedKernel {
             // The sum of the block's four luma samples, ×32, in both halves: the chroma side reads it as mean·128.
             let (a0, a1) = widen(y0), (b0, b1) = widen(y1)
             @inline(__always) func sum(_ a: I16x8, _ b: I16x8) -> I16x8 {
-                let p = multiplyAdd(a &+ b, ones) &<< 5
-                return unsafeBitCast(p | (p &<< 16), to: I16x8.self)
+                let p = multiplyAdd(a &+ b, ones)
+                if Curve.on {
+                    // The curve acts on the block's mean, as in the general path: a table on the sum.
+                    let t = (blockTable[Int(p[0])], blockTable[Int(p[1])], blockTable[Int(p[2])], blockTable[Int(p[3])])
+                    return I16x8(t.0, t.0, t.1, t.1, t.2, t.2, t.3, t.3)
+                }
+                return unsafeBitCast((p &<< 5) | (p &<< 21), to: I16x8.self)
             }
             let d = (spread(ul), spread(uh))
             return (luma.apply(y0, d, x, r0), luma.apply(y1, d, x, r1),
                     block.apply(uv, (sum(a0, b0), sum(a1, b1)), x / 2, rc, mixed: true))
         }
         var x = 0
+        if !Curve.on {
+            // The chroma side's curve is a table on the block sum, which the 64-byte rows do not read.
+            let k = c.pointee, p = rows.pointers
+            x = SIMDPath.yuv420Joint(s0.assumingMemoryBound(to: UInt8.self), d0.assumingMemoryBound(to: UInt8.self),
+                                     s1.assumingMemoryBound(to: UInt8.self), d1.assumingMemoryBound(to: UInt8.self), p.u, p.v, p.du, p.dv,
+                                     width: width, luma: (k.lumaScale[0], k.lumaBias[0], Gain.on ? UnsafePointer(luma.columns) : nil, r0[0], r1[0]),
+                                     chroma: (pair(k.chromaDiagonal), Cross.on ? pair(k.chromaCross) : nil, pair(k.chromaConstant), pair(k.chromaBias),
+                                              Gain.on ? UnsafePointer(block.columns) : nil, rc[0]),
+                                     mixing: (pair(k.lumaFromChroma), k.lumaConstant32[0], pair(k.chromaFromLuma)))
+        }
         while x &+ 16 <= width {
             let y0 = UnsafeRawPointer(s0 + x).loadUnaligned(as: SIMD16<UInt8>.self)
             let y1 = UnsafeRawPointer(s1 + x).loadUnaligned(as: SIMD16<UInt8>.self)
@@ -294,21 +432,29 @@ final class YUV420FixedKernel {
         rows.storePartial(out.2, x / 2, pairs)
     }
 
-    /// Sixteen luma samples: `Y' = zero + gain·(a00·(Y − 128) + D)`, D per column (constant or from chroma).
-    private struct LumaBlock<Gain: Flag> {
+    /// Sixteen luma samples: `Y' = zero + gain·(a00·(C(Y) − 128) + D)`, D per column (constant or from chroma), C the curve.
+    private struct LumaBlock<Gain: Flag, Curve: Flag> {
         let c: UnsafePointer<Constants>
         let columns: UnsafeMutablePointer<Int16>
+        let table: UnsafeMutablePointer<Int16>
+        let tableBytes: UnsafeMutablePointer<UInt8>?
 
         @inline(__always)
         func apply(_ y: SIMD16<UInt8>, _ d: (I16x8, I16x8), _ x: Int, _ row: I16x8) -> SIMD16<UInt8> {
             let scale = c.pointee.lumaScale, bias = c.pointee.lumaBias
-            let (lo, hi) = widenCentred(y)
+            var (lo, hi) = Curve.on ? (I16x8(), I16x8()) : widenCentred(y)
+            if Curve.on {
+                for i in 0..<8 {
+                    lo[i] = table[Int(y[i])]
+                    hi[i] = table[Int(y[i &+ 8])]
+                }
+            }
             var tl = mulHigh(lo, scale) &+ d.0, th = mulHigh(hi, scale) &+ d.1
             if Gain.on {
                 let cl = UnsafeRawPointer(columns + x).loadUnaligned(as: I16x8.self)
                 let ch = UnsafeRawPointer(columns + x + 8).loadUnaligned(as: I16x8.self)
-                tl = mulHigh(tl, laneMax(row &- cl, .zero))
-                th = mulHigh(th, laneMax(row &- ch, .zero))
+                tl = mulHigh(tl, gainTerm(row, cl, c.pointee.opaqueZero))
+                th = mulHigh(th, gainTerm(row, ch, c.pointee.opaqueZero))
                 return packSaturated((tl &+ bias) &>> 3, (th &+ bias) &>> 3)
             }
             return packSaturated((tl &+ bias) &>> 4, (th &+ bias) &>> 4)
@@ -337,14 +483,17 @@ final class YUV420FixedKernel {
             if Gain.on {
                 let cl = UnsafeRawPointer(columns + 2 * cx).loadUnaligned(as: I16x8.self)
                 let ch = UnsafeRawPointer(columns + 2 * cx + 8).loadUnaligned(as: I16x8.self)
-                tl = mulHigh(tl, laneMax(row &- cl, .zero))
-                th = mulHigh(th, laneMax(row &- ch, .zero))
+                tl = mulHigh(tl, gainTerm(row, cl, c.pointee.opaqueZero))
+                th = mulHigh(th, gainTerm(row, ch, c.pointee.opaqueZero))
                 return packSaturated((tl &+ k.chromaBias) &>> 3, (th &+ k.chromaBias) &>> 3)
             }
             return packSaturated((tl &+ k.chromaBias) &>> 4, (th &+ k.chromaBias) &>> 4)
         }
     }
 }
+
+/// Lanes 0 and 1 (a Cb, Cr pair of constants) packed in 32 bits, Cb low: how the 64-byte rows take them.
+private func pair(_ v: I16x8) -> UInt32 { UInt32(UInt16(bitPattern: v[0])) | UInt32(UInt16(bitPattern: v[1])) << 16 }
 
 @inline(__always)
 private func swapPairs(_ x: I16x8) -> I16x8 { I16x8(x[1], x[0], x[3], x[2], x[5], x[4], x[7], x[6]) }
@@ -360,6 +509,10 @@ protocol ChromaRows {
     func rows(_ crow: Int) -> Row
     /// Copies `count` pairs of row `crow` from source to destination.
     func copy(_ crow: Int, _ count: Int)
+    /// The same source rows, every row written to `buffer` (room for `count` pairs).
+    func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self
+    /// Writes the `count` pairs in `buffer` (as `redirected` left them) to row `crow` of the destination, in reverse order.
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int)
 }
 
 /// One chroma row: eight pairs per load or store.
@@ -368,6 +521,8 @@ protocol ChromaRow {
     func store(_ v: SIMD16<UInt8>, _ cx: Int)
     func loadPartial(_ cx: Int, _ count: Int) -> SIMD16<UInt8>
     func storePartial(_ v: SIMD16<UInt8>, _ cx: Int, _ count: Int)
+    /// The row's first bytes (source, destination): Cb and Cr interleaved in `u`, `du` (NV12, `v` and `dv` nil) or apart (I420).
+    var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) { get }
 }
 
 /// NV12: the pairs are already interleaved in one plane.
@@ -377,6 +532,9 @@ struct InterleavedChroma: ChromaRows {
 
     struct Row: ChromaRow {
         let s: UnsafeMutableRawPointer, d: UnsafeMutableRawPointer
+        var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) {
+            (s.assumingMemoryBound(to: UInt8.self), nil, d.assumingMemoryBound(to: UInt8.self), nil)
+        }
         @inline(__always) func load(_ cx: Int) -> SIMD16<UInt8> { UnsafeRawPointer(s + 2 * cx).loadUnaligned(as: SIMD16<UInt8>.self) }
         @inline(__always) func store(_ v: SIMD16<UInt8>, _ cx: Int) { (d + 2 * cx).storeBytes(of: v, as: SIMD16<UInt8>.self) }
         @inline(__always) func loadPartial(_ cx: Int, _ count: Int) -> SIMD16<UInt8> {
@@ -393,6 +551,12 @@ struct InterleavedChroma: ChromaRows {
     func copy(_ crow: Int, _ count: Int) {
         (destination + crow * destinationStride).copyMemory(from: source + crow * sourceStride, byteCount: 2 * count)
     }
+    func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self {
+        InterleavedChroma(source: source, sourceStride: sourceStride, destination: buffer, destinationStride: 0)
+    }
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int) {
+        MirrorFlipKernel.reverse(buffer, destination + crow * destinationStride, bytes: 2 * count, size: 2)
+    }
 }
 
 /// I420: Cb and Cr planes, interleaved in registers on load and split again on store.
@@ -405,6 +569,10 @@ struct PlanarChroma: ChromaRows {
     struct Row: ChromaRow {
         let u: UnsafeMutableRawPointer, v: UnsafeMutableRawPointer
         let du: UnsafeMutableRawPointer, dv: UnsafeMutableRawPointer
+        var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) {
+            (u.assumingMemoryBound(to: UInt8.self), v.assumingMemoryBound(to: UInt8.self),
+             du.assumingMemoryBound(to: UInt8.self), dv.assumingMemoryBound(to: UInt8.self))
+        }
         @inline(__always) func load(_ cx: Int) -> SIMD16<UInt8> {
             zip(UnsafeRawPointer(u + cx).loadUnaligned(as: SIMD8<UInt8>.self), UnsafeRawPointer(v + cx).loadUnaligned(as: SIMD8<UInt8>.self))
         }
@@ -433,5 +601,12 @@ struct PlanarChroma: ChromaRows {
     func copy(_ crow: Int, _ count: Int) {
         (du + crow * duStride).copyMemory(from: u + crow * uStride, byteCount: count)
         (dv + crow * dvStride).copyMemory(from: v + crow * vStride, byteCount: count)
+    }
+    func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self {
+        PlanarChroma(u: u, uStride: uStride, v: v, vStride: vStride, du: buffer, duStride: 0, dv: buffer + count, dvStride: 0)
+    }
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int) {
+        MirrorFlipKernel.reverse(buffer, du + crow * duStride, bytes: count, size: 1)
+        MirrorFlipKernel.reverse(buffer + count, dv + crow * dvStride, bytes: count, size: 1)
     }
 }

@@ -31,10 +31,16 @@ final class YUVPointKernel {
     }
 
     private let mode: Mode
-    /// The 16-bit pass for NV12 and I420 when the program is one affine map and/or a final vignette.
+    /// The 16-bit pass for NV12 and I420 when the program is curves, an affine map, a vignette and a map after it.
     let fixed420: YUV420FixedKernel?
     /// Curves and matrices followed by a 3D LUT, baked into one fixed-point cube over the input codes.
     private var lut: YUVLutKernel?
+    /// Otherwise, when the program splits into runs that pass takes (a curve after a map that mixes luma and
+    /// chroma, or after the vignette): those passes back to back on a few rows at a time, which stay in cache.
+    /// Values are rounded and clamped to bytes between them, as separate filters would: within 3 codes of the
+    /// general path run in the same parts (FixedKernelTests), which alone keeps chroma a map pushes past the
+    /// byte range until a later gain.
+    let segments420: [YUV420FixedKernel]
     private var ownedTables: [UnsafeMutablePointer<Float>] = []
     let color: ColorDescription
     private let yOffset: Float, yScale: Float, cScale: Float
@@ -43,6 +49,7 @@ final class YUVPointKernel {
     init(_ program: PointProgram, color: ColorDescription, fixedPoint: Bool = true, tables: Bool = true) {
         self.color = color
         fixed420 = fixedPoint ? YUV420FixedKernel(program, color: color) : nil
+        segments420 = fixedPoint && fixed420 == nil ? Self.segments(program, color: color) : []
         let q = color.lumaQuantization
         yOffset = Float(q.offset); yScale = Float(q.scale); cScale = Float(color.chromaScale)
         if tables, let tables = Self.tableMode(program, color: color) {
@@ -70,6 +77,21 @@ final class YUVPointKernel {
     var isIdentity: Bool {
         if case let .tables(y, u, v, gain) = mode { return y == nil && u == nil && v == nil && gain == nil }
         return false
+    }
+
+    /// The longest runs of `program` the 4:2:0 pass takes, in order; empty when a step fits none (a 3D LUT).
+    private static func segments(_ program: PointProgram, color: ColorDescription) -> [YUV420FixedKernel] {
+        var segments: [YUV420FixedKernel] = []
+        var start = 0
+        while start < program.steps.count {
+            // Program lengths are a handful of steps, so trying every end is cheap (once per chain and format).
+            guard let (end, kernel) = (start..<program.steps.count).reversed().lazy.compactMap({ last in
+                YUV420FixedKernel(PointProgram(steps: Array(program.steps[start...last])), color: color).map { (last + 1, $0) }
+            }).first else { return [] }
+            segments.append(kernel)
+            start = end
+        }
+        return segments.count > 1 ? segments : []
     }
 
     /// Tries the separable form: every step maps Y from Y and each chroma component from itself.
@@ -176,12 +198,33 @@ final class YUVPointKernel {
     /// Per-size tables of the fixed-point pass; call on the streaming thread before `run`.
     func prepare(width: Int, height: Int) {
         fixed420?.prepare(width: width, height: height)
+        segments420.forEach { $0.prepare(width: width, height: height) }
     }
 
-    func run(source: Frame, destination: Frame, rows: Range<Int>) {
+    /// True when `run` mirrors as it writes (`mirror` given): the 4:2:0 fixed-point pass. Otherwise the caller mirrors.
+    func mirrorsWhileWriting(_ format: PixelFormat) -> Bool {
+        (fixed420 != nil || !segments420.isEmpty) && (format == .nv12 || format == .i420)
+    }
+
+    /// `mirror`: scratch of 4 × width bytes when the output is also mirrored and `mirrorsWhileWriting`.
+    func run(source: Frame, destination: Frame, rows: Range<Int>, mirror: UnsafeMutableRawPointer? = nil) {
         guard let layout = YUVLayout(source.format) else { return }
         if let fixed420, source.format == .nv12 || source.format == .i420 {
-            fixed420.run(source: source, destination: destination, rows: rows)
+            fixed420.run(source: source, destination: destination, rows: rows, mirror: mirror)
+            return
+        }
+        if !segments420.isEmpty, source.format == .nv12 || source.format == .i420 {
+            // 16 rows of 1080p NV12 are 46 KB: each pass after the first finds them in L2. The first reads the
+            // source, the others work in place on the destination; the last one mirrors.
+            var start = rows.lowerBound
+            while start < rows.upperBound {
+                let tile = start..<min(start + 16, rows.upperBound)
+                for (index, segment) in segments420.enumerated() {
+                    segment.run(source: index == 0 ? source : destination, destination: destination, rows: tile,
+                                mirror: index == segments420.count - 1 ? mirror : nil)
+                }
+                start = tile.upperBound
+            }
             return
         }
         if let lut {

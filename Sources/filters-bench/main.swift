@@ -108,7 +108,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
         memcpy of the same frame. NAME… keeps the entries whose text starts with a name; --calls N runs each N
         times on one thread without timing (for valgrind --tool=callgrind); --tsv prints '# SIMD path NAME', then
         FORMAT<TAB>CHAIN<TAB>ms for each chain text (for make bench-anchors). SWIFTCAM_SIMD=sse2 forces the
-        baseline SIMD path. Build with 'swift build -c release' first.
+        baseline SIMD path, SWIFTCAM_SIMD=avx2 AVX2 (needed under valgrind). Build with 'swift build -c release' first.
         """)
     exit(0)
 }
@@ -170,7 +170,7 @@ let hotDestinations = Dictionary(uniqueKeysWithValues: formats.map { ($0, Buffer
 let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
 print("filters-bench: 1920x1080, ms/frame (×memcpy of the same frame, same run); source → destination")
-print("cores online: \(cores); 'all' = threads 0; SIMD path: \(SIMDPath.current) (of \(SIMDPath.available.map(\.description).joined(separator: ", ")); SWIFTCAM_SIMD=sse2 forces the baseline)")
+print("cores online: \(cores); 'all' = threads 0; SIMD path: \(SIMDPath.current) (of \(SIMDPath.available.map(\.description).joined(separator: ", ")); SWIFTCAM_SIMD=sse2 or avx2 forces that path)")
 var memcpyHot: [PixelFormat: Double] = [:]
 for format in formats {
     let s = hotSources[format]!, d = hotDestinations[format]!
@@ -226,7 +226,7 @@ for format in formats {
     let destinations = (0..<8).map { Buffer(format, seed: 20 + $0) }
     let copy = measure { i in memcpyFrame(sources[i % 8].frame, destinations[i % 8].frame) }
     var line = "  \(format.gstName): memcpy \(format3(copy)) ms"
-    for (name, text) in [("sepia", "sepia"), ("chain", chainText)] {
+    for (name, text) in [("sepia", "sepia"), ("chain", chainText), ("6-chain", chain6Text)] {
         guard let compiled = try? FilterChain(parsing: text).compile(threads: 1) else { continue }
         let ms = (try? measure { i in try compiled.process(from: sources[i % 8].frame, to: destinations[i % 8].frame) }) ?? .nan
         results["stream|\(name)|\(format)"] = ms

@@ -18,12 +18,14 @@ import Testing
         "mirror", "flip", "mirror | flip", "mirror | mirror", "sepia | mirror", "flip | sepia | mirror | invert",
         "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert",
         "mirror | vignette intensity=1.5 | flip", "posterize | flip",
+        "exposure ev=0.3 | gamma value=0.8 | temperature kelvin=5000 | mirror | vignette | invert", "mirror | colorcontrols saturation=0.5",
+        "posterize levels=3 | mirror", "temperature kelvin=5000 tint=10 | mirror | vignette", "vignette | mirror | gamma value=1.2", "gamma value=0.7 | mirror | sepia", "mirror | sepia | vignette | gamma value=0.8",
     ]
 
     @Test(arguments: [PixelFormat.rgba, .bgrx, .argb, .nv12, .i420, .yuy2])
     func fusedGeometryMatchesOneFilterAtATime(format: PixelFormat) throws {
         // Even sizes: the vignette is symmetric there, so it commutes with mirror and flip exactly.
-        for (width, height) in [(38, 12), (64, 6), (2, 2)] {
+        for (width, height) in [(38, 12), (64, 6), (2, 2), (130, 4)] {
             let frame = TestFrame(format, width, height)
             frame.fillPattern(seed: UInt64(width * 31 + height))
             for text in Self.chains {

@@ -13,6 +13,7 @@ import Testing
         "zoom factor=2.5 x=0.3 y=0.8", "mirror", "flip", "lut file=\(PropertyTests.lutPath)",
         "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette",
         "vignette | gamma value=0.8 | temperature kelvin=9000 | blur radius=1 | mirror",
+        "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert",
     ]
 
     static func pattern(_ plane: Int, _ offset: Int, _ row: Int) -> UInt8 {

@@ -1,7 +1,7 @@
 import Testing
 @testable import Filters
 
-/// The kernels with a wider version (blur's box cascades, float and 16-bit, and direct kernel, edges, the fixed-point colour pass, zoom's blend, mirror) give the same bytes on every SIMD path.
+/// The kernels with a wider version (blur's box cascades, float and 16-bit, and direct kernel, edges, the fixed-point colour passes, byte tables, zoom's blend, mirror) give the same bytes on every SIMD path.
 @Suite struct SIMDPathTests {
     /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
     @Test func everySIMDPathGivesTheSameBytes() throws {
@@ -11,7 +11,15 @@ import Testing
                                 (.rgba, "sepia | vignette"), (.argb, "colorcontrols contrast=1.2 saturation=0.8 | vignette"), (.bgrx, "mono"),
                                 (.rgba, "zoom factor=2"), (.nv12, "zoom factor=1.7 x=0.3"),
                                 (.rgba, "mirror"), (.i420, "mirror"), (.nv12, "mirror"),
-                                (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5")] {
+                                (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5"),
+                                (.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                                (.i420, "exposure ev=0.4 | gamma value=0.7 | temperature kelvin=4000 | vignette | invert"),
+                                (.i420, "threshold level=0.4 | vignette intensity=2"), (.nv12, "posterize levels=5 | sepia"),
+                                (.rgba, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                                (.bgrx, "temperature kelvin=3000 | gamma value=0.8"), (.argb, "posterize levels=3"),
+                                (.nv12, "temperature kelvin=4000 | vignette | invert"), (.i420, "temperature kelvin=3000 tint=30"),
+                                (.i420, "temperature kelvin=9000 tint=-20 | mirror | vignette intensity=1.5"),
+                                (.nv12, "temperature kelvin=4000 | gamma value=1.2 | mirror | vignette | gamma value=0.8")] {
             let reference = TestFrame(format, 211, 157)
             reference.fillPattern(seed: 12)
             let compiled = try FilterChain(parsing: chain).compile()
@@ -25,6 +33,21 @@ import Testing
                     try compiled.process(frame.frame)
                 }
                 #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain)")
+            }
+        }
+        // The 4:2:0 pass with Cb and Cr crossed, which no filter gives yet.
+        for format in [PixelFormat.nv12, .i420] {
+            let frame = TestFrame(format, 211, 9)
+            frame.fillPattern(seed: 5)
+            let kernel = try #require(YUV420FixedKernel(PointProgram(FixedKernelTests.crossedChroma, color: frame.color), color: frame.color))
+            kernel.prepare(width: frame.width, height: frame.height)
+            let outputs = SIMDPath.available.map { path in
+                let out = frame.copy()
+                SIMDPath.with(path) { kernel.run(source: frame.frame, destination: out.frame, rows: 0..<frame.height) }
+                return out
+            }
+            for (path, out) in zip(SIMDPath.available, outputs) {
+                #expect(out.canariesIntact && out.difference(from: outputs[0]) == nil, "\(path) \(format) crossed chroma")
             }
         }
     }

@@ -1,0 +1,1 @@
+../FiltersAVX2/RGBFixedCore.swift
