@@ -13,6 +13,10 @@ import Darwin
 /// table per component — the Y plane is left alone if its table is the identity — optionally
 /// followed by the vignette gain. Anything else (temperature, LUTs, vignette mid-chain) runs the
 /// general per-sample path, where each chroma sample sees the mean luma of the pixels it covers.
+///
+/// Over 400 lines on purpose: choosing a path (`init`) and running it share the private `Mode` and `Stage`
+/// and the float tables this class allocates and frees; split across files, those would become visible to
+/// the whole module, and a reader would have to check the tables' lifetime in each.
 final class YUVPointKernel {
     /// One step of the general path; trivial, so walking the list per sample costs no ARC traffic.
     private struct Stage {
