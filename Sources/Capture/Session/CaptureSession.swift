@@ -26,8 +26,8 @@ public enum SessionEvent: Sendable {
 ///
 /// Commands may come from any thread (stdin, the control socket, timers). No lock is held while a command
 /// waits for a frame, encodes, or changes a pipeline's state, so `stats` is answered while a `snap` waits:
-/// - `state` (a `Condition`): status, the playing graph, counts carried over recoveries; every wait here
-///   (for EOS, for a frame goal, for a stop request) waits on it with a deadline;
+/// - `state` (a `Condition` over `SessionState`, SessionState.swift): status, the playing graph, counts carried
+///   over recoveries; every wait here (for EOS, for a frame goal, for a stop request) waits on it with a deadline;
 /// - `controls`: the software stages and the user's chain (camera controls, filter);
 /// - `stills` and `recording`: their own small state (Stills.swift, Recording.swift).
 /// Start, stop and recovery claim `transitioning` instead of holding a lock across a state change.
@@ -347,73 +347,5 @@ public final class CaptureSession: Sendable {
     /// The Graphviz description of the running graph, or nil when not running.
     public func dotDescription() -> String? {
         graph?.pipeline.dotDescription()
-    }
-}
-
-/// What the bus thread, the commands and the waits share.
-struct SessionState: Sendable {
-    var status: CameraStatus = .configured
-    /// The playing graph (nil before start, after stop, and while recovery rebuilds it).
-    var graph: RunningGraph?
-    /// Start, stop or recovery owns the graph now.
-    var transitioning = false
-    var ended = false
-    /// A source failed and the session is bringing it back; errors and EOS of the old graph are ignored.
-    var recovering = false
-    /// `stop` was called: recovery gives up.
-    var stopping = false
-    /// `requestStop` or `stop` was called: `waitUntilDone` returns.
-    var stopRequested = false
-    var onEvent: (@Sendable (SessionEvent) -> Void)?
-    /// Starts recovery after a source error (set by `start` for v4l2 configs).
-    var recover: (@Sendable (CameraStatus) -> Void)?
-    /// Counts from graphs replaced while recovering, added to the live ones.
-    var carried = Carried()
-    /// The stats when the pipeline stopped.
-    var finalStats: SessionStats?
-    var lastCapture: String?
-    /// Why the last recording failed (`PATH: REASON`), until the next one starts.
-    var recordingFailure: String?
-    /// Stills and recordings that failed (a run with any exits 74).
-    var failedOutputs = 0
-    /// Failures no command reply has mentioned yet (see `takeUnreported`).
-    var unreported: [String] = []
-
-    /// Frames that left the filter, across recoveries.
-    var framesFiltered: Int { carried.framesOut + (graph?.filterOut.value ?? 0) }
-}
-
-/// How many threads wait for a frame count, so the frame probe wakes waiters only then.
-final class FrameGoal: Sendable {
-    let waiters = Atomic(0)
-}
-
-/// Counts carried over from graphs replaced during recovery.
-struct Carried: Sendable {
-    var framesIn = 0
-    var framesOut = 0
-    var queueDrops = 0
-    var sourceDrops = 0
-    var recoveries = 0
-}
-
-/// Why `start` failed, carrying the status.
-public struct StartError: CategorizedError, Sendable {
-    /// The status the session ended in.
-    public let status: CameraStatus
-    public var description: String { "status \(status)" }
-    /// `unauthorized` → permission, `unconfigured` → unavailable, `failed` → software.
-    public var kind: FailureKind {
-        switch status {
-        case .unauthorized: .permission
-        case .unconfigured: .unavailable
-        case .configured, .failed: .software
-        }
-    }
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? {
-        indices.contains(index) ? self[index] : nil
     }
 }

@@ -326,3 +326,9 @@ struct ControlContext {
         return text
     }
 }
+
+extension Array {
+    subscript(safe index: Int) -> Element? {
+        indices.contains(index) ? self[index] : nil
+    }
+}

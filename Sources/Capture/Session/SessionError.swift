@@ -65,3 +65,18 @@ public enum SessionError: CategorizedError, Sendable, Equatable {
         }
     }
 }
+
+/// Why `start` failed, carrying the status.
+public struct StartError: CategorizedError, Sendable {
+    /// The status the session ended in.
+    public let status: CameraStatus
+    public var description: String { "status \(status)" }
+    /// `unauthorized` → permission, `unconfigured` → unavailable, `failed` → software.
+    public var kind: FailureKind {
+        switch status {
+        case .unauthorized: .permission
+        case .unconfigured: .unavailable
+        case .configured, .failed: .software
+        }
+    }
+}
