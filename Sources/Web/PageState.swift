@@ -1,0 +1,66 @@
+public import Capture
+import Foundation
+import GStreamer
+
+/// What the page is told about the session, as JSON: the state answers `GET /api/status` and goes to every open
+/// WebSocket when something changes; the gallery and the live encoders answer `/api/gallery` and `/api/stats`.
+extension WebServer {
+    /// The page's view of the session: status and its message, sources, torch, recording, last capture, viewers.
+    func stateJSON() -> [String: Any] {
+        let status = session.status
+        let stats = session.stats
+        let sources = session.config.sources ?? []
+        var json: [String: Any] = [
+            "type": "state",
+            "status": status.name,
+            "message": status.description,
+            "sources": max(1, sources.count),
+            "torch": session.hasTorch,
+            "filter": session.userChain,
+            "maxZoom": session.maxZoom,
+            "viewers": video.viewerCounts,
+            "name": session.name,
+        ]
+        json["recording"] = stats.recording.map { ($0 as NSString).lastPathComponent }
+        json["lastCapture"] = Gallery.items(in: galleryDirectories).first.map { ($0.path as NSString).lastPathComponent }
+        return json
+    }
+
+    /// The shared live encoders: codec, subscribers (browsers, RTSP, publishers), frames in and encoded, failure.
+    func liveJSON() -> [String: Any] {
+        var json: [String: Any] = [:]
+        for format in LiveFormat.allCases {
+            let stats = session.liveStats(format)
+            var entry: [String: Any] = ["codec": stats.codec.rawValue, "subscribers": stats.subscribers,
+                                        "framesIn": stats.framesIn, "framesEncoded": stats.framesEncoded]
+            entry["failure"] = stats.failure
+            json[format.rawValue] = entry
+        }
+        return json
+    }
+
+    func galleryJSON() -> [[String: Any]] {
+        Gallery.items(in: galleryDirectories).map { item in
+            let name = (item.path as NSString).lastPathComponent
+            return ["name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
+                    "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)]
+        }
+    }
+
+    /// Something happened in the session (a still, a failure): every open page hears at once.
+    public func notify(_ event: SessionEvent) {
+        broadcastState()
+    }
+
+    /// Sends the state to every open WebSocket.
+    func broadcastState() {
+        guard let text = Self.jsonText(stateJSON()) else { return }
+        let open = sockets.withLock { Array($0.open.values) }
+        for client in open { client.send(text) }
+    }
+
+    static func jsonText(_ object: [String: Any]) -> String? {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
