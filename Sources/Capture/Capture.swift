@@ -1,7 +1,8 @@
 // Capture: the host. Config/ reads, validates and builds configs into graphs of typed elements;
 // Session/ runs one graph (lifecycle, recovery, stills, recording, live controls, stats);
 // Control/ is the command interpreter and the transports that feed it (stdin, the Unix socket);
-// Inventory/ is what the host lists (cameras, filters). Imports Camera, GStreamer, SwiftFilterElement
+// Inventory/ is what the host lists (cameras, filters); Live/ encodes the filtered stream once for every
+// live consumer (Web's viewers, Publish's clients and pushes). Imports Camera, GStreamer, SwiftFilterElement
 // and Filters; transports of later modules (Web, Publish) come in through Control's interpreter.
 
 import GStreamer

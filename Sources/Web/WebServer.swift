@@ -1,3 +1,9 @@
+// Web: the browser camera screen, a transport over Capture's command interpreter. WebServer (HTTP, the
+// JSON API, the gallery) with RequestGate and OriginPolicy in front of it, the page's state and WebSocket
+// (PageState, PageSocket), and its viewers (LiveVideo: WebRTC through webrtcbin, MJPEG), each subscribed
+// to Capture's shared live encoders; the page itself is in Assets/. Imports Capture, GStreamer, Filters and
+// the C modules CGStreamer, CSoup and CGstWebRTC; only the `swiftcam` executable imports it.
+
 public import Capture
 import CGStreamer
 import CSoup
