@@ -9,6 +9,12 @@ import PackageDescription
 // (no top-level code, no `main` symbol) and the executable links libFuzzer's `main`, which calls the
 // target's `@_cdecl("LLVMFuzzerTestOneInput")`.
 
+// As in SwiftCam's own targets: a module sees only what it imports, and only `public import` re-exports.
+let strictImports: [SwiftSetting] = [
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
 let package = Package(
     name: "SwiftCamFuzz",
     dependencies: [
@@ -16,19 +22,19 @@ let package = Package(
         .package(name: "SwiftCam", path: "../.."),
     ],
     targets: [
-        .target(name: "FuzzSupport"),
+        .target(name: "FuzzSupport", swiftSettings: strictImports),
         // The filter grammar: parse → description → parse gives an equal chain.
-        .executableTarget(name: "FuzzGrammar", dependencies: ["FuzzSupport", .product(name: "Filters", package: "SwiftCam")]),
+        .executableTarget(name: "FuzzGrammar", dependencies: ["FuzzSupport", .product(name: "Filters", package: "SwiftCam")], swiftSettings: strictImports),
         // The `.cube` reader: never traps, rejects with a located error, a parsed cube filters frames.
-        .executableTarget(name: "FuzzCube", dependencies: ["FuzzSupport", .product(name: "Filters", package: "SwiftCam")]),
+        .executableTarget(name: "FuzzCube", dependencies: ["FuzzSupport", .product(name: "Filters", package: "SwiftCam")], swiftSettings: strictImports),
         // The config loader (JSON and `--set KEY=VALUE`): never traps, errors name file, path and reason.
-        .executableTarget(name: "FuzzConfig", dependencies: ["FuzzSupport", .product(name: "Capture", package: "SwiftCam")]),
+        .executableTarget(name: "FuzzConfig", dependencies: ["FuzzSupport", .product(name: "Capture", package: "SwiftCam")], swiftSettings: strictImports),
         // The control command parser: never traps, one-line errors, canonical text parses back.
-        .executableTarget(name: "FuzzCommand", dependencies: ["FuzzSupport", .product(name: "Capture", package: "SwiftCam")]),
+        .executableTarget(name: "FuzzCommand", dependencies: ["FuzzSupport", .product(name: "Capture", package: "SwiftCam")], swiftSettings: strictImports),
         // Launch-line quoting: what `show` prints parses back to the same elements and property values.
         .executableTarget(name: "FuzzLaunch", dependencies: [
             "FuzzSupport", .product(name: "GStreamer", package: "SwiftCam"), .product(name: "Capture", package: "SwiftCam"),
-        ]),
+        ], swiftSettings: strictImports),
     ],
     swiftLanguageModes: [.v6]
 )
