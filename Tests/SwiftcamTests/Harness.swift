@@ -23,6 +23,8 @@ final class SwiftcamRun: @unchecked Sendable {
     let errors = Pipe()
     let input = Pipe()
     private let ownsDirectory: Bool
+    /// Stdout read while waiting for the control socket's line.
+    private var outputRead = ""
 
     /// A scratch folder (removed on deinit) with `captures/`, `recordings/` and a private socket folder.
     init() throws {
@@ -99,17 +101,25 @@ final class SwiftcamRun: @unchecked Sendable {
         }
     }
 
-    func collectOutput() -> String { String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+    /// All of stdout: what `socket(for:)` already read, then the rest to the end.
+    func collectOutput() -> String { outputRead + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
     func collectErrors() -> String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
 
-    /// The session's socket, once it exists (waits up to `timeout`).
+    /// The session's socket, once `run` says it listens ("control socket PATH" on stdout, printed after
+    /// `listen`). Reads stdout up to that line (kept for `collectOutput`); a run that ends first, or a
+    /// watchdog that stops it after `timeout` seconds, ends the read.
     func socket(for name: String, timeout: Double = 20) throws -> String {
         let path = runtime.appendingPathComponent("swiftcam/\(name).sock").path
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if FileManager.default.fileExists(atPath: path), (try? ControlSocket.send("help", socket: path))?.isOK == true { return path }
-            guard process.isRunning else { break }
-            usleep(50_000)
+        let process = process
+        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
+        let handle = output.fileHandleForReading
+        while true {
+            if outputRead.split(separator: "\n").contains(where: { $0 == "control socket \(path)" }) { return path }
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { break }
+            outputRead += String(decoding: chunk, as: UTF8.self)
         }
         throw HarnessError("no control socket for \(name): \(collectErrors())")
     }
@@ -119,13 +129,15 @@ final class SwiftcamRun: @unchecked Sendable {
         try ControlSocket.send(command, socket: socket)
     }
 
-    /// Stops the process with SIGTERM and waits; returns its exit status.
+    /// Stops the process with SIGTERM and waits for it to exit; a watchdog sends SIGKILL after `timeout`
+    /// seconds. Returns its exit status.
     func terminate(timeout: Double = 20) -> Int32 {
         if process.isRunning { process.terminate() }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let process = process
+        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
         process.waitUntilExit()
+        watchdog.cancel()
         return process.terminationStatus
     }
 }
