@@ -184,7 +184,11 @@ struct SessionTests {
         #expect(stills.waitForWaiter(until: MonotonicClock.now + 30), "the snap never waited for a frame")
         let stats = session.stats
         let zoom = try session.zoom(2)
+        // Answered while the snap still waits for its frame, not merely before it finished encoding: a lock held
+        // across the wait alone (2 s) would let these through only after it, with the encode still to come.
+        let stillWaitingForFrame = stills.waitForWaiter(until: MonotonicClock.now)
         let stillWaiting = snapped.withLock { $0 == nil }
+        #expect(stillWaitingForFrame, "stats and zoom were answered only after the snap's wait for a frame")
         #expect(stillWaiting, "stats and zoom were answered only after the snap")
         #expect(stats.status == "configured" && stats.stills == 0)
         #expect(zoom == "zoom 2.0 (digital)")
