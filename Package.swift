@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
         .target(name: "Filters", dependencies: ["FiltersAVX2", "FiltersAVX512"], swiftSettings: strictImports),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
-        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "GStreamer", "Filters"],
+        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters"],
                 swiftSettings: strictImports),
         // V4L2 only: never GStreamer.
         .target(name: "Camera", dependencies: ["CV4L2"], swiftSettings: strictImports),
@@ -50,7 +50,7 @@ let package = Package(
         // The browser screen: HTTP and WebSocket (libsoup-3.0), WebRTC (webrtcbin) and MJPEG over the command interpreter.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         .systemLibrary(name: "CGstWebRTC", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(["libgstreamer-plugins-bad1.0-dev"])]),
-        .target(name: "Web", dependencies: ["Capture", "GStreamer", "Filters", "CSoup", "CGstWebRTC"],
+        .target(name: "Web", dependencies: ["Capture", "GStreamer", "CGStreamer", "Filters", "CSoup", "CGstWebRTC"],
                 resources: [.copy("Assets")], swiftSettings: strictImports),
         .systemLibrary(name: "CGstRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0", providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .target(name: "Publish", dependencies: ["Capture", "GStreamer", "CGStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "CameraTests", dependencies: ["Camera"], swiftSettings: strictImports),
         .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
         // BrokenConfigs/ is read from the source tree (#filePath), not bundled.
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "GStreamer", "SwiftFilterElement", "Filters"],
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "CV4L2", "GStreamer", "SwiftFilterElement", "Filters"],
                     exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer"], swiftSettings: strictImports),

@@ -1,3 +1,5 @@
+/* CGStreamer: GStreamer's C headers (core, base, video, app) for the Swift module GStreamer, through pkg-config
+   (gstreamer-app-1.0); the module map links the libraries pkg-config does not name. Nothing but includes. */
 #ifndef CGSTREAMER_SHIM_H
 #define CGSTREAMER_SHIM_H
 #include <gst/gst.h>

@@ -1,3 +1,5 @@
+/* CGstRTSPServer: gst-rtsp-server's headers for the Swift module Publish, with one wrapper per variadic or
+   macro-based call it uses (tokens, roles, signal connections). */
 #ifndef CGSTRTSPSERVER_SHIM_H
 #define CGSTRTSPSERVER_SHIM_H
 #include <gst/gst.h>

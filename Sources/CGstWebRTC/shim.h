@@ -1,3 +1,5 @@
+/* CGstWebRTC: webrtcbin's and SDP's headers for the Swift module Web, with one wrapper per action signal it uses
+   (action signals are variadic in C, which Swift cannot call). */
 #ifndef CGSTWEBRTC_SHIM_H
 #define CGSTWEBRTC_SHIM_H
 #include <gst/gst.h>

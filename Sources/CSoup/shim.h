@@ -1,3 +1,5 @@
+/* CSoup: libsoup-3.0 and GIO for the Swift module Web's HTTP and WebSocket server, with a wrapper for the one
+   variadic constructor Swift cannot call. */
 #ifndef CSOUP_SHIM_H
 #define CSOUP_SHIM_H
 #include <libsoup/soup.h>

@@ -1,3 +1,5 @@
+/* CV4L2: the kernel's V4L2 and media-controller headers, and inotify/eventfd, for the Swift module Camera (device
+   ioctls, controls, topology, waiting for a device node to come back). No GStreamer. */
 #ifndef CV4L2_H
 #define CV4L2_H
 #include <linux/videodev2.h>

@@ -1,6 +1,7 @@
 // SwiftFilterElement: the Swift half of the `swiftfilter` element (the C half, CGstSwiftFilter, is only
 // its GObject boilerplate): settings, negotiation, the per-buffer transform, QoS and stats. Imports
-// GStreamer and Filters, never Capture: the plugin .so must not drag the host in.
+// GStreamer and Filters (and the C modules CGstSwiftFilter and CGStreamer), never Capture: the plugin .so must not
+// drag the host in.
 
 import CGstSwiftFilter
 public import GStreamer

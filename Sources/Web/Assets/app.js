@@ -1,5 +1,8 @@
 // SwiftCam's camera screen: live preview (WebRTC, MJPEG fallback) and every control of the command interpreter.
 // No framework, nothing from the network: this file, index.html and style.css are all the page needs.
+// One file on purpose (about 470 lines, in the sections below): the host serves its assets as they are, with no
+// bundler, and every section reads and writes the one `app` state the tests inspect; split it when a section grows a
+// life of its own.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
