@@ -291,3 +291,29 @@ extension FiltersAVX2.BoxCascadeFixedCore.Box {
         self.init(radius: box.radius, inner: box.inner, outer: box.outer, bias: box.bias)
     }
 }
+
+extension SIMDPath {
+    /// `GreyCore.row` on the selected path (whole steps; returns how many pixels it did); 0 without SSE2.
+    static func greyRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
+                        offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32) -> Int {
+        #if canImport(_Builtin_intrinsics.intel)
+        switch current {
+        case .avx512: FiltersAVX512.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        case .avx2: FiltersAVX2.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        case .sse2: GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        }
+        #else
+        return 0
+        #endif
+    }
+
+    /// `GreyCore.indices` on the selected path (whole groups of 16; returns how many pixels it did).
+    static func greyIndices(_ src: UnsafeRawPointer, count: Int, shifts: SIMD3<UInt32>, k: SIMD3<Float>, offset: Float,
+                            into indices: UnsafeMutablePointer<UInt8>) -> Int {
+        switch current {
+        case .avx512: FiltersAVX512.GreyCore.indices(src, count: count, shifts: shifts, k: k, offset: offset, into: indices)
+        case .avx2: FiltersAVX2.GreyCore.indices(src, count: count, shifts: shifts, k: k, offset: offset, into: indices)
+        case .sse2: GreyCore.indices(src, count: count, shifts: shifts, k: k, offset: offset, into: indices)
+        }
+    }
+}
