@@ -58,13 +58,13 @@ final class RGBTableKernel {
         let suffixHasCurve = steps.suffix(suffixCount).contains { if case .curve = $0 { true } else { false } }
         core = suffixHasCurve ? nil : fixed
         floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false) : nil
+        uniformBefore = before.flatMap(Self.uniform)
+        uniformAfter = after.flatMap(Self.uniform)
         if suffixHasCurve, middle.count == 1, case let .affine(a) = middle[0], let after {
-            greyTable = GreyTable(a, after: after, format: format)
+            greyTable = GreyTable(a, after: after, uniform: uniformAfter, format: format)
         } else {
             greyTable = nil
         }
-        uniformBefore = before.flatMap(Self.uniform)
-        uniformAfter = after.flatMap(Self.uniform)
     }
 
     /// The one table the non-identity byte positions of `tables` share, and those positions as a 64-bit mask.
@@ -206,17 +206,21 @@ extension PointProgram.Step {
 }
 
 /// A float map with equal rows and offsets followed by per-channel tables: `index = clampRound(luma)` exactly
-/// as RGBPointKernel's float pass computes it (GreyCore.indices, 16 pixels a step), then each pixel's
-/// colour bytes from one 32-bit table entry.
+/// as RGBPointKernel's float pass computes it, then each pixel's colour bytes from one 32-bit table entry
+/// (GreyCore.tableRow, 16 pixels a step).
 struct GreyTable {
     private let k: SIMD3<Float>, offset: Float
     private let shifts: SIMD3<UInt32>
     /// Per index, the three colour bytes in place (alpha/padding zero).
     private let table: [UInt32]
     private let keep: UInt32
+    /// The per-byte tables the 32-bit ones come from, for the AVX-512 path: an index in every byte, then
+    /// ByteTableCore's lookup (its byte permutes beat a gather, which Zen 4 runs as one load per lane).
+    private let after: [UInt8]
+    private let uniform: (offset: Int, mask: UInt64)?
 
     /// nil unless the rows, and the offsets, are equal as the float pass holds them.
-    init?(_ a: Affine3, after: [UInt8], format: PixelFormat) {
+    init?(_ a: Affine3, after: [UInt8], uniform: (offset: Int, mask: UInt64)?, format: PixelFormat) {
         let m = a.m.map { Float($0) }, o = a.o.map { Float($0 * 255) }
         guard Array(m[0..<3]) == Array(m[3..<6]), Array(m[0..<3]) == Array(m[6..<9]), o[0] == o[1], o[0] == o[2] else { return nil }
         k = SIMD3(m[0], m[1], m[2])
@@ -224,6 +228,8 @@ struct GreyTable {
         let bytes = format.rgbOffsets
         shifts = SIMD3(UInt32(bytes.r * 8), UInt32(bytes.g * 8), UInt32(bytes.b * 8))
         keep = UInt32(0xFF) << UInt32(bytes.a * 8)
+        self.after = after
+        self.uniform = uniform
         table = (0..<256).map { v in
             [bytes.r, bytes.g, bytes.b].reduce(UInt32(0)) { $0 | UInt32(after[$1 * 256 + v]) << UInt32($1 * 8) }
         }
@@ -231,28 +237,32 @@ struct GreyTable {
 
     /// One row from `source` to `destination` (which may be the same memory); the alpha/padding byte from `alpha`.
     func run(_ source: UnsafeRawPointer, alpha: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, width: Int) {
-        let chunk = 256
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: chunk) { indices in
-            table.withUnsafeBufferPointer { t in
-                var x0 = 0
-                while x0 < width {
-                    let count = min(chunk, width - x0)
-                    let p = source + 4 * x0
-                    var i = SIMDPath.greyIndices(p, count: count, shifts: shifts, k: k, offset: offset, into: indices.baseAddress!)
-                    while i < count {
-                        let v = p.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
-                        @inline(__always) func channel(_ shift: UInt32) -> Float { Float((v >> shift) & 0xFF) }
-                        var l = channel(shifts.x) * k.x + channel(shifts.y) * k.y + channel(shifts.z) * k.z + offset
-                        l = l > 0 ? (l > 255 ? 255 : l) : 0
-                        indices[i] = UInt8(truncatingIfNeeded: (l + 12_582_912).bitPattern)
+        table.withUnsafeBufferPointer { t in
+            let t = t.baseAddress!
+            var x: Int
+            if SIMDPath.current == .avx512 {
+                x = SIMDPath.greyTableRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: nil, keep: keep)
+                after.withUnsafeBufferPointer { tables in
+                    let d = destination.assumingMemoryBound(to: UInt8.self), tables = tables.baseAddress!
+                    // Whole groups of 16 pixels are whole groups of 64 bytes: the lookup leaves none, but would be finished here.
+                    var i = SIMDPath.byteTables(destination, destination, bytes: 4 * x, tables: tables, uniform: uniform)
+                    while i < 4 * x {
+                        d[i] = tables[(i & 3) * 256 + Int(d[i])]
                         i += 1
                     }
-                    for i in 0..<count {
-                        let keepBits = alpha.loadUnaligned(fromByteOffset: 4 * (x0 + i), as: UInt32.self) & keep
-                        destination.storeBytes(of: t[Int(indices[i])] | keepBits, toByteOffset: 4 * (x0 + i), as: UInt32.self)
-                    }
-                    x0 += count
                 }
+            } else {
+                x = SIMDPath.greyTableRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: t, keep: keep)
+            }
+            while x < width {
+                let v = source.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self)
+                @inline(__always) func channel(_ shift: UInt32) -> Float { Float((v >> shift) & 0xFF) }
+                var l = channel(shifts.x) * k.x + channel(shifts.y) * k.y + channel(shifts.z) * k.z + offset
+                l = l > 0 ? (l > 255 ? 255 : l) : 0
+                let index = Int((l + 12_582_912).bitPattern & 0xFF)
+                let kept = alpha.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self) & keep
+                destination.storeBytes(of: t[index] | kept, toByteOffset: 4 &* x, as: UInt32.self)
+                x &+= 1
             }
         }
     }

@@ -307,13 +307,13 @@ extension SIMDPath {
         #endif
     }
 
-    /// `GreyCore.indices` on the selected path (whole groups of 16; returns how many pixels it did).
-    static func greyIndices(_ src: UnsafeRawPointer, count: Int, shifts: SIMD3<UInt32>, k: SIMD3<Float>, offset: Float,
-                            into indices: UnsafeMutablePointer<UInt8>) -> Int {
+    /// `GreyCore.tableRow` on the selected path (whole groups of 16; returns how many pixels it did).
+    static func greyTableRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
+                             k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32) -> Int {
         switch current {
-        case .avx512: FiltersAVX512.GreyCore.indices(src, count: count, shifts: shifts, k: k, offset: offset, into: indices)
-        case .avx2: FiltersAVX2.GreyCore.indices(src, count: count, shifts: shifts, k: k, offset: offset, into: indices)
-        case .sse2: GreyCore.indices(src, count: count, shifts: shifts, k: k, offset: offset, into: indices)
+        case .avx512: FiltersAVX512.GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        case .avx2: FiltersAVX2.GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        case .sse2: GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
         }
     }
 }
