@@ -90,6 +90,23 @@ package enum GreyCore {
         return x
     }
 
+    /// `tableRow` for a table of two entries, `low` below index `cut` and `high` from it on (threshold): a compare
+    /// and a select instead of a lookup.
+    package static func stepRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int,
+                                shifts: SIMD3<UInt32>, k: SIMD3<Float>, offset: Float, cut: UInt32, low: UInt32, high: UInt32, keep: UInt32) -> Int {
+        let kept = SIMD16<UInt32>(repeating: keep), cuts = SIMD16<UInt32>(repeating: cut)
+        let lows = SIMD16<UInt32>(repeating: low), highs = SIMD16<UInt32>(repeating: high)
+        var x = 0
+        while x &+ 16 <= count {
+            var colour = lows
+            colour.replace(with: highs, where: luma(src + 4 &* x, shifts, k, offset) .>= cuts)
+            let out = (alpha.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD16<UInt32>.self) & kept) | colour
+            dst.storeBytes(of: out, toByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
+            x &+= 16
+        }
+        return x
+    }
+
     /// The 16 indices of `tableRow` for the pixels at `p`.
     @inline(__always)
     private static func luma(_ p: UnsafeRawPointer, _ shifts: SIMD3<UInt32>, _ k: SIMD3<Float>, _ offset: Float) -> SIMD16<UInt32> {

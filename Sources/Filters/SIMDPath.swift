@@ -316,4 +316,17 @@ extension SIMDPath {
         case .sse2: GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
         }
     }
+
+    /// `GreyCore.stepRow` on the selected path (whole groups of 16; returns how many pixels it did).
+    static func greyStepRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
+                            k: SIMD3<Float>, offset: Float, step: (cut: UInt32, low: UInt32, high: UInt32), keep: UInt32) -> Int {
+        switch current {
+        case .avx512: FiltersAVX512.GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                                                     cut: step.cut, low: step.low, high: step.high, keep: keep)
+        case .avx2: FiltersAVX2.GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                                                 cut: step.cut, low: step.low, high: step.high, keep: keep)
+        case .sse2: GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                                     cut: step.cut, low: step.low, high: step.high, keep: keep)
+        }
+    }
 }
