@@ -3,8 +3,8 @@
 /// sum per pixel, like libyuv's ARGBGray, instead of RGBFixedKernel's nine products.
 ///
 /// Detected from the coefficients, not from the filter names. The sum is exact in 32 bits (Q14
-/// weights, pmaddwd) and rounded once per colour byte with its offset (6 fraction bits): within a
-/// code of the float pass, closer than the 3×3 core (GreyKernelTests). The row loops are GreyCore's;
+/// weights, pmaddwd) and rounded once per colour byte with its offset (6 fraction bits): like the 3×3
+/// core, within a code of the float pass (GreyKernelTests). The row loops are GreyCore's;
 /// `pixel` is the same arithmetic for the tail and for machines without SSE2.
 struct RGBGreyPass {
     /// Q14 weight per memory byte (0 for alpha/padding).

@@ -74,6 +74,21 @@ extension SIMDPathTests {
             }
         }
 
+        /// Asked for mirrored stores (RGBTableKernel no longer does for the grey pass), each row comes out reversed.
+        @Test func mirroredGreyRowsAreReversed() throws {
+            let frame = TestFrame(.rgba, 37, 3)
+            frame.fillPattern(seed: 9)
+            let kernel = try #require(RGBFixedKernel(try Self.program("sepia", frame.color), format: .rgba))
+            #expect(!kernel.storesMirrored)
+            let straight = frame.copy(), mirrored = frame.copy()
+            kernel.run(source: frame.frame.planes[0], destination: straight.frame.planes[0], width: 37, height: 3, rows: 0..<3)
+            kernel.run(source: frame.frame.planes[0], destination: mirrored.frame.planes[0], width: 37, height: 3, rows: 0..<3, mirrored: true)
+            for y in 0..<3 {
+                for x in 0..<37 { #expect(mirrored.rgb(x, y) == straight.rgb(36 - x, y) && mirrored.alpha(x, y) == straight.alpha(36 - x, y)) }
+            }
+            #expect(straight.difference(from: frame) != nil && mirrored.canariesIntact)
+        }
+
         /// In place through the whole chain (row bands on two threads) as copying, on every path.
         @Test func greyChainsInPlaceMatchCopying() throws {
             let frame = TestFrame(.rgba, 320, 240)
