@@ -1,7 +1,8 @@
 // FiltersAVX2: the hottest Filters loops compiled again for x86-64-v3 (`-target-cpu haswell`,
-// `SWIFTCAM_AVX2`). The box cascades and edges' rows are Filters' own files (symlinks); the colour pass (over
-// `Wide`, below), the direct blur kernel, zoom's blend and mirror are 256-bit versions of their own. Filters
-// alone imports it and picks it at run time (SIMDPath); it imports nothing of ours.
+// `SWIFTCAM_AVX2`). The box cascades, edges' rows and the grey pass (GreyCore, over `Wide`) are Filters' own
+// files (symlinks); the colour pass (over `Wide`, below), the direct blur kernel, zoom's blend and mirror are
+// 256-bit versions of their own. Filters alone imports it and picks it at run time (SIMDPath); it imports
+// nothing of ours.
 
 #if SWIFTCAM_AVX2
 import _Builtin_intrinsics.intel

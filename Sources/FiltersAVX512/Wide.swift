@@ -1,6 +1,7 @@
 // FiltersAVX512: AVX-512 with VBMI (`-target-cpu skylake-avx512 -mavx512vbmi`, `SWIFTCAM_AVX512`): the RGB
-// colour pass from FiltersAVX2's source (a symlink) over a 512-bit `Wide`, the 4:2:0 colour pass and byte
-// tables. Filters alone imports it and picks it at run time (SIMDPath); it imports nothing of ours.
+// colour pass from FiltersAVX2's source and the grey pass from Filters' (symlinks) over a 512-bit `Wide`, the
+// 4:2:0 colour pass and byte tables. Filters alone imports it and picks it at run time (SIMDPath); it imports
+// nothing of ours.
 
 #if SWIFTCAM_AVX512
 import _Builtin_intrinsics.intel
