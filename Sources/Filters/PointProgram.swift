@@ -1,7 +1,8 @@
 /// A run of consecutive point operations, resolved for one colour description and fused.
 ///
 /// Fusion rules: consecutive matrices multiply into one; consecutive curves compose into one
-/// function (tabulated once per format); identity matrices vanish. What remains alternates
+/// function (tabulated once per format); identity matrices and curves vanish (gamma 1, posterize 256:
+/// a curve that maps every byte code to itself, so it costs nothing). What remains alternates
 /// between at most a few table lookups and matrices per pixel, however long the chain.
 struct PointProgram {
     enum Step {
@@ -38,11 +39,24 @@ struct PointProgram {
             if case let .affine(matrix)? = steps.last, matrix.isNearly(.identity, tolerance: 1e-12) {
                 steps.removeLast()
             }
+            if case let .curve(f)? = steps.last, Self.isIdentity(f) {
+                steps.removeLast()
+            }
         }
         self.steps = steps
     }
 
     var isIdentity: Bool { steps.isEmpty }
+
+    /// True when `f` maps each of the 256 codes the curve tables sample (`i / 255`) to itself, within a
+    /// millionth of a code. Such a curve only clamps and rounds between its neighbours, which filters that
+    /// say "1 = unchanged" are not meant to do, so it is dropped rather than tabulated.
+    static func isIdentity(_ f: (Double) -> Double) -> Bool {
+        (0..<256).allSatisfy { i in
+            let x = Double(i) / 255
+            return abs(clampUnit(f(x)) - x) < 1e-9
+        }
+    }
 }
 
 /// Clamps to 0...1; NaN becomes 0.

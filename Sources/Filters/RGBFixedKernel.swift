@@ -47,6 +47,8 @@ final class RGBFixedKernel {
     /// The alpha/padding byte is byte 0 (ARGB, xRGB) rather than byte 3.
     private let passFirst: Bool
     let gain: VignetteShape?
+    /// The one-sum pass when the matrix's rows are equal and there is no vignette (mono, sepia).
+    private let grey: RGBGreyPass?
     private var columns: UnsafeMutablePointer<Int16>?
     private var coefficient = 0.0
     private var preparedSize = (0, 0)
@@ -106,6 +108,7 @@ final class RGBFixedKernel {
         self.o = o.map { $0 &+ (shape != nil ? 0 : 8) } + biases
         keep = UInt32(0xFF) << UInt32(offsets.a * 8)
         invertsOnly = shape == nil && m == [-4096, 0, 0, 0, -4096, 0, 0, 0, -4096] && self.o.prefix(3) == [2040, 2040, 2040]
+        grey = shape == nil ? RGBGreyPass(a, format: format) : nil
     }
 
     @inline(never)
@@ -145,6 +148,14 @@ final class RGBFixedKernel {
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory, unless
     /// `mirrored`: then pixel x of a row lands at `width − 1 − x`, and the rows must not overlap).
     func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false) {
+        if let grey {
+            grey.run(source: source, destination: destination, width: width, rows: rows)
+            // Mirrored (rare: RGBTableKernel asks only when `storesMirrored`), each row is reversed where it is.
+            if mirrored {
+                for y in rows { Self.reverseInPlace(destination.base + y * destination.stride, width) }
+            }
+            return
+        }
         if invertsOnly && !mirrored {
             invert(source, destination, width, rows)
             return
@@ -154,6 +165,20 @@ final class RGBFixedKernel {
         case (false, true): run(source, destination, width, height, rows, mirrored, Off.self, On.self)
         case (true, false): run(source, destination, width, height, rows, mirrored, On.self, Off.self)
         case (true, true): run(source, destination, width, height, rows, mirrored, On.self, On.self)
+        }
+    }
+
+    /// True when mirrored stores cost nothing extra (the 3×3 core); the grey pass reverses its rows afterwards.
+    var storesMirrored: Bool { grey == nil }
+
+    private static func reverseInPlace(_ row: UnsafeMutableRawPointer, _ width: Int) {
+        var i = 0, j = width - 1
+        while i < j {
+            let a = row.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self), b = row.loadUnaligned(fromByteOffset: 4 * j, as: UInt32.self)
+            row.storeBytes(of: b, toByteOffset: 4 * i, as: UInt32.self)
+            row.storeBytes(of: a, toByteOffset: 4 * j, as: UInt32.self)
+            i += 1
+            j -= 1
         }
     }
 

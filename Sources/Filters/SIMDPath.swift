@@ -291,3 +291,42 @@ extension FiltersAVX2.BoxCascadeFixedCore.Box {
         self.init(radius: box.radius, inner: box.inner, outer: box.outer, bias: box.bias)
     }
 }
+
+extension SIMDPath {
+    /// `GreyCore.row` on the selected path (whole steps; returns how many pixels it did); 0 without SSE2.
+    static func greyRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
+                        offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32) -> Int {
+        #if canImport(_Builtin_intrinsics.intel)
+        switch current {
+        case .avx512: FiltersAVX512.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        case .avx2: FiltersAVX2.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        case .sse2: GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        }
+        #else
+        return 0
+        #endif
+    }
+
+    /// `GreyCore.tableRow` on the selected path (whole groups of 16; returns how many pixels it did).
+    static func greyTableRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
+                             k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32) -> Int {
+        switch current {
+        case .avx512: FiltersAVX512.GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        case .avx2: FiltersAVX2.GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        case .sse2: GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        }
+    }
+
+    /// `GreyCore.stepRow` on the selected path (whole groups of 16; returns how many pixels it did).
+    static func greyStepRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
+                            k: SIMD3<Float>, offset: Float, step: (cut: UInt32, low: UInt32, high: UInt32), keep: UInt32) -> Int {
+        switch current {
+        case .avx512: FiltersAVX512.GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                                                     cut: step.cut, low: step.low, high: step.high, keep: keep)
+        case .avx2: FiltersAVX2.GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                                                 cut: step.cut, low: step.low, high: step.high, keep: keep)
+        case .sse2: GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                                     cut: step.cut, low: step.low, high: step.high, keep: keep)
+        }
+    }
+}

@@ -1,7 +1,8 @@
 // FiltersAVX2: the hottest Filters loops compiled again for x86-64-v3 (`-target-cpu haswell`,
-// `SWIFTCAM_AVX2`). The box cascades and edges' rows are Filters' own files (symlinks); the colour pass (over
-// `Wide`, below), the direct blur kernel, zoom's blend and mirror are 256-bit versions of their own. Filters
-// alone imports it and picks it at run time (SIMDPath); it imports nothing of ours.
+// `SWIFTCAM_AVX2`). The box cascades, edges' rows and the grey pass (GreyCore, over `Wide`) are Filters' own
+// files (symlinks); the colour pass (over `Wide`, below), the direct blur kernel, zoom's blend and mirror are
+// 256-bit versions of their own. Filters alone imports it and picks it at run time (SIMDPath); it imports
+// nothing of ours.
 
 #if SWIFTCAM_AVX2
 import _Builtin_intrinsics.intel
@@ -28,6 +29,20 @@ enum Wide {
     @inline(__always) static func shiftLeft16(_ a: V, _ n: Int32) -> V { _mm256_slli_epi16(a, n) }
     @inline(__always) static func shiftLeft32(_ a: V, _ n: Int32) -> V { _mm256_slli_epi32(a, n) }
     @inline(__always) static func shiftRight32(_ a: V, _ n: Int32) -> V { _mm256_srli_epi32(a, n) }
+    // For GreyCore.swift (shared with Filters' 128-bit `Wide`): all within 128-bit lanes.
+    @inline(__always) static func splat64(_ v: Int64) -> V { _mm256_set1_epi64x(v) }
+    @inline(__always) static func store(_ p: UnsafeMutableRawPointer, _ v: V) { _mm256_storeu_si256(p.assumingMemoryBound(to: __m256i.self), v) }
+    @inline(__always) static func andNot(_ a: V, _ b: V) -> V { _mm256_andnot_si256(a, b) }
+    @inline(__always) static func add32(_ a: V, _ b: V) -> V { _mm256_add_epi32(a, b) }
+    @inline(__always) static func shiftRightArithmetic32(_ a: V, _ n: Int32) -> V { _mm256_srai_epi32(a, n) }
+    @inline(__always) static func multiplyAdd16(_ a: V, _ b: V) -> V { _mm256_madd_epi16(a, b) }
+    @inline(__always) static func packSigned32(_ a: V, _ b: V) -> V { _mm256_packs_epi32(a, b) }
+    @inline(__always) static func packUnsigned16(_ a: V, _ b: V) -> V { _mm256_packus_epi16(a, b) }
+    @inline(__always) static func unpackLow8(_ a: V, _ b: V) -> V { _mm256_unpacklo_epi8(a, b) }
+    @inline(__always) static func unpackLow16(_ a: V, _ b: V) -> V { _mm256_unpacklo_epi16(a, b) }
+    @inline(__always) static func unpackHigh16(_ a: V, _ b: V) -> V { _mm256_unpackhi_epi16(a, b) }
+    @inline(__always) static func unpackLow32(_ a: V, _ b: V) -> V { _mm256_unpacklo_epi32(a, b) }
+    @inline(__always) static func unpackHigh32(_ a: V, _ b: V) -> V { _mm256_unpackhi_epi32(a, b) }
 
     /// 16 pixels from `p` as the 8-pixel block's lane order in each 128-bit half: pixels 0–3 and 8–11 in
     /// the first vector, 4–7 and 12–15 in the second.

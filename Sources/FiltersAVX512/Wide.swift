@@ -1,6 +1,7 @@
 // FiltersAVX512: AVX-512 with VBMI (`-target-cpu skylake-avx512 -mavx512vbmi`, `SWIFTCAM_AVX512`): the RGB
-// colour pass from FiltersAVX2's source (a symlink) over a 512-bit `Wide`, the 4:2:0 colour pass and byte
-// tables. Filters alone imports it and picks it at run time (SIMDPath); it imports nothing of ours.
+// colour pass from FiltersAVX2's source and the grey pass from Filters' (symlinks) over a 512-bit `Wide`, the
+// 4:2:0 colour pass and byte tables. Filters alone imports it and picks it at run time (SIMDPath); it imports
+// nothing of ours.
 
 #if SWIFTCAM_AVX512
 import _Builtin_intrinsics.intel
@@ -26,6 +27,20 @@ enum Wide {
     @inline(__always) static func shiftLeft16(_ a: V, _ n: Int32) -> V { _mm512_slli_epi16(a, UInt32(n)) }
     @inline(__always) static func shiftLeft32(_ a: V, _ n: Int32) -> V { _mm512_slli_epi32(a, UInt32(n)) }
     @inline(__always) static func shiftRight32(_ a: V, _ n: Int32) -> V { _mm512_srli_epi32(a, UInt32(n)) }
+    // For GreyCore.swift (shared with Filters' 128-bit `Wide`): all within 128-bit lanes.
+    @inline(__always) static func splat64(_ v: Int64) -> V { _mm512_set1_epi64(v) }
+    @inline(__always) static func store(_ p: UnsafeMutableRawPointer, _ v: V) { _mm512_storeu_si512(p, v) }
+    @inline(__always) static func andNot(_ a: V, _ b: V) -> V { _mm512_andnot_si512(a, b) }
+    @inline(__always) static func add32(_ a: V, _ b: V) -> V { _mm512_add_epi32(a, b) }
+    @inline(__always) static func shiftRightArithmetic32(_ a: V, _ n: Int32) -> V { _mm512_srai_epi32(a, UInt32(n)) }
+    @inline(__always) static func multiplyAdd16(_ a: V, _ b: V) -> V { _mm512_madd_epi16(a, b) }
+    @inline(__always) static func packSigned32(_ a: V, _ b: V) -> V { _mm512_packs_epi32(a, b) }
+    @inline(__always) static func packUnsigned16(_ a: V, _ b: V) -> V { _mm512_packus_epi16(a, b) }
+    @inline(__always) static func unpackLow8(_ a: V, _ b: V) -> V { _mm512_unpacklo_epi8(a, b) }
+    @inline(__always) static func unpackLow16(_ a: V, _ b: V) -> V { _mm512_unpacklo_epi16(a, b) }
+    @inline(__always) static func unpackHigh16(_ a: V, _ b: V) -> V { _mm512_unpackhi_epi16(a, b) }
+    @inline(__always) static func unpackLow32(_ a: V, _ b: V) -> V { _mm512_unpacklo_epi32(a, b) }
+    @inline(__always) static func unpackHigh32(_ a: V, _ b: V) -> V { _mm512_unpackhi_epi32(a, b) }
 
     /// 32 pixels from `p` as the 8-pixel block's lane order in each 128-bit lane: pixels 0–3, 8–11, 16–19
     /// and 24–27 in the first vector, 4–7, 12–15, 20–23 and 28–31 in the second.

@@ -2,7 +2,9 @@ import Testing
 @testable import Filters
 
 /// The kernels with a wider version (blur's box cascades, float and 16-bit, and direct kernel, edges, the fixed-point colour passes, byte tables, zoom's blend, mirror) give the same bytes on every SIMD path.
-@Suite struct SIMDPathTests {
+/// Serialized, with the suites nested in it (GreyKernelTests, IdentityCurveTests): `SIMDPath.with` sets the path
+/// for the whole process, so two of these running at once would run each other's cases on the wrong path.
+@Suite(.serialized) struct SIMDPathTests {
     /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
     @Test func everySIMDPathGivesTheSameBytes() throws {
         for (format, chain) in [(PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20"),

@@ -1,0 +1,1 @@
+../Filters/GreyCore.swift
