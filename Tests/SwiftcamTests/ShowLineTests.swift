@@ -31,8 +31,33 @@ struct ShowLineTests {
         return text
     }
 
+    /// The shipped configs whose sources include a V4L2 camera.
+    static let cameraConfigs = store.names().filter { name in
+        ((try? store.load(name))?.sources ?? []).contains { $0.kind == .v4l2 }
+    }
+
     @Test(arguments: store.names())
     func printedLineRunsInAShell(name: String) throws {
+        try playPrintedLine(of: name)
+    }
+
+    /// In the vivid VM with two cameras (scripts/test-hardware.sh), the camera configs' lines play to EOS: every
+    /// device they name exists there, so the no-camera branch cannot pass for them.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["SWIFTCAM_HARDWARE"] == "1", "needs the vivid VM with two cameras"),
+          arguments: cameraConfigs)
+    func cameraConfigsPlayOnTheCameras(name: String) throws {
+        let devices = try #require(try Self.store.load(name).sources).compactMap(\.device)
+        try #require(devices.allSatisfy { FileManager.default.fileExists(atPath: $0) }, "the VM has \(devices)")
+        try playPrintedLine(of: name)
+    }
+
+    @Test func someShippedConfigsUseACamera() {
+        #expect(Self.cameraConfigs.sorted() == ["preview", "snapshot", "switch-cameras"], "\(Self.cameraConfigs)")
+    }
+
+    /// Runs `show NAME`'s line with a frame limit: it plays to EOS, or, when a camera it names is missing here, fails
+    /// only on opening that device.
+    func playPrintedLine(of name: String) throws {
         let config = try Self.store.load(name)
         let show = try SwiftcamRun().run(["show", name])
         #expect(show.status == 0, "\(show.err)")
@@ -41,10 +66,6 @@ struct ShowLineTests {
         #expect(limited != command, "a frame limit went onto the sources")
         let result = try shell(limited)
         let devices = (config.sources ?? []).filter { $0.kind == .v4l2 }.compactMap(\.device)
-        // In the vivid VM (scripts/test-hardware.sh, two cameras) every device a shipped config names exists.
-        if ProcessInfo.processInfo.environment["SWIFTCAM_HARDWARE"] == "1" {
-            try #require(devices.allSatisfy { FileManager.default.fileExists(atPath: $0) }, "the VM has \(devices)")
-        }
         if devices.isEmpty || devices.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) {
             #expect(result.status == 0 && result.out.contains("Got EOS from element"), "\(limited)\n\(result.out)\n\(result.err)")
         } else {
