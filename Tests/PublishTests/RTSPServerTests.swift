@@ -60,7 +60,10 @@ import Testing
 
         let perFrameOne = one.cpu / Double(one.encoded), perFrameTen = ten.cpu / Double(ten.encoded)
         print("rtsp 1280x720@30: host CPU \(perFrameOne * 1000) ms/frame with 1 client, \(perFrameTen * 1000) ms/frame with 10 (ratio \(perFrameTen / perFrameOne)); late client's first frame \(firstFrame) s (\(waited) frames) after its process started; frames \(ten.counts) of \(ten.encoded)")
-        #expect(perFrameTen / perFrameOne <= 1.2)
+        // Ten clients add ten senders' packets, not encodes: an encoder per client would cost several times one
+        // (the encode is most of the 8–9 ms a frame). 1.04–1.21 measured on a quiet machine; 2 leaves room for
+        // the senders and for the load, and still fails an encode per client.
+        #expect(perFrameTen / perFrameOne <= 2)
     }
 
     @Test func wrongCredentialsAreRefused() throws {
