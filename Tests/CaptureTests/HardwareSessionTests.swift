@@ -442,6 +442,27 @@ struct HardwareTwoCameraTests {
         #expect(session.stats.activeSource == 1)
         print("ok switch-cameras on \(CameraDevice.list().map(\.path)): \(back) and \(front) decode; \(session.stats.line)")
     }
+
+    /// `swiftcam show NAME`'s gst-launch line for each shipped camera config, with `-e` and 10 buffers on every
+    /// source, plays to EOS through `/bin/sh` and the real `gst-launch-1.0` on the two cameras (on a host without them
+    /// `ShowLineTests` can only see the line fail on opening the device).
+    @Test(arguments: ["preview", "snapshot", "switch-cameras"])
+    func showLinePlaysOnTheCameras(name: String) throws {
+        let devices = try #require(try ConfigStore.standard().load(name).sources).compactMap(\.device)
+        #expect(devices.allSatisfy { FileManager.default.fileExists(atPath: $0) }, "the VM has \(devices)")
+        let show = Live.run([Live.swiftcam, "show", name])
+        #expect(show.status == 0, "\(show.err)")
+        let lines = show.out.components(separatedBy: "\n")
+        let start = try #require(lines.firstIndex { $0.hasPrefix("gst-launch-1.0") }, "\(show.out)")
+        let command = lines[start..<(lines[start...].firstIndex { $0.isEmpty } ?? lines.endIndex)].joined(separator: "\n")
+        let limited = command.replacingOccurrences(of: "gst-launch-1.0 ", with: "gst-launch-1.0 -e ", options: .anchored)
+            .replacingOccurrences(of: " v4l2src ", with: " v4l2src num-buffers=10 ")
+        #expect(limited.components(separatedBy: "num-buffers=10").count - 1 == devices.count, "\(limited)")
+        let products = URL(fileURLWithPath: Live.swiftcam).deletingLastPathComponent().path
+        let result = Live.run(["env", "GST_PLUGIN_PATH=\(products)", "/bin/sh", "-c", limited])
+        #expect(result.status == 0 && result.out.contains("Got EOS from element"), "\(limited)\n\(result.out)\n\(result.err)")
+        print("ok show \(name): its line played to EOS on \(devices)")
+    }
 }
 
 /// Run as nobody without groups by the hardware script: a session on the camera is `unauthorized` with the fix;

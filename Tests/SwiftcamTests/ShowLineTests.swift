@@ -41,17 +41,8 @@ struct ShowLineTests {
         try playPrintedLine(of: name)
     }
 
-    /// In the vivid VM with two cameras (scripts/test-hardware.sh), the camera configs' lines play to EOS: every
-    /// device they name exists there, so the no-camera branch cannot pass for them.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["SWIFTCAM_HARDWARE"] == "1", "needs the vivid VM with two cameras"),
-          arguments: cameraConfigs)
-    func cameraConfigsPlayOnTheCameras(name: String) throws {
-        let devices = try #require(try Self.store.load(name).sources).compactMap(\.device)
-        try #require(devices.allSatisfy { FileManager.default.fileExists(atPath: $0) }, "the VM has \(devices)")
-        try playPrintedLine(of: name)
-    }
-
     @Test func someShippedConfigsUseACamera() {
+        // HardwareTwoCameraTests.showLinePlaysOnTheCameras plays these three in the vivid VM.
         #expect(Self.cameraConfigs.sorted() == ["preview", "snapshot", "switch-cameras"], "\(Self.cameraConfigs)")
     }
 
