@@ -110,11 +110,12 @@ public struct BenchmarkRunner: Sendable {
         return inputs
     }
 
-    /// Every distinct pipeline variant once (the same pipeline under two labels is timed once).
+    /// Every distinct pipeline or libyuv variant once (the same pipeline under two labels is timed once); the
+    /// memcpys are timed with the frames.
     var uniqueVariants: [BenchmarkVariant] {
         var seen: Set<BenchmarkVariant> = []
         var result: [BenchmarkVariant] = []
-        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil {
+        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil {
             if seen.insert(variant.key).inserted { result.append(variant) }
         }
         return result
@@ -290,7 +291,9 @@ public struct BenchmarkRunner: Sendable {
 
 extension BenchmarkVariant {
     /// What identifies the work: two labels for the same pipeline on the same frames are timed once.
-    var key: BenchmarkVariant { BenchmarkVariant(label: "", input: input, pipeline: pipeline) }
+    /// A libyuv call keeps its function: without it every libyuv variant was memcpy's key, never timed, and its row
+    /// showed the memcpy.
+    var key: BenchmarkVariant { BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library) }
 }
 
 extension Duration {

@@ -177,4 +177,26 @@ struct BenchmarkTests {
         #expect(copy > 0)
         #expect(report.rows[1].timesMemcpy == 1)
     }
+
+    /// A libyuv reference is timed on its own (or skipped with the reason), never read off the memcpy of the same
+    /// frames: both have no pipeline, and the variant key once dropped the libyuv function.
+    @Test func libyuvIsTimedNotTheMemcpy() throws {
+        let gray = BenchmarkCase(id: "libyuv-gray", title: "mono vs libyuv gray",
+                                 subject: .swiftfilter("mono", input: "RGBA"), reference: .libyuv("ARGBGray"))
+        let memcpy = BenchmarkCase(id: "memcpy-rgba", title: "memcpy", subject: .memcpy("RGBA"), reference: nil)
+        let configuration = BenchmarkConfiguration(sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
+                                                   frames: 5, repetitions: 3, warmUpFrames: 1, distinctFrames: 2,
+                                                   cases: [gray, memcpy], stallTimeout: 30)
+        var steps: [BenchmarkProgress] = []
+        let report = try BenchmarkRunner(configuration: configuration).run { steps.append($0) }
+        #expect(steps.map(\.label).contains { $0.contains("libyuv ARGBGray") }, "\(steps.map(\.label))")
+        let libyuv = try #require(report.rows[0].c)
+        let copy = try #require(report.rows[1].swiftcam)
+        if let reason = report.rows[0].skipped {
+            #expect(reason.contains("libyuv"), "\(reason)")
+        } else {
+            #expect(libyuv.isMeasured)
+            #expect(libyuv.samplesMs != copy.samplesMs, "the libyuv row carries the memcpy's samples")
+        }
+    }
 }
