@@ -34,6 +34,8 @@ final class WebHost: @unchecked Sendable {
         var out = ""
         var err = ""
         var ended = false
+        /// stderr reached its end: everything the process wrote there is in `err`.
+        var errEnded = false
     }
 
     /// Starts `swiftcam run CONFIG --http 127.0.0.1:0 ARGS`; `config` is a name in pipelines/ or a JSON text
@@ -78,7 +80,10 @@ final class WebHost: @unchecked Sendable {
         }
         errors.fileHandleForReading.readabilityHandler = { handle in
             let chunk = handle.availableData
-            lines.withLock { lines in if !chunk.isEmpty { lines.err += String(decoding: chunk, as: UTF8.self) } }
+            lines.withLock { lines in
+                if chunk.isEmpty { lines.errEnded = true } else { lines.err += String(decoding: chunk, as: UTF8.self) }
+            }
+            changed.signal()
             if chunk.isEmpty { handle.readabilityHandler = nil }
         }
         try process.run()
@@ -136,9 +141,13 @@ final class WebHost: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    /// Waits for the process to exit by itself (a refused start); returns its status.
+    /// Waits for the process to exit by itself (a refused start) and for both pipes to reach their end, so
+    /// `outputText` and `errorText` hold all it wrote (the exit can be seen before the readers' last chunk); returns
+    /// its status. The pipe wait is bounded: a child it left holding them must not hang the test.
     func exitStatus() -> Int32 {
         process.waitUntilExit()
+        let deadline = DispatchTime.now() + 30
+        while !lines.withLock({ $0.ended && $0.errEnded }), changed.wait(timeout: deadline) == .success {}
         return process.terminationStatus
     }
 }
