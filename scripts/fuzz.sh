@@ -2,11 +2,12 @@
 # The libFuzzer targets of Tests/Fuzz (a package of their own, so no plain build links them), built once
 # with -sanitize=fuzzer,address and run one after another from the repository root.
 #
-# Usage: fuzz.sh [full|short] [TARGET…]      targets: Grammar Cube Config Command Launch (default: all)
+# Usage: fuzz.sh [full|short|build] [TARGET…]      targets: Grammar Cube Config Command Launch (default: all)
 #   full  (make fuzz): FUZZ_RUNS inputs per target (default 1000000); FUZZ_MAX_SECONDS (default 10800) bounds
 #         each run as a safety net, and a run it cuts short fails, because it did not reach FUZZ_RUNS. On two
 #         shared cores the GStreamer targets take the longest (Config ~1 h, Launch ~2 h); the rest minutes.
 #   short (make test): FUZZ_SHORT_SECONDS per target (default 12), whatever number of inputs that is.
+#   build: only the build (test.sh makes it ahead, in the background); FUZZ_SKIP_BUILD=1 then runs on what it built.
 # Every run: a trap or a broken property (a crash), a slow input (-timeout: 1 s, 10 s for the GLib targets) or a leak
 # (-detect_leaks=1 under LeakSanitizer) fails it; the input is kept in .build/fuzz/artifacts/ and the
 # last lines of the log are shown. Inputs that found new coverage collect in .build/fuzz/corpus/TARGET,
@@ -15,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-full}
 shift || true
-case "$mode" in full|short) ;; *) echo "usage: $0 [full|short] [TARGET…]"; exit 64 ;; esac
+case "$mode" in full|short|build) ;; *) echo "usage: $0 [full|short|build] [TARGET…]"; exit 64 ;; esac
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(Grammar Cube Command Config Launch)
 
@@ -28,19 +29,24 @@ targets=("$@")
 scratch=.build/fuzz
 build=(swift build -c release --package-path Tests/Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address
        -Xswiftc -sanitize=fuzzer,address)
-printf '\n== fuzz targets: building (%s)\n' "${build[*]}"
-mkdir -p "$scratch"
-# SwiftCam is a path dependency of this package, and SwiftPM reuses its build plan (release.yaml) when only the
-# dependency's files changed: sources added since the last build were left out ("module 'FiltersAVX2' has no member
-# named 'GaussianCore'"). Without the plan it plans again; what is compiled stays compiled.
-rm -f "$scratch/release.yaml"
-if ! "${build[@]}" >"$scratch/build.log" 2>&1; then
-  grep -E 'error:' "$scratch/build.log" | sort -u | head -20
-  echo "FAIL: the fuzz targets do not build (log: $scratch/build.log)"
-  exit 1
+if [ "${FUZZ_SKIP_BUILD:-0}" = 1 ]; then
+  printf '\n== fuzz targets: built ahead (%s)\n' "${build[*]}"
+else
+  printf '\n== fuzz targets: building (%s)\n' "${build[*]}"
+  mkdir -p "$scratch"
+  # SwiftCam is a path dependency of this package, and SwiftPM reuses its build plan (release.yaml) when only the
+  # dependency's files changed: sources added since the last build were left out ("module 'FiltersAVX2' has no member
+  # named 'GaussianCore'"). Without the plan it plans again; what is compiled stays compiled.
+  rm -f "$scratch/release.yaml"
+  if ! "${build[@]}" >"$scratch/build.log" 2>&1; then
+    grep -E 'error:' "$scratch/build.log" | sort -u | head -20
+    echo "FAIL: the fuzz targets do not build (log: $scratch/build.log)"
+    exit 1
+  fi
+  tail -n 1 "$scratch/build.log"
 fi
-tail -n 1 "$scratch/build.log"
 bin=$("${build[@]}" --show-bin-path)
+[ "$mode" = build ] && exit 0
 
 # Swift's own crash backtracer would race ASan's report and libFuzzer's crash handling.
 export SWIFT_BACKTRACE=enable=no

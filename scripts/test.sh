@@ -5,10 +5,43 @@ cd "$(dirname "$0")/.."
 what=${1:-all}
 step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
 
+# In a whole run the sanitizer and fuzz builds (about 5 min of compiling on two cores) start once the debug build is
+# done, in the background at the lowest priority: they take the CPU the test steps leave idle (the publishing suite
+# and the VM wait on real time) and yield the rest, so those steps keep their pace. asan, fuzz and tsan wait for theirs.
+ahead_dir=.build/ahead ahead_pid=''
+build_ahead() {
+  mkdir -p "$ahead_dir"
+  rm -f "$ahead_dir"/*.status
+  # setsid: a group of its own, ended with the run however the run ends.
+  AHEAD_DIR=$ahead_dir setsid nice -n 19 bash -c '
+    ahead() { local name=$1; shift; "$@" >"$AHEAD_DIR/$name.log" 2>&1; echo $? >"$AHEAD_DIR/$name.status"; }
+    ahead asan swift build --build-tests --sanitize=address --scratch-path .build/asan
+    ahead tsan swift build --build-tests --sanitize=thread --scratch-path .build/tsan
+    ahead fuzz bash scripts/fuzz.sh build' &
+  ahead_pid=$!
+  trap 'kill -- -$ahead_pid 2>/dev/null || true' EXIT
+  echo "building the asan, tsan and fuzz trees in the background (logs: $ahead_dir/)"
+}
+# built_ahead NAME: true once the background build NAME has succeeded, false when there is none (build it here);
+# a failed one fails the run with its errors.
+built_ahead() {
+  local name=$1
+  [ -n "$ahead_pid" ] || return 1
+  while [ ! -s "$ahead_dir/$name.status" ]; do
+    kill -0 "$ahead_pid" 2>/dev/null || { echo "FAIL: the background builds ended before the $name build"; exit 1; }
+    sleep 2
+  done
+  [ "$(cat "$ahead_dir/$name.status")" = 0 ] && return 0
+  grep -E 'error:|FAIL' "$ahead_dir/$name.log" | sort -u | head -20
+  echo "FAIL: the $name build (log: $ahead_dir/$name.log)"
+  exit 1
+}
+
 unit() {
   step "unit and pipeline tests (debug build)"
   python3 scripts/check-imports.py
   swift build --build-tests
+  [ "$what" != all ] || build_ahead
   swift test --skip-build --skip PublishTests
   publish
 }
@@ -47,7 +80,7 @@ asan() {
   local scratch=.build/asan supp="$PWD/scripts/lsan.supp"
   local options=detect_leaks=1:fast_unwind_on_malloc=0:malloc_context_size=8
   step "the same tests under AddressSanitizer + LeakSanitizer"
-  swift build --build-tests --sanitize=address --scratch-path "$scratch"
+  built_ahead asan || swift build --build-tests --sanitize=address --scratch-path "$scratch"
   # The CLI, Web and Publish suites run child processes (Foundation's Process leaks under LSan) and are checked in
   # the plain run; the sanitizers check the code in this process.
   ASAN_OPTIONS=$options LSAN_OPTIONS="suppressions=$supp" \
@@ -78,7 +111,7 @@ tsan() {
   # read as races between unrelated buffers.
   local scratch=.build/tsan
   step "element, wrapper and session tests under ThreadSanitizer"
-  swift build --build-tests --sanitize=thread --scratch-path "$scratch"
+  built_ahead tsan || swift build --build-tests --sanitize=thread --scratch-path "$scratch"
   G_SLICE=always-malloc TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path "$scratch" \
     --filter 'SwiftFilterElementTests|GStreamerTests|CaptureTests.SessionTests'
 }
@@ -125,7 +158,7 @@ fuzz() {
   # Each libFuzzer target for FUZZ_SHORT_SECONDS (12 s), from its seeds and what earlier runs kept; `make fuzz`
   # is the long run (10^6 inputs each).
   step "fuzz targets, $((5 * ${FUZZ_SHORT_SECONDS:-12})) s in all: scripts/fuzz.sh short"
-  bash scripts/fuzz.sh short
+  if built_ahead fuzz; then FUZZ_SKIP_BUILD=1 bash scripts/fuzz.sh short; else bash scripts/fuzz.sh short; fi
 }
 
 plugin() {
