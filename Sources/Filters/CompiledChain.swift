@@ -80,7 +80,7 @@ public final class CompiledChain: @unchecked Sendable {
                             destination: "\(destination.format.gstName) \(destination.width)x\(destination.height)")
         }
         guard !stages.isEmpty else {
-            if !source.isSameMemory(as: destination) { source.copyPlanes(to: destination) }
+            MirrorFlipKernel.run(source, destination, mirror: false, flip: false, SpatialContext(scratch: scratch, threads: threads))
             return
         }
         var input = source

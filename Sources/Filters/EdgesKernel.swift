@@ -1,35 +1,38 @@
 /// Sobel magnitude of luma, written as grey: R = G = B (alpha kept) or Y with neutral chroma.
 ///
-/// One pass over the frame: each band keeps three luma rows (edges extended by one pixel) in a
+/// One pass over the frame: each thread keeps three luma rows (edges extended by one pixel) in a
 /// ring in L1, makes the next row's luma while the current one's gradient is taken, and writes
 /// each output row as soon as it is known. Luma is Q15; the gradients are 16-bit lanes, gx² + gy²
 /// 32-bit, √ in float: the row loops are `EdgesCore`, 16 pixels a step, on the SIMD path selected.
 ///
-/// In place, a band's first and last rows need the luma of rows the neighbouring bands overwrite,
-/// so those two rows per band are made before the bands start.
+/// In place, a piece's first and last rows need the luma of rows the neighbouring pieces overwrite,
+/// so those two rows per piece are made before the pieces start.
 enum EdgesKernel {
     static func run(_ source: Frame, _ destination: Frame, _ context: SpatialContext) {
         let w = source.width, h = source.height
         let bands = context.bands(rows: h, samples: w * h)
         // w pixels + one each side, then slack for 16-wide loads and stores past the end.
         let rowBytes = (w + 2 + 31) & ~15
+        let pieces = bands > 1 ? min(h, bands * RowParallel.piecesPerBand) : 1
         let ring = context.perBand(.rowA, bands: bands, bytes: 3 * rowBytes)
-        let halos = context.perBand(.rowB, bands: bands, bytes: 2 * rowBytes)
+        let halos = context.perBand(.rowB, bands: pieces, bytes: 2 * rowBytes)
         let magnitudes = context.perBand(.rowC, bands: bands, bytes: rowBytes)
         let luma = LumaSource(source)
         let offset = source.format.isRGB ? 0 : Int32(source.color.lumaQuantization.offset)
 
-        for band in 0..<bands {
-            let rows = RowParallel.range(band: band, of: bands, rows: h)
+        for piece in 0..<pieces {
+            let rows = RowParallel.range(band: piece, of: pieces, rows: h)
             guard !rows.isEmpty else { continue }
-            let halo = (halos.base + band * halos.stride).assumingMemoryBound(to: UInt8.self)
+            let halo = (halos.base + piece * halos.stride).assumingMemoryBound(to: UInt8.self)
             luma.row(max(rows.lowerBound - 1, 0), into: halo)
             luma.row(min(rows.upperBound, h - 1), into: halo + rowBytes)
         }
-        RowParallel.run(rows: h, bands: bands) { band, rows in
-            let halo = (halos.base + band * halos.stride).assumingMemoryBound(to: UInt8.self)
-            let slots = (ring.base + band * ring.stride).assumingMemoryBound(to: UInt8.self)
-            let m = (magnitudes.base + band * magnitudes.stride).assumingMemoryBound(to: UInt8.self)
+        RowParallel.run(pieces: pieces, bands: bands) { slot, piece in
+            let rows = RowParallel.range(band: piece, of: pieces, rows: h)
+            guard !rows.isEmpty else { return }
+            let halo = (halos.base + piece * halos.stride).assumingMemoryBound(to: UInt8.self)
+            let slots = (ring.base + slot * ring.stride).assumingMemoryBound(to: UInt8.self)
+            let m = (magnitudes.base + slot * magnitudes.stride).assumingMemoryBound(to: UInt8.self)
             var above = UnsafePointer(halo)
             var here = slots, next = slots + rowBytes, spare = slots + 2 * rowBytes
             luma.row(rows.lowerBound, into: here)

@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -6,17 +7,21 @@ import Glibc
 import Darwin
 #endif
 
-/// Splits rows into contiguous bands and runs them on a persistent pool of worker threads.
+/// Splits rows into pieces and runs them on the calling thread and a persistent pool of worker threads.
 ///
-/// The calling thread runs band 0 itself; the pool's threads are started once per process and
-/// park on a semaphore between frames. `DispatchQueue.concurrentPerform` (the previous way) starts
-/// and retires its worker threads on demand: in a short run (`swiftcam bench --quick`, 8 frames)
-/// the second band often waited for a thread to be created, which is how two threads could time
-/// slower than one. When the pool is busy (two chains processing at once) the bands fall back to
-/// `concurrentPerform`.
+/// A frame's rows are cut into several pieces per thread, and every thread takes the next piece until none
+/// is left. Waking a parked thread costs tens of microseconds here (a virtual machine: 50–70 µs for the
+/// round trip), as long as a whole 1080p point pass takes in cache: with one fixed band per thread the
+/// caller finished its half and then waited for the other half to begin, and two threads timed no faster
+/// than one. Now the caller starts at once, takes the pieces a late worker has not reached, and a worker
+/// that has just finished a frame keeps looking for the next one for a moment before it parks.
 enum RowParallel {
     /// Below this many samples a frame is done on the calling thread: a hand-off would cost more than it saves.
     static let threshold = 128 * 1024
+
+    /// Pieces per thread for `run`: enough for a late thread's share to be taken by the others, few enough that
+    /// taking one costs nothing beside its rows.
+    static let piecesPerBand = 8
 
     /// Online cores, at least 1.
     static let coreCount: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
@@ -24,80 +29,164 @@ enum RowParallel {
     /// The workers, started on first use: one per core besides the caller.
     static let pool = BandPool(workers: coreCount - 1)
 
-    /// The number of bands `threads` (0 = all cores) gives for a job of `rows` rows and `samples` samples.
+    /// The number of threads `threads` (0 = all cores) gives a job of `rows` rows and `samples` samples: the
+    /// slots a kernel keeps scratch for.
     static func bands(threads: Int, rows: Int, samples: Int) -> Int {
         let wanted = threads <= 0 ? coreCount : threads
         guard wanted > 1, samples >= threshold, rows > 1 else { return 1 }
         return min(wanted, rows)
     }
 
-    /// The rows `run` gives band `index` of `bands` (empty when there are more bands than row units).
-    static func range(band index: Int, of bands: Int, rows: Int, alignment: Int = 1) -> Range<Int> {
-        guard bands > 1 else { return 0..<rows }
+    /// The rows piece `index` of `count` covers (empty when there are more pieces than row units).
+    static func range(band index: Int, of count: Int, rows: Int, alignment: Int = 1) -> Range<Int> {
+        guard count > 1 else { return 0..<rows }
         let units = (rows + alignment - 1) / alignment
-        let start = min(rows, units * index / bands * alignment)
-        let end = min(rows, units * (index + 1) / bands * alignment)
+        let start = min(rows, units * index / count * alignment)
+        let end = min(rows, units * (index + 1) / count * alignment)
         return start..<max(start, end)
     }
 
-    /// Calls `body(band, rows)` for `bands` consecutive row ranges covering `0..<rows`; rows start on a multiple of `alignment`.
-    static func run(rows: Int, bands: Int, alignment: Int = 1, _ body: (Int, Range<Int>) -> Void) {
-        guard bands > 1 else {
-            body(0, 0..<rows)
+    /// Calls `body(slot, rows)` for pieces of `0..<rows` that start on a multiple of `alignment`, on up to `bands`
+    /// threads; `slot` (below `bands`) names the thread, for its scratch, and one slot may get several pieces.
+    static func run(rows: Int, bands: Int, alignment: Int = 1, _ body: (_ slot: Int, _ rows: Range<Int>) -> Void) {
+        let units = (rows + alignment - 1) / alignment
+        let pieces = bands > 1 ? min(units, bands * piecesPerBand) : 1
+        run(pieces: pieces, bands: bands) { slot, piece in
+            let range = Self.range(band: piece, of: pieces, rows: rows, alignment: alignment)
+            if !range.isEmpty { body(slot, range) }
+        }
+    }
+
+    /// Calls `body(slot, piece)` once for each of `pieces` pieces, on up to `bands` threads; `slot` is below `bands`.
+    static func run(pieces: Int, bands: Int, _ body: (_ slot: Int, _ piece: Int) -> Void) {
+        guard bands > 1, pieces > 1 else {
+            for piece in 0..<max(pieces, 0) { body(0, piece) }
             return
         }
-        func band(_ index: Int) {
-            let range = Self.range(band: index, of: bands, rows: rows, alignment: alignment)
-            if !range.isEmpty { body(index, range) }
-        }
-        if pool.run(bands: bands, band) { return }
-        // concurrentPerform wants a @Sendable closure; the bands write disjoint rows and the call
-        // returns only when all are done, so handing the non-Sendable body across is safe.
-        withoutActuallyEscaping(band) { band in
-            let shared = UncheckedSendable(band)
-            DispatchQueue.concurrentPerform(iterations: bands) { shared.value($0) }
+        if pool.run(pieces: pieces, slots: bands, body) { return }
+        // The pool is busy (two chains at once) or could not start: thread b takes every bands-th piece.
+        // concurrentPerform wants a @Sendable closure; the pieces write disjoint rows and the call returns only
+        // when all are done, so handing the non-Sendable body across is safe.
+        withoutActuallyEscaping(body) { body in
+            let shared = UncheckedSendable(body)
+            DispatchQueue.concurrentPerform(iterations: bands) { slot in
+                for piece in stride(from: slot, to: pieces, by: bands) { shared.value(slot, piece) }
+            }
         }
     }
 }
 
-/// Persistent worker threads that each run one band of a job and report back.
+/// Persistent worker threads that take pieces of one job at a time beside the calling thread.
 ///
-/// One job at a time: `run` returns false at once when another thread's job holds the pool.
-/// The job closure is published before the start semaphores are signalled and cleared after the
-/// done semaphore has been taken once per worker, so the semaphores order every access to it.
+/// A job is published in `ticket`: a generation, the threads allowed in, the number of pieces and the next
+/// piece to take, one 64-bit word, so taking a piece is one compare-and-exchange and a thread that wakes late
+/// for a finished job takes nothing. The job closure is written before its ticket is published and kept until
+/// every piece is done, so a thread that holds a piece always sees the closure of that piece's job.
 final class BandPool: @unchecked Sendable {
-    private let starts: [DispatchSemaphore]
+    private let workers: [Worker]
+    private let ticket = Atomic<UInt64>(0)
+    private let finished = Atomic<Int>(0)
+    private let busy = Atomic<Bool>(false)
+    /// Posted by the worker that finishes the last piece, for a caller that did not.
     private let done = DispatchSemaphore(value: 0)
-    private let idle = DispatchSemaphore(value: 1)
-    private var job: ((Int) -> Void)?
+    private var job: ((Int, Int) -> Void)?
     private var started = false
+    /// False when a worker thread could not be created; jobs then go to `concurrentPerform`.
+    private var usable = false
+
+    /// How long a thread keeps looking for work (a worker for the next job, the caller for the last piece)
+    /// before it sleeps: about the cost of being woken.
+    static let spin: Duration = .microseconds(100)
 
     init(workers: Int) {
-        starts = (0..<max(0, workers)).map { _ in DispatchSemaphore(value: 0) }
+        self.workers = (0..<max(0, workers)).map { _ in Worker() }
     }
 
-    /// Runs `body(0)` here and `body(1..<bands)` on the workers; false (nothing run) when the pool is
-    /// busy or has too few workers.
-    func run(bands: Int, _ body: (Int) -> Void) -> Bool {
-        guard bands - 1 <= starts.count, idle.wait(timeout: .now()) == .success else { return false }
-        defer { idle.signal() }
+    /// Runs `body(slot, piece)` for `pieces` pieces here (slot 0) and on up to `slots − 1` workers; false (nothing
+    /// run) when the pool is busy with another job or has too few workers.
+    func run(pieces: Int, slots: Int, _ body: (Int, Int) -> Void) -> Bool {
+        guard slots - 1 <= workers.count, pieces > 0, pieces <= Ticket.maxPieces,
+              busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
+        defer { busy.store(false, ordering: .releasing) }
         if !started {
             started = true
-            usable = starts.indices.allSatisfy { startWorker($0) }
+            usable = workers.indices.allSatisfy { startWorker($0) }
         }
         guard usable else { return false }
         withoutActuallyEscaping(body) { body in
             job = body
-            for index in 0..<(bands - 1) { starts[index].signal() }
-            body(0)
-            for _ in 0..<(bands - 1) { done.wait() }
+            finished.store(0, ordering: .relaxed)
+            let generation = Ticket(ticket.load(ordering: .relaxed)).generation &+ 1
+            ticket.store(Ticket(generation: generation, slots: slots, pieces: pieces).raw, ordering: .sequentiallyConsistent)
+            for worker in workers.prefix(slots - 1) where worker.parked.exchange(false, ordering: .sequentiallyConsistent) {
+                worker.wake.signal()
+            }
+            var last = false
+            while let (piece, _) = take(slot: 0) {
+                body(0, piece)
+                last = finish(pieces) || last
+            }
+            if !last {
+                // A worker holds the last piece: look for its end for a moment, then sleep until it posts.
+                let clock = ContinuousClock(), deadline = clock.now + Self.spin
+                while finished.load(ordering: .acquiring) < pieces, clock.now < deadline {}
+                done.wait()
+            }
             job = nil
         }
         return true
     }
 
-    /// False when a worker thread could not be created; jobs then go to `concurrentPerform`.
-    private var usable = false
+    /// Takes the next piece of the current job for `slot` (and says how many pieces the job has), or nil when none
+    /// is left or the slot is not in it.
+    private func take(slot: Int) -> (piece: Int, of: Int)? {
+        var current = ticket.load(ordering: .acquiring)
+        while true {
+            let t = Ticket(current)
+            guard slot < t.slots, t.next < t.pieces else { return nil }
+            let (exchanged, original) = ticket.compareExchange(expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+            if exchanged { return (t.next, t.pieces) }
+            current = original
+        }
+    }
+
+    /// A worker's piece: the job is read (and its context retained and released) inside this call, before the
+    /// piece counts as done, so the caller's `withoutActuallyEscaping` never sees it held.
+    @inline(never)
+    private func perform(slot: Int, piece: Int) {
+        job?(slot, piece)
+    }
+
+    /// Counts a piece done; true when it was the last of `pieces`.
+    private func finish(_ pieces: Int) -> Bool {
+        finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == pieces
+    }
+
+    private func hasWork(slot: Int) -> Bool {
+        let t = Ticket(ticket.load(ordering: .sequentiallyConsistent))
+        return slot < t.slots && t.next < t.pieces
+    }
+
+    private func work(_ index: Int) -> Never {
+        let worker = workers[index], slot = index + 1
+        let clock = ContinuousClock()
+        while true {
+            // Look for the next job for a moment, then park: set the flag, look once more (a job published before
+            // the flag was seen gets no post), and sleep until a caller clears the flag and posts.
+            let deadline = clock.now + Self.spin
+            while !hasWork(slot: slot), clock.now < deadline {}
+            if !hasWork(slot: slot) {
+                worker.parked.store(true, ordering: .sequentiallyConsistent)
+                if !hasWork(slot: slot) || !worker.parked.exchange(false, ordering: .sequentiallyConsistent) {
+                    worker.wake.wait()
+                }
+            }
+            while let (piece, pieces) = take(slot: slot) {
+                perform(slot: slot, piece: piece)
+                if finish(pieces) { done.signal() }
+            }
+        }
+    }
 
     private func startWorker(_ index: Int) -> Bool {
         let context = Unmanaged.passRetained(WorkerContext(pool: self, index: index)).toOpaque()
@@ -116,12 +205,24 @@ final class BandPool: @unchecked Sendable {
         return true
     }
 
-    private func work(_ index: Int) -> Never {
-        while true {
-            starts[index].wait()
-            job?(index + 1)
-            done.signal()
+    /// One worker's parking place: `parked` is set while it sleeps on `wake` (or is about to).
+    private final class Worker: Sendable {
+        let parked = Atomic<Bool>(false)
+        let wake = DispatchSemaphore(value: 0)
+    }
+
+    /// The job word: generation (24 bits), slots (8), pieces (16), next piece (16).
+    struct Ticket {
+        static let maxPieces = 0xFFFF
+        let raw: UInt64
+        init(_ raw: UInt64) { self.raw = raw }
+        init(generation: UInt64, slots: Int, pieces: Int) {
+            raw = (generation & 0xFF_FFFF) << 40 | UInt64(min(slots, 0xFF)) << 32 | UInt64(pieces) << 16
         }
+        var generation: UInt64 { raw >> 40 }
+        var slots: Int { Int((raw >> 32) & 0xFF) }
+        var pieces: Int { Int((raw >> 16) & 0xFFFF) }
+        var next: Int { Int(raw & 0xFFFF) }
     }
 }
 

@@ -241,9 +241,10 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     }
 
     /// On AVX2, `MirrorCore.reverse` (whole 32-byte groups; returns how many bytes it did); elsewhere 0.
-    static func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int) -> Int {
+    static func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
+                              readForward: Bool) -> Int {
         #if arch(x86_64)
-        if hasAVX2 { return FiltersAVX2.MirrorCore.reverse(source, destination, bytes: bytes, size: size) }
+        if hasAVX2 { return FiltersAVX2.MirrorCore.reverse(source, destination, bytes: bytes, size: size, readForward: readForward) }
         #endif
         return 0
     }

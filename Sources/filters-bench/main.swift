@@ -226,7 +226,7 @@ for format in formats {
     let destinations = (0..<8).map { Buffer(format, seed: 20 + $0) }
     let copy = measure { i in memcpyFrame(sources[i % 8].frame, destinations[i % 8].frame) }
     var line = "  \(format.gstName): memcpy \(format3(copy)) ms"
-    for (name, text) in [("sepia", "sepia"), ("chain", chainText), ("6-chain", chain6Text)] {
+    for (name, text) in [("sepia", "sepia"), ("mirror", "mirror"), ("chain", chainText), ("6-chain", chain6Text)] {
         guard let compiled = try? FilterChain(parsing: text).compile(threads: 1) else { continue }
         let ms = (try? measure { i in try compiled.process(from: sources[i % 8].frame, to: destinations[i % 8].frame) }) ?? .nan
         results["stream|\(name)|\(format)"] = ms

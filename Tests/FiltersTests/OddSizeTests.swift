@@ -67,6 +67,24 @@ import Testing
         }
     }
 
+    /// The empty chain copies in row bands (each band every plane's share): at 1921×1081 on two bands, between
+    /// padded strides, every visible byte arrives and nothing beside the planes is written; in place it writes nothing.
+    @Test(arguments: PixelFormat.allCases)
+    func emptyChainCopiesEveryRowOnTwoBands(format: PixelFormat) throws {
+        let compiled = FilterChain([]).compile(threads: 2)
+        let source = TestFrame(format, 1921, 1081, padding: 64)
+        source.fillPattern()
+        let copied = TestFrame(format, 1921, 1081, padding: 7), packed = TestFrame(format, 1921, 1081)
+        try compiled.process(from: source.frame, to: copied.frame)
+        try compiled.process(from: source.frame, to: packed.frame)
+        let inPlace = source.copy(padding: 64)
+        try compiled.process(inPlace.frame)
+        for (result, name) in [(copied, "padded"), (packed, "packed"), (inPlace, "in place")] {
+            #expect(result.canariesIntact, "\(format) \(name)")
+            #expect(result.difference(from: source) == nil, "\(format) \(name): \(result.difference(from: source) ?? "")")
+        }
+    }
+
     /// The large odd frame: 1921×1081, an odd 1080p. Under the sanitizers (`SWIFTCAM_SANITIZER=1`, scripts/test.sh)
     /// 721×401, which still crosses the threading threshold with odd rows and odd chroma: unoptimized code with
     /// ASan's checks took two minutes for the 1080p one, and the bands' edges, not the size, are what it checks there.
