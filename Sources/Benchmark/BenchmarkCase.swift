@@ -8,6 +8,8 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
     public var pipeline: String?
     /// A libyuv function called on each frame in this process (`LibYUV`), e.g. "ARGBSepia"; nil otherwise.
     public var library: String?
+    /// For a copy split over threads: how many (Filters' row bands and worker pool); nil for everything else.
+    public var copyThreads: Int?
 
     /// A pipeline fragment fed `input` frames.
     public init(_ label: String, input: String, pipeline: String) {
@@ -21,11 +23,18 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
         BenchmarkVariant(label: "memcpy", input: input, pipeline: nil)
     }
 
-    init(label: String, input: String, pipeline: String?, library: String? = nil) {
+    /// Each `input` frame copied into one destination by `threads` threads, the rows split as a point filter splits
+    /// them (an empty chain compiled for `threads`): how far memory bandwidth lets a pass over the frame scale.
+    public static func memcpy(_ input: String, threads: Int) -> BenchmarkVariant {
+        BenchmarkVariant(label: "memcpy in \(threads) row bands", input: input, pipeline: nil, copyThreads: max(threads, 1))
+    }
+
+    init(label: String, input: String, pipeline: String?, library: String? = nil, copyThreads: Int? = nil) {
         self.label = label
         self.input = input
         self.pipeline = pipeline
         self.library = library
+        self.copyThreads = copyThreads
     }
 
     /// libyuv's `function` on each `input` frame, loaded with `dlopen` (skipped when libyuv0 is absent).
@@ -117,6 +126,9 @@ extension BenchmarkCase {
         let toRGBA = "videoconvert ! video/x-raw,format=RGBA"
         let toNV12 = "videoconvert ! video/x-raw,format=NV12"
         let threads = max(cores, 1)
+        func scaling(_ id: String, _ chain: String, _ input: String = "RGBA") -> BenchmarkCase {
+            Self.scaling(id, chain, input, cores: cores)
+        }
         return [
             BenchmarkCase(id: "sepia", title: "sepia vs coloreffects",
                           subject: swift("sepia"), reference: c("coloreffects preset=sepia")),
@@ -163,13 +175,28 @@ extension BenchmarkCase {
                           reference: c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
             BenchmarkCase(id: "memcpy-nv12", title: "memcpy NV12 frame (floor)",
                           subject: .memcpy("NV12"), reference: nil),
-            BenchmarkCase(id: "scaling-chain3", title: "3-chain \(threads) threads vs 1",
-                          subject: swift(chain3, threads: 0).relabelled("swiftfilter \(chain3) n-threads=0 (\(threads) cores)"),
-                          reference: swift(chain3)),
-            BenchmarkCase(id: "scaling-blur", title: "blur radius=4 \(threads) threads vs 1",
-                          subject: swift("blur radius=4", threads: 0).relabelled("swiftfilter blur radius=4 n-threads=0 (\(threads) cores)"),
-                          reference: swift("blur radius=4")),
+            scaling("chain3", chain3),
+            scaling("blur", "blur radius=4"),
+            scaling("sharpen", "sharpen"),
+            scaling("edges", "edges"),
+            scaling("zoom", "zoom factor=2"),
+            scaling("pixelate", "pixelate"),
+            scaling("mirror", "mirror"),
+            scaling("nv12-chain3", chain3, "NV12"),
+            // No filter can scale past what the memory does: the frames do not fit in the last-level cache.
+            BenchmarkCase(id: "scaling-memcpy", title: "memcpy \(threads) row bands vs 1",
+                          subject: .memcpy("RGBA", threads: threads), reference: .memcpy("RGBA")),
         ]
+    }
+
+    /// A row timing `chain` on all cores (`n-threads=0`) against one thread.
+    static func scaling(_ id: String, _ chain: String, _ input: String = "RGBA", cores: Int) -> BenchmarkCase {
+        let threads = max(cores, 1)
+        let name = chain == BenchmarkCase.chain3 ? "3-chain" : chain
+        return BenchmarkCase(id: "scaling-\(id)", title: (input == "RGBA" ? "" : "\(input) ") + "\(name) \(threads) threads vs 1",
+                             subject: .swiftfilter(chain, input: input, threads: 0)
+                                 .relabelled("swiftfilter \(chain) n-threads=0 (\(threads) cores)"),
+                             reference: .swiftfilter(chain, input: input))
     }
 }
 

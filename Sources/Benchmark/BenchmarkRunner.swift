@@ -1,3 +1,4 @@
+import Filters
 import Glibc
 import GStreamer
 import SwiftFilterElement
@@ -115,7 +116,7 @@ public struct BenchmarkRunner: Sendable {
     var uniqueVariants: [BenchmarkVariant] {
         var seen: Set<BenchmarkVariant> = []
         var result: [BenchmarkVariant] = []
-        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil {
+        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil || variant.copyThreads != nil {
             if seen.insert(variant.key).inserted { result.append(variant) }
         }
         return result
@@ -138,7 +139,8 @@ public struct BenchmarkRunner: Sendable {
             }
         }
         do {
-            let samples = try variant.pipeline.map { try timePipeline($0, frames: frames) } ?? timeMemcpy(frames)
+            let samples = try variant.pipeline.map { try timePipeline($0, frames: frames) }
+                ?? variant.copyThreads.map { try timeBandedCopy(frames, threads: $0) } ?? timeMemcpy(frames)
             guard let statistics = BenchmarkStatistics(samples: samples) else { return .failed("no timings") }
             return .measured(statistics)
         } catch let error as GStreamerError {
@@ -265,26 +267,29 @@ public struct BenchmarkRunner: Sendable {
     /// Milliseconds per frame for each repetition of a memcpy of every frame into one destination.
     private func timeMemcpy(_ frames: BenchmarkFrames) throws -> [Double] {
         let size = frames.info.size
-        let destination = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 64)
-        defer { destination.deallocate() }
-        memset(destination, 0, size)
-        var index = 0
-        func copy(_ count: Int) throws {
-            for _ in 0..<count {
-                try frames.buffers[index % frames.buffers.count].withMappedBytes { bytes in
-                    if let base = bytes.baseAddress { memcpy(destination, base, min(bytes.count, size)) }
-                }
-                index += 1
+        return try timeCall(frames) { source, destination in memcpy(destination, source, size) }
+    }
+
+    /// The same copy with the rows of each frame split over `threads` threads by an empty chain compiled for them.
+    private func timeBandedCopy(_ frames: BenchmarkFrames, threads: Int) throws -> [Double] {
+        let info = frames.info
+        guard let format = PixelFormat(gstName: info.formatName) else {
+            throw GStreamerError.mapFailed("a \(info.formatName) frame as a Filters frame")
+        }
+        let copier = FilterChain([]).compile(threads: threads)
+        func frame(_ base: UnsafeMutableRawPointer) -> Frame {
+            Frame(format: format, width: info.width, height: info.height,
+                  planes: (0..<info.planeCount).map { Plane(base: base + info.offset(plane: $0), stride: info.stride(plane: $0)) })
+        }
+        var failure: FrameError?
+        let samples = try timeCall(frames) { source, destination in
+            do throws(FrameError) {
+                try copier.process(from: frame(UnsafeMutableRawPointer(mutating: source)), to: frame(destination))
+            } catch {
+                failure = error
             }
         }
-        try copy(configuration.warmUpFrames)
-        let clock = ContinuousClock()
-        var samples: [Double] = []
-        for _ in 0..<configuration.repetitions {
-            let start = clock.now
-            try copy(configuration.frames)
-            samples.append((clock.now - start).milliseconds / Double(configuration.frames))
-        }
+        if let failure { throw failure }
         return samples
     }
 }
@@ -293,7 +298,7 @@ extension BenchmarkVariant {
     /// What identifies the work: two labels for the same pipeline on the same frames are timed once.
     /// A libyuv call keeps its function: without it every libyuv variant was memcpy's key, never timed, and its row
     /// showed the memcpy.
-    var key: BenchmarkVariant { BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library) }
+    var key: BenchmarkVariant { BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads) }
 }
 
 extension Duration {

@@ -50,7 +50,8 @@ struct BenchmarkTests {
         let cases = BenchmarkCase.standard(cores: 2)
         let ids = Set(cases.map(\.id))
         for id in ["sepia", "colorcontrols", "vignette", "blur", "blur-conversion", "edges", "chain3", "chain6",
-                   "nv12-roundtrip", "nv12-c-chain", "memcpy-rgba", "scaling-chain3"] {
+                   "nv12-roundtrip", "nv12-c-chain", "memcpy-rgba", "scaling-chain3", "scaling-blur", "scaling-edges",
+                   "scaling-zoom", "scaling-pixelate", "scaling-sharpen", "scaling-mirror", "scaling-nv12-chain3", "scaling-memcpy"] {
             #expect(ids.contains(id), "missing case \(id)")
         }
         #expect(ids.count == cases.count, "case ids are unique")
@@ -198,5 +199,24 @@ struct BenchmarkTests {
             #expect(libyuv.isMeasured)
             #expect(libyuv.samplesMs != copy.samplesMs, "the libyuv row carries the memcpy's samples")
         }
+    }
+
+    /// The memory's own scaling row: a copy in row bands is timed by itself on every format the cases push (an NV12 or
+    /// I420 frame's planes as Filters frames), not read off the plain memcpy.
+    @Test(arguments: ["RGBA", "NV12", "I420"])
+    func bandedCopyIsTimedOnItsOwn(format: String) throws {
+        let banded = BenchmarkCase(id: "scaling-memcpy", title: "memcpy 2 row bands vs 1",
+                                   subject: .memcpy(format, threads: 2), reference: .memcpy(format))
+        let configuration = BenchmarkConfiguration(sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
+                                                   frames: 5, repetitions: 3, warmUpFrames: 1, distinctFrames: 2,
+                                                   cases: [banded], stallTimeout: 30)
+        var steps: [BenchmarkProgress] = []
+        let report = try BenchmarkRunner(configuration: configuration).run { steps.append($0) }
+        #expect(steps.map(\.label).contains("\(format) memcpy in 2 row bands"), "\(steps.map(\.label))")
+        let row = try #require(report.rows.first)
+        #expect(row.failed == nil && row.skipped == nil, "\(row.failed ?? row.skipped ?? "")")
+        let bands = try #require(row.swiftcam), plain = try #require(row.c)
+        #expect(bands.isMeasured && plain.isMeasured)
+        #expect(bands.samplesMs != plain.samplesMs, "the banded copy carries the memcpy's samples")
     }
 }
