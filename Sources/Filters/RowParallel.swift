@@ -129,7 +129,7 @@ final class BandPool: @unchecked Sendable {
             if !last {
                 // A worker holds the last piece: look for its end for a moment, then sleep until it posts.
                 let clock = ContinuousClock(), deadline = clock.now + Self.spin
-                while finished.load(ordering: .acquiring) < pieces, clock.now < deadline {}
+                while finished.load(ordering: .acquiring) < pieces, clock.now < deadline { sched_yield() }
                 done.wait()
             }
             job = nil
@@ -174,7 +174,7 @@ final class BandPool: @unchecked Sendable {
             // Look for the next job for a moment, then park: set the flag, look once more (a job published before
             // the flag was seen gets no post), and sleep until a caller clears the flag and posts.
             let deadline = clock.now + Self.spin
-            while !hasWork(slot: slot), clock.now < deadline {}
+            while !hasWork(slot: slot), clock.now < deadline { sched_yield() }
             if !hasWork(slot: slot) {
                 worker.parked.store(true, ordering: .sequentiallyConsistent)
                 if !hasWork(slot: slot) || !worker.parked.exchange(false, ordering: .sequentiallyConsistent) {
