@@ -236,6 +236,26 @@ for format in formats {
     print(line)
 }
 
+// Two threads on frames from memory, as the pipeline sees them: what the row pieces give once the bytes come from DRAM
+// (the copy in pieces is the bound for the passes near a memcpy).
+print("")
+print("stream, all threads vs 1 (same 8 frame pairs):")
+for format in formats {
+    let sources = (0..<8).map { Buffer(format, seed: 10 + $0) }
+    let destinations = (0..<8).map { Buffer(format, seed: 20 + $0) }
+    var line = "  \(format.gstName):"
+    for (name, text) in [("copy", ""), ("chain", chainText), ("mirror", "mirror"), ("edges", "edges"), ("pixelate", "pixelate"),
+                         ("zoom", "zoom"), ("blur", "blur")] {
+        guard let chain = text.isEmpty ? FilterChain([]) : try? FilterChain(parsing: text) else { continue }
+        let times = [1, 0].map { threads in
+            let compiled = chain.compile(threads: threads)
+            return (try? measure { i in try compiled.process(from: sources[i % 8].frame, to: destinations[i % 8].frame) }) ?? .nan
+        }
+        line += " \(name) \(format3(times[0]))/\(format3(times[1])) ms (\(String(format: times[0] / times[1]))×)"
+    }
+    print(line)
+}
+
 // The targets of issue 3.
 let chainRGBA = results["\(chainText)|\(PixelFormat.rgba)|1"] ?? .nan
 let sepiaRGBA = results["sepia|\(PixelFormat.rgba)|1"] ?? .nan
