@@ -195,7 +195,6 @@ final class BandPool: @unchecked Sendable {
             guard let raw else { return nil }
             let context = Unmanaged<WorkerContext>.fromOpaque(raw).takeRetainedValue()
             context.pool.work(context.index)
-            return nil
         }, context)
         guard created == 0 else {
             Unmanaged<WorkerContext>.fromOpaque(context).release()
