@@ -35,6 +35,10 @@ import Testing
                     try compiled.process(frame.frame)
                 }
                 #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain)")
+                // Into another frame, where mirror reads the source forwards (in place it reads a row buffer).
+                let copied = TestFrame(format, 211, 157, padding: 7)
+                try SIMDPath.with(path) { try compiled.process(from: original.frame, to: copied.frame) }
+                #expect(copied.canariesIntact && copied.difference(from: reference) == nil, "\(path) \(format) \(chain) into another frame")
             }
         }
         // The 4:2:0 pass with Cb and Cr crossed, which no filter gives yet.
