@@ -8,27 +8,40 @@ step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
 # In a whole run the sanitizer and fuzz builds (about 5 min of compiling on two cores) start once the debug build is
 # done, in the background at the lowest priority: they take the CPU the test steps leave idle (the publishing suite
 # and the VM wait on real time) and yield the rest, so those steps keep their pace. asan, fuzz and tsan wait for theirs.
-ahead_dir=.build/ahead ahead_pid=''
+ahead_dir='' ahead_pid=''
 build_ahead() {
-  mkdir -p "$ahead_dir"
-  rm -f "$ahead_dir"/*.status
-  # setsid: a group of its own, ended with the run however the run ends.
+  # A folder per run, so a status left by an earlier run (killed before its EXIT trap) is never read as this one's.
+  rm -rf .build/ahead.*
+  ahead_dir=$(mktemp -d .build/ahead.XXXXXX)
+  # setsid: a session and group of their own, led by the inner shell, whose pid it writes first; ended with the run
+  # however the run ends.
   AHEAD_DIR=$ahead_dir setsid nice -n 19 bash -c '
+    echo $$ >"$AHEAD_DIR/pid"
     ahead() { local name=$1; shift; "$@" >"$AHEAD_DIR/$name.log" 2>&1; echo $? >"$AHEAD_DIR/$name.status"; }
     ahead asan swift build --build-tests --sanitize=address --scratch-path .build/asan
     ahead tsan swift build --build-tests --sanitize=thread --scratch-path .build/tsan
     ahead fuzz bash scripts/fuzz.sh build' &
   ahead_pid=$!
-  trap 'kill -- -$ahead_pid 2>/dev/null || true' EXIT
+  trap 'stop_ahead' EXIT
   echo "building the asan, tsan and fuzz trees in the background (logs: $ahead_dir/)"
+}
+stop_ahead() {
+  local group
+  group=$(cat "$ahead_dir/pid" 2>/dev/null) || return 0
+  [ -n "$group" ] && kill -- "-$group" 2>/dev/null || true
 }
 # built_ahead NAME: true once the background build NAME has succeeded, false when there is none (build it here);
 # a failed one fails the run with its errors.
 built_ahead() {
-  local name=$1
+  local name=$1 leader
   [ -n "$ahead_pid" ] || return 1
   while [ ! -s "$ahead_dir/$name.status" ]; do
-    kill -0 "$ahead_pid" 2>/dev/null || { echo "FAIL: the background builds ended before the $name build"; exit 1; }
+    leader=$(cat "$ahead_dir/pid" 2>/dev/null || true)
+    if [ -n "$leader" ] && ! kill -0 "$leader" 2>/dev/null; then
+      # It may have written the status just before it ended.
+      [ -s "$ahead_dir/$name.status" ] && break
+      echo "FAIL: the background builds ended before the $name build (logs: $ahead_dir/)"; exit 1
+    fi
     sleep 2
   done
   [ "$(cat "$ahead_dir/$name.status")" = 0 ] && return 0

@@ -40,7 +40,7 @@ enum BoxCascadeFixedKernel {
         // Eight bytes a pixel in a ring row.
         let wanted = max(64, ringBudget / (BoxCascadeFixedCore.ringRows(vBox, passes: n, channels: ch) * 2 * ch) / 16 * 16)
         let bands = context.bands(rows: (view.width + 63) / 64, samples: view.rowSamples * view.height)
-        // Whole panels per band.
+        // As many panels for each thread: a panel is one piece, and pieces are not split.
         var panels = max(bands, (view.width + wanted - 1) / wanted)
         panels = (panels + bands - 1) / bands * bands
         let panelWidth = ((view.width + panels - 1) / panels + 15) / 16 * 16

@@ -6,7 +6,7 @@
 /// 32-bit, √ in float: the row loops are `EdgesCore`, 16 pixels a step, on the SIMD path selected.
 ///
 /// In place, a piece's first and last rows need the luma of rows the neighbouring pieces overwrite,
-/// so those two rows per piece are made before the pieces start.
+/// so those two rows per piece are made before the pieces start (into another frame, by the piece).
 enum EdgesKernel {
     static func run(_ source: Frame, _ destination: Frame, _ context: SpatialContext) {
         let w = source.width, h = source.height
@@ -15,22 +15,30 @@ enum EdgesKernel {
         let rowBytes = (w + 2 + 31) & ~15
         let pieces = bands > 1 ? min(h, bands * RowParallel.piecesPerBand) : 1
         let ring = context.perBand(.rowA, bands: bands, bytes: 3 * rowBytes)
-        let halos = context.perBand(.rowB, bands: pieces, bytes: 2 * rowBytes)
+        // The luma of the row above a piece and the row below it: made first, per piece, only in place; into
+        // another frame each piece reads them from the source itself.
+        let inPlace = source.isSameMemory(as: destination)
+        let halos = context.perBand(.rowB, bands: inPlace ? pieces : bands, bytes: 2 * rowBytes)
         let magnitudes = context.perBand(.rowC, bands: bands, bytes: rowBytes)
         let luma = LumaSource(source)
         let offset = source.format.isRGB ? 0 : Int32(source.color.lumaQuantization.offset)
-
-        for piece in 0..<pieces {
-            let rows = RowParallel.range(band: piece, of: pieces, rows: h)
-            guard !rows.isEmpty else { continue }
-            let halo = (halos.base + piece * halos.stride).assumingMemoryBound(to: UInt8.self)
+        func makeHalo(_ rows: Range<Int>, into halo: UnsafeMutablePointer<UInt8>) {
             luma.row(max(rows.lowerBound - 1, 0), into: halo)
             luma.row(min(rows.upperBound, h - 1), into: halo + rowBytes)
+        }
+
+        if inPlace {
+            for piece in 0..<pieces {
+                let rows = RowParallel.range(band: piece, of: pieces, rows: h)
+                guard !rows.isEmpty else { continue }
+                makeHalo(rows, into: (halos.base + piece * halos.stride).assumingMemoryBound(to: UInt8.self))
+            }
         }
         RowParallel.run(pieces: pieces, bands: bands) { slot, piece in
             let rows = RowParallel.range(band: piece, of: pieces, rows: h)
             guard !rows.isEmpty else { return }
-            let halo = (halos.base + piece * halos.stride).assumingMemoryBound(to: UInt8.self)
+            let halo = (halos.base + (inPlace ? piece : slot) * halos.stride).assumingMemoryBound(to: UInt8.self)
+            if !inPlace { makeHalo(rows, into: halo) }
             let slots = (ring.base + slot * ring.stride).assumingMemoryBound(to: UInt8.self)
             let m = (magnitudes.base + slot * magnitudes.stride).assumingMemoryBound(to: UInt8.self)
             var above = UnsafePointer(halo)

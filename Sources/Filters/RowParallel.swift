@@ -131,6 +131,9 @@ final class BandPool: @unchecked Sendable {
                 let clock = ContinuousClock(), deadline = clock.now + Self.spin
                 while finished.load(ordering: .acquiring) < pieces, clock.now < deadline { sched_yield() }
                 done.wait()
+                // The pieces' writes are ordered before this load by the workers' acquiring-and-releasing adds, not
+                // only by the semaphore (which ThreadSanitizer may not see).
+                _ = finished.load(ordering: .acquiring)
             }
             job = nil
         }
