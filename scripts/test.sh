@@ -25,11 +25,14 @@ build_ahead() {
   trap 'stop_ahead' EXIT
   echo "building the asan, tsan and fuzz trees in the background (logs: $ahead_dir/)"
 }
-stop_ahead() {
+# signal_ahead SIGNAL: to the whole background group (its compilers too), if there is one.
+signal_ahead() {
   local group
+  [ -n "$ahead_dir" ] || return 0
   group=$(cat "$ahead_dir/pid" 2>/dev/null) || return 0
-  [ -n "$group" ] && kill -- "-$group" 2>/dev/null || true
+  [ -n "$group" ] && kill "-$1" -- "-$group" 2>/dev/null || true
 }
+stop_ahead() { signal_ahead CONT; signal_ahead TERM; }
 # built_ahead NAME: true once the background build NAME has succeeded, false when there is none (build it here);
 # a failed one fails the run with its errors.
 built_ahead() {
@@ -136,9 +139,12 @@ bench() {
   local dir json log
   dir=$(mktemp -d)
   json="$dir/bench.json" log="$dir/bench.log"
+  # The background builds hold still while it measures, so its two-thread rows are not read beside a compiler.
+  signal_ahead STOP
   if ! timeout 120 "$(swift build -c release --show-bin-path)/swiftcam" bench --quick --json "$json" >"$log" 2>&1; then
     echo "FAIL: swiftcam bench --quick"; tail -20 "$log"; exit 1
   fi
+  signal_ahead CONT
   cat "$log" | grep -v '^bench \[' || true
   local id sizes
   sizes=$(grep -c '"id" : "sepia"' "$json" || true)
