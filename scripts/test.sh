@@ -39,8 +39,9 @@ built_ahead() {
   local name=$1 leader
   [ -n "$ahead_pid" ] || return 1
   while [ ! -s "$ahead_dir/$name.status" ]; do
-    leader=$(cat "$ahead_dir/pid" 2>/dev/null || true)
-    if [ -n "$leader" ] && ! kill -0 "$leader" 2>/dev/null; then
+    # Before the inner shell has written its pid, the background job's own (the same process: no job control here).
+    leader=$(cat "$ahead_dir/pid" 2>/dev/null || echo "$ahead_pid")
+    if ! kill -0 "$leader" 2>/dev/null; then
       # It may have written the status just before it ended.
       [ -s "$ahead_dir/$name.status" ] && break
       echo "FAIL: the background builds ended before the $name build (logs: $ahead_dir/)"; exit 1
