@@ -128,6 +128,12 @@ final class RGBPointKernel {
                 if let lut {
                     lut.run(source: source, destination: to, format: format, width: width, rows: row)
                 } else if let fixed {
+                    // Into another frame the 3×3 pass stores the row reversed itself.
+                    let s = source.base + y * source.stride, d = destination.base + y * destination.stride
+                    if fixed.storesMirrored && (s + width * 4 <= d || d + width * 4 <= s) {
+                        fixed.run(source: source, destination: destination, width: width, height: height, rows: row, mirrored: true)
+                        continue
+                    }
                     fixed.run(source: source, destination: to, width: width, height: height, rows: row)
                 } else if let tables {
                     // Through its own row buffer: a second one would push the rows in flight out of L1.

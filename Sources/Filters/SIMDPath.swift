@@ -88,10 +88,11 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// On AVX-512, `YUV420Core.lumaRow` (whole groups of 64 samples; returns how many it did); elsewhere 0.
     static func yuv420Luma(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, width: Int, table: UnsafePointer<UInt8>?,
-                           scale: Int16, constant: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row: Int16) -> Int {
+                           scale: Int16, constant: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
         #if arch(x86_64)
         if current == .avx512 {
-            return YUV420Core.lumaRow(s, d, width: width, .init(table: table, scale: scale, constant: constant, bias: bias, columns: columns, row: row))
+            return YUV420Core.lumaRow(s, d, width: width, .init(table: table, scale: scale, constant: constant, bias: bias, columns: columns, row: row),
+                                      mirrored: mirrored)
         }
         #endif
         return 0
@@ -99,11 +100,12 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// On AVX-512, `YUV420Core.chromaRow` (whole groups of 32 pairs; returns how many it did); elsewhere 0.
     static func yuv420Chroma(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
-                             pairs: Int, diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16) -> Int {
+                             pairs: Int, diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16,
+                             mirrored: Bool) -> Int {
         #if arch(x86_64)
         if current == .avx512 {
             return YUV420Core.chromaRow(u, v, du, dv, pairs: pairs, .init(diagonal: diagonal, cross: cross, constant: constant, bias: bias,
-                                                                          columns: columns, row: row))
+                                                                          columns: columns, row: row), mirrored: mirrored)
         }
         #endif
         return 0

@@ -293,7 +293,7 @@ final class YUV420FixedKernel {
                                    lumaBlock, chromaBlock, blockTable, c)
                     MirrorFlipKernel.reverse(mirror, d0, bytes: width, size: 1)
                     MirrorFlipKernel.reverse(mirror + width, d1, bytes: width, size: 1)
-                    chroma.reverse(crow, from: mirror + 2 * width, chromaWidth)
+                    chroma.reverse(crow, from: mirror + 2 * width, chromaWidth, skipping: 0)
                 }
                 return
             }
@@ -302,9 +302,9 @@ final class YUV420FixedKernel {
                 let d = (dy.base + row * dy.stride).assumingMemoryBound(to: UInt8.self)
                 if let mirror {
                     // The identity maps compute exactly (a00 = 1 is 4096 in Q12), so they need no copy of their own here.
+                    // Into another frame the wide path stores mirrored itself and only the row's end goes through the scratch.
                     let r = Gain.on ? rowTerm(Double(row) + 0.5 - half) : .zero
-                    Self.lumaRow(s, mirror.assumingMemoryBound(to: UInt8.self), width, r, lumaBlock)
-                    MirrorFlipKernel.reverse(mirror, d, bytes: width, size: 1)
+                    Self.lumaRow(s, mirror.assumingMemoryBound(to: UInt8.self), width, r, lumaBlock, mirroredInto: d)
                 } else if lumaIdentity {
                     if !sameY { d.update(from: s, count: width) }
                 } else {
@@ -315,8 +315,7 @@ final class YUV420FixedKernel {
             for crow in chromaRows {
                 if let mirror {
                     let rc = Gain.on ? rowTerm(Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - half) : .zero
-                    Self.chromaRow(chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock)
-                    chroma.reverse(crow, from: mirror, chromaWidth)
+                    Self.chromaRow(chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock, mirroredInto: chroma)
                 } else if chromaIdentity {
                     if !sameC { chroma.copy(crow, chromaWidth) }
                 } else {
@@ -327,12 +326,18 @@ final class YUV420FixedKernel {
         }
     }
 
+    /// One luma row from `s` to `d`. With `final`, `d` is a row of scratch and the row ends up mirrored in
+    /// `final`: stored there reversed by the wide path when `final` is not `s`'s memory, the rest reversed from `d`.
     private static func lumaRow<Gain: Flag, Curve: Flag>(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
-                                                         _ row: I16x8, _ block: LumaBlock<Gain, Curve>) {
+                                                         _ row: I16x8, _ block: LumaBlock<Gain, Curve>,
+                                                         mirroredInto final: UnsafeMutablePointer<UInt8>? = nil) {
         let k = block.c.pointee
         let constant = (k.lumaConstant, k.lumaConstant)
-        var x = SIMDPath.yuv420Luma(s, d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
-                                    bias: k.lumaBias[0], columns: Gain.on ? block.columns : nil, row: row[0])
+        let direct = final.map { $0 != s } ?? false
+        var x = SIMDPath.yuv420Luma(s, direct ? final! : d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
+                                    bias: k.lumaBias[0], columns: Gain.on ? block.columns : nil, row: row[0], mirrored: direct)
+        let done = direct ? x : 0
+        defer { if let final { MirrorFlipKernel.reverse(d + done, final, bytes: width - done, size: 1) } }
         while x &+ 16 <= width {
             let y = UnsafeRawPointer(s + x).loadUnaligned(as: SIMD16<UInt8>.self)
             UnsafeMutableRawPointer(d + x).storeBytes(of: block.apply(y, constant, x, row), as: SIMD16<UInt8>.self)
@@ -347,14 +352,23 @@ final class YUV420FixedKernel {
         }
     }
 
+    /// One chroma row. With `final`, `chroma` writes to scratch (`redirected`) and the row ends up mirrored in
+    /// `final`'s destination: stored there reversed by the wide path when that is not the source's memory, the rest
+    /// reversed from the scratch.
     private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
-                                                                             _ row: I16x8, _ block: ChromaBlock<Gain, Cross>) {
+                                                                             _ row: I16x8, _ block: ChromaBlock<Gain, Cross>,
+                                                                             mirroredInto final: Chroma? = nil) {
         let rows = chroma.rows(crow)
         let k = block.c.pointee
         let p = rows.pointers
-        var cx = SIMDPath.yuv420Chroma(p.u, p.v, p.du, p.dv, pairs: chromaWidth, diagonal: pair(k.chromaDiagonal),
-                                       cross: Cross.on ? pair(k.chromaCross) : nil, constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
-                                       columns: Gain.on ? block.columns : nil, row: row[0])
+        let target = final?.rows(crow).pointers
+        let direct = target.map { $0.du != $0.u } ?? false
+        var cx = SIMDPath.yuv420Chroma(p.u, p.v, direct ? target!.du : p.du, direct ? target!.dv : p.dv, pairs: chromaWidth,
+                                       diagonal: pair(k.chromaDiagonal), cross: Cross.on ? pair(k.chromaCross) : nil,
+                                       constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
+                                       columns: Gain.on ? block.columns : nil, row: row[0], mirrored: direct)
+        let done = direct ? cx : 0
+        defer { final?.reverse(crow, from: chroma.scratch, chromaWidth, skipping: done) }
         while cx &+ 8 <= chromaWidth {
             rows.store(block.apply(rows.load(cx), (.zero, .zero), cx, row, mixed: false), cx)
             cx &+= 8
@@ -511,8 +525,11 @@ protocol ChromaRows {
     func copy(_ crow: Int, _ count: Int)
     /// The same source rows, every row written to `buffer` (room for `count` pairs).
     func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self
-    /// Writes the `count` pairs in `buffer` (as `redirected` left them) to row `crow` of the destination, in reverse order.
-    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int)
+    /// Writes pairs `first..<count` of `buffer` (as `redirected` left `count` pairs) to row `crow` of the destination, in
+    /// reverse order, as the first `count − first` pairs: a mirrored row whose other pairs are already there.
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int)
+    /// Where a redirected row's pairs go (the destination's first row otherwise).
+    var scratch: UnsafeRawPointer { get }
 }
 
 /// One chroma row: eight pairs per load or store.
@@ -554,9 +571,10 @@ struct InterleavedChroma: ChromaRows {
     func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self {
         InterleavedChroma(source: source, sourceStride: sourceStride, destination: buffer, destinationStride: 0)
     }
-    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int) {
-        MirrorFlipKernel.reverse(buffer, destination + crow * destinationStride, bytes: 2 * count, size: 2)
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int) {
+        MirrorFlipKernel.reverse(buffer + 2 * first, destination + crow * destinationStride, bytes: 2 * (count - first), size: 2)
     }
+    var scratch: UnsafeRawPointer { UnsafeRawPointer(destination) }
 }
 
 /// I420: Cb and Cr planes, interleaved in registers on load and split again on store.
@@ -605,8 +623,9 @@ struct PlanarChroma: ChromaRows {
     func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self {
         PlanarChroma(u: u, uStride: uStride, v: v, vStride: vStride, du: buffer, duStride: 0, dv: buffer + count, dvStride: 0)
     }
-    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int) {
-        MirrorFlipKernel.reverse(buffer, du + crow * duStride, bytes: count, size: 1)
-        MirrorFlipKernel.reverse(buffer + count, dv + crow * dvStride, bytes: count, size: 1)
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int) {
+        MirrorFlipKernel.reverse(buffer + first, du + crow * duStride, bytes: count - first, size: 1)
+        MirrorFlipKernel.reverse(buffer + count + first, dv + crow * dvStride, bytes: count - first, size: 1)
     }
+    var scratch: UnsafeRawPointer { UnsafeRawPointer(du) }
 }

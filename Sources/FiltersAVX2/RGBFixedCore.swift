@@ -1,9 +1,8 @@
-// In FiltersAVX2 (256 bits) and, through a symlink, FiltersAVX512 (512 bits), each over its module's
-// `Wide`; no baseline copy: the baseline path is RGBFixedKernel's 8-pixel block.
-#if SWIFTCAM_AVX2 || SWIFTCAM_AVX512
+// Only in FiltersAVX2 (FiltersAVX512 has its own, with byte permutes); no baseline copy: the baseline
+// path is RGBFixedKernel's 8-pixel block.
+#if SWIFTCAM_AVX2
 
-/// RGBFixedKernel's block 16 (AVX2) or 32 (AVX-512) pixels wide, with the same integer operations per
-/// lane (so the same bytes).
+/// RGBFixedKernel's block 16 pixels wide, with the same integer operations per lane (so the same bytes).
 ///
 /// `Wide.loadBlocks` puts each 128-bit lane in exactly the 8-pixel block's lane order (16-bit lane
 /// 2j pixel j, 2j + 1 pixel 4 + j), so the vignette's column table serves every width.

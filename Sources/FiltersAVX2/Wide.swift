@@ -7,8 +7,8 @@
 #if SWIFTCAM_AVX2
 import _Builtin_intrinsics.intel
 
-/// The 256-bit vector the shared kernels (RGBFixedCore.swift, also compiled in FiltersAVX512 over a
-/// 512-bit `Wide`) are written in: one name per intrinsic, so the kernel text is the same at both widths.
+/// The 256-bit vector the shared grey pass (GreyCore.swift, also compiled in Filters and FiltersAVX512 over
+/// their own `Wide`) and the colour pass (RGBFixedCore.swift) are written in: one name per intrinsic.
 enum Wide {
     typealias V = __m256i
     /// Pixels of 4 bytes per vector.

@@ -122,67 +122,94 @@ package enum YUV420Core {
     /// A chroma row's 32 pairs at a time, interleaved in registers (Cb, Cr), from NV12's one plane or I420's two.
     private struct Pairs {
         let u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?
+        /// Stores put pair x at `pairs − 1 − x` (the row's pair count); false for the joint rows.
+        let mirrored: Bool, pairs: Int
+        /// The store's permutes (NV12 mirrored: the pairs reversed; I420: Cb's and Cr's split), loaded once.
+        let first: __m512i, second: __m512i, zip: __m512i
+
+        init(u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?,
+             mirrored: Bool = false, pairs: Int = 0) {
+            (self.u, self.v, self.du, self.dv, self.mirrored, self.pairs) = (u, v, du, dv, mirrored, pairs)
+            zip = permute(.zip)
+            if v == nil {
+                (first, second) = (permute(.reversePairs), permute(.reversePairs))
+            } else {
+                (first, second) = mirrored ? (permute(.unzipUReversed), permute(.unzipVReversed)) : (permute(.unzipU), permute(.unzipV))
+            }
+        }
 
         @inline(__always) func load(_ cx: Int, planar: Bool) -> __m512i {
             guard planar, let v else { return _mm512_loadu_si512(UnsafeRawPointer(u + 2 * cx)) }
             @inline(__always) func half(_ p: UnsafePointer<UInt8>) -> __m512i {
                 _mm512_castsi256_si512(_mm256_loadu_si256(UnsafeRawPointer(p + cx).assumingMemoryBound(to: __m256i.self)))
             }
-            return _mm512_permutex2var_epi8(half(u), permute(.zip), half(v))
+            return _mm512_permutex2var_epi8(half(u), zip, half(v))
         }
 
         @inline(__always) func store(_ out: __m512i, _ cx: Int, planar: Bool) {
+            // Mirrored, the 32 pairs land reversed where pair cx + 31 would go in the mirrored row.
+            let at = mirrored ? pairs &- cx &- 32 : cx
             guard planar, let dv else {
-                _mm512_storeu_si512(UnsafeMutableRawPointer(du + 2 * cx), out)
+                _mm512_storeu_si512(UnsafeMutableRawPointer(du + 2 * at), mirrored ? _mm512_permutexvar_epi8(first, out) : out)
                 return
             }
-            _mm256_storeu_si256(UnsafeMutableRawPointer(du + cx).assumingMemoryBound(to: __m256i.self),
-                                _mm512_castsi512_si256(_mm512_permutexvar_epi8(permute(.unzipU), out)))
-            _mm256_storeu_si256(UnsafeMutableRawPointer(dv + cx).assumingMemoryBound(to: __m256i.self),
-                                _mm512_castsi512_si256(_mm512_permutexvar_epi8(permute(.unzipV), out)))
+            _mm256_storeu_si256(UnsafeMutableRawPointer(du + at).assumingMemoryBound(to: __m256i.self),
+                                _mm512_castsi512_si256(_mm512_permutexvar_epi8(first, out)))
+            _mm256_storeu_si256(UnsafeMutableRawPointer(dv + at).assumingMemoryBound(to: __m256i.self),
+                                _mm512_castsi512_si256(_mm512_permutexvar_epi8(second, out)))
         }
     }
 
-    /// Runs whole groups of 64 luma samples from `s` to `d`; returns how many samples it did.
-    package static func lumaRow(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, width: Int, _ p: Luma) -> Int {
+    /// Runs whole groups of 64 luma samples from `s` to `d`; returns how many samples it did. `mirrored`:
+    /// sample x goes to `d[width − 1 − x]` (`d` must not be `s`'s memory).
+    package static func lumaRow(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, width: Int, _ p: Luma, mirrored: Bool) -> Int {
         switch (p.table != nil, p.columns != nil) {
-        case (false, false): luma(s, d, width, p, curve: false, gain: false)
-        case (false, true): luma(s, d, width, p, curve: false, gain: true)
-        case (true, false): luma(s, d, width, p, curve: true, gain: false)
-        case (true, true): luma(s, d, width, p, curve: true, gain: true)
+        case (false, false): luma(s, d, width, p, curve: false, gain: false, mirrored: mirrored)
+        case (false, true): luma(s, d, width, p, curve: false, gain: true, mirrored: mirrored)
+        case (true, false): luma(s, d, width, p, curve: true, gain: false, mirrored: mirrored)
+        case (true, true): luma(s, d, width, p, curve: true, gain: true, mirrored: mirrored)
         }
     }
 
     /// Runs whole groups of 32 chroma pairs; returns how many pairs it did. `v`/`dv` nil: NV12, pairs
-    /// interleaved in `u`/`du`; otherwise I420's two planes.
+    /// interleaved in `u`/`du`; otherwise I420's two planes. `mirrored`: pair x goes to pair `pairs − 1 − x`
+    /// of the destination (which must not be the source's memory).
     package static func chromaRow(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>,
-                                  _ dv: UnsafeMutablePointer<UInt8>?, pairs: Int, _ p: Chroma) -> Int {
-        switch (v != nil, p.cross != nil, p.columns != nil) {
-        case (false, false, false): chroma(u, v, du, dv, pairs, p, planar: false, cross: false, gain: false)
-        case (false, false, true): chroma(u, v, du, dv, pairs, p, planar: false, cross: false, gain: true)
-        case (false, true, false): chroma(u, v, du, dv, pairs, p, planar: false, cross: true, gain: false)
-        case (false, true, true): chroma(u, v, du, dv, pairs, p, planar: false, cross: true, gain: true)
-        case (true, false, false): chroma(u, v, du, dv, pairs, p, planar: true, cross: false, gain: false)
-        case (true, false, true): chroma(u, v, du, dv, pairs, p, planar: true, cross: false, gain: true)
-        case (true, true, false): chroma(u, v, du, dv, pairs, p, planar: true, cross: true, gain: false)
-        case (true, true, true): chroma(u, v, du, dv, pairs, p, planar: true, cross: true, gain: true)
+                                  _ dv: UnsafeMutablePointer<UInt8>?, pairs: Int, _ p: Chroma, mirrored: Bool) -> Int {
+        let rows = Pairs(u: u, v: v, du: du, dv: dv, mirrored: mirrored, pairs: pairs)
+        return switch (v != nil, p.cross != nil, p.columns != nil) {
+        case (false, false, false): chroma(rows, pairs, p, planar: false, cross: false, gain: false)
+        case (false, false, true): chroma(rows, pairs, p, planar: false, cross: false, gain: true)
+        case (false, true, false): chroma(rows, pairs, p, planar: false, cross: true, gain: false)
+        case (false, true, true): chroma(rows, pairs, p, planar: false, cross: true, gain: true)
+        case (true, false, false): chroma(rows, pairs, p, planar: true, cross: false, gain: false)
+        case (true, false, true): chroma(rows, pairs, p, planar: true, cross: false, gain: true)
+        case (true, true, false): chroma(rows, pairs, p, planar: true, cross: true, gain: false)
+        case (true, true, true): chroma(rows, pairs, p, planar: true, cross: true, gain: true)
         }
     }
 
     /// I420's byte permutes: byte i of u and of v (the second table of a two-source permute) to bytes 2i
     /// and 2i + 1, and back (Cb to the low half; Cr to the low half of a second permute). Immediate-operand
     /// intrinsics (inserts, extracts) are C macros Swift does not import, hence permutes.
-    private enum Permute: Int { case zip, unzipU, unzipV }
+    /// Mirrored rows: the bytes reversed (luma), the pairs reversed (NV12), and I420's split reading the
+    /// pairs from the last.
+    private enum Permute: Int { case zip, unzipU, unzipV, reverseBytes, reversePairs, unzipUReversed, unzipVReversed }
 
     /// Built once: per row they would be an allocation.
     private static let permutes: [Int8] = {
-        var bytes = [Int8](repeating: 0, count: 192)
+        var bytes = [Int8](repeating: 0, count: 448)
         for i in 0..<32 {
             bytes[2 * i] = Int8(i)
             bytes[2 * i + 1] = Int8(64 + i)
             bytes[64 + i] = Int8(2 * i)
             bytes[128 + i] = Int8(2 * i + 1)
+            bytes[256 + 2 * i] = Int8(2 * (31 - i))
+            bytes[256 + 2 * i + 1] = Int8(2 * (31 - i) + 1)
+            bytes[320 + i] = Int8(2 * (31 - i))
+            bytes[384 + i] = Int8(2 * (31 - i) + 1)
         }
+        for i in 0..<64 { bytes[192 + i] = Int8(63 - i) }
         return bytes
     }()
 
@@ -214,7 +241,9 @@ package enum YUV420Core {
     }
 
     @inline(__always)
-    private static func luma(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int, _ p: Luma, curve: Bool, gain: Bool) -> Int {
+    private static func luma(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int, _ p: Luma, curve: Bool, gain: Bool,
+                             mirrored: Bool) -> Int {
+        let reverse = permute(.reverseBytes)
         let scale = _mm512_set1_epi16(p.scale), constant = _mm512_set1_epi16(p.constant), bias = _mm512_set1_epi16(p.bias)
         let row = _mm512_set1_epi16(p.row), centre = _mm512_set1_epi8(-128), zero = _mm512_setzero_si512()
         let table = UnsafeRawPointer(p.table ?? UnsafePointer(bitPattern: 64)!)
@@ -237,21 +266,23 @@ package enum YUV420Core {
             }
             let ta = _mm512_add_epi16(_mm512_mulhi_epi16(a, scale), constant)
             let tb = _mm512_add_epi16(_mm512_mulhi_epi16(b, scale), constant)
-            _mm512_storeu_si512(UnsafeMutableRawPointer(d + x),
-                                bytes(finish(ta, p.columns, x, row, bias, gain: gain), finish(tb, p.columns, x &+ 32, row, bias, gain: gain)))
+            let out = bytes(finish(ta, p.columns, x, row, bias, gain: gain), finish(tb, p.columns, x &+ 32, row, bias, gain: gain))
+            if mirrored {
+                _mm512_storeu_si512(UnsafeMutableRawPointer(d + (width &- x &- 64)), _mm512_permutexvar_epi8(reverse, out))
+            } else {
+                _mm512_storeu_si512(UnsafeMutableRawPointer(d + x), out)
+            }
             x &+= 64
         }
         return x
     }
 
     @inline(__always)
-    private static func chroma(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>,
-                               _ dv: UnsafeMutablePointer<UInt8>?, _ pairs: Int, _ p: Chroma, planar: Bool, cross: Bool, gain: Bool) -> Int {
+    private static func chroma(_ rows: Pairs, _ pairs: Int, _ p: Chroma, planar: Bool, cross: Bool, gain: Bool) -> Int {
         @inline(__always) func splat(_ pair: UInt32) -> __m512i { _mm512_set1_epi32(Int32(bitPattern: pair)) }
         let diagonal = splat(p.diagonal), crossing = splat(p.cross ?? 0), constant = splat(p.constant), bias = splat(p.bias)
         let row = _mm512_set1_epi16(p.row), centre = _mm512_set1_epi8(-128), zero = _mm512_setzero_si512()
         let sixteen = _mm512_set1_epi32(16)
-        let rows = Pairs(u: u, v: v, du: du, dv: dv)
         var cx = 0
         while cx &+ 32 <= pairs {
             let (a, b) = words(zero, _mm512_xor_si512(rows.load(cx, planar: planar), centre))

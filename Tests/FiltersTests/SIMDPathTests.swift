@@ -21,7 +21,9 @@ import Testing
                                 (.bgrx, "temperature kelvin=3000 | gamma value=0.8"), (.argb, "posterize levels=3"),
                                 (.nv12, "temperature kelvin=4000 | vignette | invert"), (.i420, "temperature kelvin=3000 tint=30"),
                                 (.i420, "temperature kelvin=9000 tint=-20 | mirror | vignette intensity=1.5"),
-                                (.nv12, "temperature kelvin=4000 | gamma value=1.2 | mirror | vignette | gamma value=0.8")] {
+                                (.nv12, "temperature kelvin=4000 | gamma value=1.2 | mirror | vignette | gamma value=0.8"),
+                                (.argb, "gamma value=1.3 | sepia | vignette | mirror"), (.bgrx, "colorcontrols contrast=1.3 | vignette | mirror"),
+                                (.i420, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert")] {
             let reference = TestFrame(format, 211, 157)
             reference.fillPattern(seed: 12)
             let compiled = try FilterChain(parsing: chain).compile()
