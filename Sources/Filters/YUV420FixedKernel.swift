@@ -50,13 +50,18 @@ final class YUV420FixedKernel {
 
     private var lumaColumns: UnsafeMutablePointer<Int16>?
     private var chromaColumns: UnsafeMutablePointer<Int16>?
+    /// The same column terms in the AVX-512 rows' lane order (`wideOrder`), whole groups of 64.
+    private var lumaColumnsWide: UnsafeMutablePointer<Int16>?
+    private var chromaColumnsWide: UnsafeMutablePointer<Int16>?
     private var coefficient = 0.0
     private var preparedSize = (0, 0)
 
     /// Y code → the luma after the leading curves, as `(Y − 128)·256` (what `widenCentred` gives).
     private let lumaTable: UnsafeMutablePointer<Int16>?
-    /// `lumaTable` for the AVX-512 path's byte permutes: the 256 low bytes, then the 256 high bytes.
-    private let lumaTableBytes: UnsafeMutablePointer<UInt8>?
+    /// For the AVX-512 path's byte permutes, `lumaTable` with the scale and constant applied
+    /// (`mulHigh(t, a00) + k0`, the block's first two operations, so the same values): the 256 low bytes,
+    /// then the 256 high bytes.
+    private var lumaTableBytes: UnsafeMutablePointer<UInt8>?
     /// Sum of a 2×2 block's luma codes (0...1020) → the curved block mean ×128: chroma's luma term.
     private let blockTable: UnsafeMutablePointer<Int16>?
 
@@ -110,7 +115,6 @@ final class YUV420FixedKernel {
         }
         if lumaMaps.isEmpty {
             lumaTable = nil
-            lumaTableBytes = nil
             blockTable = nil
         } else {
             func curved(_ code: Double) -> Double {
@@ -123,13 +127,6 @@ final class YUV420FixedKernel {
             let block = UnsafeMutablePointer<Int16>.allocate(capacity: 1024)
             for sum in 0..<1024 { block[sum] = Self.saturated(curved(Double(min(sum, 1020)) / 4) * 128) }
             lumaTable = luma
-            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
-            for code in 0..<256 {
-                let entry = UInt16(bitPattern: luma[code])
-                bytes[code] = UInt8(truncatingIfNeeded: entry)
-                bytes[256 + code] = UInt8(truncatingIfNeeded: entry >> 8)
-            }
-            lumaTableBytes = bytes
             blockTable = block
         }
         // Code units: Y − yOff, Cb − 128, Cr − 128.
@@ -160,7 +157,6 @@ final class YUV420FixedKernel {
               let c0 = fixed(k0, bits: 4), let c1 = fixed(k1, bits: 4), let c2 = fixed(k2, bits: 4)
         else {
             lumaTable?.deallocate()
-            lumaTableBytes?.deallocate()
             blockTable?.deallocate()
             return nil
         }
@@ -175,6 +171,23 @@ final class YUV420FixedKernel {
             chromaConstant: pairs(c1, c2),
             lumaBias: I16x8(repeating: bias(zeros[0])),
             chromaBias: pairs(bias(zeros[1]), bias(zeros[2])))
+        if let lumaTable {
+            let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 512)
+            for code in 0..<256 {
+                let t = Int16(truncatingIfNeeded: (Int32(lumaTable[code]) * Int32(s00)) >> 16) &+ c0
+                bytes[code] = UInt8(truncatingIfNeeded: UInt16(bitPattern: t))
+                bytes[256 + code] = UInt8(truncatingIfNeeded: UInt16(bitPattern: t) >> 8)
+            }
+            lumaTableBytes = bytes
+        }
+    }
+
+    /// The sample (or chroma byte) in 16-bit lane `i` of the AVX-512 rows, which unpack 64 bytes to words
+    /// within 128-bit lanes and pack them back the same way: in each group of 64, word j of the first vector
+    /// is sample 16·(j / 8) + j % 8, of the second 16·(j / 8) + 8 + j % 8.
+    private static func wideOrder(_ i: Int) -> Int {
+        let group = i / 64 * 64, j = i % 32, second = i % 64 >= 32
+        return group + 16 * (j / 8) + (second ? 8 : 0) + j % 8
     }
 
     private static func saturated(_ v: Double) -> Int16 { Int16(min(max(v.rounded(), -32768), 32767)) }
@@ -185,6 +198,8 @@ final class YUV420FixedKernel {
         blockTable?.deallocate()
         lumaColumns?.deallocate()
         chromaColumns?.deallocate()
+        lumaColumnsWide?.deallocate()
+        chromaColumnsWide?.deallocate()
     }
 
     var isIdentity: Bool { lumaIdentity && chromaIdentity }
@@ -195,6 +210,8 @@ final class YUV420FixedKernel {
         preparedSize = (width, height)
         lumaColumns?.deallocate()
         chromaColumns?.deallocate()
+        lumaColumnsWide?.deallocate()
+        chromaColumnsWide?.deallocate()
         let k = gain.coefficient(width: width, height: height)
         coefficient = k
         let lumaCount = (width + 15) / 16 * 16 + 16
@@ -211,6 +228,18 @@ final class YUV420FixedKernel {
         }
         lumaColumns = luma
         chromaColumns = chroma
+        // Chroma's byte index i holds pair i / 2 (Cb and Cr share a term); pairs cover the luma width rounded up.
+        let wideCount = (width + 1 + 63) / 64 * 64
+        let lumaWide = UnsafeMutablePointer<Int16>.allocate(capacity: wideCount)
+        let chromaWide = UnsafeMutablePointer<Int16>.allocate(capacity: wideCount)
+        for i in 0..<wideCount {
+            let x = Self.wideOrder(i)
+            lumaWide[i] = Self.q15(k * (Double(x) + 0.5 - Double(width) / 2) * (Double(x) + 0.5 - Double(width) / 2))
+            let dx = Double(2 * (x / 2) + 1) - Double(width) / 2
+            chromaWide[i] = Self.q15(k * dx * dx)
+        }
+        lumaColumnsWide = lumaWide
+        chromaColumnsWide = chromaWide
     }
 
     private static func q15(_ v: Double) -> Int16 { Int16(min(max((v * 32768).rounded(), 0), 32767)) }
@@ -272,10 +301,10 @@ final class YUV420FixedKernel {
         let chromaColumns = chromaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
         withUnsafePointer(to: constants) { c in
             // Without a curve the tables are never read.
-            let lumaBlock = LumaBlock<Gain, Curve>(c: c, columns: lumaColumns, table: lumaTable ?? UnsafeMutablePointer(bitPattern: 64)!,
-                                                   tableBytes: lumaTableBytes)
+            let lumaBlock = LumaBlock<Gain, Curve>(c: c, columns: lumaColumns, wideColumns: lumaColumnsWide,
+                                                   table: lumaTable ?? UnsafeMutablePointer(bitPattern: 64)!, tableBytes: lumaTableBytes)
             let blockTable = blockTable ?? UnsafeMutablePointer(bitPattern: 64)!
-            let chromaBlock = ChromaBlock<Gain, Cross>(c: c, columns: chromaColumns)
+            let chromaBlock = ChromaBlock<Gain, Cross>(c: c, columns: chromaColumns, wideColumns: chromaColumnsWide)
             if mixed {
                 for crow in chromaRows {
                     let row0 = 2 * crow, row1 = min(2 * crow + 1, height - 1)
@@ -335,7 +364,7 @@ final class YUV420FixedKernel {
         let constant = (k.lumaConstant, k.lumaConstant)
         let direct = final.map { $0 != s } ?? false
         var x = SIMDPath.yuv420Luma(s, direct ? final! : d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
-                                    bias: k.lumaBias[0], columns: Gain.on ? block.columns : nil, row: row[0], mirrored: direct)
+                                    bias: k.lumaBias[0], columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? x : 0
         defer { if let final { MirrorFlipKernel.reverse(d + done, final, bytes: width - done, size: 1) } }
         while x &+ 16 <= width {
@@ -366,7 +395,7 @@ final class YUV420FixedKernel {
         var cx = SIMDPath.yuv420Chroma(p.u, p.v, direct ? target!.du : p.du, direct ? target!.dv : p.dv, pairs: chromaWidth,
                                        diagonal: pair(k.chromaDiagonal), cross: Cross.on ? pair(k.chromaCross) : nil,
                                        constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
-                                       columns: Gain.on ? block.columns : nil, row: row[0], mirrored: direct)
+                                       columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? cx : 0
         defer { final?.reverse(crow, from: chroma.scratch, chromaWidth, skipping: done) }
         while cx &+ 8 <= chromaWidth {
@@ -450,6 +479,8 @@ final class YUV420FixedKernel {
     private struct LumaBlock<Gain: Flag, Curve: Flag> {
         let c: UnsafePointer<Constants>
         let columns: UnsafeMutablePointer<Int16>
+        /// `columns` for the AVX-512 row (its lane order); nil without a vignette.
+        let wideColumns: UnsafeMutablePointer<Int16>?
         let table: UnsafeMutablePointer<Int16>
         let tableBytes: UnsafeMutablePointer<UInt8>?
 
@@ -479,6 +510,8 @@ final class YUV420FixedKernel {
     private struct ChromaBlock<Gain: Flag, Cross: Flag> {
         let c: UnsafePointer<Constants>
         let columns: UnsafeMutablePointer<Int16>
+        /// `columns` for the AVX-512 row (its lane order); nil without a vignette.
+        let wideColumns: UnsafeMutablePointer<Int16>?
 
         @inline(__always)
         func apply(_ uv: SIMD16<UInt8>, _ lumaSum: (I16x8, I16x8), _ cx: Int, _ row: I16x8, mixed: Bool) -> SIMD16<UInt8> {

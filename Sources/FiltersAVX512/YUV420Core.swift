@@ -6,16 +6,20 @@ import _Builtin_intrinsics.intel
 /// per 16-bit lane (so the same bytes); the curve's luma table is read with AVX-512 VBMI byte permutes
 /// (`vpermi2b`: 128 table bytes a lookup) instead of one scalar load per sample.
 ///
-/// Lanes: 64 bytes unpack to words in 128-bit-lane order; `vpermt2q` puts them back in sample order
-/// (samples 0–31, then 32–63), so the vignette's column tables are read as they are stored.
+/// Lanes: 64 bytes unpack to words in 128-bit-lane order and pack back the same way. The luma and chroma
+/// rows stay in that order (`lanes`) and read column tables stored in it; the joint rows, where luma and
+/// chroma lanes meet, put words in sample order with `vpermt2q` (`words`). Mirrored rows reverse the
+/// packed bytes with one permute before the store.
 package enum YUV420Core {
     /// One luma row's parameters: the Q12 scale, the constant (4 fraction bits), the bias (zero and
     /// rounding), the curve's table and the vignette's columns and row term.
     package struct Luma {
-        /// 512 bytes: the low bytes of the 256 Int16 entries, then the high bytes; nil without a curve.
+        /// 512 bytes: the low bytes of the 256 Int16 entries, then the high bytes; nil without a curve. The
+        /// entries are the curve with the scale and constant applied (`mulHigh(t, scale) + constant`): with
+        /// a table those two are not applied again.
         package var table: UnsafePointer<UInt8>?
         package var scale: Int16, constant: Int16, bias: Int16
-        /// The Q15 column terms; nil without a vignette.
+        /// The Q15 column terms, in `lanes` order for `lumaRow` and in sample order for `jointRows`; nil without a vignette.
         package var columns: UnsafePointer<Int16>?
         package var row: Int16
 
@@ -27,6 +31,7 @@ package enum YUV420Core {
     /// One chroma row's parameters, each a (Cb, Cr) pair of Int16 packed in a UInt32 (Cb low).
     package struct Chroma {
         package var diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32
+        /// Per chroma byte, in `lanes` order for `chromaRow` and in byte order for `jointRows`; nil without a vignette.
         package var columns: UnsafePointer<Int16>?
         package var row: Int16
 
@@ -232,6 +237,14 @@ package enum YUV420Core {
         _mm512_permutexvar_epi64(_mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0), _mm512_packus_epi16(a, b))
     }
 
+    /// 64 bytes as words within 128-bit lanes (`low | high << 8`): in each lane, bytes 0–7 to the first
+    /// vector, 8–15 to the second. Where only a column table ties a lane to its sample (the luma and
+    /// chroma rows), the table is stored in this order and no cross-lane permute is needed.
+    @inline(__always)
+    private static func lanes(_ low: __m512i, _ high: __m512i) -> (__m512i, __m512i) {
+        (_mm512_unpacklo_epi8(low, high), _mm512_unpackhi_epi8(low, high))
+    }
+
     /// `(mulHigh(t, max(0, row − column)) + bias) >> 3`, or `(t + bias) >> 4` without a gain.
     @inline(__always)
     private static func finish(_ t: __m512i, _ columns: UnsafePointer<Int16>?, _ at: Int, _ row: __m512i, _ bias: __m512i, gain: Bool) -> __m512i {
@@ -260,13 +273,14 @@ package enum YUV420Core {
                 let upper = _mm512_movepi8_mask(y)
                 let low = _mm512_mask_blend_epi8(upper, _mm512_permutex2var_epi8(l0, y, l1), _mm512_permutex2var_epi8(l2, y, l3))
                 let high = _mm512_mask_blend_epi8(upper, _mm512_permutex2var_epi8(h0, y, h1), _mm512_permutex2var_epi8(h2, y, h3))
-                (a, b) = words(low, high)
+                (a, b) = lanes(low, high)
             } else {
-                (a, b) = words(zero, _mm512_xor_si512(y, centre))
+                (a, b) = lanes(zero, _mm512_xor_si512(y, centre))
             }
-            let ta = _mm512_add_epi16(_mm512_mulhi_epi16(a, scale), constant)
-            let tb = _mm512_add_epi16(_mm512_mulhi_epi16(b, scale), constant)
-            let out = bytes(finish(ta, p.columns, x, row, bias, gain: gain), finish(tb, p.columns, x &+ 32, row, bias, gain: gain))
+            // The table holds the curve with the scale and constant applied.
+            let ta = curve ? a : _mm512_add_epi16(_mm512_mulhi_epi16(a, scale), constant)
+            let tb = curve ? b : _mm512_add_epi16(_mm512_mulhi_epi16(b, scale), constant)
+            let out = _mm512_packus_epi16(finish(ta, p.columns, x, row, bias, gain: gain), finish(tb, p.columns, x &+ 32, row, bias, gain: gain))
             if mirrored {
                 _mm512_storeu_si512(UnsafeMutableRawPointer(d + (width &- x &- 64)), _mm512_permutexvar_epi8(reverse, out))
             } else {
@@ -285,13 +299,13 @@ package enum YUV420Core {
         let sixteen = _mm512_set1_epi32(16)
         var cx = 0
         while cx &+ 32 <= pairs {
-            let (a, b) = words(zero, _mm512_xor_si512(rows.load(cx, planar: planar), centre))
+            let (a, b) = lanes(zero, _mm512_xor_si512(rows.load(cx, planar: planar), centre))
             @inline(__always) func map(_ c: __m512i, _ at: Int) -> __m512i {
                 var t = _mm512_add_epi16(_mm512_mulhi_epi16(c, diagonal), constant)
                 if cross { t = _mm512_add_epi16(t, _mm512_mulhi_epi16(_mm512_rolv_epi32(c, sixteen), crossing)) }
                 return finish(t, p.columns, at, row, bias, gain: gain)
             }
-            rows.store(bytes(map(a, 2 * cx), map(b, 2 * cx &+ 32)), cx, planar: planar)
+            rows.store(_mm512_packus_epi16(map(a, 2 * cx), map(b, 2 * cx &+ 32)), cx, planar: planar)
             cx &+= 32
         }
         return cx
