@@ -55,6 +55,8 @@ final class YUV420FixedKernel {
     private var chromaColumnsWide: UnsafeMutablePointer<Int16>?
     private var coefficient = 0.0
     private var preparedSize = (0, 0)
+    /// The gain's Q15 row terms of every luma row and every chroma row (its two luma rows' centre) for `preparedSize`.
+    private var lumaRowTerms: [Int16] = [], chromaRowTerms: [Int16] = []
 
     /// Y code → the luma after the leading curves, as `(Y − 128)·256` (what `widenCentred` gives).
     private let lumaTable: UnsafeMutablePointer<Int16>?
@@ -228,6 +230,8 @@ final class YUV420FixedKernel {
         }
         lumaColumns = luma
         chromaColumns = chroma
+        lumaRowTerms = (0..<height).map { rowTerm(Double($0) + 0.5 - Double(height) / 2) }
+        chromaRowTerms = (0..<((height + 1) / 2)).map { Self.chromaRowTerm($0, height, k) }
         // Chroma's byte index i holds pair i / 2 (Cb and Cr share a term); pairs cover the luma width rounded up.
         let wideCount = (width + 1 + 63) / 64 * 64
         let lumaWide = UnsafeMutablePointer<Int16>.allocate(capacity: wideCount)
@@ -245,8 +249,23 @@ final class YUV420FixedKernel {
     private static func q15(_ v: Double) -> Int16 { Int16(min(max((v * 32768).rounded(), 0), 32767)) }
 
     /// Q15 `1 − k·dy²`, clamped to 0...1, so `row − column` never overflows.
-    private func rowTerm(_ dy: Double) -> I16x8 {
-        I16x8(repeating: Self.q15(1 - coefficient * dy * dy))
+    private func rowTerm(_ dy: Double) -> Int16 {
+        Self.q15(1 - coefficient * dy * dy)
+    }
+
+    /// Luma row `row`'s term, from the table when the frame is the prepared size.
+    private func lumaRow(_ row: Int, height: Int) -> I16x8 {
+        I16x8(repeating: height == preparedSize.1 ? lumaRowTerms[row] : rowTerm(Double(row) + 0.5 - Double(height) / 2))
+    }
+
+    /// Chroma row `crow`'s term: at the centre of its luma rows (one at the bottom of an odd height).
+    private func chromaRow(_ crow: Int, height: Int) -> I16x8 {
+        I16x8(repeating: height == preparedSize.1 ? chromaRowTerms[crow] : Self.chromaRowTerm(crow, height, coefficient))
+    }
+
+    private static func chromaRowTerm(_ crow: Int, _ height: Int, _ k: Double) -> Int16 {
+        let dy = Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - Double(height) / 2
+        return q15(1 - k * dy * dy)
     }
 
     /// Processes luma rows `rows` (starting on an even row) and the chroma rows they cover.
@@ -296,7 +315,6 @@ final class YUV420FixedKernel {
         let sy = source.planes[0], dy = destination.planes[0]
         let sameY = sy.base == dy.base && sy.stride == dy.stride
         let sameC = source.isSameMemory(as: destination)
-        let half = Double(height) / 2
         let lumaColumns = lumaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
         let chromaColumns = chromaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
         withUnsafePointer(to: constants) { c in
@@ -308,9 +326,9 @@ final class YUV420FixedKernel {
             if mixed {
                 for crow in chromaRows {
                     let row0 = 2 * crow, row1 = min(2 * crow + 1, height - 1)
-                    let r0 = Gain.on ? rowTerm(Double(row0) + 0.5 - half) : .zero
-                    let r1 = Gain.on ? rowTerm(Double(row1) + 0.5 - half) : .zero
-                    let rc = Gain.on ? rowTerm(Double(row0) + Double(min(2, height - row0)) / 2 - half) : .zero
+                    let r0 = Gain.on ? lumaRow(row0, height: height) : .zero
+                    let r1 = Gain.on ? lumaRow(row1, height: height) : .zero
+                    let rc = Gain.on ? chromaRow(crow, height: height) : .zero
                     let d0 = dy.base + row0 * dy.stride, d1 = dy.base + row1 * dy.stride
                     guard let mirror else {
                         Self.jointRows(sy.base + row0 * sy.stride, d0, sy.base + row1 * sy.stride, d1,
@@ -332,23 +350,23 @@ final class YUV420FixedKernel {
                 if let mirror {
                     // The identity maps compute exactly (a00 = 1 is 4096 in Q12), so they need no copy of their own here.
                     // Into another frame the wide path stores mirrored itself and only the row's end goes through the scratch.
-                    let r = Gain.on ? rowTerm(Double(row) + 0.5 - half) : .zero
+                    let r = Gain.on ? lumaRow(row, height: height) : .zero
                     Self.lumaRow(s, mirror.assumingMemoryBound(to: UInt8.self), width, r, lumaBlock, mirroredInto: d)
                 } else if lumaIdentity {
                     if !sameY { d.update(from: s, count: width) }
                 } else {
-                    let r = Gain.on ? rowTerm(Double(row) + 0.5 - half) : .zero
+                    let r = Gain.on ? lumaRow(row, height: height) : .zero
                     Self.lumaRow(s, d, width, r, lumaBlock)
                 }
             }
             for crow in chromaRows {
                 if let mirror {
-                    let rc = Gain.on ? rowTerm(Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - half) : .zero
+                    let rc = Gain.on ? chromaRow(crow, height: height) : .zero
                     Self.chromaRow(chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock, mirroredInto: chroma)
                 } else if chromaIdentity {
                     if !sameC { chroma.copy(crow, chromaWidth) }
                 } else {
-                    let rc = Gain.on ? rowTerm(Double(2 * crow) + Double(min(2, height - 2 * crow)) / 2 - half) : .zero
+                    let rc = Gain.on ? chromaRow(crow, height: height) : .zero
                     Self.chromaRow(chroma, crow, chromaWidth, rc, chromaBlock)
                 }
             }
