@@ -182,6 +182,15 @@ package enum YUV420Core {
     package static func chromaRow(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>,
                                   _ dv: UnsafeMutablePointer<UInt8>?, pairs: Int, _ p: Chroma, mirrored: Bool) -> Int {
         let rows = Pairs(u: u, v: v, du: du, dv: dv, mirrored: mirrored, pairs: pairs)
+        // Chroma that does not depend on the input (sepia's, mono's: a constant, times the gain) is not read.
+        if p.diagonal == 0 && p.cross == nil {
+            return switch (v != nil, p.columns != nil) {
+            case (false, false): chroma(rows, pairs, p, planar: false, cross: false, gain: false, input: false)
+            case (false, true): chroma(rows, pairs, p, planar: false, cross: false, gain: true, input: false)
+            case (true, false): chroma(rows, pairs, p, planar: true, cross: false, gain: false, input: false)
+            case (true, true): chroma(rows, pairs, p, planar: true, cross: false, gain: true, input: false)
+            }
+        }
         return switch (v != nil, p.cross != nil, p.columns != nil) {
         case (false, false, false): chroma(rows, pairs, p, planar: false, cross: false, gain: false)
         case (false, false, true): chroma(rows, pairs, p, planar: false, cross: false, gain: true)
@@ -292,16 +301,17 @@ package enum YUV420Core {
     }
 
     @inline(__always)
-    private static func chroma(_ rows: Pairs, _ pairs: Int, _ p: Chroma, planar: Bool, cross: Bool, gain: Bool) -> Int {
+    private static func chroma(_ rows: Pairs, _ pairs: Int, _ p: Chroma, planar: Bool, cross: Bool, gain: Bool, input: Bool = true) -> Int {
         @inline(__always) func splat(_ pair: UInt32) -> __m512i { _mm512_set1_epi32(Int32(bitPattern: pair)) }
         let diagonal = splat(p.diagonal), crossing = splat(p.cross ?? 0), constant = splat(p.constant), bias = splat(p.bias)
         let row = _mm512_set1_epi16(p.row), centre = _mm512_set1_epi8(-128), zero = _mm512_setzero_si512()
         let sixteen = _mm512_set1_epi32(16)
         var cx = 0
         while cx &+ 32 <= pairs {
-            let (a, b) = lanes(zero, _mm512_xor_si512(rows.load(cx, planar: planar), centre))
+            let (a, b) = input ? lanes(zero, _mm512_xor_si512(rows.load(cx, planar: planar), centre)) : (zero, zero)
             @inline(__always) func map(_ c: __m512i, _ at: Int) -> __m512i {
-                var t = _mm512_add_epi16(_mm512_mulhi_epi16(c, diagonal), constant)
+                // Without input the product is zero: the constant alone.
+                var t = input ? _mm512_add_epi16(_mm512_mulhi_epi16(c, diagonal), constant) : constant
                 if cross { t = _mm512_add_epi16(t, _mm512_mulhi_epi16(_mm512_rolv_epi32(c, sixteen), crossing)) }
                 return finish(t, p.columns, at, row, bias, gain: gain)
             }
