@@ -105,7 +105,8 @@ if arguments.contains("--help") || arguments.contains("-h") {
         usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12]] [--tsv FORMAT CHAIN…]
 
         Times every filter and the 3- and 6-filter chains at 1920x1080, RGBA and NV12, in ms/frame beside a
-        memcpy of the same frame. NAME… keeps the entries whose text starts with a name; --calls N runs each N
+        memcpy of the same frame, then frames from memory (stream) and at a camera's 30 fps (paced), all threads
+        against one (the paced rows take about 15 s). NAME… keeps the entries whose text starts with a name; --calls N runs each N
         times on one thread without timing (for valgrind --tool=callgrind); --tsv prints '# SIMD path NAME', then
         FORMAT<TAB>CHAIN<TAB>ms for each chain text (for make bench-anchors). SWIFTCAM_SIMD=sse2 forces the
         baseline SIMD path, SWIFTCAM_SIMD=avx2 AVX2 (needed under valgrind). Build with 'swift build -c release' first.
