@@ -209,7 +209,7 @@ final class RGBFixedKernel {
                 let dy = Double(y) + 0.5 - half
                 let rowTerm = Self.q15(1 - coefficient * dy * dy)
                 let row = I16x8(repeating: rowTerm)
-                // On the AVX2 path whole groups of 16 pixels first; this loop finishes the row.
+                // On the AVX2 and AVX-512 paths whole groups of 16 or 32 pixels first; this loop finishes the row.
                 var x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: m, o: o, keep: keep, passFirst: PassFirst.on,
                                              columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm, mirrored: mirrored)
                 @inline(__always) func reversed(_ v: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(v[3], v[2], v[1], v[0]) }

@@ -116,7 +116,8 @@ final class RGBPointKernel {
 
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory);
     /// `buffer` is this band's scratch (`bufferBytes`). With `mirror` (a row of scratch) the output is
-    /// also mirrored: each row is written there and reversed into place while it is in L1.
+    /// also mirrored: each row is written there and reversed into place while it is in L1, or, by the 3×3 pass
+    /// into rows that do not overlap its source's, stored reversed directly.
     func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
              buffer: UnsafeMutableRawPointer, mirror: UnsafeMutableRawPointer? = nil) {
         if let mirror {

@@ -184,6 +184,11 @@ final class YUV420FixedKernel {
         }
     }
 
+    /// True when `count` bytes at `a` and at `b` do not overlap (a row may be stored mirrored from the other).
+    private static func disjoint(_ a: UnsafeMutablePointer<UInt8>, _ b: UnsafeMutablePointer<UInt8>, _ count: Int) -> Bool {
+        a + count <= b || b + count <= a
+    }
+
     /// The sample (or chroma byte) in 16-bit lane `i` of the AVX-512 rows, which unpack 64 bytes to words
     /// within 128-bit lanes and pack them back the same way: in each group of 64, word j of the first vector
     /// is sample 16·(j / 8) + j % 8, of the second 16·(j / 8) + 8 + j % 8.
@@ -270,9 +275,10 @@ final class YUV420FixedKernel {
 
     /// Processes luma rows `rows` (starting on an even row) and the chroma rows they cover.
     ///
-    /// With `mirror` (scratch of 4 × width bytes) the frame is also mirrored: each output row is written
-    /// to the scratch and reversed into place while it is in L1, so a mirror in the chain costs no pass
-    /// of its own, in place or not. (The gain is symmetric, so mirroring after it is mirroring before.)
+    /// With `mirror` (scratch of 4 × width bytes) the frame is also mirrored: in place each output row is written
+    /// to the scratch and reversed into place while it is in L1; into another frame the AVX-512 rows store their
+    /// groups mirrored themselves and only a row's end goes through the scratch. So a mirror in the chain costs no
+    /// pass of its own. (The gain is symmetric, so mirroring after it is mirroring before.)
     func run(source: Frame, destination: Frame, rows: Range<Int>, mirror: UnsafeMutableRawPointer? = nil) {
         if source.format == .nv12 {
             let s = source.planes[1], d = destination.planes[1]
@@ -380,7 +386,7 @@ final class YUV420FixedKernel {
                                                          mirroredInto final: UnsafeMutablePointer<UInt8>? = nil) {
         let k = block.c.pointee
         let constant = (k.lumaConstant, k.lumaConstant)
-        let direct = final.map { $0 != s } ?? false
+        let direct = final.map { disjoint($0, s, width) } ?? false
         var x = SIMDPath.yuv420Luma(s, direct ? final! : d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
                                     bias: k.lumaBias[0], columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? x : 0
@@ -409,7 +415,10 @@ final class YUV420FixedKernel {
         let k = block.c.pointee
         let p = rows.pointers
         let target = final?.rows(crow).pointers
-        let direct = target.map { $0.du != $0.u } ?? false
+        let direct = target.map { t in
+            guard let dv = t.dv, let v = t.v else { return disjoint(t.du, t.u, 2 * chromaWidth) }
+            return disjoint(t.du, t.u, chromaWidth) && disjoint(dv, v, chromaWidth)
+        } ?? false
         var cx = SIMDPath.yuv420Chroma(p.u, p.v, direct ? target!.du : p.du, direct ? target!.dv : p.dv, pairs: chromaWidth,
                                        diagonal: pair(k.chromaDiagonal), cross: Cross.on ? pair(k.chromaCross) : nil,
                                        constant: pair(k.chromaConstant), bias: pair(k.chromaBias),

@@ -24,23 +24,16 @@ import Testing
                                 (.nv12, "temperature kelvin=4000 | gamma value=1.2 | mirror | vignette | gamma value=0.8"),
                                 (.argb, "gamma value=1.3 | sepia | vignette | mirror"), (.bgrx, "colorcontrols contrast=1.3 | vignette | mirror"),
                                 (.i420, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert")] {
-            let reference = TestFrame(format, 211, 157)
-            reference.fillPattern(seed: 12)
-            let compiled = try FilterChain(parsing: chain).compile()
-            let original = reference.copy()
-            try SIMDPath.with(.sse2) { try compiled.process(reference.frame) }
-            #expect(reference.difference(from: original) != nil)
-            for path in SIMDPath.available {
-                let frame = original.copy()
-                try SIMDPath.with(path) {
-                    #expect(SIMDPath.current == path)
-                    try compiled.process(frame.frame)
-                }
-                #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain)")
-                // Into another frame, where mirror reads the source forwards (in place it reads a row buffer).
-                let copied = TestFrame(format, 211, 157, padding: 7)
-                try SIMDPath.with(path) { try compiled.process(from: original.frame, to: copied.frame) }
-                #expect(copied.canariesIntact && copied.difference(from: reference) == nil, "\(path) \(format) \(chain) into another frame")
+            try expectSameBytesOnEveryPath(format, chain, width: 211, height: 157)
+        }
+        // The point passes' wide groups with no tail (256: whole 32- and 64-sample groups) and with none at all (27), each
+        // in place and mirrored into another frame, where the wide rows store mirrored themselves.
+        for (width, height) in [(256, 34), (27, 9)] {
+            for (format, chain) in [(PixelFormat.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                                    (.i420, "sepia | vignette | mirror"), (.nv12, "temperature kelvin=4000 | mirror | vignette"),
+                                    (.rgba, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                                    (.argb, "colorcontrols contrast=1.3 | vignette | mirror"), (.bgrx, "vignette | mirror")] {
+                try expectSameBytesOnEveryPath(format, chain, width: width, height: height)
             }
         }
         // The 4:2:0 pass with Cb and Cr crossed, which no filter gives yet.
@@ -57,6 +50,29 @@ import Testing
             for (path, out) in zip(SIMDPath.available, outputs) {
                 #expect(out.canariesIntact && out.difference(from: outputs[0]) == nil, "\(path) \(format) crossed chroma")
             }
+        }
+    }
+
+    /// `chain` gives the SSE2 path's bytes on every path the machine has, in place and into another (padded) frame.
+    private func expectSameBytesOnEveryPath(_ format: PixelFormat, _ chain: String, width: Int, height: Int) throws {
+        let reference = TestFrame(format, width, height)
+        reference.fillPattern(seed: 12)
+        let compiled = try FilterChain(parsing: chain).compile()
+        let original = reference.copy()
+        try SIMDPath.with(.sse2) { try compiled.process(reference.frame) }
+        #expect(reference.difference(from: original) != nil)
+        for path in SIMDPath.available {
+            let frame = original.copy()
+            try SIMDPath.with(path) {
+                #expect(SIMDPath.current == path)
+                try compiled.process(frame.frame)
+            }
+            #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain) \(width)x\(height)")
+            // Into another frame, where mirror reads the source forwards (in place it reads a row buffer).
+            let copied = TestFrame(format, width, height, padding: 7)
+            try SIMDPath.with(path) { try compiled.process(from: original.frame, to: copied.frame) }
+            #expect(copied.canariesIntact && copied.difference(from: reference) == nil,
+                    "\(path) \(format) \(chain) \(width)x\(height) into another frame")
         }
     }
 }
