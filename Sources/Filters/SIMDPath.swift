@@ -275,7 +275,7 @@ extension SIMDPath {
     static func boxFixedPanel(source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
                               left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int, channels: Int, width: Int, height: Int, from x0: Int, count: Int, horizontal: BoxCascadeFixedCore.Box,
                               vertical: BoxCascadeFixedCore.Box, passes: Int, fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
-        if current == .avx2 {
+        if hasAVX2 {
             FiltersAVX2.BoxCascadeFixedCore.panel(source: source, sourceStride: sourceStride, destination: destination,
                                                   destinationStride: destinationStride, left: left, right: right, haloStride: haloStride, channels: channels, width: width, height: height, from: x0, count: count,
                                                   horizontal: .init(horizontal), vertical: .init(vertical), passes: passes, fractionBits: f,
