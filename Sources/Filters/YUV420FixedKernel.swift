@@ -259,12 +259,12 @@ final class YUV420FixedKernel {
     }
 
     /// Luma row `row`'s term, from the table when the frame is the prepared size.
-    private func lumaRow(_ row: Int, height: Int) -> I16x8 {
+    private func lumaRowTerm(_ row: Int, height: Int) -> I16x8 {
         I16x8(repeating: height == preparedSize.1 ? lumaRowTerms[row] : rowTerm(Double(row) + 0.5 - Double(height) / 2))
     }
 
     /// Chroma row `crow`'s term: at the centre of its luma rows (one at the bottom of an odd height).
-    private func chromaRow(_ crow: Int, height: Int) -> I16x8 {
+    private func chromaRowTerm(_ crow: Int, height: Int) -> I16x8 {
         I16x8(repeating: height == preparedSize.1 ? chromaRowTerms[crow] : Self.chromaRowTerm(crow, height, coefficient))
     }
 
@@ -332,9 +332,9 @@ final class YUV420FixedKernel {
             if mixed {
                 for crow in chromaRows {
                     let row0 = 2 * crow, row1 = min(2 * crow + 1, height - 1)
-                    let r0 = Gain.on ? lumaRow(row0, height: height) : .zero
-                    let r1 = Gain.on ? lumaRow(row1, height: height) : .zero
-                    let rc = Gain.on ? chromaRow(crow, height: height) : .zero
+                    let r0 = Gain.on ? lumaRowTerm(row0, height: height) : .zero
+                    let r1 = Gain.on ? lumaRowTerm(row1, height: height) : .zero
+                    let rc = Gain.on ? chromaRowTerm(crow, height: height) : .zero
                     let d0 = dy.base + row0 * dy.stride, d1 = dy.base + row1 * dy.stride
                     guard let mirror else {
                         Self.jointRows(sy.base + row0 * sy.stride, d0, sy.base + row1 * sy.stride, d1,
@@ -356,23 +356,23 @@ final class YUV420FixedKernel {
                 if let mirror {
                     // The identity maps compute exactly (a00 = 1 is 4096 in Q12), so they need no copy of their own here.
                     // Into another frame the wide path stores mirrored itself and only the row's end goes through the scratch.
-                    let r = Gain.on ? lumaRow(row, height: height) : .zero
+                    let r = Gain.on ? lumaRowTerm(row, height: height) : .zero
                     Self.lumaRow(s, mirror.assumingMemoryBound(to: UInt8.self), width, r, lumaBlock, mirroredInto: d)
                 } else if lumaIdentity {
                     if !sameY { d.update(from: s, count: width) }
                 } else {
-                    let r = Gain.on ? lumaRow(row, height: height) : .zero
+                    let r = Gain.on ? lumaRowTerm(row, height: height) : .zero
                     Self.lumaRow(s, d, width, r, lumaBlock)
                 }
             }
             for crow in chromaRows {
                 if let mirror {
-                    let rc = Gain.on ? chromaRow(crow, height: height) : .zero
+                    let rc = Gain.on ? chromaRowTerm(crow, height: height) : .zero
                     Self.chromaRow(chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock, mirroredInto: chroma)
                 } else if chromaIdentity {
                     if !sameC { chroma.copy(crow, chromaWidth) }
                 } else {
-                    let rc = Gain.on ? chromaRow(crow, height: height) : .zero
+                    let rc = Gain.on ? chromaRowTerm(crow, height: height) : .zero
                     Self.chromaRow(chroma, crow, chromaWidth, rc, chromaBlock)
                 }
             }
@@ -380,14 +380,14 @@ final class YUV420FixedKernel {
     }
 
     /// One luma row from `s` to `d`. With `final`, `d` is a row of scratch and the row ends up mirrored in
-    /// `final`: stored there reversed by the wide path when `final` is not `s`'s memory, the rest reversed from `d`.
+    /// `final`: stored there reversed by the wide path when `final` does not overlap `s`, the rest reversed from `d`.
     private static func lumaRow<Gain: Flag, Curve: Flag>(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
                                                          _ row: I16x8, _ block: LumaBlock<Gain, Curve>,
                                                          mirroredInto final: UnsafeMutablePointer<UInt8>? = nil) {
         let k = block.c.pointee
         let constant = (k.lumaConstant, k.lumaConstant)
         let direct = final.map { disjoint($0, s, width) } ?? false
-        var x = SIMDPath.yuv420Luma(s, direct ? final! : d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
+        var x = SIMDPath.yuv420Luma(s, (direct ? final : nil) ?? d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
                                     bias: k.lumaBias[0], columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? x : 0
         defer { if let final { MirrorFlipKernel.reverse(d + done, final, bytes: width - done, size: 1) } }
@@ -406,7 +406,7 @@ final class YUV420FixedKernel {
     }
 
     /// One chroma row. With `final`, `chroma` writes to scratch (`redirected`) and the row ends up mirrored in
-    /// `final`'s destination: stored there reversed by the wide path when that is not the source's memory, the rest
+    /// `final`'s destination: stored there reversed by the wide path when that does not overlap the source, the rest
     /// reversed from the scratch.
     private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
                                                                              _ row: I16x8, _ block: ChromaBlock<Gain, Cross>,
@@ -419,7 +419,8 @@ final class YUV420FixedKernel {
             guard let dv = t.dv, let v = t.v else { return disjoint(t.du, t.u, 2 * chromaWidth) }
             return disjoint(t.du, t.u, chromaWidth) && disjoint(dv, v, chromaWidth)
         } ?? false
-        var cx = SIMDPath.yuv420Chroma(p.u, p.v, direct ? target!.du : p.du, direct ? target!.dv : p.dv, pairs: chromaWidth,
+        let out = (direct ? target : nil) ?? p
+        var cx = SIMDPath.yuv420Chroma(p.u, p.v, out.du, out.dv, pairs: chromaWidth,
                                        diagonal: pair(k.chromaDiagonal), cross: Cross.on ? pair(k.chromaCross) : nil,
                                        constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
                                        columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
