@@ -242,6 +242,14 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return 0
     }
 
+    /// On AVX2 (and AVX-512), `ZoomCore.horizontal4` (returns how many output pixels it did); elsewhere 0.
+    static func zoomHorizontal4(_ s: UnsafePointer<UInt8>, columns: UnsafePointer<Int32>, width: Int, into h: UnsafeMutablePointer<UInt16>) -> Int {
+        #if arch(x86_64)
+        if hasAVX2 { return FiltersAVX2.ZoomCore.horizontal4(s, columns: columns, width: width, into: h) }
+        #endif
+        return 0
+    }
+
     /// On AVX2, `MirrorCore.reverse` (whole 32-byte groups; returns how many bytes it did); elsewhere 0.
     static func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
                               readForward: Bool) -> Int {

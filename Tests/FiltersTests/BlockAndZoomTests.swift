@@ -50,7 +50,14 @@ import Testing
 
     @Test(arguments: [PixelFormat.rgba, .nv12, .i420], [1, 2])
     func zoomIsTheBilinearOfTheWindow(format: PixelFormat, threads: Int) throws {
-        let (w, h, factor, cx, cy) = (401, 333, 2.7, 0.3, 0.8)
+        // Inside the frame; against the right and bottom edges (the last taps clamp); barely zoomed; the most.
+        for (factor, cx, cy) in [(2.7, 0.3, 0.8), (2.0, 1.0, 1.0), (1.05, 0.5, 0.0), (16.0, 0.9, 0.1)] {
+            try expectBilinear(format: format, threads: threads, factor: factor, cx: cx, cy: cy)
+        }
+    }
+
+    private func expectBilinear(format: PixelFormat, threads: Int, factor: Double, cx: Double, cy: Double) throws {
+        let (w, h) = (401, 333)
         let frame = TestFrame(format, w, h)
         let planes = Self.fill(frame, seed: 9)
         try FilterChain { Zoom(factor: factor, x: cx, y: cy) }.compile(threads: threads).process(frame.frame)
@@ -78,7 +85,7 @@ import Testing
                     }
                 }
             }
-            #expect(wrong == 0, "\(format) plane \(plane): \(wrong) samples differ")
+            #expect(wrong == 0, "\(format) plane \(plane), zoom \(factor) at (\(cx), \(cy)): \(wrong) samples differ")
         }
     }
 }
