@@ -91,6 +91,10 @@ final class BandPool: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var job: ((Int, Int) -> Void)?
     private var started = false
+    /// The CPUs this process may run on (read when the workers start), and the CPU each worker is kept off: the one
+    /// the calling thread was on when it last handed that worker a job (−1: none). Both are the caller's, under `busy`.
+    private var allowedCPUs: [Int32] = []
+    private var keptOff: [Int32]
     /// False when a worker thread could not be created; jobs then go to `concurrentPerform`.
     private var usable = false
 
@@ -100,6 +104,7 @@ final class BandPool: @unchecked Sendable {
 
     init(workers: Int) {
         self.workers = (0..<max(0, workers)).map { _ in Worker() }
+        keptOff = Array(repeating: -1, count: self.workers.count)
     }
 
     /// Runs `body(slot, piece)` for `pieces` pieces here (slot 0) and on up to `slots − 1` workers; false (nothing
@@ -111,8 +116,10 @@ final class BandPool: @unchecked Sendable {
         if !started {
             started = true
             usable = workers.indices.allSatisfy { startWorker($0) }
+            allowedCPUs = CPUSet.ofThisThread()
         }
         guard usable else { return false }
+        keepWorkersOffCallersCPU(slots - 1)
         withoutActuallyEscaping(body) { body in
             job = body
             finished.store(0, ordering: .relaxed)
@@ -138,6 +145,23 @@ final class BandPool: @unchecked Sendable {
             job = nil
         }
         return true
+    }
+
+    /// Lets the first `count` workers run on every allowed CPU but the caller's.
+    ///
+    /// A worker that slept through a camera's frame interval is woken onto the CPU of the thread that woke it: in a
+    /// virtual machine an idle virtual CPU is halted on the host and the scheduler does not pick it, so the worker
+    /// queued behind the caller and the second core did nothing (measured: 39 of 40 wake-ups at 33 ms intervals).
+    /// Kept off the caller's CPU it wakes on another. The mask changes only when the caller has moved to another CPU,
+    /// so a caller that stays put makes no system call; with one allowed CPU nothing is restricted.
+    private func keepWorkersOffCallersCPU(_ count: Int) {
+        guard allowedCPUs.count > 1 else { return }
+        guard let cpu = CPUSet.current() else { return }
+        guard allowedCPUs.contains(cpu) else { return }
+        for index in 0..<min(count, workers.count) where keptOff[index] != cpu {
+            guard let thread = workers[index].thread else { continue }
+            if CPUSet.restrict(thread, to: allowedCPUs.filter { $0 != cpu }) { keptOff[index] = cpu }
+        }
     }
 
     /// Takes the next piece of the current job for `slot` (and says how many pieces the job has), or nil when none
@@ -204,13 +228,16 @@ final class BandPool: @unchecked Sendable {
             return false
         }
         pthread_detach(thread)
+        workers[index].thread = thread
         return true
     }
 
-    /// One worker's parking place: `parked` is set while it sleeps on `wake` (or is about to).
-    private final class Worker: Sendable {
+    /// One worker's parking place: `parked` is set while it sleeps on `wake` (or is about to); `thread` is set once,
+    /// by the first caller, before any job.
+    private final class Worker: @unchecked Sendable {
         let parked = Atomic<Bool>(false)
         let wake = DispatchSemaphore(value: 0)
+        var thread: pthread_t?
     }
 
     /// The job word: generation (24 bits), slots (8), pieces (16), next piece (16).
@@ -234,6 +261,54 @@ private final class WorkerContext {
     init(pool: BandPool, index: Int) {
         self.pool = pool
         self.index = index
+    }
+}
+
+/// A thread's CPU affinity as a list of CPU numbers.
+///
+/// glibc declares these calls only for `_GNU_SOURCE`, which the Swift overlay does not define; they are looked up
+/// by name instead (absent elsewhere: then nothing is read or restricted).
+enum CPUSet {
+    private static let bitsPerWord = UInt64.bitWidth
+    private static let getCPU = symbol("sched_getcpu", as: (@convention(c) () -> Int32).self)
+    private static let getAffinity = symbol("sched_getaffinity", as: (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32).self)
+    private static let setAffinity = symbol("pthread_setaffinity_np",
+                                            as: (@convention(c) (pthread_t, Int, UnsafeRawPointer) -> Int32).self)
+
+    private static func symbol<Function>(_ name: String, as type: Function.Type) -> Function? {
+        dlsym(nil, name).map { unsafeBitCast($0, to: type) }
+    }
+
+    /// The CPU the calling thread runs on now, or nil.
+    static func current() -> Int32? {
+        guard let cpu = getCPU?(), cpu >= 0 else { return nil }
+        return cpu
+    }
+
+    /// The CPUs the calling thread may run on; empty when that cannot be read.
+    static func ofThisThread() -> [Int32] {
+        var set = cpu_set_t()
+        guard let getAffinity, getAffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0 else { return [] }
+        return withUnsafeBytes(of: &set) { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            return (0..<words.count * bitsPerWord).compactMap { cpu in
+                words[cpu / bitsPerWord] & (1 << UInt64(cpu % bitsPerWord)) != 0 ? Int32(cpu) : nil
+            }
+        }
+    }
+
+    /// Lets `thread` run only on `cpus`; false when the system refused (the thread keeps its affinity).
+    static func restrict(_ thread: pthread_t, to cpus: [Int32]) -> Bool {
+        var set = cpu_set_t()
+        let capacity = MemoryLayout<cpu_set_t>.size * 8
+        withUnsafeMutableBytes(of: &set) { raw in
+            let words = raw.bindMemory(to: UInt64.self)
+            for cpu in cpus where cpu >= 0 && Int(cpu) < capacity {
+                words[Int(cpu) / bitsPerWord] |= 1 << UInt64(Int(cpu) % bitsPerWord)
+            }
+        }
+        guard let setAffinity else { return false }
+        return setAffinity(thread, MemoryLayout<cpu_set_t>.size, &set) == 0
     }
 }
 

@@ -51,6 +51,44 @@ import Glibc
         #expect(!pool.run(pieces: 3, slots: 3) { _, _ in }, "more slots than workers + 1 is refused, not run short")
     }
 
+    /// A worker woken after a camera's frame interval runs on another CPU than the caller: a virtual machine's halted
+    /// CPU is not where the scheduler puts a woken thread, and without being kept off the caller's CPU the worker
+    /// queued behind it (here 39 of 40 such wake-ups). Both pieces wait for each other, so both threads run at once.
+    /// The caller may be moved between CPUs by the scheduler now and then, hence most jobs, not every one.
+    @Test(.enabled(if: CPUSet.ofThisThread().count > 1 && CPUSet.current() != nil, "needs two CPUs"))
+    func wokenWorkerRunsBesideTheCaller() {
+        let pool = BandPool(workers: 1)
+        let cpus = UnsafeMutableBufferPointer<Int32>.allocate(capacity: 2)
+        defer { cpus.deallocate() }
+        var apart = 0
+        for _ in 0..<12 {
+            usleep(33_000) // a 30 fps camera's frame interval: long enough for the worker to park and its CPU to halt
+            cpus.initialize(repeating: -1)
+            let started = Atomic<Int>(0)
+            _ = pool.run(pieces: 2, slots: 2) { slot, _ in
+                cpus[slot] = CPUSet.current() ?? -1
+                started.add(1, ordering: .sequentiallyConsistent)
+                let clock = ContinuousClock(), deadline = clock.now + .seconds(60)
+                while started.load(ordering: .sequentiallyConsistent) < 2, clock.now < deadline { sched_yield() }
+            }
+            if cpus[0] >= 0, cpus[1] >= 0, cpus[0] != cpus[1] { apart += 1 }
+        }
+        #expect(apart > 6, "the worker ran on the caller's CPU in \(12 - apart) of 12 jobs")
+    }
+
+    /// The affinity calls, looked up by name, read back what they set.
+    @Test func cpuSetReadsWhatItSets() {
+        let allowed = CPUSet.ofThisThread()
+        #expect(!allowed.isEmpty)
+        if let cpu = CPUSet.current() { #expect(allowed.contains(cpu)) }
+        defer { _ = CPUSet.restrict(pthread_self(), to: allowed) }
+        #expect(CPUSet.restrict(pthread_self(), to: [allowed[0]]))
+        #expect(CPUSet.ofThisThread() == [allowed[0]])
+        #expect(CPUSet.current() == allowed[0], "moved onto the one CPU it may use")
+        #expect(CPUSet.restrict(pthread_self(), to: allowed))
+        #expect(CPUSet.ofThisThread() == allowed)
+    }
+
     /// Every piece of every job exactly once, whichever thread takes it: a thousand jobs back to back (the worker
     /// finds most while it still looks for work, some after it parked), slots always below the job's.
     @Test func everyPieceOnceJobAfterJob() {
