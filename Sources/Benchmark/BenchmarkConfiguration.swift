@@ -58,7 +58,7 @@ public struct BenchmarkConfiguration: Sendable {
     public var stallTimeout: Double
 
     /// A configuration; `cases` defaults to the standard rows of issue 6.
-    public init(sizes: [BenchmarkSize] = [.hd1080, .hd720], frames: Int = 60, repetitions: Int = 5,
+    public init(sizes: [BenchmarkSize] = [.hd1080, .hd720], frames: Int = 20, repetitions: Int = 15,
                 warmUpFrames: Int = 4, distinctFrames: Int = 8, cases: [BenchmarkCase]? = nil, stallTimeout: Double = 60) {
         self.sizes = sizes
         self.frames = max(frames, 1)
@@ -69,7 +69,8 @@ public struct BenchmarkConfiguration: Sendable {
         self.stallTimeout = stallTimeout
     }
 
-    /// The full run (`swiftcam bench`): 60 frames, 5 repetitions, both sizes.
+    /// The full run (`swiftcam bench`): 15 repetitions of 20 frames, both sizes. Many short repetitions taken in
+    /// turns (see `BenchmarkRunner.run`) put the machine's slow spells on every variant alike; 5 of 60 did not.
     public static let full = BenchmarkConfiguration()
 
     /// The CI run (`swiftcam bench --quick`): every case at both sizes in well under a minute on two cores.

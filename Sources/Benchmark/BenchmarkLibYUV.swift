@@ -1,4 +1,4 @@
-public import GStreamer
+import GStreamer
 
 #if canImport(Glibc)
 import Glibc

@@ -45,45 +45,54 @@ public struct BenchmarkRunner: Sendable {
 
     /// Runs every case at every size. A missing element gives a skipped case and a broken one a failed case;
     /// only when the test frames themselves cannot be made does the run throw.
+    ///
+    /// At each size every variant is set up first (a pipeline playing and warmed up), then the repetitions take
+    /// turns: one of every variant, then the next round, so a slow spell of the machine falls on all of them alike.
     public func run(progress: (BenchmarkProgress) -> Void = { _ in }) throws -> BenchmarkReport {
         SwiftFilterElement.register()
         let load = BenchmarkMachine.loadAverage
         let inputs = orderedInputs
         let variants = uniqueVariants
-        let perSize = inputs.count * 2 + variants.count
+        let perSize = inputs.count * 2 + variants.count + configuration.repetitions
+        let total = perSize * configuration.sizes.count
         var done = 0
         var rows: [BenchmarkRow] = []
         var baselines: [BenchmarkBaseline] = []
         for size in configuration.sizes {
             let rgba = try BenchmarkFrames.rgba(width: size.width, height: size.height, count: configuration.distinctFrames)
             var frames: [String: BenchmarkFrames] = [:]
+            for input in inputs { frames[input] = try rgba.converted(to: input) }
+            // Each input's memcpy and identity baseline, then every variant once (one pipeline under two labels is
+            // one variant).
+            var order: [BenchmarkVariant] = inputs.flatMap { [BenchmarkVariant.memcpy($0), .baseline($0)] }
+            for variant in variants where !order.contains(where: { $0.key == variant.key }) { order.append(variant) }
             var raw: [BenchmarkVariant: BenchmarkOutcome] = [:]
+            var timers: [(key: BenchmarkVariant, timer: any BenchmarkTimer)] = []
+            for variant in order {
+                progress(BenchmarkProgress(done: done, total: total, size: size, label: "\(variant.input) \(variant.label)"))
+                done += 1
+                guard let input = frames[variant.input] else { continue }
+                switch prepare(variant, frames: input) {
+                case let .ready(timer): timers.append((variant.key, timer))
+                case let .unavailable(outcome): raw[variant.key] = outcome
+                }
+            }
+            done += variants.count + inputs.count * 2 - order.count
+            let outcomes = Self.takeTurns(timers.map(\.timer), repetitions: configuration.repetitions) { round in
+                progress(BenchmarkProgress(done: done, total: total, size: size,
+                                           label: "repetition \(round + 1) of \(configuration.repetitions), every variant in turn"))
+                done += 1
+            }
+            for ((key, _), outcome) in zip(timers, outcomes) { raw[key] = outcome }
             var floor: [String: Double] = [:]
             var baseline: [String: Double] = [:]
             for input in inputs {
-                let converted = try rgba.converted(to: input)
-                frames[input] = converted
-                progress(BenchmarkProgress(done: done, total: perSize * configuration.sizes.count, size: size, label: "memcpy \(input)"))
-                done += 1
-                let copy = measure(.memcpy(input), frames: converted)
-                raw[BenchmarkVariant.memcpy(input).key] = copy
-                floor[input] = copy.statistics?.median.rounded(places: 6) // as the memcpy row shows it, so its ratio is exactly 1
-                let identity = BenchmarkVariant.baseline(input)
-                progress(BenchmarkProgress(done: done, total: perSize * configuration.sizes.count, size: size, label: "\(input) \(identity.label)"))
-                done += 1
-                let outcome = measure(identity, frames: converted)
-                if let statistics = outcome.statistics {
+                // As the memcpy row shows it, so its ratio is exactly 1.
+                floor[input] = raw[BenchmarkVariant.memcpy(input).key]?.statistics?.median.rounded(places: 6)
+                if let statistics = raw[BenchmarkVariant.baseline(input).key]?.statistics {
                     baseline[input] = statistics.median
                     baselines.append(BenchmarkBaseline(size: size, input: input, statistics: statistics))
                 }
-            }
-            for variant in variants {
-                progress(BenchmarkProgress(done: done, total: perSize * configuration.sizes.count, size: size,
-                                           label: "\(variant.input) \(variant.label)"))
-                done += 1
-                guard raw[variant.key] == nil else { continue }
-                guard let input = frames[variant.input] else { continue }
-                raw[variant.key] = measure(variant, frames: input)
             }
             for benchCase in configuration.cases {
                 func result(_ variant: BenchmarkVariant?) -> BenchmarkMeasurement? {
@@ -122,35 +131,79 @@ public struct BenchmarkRunner: Sendable {
         return result
     }
 
-    /// Times one variant on `frames`: a memcpy here, or a pipeline of its own. Never throws: a missing element
-    /// is `.skipped`, anything else that goes wrong is `.failed`.
-    public func measure(_ variant: BenchmarkVariant, frames: BenchmarkFrames) -> BenchmarkOutcome {
-        if let missing = Self.missingElement(variant) { return .skipped(missing) }
-        if let function = variant.library {
-            guard LibYUV.handle != nil else { return .skipped(LibYUV.missing) }
-            guard let operation = LibYUV.operation(function, info: frames.info) else {
-                return .skipped("libyuv \(function) does not take \(variant.input) frames")
+    /// Times every timer `repetitions` times, a repetition of each in turn (`round` is told as each round starts),
+    /// then finishes them all: one outcome per timer. A timer that throws is out of the later rounds and failed.
+    static func takeTurns(_ timers: [any BenchmarkTimer], repetitions: Int, round: (Int) -> Void = { _ in }) -> [BenchmarkOutcome] {
+        var samples = Array(repeating: [Double](), count: timers.count)
+        var broken: [BenchmarkOutcome?] = Array(repeating: nil, count: timers.count)
+        for number in 0..<repetitions {
+            round(number)
+            for (index, timer) in timers.enumerated() where broken[index] == nil {
+                do {
+                    samples[index].append(try timer.repetition())
+                } catch {
+                    broken[index] = outcome(error)
+                }
             }
+        }
+        return timers.indices.map { index in
             do {
-                guard let statistics = BenchmarkStatistics(samples: try timeCall(frames, operation)) else { return .failed("no timings") }
-                return .measured(statistics)
+                try timers[index].finish()
             } catch {
-                return .failed("\(error)")
+                if broken[index] == nil { broken[index] = outcome(error) }
             }
+            return broken[index] ?? BenchmarkStatistics(samples: samples[index]).map { .measured($0) } ?? .failed("no timings")
         }
+    }
+
+    /// Times one variant on `frames` by itself, every repetition in a row. Never throws: a missing element is
+    /// `.skipped`, anything else that goes wrong is `.failed`.
+    public func measure(_ variant: BenchmarkVariant, frames: BenchmarkFrames) -> BenchmarkOutcome {
+        let timer: any BenchmarkTimer
+        switch prepare(variant, frames: frames) {
+        case let .ready(prepared): timer = prepared
+        case let .unavailable(outcome): return outcome
+        }
+        return Self.takeTurns([timer], repetitions: configuration.repetitions)[0]
+    }
+
+    /// Sets `variant` up on `frames` (a memcpy here, a libyuv call, or a pipeline of its own, playing and warmed
+    /// up), or says why it cannot run: not installed (`.skipped`) or broken (`.failed`).
+    func prepare(_ variant: BenchmarkVariant, frames: BenchmarkFrames) -> Prepared {
+        if let missing = Self.missingElement(variant) { return .unavailable(.skipped(missing)) }
         do {
-            let samples = try variant.pipeline.map { try timePipeline($0, frames: frames) }
-                ?? variant.copyThreads.map { try timeBandedCopy(frames, threads: $0) } ?? timeMemcpy(frames)
-            guard let statistics = BenchmarkStatistics(samples: samples) else { return .failed("no timings") }
-            return .measured(statistics)
-        } catch let error as GStreamerError {
-            if case let .elementNotFound(factory, package) = error {
-                return .skipped(Self.notInstalled(factory, package: package))
+            if let function = variant.library {
+                guard LibYUV.handle != nil else { return .unavailable(.skipped(LibYUV.missing)) }
+                guard let operation = LibYUV.operation(function, info: frames.info) else {
+                    return .unavailable(.skipped("libyuv \(function) does not take \(variant.input) frames"))
+                }
+                return .ready(try CallTimer(frames: frames, configuration: configuration, operation))
             }
-            return .failed("\(error)")
+            if let pipeline = variant.pipeline {
+                return .ready(try PipelineTimer(pipeline, frames: frames, configuration: configuration))
+            }
+            if let threads = variant.copyThreads {
+                return .ready(try CallTimer.bandedCopy(frames, threads: threads, configuration: configuration))
+            }
+            return .ready(try CallTimer.memcpy(frames, configuration: configuration))
         } catch {
-            return .failed("\(error)")
+            return .unavailable(Self.outcome(error))
         }
+    }
+
+    /// A variant set up, or why it cannot run.
+    enum Prepared {
+        case ready(any BenchmarkTimer)
+        case unavailable(BenchmarkOutcome)
+    }
+
+    /// What an error while setting up or timing a variant makes of it: an element that is not installed is
+    /// skipped, anything else failed.
+    static func outcome(_ error: any Error) -> BenchmarkOutcome {
+        if let error = error as? GStreamerError, case let .elementNotFound(factory, package) = error {
+            return .skipped(notInstalled(factory, package: package))
+        }
+        return .failed("\(error)")
     }
 
     /// Why a variant cannot run here (the first element it needs that is not installed), or nil.
@@ -169,128 +222,6 @@ public struct BenchmarkRunner: Sendable {
 
     static func notInstalled(_ factory: String, package: String?) -> String {
         "\(factory) not installed" + (package.map { " (apt-get install \($0))" } ?? "")
-    }
-
-    /// Milliseconds per frame for each repetition of `appsrc ! fragment ! fakesink sync=false`.
-    private func timePipeline(_ fragment: String, frames: BenchmarkFrames) throws -> [Double] {
-        let pipeline = try Pipeline.parse("appsrc name=benchsrc ! \(fragment) ! fakesink name=benchsink sync=false")
-        defer { pipeline.requestState(.null) }
-        guard let source = pipeline.element(named: "benchsrc", as: AppSrc.self),
-              let sink = pipeline.element(named: "benchsink") else {
-            throw GStreamerError.padNotFound(element: "bench pipeline", pad: "benchsrc/benchsink")
-        }
-        source.caps = frames.info.caps
-        try source.set("format", "time")
-        // The same few buffers are queued by reference, so an unbounded, non-blocking queue costs no memory and
-        // keeps the pushing thread out of the timing.
-        try source.set("block", false)
-        try source.set("max-bytes", UInt64(0))
-        let counter = try BenchmarkFrameCounter(counting: sink.staticPad("sink"))
-        let bus = pipeline.bus
-        guard pipeline.requestState(.playing) else {
-            throw Self.busError(bus) ?? GStreamerError.stateChangeFailed(element: "bench pipeline", state: .playing,
-                                                                          message: "the state change was refused")
-        }
-        var pushed = 0
-        func push(_ count: Int) throws {
-            for _ in 0..<count {
-                try source.push(frames.buffers[pushed % frames.buffers.count])
-                pushed += 1
-            }
-        }
-        let clock = ContinuousClock()
-        func waitForAll() throws {
-            var lastCount = counter.count, lastProgress = clock.now
-            while true {
-                let count = counter.wait(for: pushed, seconds: 0.25)
-                if count >= pushed { return }
-                if let error = Self.busError(bus) { throw error }
-                if count > lastCount {
-                    (lastCount, lastProgress) = (count, clock.now)
-                } else if (clock.now - lastProgress).milliseconds > configuration.stallTimeout * 1000 {
-                    throw GStreamerError.timedOut("a frame: \(count) of \(pushed) arrived, then none for \(Int(configuration.stallTimeout)) s")
-                }
-            }
-        }
-        try push(configuration.warmUpFrames)
-        try waitForAll()
-        var samples: [Double] = []
-        for _ in 0..<configuration.repetitions {
-            let start = clock.now
-            try push(configuration.frames)
-            try waitForAll()
-            samples.append((clock.now - start).milliseconds / Double(configuration.frames))
-        }
-        source.endOfStream()
-        if case let .error(element, message, _)? = bus.waitForEnd(timeout: configuration.stallTimeout) {
-            throw GStreamerError.stateChangeFailed(element: element, state: .playing, message: message)
-        }
-        try pipeline.setState(.null)
-        return samples
-    }
-
-    /// The first error on the bus as a GStreamer error, without waiting.
-    private static func busError(_ bus: Bus) -> GStreamerError? {
-        guard case let .error(element, message, _)? = bus.pop(timeout: 0, types: .error) else { return nil }
-        return .stateChangeFailed(element: element, state: .playing, message: message)
-    }
-
-    /// Milliseconds per frame for each repetition of `operation(frame, destination)` on every frame;
-    /// the destination starts as a copy of the first frame, for in-place functions.
-    private func timeCall(_ frames: BenchmarkFrames, _ operation: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) throws -> [Double] {
-        let size = frames.info.size
-        let destination = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 64)
-        defer { destination.deallocate() }
-        try frames.buffers[0].withMappedBytes { bytes in
-            if let base = bytes.baseAddress { memcpy(destination, base, min(bytes.count, size)) }
-        }
-        var index = 0
-        func call(_ count: Int) throws {
-            for _ in 0..<count {
-                try frames.buffers[index % frames.buffers.count].withMappedBytes { bytes in
-                    if let base = bytes.baseAddress, bytes.count >= size { operation(base, destination) }
-                }
-                index += 1
-            }
-        }
-        try call(configuration.warmUpFrames)
-        let clock = ContinuousClock()
-        var samples: [Double] = []
-        for _ in 0..<configuration.repetitions {
-            let start = clock.now
-            try call(configuration.frames)
-            samples.append((clock.now - start).milliseconds / Double(configuration.frames))
-        }
-        return samples
-    }
-
-    /// Milliseconds per frame for each repetition of a memcpy of every frame into one destination.
-    private func timeMemcpy(_ frames: BenchmarkFrames) throws -> [Double] {
-        let size = frames.info.size
-        return try timeCall(frames) { source, destination in memcpy(destination, source, size) }
-    }
-
-    /// The same copy with the rows of each frame split over `threads` threads by an empty chain compiled for them.
-    private func timeBandedCopy(_ frames: BenchmarkFrames, threads: Int) throws -> [Double] {
-        let info = frames.info
-        guard let format = PixelFormat(gstName: info.formatName) else {
-            throw GStreamerError.mapFailed("a \(info.formatName) frame as a Filters frame")
-        }
-        let copier = FilterChain([]).compile(threads: threads)
-        func frame(_ base: UnsafeMutableRawPointer) -> Frame {
-            Frame(format: format, width: info.width, height: info.height,
-                  planes: (0..<info.planeCount).map { Plane(base: base + info.offset(plane: $0), stride: info.stride(plane: $0)) })
-        }
-        var failure: FrameError?
-        let samples = try timeCall(frames) { source, destination in
-            do throws(FrameError) {
-                try copier.process(from: frame(UnsafeMutableRawPointer(mutating: source)), to: frame(destination))
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
-        return samples
     }
 }
 

@@ -9,11 +9,12 @@ enum Bench {
 
         Times SwiftCam's swiftfilter against GStreamer's own C elements on identical pre-made frames pushed
         through appsrc, each case as 'appsrc ! CASE ! fakesink sync=false' with the identity baseline taken off,
-        and prints ms/frame (median ± half range), speed-up and cost relative to a memcpy of the frame.
+        and prints ms/frame (median ± half range), speed-up and cost relative to a memcpy of the frame. The
+        repetitions take turns (one of every variant, then the next), so the machine's slow spells fall on all alike.
         Elements that are not installed are reported as skipped. Build with 'swift build -c release' first.
 
         options:
-          --quick            few frames and repetitions: under a minute, for CI (default: 60 frames x 5)
+          --quick            few frames and repetitions: under a minute, for CI (default: 20 frames x 15)
           --json FILE        also write the results as JSON to FILE
           --repetitions N    repetitions per case (median and spread are over these)
           --frames N         frames timed per repetition

@@ -1,4 +1,4 @@
-import Benchmark
+@testable import Benchmark
 import GStreamer
 import SwiftFilterElement
 import Testing
@@ -163,7 +163,7 @@ struct BenchmarkTests {
                                                    cases: [benchCase, memcpy], stallTimeout: 30)
         var steps: [BenchmarkProgress] = []
         let report = try BenchmarkRunner(configuration: configuration).run { steps.append($0) }
-        #expect(steps.count == 4) // memcpy, baseline, two variants
+        #expect(steps.count == 6) // memcpy, baseline, two variants set up, then two rounds
         #expect(steps.last.map { $0.done + 1 == $0.total } == true)
         #expect(report.rows.count == 2)
         let row = report.rows[0]
@@ -177,6 +177,38 @@ struct BenchmarkTests {
         let copy = try #require(report.rows[1].swiftcam?.medianMs)
         #expect(copy > 0)
         #expect(report.rows[1].timesMemcpy == 1)
+    }
+
+    /// The repetitions take turns, one of every variant a round, so a slow spell of the machine cannot fall on one
+    /// variant alone; a variant that breaks leaves the later rounds and is failed, the others go on; all are finished.
+    @Test func repetitionsTakeTurns() {
+        final class Fake: BenchmarkTimer {
+            let name: String, failsAt: Int?, log: Log
+            var calls = 0, finished = false
+            init(_ name: String, failsAt: Int? = nil, log: Log) { (self.name, self.failsAt, self.log) = (name, failsAt, log) }
+            func repetition() throws -> Double {
+                calls += 1
+                log.entries.append(name)
+                if calls == failsAt { throw GStreamerError.timedOut("\(name) broke") }
+                return Double(calls)
+            }
+            func finish() throws { finished = true }
+        }
+        final class Log { var entries: [String] = [] }
+        let log = Log()
+        let timers = [Fake("a", log: log), Fake("b", failsAt: 2, log: log), Fake("c", log: log)]
+        var rounds: [Int] = []
+        let outcomes = BenchmarkRunner.takeTurns(timers, repetitions: 3) { rounds.append($0) }
+        #expect(log.entries == ["a", "b", "c", "a", "b", "c", "a", "c"])
+        #expect(rounds == [0, 1, 2])
+        #expect(outcomes[0].statistics?.samples == [1, 2, 3])
+        #expect(outcomes[2].statistics?.samples == [1, 2, 3])
+        guard case let .failed(reason) = outcomes[1] else {
+            Issue.record("the broken timer must be failed, got \(outcomes[1])")
+            return
+        }
+        #expect(reason.contains("b broke"))
+        #expect(timers.map(\.finished) == [true, true, true])
     }
 
     /// A libyuv reference is timed on its own (or skipped with the reason), never read off the memcpy of the same
