@@ -37,9 +37,10 @@ final class RGBFixedKernel {
     }
 
     private let constants: Constants
-    /// The matrix and offsets as scalars (offsets with the rounding bias when there is no gain, then
-    /// the three biases after a gain), for the 16- and 32-pixel blocks.
-    private let m: [Int16], o: [Int16]
+    /// The matrix (9) and offsets (6) as scalars (offsets with the rounding bias when there is no gain, then
+    /// the three biases after a gain), for the 16- and 32-pixel blocks: kept in one allocation, so a row's call
+    /// passes two pointers (arrays cost a retain and release each, every row: ~10 % of the RGBA 6-chain).
+    private let m: UnsafeMutablePointer<Int16>, o: UnsafeMutablePointer<Int16>
     private let keep: UInt32
     /// The program is exactly invert: every colour byte b becomes 255 − b, which the block gives exactly
     /// (−(b − 128)·16 + 127.5·16, floored, over 16), so one xor does it (a memcpy's cost, not the matrix).
@@ -104,10 +105,12 @@ final class RGBFixedKernel {
             biases.append(b &+ 4)
         }
         constants = Self.constants(passFirst: passFirst, alphaShift: UInt32(offsets.a * 8), m: m, o: o, biases: biases, gain: shape != nil)
-        self.m = m
-        self.o = o.map { $0 &+ (shape != nil ? 0 : 8) } + biases
+        let scalars = m + o.map { $0 &+ (shape != nil ? 0 : 8) } + biases
+        invertsOnly = shape == nil && scalars[..<12] == [-4096, 0, 0, 0, -4096, 0, 0, 0, -4096, 2040, 2040, 2040]
+        self.m = .allocate(capacity: scalars.count)
+        self.m.initialize(from: scalars, count: scalars.count)
+        self.o = self.m + 9
         keep = UInt32(0xFF) << UInt32(offsets.a * 8)
-        invertsOnly = shape == nil && m == [-4096, 0, 0, 0, -4096, 0, 0, 0, -4096] && self.o.prefix(3) == [2040, 2040, 2040]
         grey = shape == nil ? RGBGreyPass(a, format: format) : nil
     }
 
@@ -123,7 +126,10 @@ final class RGBFixedKernel {
             centre: splat(Int16.min))
     }
 
-    deinit { columns?.deallocate() }
+    deinit {
+        columns?.deallocate()
+        m.deallocate()
+    }
 
     /// Tabulates the vignette's column terms for this frame size; allocates only when the size changes.
     func prepare(width: Int, height: Int) {
@@ -210,7 +216,7 @@ final class RGBFixedKernel {
                 let rowTerm = Self.q15(1 - coefficient * dy * dy)
                 let row = I16x8(repeating: rowTerm)
                 // On the AVX2 and AVX-512 paths whole groups of 16 or 32 pixels first; this loop finishes the row.
-                var x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: m, o: o, keep: keep, passFirst: PassFirst.on,
+                var x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: UnsafePointer(m), o: UnsafePointer(o), keep: keep, passFirst: PassFirst.on,
                                              columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm, mirrored: mirrored)
                 @inline(__always) func reversed(_ v: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(v[3], v[2], v[1], v[0]) }
                 while x &+ 8 <= width {

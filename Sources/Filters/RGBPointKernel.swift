@@ -124,6 +124,12 @@ final class RGBPointKernel {
             // Resolved once, not per row: the per-format lookups hash.
             let lut = lutKernel ?? nil, fixed = fixedKernels[format] ?? nil, tables = tableKernels[format] ?? nil
             let to = Plane(base: mirror, stride: 0)
+            if lut == nil, fixed == nil, let tables {
+                // Through its own row buffer (a second one would push the rows in flight out of L1), all rows in one call.
+                tables.run(source: source, destination: destination, format: format, width: width, height: height, rows: rows,
+                           buffer: buffer, mirror: true)
+                return
+            }
             for y in rows {
                 let row = y..<(y + 1)
                 if let lut {
@@ -136,11 +142,6 @@ final class RGBPointKernel {
                         continue
                     }
                     fixed.run(source: source, destination: to, width: width, height: height, rows: row)
-                } else if let tables {
-                    // Through its own row buffer: a second one would push the rows in flight out of L1.
-                    tables.run(source: source, destination: destination, format: format, width: width, height: height, rows: row,
-                               buffer: buffer, mirror: true)
-                    continue
                 } else {
                     run(source: source, destination: to, format: format, width: width, height: height, rows: row, buffer: buffer)
                 }

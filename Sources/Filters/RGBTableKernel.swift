@@ -144,10 +144,13 @@ final class RGBTableKernel {
             }
             return
         }
+        // Mirrored, the 16-bit pass after tables stores reversed (it reads the row buffer, never the
+        // destination); otherwise the row is finished in the buffer and reversed into place.
+        let reversedStores = mirror && before != nil && after == nil && core?.storesMirrored == true
+        // Borrowed (`self` holds it): a plain reference was retained and released around every row's call, and
+        // the arrays read once (~8 % of the RGBA 6-chain was retains and releases).
+        let core = self.core.map(Unmanaged.passUnretained), before = self.before, after = self.after
         for y in rows {
-            // Mirrored, the 16-bit pass after tables stores reversed (it reads the row buffer, never the
-            // destination); otherwise the row is finished in the buffer and reversed into place.
-            let reversedStores = mirror && before != nil && after == nil && core?.storesMirrored == true
             let out = destination.base + y * destination.stride
             let s = source.base + y * source.stride, d = mirror && !reversedStores ? buffer : out
             var coreSource = s
@@ -164,7 +167,9 @@ final class RGBTableKernel {
                 continue
             }
             if let core {
-                core.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1), mirrored: reversedStores)
+                core._withUnsafeGuaranteedRef {
+                    $0.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1), mirrored: reversedStores)
+                }
             } else {
                 floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
             }

@@ -219,7 +219,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     }
 
     /// On AVX2 and AVX-512, `RGBFixedCore.row` (whole 16- or 32-pixel groups; returns how many pixels it did); elsewhere 0.
-    static func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: [Int16], o: [Int16], keep: UInt32,
+    static func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
                             passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
         #if arch(x86_64)
         if current == .avx512 {

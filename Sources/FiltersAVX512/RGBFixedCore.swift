@@ -65,7 +65,7 @@ package enum RGBFixedCore {
 
     /// Runs whole steps of one row from `src` to `dst`; returns how many pixels it did. The arguments
     /// are FiltersAVX2's `RGBFixedCore.row`'s.
-    package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: [Int16], o: [Int16], keep: UInt32,
+    package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
                             passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
         let index = UnsafeRawPointer(indices + (passFirst ? 8 * 64 : 0))
         if let columns {
@@ -75,7 +75,7 @@ package enum RGBFixedCore {
     }
 
     @inline(__always)
-    private static func run(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: [Int16], _ o: [Int16],
+    private static func run(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: UnsafePointer<Int16>, _ o: UnsafePointer<Int16>,
                             _ index: UnsafeRawPointer, _ passFirst: Bool, _ mirrored: Bool, _ gain: Bool,
                             _ columns: UnsafePointer<Int16>, _ rowTerm: Int16) -> Int {
         @inline(__always) func splat(_ v: Int16) -> __m512i { _mm512_set1_epi16(v) }
