@@ -132,13 +132,16 @@ public struct BenchmarkRunner: Sendable {
     }
 
     /// Times every timer `repetitions` times, a repetition of each in turn (`round` is told as each round starts),
-    /// then finishes them all: one outcome per timer. A timer that throws is out of the later rounds and failed.
+    /// then finishes them all: one outcome per timer. Each round starts one timer further on, so no timer always
+    /// follows the same one. A timer that throws is out of the later rounds and failed.
     static func takeTurns(_ timers: [any BenchmarkTimer], repetitions: Int, round: (Int) -> Void = { _ in }) -> [BenchmarkOutcome] {
         var samples = Array(repeating: [Double](), count: timers.count)
         var broken: [BenchmarkOutcome?] = Array(repeating: nil, count: timers.count)
         for number in 0..<repetitions {
             round(number)
-            for (index, timer) in timers.enumerated() where broken[index] == nil {
+            for turn in timers.indices {
+                let index = (number + turn) % timers.count, timer = timers[index]
+                guard broken[index] == nil else { continue }
                 do {
                     samples[index].append(try timer.repetition())
                 } catch {

@@ -22,6 +22,8 @@ final class PipelineTimer: BenchmarkTimer {
     private let configuration: BenchmarkConfiguration
     private var pushed = 0
     private var stopped = false
+    /// A push failed: the pipeline is stopped at `finish` without waiting for an end of stream that cannot come.
+    private var broken = false
 
     init(_ fragment: String, frames: BenchmarkFrames, configuration: BenchmarkConfiguration) throws {
         let pipeline = try Pipeline.parse("appsrc name=benchsrc ! \(fragment) ! fakesink name=benchsink sync=false")
@@ -55,15 +57,21 @@ final class PipelineTimer: BenchmarkTimer {
     }
 
     func repetition() throws -> Double {
-        try push(configuration.warmUpFrames)
-        let clock = ContinuousClock(), start = clock.now
-        try push(configuration.frames)
-        return (clock.now - start).milliseconds / Double(configuration.frames)
+        do {
+            try push(configuration.warmUpFrames)
+            let clock = ContinuousClock(), start = clock.now
+            try push(configuration.frames)
+            return (clock.now - start).milliseconds / Double(configuration.frames)
+        } catch {
+            broken = true
+            throw error
+        }
     }
 
     func finish() throws {
         stopped = true
         defer { pipeline.requestState(.null) }
+        guard !broken else { return }
         source.endOfStream()
         if case let .error(element, message, _)? = pipeline.bus.waitForEnd(timeout: configuration.stallTimeout) {
             throw GStreamerError.stateChangeFailed(element: element, state: .playing, message: message)

@@ -146,7 +146,7 @@ final class RGBTableKernel {
         }
         // Mirrored, the 16-bit pass after tables stores reversed (it reads the row buffer, never the
         // destination); otherwise the row is finished in the buffer and reversed into place.
-        let reversedStores = mirror && before != nil && after == nil && core?.storesMirrored == true
+        let reversedStores = mirror && before != nil && after == nil && self.core?.storesMirrored == true
         // Borrowed (`self` holds it): a plain reference was retained and released around every row's call, and
         // the arrays read once (~8 % of the RGBA 6-chain was retains and releases).
         let core = self.core.map(Unmanaged.passUnretained), before = self.before, after = self.after

@@ -65,21 +65,22 @@ import Glibc
             usleep(33_000) // a 30 fps camera's frame interval: long enough for the worker to park and its CPU to halt
             cpus.initialize(repeating: -1)
             let started = Atomic<Int>(0)
-            _ = pool.run(pieces: 2, slots: 2) { slot, _ in
+            let ran = pool.run(pieces: 2, slots: 2) { slot, _ in
                 cpus[slot] = CPUSet.current() ?? -1
                 started.add(1, ordering: .sequentiallyConsistent)
                 let clock = ContinuousClock(), deadline = clock.now + .seconds(60)
                 while started.load(ordering: .sequentiallyConsistent) < 2, clock.now < deadline { sched_yield() }
             }
+            #expect(ran)
             if cpus[0] >= 0, cpus[1] >= 0, cpus[0] != cpus[1] { apart += 1 }
         }
         #expect(apart > 6, "the worker ran on the caller's CPU in \(12 - apart) of 12 jobs")
     }
 
     /// The affinity calls, looked up by name, read back what they set.
-    @Test func cpuSetReadsWhatItSets() {
+    @Test func cpuSetReadsWhatItSets() throws {
         let allowed = CPUSet.ofThisThread()
-        #expect(!allowed.isEmpty)
+        try #require(!allowed.isEmpty)
         if let cpu = CPUSet.current() { #expect(allowed.contains(cpu)) }
         defer { _ = CPUSet.restrict(pthread_self(), to: allowed) }
         #expect(CPUSet.restrict(pthread_self(), to: [allowed[0]]))
