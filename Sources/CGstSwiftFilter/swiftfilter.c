@@ -82,6 +82,25 @@ static GstFlowReturn gst_swift_filter_prepare_output_buffer(GstBaseTransform *tr
   return GST_BASE_TRANSFORM_CLASS(gst_swift_filter_parent_class)->prepare_output_buffer(trans, input, outbuf);
 }
 
+/* Output buffers start on a 64-byte boundary: the AVX-512 rows store 64 bytes at a time, and with the pool's
+ * default alignment every other 1080p buffer began 32 bytes into a cache line, so each such store straddled two.
+ * Asked of the allocator through the query's parameters, which the parent class hands to the pool it configures. */
+static gboolean gst_swift_filter_decide_allocation(GstBaseTransform *trans, GstQuery *query) {
+  GstAllocator *allocator = NULL;
+  GstAllocationParams params;
+  if (gst_query_get_n_allocation_params(query) > 0) {
+    gst_query_parse_nth_allocation_param(query, 0, &allocator, &params);
+    params.align |= 63;
+    gst_query_set_nth_allocation_param(query, 0, allocator, &params);
+    if (allocator != NULL) gst_object_unref(allocator);
+  } else {
+    gst_allocation_params_init(&params);
+    params.align = 63;
+    gst_query_add_allocation_param(query, NULL, &params);
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_swift_filter_parent_class)->decide_allocation(trans, query);
+}
+
 /* Never called (transform below replaces GstVideoFilter's), but GstVideoFilter switches a filter without
  * transform_frame to in-place mode on every caps change, which would bypass our output decision. */
 static GstFlowReturn gst_swift_filter_unused_transform_frame(GstVideoFilter *filter, GstVideoFrame *in_frame,
@@ -138,6 +157,7 @@ static void gst_swift_filter_class_init(GstSwiftFilterClass *klass) {
   transform_class->start = gst_swift_filter_start;
   transform_class->stop = gst_swift_filter_stop;
   transform_class->prepare_output_buffer = gst_swift_filter_prepare_output_buffer;
+  transform_class->decide_allocation = gst_swift_filter_decide_allocation;
   transform_class->transform = gst_swift_filter_transform;
   filter_class->set_info = gst_swift_filter_set_info;
   filter_class->transform_frame = gst_swift_filter_unused_transform_frame;

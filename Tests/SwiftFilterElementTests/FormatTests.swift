@@ -83,6 +83,23 @@ struct FormatTests {
         }
     }
 
+    /// The buffers swiftfilter writes into start on a 64-byte boundary, so the AVX-512 rows' 64-byte stores never
+    /// straddle two cache lines (from the pool's default alignment every other buffer here began 32 bytes into one).
+    /// A spatial chain, so every output is a new buffer from the pool.
+    @Test func newOutputBuffersAreCacheLineAligned() throws {
+        let pipeline = try Pipeline.parse("videotestsrc num-buffers=8 ! video/x-raw,format=RGBA,width=64,height=48 "
+            + "! swiftfilter chain=\"blur radius=2\" ! appsink name=out sync=false")
+        let sink = try #require(pipeline.element(named: "out", as: AppSink.self))
+        try pipeline.setState(.playing)
+        var offsets: [Int] = []
+        while let sample = sink.pullSample(timeout: 20) {
+            offsets.append(try #require(sample.buffer).withMappedBytes { Int(bitPattern: $0.baseAddress) % 64 })
+        }
+        try pipeline.setState(.null)
+        #expect(offsets.count == 8)
+        #expect(offsets.allSatisfy { $0 == 0 }, "offsets into a cache line: \(offsets)")
+    }
+
     /// Runs a launch line to end-of-stream and returns the frames its appsink `out` received.
     static func run(_ launch: String) throws -> [Picture] {
         let pipeline = try Pipeline.parse(launch)
