@@ -28,17 +28,36 @@ final class BenchmarkFrameCounter: @unchecked Sendable {
     }
 }
 
-/// The count, in a `Condition` the probe changes and the timing thread waits on.
+/// The count, in a `Condition` the probe changes and the timing thread waits on. The probe wakes the timing
+/// thread only when the count it waits for is reached: woken at every frame, it was put on a CPU 20 times a
+/// repetition, often the one a filter's second thread was working on.
 private final class CounterState: Sendable {
-    private let value = Condition(0)
+    private struct Counts {
+        var seen = 0
+        /// What the timing thread waits for (0: nothing).
+        var wanted = 0
+    }
 
-    var current: Int { value.withLock { $0 } }
+    private let value = Condition(Counts())
+
+    var current: Int { value.withLock { $0.seen } }
 
     func increment() {
-        value.withLock { $0 += 1 }
+        value.change { counts in
+            counts.seen += 1
+            return counts.wanted > 0 && counts.seen >= counts.wanted
+        }
     }
 
     func wait(for wanted: Int, seconds: Double) -> Int {
-        value.wait(until: MonotonicClock.now + max(seconds, 0)) { $0 >= wanted ? $0 : nil } ?? current
+        let reached = value.wait(until: MonotonicClock.now + max(seconds, 0)) { counts -> Int? in
+            guard counts.seen < wanted else {
+                counts.wanted = 0
+                return counts.seen
+            }
+            counts.wanted = wanted
+            return nil
+        }
+        return reached ?? current
     }
 }

@@ -44,6 +44,15 @@ public final class Condition<Value: Sendable>: @unchecked Sendable {
         return try body(&value)
     }
 
+    /// Changes the value like `withLock`, but wakes the waiters only when `body` returns true: for a value that
+    /// changes far more often than its waiters care (a frame count waited on for one number), where a wake-up per
+    /// change would put a thread on a CPU each time for nothing.
+    public func change(wakingIf body: (inout Value) -> Bool) {
+        pthread_mutex_lock(mutex)
+        if body(&value) { pthread_cond_broadcast(condition) }
+        pthread_mutex_unlock(mutex)
+    }
+
     /// Blocks until `done` returns a result for the value, or until `deadline` (monotonic seconds, see
     /// `MonotonicClock.now`) passes; returns nil on the deadline. `done` runs under the lock and may change
     /// the value (to claim what it waited for).

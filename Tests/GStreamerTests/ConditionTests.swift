@@ -1,0 +1,37 @@
+import Dispatch
+import Glibc
+import GStreamer
+import Testing
+
+@Suite("Condition")
+struct ConditionTests {
+    /// `change(wakingIf:)` wakes a waiter only when its body says so: the waiter's predicate runs once before it
+    /// waits and once more when the value it wants arrives, not after every change on the way (as a change
+    /// through `withLock` would have it, which is what this counts).
+    @Test func changeWakesTheWaiterOnlyWhenAsked() {
+        let value = Condition(0)
+        let looks = Locked(0)
+        let waiting = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let reached = Locked<Int?>(nil)
+        DispatchQueue(label: "swiftcam.tests.condition-waiter").async {
+            let result = value.wait(until: MonotonicClock.now + 20) { current -> Int? in
+                if looks.withLock({ count -> Int in count += 1; return count }) == 1 { waiting.signal() }
+                return current >= 5 ? current : nil
+            }
+            reached.withLock { $0 = result }
+            done.signal()
+        }
+        waiting.wait()
+        for step in 1...5 {
+            // Taking the lock means the waiter has released it, inside its wait.
+            value.change { current in
+                current = step
+                return current >= 5
+            }
+            usleep(5_000)  // room for a woken waiter to look before the next change
+        }
+        #expect(done.wait(timeout: .now() + 20) == .success, "the waiter was not woken for 5")
+        #expect(reached.withLock { $0 } == 5)
+        #expect(looks.withLock { $0 } == 2, "the waiter looked after changes that did not ask to wake it")
+    }
+}
