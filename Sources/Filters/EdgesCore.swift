@@ -66,17 +66,69 @@ package enum EdgesCore {
             for i in 0..<16 { r[i] = Int16(v[i]) }
             return r
         }
-        let bias = SIMD16<Int32>(repeating: offset)
         var x = 0
         while x < w {
             let al = load(a + x - 1), ac = load(a + x), ar = load(a + x + 1)
             let hl = load(h + x - 1), hr = load(h + x + 1)
             let bl = load(b + x - 1), bc = load(b + x), br = load(b + x + 1)
-            let gx = widen((ar &- al) &+ ((hr &- hl) &<< 1) &+ (br &- bl))
-            let gy = widen((bl &- al) &+ ((bc &- ac) &<< 1) &+ (br &- ar))
-            let root = roundedSquareRoot(gx &* gx &+ gy &* gy) &+ bias
-            UnsafeMutableRawPointer(m + x).storeBytes(of: clampedBytes(root), as: SIMD16<UInt8>.self)
+            let gx = (ar &- al) &+ ((hr &- hl) &<< 1) &+ (br &- bl)
+            let gy = (bl &- al) &+ ((bc &- ac) &<< 1) &+ (br &- ar)
+            UnsafeMutableRawPointer(m + x).storeBytes(of: magnitudes(gx, gy, offset: offset), as: SIMD16<UInt8>.self)
             x += 16
+        }
+    }
+
+    /// min(255, max(0, round(√(gx² + gy²)) + offset)) of 16 lanes, |gx|, |gy| ≤ 1020 (so gx² + gy² < 2²²).
+    ///
+    /// On x86 the squares are one pmaddwd per 8 lanes over gx and gy interleaved (unpack low/high: lanes
+    /// 0–3 and 4–7 of each 128-bit half, which the signed pack after the root puts back in order). The
+    /// root is sqrtps on the baseline path; on AVX2, where sqrtps is one lane every one or two cycles, it is
+    /// rsqrtps (relative error ≤ 1.5·2⁻¹²) refined by one Newton step (≈ 2·10⁻⁷), well inside the 4.9·10⁻⁴
+    /// by which √n of a whole n < 256² misses every half (n = k² + k is the closest, 0.125/(k + ½) away):
+    /// both round to the same whole number (`EdgesTests.rootsAreExactOnEveryPath`, every n up to 2·1020²).
+    @inline(__always)
+    static func magnitudes(_ gx: SIMD16<Int16>, _ gy: SIMD16<Int16>, offset: Int32) -> SIMD16<UInt8> {
+        #if SWIFTCAM_AVX2
+        @inline(__always) func m(_ v: SIMD16<Int16>) -> __m256i { unsafeBitCast(v, to: __m256i.self) }
+        let one = _mm256_set1_ps(1), half = _mm256_set1_ps(0.5), magic = _mm256_set1_ps(12_582_912)
+        // The root's float bits minus the magic number's are the rounded root; the offset goes in the same subtraction.
+        let unbias = _mm256_set1_epi32(0x4B40_0000 &- offset)
+        @inline(__always) func roots(_ squares: __m256i) -> __m256i {
+            let n = _mm256_cvtepi32_ps(squares)
+            let r = _mm256_rsqrt_ps(_mm256_max_ps(n, one))
+            let y = _mm256_mul_ps(n, r)
+            let refined = _mm256_fmadd_ps(_mm256_mul_ps(y, half), _mm256_fnmadd_ps(y, r, one), y)
+            return _mm256_sub_epi32(_mm256_castps_si256(_mm256_add_ps(refined, magic)), unbias)
+        }
+        let low = _mm256_unpacklo_epi16(m(gx), m(gy)), high = _mm256_unpackhi_epi16(m(gx), m(gy))
+        let words = _mm256_packs_epi32(roots(_mm256_madd_epi16(low, low)), roots(_mm256_madd_epi16(high, high)))
+        let halves = unsafeBitCast(words, to: SIMD16<Int16>.self)
+        return unsafeBitCast(_mm_packus_epi16(unsafeBitCast(halves.lowHalf, to: __m128i.self), unsafeBitCast(halves.highHalf, to: __m128i.self)),
+                             to: SIMD16<UInt8>.self)
+        #elseif canImport(_Builtin_intrinsics.intel)
+        @inline(__always) func m(_ v: SIMD8<Int16>) -> __m128i { unsafeBitCast(v, to: __m128i.self) }
+        let magic = _mm_set1_ps(12_582_912), unbias = _mm_set1_epi32(0x4B40_0000 &- offset)
+        @inline(__always) func roots(_ squares: __m128i) -> __m128i {
+            _mm_sub_epi32(_mm_castps_si128(_mm_add_ps(_mm_sqrt_ps(_mm_cvtepi32_ps(squares)), magic)), unbias)
+        }
+        @inline(__always) func eight(_ x: SIMD8<Int16>, _ y: SIMD8<Int16>) -> __m128i {
+            let low = _mm_unpacklo_epi16(m(x), m(y)), high = _mm_unpackhi_epi16(m(x), m(y))
+            return _mm_packs_epi32(roots(_mm_madd_epi16(low, low)), roots(_mm_madd_epi16(high, high)))
+        }
+        return unsafeBitCast(_mm_packus_epi16(eight(gx.lowHalf, gy.lowHalf), eight(gx.highHalf, gy.highHalf)), to: SIMD16<UInt8>.self)
+        #else
+        let x = widen(gx), y = widen(gy)
+        return clampedBytes(roundedSquareRoot(x &* x &+ y &* y) &+ SIMD16<Int32>(repeating: offset))
+        #endif
+    }
+
+    /// `magnitudes` of `count` (a multiple of 16) lanes, for tests: every path must give the same bytes.
+    package static func magnitudes(_ gx: UnsafePointer<Int16>, _ gy: UnsafePointer<Int16>, count: Int, offset: Int32,
+                                   into m: UnsafeMutablePointer<UInt8>) {
+        for i in stride(from: 0, to: count, by: 16) {
+            let x = UnsafeRawPointer(gx + i).loadUnaligned(as: SIMD16<Int16>.self)
+            let y = UnsafeRawPointer(gy + i).loadUnaligned(as: SIMD16<Int16>.self)
+            UnsafeMutableRawPointer(m + i).storeBytes(of: magnitudes(x, y, offset: offset), as: SIMD16<UInt8>.self)
         }
     }
 
@@ -104,21 +156,12 @@ package enum EdgesCore {
         #endif
     }
 
-    /// round(√n) for 0 ≤ n < 2²⁴, lane-wise, through sqrtps: `Float.squareRoot()` lowers to a libm call
-    /// per lane (errno). Float √ is correctly rounded and √n (n whole) never lies within 10⁻³ of a
-    /// half for √n < 256, so rounding it is exact where the output is not saturated.
+    /// round(√n) for 0 ≤ n < 2²⁴, lane-wise (off x86 only). Float √ is correctly rounded and √n (n whole)
+    /// never lies within 10⁻³ of a half for √n < 256, so rounding it is exact where the output is not saturated.
     @inline(__always)
     static func roundedSquareRoot(_ squares: SIMD16<Int32>) -> SIMD16<Int32> {
-        var n = SIMD16<Float>()
-        for i in 0..<16 { n[i] = Float(squares[i]) }
-        #if canImport(_Builtin_intrinsics.intel)
-        let q = (n.lowHalf.lowHalf, n.lowHalf.highHalf, n.highHalf.lowHalf, n.highHalf.highHalf)
-        let root = SIMD16<Float>(lowHalf: SIMD8(lowHalf: SIMD4(_mm_sqrt_ps(q.0)), highHalf: SIMD4(_mm_sqrt_ps(q.1))),
-                                 highHalf: SIMD8(lowHalf: SIMD4(_mm_sqrt_ps(q.2)), highHalf: SIMD4(_mm_sqrt_ps(q.3))))
-        #else
-        var root = n
-        for i in 0..<16 { root[i] = n[i].squareRoot() }
-        #endif
+        var root = SIMD16<Float>()
+        for i in 0..<16 { root[i] = Float(squares[i]).squareRoot() }
         // Rounded through the mantissa (x + 1.5·2²³): no range-checked scalar conversions.
         return unsafeBitCast(root + SIMD16<Float>(repeating: 12_582_912), to: SIMD16<Int32>.self) &- 0x4B40_0000
     }

@@ -209,6 +209,16 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         }
     }
 
+    /// `EdgesCore.magnitudes` on the selected path (for tests: the paths take the root differently).
+    static func edgesMagnitudes(_ gx: UnsafePointer<Int16>, _ gy: UnsafePointer<Int16>, count: Int, offset: Int32,
+                                into m: UnsafeMutablePointer<UInt8>) {
+        if hasAVX2 {
+            FiltersAVX2.EdgesCore.magnitudes(gx, gy, count: count, offset: offset, into: m)
+        } else {
+            EdgesCore.magnitudes(gx, gy, count: count, offset: offset, into: m)
+        }
+    }
+
     /// `EdgesCore.grey` on the selected path.
     static func edgesGrey(_ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width: Int, alpha: UInt32, into d: UnsafeMutablePointer<UInt8>) {
         if hasAVX2 {

@@ -63,3 +63,45 @@ import Testing
         #expect(frame.alpha(17, 400) == 200)
     }
 }
+
+extension SIMDPathTests {
+    /// Edges' magnitude bytes against the exact root, on every SIMD path (nested in the serialized suite: the path
+    /// is process-wide). The AVX2 path takes the root as rsqrtps and one Newton step, the baseline as sqrtps.
+    @Suite struct EdgesRootTests {
+        /// Every (gx, gy) with 0 ≤ gy ≤ gx ≤ 1020 (the Sobel's range; signs and order do not change gx² + gy²,
+        /// a few sign pairs are checked too) with luma's offsets 0 and 16: min(255, round(√(gx² + gy²)) + offset).
+        @Test func rootsAreExactOnEveryPath() {
+            var gx: [Int16] = [], gy: [Int16] = []
+            for x in 0...1020 {
+                for y in 0...x {
+                    gx.append(Int16(x))
+                    gy.append(Int16(y))
+                }
+            }
+            for (x, y) in [(-1020, 1020), (-3, -4), (1020, -1020), (-255, 0), (0, -256)] {
+                gx.append(Int16(x))
+                gy.append(Int16(y))
+            }
+            while gx.count % 16 != 0 {
+                gx.append(0)
+                gy.append(0)
+            }
+            var out = [UInt8](repeating: 0, count: gx.count)
+            for path in SIMDPath.available {
+                for offset in [0, 16] {
+                    SIMDPath.with(path) { SIMDPath.edgesMagnitudes(gx, gy, count: gx.count, offset: Int32(offset), into: &out) }
+                    var wrong = 0, first = ""
+                    for i in gx.indices {
+                        let n = Int(gx[i]) * Int(gx[i]) + Int(gy[i]) * Int(gy[i])
+                        let expected = min(255, Int(Double(n).squareRoot().rounded()) + offset)
+                        if Int(out[i]) != expected {
+                            if wrong == 0 { first = "gx \(gx[i]) gy \(gy[i]): \(out[i]), not \(expected)" }
+                            wrong += 1
+                        }
+                    }
+                    #expect(wrong == 0, "\(path), offset \(offset): \(wrong) wrong, first \(first)")
+                }
+            }
+        }
+    }
+}
