@@ -260,10 +260,17 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return 0
     }
 
-    /// On AVX2, `MirrorCore.reverse` (whole 32-byte groups; returns how many bytes it did); elsewhere 0.
+    /// On AVX-512 its `MirrorCore.reverse` (whole 64-byte groups) then AVX2's on what is left, on AVX2 that alone
+    /// (whole 32-byte groups); returns how many bytes were done; elsewhere 0.
     static func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
                               readForward: Bool) -> Int {
         #if arch(x86_64)
+        if current == .avx512 {
+            let done = FiltersAVX512.MirrorCore.reverse(source, destination, bytes: bytes, size: size, readForward: readForward)
+            guard done < bytes else { return done }
+            // The last part of the row (less than 64 bytes) 32 bytes at a time, offset past what is done.
+            return done + FiltersAVX2.MirrorCore.reverse(source, destination + done, bytes: bytes - done, size: size, readForward: readForward)
+        }
         if hasAVX2 { return FiltersAVX2.MirrorCore.reverse(source, destination, bytes: bytes, size: size, readForward: readForward) }
         #endif
         return 0

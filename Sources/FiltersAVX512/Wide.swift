@@ -1,6 +1,6 @@
 // FiltersAVX512: AVX-512 with VBMI (`-target-cpu skylake-avx512 -mavx512vbmi`, `SWIFTCAM_AVX512`): the grey
-// pass from Filters' source (a symlink) over a 512-bit `Wide`, and its own RGB and 4:2:0 colour passes and
-// byte tables. Filters alone imports it and picks it at run time (SIMDPath); it imports
+// pass from Filters' source (a symlink) over a 512-bit `Wide`, and its own RGB and 4:2:0 colour passes,
+// byte tables and mirror reversal. Filters alone imports it and picks it at run time (SIMDPath); it imports
 // nothing of ours.
 
 #if SWIFTCAM_AVX512

@@ -1,0 +1,50 @@
+// Only in FiltersAVX512 (no baseline copy): FiltersAVX2's MirrorCore reverses 16 bytes a step with pshufb.
+#if SWIFTCAM_AVX512
+import _Builtin_intrinsics.intel
+
+/// Mirror's element reversal 64 bytes a step: one full-width permute (vpermd for four-byte pixels, vpermw
+/// for NV12's chroma pairs, VBMI's vpermb for single bytes) between one load and one store, a quarter of
+/// the loads, shuffles and stores of the 16-byte steps.
+package enum MirrorCore {
+    /// FiltersAVX2's `MirrorCore.reverse` (the same arguments and result) for whole 64-byte groups.
+    package static func reverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
+                                readForward: Bool) -> Int {
+        let order: __m512i
+        switch size {
+        case 4: order = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+        case 2: order = _mm512_set_epi64(0x0000_0001_0002_0003, 0x0004_0005_0006_0007, 0x0008_0009_000A_000B, 0x000C_000D_000E_000F,
+                                         0x0010_0011_0012_0013, 0x0014_0015_0016_0017, 0x0018_0019_001A_001B, 0x001C_001D_001E_001F)
+        case 1:
+            var bytes = (Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
+            withUnsafeMutableBytes(of: &bytes) { raw in for i in 0..<64 { raw[i] = UInt8(63 - i) } }
+            order = unsafeBitCast(bytes, to: __m512i.self)
+        default: return 0
+        }
+        let done = bytes / 64 * 64
+        @inline(__always) func group(_ o: Int) {
+            let v = _mm512_loadu_si512(source + (bytes &- o &- 64))
+            let r: __m512i
+            switch size {
+            case 4: r = _mm512_permutexvar_epi32(order, v)
+            case 2: r = _mm512_permutexvar_epi16(order, v)
+            default: r = _mm512_permutexvar_epi8(order, v)
+            }
+            _mm512_storeu_si512(destination + o, r)
+        }
+        if readForward {
+            var o = done
+            while o > 0 {
+                o &-= 64
+                group(o)
+            }
+        } else {
+            var o = 0
+            while o < done {
+                group(o)
+                o &+= 64
+            }
+        }
+        return done
+    }
+}
+#endif
