@@ -82,10 +82,10 @@ package enum EdgesCore {
     ///
     /// On x86 the squares are one pmaddwd per 8 lanes over gx and gy interleaved (unpack low/high: lanes
     /// 0–3 and 4–7 of each 128-bit half, which the signed pack after the root puts back in order). The
-    /// root is sqrtps on the baseline path; on AVX2, where sqrtps is one lane every one or two cycles, it is
+    /// root is sqrtps on the baseline path; on AVX2 (sqrtps goes through the divider, slow on Zen 4) it is
     /// rsqrtps (relative error ≤ 1.5·2⁻¹²) refined by one Newton step (≈ 2·10⁻⁷), well inside the 4.9·10⁻⁴
     /// by which √n of a whole n < 256² misses every half (n = k² + k is the closest, 0.125/(k + ½) away):
-    /// both round to the same whole number (`EdgesTests.rootsAreExactOnEveryPath`, every n up to 2·1020²).
+    /// both round to the same whole number (`SIMDPathTests.EdgesRootTests`, every (gx, gy) in range).
     @inline(__always)
     static func magnitudes(_ gx: SIMD16<Int16>, _ gy: SIMD16<Int16>, offset: Int32) -> SIMD16<UInt8> {
         #if SWIFTCAM_AVX2

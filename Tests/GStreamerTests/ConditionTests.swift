@@ -21,7 +21,10 @@ struct ConditionTests {
             reached.withLock { $0 = result }
             done.signal()
         }
-        waiting.wait()
+        guard waiting.wait(timeout: .now() + 20) == .success else {
+            Issue.record("the waiter did not start within 20 s")
+            return
+        }
         for step in 1...5 {
             // Taking the lock means the waiter has released it, inside its wait.
             value.change { current in
