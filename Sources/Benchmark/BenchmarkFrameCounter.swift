@@ -29,8 +29,8 @@ final class BenchmarkFrameCounter: @unchecked Sendable {
 }
 
 /// The count, in a `Condition` the probe changes and the timing thread waits on. The probe wakes the timing
-/// thread only when the count it waits for is reached: woken at every frame, it was put on a CPU 20 times a
-/// repetition, which can be the one a filter's second thread is working on.
+/// thread only when the count it waits for is reached: woken at every frame, it was put on a CPU 24 times a
+/// repetition (4 warm-up frames, 20 timed), which can be the one a filter's second thread is working on.
 private final class CounterState: Sendable {
     private struct Counts {
         var seen = 0

@@ -83,7 +83,8 @@ package enum EdgesCore {
     /// On x86 the squares are one pmaddwd per 8 lanes over gx and gy interleaved (unpack low/high: lanes
     /// 0–3 and 4–7 of each 128-bit half, which the signed pack after the root puts back in order). The
     /// root is sqrtps on the baseline path; on AVX2 (sqrtps goes through the divider, slow on Zen 4) it is
-    /// rsqrtps (relative error ≤ 1.5·2⁻¹²) refined by one Newton step (≈ 2·10⁻⁷), well inside the 4.9·10⁻⁴
+    /// rsqrtps (relative error ≤ 1.5·2⁻¹²) refined by one Newton step (≈ 2·10⁻⁷ relative, with the float
+    /// roundings about 10⁻⁴ absolute below 256), well inside the 4.9·10⁻⁴
     /// by which √n of a whole n < 256² misses every half (n = k² + k is the closest, 0.125/(k + ½) away):
     /// both round to the same whole number (`SIMDPathTests.EdgesRootTests`, every (gx, gy) in range).
     @inline(__always)

@@ -15,9 +15,9 @@ package enum MirrorCore {
         case 2: order = _mm512_set_epi64(0x0000_0001_0002_0003, 0x0004_0005_0006_0007, 0x0008_0009_000A_000B, 0x000C_000D_000E_000F,
                                          0x0010_0011_0012_0013, 0x0014_0015_0016_0017, 0x0018_0019_001A_001B, 0x001C_001D_001E_001F)
         case 1:
-            var bytes = (Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
-            withUnsafeMutableBytes(of: &bytes) { raw in for i in 0..<64 { raw[i] = UInt8(63 - i) } }
-            order = unsafeBitCast(bytes, to: __m512i.self)
+            var indices = (Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
+            withUnsafeMutableBytes(of: &indices) { raw in for i in 0..<64 { raw[i] = UInt8(63 - i) } }
+            order = unsafeBitCast(indices, to: __m512i.self)
         default: return 0
         }
         let done = bytes / 64 * 64
