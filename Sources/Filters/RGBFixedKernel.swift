@@ -153,7 +153,8 @@ final class RGBFixedKernel {
 
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory, unless
     /// `mirrored`: then pixel x of a row lands at `width − 1 − x`, and the rows must not overlap).
-    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false) {
+    /// `start` > 0 (a multiple of 8, after `runThroughTable` did that many pixels of the row): the pixels from there.
+    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false, start: Int = 0) {
         if let grey {
             grey.run(source: source, destination: destination, width: width, rows: rows)
             // Mirrored (rare: RGBTableKernel asks only when `storesMirrored`), each row is reversed where it is.
@@ -167,11 +168,32 @@ final class RGBFixedKernel {
             return
         }
         switch (gain != nil, passFirst) {
-        case (false, false): run(source, destination, width, height, rows, mirrored, Off.self, Off.self)
-        case (false, true): run(source, destination, width, height, rows, mirrored, Off.self, On.self)
-        case (true, false): run(source, destination, width, height, rows, mirrored, On.self, Off.self)
-        case (true, true): run(source, destination, width, height, rows, mirrored, On.self, On.self)
+        case (false, false): run(source, destination, width, height, rows, mirrored, start, Off.self, Off.self)
+        case (false, true): run(source, destination, width, height, rows, mirrored, start, Off.self, On.self)
+        case (true, false): run(source, destination, width, height, rows, mirrored, start, On.self, Off.self)
+        case (true, true): run(source, destination, width, height, rows, mirrored, start, On.self, On.self)
         }
+    }
+
+    /// True when `runThroughTable` does pixels: on AVX-512, when this kernel is the 3×3 pass (not the grey pass or the xor).
+    var runsThroughTables: Bool { SIMDPath.current == .avx512 && grey == nil && !invertsOnly }
+
+    /// On AVX-512, row `y`'s whole groups of 32 pixels with every colour byte first through `table` (256 entries,
+    /// each xored with 0x80): a table pass before this one (gamma in the 6-chain) done inside it, the same bytes.
+    /// Returns how many pixels it did (0 unless `runsThroughTables`); `run(start:)` does the rest. Mirrored, the
+    /// source row must not be the destination row (the stores would overwrite pixels not yet read).
+    func runThroughTable(_ table: UnsafePointer<UInt8>, source: UnsafeRawPointer, destination: UnsafeMutableRawPointer,
+                         width: Int, height: Int, row y: Int, mirrored: Bool) -> Int {
+        guard runsThroughTables else { return 0 }
+        let columns = gain == nil ? nil : UnsafePointer(self.columns ?? UnsafeMutablePointer(bitPattern: 64)!)
+        return SIMDPath.rgbFixedRow(source, destination, width: width, m: m, o: o, passFirst: passFirst, columns: columns,
+                                    row: rowTerm(y, height: height), mirrored: mirrored, throughTable: table)
+    }
+
+    /// The vignette's row term for row `y`, Q15.
+    private func rowTerm(_ y: Int, height: Int) -> Int16 {
+        let dy = Double(y) + 0.5 - Double(height) / 2
+        return Self.q15(1 - coefficient * dy * dy)
     }
 
     /// True when mirrored stores cost nothing extra (the 3×3 core); the grey pass reverses its rows afterwards.
@@ -205,19 +227,18 @@ final class RGBFixedKernel {
     }
 
     private func run<Gain: Flag, PassFirst: Flag>(_ source: Plane, _ destination: Plane, _ width: Int, _ height: Int,
-                                                  _ rows: Range<Int>, _ mirrored: Bool, _: Gain.Type, _: PassFirst.Type) {
+                                                  _ rows: Range<Int>, _ mirrored: Bool, _ start: Int, _: Gain.Type, _: PassFirst.Type) {
         let columns = self.columns ?? UnsafeMutablePointer(bitPattern: 64)!
-        let half = Double(height) / 2
         withUnsafePointer(to: constants) { c in
             for y in rows {
                 let src = source.base + y * source.stride
                 let dst = destination.base + y * destination.stride
-                let dy = Double(y) + 0.5 - half
-                let rowTerm = Self.q15(1 - coefficient * dy * dy)
+                let rowTerm = rowTerm(y, height: height)
                 let row = I16x8(repeating: rowTerm)
                 // On the AVX2 and AVX-512 paths whole groups of 16 or 32 pixels first; this loop finishes the row.
-                var x = SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: UnsafePointer(m), o: UnsafePointer(o), keep: keep, passFirst: PassFirst.on,
-                                             columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm, mirrored: mirrored)
+                var x = start > 0 ? start : SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: UnsafePointer(m), o: UnsafePointer(o), keep: keep,
+                                                                 passFirst: PassFirst.on, columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm,
+                                                                 mirrored: mirrored)
                 @inline(__always) func reversed(_ v: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(v[3], v[2], v[1], v[0]) }
                 while x &+ 8 <= width {
                     let v0 = src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt32>.self)

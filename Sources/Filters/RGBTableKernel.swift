@@ -25,6 +25,9 @@ final class RGBTableKernel {
     /// Where the colour bytes share one table and the fourth keeps its value: that table's offset and
     /// the bytes it applies to (the AVX-512 path does one lookup then), for `before` and `after`.
     private let uniformBefore: (offset: Int, mask: UInt64)?, uniformAfter: (offset: Int, mask: UInt64)?
+    /// When `before` is one table for the three colour bytes (alpha kept) and the 16-bit pass follows: that table
+    /// with every entry xored with 0x80, which the AVX-512 pass applies itself (no table pass, no row buffer).
+    private let centredBefore: [UInt8]?
 
     init?(_ program: PointProgram, format: PixelFormat) {
         guard format.isRGB else { return nil }
@@ -39,6 +42,7 @@ final class RGBTableKernel {
             greyTable = nil
             uniformBefore = Self.uniform(tables)
             uniformAfter = nil
+            centredBefore = nil
             return
         }
         var suffixCount = steps.reversed().prefix { $0.isSeparable }.count
@@ -60,6 +64,13 @@ final class RGBTableKernel {
         floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false) : nil
         uniformBefore = before.flatMap(Self.uniform)
         uniformAfter = after.flatMap(Self.uniform)
+        let offsets = format.rgbOffsets
+        let colourBytes = [offsets.r, offsets.g, offsets.b].reduce(UInt64(0)) { $0 | UInt64(0x1111_1111_1111_1111) << UInt64($1) }
+        if core != nil, let before, let uniformBefore, uniformBefore.mask == colourBytes {
+            centredBefore = before[uniformBefore.offset..<(uniformBefore.offset + 256)].map { $0 ^ 0x80 }
+        } else {
+            centredBefore = nil
+        }
         if suffixHasCurve, middle.count == 1, case let .affine(a) = middle[0], let after {
             greyTable = GreyTable(a, after: after, uniform: uniformAfter, format: format)
         } else {
@@ -149,13 +160,30 @@ final class RGBTableKernel {
         let reversedStores = mirror && before != nil && after == nil && self.core?.storesMirrored == true
         // Borrowed (`self` holds it): a plain reference was retained and released around every row's call, and
         // the arrays read once (~8 % of the RGBA 6-chain was retains and releases).
-        let core = self.core.map(Unmanaged.passUnretained), before = self.before, after = self.after
+        let core = self.core.map(Unmanaged.passUnretained), before = self.before, after = self.after, centredBefore = self.centredBefore
         for y in rows {
             let out = destination.base + y * destination.stride
             let s = source.base + y * source.stride, d = mirror && !reversedStores ? buffer : out
             var coreSource = s
+            // Pixels the 16-bit pass did with the tables inside it (AVX-512); the rest go through the row buffer.
+            var start = 0
             if let before {
-                before.withUnsafeBufferPointer { Self.lookup(s, buffer, width, $0.baseAddress!, uniformBefore) }
+                var from = UnsafeRawPointer(s)
+                if let centredBefore, let core, core._withUnsafeGuaranteedRef({ $0.runsThroughTables }) {
+                    // A row mirrored onto itself is read from a copy (the reversed stores would overwrite pixels not yet read).
+                    if reversedStores && s == UnsafeRawPointer(d) {
+                        buffer.copyMemory(from: s, byteCount: 4 * width)
+                        from = UnsafeRawPointer(buffer)
+                    }
+                    start = centredBefore.withUnsafeBufferPointer { t in
+                        core._withUnsafeGuaranteedRef {
+                            $0.runThroughTable(t.baseAddress!, source: from, destination: d, width: width, height: height, row: y, mirrored: reversedStores)
+                        }
+                    }
+                }
+                if start < width {
+                    before.withUnsafeBufferPointer { Self.lookup(from + 4 * start, buffer + 4 * start, width - start, $0.baseAddress!, uniformBefore) }
+                }
                 coreSource = buffer
             }
             // Stride 0 and the one-row range `y`: the core reads and writes these rows while its
@@ -167,8 +195,10 @@ final class RGBTableKernel {
                 continue
             }
             if let core {
-                core._withUnsafeGuaranteedRef {
-                    $0.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1), mirrored: reversedStores)
+                if start < width {
+                    core._withUnsafeGuaranteedRef {
+                        $0.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1), mirrored: reversedStores, start: start)
+                    }
                 }
             } else {
                 floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)

@@ -244,6 +244,19 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return 0
     }
 
+    /// On AVX-512, `RGBFixedCore.row` with `table` (256 bytes, each entry xored with 0x80) applied to the colour
+    /// bytes first (whole 32-pixel groups; returns how many pixels it did); elsewhere 0.
+    static func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>,
+                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>) -> Int {
+        #if arch(x86_64)
+        if current == .avx512 {
+            return FiltersAVX512.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: 0, passFirst: passFirst, columns: columns, row: row,
+                                                  mirrored: mirrored, table: table)
+        }
+        #endif
+        return 0
+    }
+
     /// On AVX2, `ZoomCore.blend` (whole groups of 16 samples; returns how many it did); elsewhere 0.
     static func zoomBlend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight: UInt32, count: Int, into d: UnsafeMutablePointer<UInt8>) -> Int {
         #if arch(x86_64)

@@ -65,19 +65,24 @@ package enum RGBFixedCore {
 
     /// Runs whole steps of one row from `src` to `dst`; returns how many pixels it did. The arguments
     /// are FiltersAVX2's `RGBFixedCore.row`'s.
+    /// `table`, when given, is a 256-byte table every colour byte goes through first, each entry xored with
+    /// 0x80 (the centring): the table pass before the matrix (gamma in the 6-chain) in this one.
     package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
-                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
+                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, table: UnsafePointer<UInt8>? = nil) -> Int {
         let index = UnsafeRawPointer(indices + (passFirst ? 8 * 64 : 0))
-        if let columns {
-            return run(src, dst, width, m, o, index, passFirst, mirrored, true, columns, row)
+        let none = UnsafePointer<Int16>(bitPattern: 64)!
+        switch (columns, table) {
+        case let (columns?, table?): return run(src, dst, width, m, o, index, passFirst, mirrored, true, columns, row, true, UnsafeRawPointer(table))
+        case let (columns?, nil): return run(src, dst, width, m, o, index, passFirst, mirrored, true, columns, row, false, UnsafeRawPointer(none))
+        case let (nil, table?): return run(src, dst, width, m, o, index, passFirst, mirrored, false, none, row, true, UnsafeRawPointer(table))
+        case (nil, nil): return run(src, dst, width, m, o, index, passFirst, mirrored, false, none, row, false, UnsafeRawPointer(none))
         }
-        return run(src, dst, width, m, o, index, passFirst, mirrored, false, UnsafePointer(bitPattern: 64)!, row)
     }
 
     @inline(__always)
     private static func run(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: UnsafePointer<Int16>, _ o: UnsafePointer<Int16>,
                             _ index: UnsafeRawPointer, _ passFirst: Bool, _ mirrored: Bool, _ gain: Bool,
-                            _ columns: UnsafePointer<Int16>, _ rowTerm: Int16) -> Int {
+                            _ columns: UnsafePointer<Int16>, _ rowTerm: Int16, _ lookup: Bool, _ table: UnsafeRawPointer) -> Int {
         @inline(__always) func splat(_ v: Int16) -> __m512i { _mm512_set1_epi16(v) }
         let k0 = splat(m[0]), k1 = splat(m[1]), k2 = splat(m[2])
         let k3 = splat(m[3]), k4 = splat(m[4]), k5 = splat(m[5])
@@ -90,10 +95,17 @@ package enum RGBFixedCore {
         let ia = _mm512_loadu_si512(index + 192)
         let out0 = _mm512_loadu_si512(index + (mirrored ? 384 : 256)), out1 = _mm512_loadu_si512(index + (mirrored ? 448 : 320))
         let high: __mmask64 = 0xAAAA_AAAA_AAAA_AAAA, low: __mmask64 = 0x5555_5555_5555_5555
+        // The table's four quarters (ByteTableCore's lookup: two 128-entry permutes, a blend on the top bit).
+        let t0 = lookup ? _mm512_loadu_si512(table) : zero, t1 = lookup ? _mm512_loadu_si512(table + 64) : zero
+        let t2 = lookup ? _mm512_loadu_si512(table + 128) : zero, t3 = lookup ? _mm512_loadu_si512(table + 192) : zero
+        @inline(__always) func centred(_ z: __m512i) -> __m512i {
+            guard lookup else { return _mm512_xor_si512(z, centre) }
+            return _mm512_mask_blend_epi8(_mm512_movepi8_mask(z), _mm512_permutex2var_epi8(t0, z, t1), _mm512_permutex2var_epi8(t2, z, t3))
+        }
         var x = 0
         while x &+ 32 <= width {
             let z0 = _mm512_loadu_si512(src + 4 * x), z1 = _mm512_loadu_si512(src + 4 * x + 64)
-            let c0 = _mm512_xor_si512(z0, centre), c1 = _mm512_xor_si512(z1, centre)
+            let c0 = centred(z0), c1 = centred(z1)
             let b0 = _mm512_maskz_permutex2var_epi8(high, c0, i0, c1)
             let b1 = _mm512_maskz_permutex2var_epi8(high, c0, i1, c1)
             let b2 = _mm512_maskz_permutex2var_epi8(high, c0, i2, c1)

@@ -23,7 +23,10 @@ import Testing
                                 (.i420, "temperature kelvin=9000 tint=-20 | mirror | vignette intensity=1.5"),
                                 (.nv12, "temperature kelvin=4000 | gamma value=1.2 | mirror | vignette | gamma value=0.8"),
                                 (.argb, "gamma value=1.3 | sepia | vignette | mirror"), (.bgrx, "colorcontrols contrast=1.3 | vignette | mirror"),
-                                (.i420, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert")] {
+                                (.i420, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                                // A table the AVX-512 16-bit pass applies itself: no gain, and with ARGB's alpha first, mirrored.
+                                (.rgba, "gamma value=1.3 | colorcontrols contrast=1.2 saturation=0.8"), (.bgrx, "posterize levels=6 | sepia | vignette"),
+                                (.argb, "gamma value=0.8 | colorcontrols saturation=1.3 | mirror")] {
             try expectSameBytesOnEveryPath(format, chain, width: 211, height: 157)
         }
         // The point passes' wide groups with no tail (256: whole 32- and 64-sample groups) and with none at all (27), each
