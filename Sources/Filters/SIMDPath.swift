@@ -192,6 +192,13 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `EdgesCore.luma` on the selected path.
     static func edgesLuma(_ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, into p: UnsafeMutablePointer<UInt8>) {
+        #if arch(x86_64)
+        if current == .avx512 {
+            let done = FiltersAVX512.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
+            FiltersAVX2.EdgesCore.luma(s + 4 * done, width: width - done, weights: weights, shifts: shifts, into: p + done)
+            return
+        }
+        #endif
         if hasAVX2 {
             FiltersAVX2.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
         } else {
@@ -221,6 +228,13 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// `EdgesCore.grey` on the selected path.
     static func edgesGrey(_ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width: Int, alpha: UInt32, into d: UnsafeMutablePointer<UInt8>) {
+        #if arch(x86_64)
+        if current == .avx512 {
+            let done = FiltersAVX512.EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
+            FiltersAVX2.EdgesCore.grey(m + done, s + 4 * done, width: width - done, alpha: alpha, into: d + 4 * done)
+            return
+        }
+        #endif
         if hasAVX2 {
             FiltersAVX2.EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
         } else {

@@ -9,7 +9,7 @@ import Testing
     @Test func everySIMDPathGivesTheSameBytes() throws {
         for (format, chain) in [(PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20"),
                                 (.rgba, "blur radius=8"), (.bgrx, "sharpen amount=1 radius=4"), (.i420, "blur radius=4"), (.nv12, "blur radius=6"),
-                                (.rgba, "edges"), (.bgrx, "edges"), (.nv12, "edges"),
+                                (.rgba, "edges"), (.bgrx, "edges"), (.argb, "edges"), (.nv12, "edges"),
                                 (.rgba, "sepia | vignette"), (.argb, "colorcontrols contrast=1.2 saturation=0.8 | vignette"), (.bgrx, "mono"),
                                 (.rgba, "zoom factor=2"), (.nv12, "zoom factor=1.7 x=0.3"),
                                 (.rgba, "mirror"), (.i420, "mirror"), (.nv12, "mirror"),
