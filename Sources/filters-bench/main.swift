@@ -97,17 +97,17 @@ entries.append((chainText, chain3))
 let chain6Text = "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"
 if let chain6 = try? FilterChain(parsing: chain6Text) { entries.append((chain6Text, chain6)) }
 // `filters-bench NAME…` limits the table to entries whose text starts with one of the names (for profiling).
-// `filters-bench --calls N [--format RGBA|NV12] NAME…` runs each selected entry N times on one thread and
+// `filters-bench --calls N [--format RGBA|NV12] [--threads T] NAME…` runs each selected entry N times on one thread (or T) and
 // prints no timings: for `valgrind --tool=callgrind`, whose instruction counts do not depend on the load.
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
-        usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12]] [--tsv FORMAT CHAIN…]
+        usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12] [--threads T]] [--tsv FORMAT CHAIN…]
 
         Times every filter and the 3- and 6-filter chains at 1920x1080, RGBA and NV12, in ms/frame beside a
         memcpy of the same frame, then frames from memory (stream) and at a camera's 30 fps (paced), all threads
         against one (the paced rows take about 15 s). NAME… keeps the entries whose text starts with a name; --calls N runs each N
-        times on one thread without timing (for valgrind --tool=callgrind); --tsv prints '# SIMD path NAME', then
+        times on one thread (--threads T: T, 0 = all) without timing (for valgrind --tool=callgrind, perf record); --tsv prints '# SIMD path NAME', then
         FORMAT<TAB>CHAIN<TAB>ms for each chain text (for make bench-anchors). SWIFTCAM_SIMD=sse2 forces the
         baseline SIMD path, SWIFTCAM_SIMD=avx2 AVX2 (needed under valgrind). Build with 'swift build -c release' first.
         """)
@@ -117,6 +117,11 @@ var fixedCalls: Int?
 var onlyFormat: String?
 if let index = arguments.firstIndex(of: "--calls"), index + 1 < arguments.count {
     fixedCalls = Int(arguments[index + 1])
+    arguments.removeSubrange(index...(index + 1))
+}
+var callThreads = 1
+if let index = arguments.firstIndex(of: "--threads"), index + 1 < arguments.count {
+    callThreads = Int(arguments[index + 1]) ?? 1
     arguments.removeSubrange(index...(index + 1))
 }
 if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count {
@@ -157,7 +162,7 @@ if let calls = fixedCalls {
     for format in [PixelFormat.rgba, .nv12] where onlyFormat == nil || onlyFormat == format.gstName {
         let s = Buffer(format, seed: 1), d = Buffer(format, seed: 2)
         for (name, chain) in entries {
-            let compiled = chain.compile(threads: 1)
+            let compiled = chain.compile(threads: callThreads)
             for _ in 0..<calls { try? compiled.process(from: s.frame, to: d.frame) }
             print("\(format.gstName) \(name): \(calls) calls")
         }
