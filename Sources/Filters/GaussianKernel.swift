@@ -11,8 +11,10 @@ import Darwin
 /// `BoxCascadeKernel.minimumSigma`; from there on the box cascade, whose cost does not grow with σ.
 ///
 /// Weights are Q14 and sum to exactly 16384, so a constant frame stays exactly constant. The
-/// horizontal pass writes Q8 UInt16 samples to a plane of scratch; the vertical pass accumulates
-/// Int32 over contiguous rows (the loop the compiler vectorizes) and rounds once. Edges are extended.
+/// horizontal pass writes Q8 UInt16 rows into a ring of 2r + 1 rows per thread, just ahead of the
+/// vertical pass, which accumulates Int32 over them and rounds once. Edges are extended. The frame
+/// is cut into pieces of rows; the r rows above and below each piece go through the horizontal pass
+/// first (in place, its neighbours overwrite them), so every piece reads only rows nobody writes.
 enum GaussianKernel {
     /// Q14 weights of a Gaussian with standard deviation `sigma` pixels, 2r+1 taps (r = ⌈3σ⌉, at least 1).
     static func weights(sigma: Double) -> [Int32] {
@@ -43,22 +45,31 @@ enum GaussianKernel {
         }
     }
 
+    /// Pieces a frame is cut into per band: each piece's first and last rows need `r` rows of its neighbours' horizontal
+    /// pass (made first, as halo rows), so fewer than the point passes' pieces.
+    static let piecesPerBand = 2
+
     private static func run(_ view: ChannelView, _ horizontal: [UInt16], _ vertical: [UInt16], _ amount: Float?, _ context: SpatialContext) {
-        let ch = view.channels, samples = view.rowSamples
-        let hr = horizontal.count / 2, vr = vertical.count / 2
-        let bands = context.bands(rows: view.height, samples: samples * view.height)
-        let plane = context.scratch.buffer(SpatialContext.Slot.planeA.rawValue, bytes: samples * view.height * 2)
-            .bindMemory(to: UInt16.self, capacity: samples * view.height)
+        let ch = view.channels, samples = view.rowSamples, h = view.height
+        let hr = horizontal.count / 2, vr = vertical.count / 2, ringRows = vertical.count
+        let bands = context.bands(rows: h, samples: samples * h)
+        let pieces = bands > 1 ? min(h, bands * piecesPerBand) : 1
+        // Per band a ring of the horizontal pass's rows (Q8, 16 bits) as the vertical pass needs them, which stays in L2
+        // (a whole plane of them went to memory and back: 32 MB a 1080p RGBA frame).
+        let rings = context.perBand(.planeA, bands: bands, bytes: ringRows * samples * 2)
+        // Per piece, the `vr` rows above it and the `vr` below (its neighbours' source rows, which in place they overwrite).
+        let halos = context.perBand(.planeB, bands: pieces, bytes: 2 * vr * samples * 2)
         // +16: the 8-sample loads of the last taps read up to 7 bytes past the padded row.
         let padded = context.perBand(.rowA, bands: bands, bytes: (view.width + 2 * hr) * ch + 16)
         let accumulators = context.perBand(.rowB, bands: bands, bytes: samples * 4)
         let packed = context.perBand(.rowC, bands: bands, bytes: samples * 2)
 
         horizontal.withUnsafeBufferPointer { hw in
-            RowParallel.run(rows: view.height, bands: bands) { band, rows in
-                let p = (padded.base + band * padded.stride).assumingMemoryBound(to: UInt8.self)
-                let acc = (accumulators.base + band * accumulators.stride).assumingMemoryBound(to: Int32.self)
-                for y in rows {
+            vertical.withUnsafeBufferPointer { vw in
+                /// Source row `y` through the horizontal taps into `out`.
+                func horizontalRow(_ y: Int, slot: Int, into out: UnsafeMutablePointer<UInt16>) {
+                    let p = (padded.base + slot * padded.stride).assumingMemoryBound(to: UInt8.self)
+                    let acc = (accumulators.base + slot * accumulators.stride).assumingMemoryBound(to: Int32.self)
                     view.gather(row: y, into: p + hr * ch)
                     for k in 0..<hr {
                         for c in 0..<ch {
@@ -66,7 +77,6 @@ enum GaussianKernel {
                             p[(hr + view.width + k) * ch + c] = p[(hr + view.width - 1) * ch + c]
                         }
                     }
-                    let out = plane + y * samples
                     let done = horizontalVectors(p, taps: hw, channels: ch, samples: samples, into: out)
                     (acc + done).update(repeating: 32, count: samples - done)
                     for k in 0..<hw.count {
@@ -75,32 +85,64 @@ enum GaussianKernel {
                     }
                     for i in done..<samples { out[i] = UInt16(truncatingIfNeeded: acc[i] &>> 6) }
                 }
-            }
-        }
-        vertical.withUnsafeBufferPointer { vw in
-            RowParallel.run(rows: view.height, bands: bands) { band, rows in
-                let acc = (accumulators.base + band * accumulators.stride).assumingMemoryBound(to: Int32.self)
-                let out = (packed.base + band * packed.stride).assumingMemoryBound(to: UInt8.self)
-                let original = out + samples
-                for y in rows {
-                    let done = verticalVectors(plane, taps: vw, row: y, height: view.height, samples: samples, into: acc)
-                    (acc + done).update(repeating: 1 << 21, count: samples - done)
-                    for k in 0..<vw.count {
-                        let w = vw[k]
-                        let row = plane + min(max(y - vr + k, 0), view.height - 1) * samples
-                        for i in done..<samples { acc[i] &+= Int32(w) &* Int32(row[i]) }
-                    }
-                    if let amount {
-                        view.gather(row: y, into: original)
-                        for i in sharpenVectors(original, acc, amount: amount, samples: samples, into: out)..<samples {
-                            let s = Float(original[i])
-                            let blurred = Float(acc[i] &- (1 << 21)) * (1 / 4_194_304)
-                            out[i] = clampByte(s + amount * (s - blurred))
+                func halo(_ piece: Int) -> UnsafeMutablePointer<UInt16> {
+                    (halos.base + piece * halos.stride).assumingMemoryBound(to: UInt16.self)
+                }
+                // The halo rows first, all pieces' (nothing is written yet).
+                if pieces > 1 {
+                    RowParallel.run(pieces: pieces, bands: bands) { slot, piece in
+                        let rows = RowParallel.range(band: piece, of: pieces, rows: h)
+                        guard !rows.isEmpty else { return }
+                        for y in max(rows.lowerBound - vr, 0)..<rows.lowerBound {
+                            horizontalRow(y, slot: slot, into: halo(piece) + (y - rows.lowerBound + vr) * samples)
                         }
-                    } else {
-                        for i in 0..<samples { out[i] = UInt8(truncatingIfNeeded: acc[i] &>> 22) }
+                        for y in rows.upperBound..<min(rows.upperBound + vr, h) {
+                            horizontalRow(y, slot: slot, into: halo(piece) + (vr + y - rows.upperBound) * samples)
+                        }
                     }
-                    view.scatter(row: y, from: out)
+                }
+                RowParallel.run(pieces: pieces, bands: bands) { slot, piece in
+                    let rows = RowParallel.range(band: piece, of: pieces, rows: h)
+                    guard !rows.isEmpty else { return }
+                    let ring = (rings.base + slot * rings.stride).assumingMemoryBound(to: UInt16.self)
+                    let acc = (accumulators.base + slot * accumulators.stride).assumingMemoryBound(to: Int32.self)
+                    let out = (packed.base + slot * packed.stride).assumingMemoryBound(to: UInt8.self)
+                    let original = out + samples
+                    /// Where the horizontal pass's row `y` is: this piece's rows in the ring (row y at y mod ringRows), the others in the halo.
+                    func row(_ y: Int) -> UnsafePointer<UInt16> {
+                        if y < rows.lowerBound { return UnsafePointer(halo(piece) + (y - rows.lowerBound + vr) * samples) }
+                        if y >= rows.upperBound { return UnsafePointer(halo(piece) + (vr + y - rows.upperBound) * samples) }
+                        return UnsafePointer(ring + y % ringRows * samples)
+                    }
+                    var next = rows.lowerBound
+                    withUnsafeTemporaryAllocation(of: UnsafePointer<UInt16>.self, capacity: ringRows) { taps in
+                        let taps = taps.baseAddress!
+                        for y in rows {
+                            // The ring holds rows y − vr … y + vr of the piece: the new row takes the slot of y − vr − 1.
+                            while next <= min(y + vr, rows.upperBound - 1) {
+                                horizontalRow(next, slot: slot, into: ring + next % ringRows * samples)
+                                next += 1
+                            }
+                            for k in 0..<ringRows { taps[k] = row(min(max(y - vr + k, 0), h - 1)) }
+                            let done = verticalVectors(UnsafePointer(taps), taps: vw, samples: samples, into: acc)
+                            (acc + done).update(repeating: 1 << 21, count: samples - done)
+                            for k in 0..<vw.count {
+                                let w = vw[k], tapRow = taps[k]
+                                for i in done..<samples { acc[i] &+= Int32(w) &* Int32(tapRow[i]) }
+                            }
+                            if let amount {
+                                view.gather(row: y, into: original)
+                                for i in sharpenVectors(original, acc, amount: amount, samples: samples, into: out)..<samples {
+                                    let s = Float(original[i])
+                                    let blurred = Float(acc[i] &- (1 << 21)) * (1 / 4_194_304)
+                                    out[i] = clampByte(s + amount * (s - blurred))
+                                }
+                            } else {
+                                for i in 0..<samples { out[i] = UInt8(truncatingIfNeeded: acc[i] &>> 22) }
+                            }
+                            view.scatter(row: y, from: out)
+                        }
+                    }
                 }
             }
         }
@@ -146,19 +188,16 @@ enum GaussianKernel {
         #endif
     }
 
-    /// Vertical: acc[i] = 2²¹ + Σ w_k·row(y − r + k)[i] (rows clamped) for whole groups of 8; returns how many were done.
+    /// Vertical: acc[i] = 2²¹ + Σ w_k·rows[k][i] for whole groups of 8; returns how many were done.
     /// The Q8 samples (≤ 65280) are centred to signed 16 bits for pmaddwd: Σ w·v = Σ w·(v − 2¹⁵) + 2¹⁵·2¹⁴.
     @inline(__always)
-    private static func verticalVectors(_ plane: UnsafePointer<UInt16>, taps: UnsafeBufferPointer<UInt16>, row y: Int, height: Int,
+    private static func verticalVectors(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>,
                                         samples: Int, into acc: UnsafeMutablePointer<Int32>) -> Int {
         #if canImport(_Builtin_intrinsics.intel)
-        let r = taps.count / 2
         let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let start = _mm_set1_epi32((1 << 21) + (1 << 29))
-        return withUnsafeTemporaryAllocation(of: UnsafePointer<UInt16>.self, capacity: taps.count) { rows in
-        for k in 0..<taps.count { rows[k] = plane + min(max(y - r + k, 0), height - 1) * samples }
         @inline(__always) func rowPointer(_ k: Int) -> UnsafePointer<UInt16> { rows[k] }
-        var i = SIMDPath.gaussianVertical(UnsafePointer(rows.baseAddress!), taps: taps, samples: samples, into: acc)
+        var i = SIMDPath.gaussianVertical(rows, taps: taps, samples: samples, into: acc)
         while i + 8 <= samples {
             var lo = start, hi = start
             var k = 0
@@ -178,7 +217,6 @@ enum GaussianKernel {
             i += 8
         }
         return i
-        }
         #else
         return 0
         #endif
