@@ -175,8 +175,9 @@ final class RGBFixedKernel {
         }
     }
 
-    /// True when `runThroughTable` does pixels: on AVX-512, when this kernel is the 3×3 pass (not the grey pass or the xor).
-    var runsThroughTables: Bool { SIMDPath.current == .avx512 && grey == nil && !invertsOnly }
+    /// True when `runThroughTable` does pixels: on AVX-512 where `SIMDPath.fusesTables`, when this kernel is the 3×3 pass
+    /// (not the grey pass or the xor).
+    var runsThroughTables: Bool { SIMDPath.current == .avx512 && SIMDPath.fusesTables && grey == nil && !invertsOnly }
 
     /// On AVX-512, row `y`'s whole groups of 32 pixels with every colour byte first through `table` (256 entries,
     /// each xored with 0x80): a table pass before this one (gamma in the 6-chain) done inside it, the same bytes.

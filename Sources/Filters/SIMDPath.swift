@@ -83,6 +83,30 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         return try body()
     }
 
+    /// Whether, on AVX-512, the RGB 3×3 pass applies a byte table before it (gamma in the 6-chain) itself rather than
+    /// after a table pass into a row buffer. Measured both ways: on AMD family 25 (Zen 4, whose 512-bit operations
+    /// issue as two 256-bit halves) inside the pass, the RGBA 6-chain 0.64 against 0.79–1.08 ms; on family 26 (Zen 5)
+    /// the separate pass, 0.37–0.38 against 0.40–0.43 ms (the same permutes in one longer dependency chain). Other CPUs
+    /// take it inside (the same permutes, fewer loads and stores). The same bytes either way (tests run both).
+    static var fusesTables: Bool { fusion.load(ordering: .relaxed) }
+
+    private static let fusion: Atomic<Bool> = {
+        #if os(Linux)
+        let vendor = cpuInfoLine(startingWith: "vendor_id") ?? "", family = cpuInfoLine(startingWith: "cpu family") ?? ""
+        let number = family.split(separator: ":").last.flatMap { Int($0.filter { $0 != " " && $0 != "\t" }) }
+        return Atomic(!(vendor.hasSuffix("AuthenticAMD") && number == 26))
+        #else
+        return Atomic(true)
+        #endif
+    }()
+
+    /// Runs `body` with `fusesTables` set to `on` (tests). Not for concurrent use.
+    static func withTablesFused<T>(_ on: Bool, _ body: () throws -> T) rethrows -> T {
+        let previous = fusion.exchange(on, ordering: .relaxed)
+        defer { fusion.store(previous, ordering: .relaxed) }
+        return try body()
+    }
+
     /// True on the AVX2 and AVX-512 paths: the AVX2 kernels run on both.
     private static var hasAVX2: Bool { current != .sse2 }
 

@@ -64,18 +64,23 @@ import Testing
         let original = reference.copy()
         try SIMDPath.with(.sse2) { try compiled.process(reference.frame) }
         #expect(reference.difference(from: original) != nil)
+        // On AVX-512 with the byte tables before the RGB 3×3 pass applied by the pass and by a table pass (SIMDPath.fusesTables).
         for path in SIMDPath.available {
-            let frame = original.copy()
-            try SIMDPath.with(path) {
-                #expect(SIMDPath.current == path)
-                try compiled.process(frame.frame)
+            for fused in path == .avx512 ? [true, false] : [SIMDPath.fusesTables] {
+                let frame = original.copy()
+                let label = "\(path)\(path == .avx512 ? fused ? " (tables fused)" : " (table pass)" : "") \(format) \(chain) \(width)x\(height)"
+                try SIMDPath.with(path) {
+                    try SIMDPath.withTablesFused(fused) {
+                        #expect(SIMDPath.current == path)
+                        try compiled.process(frame.frame)
+                    }
+                }
+                #expect(frame.difference(from: reference) == nil, "\(label)")
+                // Into another frame, where mirror reads the source forwards (in place it reads a row buffer).
+                let copied = TestFrame(format, width, height, padding: 7)
+                try SIMDPath.with(path) { try SIMDPath.withTablesFused(fused) { try compiled.process(from: original.frame, to: copied.frame) } }
+                #expect(copied.canariesIntact && copied.difference(from: reference) == nil, "\(label) into another frame")
             }
-            #expect(frame.difference(from: reference) == nil, "\(path) \(format) \(chain) \(width)x\(height)")
-            // Into another frame, where mirror reads the source forwards (in place it reads a row buffer).
-            let copied = TestFrame(format, width, height, padding: 7)
-            try SIMDPath.with(path) { try compiled.process(from: original.frame, to: copied.frame) }
-            #expect(copied.canariesIntact && copied.difference(from: reference) == nil,
-                    "\(path) \(format) \(chain) \(width)x\(height) into another frame")
         }
     }
 }
