@@ -45,6 +45,8 @@ package enum RGBFixedCore {
         let zero = W.zero(), top = W.splat16(255)
         let bias0 = W.splat16(o[3]), bias1 = W.splat16(o[4]), bias2 = W.splat16(o[5])
         let row = W.splat16(rowTerm)
+        // The matrix's rows are equal (sepia or mono before a vignette, the 6-chain): three multiplies, not nine.
+        let equalRows = m[0] == m[3] && m[0] == m[6] && m[1] == m[4] && m[1] == m[7] && m[2] == m[5] && m[2] == m[8]
         let step = Self.step
         var x = 0
         while x &+ step <= width {
@@ -61,7 +63,14 @@ package enum RGBFixedCore {
             @inline(__always) func dot(_ c0: W.V, _ c1: W.V, _ c2: W.V, _ offset: W.V) -> W.V {
                 W.add16(W.add16(W.add16(W.mulHigh16(b0, c0), W.mulHigh16(b1, c1)), W.mulHigh16(b2, c2)), offset)
             }
-            var p0 = dot(k0, k1, k2, o0), p1 = dot(k3, k4, k5, o1), p2 = dot(k6, k7, k8, o2)
+            var p0: W.V, p1: W.V, p2: W.V
+            if equalRows {
+                // One sum for the three channels (16-bit adds wrap, so the same lanes as three).
+                let sum = W.add16(W.add16(W.mulHigh16(b0, k0), W.mulHigh16(b1, k1)), W.mulHigh16(b2, k2))
+                (p0, p1, p2) = (W.add16(sum, o0), W.add16(sum, o1), W.add16(sum, o2))
+            } else {
+                (p0, p1, p2) = (dot(k0, k1, k2, o0), dot(k3, k4, k5, o1), dot(k6, k7, k8, o2))
+            }
             if gain, let columns {
                 let g = W.max16(W.sub16(row, W.load(UnsafeRawPointer(columns + x))), zero)
                 p0 = W.shiftRight16(W.add16(W.mulHigh16(p0, g), bias0), 3)

@@ -95,6 +95,8 @@ package enum RGBFixedCore {
         let ia = _mm512_loadu_si512(index + 192)
         let out0 = _mm512_loadu_si512(index + (mirrored ? 384 : 256)), out1 = _mm512_loadu_si512(index + (mirrored ? 448 : 320))
         let high: __mmask64 = 0xAAAA_AAAA_AAAA_AAAA, low: __mmask64 = 0x5555_5555_5555_5555
+        // The matrix's rows are equal (sepia or mono before a vignette, the 6-chain): three multiplies, not nine.
+        let equalRows = m[0] == m[3] && m[0] == m[6] && m[1] == m[4] && m[1] == m[7] && m[2] == m[5] && m[2] == m[8]
         // The table's four quarters (ByteTableCore's lookup: two 128-entry permutes, a blend on the top bit).
         let t0 = lookup ? _mm512_loadu_si512(table) : zero, t1 = lookup ? _mm512_loadu_si512(table + 64) : zero
         let t2 = lookup ? _mm512_loadu_si512(table + 128) : zero, t3 = lookup ? _mm512_loadu_si512(table + 192) : zero
@@ -113,7 +115,14 @@ package enum RGBFixedCore {
                 _mm512_add_epi16(_mm512_add_epi16(_mm512_add_epi16(_mm512_mulhi_epi16(b0, a0), _mm512_mulhi_epi16(b1, a1)),
                                                   _mm512_mulhi_epi16(b2, a2)), offset)
             }
-            var p0 = dot(k0, k1, k2, o0), p1 = dot(k3, k4, k5, o1), p2 = dot(k6, k7, k8, o2)
+            var p0: __m512i, p1: __m512i, p2: __m512i
+            if equalRows {
+                // One sum for the three channels (16-bit adds wrap, so the same lanes as three).
+                let sum = _mm512_add_epi16(_mm512_add_epi16(_mm512_mulhi_epi16(b0, k0), _mm512_mulhi_epi16(b1, k1)), _mm512_mulhi_epi16(b2, k2))
+                (p0, p1, p2) = (_mm512_add_epi16(sum, o0), _mm512_add_epi16(sum, o1), _mm512_add_epi16(sum, o2))
+            } else {
+                (p0, p1, p2) = (dot(k0, k1, k2, o0), dot(k3, k4, k5, o1), dot(k6, k7, k8, o2))
+            }
             if gain {
                 let g = _mm512_max_epi16(_mm512_sub_epi16(row, _mm512_loadu_si512(UnsafeRawPointer(columns + x))), zero)
                 p0 = _mm512_srai_epi16(_mm512_add_epi16(_mm512_mulhi_epi16(p0, g), bias0), 3)
