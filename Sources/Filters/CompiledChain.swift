@@ -18,6 +18,9 @@ public final class CompiledChain: @unchecked Sendable {
 
     private let stages: [Stage]
     private let scratch = ScratchPool()
+    /// The point stages' scratch slots: stage i from `pointSlots + 100·i`, above SpatialContext's slots (1 000–7 999),
+    /// whatever the chain's length (from 100·(i + 1), a tenth point stage's tables reached the blur's planes).
+    private static let pointSlots = 100_000
     /// Point kernels per stage, built on first use for a format family and colour description.
     private var rgbKernels: [Int: (ColorDescription, RGBPointKernel)] = [:]
     private var yuvKernels: [Int: (ColorDescription, YUVPointKernel)] = [:]
@@ -119,7 +122,7 @@ public final class CompiledChain: @unchecked Sendable {
                 MirrorFlipKernel.run(source, destination, mirror: mirror, flip: false, context)
                 return
             }
-            kernel.prepare(format: source.format, width: source.width, height: source.height, scratch: scratch, slotBase: 100 * (index + 1))
+            kernel.prepare(format: source.format, width: source.width, height: source.height, scratch: scratch, slotBase: Self.pointSlots + 100 * index)
             let bands = RowParallel.bands(threads: threads, rows: source.height, samples: source.width * source.height * 4)
             let rowBuffers = context.perBand(.rowB, bands: bands, bytes: RGBPointKernel.bufferBytes(width: source.width))
             RowParallel.run(rows: source.height, bands: bands) { band, rows in

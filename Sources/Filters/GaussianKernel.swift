@@ -13,8 +13,9 @@ import Darwin
 /// Weights are Q14 and sum to exactly 16384, so a constant frame stays exactly constant. The
 /// horizontal pass writes Q8 UInt16 rows into a ring of 2r + 1 rows per thread, just ahead of the
 /// vertical pass, which accumulates Int32 over them and rounds once. Edges are extended. The frame
-/// is cut into pieces of rows; the r rows above and below each piece go through the horizontal pass
-/// first (in place, its neighbours overwrite them), so every piece reads only rows nobody writes.
+/// is cut into pieces of rows; each piece's first and last r rows go through the horizontal pass
+/// before any piece starts (its neighbours need them, and in place it overwrites them), so no piece
+/// reads a source row another piece writes, and no row goes through the horizontal pass twice.
 enum GaussianKernel {
     /// Q14 weights of a Gaussian with standard deviation `sigma` pixels, 2r+1 taps (r = ⌈3σ⌉, at least 1).
     static func weights(sigma: Double) -> [Int32] {
@@ -45,8 +46,8 @@ enum GaussianKernel {
         }
     }
 
-    /// Pieces a frame is cut into per band: each piece's first and last rows need `r` rows of its neighbours' horizontal
-    /// pass (made first, as halo rows), so fewer than the point passes' pieces.
+    /// Pieces a frame is cut into per band: each piece's first and last `r` rows go through the horizontal pass before
+    /// the pieces start (its neighbours read them), so fewer pieces than the point passes'.
     static let piecesPerBand = 2
 
     private static func run(_ view: ChannelView, _ horizontal: [UInt16], _ vertical: [UInt16], _ amount: Float?, _ context: SpatialContext) {
@@ -54,11 +55,13 @@ enum GaussianKernel {
         let hr = horizontal.count / 2, vr = vertical.count / 2, ringRows = vertical.count
         let bands = context.bands(rows: h, samples: samples * h)
         let pieces = bands > 1 ? min(h, bands * piecesPerBand) : 1
+        // Rows within `edge` of a piece's first or last row are its edge rows (none in one piece).
+        let edge = pieces > 1 ? vr : 0
         // Per band a ring of the horizontal pass's rows (Q8, 16 bits) as the vertical pass needs them, which stays in L2
-        // (a whole plane of them went to memory and back: 32 MB a 1080p RGBA frame).
+        // (a whole plane of them, 16 MB for a 1080p RGBA frame, had been written to memory and read back).
         let rings = context.perBand(.planeA, bands: bands, bytes: ringRows * samples * 2)
-        // Per piece, the `vr` rows above it and the `vr` below (its neighbours' source rows, which in place they overwrite).
-        let halos = context.perBand(.planeB, bands: pieces, bytes: 2 * vr * samples * 2)
+        // Per piece, its edge rows through the horizontal pass: made before any piece writes, read by it and its neighbours.
+        let edges = pieces > 1 ? context.perBand(.planeB, bands: pieces, bytes: 2 * edge * samples * 2) : (base: rings.base, stride: 0)
         // +16: the 8-sample loads of the last taps read up to 7 bytes past the padded row.
         let padded = context.perBand(.rowA, bands: bands, bytes: (view.width + 2 * hr) * ch + 16)
         let accumulators = context.perBand(.rowB, bands: bands, bytes: samples * 4)
@@ -85,20 +88,18 @@ enum GaussianKernel {
                     }
                     for i in done..<samples { out[i] = UInt16(truncatingIfNeeded: acc[i] &>> 6) }
                 }
-                func halo(_ piece: Int) -> UnsafeMutablePointer<UInt16> {
-                    (halos.base + piece * halos.stride).assumingMemoryBound(to: UInt16.self)
+                /// Where edge row `y` of `piece` (rows `rows`) is kept: the first `edge` rows, then the last (a piece
+                /// shorter than 2·edge rows fills both parts, each row once).
+                func edgeRow(_ y: Int, of piece: Int, _ rows: Range<Int>) -> UnsafeMutablePointer<UInt16> {
+                    let index = y - rows.lowerBound < edge ? y - rows.lowerBound : 2 * edge - (rows.upperBound - y)
+                    return (edges.base + piece * edges.stride).assumingMemoryBound(to: UInt16.self) + index * samples
                 }
-                // The halo rows first, all pieces' (nothing is written yet).
+                func isEdge(_ y: Int, _ rows: Range<Int>) -> Bool { y < rows.lowerBound + edge || y >= rows.upperBound - edge }
+                // Every piece's edge rows first (nothing is written yet).
                 if pieces > 1 {
                     RowParallel.run(pieces: pieces, bands: bands) { slot, piece in
                         let rows = RowParallel.range(band: piece, of: pieces, rows: h)
-                        guard !rows.isEmpty else { return }
-                        for y in max(rows.lowerBound - vr, 0)..<rows.lowerBound {
-                            horizontalRow(y, slot: slot, into: halo(piece) + (y - rows.lowerBound + vr) * samples)
-                        }
-                        for y in rows.upperBound..<min(rows.upperBound + vr, h) {
-                            horizontalRow(y, slot: slot, into: halo(piece) + (vr + y - rows.upperBound) * samples)
-                        }
+                        for y in rows where isEdge(y, rows) { horizontalRow(y, slot: slot, into: edgeRow(y, of: piece, rows)) }
                     }
                 }
                 RowParallel.run(pieces: pieces, bands: bands) { slot, piece in
@@ -108,19 +109,28 @@ enum GaussianKernel {
                     let acc = (accumulators.base + slot * accumulators.stride).assumingMemoryBound(to: Int32.self)
                     let out = (packed.base + slot * packed.stride).assumingMemoryBound(to: UInt8.self)
                     let original = out + samples
-                    /// Where the horizontal pass's row `y` is: this piece's rows in the ring (row y at y mod ringRows), the others in the halo.
+                    /// Where the horizontal pass's row `y` is: this piece's other rows in the ring (row y at y mod ringRows),
+                    /// edge rows (its own, and its neighbours' within `vr` rows) where the first phase put them.
                     func row(_ y: Int) -> UnsafePointer<UInt16> {
-                        if y < rows.lowerBound { return UnsafePointer(halo(piece) + (y - rows.lowerBound + vr) * samples) }
-                        if y >= rows.upperBound { return UnsafePointer(halo(piece) + (vr + y - rows.upperBound) * samples) }
-                        return UnsafePointer(ring + y % ringRows * samples)
+                        if rows.contains(y) {
+                            return UnsafePointer(isEdge(y, rows) ? edgeRow(y, of: piece, rows) : ring + y % ringRows * samples)
+                        }
+                        // A neighbour's row within `vr` of this piece is within `vr` of that piece's end: one of its edge rows.
+                        var other = piece, range = rows
+                        repeat {
+                            other += y < range.lowerBound ? -1 : 1
+                            range = RowParallel.range(band: other, of: pieces, rows: h)
+                        } while !range.contains(y)
+                        return UnsafePointer(edgeRow(y, of: other, range))
                     }
                     var next = rows.lowerBound
                     withUnsafeTemporaryAllocation(of: UnsafePointer<UInt16>.self, capacity: ringRows) { taps in
                         let taps = taps.baseAddress!
                         for y in rows {
-                            // The ring holds rows y − vr … y + vr of the piece: the new row takes the slot of y − vr − 1.
+                            // The ring holds the piece's rows y − vr … y + vr that are not edge rows: the new row takes
+                            // the slot of y − vr − 1.
                             while next <= min(y + vr, rows.upperBound - 1) {
-                                horizontalRow(next, slot: slot, into: ring + next % ringRows * samples)
+                                if !isEdge(next, rows) { horizontalRow(next, slot: slot, into: ring + next % ringRows * samples) }
                                 next += 1
                             }
                             for k in 0..<ringRows { taps[k] = row(min(max(y - vr + k, 0), h - 1)) }

@@ -26,7 +26,8 @@ final class RGBTableKernel {
     /// the bytes it applies to (the AVX-512 path does one lookup then), for `before` and `after`.
     private let uniformBefore: (offset: Int, mask: UInt64)?, uniformAfter: (offset: Int, mask: UInt64)?
     /// When `before` is one table for the three colour bytes (alpha kept) and the 16-bit pass follows: that table
-    /// with every entry xored with 0x80, which the AVX-512 pass applies itself (no table pass, no row buffer).
+    /// with every entry xored with 0x80, which the AVX-512 pass applies itself to whole groups of 32 pixels (where
+    /// `SIMDPath.fusesTables`); the rest of a row still goes through the table pass into the row buffer.
     private let centredBefore: [UInt8]?
 
     init?(_ program: PointProgram, format: PixelFormat) {

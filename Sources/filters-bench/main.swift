@@ -120,8 +120,12 @@ if let index = arguments.firstIndex(of: "--calls"), index + 1 < arguments.count 
     arguments.removeSubrange(index...(index + 1))
 }
 var callThreads = 1
-if let index = arguments.firstIndex(of: "--threads"), index + 1 < arguments.count {
-    callThreads = Int(arguments[index + 1]) ?? 1
+if let index = arguments.firstIndex(of: "--threads") {
+    guard index + 1 < arguments.count, let threads = Int(arguments[index + 1]), threads >= 0, fixedCalls != nil else {
+        _ = "filters-bench: --threads T (0 = all) goes with --calls N\n".withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        exit(2)
+    }
+    callThreads = threads
     arguments.removeSubrange(index...(index + 1))
 }
 if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count {
