@@ -154,9 +154,9 @@ final class RGBFixedKernel {
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory, unless
     /// `mirrored`: then pixel x of a row lands at `width − 1 − x`, and the rows must not overlap).
     /// `start` > 0 (after `runThroughTable` did that many pixels of each row, a multiple of 32): the pixels from there;
-    /// only where `runsThroughTables` (the grey pass and the xor take whole rows).
+    /// only where `runsThroughTables` (the grey pass and the xor take whole rows; RGBTableKernel, the one caller with a
+    /// `start`, asks only then).
     func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false, start: Int = 0) {
-        assert(start == 0 || (grey == nil && !invertsOnly), "start > 0 on a pass that takes whole rows")
         if let grey {
             grey.run(source: source, destination: destination, width: width, rows: rows)
             // Mirrored (rare: RGBTableKernel asks only when `storesMirrored`), each row is reversed where it is.
