@@ -11,6 +11,8 @@ final class FrameCountingClient: @unchecked Sendable {
     let firstFrame = Locked<Double?>(nil)
     let started = MonotonicClock.now
     let errors = Locked("")
+    /// Reader threads (stdout, stderr) that have seen their pipe close.
+    private let readersDone = Condition(0)
 
     /// `source` is the launch text up to the decoder, e.g. `rtspsrc location=… protocols=tcp`.
     convenience init(source: [String]) throws {
@@ -28,7 +30,7 @@ final class FrameCountingClient: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errorPipe
         process.standardInput = FileHandle.nullDevice
-        let frames = frames, firstFrame = firstFrame, errors = errors
+        let frames = frames, firstFrame = firstFrame, errors = errors, readersDone = readersDone
         let reader = Thread {
             var pending = Data()
             let handle = output.fileHandleForReading
@@ -51,17 +53,31 @@ final class FrameCountingClient: @unchecked Sendable {
                 }
             }
             frames.withLock { _ in }
+            readersDone.withLock { $0 += 1 }
         }
         reader.start()
+        // As it comes, so a client that is still running shows what it has said when a wait for frames gives up.
         let errorReader = Thread {
-            let data = errorPipe.fileHandleForReading.readDataToEndOfFile()
-            errors.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            let handle = errorPipe.fileHandleForReading
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                errors.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
+            }
+            readersDone.withLock { $0 += 1 }
         }
         errorReader.start()
         try process.run()
     }
 
     var count: Int { frames.withLock { $0 } }
+
+    /// Waits for the process to exit and for its output to be read to the end (`errors` and `count` are final then;
+    /// right after `process.waitUntilExit()` the reader threads may still hold the last lines).
+    func waitUntilExit() {
+        process.waitUntilExit()
+        _ = readersDone.wait(until: MonotonicClock.now + 60) { $0 >= 2 ? true : nil }
+    }
 
     /// Waits until the client decoded `count` frames in all (a safety-net timeout, not a speed limit).
     @discardableResult

@@ -71,15 +71,15 @@ import Testing
         let server = try RTSPServer(settings: .init(port: 0, path: "/x", user: "viewer", password: "s3cret"), stream: stream)
         defer { server.stop() }
         let wrong = try reader(server.url, "tcp", extra: ["user-id=viewer", "user-pw=guess"])
-        wrong.process.waitUntilExit()
+        wrong.waitUntilExit()
         #expect(wrong.count == 0)
         #expect(wrong.errors.withLock { $0 }.contains("Unauthorized"), "\(wrong.errors.withLock { $0 })")
         let none = try reader(server.url, "tcp")
-        none.process.waitUntilExit()
+        none.waitUntilExit()
         #expect(none.count == 0)
         let right = try reader(server.url, "tcp", extra: ["user-id=viewer", "user-pw=s3cret"])
         defer { right.stop() }
-        #expect(right.waitForFrames(10), "\(right.errors.withLock { $0 })")
+        #expect(right.waitForFrames(10), "\(right.count) frames, \(stream.frames.withLock { $0 }) encoded; \(right.errors.withLock { $0 })")
     }
 
     @Test func beyondLoopbackNeedsCredentials() {
