@@ -30,6 +30,9 @@ final class RGBTableKernel {
     /// `SIMDPath.fusesTables`); the rest of a row still goes through the table pass into the row buffer.
     private let centredBefore: [UInt8]?
 
+    /// True when the 16-bit pass applies `before` itself on the path in use (tests: the chains meant to take it do).
+    var appliesTableInPass: Bool { centredBefore != nil && core?.runsThroughTables == true }
+
     init?(_ program: PointProgram, format: PixelFormat) {
         guard format.isRGB else { return nil }
         let steps = program.steps

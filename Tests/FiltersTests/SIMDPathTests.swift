@@ -56,6 +56,33 @@ import Testing
         }
     }
 
+    /// The chains above meant to have their table applied inside the AVX-512 3×3 pass do (else the comparison of the two
+    /// settings would compare the table pass with itself); a chain with no table before the pass (temperature fuses into
+    /// the matrix), or with a curve after it (the float pass then), does not.
+    @Test func tablesGoInsideThePassWhereTheyCan() throws {
+        guard SIMDPath.available.contains(.avx512) else { return }
+        func kernel(_ text: String, _ format: PixelFormat) throws -> RGBTableKernel? {
+            let operations = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+                if case let .point(p) = op { return p } else { return nil }
+            }
+            return RGBTableKernel(PointProgram(operations, color: .bt601Limited), format: format)
+        }
+        try SIMDPath.with(.avx512) {
+            for (text, format, inside) in [("gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert", PixelFormat.rgba, true),
+                                           ("gamma value=1.3 | colorcontrols contrast=1.2 saturation=0.8", .bgrx, true),
+                                           ("gamma value=0.8 | colorcontrols saturation=1.3", .argb, true),
+                                           ("temperature kelvin=3000 | colorcontrols saturation=0.8", .rgba, false),
+                                           ("gamma value=1.2 | colorcontrols saturation=0.8 | posterize levels=4", .rgba, false)] as [(String, PixelFormat, Bool)] {
+                let table = try kernel(text, format)
+                for fused in [true, false] {
+                    SIMDPath.withTablesFused(fused) {
+                        #expect((table?.appliesTableInPass ?? false) == (inside && fused), "\(format) \(text), fused \(fused)")
+                    }
+                }
+            }
+        }
+    }
+
     /// `chain` gives the SSE2 path's bytes on every path the machine has, in place and into another (padded) frame.
     private func expectSameBytesOnEveryPath(_ format: PixelFormat, _ chain: String, width: Int, height: Int) throws {
         let reference = TestFrame(format, width, height)
