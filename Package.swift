@@ -60,7 +60,8 @@ let package = Package(
         .executableTarget(name: "filters-bench", dependencies: ["Filters"], swiftSettings: strictImports),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
-        .testTarget(name: "CameraTests", dependencies: ["Camera"], swiftSettings: strictImports),
+        // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.
+        .testTarget(name: "CameraTests", dependencies: ["Camera"], exclude: ["Fixtures"], swiftSettings: strictImports),
         .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
         // BrokenConfigs/ is read from the source tree (#filePath), not bundled.
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "CV4L2", "GStreamer", "SwiftFilterElement", "Filters"],
