@@ -101,6 +101,8 @@ public struct DeviceReport: Hashable, Sendable, Codable, CustomStringConvertible
     public let formats: [PixelFormatDescription]
     /// Every enabled control with its range and current value.
     public let controls: [ControlReport]
+    /// The camera's best mode for live use, the one `swiftcam init` writes (`MJPG 1280x720@30`); nil when none serves.
+    public let liveMode: String?
 
     /// Queries formats, controls and current values of an open device.
     ///
@@ -133,6 +135,7 @@ public struct DeviceReport: Hashable, Sendable, Codable, CustomStringConvertible
             reports.append(ControlReport(control: control, value: value, note: note))
         }
         controls = reports
+        liveMode = (try? ModeChooser.choose(ModeRequest(), from: formats, path: device.path))?.mode.description
     }
 
     /// The opened device's report, opening `path` first.
@@ -155,7 +158,14 @@ public struct DeviceReport: Hashable, Sendable, Codable, CustomStringConvertible
         for format in formats {
             let flags = [format.compressed ? "compressed" : nil, format.emulated ? "emulated" : nil].compactMap { $0 }
             lines.append("  \(format.fourcc) (\(format.name))" + (flags.isEmpty ? "" : " [\(flags.joined(separator: ", "))]"))
-            for size in format.sizes { lines.append("    \(size.size) @ \(size.rates)") }
+            for size in format.sizes {
+                var line = "    \(size.size) @ \(size.rates)"
+                let largest = size.size.largest
+                if let liveMode, liveMode.hasPrefix("\(format.fourcc) \(largest.width)x\(largest.height)@") {
+                    line += "   <- live mode (swiftcam init): \(liveMode)"
+                }
+                lines.append(line)
+            }
         }
         lines.append("Controls:")
         if controls.isEmpty { lines.append("  none") }

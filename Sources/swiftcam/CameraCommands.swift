@@ -6,7 +6,8 @@ enum CameraCommands {
         usage: swiftcam devices [--json]
 
         Lists the video capture devices present: path, identity (card and bus), formats with sizes and
-        frame rates, and controls with ranges and current values. None is normal on a machine without a camera.
+        frame rates (the mode `swiftcam init` would pick is marked), and controls with ranges and current values.
+        None is normal on a machine without a camera.
         """
     static let controlsUsage = """
         usage: swiftcam controls DEVICE [--json]
@@ -14,6 +15,34 @@ enum CameraCommands {
         Lists every control of DEVICE (e.g. /dev/video0) as `v4l2-ctl --list-ctrls` does: name, ID, type,
         range, default and current value. Change them on a running session with 'swiftcam ctl NAME brightness V' etc.
         """
+
+    static let initUsage = """
+        usage: swiftcam init NAME [--device PATH]
+
+        Writes pipelines/NAME.json for a camera found here (the first that serves live video, or PATH): its best
+        mode for live use (the largest reaching 25 fps; MJPEG decoded when raw does not reach it), a still branch,
+        recordings, and its control values as they are now. Never overwrites a file; the config is validated first.
+        """
+
+    static func initConfig(_ arguments: [String]) -> Int32 {
+        let options: Options
+        do { options = try Options(arguments, valued: ["--device"]) } catch { return usageFailure(error, initUsage) }
+        guard options.positional.count == 1, let name = options.positional.first else {
+            return usageFailure(UsageError("init takes one config name, e.g. swiftcam init desk-camera"), initUsage)
+        }
+        do {
+            let first = try FirstConfig.make(name: name, device: options.value("--device"))
+            let path = try first.write(to: ConfigStore.standard())
+            print("wrote \(path) for \(first.plan.summary)")
+            print("run it:        swiftcam run \(name)")
+            print("its page:      swiftcam run \(name) --http 8080, then open http://127.0.0.1:8080/")
+            print("take a still:  swiftcam ctl \(name) snap (while it runs)")
+            return ExitCode.ok
+        } catch {
+            printError("\(error)")
+            return ExitCode.for(error)
+        }
+    }
 
     static func devices(_ arguments: [String]) -> Int32 {
         let options: Options

@@ -68,6 +68,7 @@ struct CommandLineTool {
         Subcommand(name: "validate", summary: "check configs (all shipped ones, or the files given)", usage: ConfigCommands.validateUsage, run: ConfigCommands.validate),
         Subcommand(name: "run", summary: "run a named pipeline with live control on stdin and a socket", usage: RunCommand.usage, run: RunCommand.run),
         Subcommand(name: "ctl", summary: "send a command to a running pipeline", usage: CtlCommand.usage, run: CtlCommand.run),
+        Subcommand(name: "init", summary: "write a config for a camera found here, in its best live mode", usage: CameraCommands.initUsage, run: CameraCommands.initConfig),
         Subcommand(name: "devices", summary: "list the cameras present with formats and controls", usage: CameraCommands.devicesUsage, run: CameraCommands.devices),
         Subcommand(name: "controls", summary: "list a camera's controls like v4l2-ctl --list-ctrls", usage: CameraCommands.controlsUsage, run: CameraCommands.controls),
         Subcommand(name: "filters", summary: "list the filters, their keys, defaults and ranges", usage: InfoCommands.filtersUsage, run: InfoCommands.filters),

@@ -43,8 +43,21 @@ enum ConfigCommands {
             printError("\(error)")
             return ExitCode.for(error)
         }
-        let builder = PipelineBuilder(config: config)
+        var builder = PipelineBuilder(config: config)
+        do {
+            builder = try builder.resolvingCameras()
+        } catch {
+            printError("\(error)")
+            return ExitCode.unavailable
+        }
         print("\(name): \(config.description ?? "(no description)")")
+        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
+            if let plan = builder.cameraPlans[index] {
+                print(plan.summary)
+            } else {
+                print("camera \(source.device ?? "/dev/video0"): not present here; its mode is chosen when it is (`swiftcam devices` lists the cameras)")
+            }
+        }
         print("")
         print(builder.launchCommand)
         if config.launch == nil {

@@ -1,3 +1,4 @@
+import Camera
 import Foundation
 import Filters
 import GStreamer
@@ -83,8 +84,13 @@ enum ConfigValidator {
             }
         }
         if source.kind != .test, source.pattern != nil { throw fail("\(path).pattern", "only test sources take \"pattern\"") }
-        if let format = source.format, PixelFormat(gstName: format) == nil, !["UYVY", "MJPG", "GRAY8", "RGB", "BGR"].contains(format) {
-            throw fail("\(path).format", "unknown format \"\(format)\"; use a GStreamer name such as YUY2, NV12, RGBx")
+        if source.kind != .v4l2, source.controls != nil { throw fail("\(path).controls", "only v4l2 sources take \"controls\"") }
+        for name in (source.controls ?? [:]).keys.sorted() where name.isEmpty || !name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) {
+            throw fail("\(path).controls.\(name)", "a control is named as `swiftcam controls DEVICE` lists it, e.g. brightness or white_balance_automatic")
+        }
+        if let format = source.format, ModeChooser.fourcc(named: format) == nil {
+            let known = (ModeChooser.rawFormats.keys.sorted() + ModeChooser.jpegFormats.sorted()).joined(separator: ", ")
+            throw fail("\(path).format", "unknown camera format \"\(format)\"; use a V4L2 format (\(known)) or its GStreamer name (YUY2 for YUYV)")
         }
         if let mode = source.ioMode, !["auto", "rw", "mmap", "userptr", "dmabuf", "dmabuf-import"].contains(mode) {
             throw fail("\(path).io-mode", "unknown io-mode \"\(mode)\"; allowed: auto, rw, mmap, userptr, dmabuf, dmabuf-import")

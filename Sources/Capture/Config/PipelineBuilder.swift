@@ -1,3 +1,4 @@
+public import Camera
 import Filters
 import Foundation
 public import GStreamer
@@ -28,9 +29,30 @@ public struct PipelineBuilder: Sendable {
     /// Whether a display exists for `preview: auto`.
     public let hasDisplay: Bool
 
+    /// How each v4l2 source (by index) reaches the config's caps, for the cameras present when it was resolved.
+    public private(set) var cameraPlans: [Int: CameraPlan] = [:]
+
     public init(config: PipelineConfig, hasDisplay: Bool = PipelineBuilder.displayAvailable) {
         self.config = config
         self.hasDisplay = hasDisplay
+    }
+
+    /// This builder with a plan for every v4l2 source whose camera opens: its modes read, the one that serves
+    /// the config chosen. A camera that is absent or cannot be opened gets no plan (starting reports why);
+    /// one that cannot serve the config throws, naming what it can.
+    public func resolvingCameras() throws(ModeChoiceError) -> PipelineBuilder {
+        var resolved = self
+        resolved.cameraPlans = [:]
+        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
+            guard let formats = try? CameraDevice(path: source.device ?? "/dev/video0").formats() else { continue }
+            resolved.cameraPlans[index] = try CameraPlan.make(source: source, caps: config.caps, formats: formats)
+        }
+        return resolved
+    }
+
+    /// One line per planned camera: the mode chosen, its decoder and steps, and why (`CameraPlan.summary`).
+    public var cameraSummaries: [String] {
+        cameraPlans.keys.sorted().compactMap { cameraPlans[$0]?.summary }
     }
 
     /// Whether an X11 or Wayland display is reachable (from the environment).
@@ -199,13 +221,24 @@ public struct PipelineBuilder: Sendable {
             // Live, like a camera: frames come at the frame rate, not as fast as possible.
             chain = [graph.add("videotestsrc", name: name, ["is-live": true, "pattern": .string(source.pattern ?? "smpte")])]
         case .v4l2:
+            if let plan = cameraPlans[index] {
+                chain = plan.addElements(named: name, source: source, to: &graph)
+                break
+            }
+            // No camera to ask (`show` on another machine): the camera's format if the config names one, and
+            // every conversion, so the line still plays on whatever modes the camera has.
             var properties: [(String, GraphValue)] = [("device", .string(source.device ?? "/dev/video0"))]
             if let mode = source.ioMode { properties.append(("io-mode", .string(mode))) }
             chain = [graph.add("v4l2src", name: name, properties: properties)]
-            if let format = source.format {
-                chain.append(graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string(format))]))]))
+            if let fourcc = source.format.flatMap(ModeChooser.fourcc(named:)) {
+                if let raw = ModeChooser.rawFormats[fourcc] {
+                    chain.append(graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string(raw))]))]))
+                } else {
+                    chain.append(graph.add("capsfilter", ["caps": .caps(CapsDescription("image/jpeg"))]))
+                    chain.append(graph.add(JPEGDecoder.software))
+                }
             }
-            chain.append(graph.add("videoconvert"))
+            chain += [graph.add("videorate"), graph.add("videoscale"), graph.add("videoconvert")]
         case .file:
             let location = source.path ?? ""
             let uri = location.contains("://") ? location : URL(fileURLWithPath: location).absoluteString

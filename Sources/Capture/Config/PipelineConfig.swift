@@ -82,7 +82,8 @@ public struct SourceConfig: Codable, Sendable, Equatable {
     public var kind: Kind
     /// V4L2 device node, e.g. "/dev/video0".
     public var device: String?
-    /// V4L2 pixel format to ask the camera for (GStreamer name, e.g. "YUY2").
+    /// The camera format to use, as V4L2 names it (`YUYV`, `NV12`, `MJPG`, …) or GStreamer does (`YUY2`);
+    /// nil lets the mode choice decide (raw when a raw mode serves the config, else MJPEG).
     public var format: String?
     /// V4L2 I/O mode (`io-mode` of v4l2src: auto, rw, mmap, userptr, dmabuf, dmabuf-import).
     public var ioMode: String?
@@ -96,9 +97,11 @@ public struct SourceConfig: Codable, Sendable, Equatable {
     public var label: String?
     /// Stamps the host's wall clock into every frame's top band (a latency probe, see `Timecode`).
     public var timecode: Bool?
+    /// Camera control values written when the camera opens, by `v4l2-ctl` name (`brightness`, `power_line_frequency`).
+    public var controls: [String: Int]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label, timecode
+        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label, timecode, controls
     }
 
     public init(kind: Kind, device: String? = nil, pattern: String? = nil) {
@@ -119,6 +122,7 @@ public struct SourceConfig: Codable, Sendable, Equatable {
         mirror = try container.decodeIfPresent(Bool.self, forKey: .mirror)
         label = try container.decodeIfPresent(String.self, forKey: .label)
         timecode = try container.decodeIfPresent(Bool.self, forKey: .timecode)
+        controls = try container.decodeIfPresent([String: Int].self, forKey: .controls)
     }
 }
 
@@ -134,6 +138,13 @@ public struct CapsConfig: Codable, Sendable, Equatable {
     public var format: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case width, height, framerate, format }
+
+    public init(width: Int? = nil, height: Int? = nil, framerate: String? = nil, format: String? = nil) {
+        self.width = width
+        self.height = height
+        self.framerate = framerate
+        self.format = format
+    }
 
     public init(from decoder: Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)

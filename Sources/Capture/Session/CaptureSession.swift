@@ -162,11 +162,35 @@ public final class CaptureSession: Sendable {
         (config.sources ?? []).filter { $0.kind == .v4l2 }.map { $0.device ?? "/dev/video0" }
     }
 
-    /// Builds the graph and plays it; a failure sets the status and throws `StartError`.
+    /// Chooses the cameras' modes, builds the graph and plays it; a failure sets the status and throws `StartError`.
     func launch(timeout: Double) throws -> RunningGraph {
+        // The cameras' modes are read afresh at every launch: a camera replugged during recovery may be another.
+        let resolved: PipelineBuilder
+        do {
+            resolved = try builder.resolvingCameras()
+        } catch {
+            throw fail(element: error.path, message: error.description)
+        }
+        do {
+            let graph = try launch(resolved, timeout: timeout)
+            for line in resolved.cameraSummaries { emit(.notice(line)) }
+            return graph
+        } catch let error as StartError {
+            // A hardware JPEG decoder that will not start is not tried again in this process: jpegdec takes over.
+            let hardware = resolved.cameraPlans.values.compactMap(\.decoder).filter { $0 != JPEGDecoder.software }
+            guard !hardware.isEmpty, !state.withLock({ $0.stopping }) else { throw error }
+            hardware.forEach(JPEGDecoder.markFailed)
+            emit(.warning("the hardware JPEG decoder \(hardware.joined(separator: ", ")) would not start (\(error.status)); "
+                          + "decoding with \(JPEGDecoder.software) instead"))
+            return try launch(timeout: timeout)
+        }
+    }
+
+    /// Builds `resolved`'s graph and plays it; a failure sets the status and throws `StartError`.
+    private func launch(_ resolved: PipelineBuilder, timeout: Double) throws -> RunningGraph {
         let graph: RunningGraph
         do {
-            graph = try RunningGraph(config: config, builder: builder)
+            graph = try RunningGraph(config: config, builder: resolved)
         } catch {
             throw fail(element: "pipeline", message: "\(error)")
         }
@@ -183,6 +207,14 @@ public final class CaptureSession: Sendable {
             throw fail(element: element, message: withHolder(message))
         } catch {
             throw fail(element: graph.pipeline.name, message: "\(error)")
+        }
+        for (index, source) in (config.sources ?? []).enumerated() {
+            guard let settings = source.controls, let camera = graph.cameras[index] else { continue }
+            do {
+                for note in try camera.apply(settings.mapValues { Int64($0) }) { emit(.notice(note)) }
+            } catch {
+                emit(.warning("\(error)"))
+            }
         }
         // Rates count from what earlier graphs carried, or the first rate after a recovery would count them too.
         let carried = state.withLock { $0.carried }

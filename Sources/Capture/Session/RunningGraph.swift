@@ -17,6 +17,8 @@ final class RunningGraph: @unchecked Sendable {
     let filterOut: BufferCounter
     let queues: [(into: BufferCounter, out: BufferCounter, queue: Element)]
     let sourceGaps: [SequenceGaps]
+    /// The mode each v4l2 source (by index) was asked for and how it reaches the config's caps.
+    let cameraPlans: [Int: CameraPlan]
     private(set) var cameras: [Int: CameraDevice] = [:]
     private var watch: BusWatch?
     /// When it started playing (monotonic seconds).
@@ -25,6 +27,7 @@ final class RunningGraph: @unchecked Sendable {
     /// Builds the graph and finds its parts; nothing plays yet.
     init(config: PipelineConfig, builder: PipelineBuilder) throws {
         pipeline = try builder.build()
+        cameraPlans = builder.cameraPlans
         filter = pipeline.allElements.first { $0.factoryName == SwiftFilterElement.factoryName }
         filterIn = (try? filter?.staticPad("sink").countBuffers().counter) ?? BufferCounter()
         filterOut = (try? filter?.staticPad("src").countBuffers().counter) ?? BufferCounter()

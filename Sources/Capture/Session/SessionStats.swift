@@ -35,6 +35,8 @@ public struct SessionStats: Codable, Sendable, Equatable {
     public var lastCapture: String?
     /// What the session's outputs beyond this machine report (the RTSP server, a push), one phrase each.
     public var outputs: [String]?
+    /// Each camera's mode and how it reaches the config, with why it was chosen (`CameraPlan.summary`).
+    public var cameras: [String]?
 
     /// One line for terminals and logs.
     public var line: String {
@@ -47,6 +49,7 @@ public struct SessionStats: Codable, Sendable, Equatable {
         text += " stills \(stills)"
         if let lastCapture { text += " last \(lastCapture)" }
         for output in outputs ?? [] { text += "; \(output)" }
+        for camera in cameras ?? [] { text += "; \(camera)" }
         return text
     }
 }
@@ -107,7 +110,8 @@ extension CaptureSession {
             sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),
             filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
             chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.path, recordingFailure: state.withLock { $0.recordingFailure },
-            stills: stills.withLock { $0.count }, lastCapture: lastCapture, outputs: outputReports())
+            stills: stills.withLock { $0.count }, lastCapture: lastCapture, outputs: outputReports(),
+            cameras: graph.flatMap { graph in graph.cameraPlans.isEmpty ? nil : graph.cameraPlans.keys.sorted().compactMap { graph.cameraPlans[$0]?.summary } })
     }
 
     /// Adds (or with nil removes) a phrase `stats` carries for an output another module runs, such as
