@@ -345,6 +345,7 @@ async function refreshStats() {
     ...Object.entries(reply.live || {}).map(([name, e]) => `encoder  ${name} ${e.codec}: ${e.subscribers} subscriber(s), ${e.framesEncoded} frames${e.failure ? ' — ' + e.failure : ''}`),
     `video    ${app.mode}`,
     `chain    ${s.chain || 'none'}`,
+    ...(s.cameras || []).map((line) => `camera   ${line.replace(/^camera /, '')}`),
   ].join('\n');
 }
 
