@@ -125,6 +125,7 @@ extension BenchmarkCase {
         let toAYUV = "videoconvert ! video/x-raw,format=AYUV"
         let toRGBA = "videoconvert ! video/x-raw,format=RGBA"
         let toNV12 = "videoconvert ! video/x-raw,format=NV12"
+        let toI420 = "videoconvert ! video/x-raw,format=I420"
         let threads = max(cores, 1)
         func scaling(_ id: String, _ chain: String, _ input: String = "RGBA") -> BenchmarkCase {
             Self.scaling(id, chain, input, cores: cores)
@@ -175,6 +176,11 @@ extension BenchmarkCase {
                           reference: c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
             BenchmarkCase(id: "memcpy-nv12", title: "memcpy NV12 frame (floor)",
                           subject: .memcpy("NV12"), reference: nil),
+            // What an MJPEG camera costs: its 4:2:2 JPEG frames decoded and brought to I420, against a raw YUYV
+            // camera's frames brought to I420 (the same path without the decoder).
+            BenchmarkCase(id: "mjpeg-decode", title: "MJPEG camera: jpegdec vs raw YUY2",
+                          subject: c("jpegdec ! \(toI420)", BenchmarkFrames.jpeg, label: "jpegdec ! videoconvert ! I420"),
+                          reference: c(toI420, "YUY2", label: "raw YUY2: videoconvert ! I420")),
             scaling("chain3", chain3),
             scaling("blur", "blur radius=4"),
             scaling("sharpen", "sharpen"),

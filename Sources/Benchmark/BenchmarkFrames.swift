@@ -6,8 +6,22 @@ public import GStreamer
 public struct BenchmarkFrames: @unchecked Sendable {
     /// The layout of every frame.
     public let info: VideoInfo
-    /// The frames, pushed in turn and cycled; each holds `info.size` bytes.
+    /// The frames, pushed in turn and cycled; each holds `info.size` bytes (compressed frames: their own size).
     public let buffers: [Buffer]
+    /// The caps of compressed frames (`image/jpeg`), whose bytes do not follow `info`; nil for raw frames.
+    public var compressedCaps: Caps?
+
+    /// The caps the frames are pushed with.
+    public var caps: Caps? { compressedCaps ?? info.caps }
+
+    init(info: VideoInfo, buffers: [Buffer], compressedCaps: Caps? = nil) {
+        self.info = info
+        self.buffers = buffers
+        self.compressedCaps = compressedCaps
+    }
+
+    /// The input name of JPEG frames, as an MJPEG webcam sends them: 4:2:2, quality 85.
+    public static let jpeg = "JPEG"
 
     /// `count` RGBA frames: `videotestsrc pattern=smpte` rendered once, then shaded and noised per frame.
     public static func rgba(width: Int, height: Int, count: Int) throws -> BenchmarkFrames {
@@ -46,8 +60,10 @@ public struct BenchmarkFrames: @unchecked Sendable {
     /// The same pictures in another format, converted once by `videoconvert`.
     public func converted(to format: String) throws -> BenchmarkFrames {
         if format == info.formatName { return self }
-        let target = try VideoInfo(format: format, width: info.width, height: info.height)
-        let pipeline = try Pipeline.parse("appsrc name=in ! videoconvert ! video/x-raw,format=\(format) ! appsink name=out sync=false")
+        let compressed = format == Self.jpeg
+        let target = compressed ? info : try VideoInfo(format: format, width: info.width, height: info.height)
+        let encoder = compressed ? "videoconvert ! video/x-raw,format=Y42B ! jpegenc quality=85" : "videoconvert ! video/x-raw,format=\(format)"
+        let pipeline = try Pipeline.parse("appsrc name=in ! \(encoder) ! appsink name=out sync=false")
         guard let source = pipeline.element(named: "in", as: AppSrc.self),
               let sink = pipeline.element(named: "out", as: AppSink.self) else {
             throw GStreamerError.padNotFound(element: "converter pipeline", pad: "in/out")
@@ -71,7 +87,10 @@ public struct BenchmarkFrames: @unchecked Sendable {
         guard result.count == buffers.count else {
             throw GStreamerError.timedOut("videoconvert to turn \(buffers.count) frames into \(format) (got \(result.count))")
         }
-        return BenchmarkFrames(info: target, buffers: result)
+        guard compressed else { return BenchmarkFrames(info: target, buffers: result) }
+        let caps = try Caps(CapsDescription("image/jpeg", [("width", .int(info.width)), ("height", .int(info.height)),
+                                                           ("framerate", .fraction(30, 1))]))
+        return BenchmarkFrames(info: target, buffers: result, compressedCaps: caps)
     }
 
     /// One frame of the SMPTE pattern as packed bytes of `info`'s layout.

@@ -174,6 +174,10 @@ public struct BenchmarkRunner: Sendable {
     /// up), or says why it cannot run: not installed (`.skipped`) or broken (`.failed`).
     func prepare(_ variant: BenchmarkVariant, frames: BenchmarkFrames) -> Prepared {
         if let missing = Self.missingElement(variant) { return .unavailable(.skipped(missing)) }
+        // A copy or a library call reads `info.size` bytes of a frame: compressed frames are smaller.
+        if frames.compressedCaps != nil && variant.pipeline == nil {
+            return .unavailable(.skipped("\(variant.input) frames are compressed: only pipelines take them"))
+        }
         do {
             if let function = variant.library {
                 guard LibYUV.handle != nil else { return .unavailable(.skipped(LibYUV.missing)) }

@@ -34,7 +34,7 @@ final class PipelineTimer: BenchmarkTimer {
         }
         (self.pipeline, self.source, self.frames, self.configuration) = (pipeline, source, frames, configuration)
         do {
-            source.caps = frames.info.caps
+            source.caps = frames.caps
             try source.set("format", "time")
             // The same few buffers are queued by reference, so an unbounded, non-blocking queue costs no memory and
             // keeps the pushing thread out of the timing.
