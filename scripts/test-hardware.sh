@@ -20,7 +20,11 @@
 #      `HardwarePermissionCLITests` (`run` on the camera exits 77; a mode-000 config: 77 and one line from `show`,
 #      `validate` and `run`);
 #   3. in a second VM with two cameras (n_devs=2): `HardwareTwoCameraTests` (switch-cameras live, and `show`'s
-#      gst-launch line of each camera config played to EOS through /bin/sh on the two cameras).
+#      gst-launch line of each camera config played to EOS through /bin/sh on the two cameras), then, with an
+#      MJPEG-only webcam beside them (v4l2loopback fed by ffmpeg: scripts/mjpeg-camera.sh), `HardwareMJPEGTests`
+#      (every shipped v4l2 config on it with only the device overridden, vivid raw beside it, stills' colours,
+#      a recording, `swiftcam init` on both kinds of camera).
+#   scripts/test-hardware.sh cameras    # only the second VM (3.)
 # SWIFTCAM_HARDWARE_FILTER=REGEX runs only the matching root tests (one VM).
 # The fault matrix's measured table is printed at the end and written to .build/fault-matrix.md.
 # Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-vm.sh's 124 timeout,
@@ -33,9 +37,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-all}
 case "$mode" in
-  all) ;;
+  all|cameras) ;;
   faults) SWIFTCAM_HARDWARE_FILTER='CaptureTests\.HardwareFaultTests' ;;
-  *) echo "usage: $0 [all|faults]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|faults|cameras]" >&2; exit 2 ;;
 esac
 VIVID_RUN=${VIVID_RUN:-scripts/vivid-vm.sh}
 [ -f "$VIVID_RUN" ] || { echo "test-hardware: $VIVID_RUN not found" >&2; exit 2; }
@@ -87,6 +91,15 @@ $(printf '%s\n' "$GUEST" | sed -n '1,/^echo "== v4l2-ctl/p' | sed '$d')
 echo "== HardwareTwoCameraTests (n_devs=2)"
 v4l2-ctl --list-devices
 run_suite HardwareTwoCameraTests 'CaptureTests\.HardwareTwoCameraTests'
+echo "== HardwareMJPEGTests (an MJPEG-only webcam beside vivid)"
+if mjpeg=\$(bash scripts/mjpeg-camera.sh start); then
+  v4l2-ctl -d "\$mjpeg" --list-formats-ext | grep -E "'|Size|Interval"
+  export SWIFTCAM_MJPEG_DEVICE=\$mjpeg
+  run_suite HardwareMJPEGTests 'CaptureTests\.HardwareMJPEGTests'
+  bash scripts/mjpeg-camera.sh stop
+else
+  echo "FAIL HardwareMJPEGTests: the MJPEG camera did not come up"; status=1
+fi
 exit \$status
 TWO_EOF
 
@@ -115,8 +128,10 @@ if [ -n "${SWIFTCAM_HARDWARE_FILTER:-}" ]; then
   exit $rc
 fi
 rc=0
-bash "$VIVID_RUN" "$GUEST" | tee "$log" || rc=$?
-matrix
+if [ "$mode" = all ]; then
+  bash "$VIVID_RUN" "$GUEST" | tee "$log" || rc=$?
+  matrix
+fi
 two=0
 VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" bash "$VIVID_RUN" "$TWO" || two=$?
 [ $rc -ne 0 ] && exit $rc
