@@ -25,8 +25,10 @@ struct RecorderTests {
                     graph.add("identity", ["sleep-time": 200_000]),
                     graph.add("jpegenc"),
                     graph.add("matroskamux"),
-                    graph.add("filesink", ["location": .string(path), "sync": false, "async": false]))
-        let recorder = try Recorder(pipeline: camera, tee: tee, graph: graph, path: path) { reason in
+                    graph.add("filesink", name: "record-file", ["location": .string(path), "sync": false, "async": false]))
+        let slow = graph
+        let recorder = try Recorder(pipeline: camera, tee: tee, choice: .record(.mjpeg), path: path, graph: { _ in slow },
+                                    onWarning: { Issue.record("an encoder fell back: \($0)") }) { reason in
             Issue.record("the recording failed: \(reason)")
         }
         // Until 20 frames wait for the encoder (4 s of work, twice the window below), polled per camera frame.
