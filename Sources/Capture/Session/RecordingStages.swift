@@ -45,13 +45,16 @@ final class RecordingStages: @unchecked Sendable {
     /// Why the recording stopped working, if it did.
     var failureReason: String? { failure.withLock { $0 } }
 
-    /// Starts the first encoder that starts; throws `recordingFailed` when none does.
+    /// Starts the first encoder that starts; throws `recordingFailed` when none does. On `control`, so a replacement
+    /// asked for by a stage's early error runs only once that stage is the current one.
     func start() throws {
-        do {
-            let (stage, _) = try choice.start(warn: onWarning) { try makeStage($0) }
-            current.withLock { $0 = stage }
-        } catch {
-            throw SessionError.recordingFailed(reason: "\(error)")
+        try control.sync {
+            do {
+                let (stage, _) = try choice.start(warn: onWarning) { try makeStage($0) }
+                current.withLock { $0 = stage }
+            } catch {
+                throw SessionError.recordingFailed(reason: "\(error)")
+            }
         }
     }
 
