@@ -11,13 +11,13 @@ extension Element {
         case primary = 256
     }
 
-    /// Registers the element type of the installed `factory` under `name` in this process, so
-    /// `Element.make(name)` makes one of those (a stand-in for an element this machine lacks, or an alias).
-    /// Returns false when `factory` is not installed or the registration is refused. Calls
-    /// `gst_element_factory_find`, `gst_element_factory_get_element_type` and `gst_element_register`.
+    /// Registers `type` (an element type: a registered factory's, see `elementType(of:)`, or one derived from it) as
+    /// the factory `name` in this process, so `Element.make(name)` makes one of those — e.g. a stand-in for an element
+    /// this machine lacks. Returns false when GStreamer refuses (a type that is no element). Calls `gst_element_register`.
     @discardableResult
-    public static func register(name: String, rank: Rank = .none, copying factory: String) -> Bool {
-        withFactoryType(factory) { type in gst_element_register(nil, name, rank.rawValue, type) != 0 } ?? false
+    public static func register(name: String, rank: Rank = .none, type: GType) -> Bool {
+        GStreamer.initialize()
+        return type != 0 && g_type_is_a(type, gst_element_get_type()) != 0 && gst_element_register(nil, name, rank.rawValue, type) != 0
     }
 
     /// The GType of the elements `factory` makes (0 when it is not installed), for code that derives a type

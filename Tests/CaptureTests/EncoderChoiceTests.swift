@@ -193,13 +193,8 @@ struct EncoderStandInTests {
         #expect(recorder.finish(), "\(recorder.failureReason ?? "its end was not written")")
         #expect(recorder.encoderElement == EncoderStandIns.working)
         #expect(lines.map { $0.prefix(while: { $0 != "(" }) } == ["encoder v4l2h264enc failed to start ", "encoder vah264enc failed to start "], "\(lines)")
-        let decode = try Pipeline.parse("filesrc location=\"\(path)\" ! matroskademux ! h264parse ! openh264dec ! appsink name=out sync=false")
-        let sink = try #require(decode.element(named: "out", as: AppSink.self))
-        try decode.setState(.playing)
-        defer { try? decode.setState(.null) }
-        var frames = 0
-        while sink.pullSample(timeout: 10) != nil { frames += 1 }
-        #expect(sink.isEndOfStream, "the file ends cleanly")
+        let (frames, endedCleanly) = try decodeRecording(path, decoder: "h264parse ! openh264dec")
+        #expect(endedCleanly, "the file ends cleanly")
         #expect(frames >= 30, "\(frames) frames decode")
     }
 

@@ -5,7 +5,8 @@ import GStreamer
 /// x264enc underneath so the ones that start really encode:
 /// - `v4l2h264enc` refuses READY→PAUSED, as a V4L2 M2M encoder whose device is missing or busy does;
 /// - `vah264enc` starts, then posts an error going to PLAYING, before any frame (a VA driver refusing the stream);
-/// - `nvh264enc` works (x264enc under that name).
+/// - `nvh264enc` works: x264enc set up for low latency as the real one would be (`tune=zerolatency`,
+///   `speed-preset=ultrafast`), so a session of another test that lands on it streams as it would with x264enc.
 /// `vaapih264enc` stays absent. Registration is for the whole process and cannot be undone, so every test that
 /// relies on the stand-ins' failures uses a `FailedEncoders` of its own, and the others' sessions (which share
 /// `EncoderChoice.failed`) only ever fall back to a working encoder.
@@ -19,10 +20,24 @@ enum EncoderStandIns {
 
     private static let registered: Bool = {
         guard Element.factoryExists("x264enc") else { return false }
-        return Element.register(name: working, rank: .none, copying: "x264enc")
-            && gst_element_register(nil, refusing, 0, failingType(named: "SwiftCamRefusingEncoder", refusing: true)) != 0
-            && gst_element_register(nil, erroring, 0, failingType(named: "SwiftCamErroringEncoder", refusing: false)) != 0
+        return Element.register(name: working, type: workingType())
+            && Element.register(name: refusing, type: failingType(named: "SwiftCamRefusingEncoder", refusing: true))
+            && Element.register(name: erroring, type: failingType(named: "SwiftCamErroringEncoder", refusing: false))
     }()
+
+    /// A subclass of x264enc whose instances start with x264enc's low-latency settings.
+    private static func workingType() -> GType {
+        var query = GTypeQuery()
+        g_type_query(parentType, &query)
+        let setUp: GInstanceInitFunc = { instance, _ in
+            guard let instance else { return }
+            let object = UnsafeMutableRawPointer(instance).assumingMemoryBound(to: GObject.self)
+            gst_util_set_object_arg(object, "tune", "zerolatency")
+            gst_util_set_object_arg(object, "speed-preset", "ultrafast")
+        }
+        return g_type_register_static_simple(parentType, "SwiftCamWorkingEncoder", query.class_size, nil,
+                                             query.instance_size, setUp, GTypeFlags(rawValue: 0))
+    }
 
     /// x264enc's element type, the parent of the failing ones.
     private static let parentType = Element.elementType(of: "x264enc")
