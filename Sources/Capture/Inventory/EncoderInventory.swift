@@ -22,7 +22,7 @@ public struct EncoderInventory: Sendable, Encodable {
         public let use: String
         /// The element chosen; nil when this machine has none of the candidates.
         public let element: String?
-        /// The order tried, installed ones only.
+        /// The order tried: installed ones that have not failed in this process.
         public let order: [String]
     }
 

@@ -30,6 +30,8 @@ final class RecordingStages: @unchecked Sendable {
     private let lastCaps = Locked<Caps?>(nil)
     /// Replacements, off the bus threads (stopping a stage waits for its bus thread).
     private let control = DispatchQueue(label: "swiftcam.record.encoder")
+    /// Set once the file is being ended or stopped: no new stage starts then. Touched only on `control`.
+    private var closing = false
 
     init(choice: EncoderChoice, graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription,
          onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void) {
@@ -64,14 +66,15 @@ final class RecordingStages: @unchecked Sendable {
         return forward(sample, into: source, timeline: timeline, lastCaps: lastCaps)
     }
 
-    /// Ends the file: EOS into the stage now.
+    /// Ends the file: EOS into the stage now (after any replacement under way; none starts after this).
     func endOfStream() {
+        control.sync { closing = true }
         current.withLock { $0?.source }?.endOfStream()
     }
 
-    /// Stops the stage now. Waits for any replacement under way first.
+    /// Stops the stage now, after any replacement under way; none starts after this.
     func stop() {
-        control.sync {}
+        control.sync { closing = true }
         guard let stage = current.withLock({ $0 }) else { return }
         stage.watch.cancel()
         try? stage.pipeline.setState(.null)
@@ -125,6 +128,12 @@ final class RecordingStages: @unchecked Sendable {
     /// On `control`: the stage of `encoder` failed before writing; start the next encoder into the same file.
     private func replace(_ encoder: EncoderCandidate, generation: Int, reason: String) {
         guard let old = current.withLock({ $0 }), old.generation == generation else { return }
+        guard !closing else {
+            // Ending or stopped: no new stage; the waiter for the end hears of the failure.
+            failure.withLock { $0 = $0 ?? reason }
+            ended.signal()
+            return
+        }
         let (warning, next) = choice.fail(encoder, reason: reason)
         onWarning(warning)
         old.watch.cancel()
