@@ -7,7 +7,7 @@ import Testing
 private final class Warnings: Sendable {
     let lines = Condition<[String]>([])
 
-    func add(_ line: String) { lines.withLock { $0.append($0.isEmpty ? line : line) } }
+    func add(_ line: String) { lines.withLock { $0.append(line) } }
 
     var all: [String] { lines.withLock { $0 } }
 

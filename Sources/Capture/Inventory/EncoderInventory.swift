@@ -51,7 +51,7 @@ public struct EncoderInventory: Sendable, Encodable {
         let width = encoders.map(\.element.count).max() ?? 12
         var lines = ["Encoders, in the order SwiftCam tries them (a config's live.encoder or record.encoder may name one):"]
         for entry in encoders {
-            let state = entry.failed.map { "failed here: \($0)" } ?? (entry.installed ? "installed" : "not installed")
+            let state = entry.failed.map { "failed here: \($0)" } ?? (entry.installed ? "installed    " : "not installed")
             lines.append("  \(entry.element.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(entry.codec.padding(toLength: 6, withPad: " ", startingAt: 0))"
                          + "\(entry.hardware ? "hardware" : "software")  \(state)  — \(entry.origin)")
         }

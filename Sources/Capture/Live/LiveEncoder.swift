@@ -35,7 +35,6 @@ public enum LiveCodec: String, Sendable {
         case .jpeg: "rtpjpegpay"
         }
     }
-
 }
 
 extension LiveFormat {
