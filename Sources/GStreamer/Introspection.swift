@@ -31,17 +31,8 @@ extension Element {
     /// Whether elements of `factory` have an enum or flags property named `property` (false when either is
     /// unknown). Calls `gst_element_factory_find` and `g_object_class_find_property` on the element's class.
     static func propertyIsEnumOrFlags(factory: String, property: String) -> Bool {
-        GStreamer.initialize()
-        guard let found = gst_element_factory_find(factory) else { return false }
-        defer { gst_object_unref(UnsafeMutableRawPointer(found)) }
-        // Loads the plugin when it is not yet loaded, as making the element would.
-        guard let loaded = gst_plugin_feature_load(found) else { return false }
-        defer { gst_object_unref(UnsafeMutableRawPointer(loaded)) }
-        let type = gst_element_factory_get_element_type(loaded)
-        guard type != 0, let klass = g_type_class_ref(type) else { return false }
-        defer { g_type_class_unref(klass) }
-        guard let spec = g_object_class_find_property(klass.assumingMemoryBound(to: GObjectClass.self), property) else { return false }
-        let fundamental = g_type_fundamental(spec.pointee.value_type)
+        guard let type = propertyType(factory: factory, property: property) else { return false }
+        let fundamental = g_type_fundamental(type)
         return fundamental == CGStreamer_type_enum() || fundamental == CGStreamer_type_flags()
     }
 }

@@ -252,7 +252,9 @@ extension String: PropertyValue {
         case CGStreamer_type_flags():
             return gst_value_deserialize(value, self) != 0
         default:
-            return false
+            // A structure property (v4l2 encoders' `extra-controls`) takes its serialised form, as gst-launch's does.
+            guard value.pointee.g_type == gst_structure_get_type() else { return false }
+            return gst_value_deserialize(value, self) != 0
         }
     }
 

@@ -26,13 +26,15 @@ extension WebServer {
         return json
     }
 
-    /// The shared live encoders: codec, subscribers (browsers, RTSP, publishers), frames in and encoded, failure.
+    /// The shared live encoders: codec, encoder element, subscribers (browsers, RTSP, publishers), frames in and
+    /// encoded, failure (or the fallback that replaced a failed encoder).
     func liveJSON() -> [String: Any] {
         var json: [String: Any] = [:]
         for format in LiveFormat.allCases {
             let stats = session.liveStats(format)
             var entry: [String: Any] = ["codec": stats.codec.rawValue, "subscribers": stats.subscribers,
                                         "framesIn": stats.framesIn, "framesEncoded": stats.framesEncoded]
+            entry["encoder"] = stats.encoder
             entry["failure"] = stats.failure
             json[format.rawValue] = entry
         }

@@ -13,6 +13,8 @@ final class WebRTCViewer: @unchecked Sendable {
     let id: Int
     /// Encoded frames handed to this viewer's pipeline.
     let frames = BufferCounter()
+    /// The codec the payloader was made for.
+    private let codec: LiveCodec
     private let pipeline: Pipeline
     private let source: AppSrc
     private let webrtc: Element
@@ -26,6 +28,7 @@ final class WebRTCViewer: @unchecked Sendable {
         self.id = id
         self.send = send
         let codec = session.liveCodec(.video)
+        self.codec = codec
         var graph = GraphDescription()
         var payloader: [(String, GraphValue)] = [("pt", 96)]
         if codec == .h264 { payloader += [("config-interval", -1), ("aggregate-mode", "zero-latency")] }
@@ -83,6 +86,12 @@ final class WebRTCViewer: @unchecked Sendable {
             copy.pts = pipeline.runningTime
             copy.dts = nil
             if (try? source.push(copy)) != nil { frames.record() }
+        }
+        // The payloader was made for the codec read before subscribing; an encoder that fell back to another codec
+        // as this viewer joined delivers none of its frames here: the viewer is refused and its next try fits.
+        guard subscribed.codec == codec else {
+            subscribed.cancel()
+            throw SessionError.liveFailed(reason: "the live encoder changed from \(codec.encodingName) to \(subscribed.codec.encodingName) as this viewer joined; join again")
         }
         subscription.withLock { $0 = subscribed }
     }

@@ -56,6 +56,7 @@ enum CameraCommands {
         } else if !inventory.isEmpty {
             print(inventory.text)
         }
+        if !options.flags.contains("--json") { print(EncoderInventory.scan().summaryLine) }
         for error in inventory.refusals { printError("\(error)") }
         if inventory.isEmpty, let first = inventory.refusals.first { return ExitCode.for(first) }
         return ExitCode.ok

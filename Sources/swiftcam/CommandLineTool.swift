@@ -70,6 +70,7 @@ struct CommandLineTool {
         Subcommand(name: "ctl", summary: "send a command to a running pipeline", usage: CtlCommand.usage, run: CtlCommand.run),
         Subcommand(name: "init", summary: "write a config for a camera found here, in its best live mode", usage: CameraCommands.initUsage, run: CameraCommands.initConfig),
         Subcommand(name: "devices", summary: "list the cameras present with formats and controls", usage: CameraCommands.devicesUsage, run: CameraCommands.devices),
+        Subcommand(name: "encoders", summary: "list the video encoders (hardware first), which are here and which is chosen", usage: EncoderCommands.usage, run: EncoderCommands.run),
         Subcommand(name: "controls", summary: "list a camera's controls like v4l2-ctl --list-ctrls", usage: CameraCommands.controlsUsage, run: CameraCommands.controls),
         Subcommand(name: "filters", summary: "list the filters, their keys, defaults and ranges", usage: InfoCommands.filtersUsage, run: InfoCommands.filters),
         Subcommand(name: "gallery", summary: "list captured stills and recordings", usage: InfoCommands.galleryUsage, run: InfoCommands.gallery),

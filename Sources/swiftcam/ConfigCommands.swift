@@ -89,7 +89,7 @@ enum ConfigCommands {
         guard config.http != nil || config.publish != nil else { return }
         print("")
         print("live encoder (one for every page viewer and publisher; runs while any is connected):")
-        print("  " + LiveFormat.video.launchDescription)
+        print("  " + LiveFormat.video.launchDescription(encoder: config.live?.encoder))
         if let http = config.http {
             if let web = try? WebOptions(parsing: http) {
                 let access = web.isLoopback ? "loopback, no token" : "beyond loopback: run needs --token TOKEN or --token generate"

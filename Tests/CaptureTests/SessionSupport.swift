@@ -1,4 +1,5 @@
 import Foundation
+import GStreamer
 @testable import Capture
 
 /// A session for a structured config (`DIR` in it becomes a new scratch folder), run in this process
@@ -9,4 +10,16 @@ func scratchSession(_ json: String, name: String = "t") throws -> (CaptureSessio
     let text = json.replacingOccurrences(of: "DIR", with: folder.path)
     let config = try ConfigLoader.load(data: Data(text.utf8), file: "\(name).json")
     return (CaptureSession(name: name, config: config, builder: PipelineBuilder(config: config, hasDisplay: false)), folder)
+}
+
+/// Decodes the Matroska file at `path` with `decoder` (e.g. "jpegdec", "h264parse ! openh264dec") to its end: the frames
+/// that came out, and whether the stream ended cleanly (each pull waits 10 s at most, a safety net).
+func decodeRecording(_ path: String, decoder: String) throws -> (frames: Int, endedCleanly: Bool) {
+    let decode = try Pipeline.parse("filesrc location=\"\(path)\" ! matroskademux ! \(decoder) ! appsink name=out sync=false")
+    guard let sink = decode.element(named: "out", as: AppSink.self) else { return (0, false) }
+    try decode.setState(.playing)
+    defer { try? decode.setState(.null) }
+    var frames = 0
+    while sink.pullSample(timeout: 10) != nil { frames += 1 }
+    return (frames, sink.isEndOfStream)
 }

@@ -9,7 +9,7 @@ struct CLITests {
     @Test func helpVersionAndUsageErrors() throws {
         let help = try SwiftcamRun().run(["--help"])
         #expect(help.status == 0 && help.out.contains("run") && help.out.contains("ctl"))
-        for command in ["list", "show", "validate", "run", "ctl", "devices", "filters", "gallery"] {
+        for command in ["list", "show", "validate", "run", "ctl", "devices", "encoders", "filters", "gallery"] {
             let result = try SwiftcamRun().run([command, "--help"])
             #expect(result.status == 0 && result.out.hasPrefix("usage: swiftcam \(command)"), "\(command) --help")
         }
@@ -19,6 +19,39 @@ struct CLITests {
         #expect(bad.status == 64 && bad.err.split(separator: "\n").count == 1)
         let missing = try SwiftcamRun().run(["run", "no-such-config"])
         #expect(missing.status == 66 && missing.err.contains("no config named"))
+    }
+
+    /// `swiftcam encoders` lists every encoder SwiftCam tries with whether this machine has it, and the choices: on
+    /// this machine (no hardware encoder) the live stream gets the first software encoder installed. `devices` points
+    /// to it. (The choice among hardware encoders is tested in-process with stand-ins: EncoderStandInTests.)
+    @Test func encodersListsTheCandidatesAndTheChoice() throws {
+        let result = try SwiftcamRun().run(["encoders"])
+        #expect(result.status == 0, "\(result.err)")
+        for element in ["v4l2h264enc", "vah264enc", "vaapih264enc", "nvh264enc", "x264enc", "openh264enc", "vp8enc", "jpegenc"] {
+            #expect(result.out.contains("  \(element) "), "\(element) is not listed: \(result.out)")
+        }
+        let expected = ["x264enc", "openh264enc", "vp8enc"].first { Self.installed($0) }
+        #expect(result.out.contains("  live: \(expected ?? "none installed")"), "\(result.out)")
+        #expect(result.out.contains("  record.encoder=mjpeg: jpegenc"), "\(result.out)")
+        let json = try SwiftcamRun().run(["encoders", "--json"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        let encoders = try #require(object["encoders"] as? [[String: Any]])
+        #expect(encoders.first?["element"] as? String == "v4l2h264enc")
+        #expect(encoders.first { $0["element"] as? String == "x264enc" }?["installed"] as? Bool == Self.installed("x264enc"))
+        let devices = try SwiftcamRun().run(["devices"])
+        #expect(devices.out.contains("'swiftcam encoders' lists them all"), "\(devices.out)")
+        let extra = try SwiftcamRun().run(["encoders", "x264enc"])
+        #expect(extra.status == 64 && extra.err.contains("encoders takes no arguments"), "\(extra.err)")
+    }
+
+    /// Whether gst-inspect-1.0 finds `element` (the machine's own answer, not ours).
+    private static func installed(_ element: String) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["gst-inspect-1.0", "--exists", element]
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
     }
 
     /// One mapping from failure to exit code, whichever command meets it; every failure is one line.

@@ -154,7 +154,7 @@ public enum ConfigLoader {
         case (_, "preview"): PreviewMode.allCases.map(\.rawValue)
         case ("still", "format"): StillConfig.Format.allCases.map(\.rawValue)
         case ("record", "container"): RecordConfig.Container.allCases.map(\.rawValue)
-        case ("record", "encoder"): RecordConfig.Encoder.allCases.map(\.rawValue)
+        case ("record", "encoder"): RecordConfig.Encoder.families + ["an encoder element (swiftcam encoders)"]
         default: []
         }
         return values.joined(separator: ", ")

@@ -48,6 +48,12 @@ enum ConfigValidator {
             }
         }
         if let publish = config.publish { try validate(publish, fail: fail) }
+        if let encoder = config.record?.encoder, let reason = EncoderChoice.problem(withRecordEncoder: encoder) {
+            throw fail("record.encoder", reason)
+        }
+        if let encoder = config.live?.encoder, let reason = EncoderChoice.problem(withLiveEncoder: encoder) {
+            throw fail("live.encoder", reason)
+        }
         if let duration = config.duration, !(duration > 0 && duration.isFinite) { throw fail("duration", "must be a number of seconds more than 0") }
         if let frames = config.frames, frames <= 0 { throw fail("frames", "must be at least 1") }
         if let http = config.http {

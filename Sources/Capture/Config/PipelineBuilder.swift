@@ -96,33 +96,19 @@ public struct PipelineBuilder: Sendable {
     // MARK: - Recording and stills (pipelines of their own)
 
     /// The recording pipeline, started on `record start`: `appsrc name=record-src` → one fixed raw format →
-    /// encoder → muxer → `filesink name=record-file location=…`.
-    public func recordingGraph(location: String) -> GraphDescription {
+    /// encoder (`encoder`, else the one `recordEncoders` chooses now) → muxer → `filesink name=record-file location=…`.
+    public func recordingGraph(location: String, encoder: EncoderCandidate? = nil) -> GraphDescription {
         var graph = GraphDescription()
-        var chain = [
-            // Bounded and leaky: about a second of frames absorbs an encoder's stalls; one slower than the
-            // camera for longer drops the oldest frames (counted as queue drops) instead of queueing without limit.
-            graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "do-timestamp": false,
-                                                     "max-buffers": 30, "max-bytes": 0, "leaky-type": "downstream"]),
-            graph.add("queue", name: "encode-queue", ["max-size-buffers": 4, "max-size-bytes": 0, "max-size-time": 0]),
-            // One fixed raw format into every encoder (muxers refuse caps changes).
-            graph.add("videoconvert"),
-            graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string("I420"))]))]),
-        ]
-        switch config.record?.encoder ?? .vp8 {
-        case .vp8:
-            chain.append(graph.add("vp8enc", ["deadline": 1, "cpu-used": 8, "threads": 2, "lag-in-frames": 0,
-                                              "keyframe-max-dist": 30, "end-usage": "cbr", "target-bitrate": 2_000_000]))
-        case .mjpeg:
-            chain.append(graph.add("jpegenc", ["quality": 85]))
-        case .h264:
-            if Element.factoryExists("x264enc") {
-                chain.append(graph.add("x264enc", ["tune": "zerolatency", "speed-preset": "ultrafast", "key-int-max": 30]))
-            } else {
-                chain.append(graph.add("openh264enc"))
-            }
-            chain.append(graph.add("h264parse"))
-        }
+        // Bounded and leaky: about a second of frames absorbs an encoder's stalls; one slower than the
+        // camera for longer drops the oldest frames (counted as queue drops) instead of queueing without limit.
+        let source = graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "do-timestamp": false,
+                                                              "max-buffers": 30, "max-bytes": 0, "leaky-type": "downstream"])
+        let queue = graph.add("queue", name: "encode-queue", ["max-size-buffers": 4, "max-size-bytes": 0, "max-size-time": 0])
+        graph.link(source, to: queue)
+        // One fixed raw format into every encoder (muxers refuse caps changes): the encoder's chain begins with it.
+        let choice = recordEncoders
+        let encoder = encoder ?? choice.chosen ?? choice.candidates.first ?? EncoderChoice.jpeg
+        var chain = [encoder.addChain(after: queue, for: .record, to: &graph)]
         switch config.record?.container ?? .matroska {
         case .matroska:
             chain.append(graph.add("matroskamux", name: "mux", ["min-cluster-duration": 500_000_000, "max-cluster-duration": 1_000_000_000]))

@@ -33,9 +33,11 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var http: String?
     /// Serving the filtered stream over RTSP and pushing it to a media server.
     public var publish: PublishConfig?
+    /// The shared live video encoder (browsers, RTSP, pushes).
+    public var live: LiveConfig?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish
+        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live
     }
 
     public init(from decoder: Decoder) throws {
@@ -60,6 +62,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
             http = try container.decodeIfPresent(String.self, forKey: .http)
         }
         publish = try container.decodeIfPresent(PublishConfig.self, forKey: .publish)
+        live = try container.decodeIfPresent(LiveConfig.self, forKey: .live)
     }
 
     /// Whether this is a raw gst-launch config.
@@ -209,14 +212,52 @@ public struct RecordConfig: Codable, Sendable, Equatable {
         case mp4
     }
 
-    /// Video encoder.
-    public enum Encoder: String, Codable, Sendable, CaseIterable {
+    /// Video encoder: `auto` (the default: the first of `swiftcam encoders` that works, hardware first), a family
+    /// (`h264`: hardware or software H.264; `vp8`; `mjpeg`), or one encoder element by name (`x264enc`, `vah264enc`, …).
+    public enum Encoder: Codable, Sendable, Equatable, CustomStringConvertible {
+        /// The best encoder this machine has: hardware H.264, then x264, OpenH264, then VP8.
+        case auto
         /// VP8 (libvpx), real-time settings.
         case vp8
         /// Motion JPEG: cheap, large files.
         case mjpeg
-        /// H.264 (OpenH264 or x264, whichever is installed).
+        /// H.264: hardware where present, else x264 or OpenH264.
         case h264
+        /// Exactly this encoder element; no other is tried.
+        case element(String)
+
+        /// The families, as written in a config.
+        public static let families = ["auto", "h264", "vp8", "mjpeg"]
+
+        public init(name: String) {
+            switch name {
+            case "auto": self = .auto
+            case "vp8": self = .vp8
+            case "mjpeg": self = .mjpeg
+            case "h264": self = .h264
+            default: self = .element(name)
+            }
+        }
+
+        public init(from decoder: Decoder) throws {
+            self.init(name: try decoder.singleValueContainer().decode(String.self))
+        }
+
+        public func encode(to encoder: Swift.Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(description)
+        }
+
+        /// As written in a config.
+        public var description: String {
+            switch self {
+            case .auto: "auto"
+            case .vp8: "vp8"
+            case .mjpeg: "mjpeg"
+            case .h264: "h264"
+            case let .element(name): name
+            }
+        }
     }
 
     /// The container.
@@ -237,6 +278,25 @@ public struct RecordConfig: Codable, Sendable, Equatable {
         encoder = try container.decodeIfPresent(Encoder.self, forKey: .encoder)
         directory = try container.decodeIfPresent(String.self, forKey: .directory)
         autostart = try container.decodeIfPresent(Bool.self, forKey: .autostart)
+    }
+}
+
+/// The shared live video encoder's settings.
+public struct LiveConfig: Codable, Sendable, Equatable {
+    /// "auto" (the default: hardware H.264 where present, then x264, OpenH264, VP8, falling back when one fails to
+    /// start) or one encoder element by name, e.g. "x264enc", used without fallback.
+    public var encoder: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case encoder }
+
+    public init(encoder: String? = nil) {
+        self.encoder = encoder
+    }
+
+    public init(from decoder: Decoder) throws {
+        try decoder.rejectUnknownKeys(CodingKeys.self)
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        encoder = try container.decodeIfPresent(String.self, forKey: .encoder)
     }
 }
 

@@ -7,7 +7,8 @@ import Synchronization
 
 /// What a live consumer asks for: video for WebRTC and RTSP, or JPEG frames for MJPEG viewers.
 public enum LiveFormat: String, Sendable, CaseIterable {
-    /// H.264 constrained-baseline (x264enc, `tune=zerolatency`), or VP8 where x264enc is absent.
+    /// H.264 constrained-baseline from the first encoder of `EncoderChoice.video` that works here (hardware
+    /// first, then x264enc, openh264enc), or VP8 where no H.264 encoder starts.
     case video
     /// JPEG frames at most 960 pixels wide and 15 per second, full range.
     case mjpeg
@@ -34,19 +35,14 @@ public enum LiveCodec: String, Sendable {
         case .jpeg: "rtpjpegpay"
         }
     }
-
-    /// The codec for `format`: H.264 needs x264enc (Debian gstreamer1.0-plugins-ugly).
-    static func choose(for format: LiveFormat) -> LiveCodec {
-        switch format {
-        case .video: Element.factoryExists("x264enc") ? .h264 : .vp8
-        case .mjpeg: .jpeg
-        }
-    }
 }
 
 extension LiveFormat {
-    /// The live encoder's pipeline for this format on this machine, as gst-launch text (`swiftcam show`).
-    public var launchDescription: String { LiveEncoder.graph(for: LiveCodec.choose(for: self)).launchText }
+    /// The live encoder's pipeline for this format on this machine, as gst-launch text (`swiftcam show`), with the
+    /// encoder a config's `live.encoder` names (nil: the choice).
+    public func launchDescription(encoder name: String? = nil) -> String {
+        LiveEncoder.graph(for: self, encoder: self == .video ? EncoderChoice.live(named: name).chosen : nil).launchText
+    }
 }
 
 /// One live subscriber's handle. Cancel it when the viewer leaves; the last cancel stops the encoder.
@@ -58,6 +54,9 @@ public final class LiveSubscription: Sendable {
         var sawKeyFrame = false
     }
 
+    /// The codec of the samples this subscription gets: the encoder's when it subscribed. A fallback to another
+    /// codec ends the subscription (it gets nothing more); a consumer built for another codec subscribes again.
+    public let codec: LiveCodec
     private let active = Atomic(true)
     private let delivery: Locked<Delivery>
     /// The thread inside the callback now (`pthread_self`), 0 when none.
@@ -65,7 +64,8 @@ public final class LiveSubscription: Sendable {
     private let count = BufferCounter()
     private let onCancel: @Sendable (LiveSubscription) -> Void
 
-    init(handler: @escaping @Sendable (Sample) -> Void, onCancel: @escaping @Sendable (LiveSubscription) -> Void) {
+    init(codec: LiveCodec, handler: @escaping @Sendable (Sample) -> Void, onCancel: @escaping @Sendable (LiveSubscription) -> Void) {
+        self.codec = codec
         delivery = Locked(Delivery(handler: handler))
         self.onCancel = onCancel
     }
@@ -108,9 +108,13 @@ public final class LiveSubscription: Sendable {
 /// graph's tee, from the first subscriber until the last leaves. When recovery replaces the graph, the
 /// session re-attaches the feed, and subscribers keep their stream (timestamps continue). Each subscriber
 /// gets the encoded samples from a key frame on; a new subscriber asks the encoder for one.
+///
+/// The video encoder is `EncoderChoice.live`'s: when it fails to start (its state change fails, or it posts an
+/// error before its first encoded frame), the next one is started in its place, with a warning naming both, and
+/// the failed one is skipped for the rest of the process. Subscribers keep their stream when the codec stays the
+/// same; a change of codec (H.264 to VP8) ends their subscriptions, since their payloaders were built for the old one.
 final class LiveEncoder: @unchecked Sendable {
     let format: LiveFormat
-    let codec: LiveCodec
     /// Frames handed to the encoder, and encoded frames out of it (over every run).
     let framesIn = BufferCounter()
     let framesEncoded = BufferCounter()
@@ -120,6 +124,9 @@ final class LiveEncoder: @unchecked Sendable {
         let source: AppSrc
         let sink: AppSink
         let watch: BusWatch
+        let encoder: EncoderCandidate?
+        /// Counts this run's starts, so a late error from a run already replaced is ignored.
+        let generation: Int
         var feed: TeeFeed?
     }
 
@@ -131,15 +138,35 @@ final class LiveEncoder: @unchecked Sendable {
     private let timeline = Locked(StreamTimeline())
     private let lastCaps = Locked<Caps?>(nil)
     private let failure = Locked<String?>(nil)
+    /// The video encoder's choice (nil for MJPEG, whose encoder is always jpegenc).
+    private let choice: EncoderChoice?
+    /// The encoder of the run now, or of the last one.
+    private let current = Locked<EncoderCandidate?>(nil)
+    /// Touched only on `control`.
+    private var generation = 0
+    private let warn: @Sendable (String) -> Void
     /// The tee of the graph playing now (nil while none plays, e.g. during recovery), from the session;
     /// throws when the playing graph has none (a raw launch config without `tee name=split`).
     private let currentTee: @Sendable () throws -> (Pipeline, Element)?
 
-    init(format: LiveFormat, session name: String, currentTee: @escaping @Sendable () throws -> (Pipeline, Element)?) {
+    init(format: LiveFormat, session name: String, choice: EncoderChoice?, warn: @escaping @Sendable (String) -> Void,
+         currentTee: @escaping @Sendable () throws -> (Pipeline, Element)?) {
         self.format = format
-        codec = LiveCodec.choose(for: format)
+        self.choice = format == .video ? choice : nil
+        self.warn = warn
         self.currentTee = currentTee
         control = DispatchQueue(label: "swiftcam.live.\(format.rawValue).\(name)")
+    }
+
+    /// The codec the stream has now: the running encoder's, else the one the next start would use.
+    var codec: LiveCodec {
+        if format == .mjpeg { return .jpeg }
+        return (current.withLock { $0 } ?? choice?.chosen)?.codec ?? .vp8
+    }
+
+    /// The encoder element of the run now (or the last), else the one the next start would use; nil when none is installed.
+    var encoderElement: String? {
+        format == .mjpeg ? "jpegenc" : (current.withLock { $0 } ?? choice?.chosen)?.element
     }
 
     /// Subscribers now.
@@ -151,20 +178,15 @@ final class LiveEncoder: @unchecked Sendable {
 
     /// Adds a subscriber, starting the encoder for the first.
     func subscribe(_ handler: @escaping @Sendable (Sample) -> Void) throws -> LiveSubscription {
-        let subscription = LiveSubscription(handler: handler) { [weak self] subscription in
-            self?.remove(subscription)
-        }
-        subscribers.withLock { $0[ObjectIdentifier(subscription)] = subscription }
-        do {
-            try control.sync {
-                try startIfNeeded()
-                _ = running?.sink.requestKeyFrame()
+        try control.sync {
+            try startIfNeeded()
+            let subscription = LiveSubscription(codec: codec, handler: handler) { [weak self] subscription in
+                self?.remove(subscription)
             }
-        } catch {
-            subscribers.withLock { $0[ObjectIdentifier(subscription)] = nil }
-            throw error
+            subscribers.withLock { $0[ObjectIdentifier(subscription)] = subscription }
+            _ = running?.sink.requestKeyFrame()
+            return subscription
         }
-        return subscription
     }
 
     private func remove(_ subscription: LiveSubscription) {
@@ -212,25 +234,55 @@ final class LiveEncoder: @unchecked Sendable {
 
     // MARK: - On `control`
 
-    private func startIfNeeded() throws {
+    private func startIfNeeded(continuing: Bool = false) throws {
         guard running == nil else { return }
-        let pipeline = try Self.graph(for: codec).build()
+        var warnings: [String] = []
+        let started: Running
+        if let choice {
+            (started, _) = try choice.start(warn: { warnings.append($0); warn($0) }) { try run($0) }
+        } else {
+            started = try run(nil)
+        }
+        failure.withLock { $0 = warnings.last }
+        if !continuing { timeline.withLock { $0 = StreamTimeline() } }
+        lastCaps.withLock { $0 = nil }
+        current.withLock { $0 = started.encoder }
+        running = started
+        do {
+            // No graph playing (the session recovers): the feed comes with `graphChanged`.
+            let feed = try attachFeed()
+            running?.feed = feed
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Builds and starts the pipeline for `encoder` (nil: MJPEG's), or throws why it would not start.
+    private func run(_ encoder: EncoderCandidate?) throws -> Running {
+        let pipeline = try Self.graph(for: format, encoder: encoder).build()
         guard let source = pipeline.element(named: "live-src", as: AppSrc.self),
               let sink = pipeline.element(named: "live-out", as: AppSink.self) else {
             throw SessionError.liveFailed(reason: "the live pipeline lacks live-src or live-out")
         }
-        let failure = failure
-        let watch = pipeline.bus.watch { message in
-            // On the watch's thread: reported in `liveStats` (see `failureReason`).
-            if case let .error(source, text, _) = message {
-                failure.withLock { $0 = "\(source): \(text)" }
+        generation += 1
+        let generation = generation, failure = failure, encodedThisRun = BufferCounter()
+        let watch = pipeline.bus.watch { [weak self] message in
+            // On the watch's thread: reported in `liveStats` (see `failureReason`); an encoder that fails before its
+            // first frame is replaced on `control`.
+            guard case let .error(source, text, _) = message else { return }
+            failure.withLock { $0 = "\(source): \(text)" }
+            if let encoder, encodedThisRun.value == 0, let self {
+                control.async { self.replace(encoder, generation: generation, reason: "\(source): \(text)") }
             }
         }
-        let subscribers = subscribers, framesEncoded = framesEncoded, isJPEG = codec == .jpeg
+        let subscribers = subscribers, framesEncoded = framesEncoded, isJPEG = format == .mjpeg, codec = encoder?.codec ?? .jpeg
         sink.onSample { sample in
             framesEncoded.record()
+            encodedThisRun.record()
             let isKeyFrame = isJPEG || !(sample.buffer?.isDeltaUnit ?? true)
-            for subscriber in subscribers.withLock({ Array($0.values) }) {
+            // Never a frame of this codec to a subscriber of another (one a fallback is about to end).
+            for subscriber in subscribers.withLock({ Array($0.values) }) where subscriber.codec == codec {
                 subscriber.deliver(sample, isKeyFrame: isKeyFrame)
             }
         }
@@ -245,18 +297,31 @@ final class LiveEncoder: @unchecked Sendable {
             try? pipeline.setState(.null)
             throw SessionError.liveFailed(reason: "\(error)")
         }
-        failure.withLock { $0 = nil }
-        timeline.withLock { $0 = StreamTimeline() }
-        lastCaps.withLock { $0 = nil }
-        running = Running(pipeline: pipeline, source: source, sink: sink, watch: watch)
-        do {
-            // No graph playing (the session recovers): the feed comes with `graphChanged`.
-            let feed = try attachFeed()
-            running?.feed = feed
-        } catch {
-            stop()
-            throw error
+        return Running(pipeline: pipeline, source: source, sink: sink, watch: watch, encoder: encoder, generation: generation)
+    }
+
+    /// On `control`: `encoder` posted an error before its first frame. Unless a later run replaced it already, the
+    /// next encoder takes its place, fed from the same tee; subscribers of another codec are ended.
+    private func replace(_ encoder: EncoderCandidate, generation: Int, reason: String) {
+        guard let choice, let running, running.generation == generation else { return }
+        let (warning, next) = choice.fail(encoder, reason: reason)
+        warn(warning)
+        guard next != nil else {
+            failure.withLock { $0 = warning }
+            return
         }
+        stop()
+        do {
+            try startIfNeeded(continuing: true)
+            failure.withLock { $0 = $0 ?? warning }
+        } catch {
+            failure.withLock { $0 = "\(warning); \(error)" }
+            return
+        }
+        if codec != encoder.codec {
+            for subscriber in subscribers.withLock({ Array($0.values) }) where subscriber.codec != codec { subscriber.cancel() }
+        }
+        _ = self.running?.sink.requestKeyFrame()
     }
 
     private func attachFeed() throws -> TeeFeed? {
@@ -280,35 +345,16 @@ final class LiveEncoder: @unchecked Sendable {
         try? running.pipeline.setState(.null)
     }
 
-    /// `appsrc name=live-src` → (encoder chain for `codec`) → `appsink name=live-out`. The appsrc holds two
+    /// `appsrc name=live-src` → (the chain of `encoder`, or MJPEG's) → `appsink name=live-out`. The appsrc holds two
     /// frames and drops the oldest: an encoder slower than the camera skips frames instead of adding delay.
-    static func graph(for codec: LiveCodec) -> GraphDescription {
+    static func graph(for format: LiveFormat, encoder: EncoderCandidate?) -> GraphDescription {
         var graph = GraphDescription()
-        var chain = [
-            graph.add("appsrc", name: "live-src", ["format": "time", "is-live": true, "do-timestamp": false,
-                                                   "max-buffers": 2, "max-bytes": 0, "leaky-type": "downstream"]),
-        ]
-        switch codec {
-        case .h264:
-            chain += [
-                graph.add("videoconvert"),
-                graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string("I420"))]))]),
-                graph.add("x264enc", ["tune": "zerolatency", "speed-preset": "ultrafast", "key-int-max": 30, "bitrate": 2000]),
-                graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-h264", [("profile", .string("constrained-baseline"))]))]),
-                // SPS/PPS before every key frame: a viewer joining mid-stream decodes from the next one.
-                graph.add("h264parse", ["config-interval": -1]),
-                graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-h264", [("stream-format", .string("byte-stream")),
-                                                                                        ("alignment", .string("au"))]))]),
-            ]
-        case .vp8:
-            chain += [
-                graph.add("videoconvert"),
-                graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string("I420"))]))]),
-                graph.add("vp8enc", ["deadline": 1, "cpu-used": 8, "threads": 2, "lag-in-frames": 0, "keyframe-max-dist": 30,
-                                     "end-usage": "cbr", "target-bitrate": 2_000_000]),
-            ]
-        case .jpeg:
-            chain += [
+        let source = graph.add("appsrc", name: "live-src", ["format": "time", "is-live": true, "do-timestamp": false,
+                                                            "max-buffers": 2, "max-bytes": 0, "leaky-type": "downstream"])
+        var tail = source
+        if format == .mjpeg {
+            let chain = [
+                source,
                 graph.add("videorate", ["max-rate": 15, "drop-only": true]),
                 graph.add("videoscale"),
                 graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("width", .intRange(1, 960)),
@@ -318,9 +364,12 @@ final class LiveEncoder: @unchecked Sendable {
                 graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string("RGB"))]))]),
                 graph.add("jpegenc", ["quality": 75]),
             ]
+            for (from, to) in zip(chain, chain.dropFirst()) { graph.link(from, to: to) }
+            tail = chain[chain.count - 1]
+        } else if let encoder {
+            tail = encoder.addChain(after: source, for: .live, to: &graph)
         }
-        chain.append(graph.add("appsink", name: "live-out", ["sync": false, "max-buffers": 4, "drop": true]))
-        for (from, to) in zip(chain, chain.dropFirst()) { graph.link(from, to: to) }
+        graph.link(tail, to: graph.add("appsink", name: "live-out", ["sync": false, "max-buffers": 4, "drop": true]))
         return graph
     }
 }

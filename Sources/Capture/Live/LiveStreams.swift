@@ -4,12 +4,15 @@ public import GStreamer
 public struct LiveStats: Sendable, Equatable {
     /// The codec the format is encoded with.
     public let codec: LiveCodec
+    /// The encoder element (running, or the one the next start uses); nil when none is installed.
+    public let encoder: String?
     /// Subscribers now (browser viewers, RTSP media, publishers).
     public let subscribers: Int
     /// Frames fed to the encoder and frames it produced, over the session.
     public let framesIn: Int
     public let framesEncoded: Int
-    /// The encoder's last error, if it failed (it starts again once every subscriber has left and one comes).
+    /// The encoder's last error, if it failed (it starts again once every subscriber has left and one comes), or the
+    /// warning of the fallback that replaced a failed encoder.
     public let failure: String?
 }
 
@@ -17,10 +20,13 @@ public struct LiveStats: Sendable, Equatable {
 struct LiveStreams: Sendable {
     let encoders: [LiveFormat: LiveEncoder]
 
-    init(session name: String, state: Condition<SessionState>) {
+    /// `encoder` is the config's `live.encoder` (nil or "auto": the choice, with fallback).
+    init(session name: String, state: Condition<SessionState>, encoder: String? = nil) {
         var encoders: [LiveFormat: LiveEncoder] = [:]
+        let choice = EncoderChoice.live(named: encoder)
+        let warn: @Sendable (String) -> Void = { text in state.withLock { $0.onEvent }?(.warning(text)) }
         for format in LiveFormat.allCases {
-            encoders[format] = LiveEncoder(format: format, session: name) {
+            encoders[format] = LiveEncoder(format: format, session: name, choice: choice, warn: warn) {
                 guard let graph = state.withLock({ $0.graph }) else { return nil }
                 guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
                     throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "live \(format.rawValue)")
@@ -39,7 +45,7 @@ struct LiveStreams: Sendable {
 extension CaptureSession {
     /// The codec `format` is encoded with on this machine.
     public func liveCodec(_ format: LiveFormat) -> LiveCodec {
-        live.encoders[format]?.codec ?? LiveCodec.choose(for: format)
+        live.encoders[format]?.codec ?? (format == .mjpeg ? .jpeg : EncoderChoice.live(named: config.live?.encoder).chosen?.codec ?? .vp8)
     }
 
     /// Subscribes to the session's shared live stream of `format`: encoded once, however many subscribers.
@@ -58,7 +64,7 @@ extension CaptureSession {
     /// How the shared encoder of `format` is doing.
     public func liveStats(_ format: LiveFormat) -> LiveStats {
         let encoder = live.encoders[format]
-        return LiveStats(codec: liveCodec(format), subscribers: encoder?.subscriberCount ?? 0,
+        return LiveStats(codec: liveCodec(format), encoder: encoder?.encoderElement, subscribers: encoder?.subscriberCount ?? 0,
                          framesIn: encoder?.framesIn.value ?? 0, framesEncoded: encoder?.framesEncoded.value ?? 0,
                          failure: encoder?.failureReason)
     }

@@ -69,7 +69,7 @@ public final class CaptureSession: Sendable {
         meteringQueue = DispatchQueue(label: "swiftcam.metering.\(name)")
         recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
         failureQueue = DispatchQueue(label: "swiftcam.failures.\(name)")
-        live = LiveStreams(session: name, state: state)
+        live = LiveStreams(session: name, state: state, encoder: config.live?.encoder)
     }
 
     deinit {

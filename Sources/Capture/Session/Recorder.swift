@@ -6,68 +6,45 @@ import GStreamer
 /// (`appsrc ! encoder ! muxer ! filesink`). An encoder or disk failure ends the recording, never the
 /// session; EOS goes only into the recording pipeline, so the preview keeps running; timestamps are
 /// rebased to start at zero and kept increasing, so a recording survives a restart of the source side.
+/// The encoder is the recording's `EncoderChoice`: one that fails to start, or fails before anything reached the
+/// file, is replaced by the next (see `RecordingStages`).
 final class Recorder: @unchecked Sendable {
     /// The file being written.
     let path: String
     /// Frames handed to the encoder's appsrc (those the branch's queue did not drop).
     let framesOut = BufferCounter()
-    /// Frames that left the recording's appsrc for the encoder (what its bounded queue did not drop).
-    let framesEncoded: BufferCounter
-    private let recording: Pipeline
-    private let source: AppSrc
+    private let stages: RecordingStages
     private let feed: TeeFeed
-    private let failure = Locked<String?>(nil)
-    private let ended = DispatchSemaphore(value: 0)
-    private var watch: BusWatch?
+
+    /// Frames that left the recording's appsrc for the encoder (what its bounded queue did not drop).
+    var framesEncoded: BufferCounter { stages.framesEncoded }
 
     /// Frames that entered the branch (the difference to `framesOut` leaked).
     var framesIn: Int { feed.framesIn.value }
 
-    /// Starts the recording pipeline and links the feeding branch to a new tee pad.
-    /// `onFailure` runs once, on the recording's bus thread, with the first error (a full disk, an encoder
-    /// failure): the session ends the recording then and says so, rather than at `record stop`.
-    init(pipeline: Pipeline, tee: Element, graph: GraphDescription, path: String,
-         onFailure: @escaping @Sendable (String) -> Void) throws {
+    /// The encoder element writing the file.
+    var encoderElement: String? { stages.encoder?.element }
+
+    /// Starts the recording pipeline with the first encoder of `choice` that starts (`graph` makes its pipeline)
+    /// and links the feeding branch to a new tee pad. `onWarning` hears of each encoder that failed and the one
+    /// used instead. `onFailure` runs once, on the recording's bus thread, with the first error (a full disk, an
+    /// encoder failure with nothing left to fall back to): the session ends the recording then and says so,
+    /// rather than at `record stop`.
+    init(pipeline: Pipeline, tee: Element, choice: EncoderChoice, path: String,
+         graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription,
+         onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void) throws {
         self.path = path
-        recording = try graph.build()
-        guard let source = recording.element(named: "record-src", as: AppSrc.self) else {
-            throw SessionError.recordingFailed(reason: "the recording pipeline has no appsrc")
-        }
-        self.source = source
-        framesEncoded = try source.staticPad("src").countBuffers().counter
-        // The watch is the bus's only reader: it records failures and signals the end of the file.
-        let failure = failure, ended = ended
-        watch = recording.bus.watch { message in
-            switch message {
-            case let .error(source, text, _):
-                let first = failure.withLock { failure -> Bool in
-                    defer { failure = failure ?? "\(source): \(text)" }
-                    return failure == nil
-                }
-                ended.signal()
-                if first { onFailure(text) }
-            case .eos:
-                ended.signal()
-            default:
-                break
-            }
-        }
-        do {
-            try recording.setState(.playing, timeout: 5)
-        } catch {
-            watch?.cancel()
-            throw SessionError.recordingFailed(reason: "\(error)")
-        }
-        let framesOut = framesOut, timeline = Locked(StreamTimeline()), lastCaps = Locked<Caps?>(nil)
+        let stages = RecordingStages(choice: choice, graph: graph, onWarning: onWarning, onFailure: onFailure)
+        self.stages = stages
+        try stages.start()
+        let framesOut = framesOut
         do {
             feed = try TeeFeed(pipeline: pipeline, tee: tee, name: "record", backlog: 8) { sample in
                 // On the branch's streaming thread: hand on, never block, never trap.
-                guard failure.withLock({ $0 }) == nil else { return }
-                if forward(sample, into: source, timeline: timeline, lastCaps: lastCaps) { framesOut.record() }
+                if stages.push(sample) { framesOut.record() }
             }
         } catch {
-            try? recording.setState(.null)
-            watch?.cancel()
+            stages.stop()
             throw SessionError.recordingFailed(reason: "\(error)")
         }
     }
@@ -81,7 +58,7 @@ final class Recorder: @unchecked Sendable {
     }
 
     /// Why the recording stopped working, if it did.
-    var failureReason: String? { failure.withLock { $0 } }
+    var failureReason: String? { stages.failureReason }
 
     /// Detaches from the tee, ends the file (EOS into the recording pipeline), waits for the muxer to finish it,
     /// then stops. The wait ends when `timeout` seconds pass without the encoder taking a frame: the up to 30
@@ -90,12 +67,12 @@ final class Recorder: @unchecked Sendable {
     /// end could not be written.
     @discardableResult
     func finish(timeout: Double = 5) -> Bool {
-        detach()
-        source.endOfStream()
+        feed.detach()
+        stages.endOfStream()
         var encoded = framesEncoded.value
         var completed = false
         while true {
-            if ended.wait(timeout: .now() + timeout) == .success {
+            if stages.ended.wait(timeout: .now() + timeout) == .success {
                 completed = true
                 break
             }
@@ -104,12 +81,8 @@ final class Recorder: @unchecked Sendable {
             if now == encoded { break }
             encoded = now
         }
-        watch?.cancel()
-        try? recording.setState(.null)
+        stages.stop()
         return completed && failureReason == nil
     }
-
-    private func detach() {
-        feed.detach()
-    }
 }
+

@@ -23,14 +23,15 @@ extension CaptureSession {
             attempt += 1
         }
         try claimRecording()
-        if config.record?.encoder == .h264, !Element.factoryExists("x264enc") {
-            emit(.notice("x264enc is not installed (Debian package gstreamer1.0-plugins-ugly): recording H.264 with "
-                         + "openh264enc, whose library prints a harmless 'cmInitParaError' when a file ends"))
-        }
         do {
             try StillWriter.createDirectory(directory)
             try StillWriter.requireSpace(in: directory, for: path)
-            return try beginRecording(at: path)
+            let started = try beginRecording(at: path)
+            if activeRecorder?.encoderElement == "openh264enc" {
+                emit(.notice("recording H.264 with openh264enc (x264enc, Debian package gstreamer1.0-plugins-ugly, is absent or "
+                             + "failed), whose library prints a harmless 'cmInitParaError' when a file ends"))
+            }
+            return started
         } catch {
             recording.withLock { $0 = .idle }
             switch error {
@@ -62,7 +63,10 @@ extension CaptureSession {
         guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
         }
-        let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, graph: builder.recordingGraph(location: path), path: path) {
+        let builder = builder
+        let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, choice: builder.recordEncoders, path: path,
+                                    graph: { builder.recordingGraph(location: path, encoder: $0) },
+                                    onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) }) {
             [weak self] reason in
             // On the recording's bus thread: end it elsewhere, since ending it waits for that thread.
             guard let session = self else { return }
