@@ -159,6 +159,7 @@ done
 ENV="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root LOGNAME=root"
 ENV="$ENV TERM=dumb LANG=C.UTF-8 VIVID_GUEST=1"
 [ -n "$GST_REGISTRY" ] && ENV="$ENV GST_REGISTRY_1_0=$GST_REGISTRY"
+[ -n "$MJPEG_FRAMES" ] && ENV="$ENV MJPEG_FRAMES=$MJPEG_FRAMES"
 note "root ready"
 if [ -n "$MODPROBE_ARGS" ]; then
   # shellcheck disable=SC2086
@@ -250,6 +251,18 @@ fi
 # --- GStreamer's plugin registry: built natively once, so the guest does not rescan every plugin
 registry=$cache/gst-registry-$(uname -m).bin
 GST_REGISTRY_1_0=$registry gst-inspect-1.0 coreelements >/dev/null 2>&1 || registry=
+
+# --- the MJPEG camera's frames, encoded natively once (keyed by the script that makes them): the
+# guest's scripts/mjpeg-camera.sh then only loops them, one ffmpeg start less under TCG ----------
+mjpeg_script=${BASH_SOURCE[0]%/*}/mjpeg-camera.sh
+mjpeg_frames=''
+if [ -r "$mjpeg_script" ]; then
+  mjpeg_frames=$cache/mjpeg-frames-$(sha256sum < "$mjpeg_script" | cut -c1-16).nut
+  if [ ! -s "$mjpeg_frames" ]; then
+    rm -f "$cache/mjpeg-frames-"*
+    bash "$mjpeg_script" frames "$mjpeg_frames" || mjpeg_frames=''
+  fi
+fi
 flock -u "$lock_fd"
 exec {lock_fd}>&-
 
@@ -299,6 +312,7 @@ shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
   echo "OUT_PATH=$(shq "$out_dir")"
   echo "MODPROBE_ARGS=$(shq "$modprobe_args")"
   echo "GST_REGISTRY=$(shq "$registry")"
+  echo "MJPEG_FRAMES=$(shq "$mjpeg_frames")"
 } > "$run/ctl/settings"
 
 mkfifo "$run/stdout" "$run/stderr"
