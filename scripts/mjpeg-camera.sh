@@ -6,7 +6,9 @@
 #
 #   bash scripts/mjpeg-camera.sh start    # load the module, start the feed, print the node: /dev/video10
 #   bash scripts/mjpeg-camera.sh node     # print the node of the running camera (exit 1 if none)
-#   bash scripts/mjpeg-camera.sh stop     # stop the feed (the node stays, offering no capture)
+#   bash scripts/mjpeg-camera.sh stop     # stop the feed: the node stays, offering no capture
+#                                         # (as a webcam that stopped sending); `start` again reloads
+#                                         # the module, which needs the node closed by every reader
 #   bash scripts/mjpeg-camera.sh unload   # stop, then remove the module
 #   bash scripts/mjpeg-camera.sh frames FILE  # only encode the looped frames into FILE (NUT), no root
 #   VIVID_MODPROBE=vivid scripts/vivid-vm.sh 'node=$(bash scripts/mjpeg-camera.sh start) && v4l2-ctl -d "$node" --all'
@@ -165,6 +167,20 @@ if node=$(find_node) && feed_pid >/dev/null && offers_only_mjpeg "$node"; then
   echo "$node"; exit 0
 fi
 
+# A stale feed (a pid file, but the node does not offer the mode) is restarted, not trusted.
+stop_feed
+
+# v4l2loopback 0.12.7 marks only a streaming (VIDIOC_STREAMON) opener as its writer, so when
+# ffmpeg, which uses write(), exits, the node keeps saying "no writer wanted": with exclusive_caps
+# it announces neither output nor capture, and a new ffmpeg's VIDIOC_G_FMT fails. Only a reload
+# of the module clears that, which needs the node closed by everyone.
+if [ -d /sys/module/v4l2loopback ] && node=$(find_node) \
+   && ! [[ $(v4l2-ctl -d "$node" --info 2>/dev/null) == *'Device Caps'*'Video Output'* ]]; then
+  note "reloading v4l2loopback: $node is left without a writer by the last feed"
+  modprobe -r v4l2loopback \
+    || die "$node needs v4l2loopback reloaded before it can be fed again, and it is still open: close it first"
+fi
+
 if [ ! -d /sys/module/v4l2loopback ]; then
   # exclusive_caps: once a writer feeds it, the node says "capture" only, not also "output", as a
   # webcam does (programs that look for cameras by their capabilities, Chrome's among them, skip
@@ -177,9 +193,6 @@ fi
 node=$(find_node) || die "v4l2loopback is loaded without a device named '$label': remove it first (modprobe -r v4l2loopback)"
 sysfs=/sys/class/video4linux/${node#/dev/}
 note "module loaded: $node"
-
-# A stale feed (a pid file, but the node does not offer the mode) is restarted, not trusted.
-stop_feed
 
 # ffmpeg's v4l2 output sets only the format (VIDIOC_S_FMT); the frame interval the node reports
 # is v4l2loopback's own, which a reader's VIDIOC_S_PARM may have changed since the module loaded.
