@@ -206,7 +206,9 @@ if [ ! -s "$initrd" ]; then
   done
   (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 > ../"${stage##*/}.cpio") \
     || die "cpio failed"
-  rm -f "$cache/initramfs-"*.cpio
+  # Other versions' initramfs stay a day: checkouts of other branches share this cache, and one
+  # deleted between its build and its QEMU's start would fail that run.
+  find "$cache" -maxdepth 1 -name 'initramfs-*.cpio' -mmin +1440 -delete 2>/dev/null || true
   mv "$stage.cpio" "$initrd"
   rm -rf "$stage"
   say "built $initrd"
@@ -262,7 +264,7 @@ mjpeg_frames=''
 if [ -r "$mjpeg_script" ]; then
   mjpeg_frames=$cache/mjpeg-frames-$(sha256sum < "$mjpeg_script" | cut -c1-16).nut
   if [ ! -s "$mjpeg_frames" ]; then
-    rm -f "$cache/mjpeg-frames-"*
+    find "$cache" -maxdepth 1 -name 'mjpeg-frames-*' -mmin +1440 -delete 2>/dev/null || true
     bash "$mjpeg_script" frames "$mjpeg_frames" || mjpeg_frames=''
   fi
 fi
