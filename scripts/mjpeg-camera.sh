@@ -32,6 +32,15 @@
 # otherwise compete with the test. vivid-vm.sh encodes them natively on the host (`frames`) and
 # passes them in MJPEG_FRAMES, which saves the guest one ffmpeg start (seconds under TCG).
 #
+# What v4l2loopback 0.12.7 (Debian 12's) does unlike a UVC webcam, which a test may meet:
+# - Every VIDIOC_REQBUFS resets all buffers' metadata, so a reader's first dequeued buffer has
+#   sequence 0 and bytesused 3686400 (a whole JPEG, then stale bytes) and its next one the writer's
+#   real count: that first jump is not a drop.
+# - A reader's VIDIOC_S_PARM changes the interval the node reports (to every reader), not the 30 fps
+#   ffmpeg sends; `start` sets 30 again.
+# - After `stop` a streaming reader gets no error (an unplugged webcam gives ENODEV): its DQBUF, and
+#   GStreamer's v4l2src, wait for ever.
+#
 # Exit status: 0 ready; 1 the camera did not come up (ffmpeg's log follows on stderr); 2 usage;
 # 69 the module, ffmpeg or v4l2-ctl is unavailable; 77 not root.
 #
@@ -81,9 +90,9 @@ encode_frames() {
   for i in "${!colours[@]}"; do
     graph+="color=c=0x${colours[$i]}:s=${b}x${b}:r=$fps,format=rgb24[c$i];"
     inputs+="[c$i]"
-    layout+="${layout:+|}$(( i % 4 * b ))_$(( i / 4 * b ))"
+    layout+="${layout:+|}$(( i % 4 * b ))_$(( (i / 4) * b ))"
   done
-  graph+="${inputs}xstack=inputs=${#colours[@]}:layout=$layout[top];"
+  graph+="${inputs}xstack=inputs=${#colours[@]}:layout=${layout}[top];"
   graph+="color=c=0x808080:s=${width}x$(( height - 2 * b )):r=$fps,format=rgb24[strip];"
   graph+="color=c=0xFFFFFF:s=80x80:r=$fps,format=rgb24[square];"
   graph+="[strip][square]overlay=x=n*40:y=0:format=rgb,format=rgb24[bottom];"
@@ -155,7 +164,7 @@ esac
 
 # --- start ------------------------------------------------------------------------------------
 note "start"
-# shellcheck source=debian-packages.sh
+# shellcheck source-path=SCRIPTDIR source=debian-packages.sh
 . "${BASH_SOURCE[0]%/*}/debian-packages.sh"
 # Asking dpkg costs a second a package under TCG: only when a tool is not there.
 if ! command -v ffmpeg >/dev/null || ! command -v v4l2-ctl >/dev/null || ! command -v modprobe >/dev/null; then

@@ -59,7 +59,7 @@ verbose=${VIVID_VERBOSE:-0}
 packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils v4l-utils
           gstreamer1.0-tools util-linux
           linux-headers-amd64 dkms v4l2loopback-dkms ffmpeg)
-# shellcheck source=debian-packages.sh
+# shellcheck source-path=SCRIPTDIR source=debian-packages.sh
 . "${BASH_SOURCE[0]%/*}/debian-packages.sh"
 install_missing "${packages[@]}"
 
