@@ -14,7 +14,9 @@
 # current directory, with stdin from /dev/null; its stdout and stderr arrive here as they come.
 # One folder is shared writable: $VIVID_OUT on the host is /tmp/out in the guest (and is also
 # mounted at its host path there).
-# Missing Debian packages are installed first (`apt-get update`, then `apt-get install`; root).
+# Missing Debian packages are installed first (`apt-get update`, then `apt-get install`; root), and
+# the v4l2loopback module is built (DKMS) for the guest's kernel: in the guest,
+# `bash scripts/mjpeg-camera.sh start` adds an MJPEG-only webcam beside vivid.
 # KVM is used when /dev/kvm can run a stock kernel, else QEMU's software emulation (TCG): a boot
 # then takes ~10 s and the guest runs several times slower than the host.
 #
@@ -52,28 +54,14 @@ verbose=${VIVID_VERBOSE:-0}
 
 # --- Debian packages --------------------------------------------------------------------------
 # The guest runs the host's own v4l2-ctl, modprobe and GStreamer, so they belong on the host too.
+# The MJPEG webcam (scripts/mjpeg-camera.sh) is v4l2loopback fed by ffmpeg: its module is built by
+# DKMS against the guest kernel's headers (linux-headers-amd64 matches linux-image-amd64).
 packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils v4l-utils
-          gstreamer1.0-tools util-linux)
-install_missing() {
-  local p missing=()
-  for p in "${packages[@]}"; do
-    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)" = "install ok installed" ] || missing+=("$p")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  command -v apt-get >/dev/null || die "missing ${missing[*]} and there is no apt-get to install them"
-  local sudo=()
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || die "missing ${missing[*]}; run as root to install them"
-    sudo=(sudo)
-  fi
-  say "installing ${missing[*]}"
-  # Wait for dpkg's lock rather than fail when another install is running on this machine.
-  local wait=(-o DPkg::Lock::Timeout=600)
-  "${sudo[@]}" apt-get "${wait[@]}" update -qq >&2 || die "apt-get update failed"
-  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq --no-install-recommends \
-    "${missing[@]}" >&2 || die "apt-get install ${missing[*]} failed"
-}
-install_missing
+          gstreamer1.0-tools util-linux
+          linux-headers-amd64 dkms v4l2loopback-dkms ffmpeg)
+# shellcheck source-path=SCRIPTDIR source=debian-packages.sh
+. "${BASH_SOURCE[0]%/*}/debian-packages.sh"
+install_missing "${packages[@]}"
 
 # --- the kernel -------------------------------------------------------------------------------
 kver=${VIVID_KERNEL:-}
@@ -89,12 +77,38 @@ kernel=/boot/vmlinuz-$kver
 [ -r "$kernel" ] || die "cannot read $kernel (root needed)"
 [ -d "/lib/modules/$kver" ] || die "no /lib/modules/$kver for kernel $kver"
 
+# --- v4l2loopback for the guest's kernel ------------------------------------------------------
+# DKMS builds a module at install time only for the running kernel (and for kernels whose headers
+# arrive later), but the guest boots the one picked above, which is not running here (a container
+# or another distribution's kernel). The guest's modprobe reads this machine's /lib/modules, so a
+# module installed here for $kver, with depmod run, is the guest's.
+ensure_loopback() {
+  modinfo -k "$kver" v4l2loopback >/dev/null 2>&1 && return 0
+  # The headers of exactly this kernel: linux-headers-amd64 follows linux-image-amd64, but
+  # VIVID_KERNEL or an older image left in /boot may be another release.
+  if [ ! -e "/lib/modules/$kver/build" ]; then
+    apt-cache show "linux-headers-$kver" >/dev/null 2>&1 || return 1
+    install_missing "linux-headers-$kver"
+  fi
+  local version
+  version=$(dpkg-query -W -f='${Version}' v4l2loopback-dkms 2>/dev/null) || return 1
+  version=${version#*:}; version=${version%-*}
+  say "building v4l2loopback $version for kernel $kver (DKMS)"
+  # `dkms install` builds first when needed and runs depmod for $kver.
+  "${as_root[@]}" dkms install "v4l2loopback/$version" -k "$kver" >&2 || return 1
+  modinfo -k "$kver" v4l2loopback >/dev/null 2>&1
+}
+
 mkdir -p "$cache" || die "cannot create the cache $cache"
 cache=$(cd "$cache" && pwd -P)
 
 # Cache entries are built under a lock and renamed into place, so parallel runs share them.
 exec {lock_fd}>"$cache/.lock"
 flock "$lock_fd"
+
+# Under the same lock, so that parallel first runs do not build the module twice at once. Only the
+# MJPEG camera needs it: vivid alone still works when the build fails.
+ensure_loopback || say "no v4l2loopback module for kernel $kver: scripts/mjpeg-camera.sh cannot run in this VM"
 
 # --- the initramfs: busybox, the modules for virtio/9p/overlay, and /init ---------------------
 read -r -d '' guest_init <<'INIT' || true
@@ -122,6 +136,9 @@ mount -t proc proc $R/proc
 mount -t sysfs sysfs $R/sys
 mount -t devtmpfs dev $R/dev
 mkdir -p $R/dev/pts $R/dev/shm
+# devtmpfs lacks what udev would add: bash's process substitution <(...) needs /dev/fd.
+ln -sf /proc/self/fd $R/dev/fd
+ln -sf /proc/self/fd/0 $R/dev/stdin; ln -sf /proc/self/fd/1 $R/dev/stdout; ln -sf /proc/self/fd/2 $R/dev/stderr
 mount -t devpts devpts $R/dev/pts
 mount -t tmpfs shm $R/dev/shm
 mount -t tmpfs -o mode=755 run $R/run
@@ -145,6 +162,7 @@ done
 ENV="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root USER=root LOGNAME=root"
 ENV="$ENV TERM=dumb LANG=C.UTF-8 VIVID_GUEST=1"
 [ -n "$GST_REGISTRY" ] && ENV="$ENV GST_REGISTRY_1_0=$GST_REGISTRY"
+[ -n "$MJPEG_FRAMES" ] && ENV="$ENV MJPEG_FRAMES=$MJPEG_FRAMES"
 note "root ready"
 if [ -n "$MODPROBE_ARGS" ]; then
   # shellcheck disable=SC2086
@@ -188,7 +206,9 @@ if [ ! -s "$initrd" ]; then
   done
   (cd "$stage" && find . -mindepth 1 | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 > ../"${stage##*/}.cpio") \
     || die "cpio failed"
-  rm -f "$cache/initramfs-"*.cpio
+  # Other versions' initramfs stay a day: checkouts of other branches share this cache, and one
+  # deleted between its build and its QEMU's start would fail that run.
+  find "$cache" -maxdepth 1 -name 'initramfs-*.cpio' -mmin +1440 -delete 2>/dev/null || true
   mv "$stage.cpio" "$initrd"
   rm -rf "$stage"
   say "built $initrd"
@@ -236,6 +256,18 @@ fi
 # --- GStreamer's plugin registry: built natively once, so the guest does not rescan every plugin
 registry=$cache/gst-registry-$(uname -m).bin
 GST_REGISTRY_1_0=$registry gst-inspect-1.0 coreelements >/dev/null 2>&1 || registry=
+
+# --- the MJPEG camera's frames, encoded natively once (keyed by the script that makes them): the
+# guest's scripts/mjpeg-camera.sh then only loops them, one ffmpeg start less under TCG ----------
+mjpeg_script=${BASH_SOURCE[0]%/*}/mjpeg-camera.sh
+mjpeg_frames=''
+if [ -r "$mjpeg_script" ]; then
+  mjpeg_frames=$cache/mjpeg-frames-$(sha256sum < "$mjpeg_script" | cut -c1-16).nut
+  if [ ! -s "$mjpeg_frames" ]; then
+    find "$cache" -maxdepth 1 -name 'mjpeg-frames-*' -mmin +1440 -delete 2>/dev/null || true
+    bash "$mjpeg_script" frames "$mjpeg_frames" || mjpeg_frames=''
+  fi
+fi
 flock -u "$lock_fd"
 exec {lock_fd}>&-
 
@@ -285,6 +317,7 @@ shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
   echo "OUT_PATH=$(shq "$out_dir")"
   echo "MODPROBE_ARGS=$(shq "$modprobe_args")"
   echo "GST_REGISTRY=$(shq "$registry")"
+  echo "MJPEG_FRAMES=$(shq "$mjpeg_frames")"
 } > "$run/ctl/settings"
 
 mkfifo "$run/stdout" "$run/stderr"
