@@ -45,6 +45,11 @@ import Testing
         #expect(text.contains("videorate") && text.contains("videoscale") && text.contains("videoconvert"))
     }
 
+    @Test func aModeUsedAsItIsSaysSo() throws {
+        let plan = try Self.plan(Self.webcam, caps: CapsConfig(width: 640, height: 480, framerate: "30/1", format: "YUY2"))
+        #expect(plan.summary == "camera /dev/video2: YUYV 640x480@30, as the camera sends it")
+    }
+
     @Test func aHardwareDecoderGetsParsedFrames() throws {
         var source = SourceConfig(kind: .v4l2, device: "/dev/video2")
         source.format = "MJPG"

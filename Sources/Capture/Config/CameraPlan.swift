@@ -78,6 +78,9 @@ public struct CameraPlan: Sendable, Equatable {
 
     /// The mode and what happens to it, without the reason: `MJPG 1280x720@30 → jpegdec → NV12 1280x720@30`.
     public var steps: String {
+        if decoder == nil && !changesRate && crop == nil && !scales && ModeChooser.rawFormats[choice.mode.fourcc] == format {
+            return "\(choice.mode), as the camera sends it"
+        }
         var steps = [choice.mode.description]
         if let decoder { steps.append(decoder) }
         if changesRate { steps.append("\(choice.mode.interval) → \(rate) fps") }
