@@ -242,15 +242,17 @@ public enum ModeChooser {
         func add(_ mode: CameraMode?) {
             if let mode, !picked.contains(mode) { picked.append(mode) }
         }
+        // Orders for `max(by:)`: by size then rate, and by rate then size.
+        let largestFirst: (CameraMode, CameraMode) -> Bool = { a, b in
+            a.area != b.area ? a.area < b.area : a.framesPerSecond < b.framesPerSecond
+        }
+        let fastestFirst: (CameraMode, CameraMode) -> Bool = { a, b in
+            a.framesPerSecond != b.framesPerSecond ? a.framesPerSecond < b.framesPerSecond : a.area < b.area
+        }
         let byFormat = Dictionary(grouping: modes, by: \.fourcc)
-        for fourcc in byFormat.keys.sorted(by: { formatRank($0) < formatRank($1) }) {
+        let formats = byFormat.keys.sorted { formatRank($0) < formatRank($1) }
+        for fourcc in formats {
             let modes = byFormat[fourcc] ?? []
-            let largestFirst: (CameraMode, CameraMode) -> Bool = { a, b in
-                a.area != b.area ? a.area < b.area : a.framesPerSecond < b.framesPerSecond
-            }
-            let fastestFirst: (CameraMode, CameraMode) -> Bool = { a, b in
-                a.framesPerSecond != b.framesPerSecond ? a.framesPerSecond < b.framesPerSecond : a.area < b.area
-            }
             let sizeAsked = request.width != nil || request.height != nil
             if let rate = request.framesPerSecond {
                 add(modes.filter { reaches($0, rate: rate) }.max(by: largestFirst))
@@ -263,7 +265,7 @@ public enum ModeChooser {
             }
         }
         if picked.isEmpty {
-            for modes in byFormat.values { add(modes.max { $0.area != $1.area ? $0.area < $1.area : $0.framesPerSecond < $1.framesPerSecond }) }
+            for fourcc in formats { add(byFormat[fourcc]?.max(by: largestFirst)) }
         }
         return Array(picked.sorted { $0.framesPerSecond != $1.framesPerSecond ? $0.framesPerSecond > $1.framesPerSecond : listOrder($0, $1) }.prefix(4))
     }
