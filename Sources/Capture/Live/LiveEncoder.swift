@@ -222,7 +222,7 @@ final class LiveEncoder: @unchecked Sendable {
         let failure = failure
         let watch = pipeline.bus.watch { message in
             // On the watch's thread: reported in `liveStats` (see `failureReason`).
-            if case let .error(source, text, _) = message {
+            if case let .error(source, text, _, _) = message {
                 failure.withLock { $0 = "\(source): \(text)" }
             }
         }

@@ -309,7 +309,7 @@ public final class CaptureSession: Sendable {
     /// Runs on the bus thread.
     private static func handle(_ message: Message, state: Condition<SessionState>) {
         switch message {
-        case let .error(source, text, debug):
+        case let .error(source, text, debug, _):
             let detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
             let status = CameraStatus.failed(element: source, message: detail.map { "\(text) (\($0))" } ?? text)
             // The first error is the driver's; the source's follow-up "Internal data stream error" is not news.

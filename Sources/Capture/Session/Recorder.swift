@@ -39,7 +39,7 @@ final class Recorder: @unchecked Sendable {
         let failure = failure, ended = ended
         watch = recording.bus.watch { message in
             switch message {
-            case let .error(source, text, _):
+            case let .error(source, text, _, _):
                 let first = failure.withLock { failure -> Bool in
                     defer { failure = failure ?? "\(source): \(text)" }
                     return failure == nil
