@@ -71,12 +71,20 @@ public struct StartError: CategorizedError, Sendable {
     /// The status the session ended in.
     public let status: CameraStatus
     public var description: String { "status \(status)" }
-    /// `unauthorized` → permission, `unconfigured` → unavailable, `failed` → software.
+    /// `unauthorized` → permission, `unconfigured` and `busy` → unavailable, a camera that went away → unavailable,
+    /// one that cannot deliver the format asked → bad data (the config asks for it), other failures → software.
     public var kind: FailureKind {
         switch status {
         case .unauthorized: .permission
-        case .unconfigured: .unavailable
+        case .unconfigured, .busy: .unavailable
         case .configured, .failed: .software
+        case let .cameraFailed(failure):
+            switch failure.cause {
+            case .permissionDenied: .permission
+            case .gone, .busy: .unavailable
+            case .refusedFormat: .badData
+            case .stoppedSending, .wouldNotStart, .stalled, .streamingError: .software
+            }
         }
     }
 }
