@@ -164,9 +164,12 @@ enum RunCommand {
         // A recording still running at the end is finalized by the stop: say where it is.
         if let recording, session.stats.recordingFailure == nil { Output.line("recorded \(recording)") }
         Output.line("stats \(session.stats.line)")
-        if case .failed = failedBeforeStop {
+        switch failedBeforeStop {
+        case .failed, .cameraFailed, .busy:
             printError("status \(failedBeforeStop)")
-            return ExitCode.software
+            return ExitCode.for(kind: failedBeforeStop.kind)
+        case .configured, .unconfigured, .unauthorized:
+            break
         }
         let failed = session.failedOutputs
         if failed > 0 {
