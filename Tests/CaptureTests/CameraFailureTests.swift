@@ -175,6 +175,18 @@ func debugText(in line: String) -> [String] {
         }
     }
 
+    /// A stall is ten frame intervals at the rate the source negotiated, never less than the floor: 5 s at 30 fps,
+    /// 10 s at 1 fps; the floor when nothing is negotiated yet.
+    @Test(arguments: [("30/1", 5.0), ("1/1", 10.0), ("1/2", 20.0)])
+    func theStallLimitFollowsTheFrameRate(rate: String, seconds: Double) throws {
+        let pipeline = try Pipeline.parse("videotestsrc name=source0 ! video/x-raw,width=16,height=16,framerate=\(rate) ! fakesink")
+        let pad = try #require(try pipeline.element(named: "source0")?.staticPad("src"))
+        #expect(StallWatchdog.limit(of: pad, settings: .init()) == 5, "nothing negotiated yet: the floor")
+        try pipeline.setState(.paused)
+        defer { try? pipeline.setState(.null) }
+        #expect(StallWatchdog.limit(of: pad, settings: .init()) == seconds)
+    }
+
     /// The stall watchdog: a source that stops delivering without an error (a live test pattern paused on its own,
     /// as a hung driver) is reported in the camera's words, recovered like a failure, and the recording running
     /// across it continues in the part the sentence named.
