@@ -519,11 +519,11 @@ struct Outage {
 /// One row of the matrix, printed for `scripts/test-hardware.sh` to collect.
 enum FaultMatrix {
     static func row(_ index: Int, _ fault: String, injected: String, reported: String, files: String, recovery: String, time: String) {
-        // The table is for people: no scratch folder, no dated file names.
-        let dated = try? NSRegularExpression(pattern: "[^ `]*-[0-9]{8}-[0-9]{6}[^ `]*\\.(mkv|jpg)")
+        // The table is for people: no scratch folder, no dated file names (a recording's part number stays).
+        let dated = try? NSRegularExpression(pattern: "[^ `]*-[0-9]{8}-[0-9]{6}[^ `]*?(-part[0-9]+)?\\.(mkv|jpg)")
         let cells = [String(index), fault, injected, reported, files, recovery, time].map { cell -> String in
             var text = cell.replacingOccurrences(of: "\(Live.scratch)/", with: "")
-            if let dated { text = dated.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "FILE.$1") }
+            if let dated { text = dated.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "FILE$1.$2") }
             return text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
         }
         print("matrix|" + cells.joined(separator: "|"))
