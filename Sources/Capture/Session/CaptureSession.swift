@@ -186,7 +186,8 @@ public final class CaptureSession: Sendable {
             let seen = state.wait(until: MonotonicClock.now + 2) { $0.lastFailure }
             DebugLog.warning("\(name): \(element) would not start: \(message)")
             if let seen {
-                state.withLock { $0.status = seen }
+                // While recovering, recovery decides what the status says (and what it does next).
+                state.withLock { if !$0.recovering { $0.status = seen } }
                 throw StartError(status: seen)
             }
             throw fail(element: element, message: "would not start (`swiftcam run --verbose` shows GStreamer's message)")
