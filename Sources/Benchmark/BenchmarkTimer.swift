@@ -73,7 +73,7 @@ final class PipelineTimer: BenchmarkTimer {
         defer { pipeline.requestState(.null) }
         guard !broken else { return }
         source.endOfStream()
-        if case let .error(element, message, _)? = pipeline.bus.waitForEnd(timeout: configuration.stallTimeout) {
+        if case let .error(element, message, _, _)? = pipeline.bus.waitForEnd(timeout: configuration.stallTimeout) {
             throw GStreamerError.stateChangeFailed(element: element, state: .playing, message: message)
         }
         try pipeline.setState(.null)
@@ -102,7 +102,7 @@ final class PipelineTimer: BenchmarkTimer {
 
     /// The first error on the bus as a GStreamer error, without waiting.
     private static func busError(_ bus: Bus) -> GStreamerError? {
-        guard case let .error(element, message, _)? = bus.pop(timeout: 0, types: .error) else { return nil }
+        guard case let .error(element, message, _, _)? = bus.pop(timeout: 0, types: .error) else { return nil }
         return .stateChangeFailed(element: element, state: .playing, message: message)
     }
 }

@@ -4,8 +4,9 @@ import CGStreamer
 public enum Message: Sendable, CustomStringConvertible {
     /// The stream ended.
     case eos(source: String)
-    /// An element failed; `debug` has GStreamer's detail when it gave one.
-    case error(source: String, message: String, debug: String?)
+    /// An element failed; `debug` has GStreamer's detail when it gave one (for the debug log: it names source
+    /// files and internal states); `reason` has the error's domain, code and flow return, which is what to map.
+    case error(source: String, message: String, debug: String?, reason: ErrorReason)
     /// An element warns; streaming goes on.
     case warning(source: String, message: String, debug: String?)
     /// An element informs.
@@ -26,7 +27,7 @@ public enum Message: Sendable, CustomStringConvertible {
     /// The name of the element that posted the message.
     public var source: String {
         switch self {
-        case let .eos(source), let .error(source, _, _), let .warning(source, _, _), let .info(source, _, _),
+        case let .eos(source), let .error(source, _, _, _), let .warning(source, _, _), let .info(source, _, _),
              let .stateChanged(source, _, _, _), let .qos(source, _, _, _), let .streamStart(source),
              let .element(source, _), let .application(source, _), let .other(_, source):
             return source
@@ -50,10 +51,11 @@ public enum Message: Sendable, CustomStringConvertible {
             } else {
                 gst_message_parse_info(message, &error, &debug)
             }
+            let reason = ErrorReason(error: error, message: message)
             let text = GLibError(consuming: &error).message
             let detail = String(adoptingGLibString: debug)
             switch type {
-            case GST_MESSAGE_ERROR: self = .error(source: source, message: text, debug: detail)
+            case GST_MESSAGE_ERROR: self = .error(source: source, message: text, debug: detail, reason: reason)
             case GST_MESSAGE_WARNING: self = .warning(source: source, message: text, debug: detail)
             default: self = .info(source: source, message: text, debug: detail)
             }
@@ -83,7 +85,7 @@ public enum Message: Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .eos(source): "eos from \(source)"
-        case let .error(source, message, _): "error from \(source): \(message)"
+        case let .error(source, message, _, _): "error from \(source): \(message)"
         case let .warning(source, message, _): "warning from \(source): \(message)"
         case let .info(source, message, _): "info from \(source): \(message)"
         case let .stateChanged(source, old, new, _): "\(source): \(old) -> \(new)"

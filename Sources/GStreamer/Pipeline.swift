@@ -132,7 +132,7 @@ extension Element {
     private func stateFailure(_ state: State, bus: Bus?, watched: WatchedErrors?) -> GStreamerError {
         // The failing element posts its error from its own thread, sometimes just after the state result.
         let error = watched.map { $0.first(waiting: 1) } ?? bus?.pop(timeout: 1, types: .error)
-        if case let .error(source, message, debug)? = error {
+        if case let .error(source, message, debug, _)? = error {
             let detail = debug.map { "\(message) (\($0.split(separator: "\n").last ?? ""))" } ?? message
             return .stateChangeFailed(element: source, state: state, message: detail)
         }

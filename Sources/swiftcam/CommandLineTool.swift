@@ -16,7 +16,12 @@ enum ExitCode {
 
     /// The one mapping from a failure to its exit code, for every command.
     static func `for`(_ error: any Error) -> Int32 {
-        switch FailureKind(of: error) {
+        `for`(kind: FailureKind(of: error))
+    }
+
+    /// The exit code of a kind of failure.
+    static func `for`(kind: FailureKind) -> Int32 {
+        switch kind {
         case .usage: usage
         case .badData: dataError
         case .noInput: noInput

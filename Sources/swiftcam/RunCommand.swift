@@ -14,7 +14,7 @@ nonisolated(unsafe) var stopSignal = sem_t()
 enum RunCommand {
     static let usage = """
         usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--rtsp [ADDR:]PORT] [--dot FILE] [--no-control]
-                            [--http [ADDR:]PORT [--token TOKEN|generate]]
+                            [--http [ADDR:]PORT [--token TOKEN|generate]] [--verbose]
 
         Runs pipelines/NAME.json. While it runs, commands come from stdin and from the control socket
         (swiftcam ctl NAME COMMAND): \(CommandInterpreter.help).
@@ -24,13 +24,15 @@ enum RunCommand {
         ADDR:PORT (default address 127.0.0.1; config key "http"). Any address but loopback needs a token:
         --token TOKEN, or --token generate to have one made and printed once. With --http, a camera that is
         missing or not allowed keeps the page up with the reason until Ctrl-C.
+        A camera that fails is reported in one sentence (`status failed: camera /dev/video0 …`); --verbose also prints
+        GStreamer's own message for every failure and warning (GST_DEBUG=swiftcam:2 does the same).
         """
 
     static func run(_ arguments: [String]) -> Int32 {
         let options: Options
         do {
             options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token"],
-                                  switches: ["--no-control", "--quiet"])
+                                  switches: ["--no-control", "--quiet", "--verbose"])
         } catch {
             return usageFailure(error, usage)
         }
@@ -73,6 +75,7 @@ enum RunCommand {
                 return ExitCode.for(error)
             }
         }
+        if options.flags.contains("--verbose") { CaptureSession.showGStreamerMessages() }
         let session = CaptureSession(name: name, config: config)
         let quiet = options.flags.contains("--quiet")
         let webServer = WebServerSlot()
@@ -161,9 +164,12 @@ enum RunCommand {
         // A recording still running at the end is finalized by the stop: say where it is.
         if let recording, session.stats.recordingFailure == nil { Output.line("recorded \(recording)") }
         Output.line("stats \(session.stats.line)")
-        if case .failed = failedBeforeStop {
+        switch failedBeforeStop {
+        case .failed, .cameraFailed, .busy:
             printError("status \(failedBeforeStop)")
-            return ExitCode.software
+            return ExitCode.for(kind: failedBeforeStop.kind)
+        case .configured, .unconfigured, .unauthorized:
+            break
         }
         let failed = session.failedOutputs
         if failed > 0 {

@@ -347,7 +347,7 @@ struct HardwareSessionTests {
         #expect(rate >= 0.14 && rate <= 0.26)
     }
 
-    /// `inject_fatal_streaming_error`: failed with the driver's message, then recovery.
+    /// `inject_fatal_streaming_error`: failed in the camera's words, then recovery.
     @Test func recoversFromAFatalStreamingError() throws {
         let session = CaptureSession(name: "fatal", config: try Live.camera())
         let failures = Locked([CameraStatus]())
@@ -359,10 +359,13 @@ struct HardwareSessionTests {
         #expect(Live.poll(seconds: 30) { !failures.withLock { $0 }.isEmpty })
         let failure = try #require(failures.withLock { $0.first })
         print("ok inject_fatal_streaming_error → status \(failure)")
-        if case let .failed(element, message) = failure {
-            #expect(element == "source0" && !message.isEmpty)
+        // The camera's sentence: the device, what happened, what comes next; none of GStreamer's debug text.
+        if case let .cameraFailed(camera) = failure {
+            #expect(camera.device == Hardware.device && camera.cause == .stoppedSending, "\(camera)")
+            #expect(camera.next == .waiting(continuesIn: nil))
+            #expect(debugText(in: "\(failure)").isEmpty, "\(failure)")
         } else {
-            Issue.record("expected failed, got \(failure)")
+            Issue.record("expected a camera failure, got \(failure)")
         }
         #expect(Live.poll(seconds: 60) { session.status == .configured && session.recoveries == 1 })
         let resumed = session.framesFiltered

@@ -49,6 +49,65 @@ enum Hardware {
         return (pid, result)
     }
 
+    /// Another program streaming from the camera (`v4l2-ctl --stream-mmap`), so it is busy for everyone else.
+    final class OtherStreamer {
+        let pid: pid_t
+
+        /// Starts it and returns once it has dequeued its first frame (its first output byte), or throws when it
+        /// could not stream (it exited: end of its output).
+        init(device: String = Hardware.device) throws {
+            var fds: [Int32] = [0, 0]
+            guard pipe(&fds) == 0 else { throw HardwareTestError.commandFailed("pipe", errno) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+            posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
+            posix_spawn_file_actions_addclose(&actions, fds[0])
+            let arguments = ["v4l2-ctl", "-d", device, "--stream-mmap", "--stream-to=/dev/null"]
+            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+            defer { for pointer in argv { free(pointer) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
+            close(fds[1])
+            guard spawned == 0 else {
+                close(fds[0])
+                throw HardwareTestError.commandFailed("spawn v4l2-ctl", spawned)
+            }
+            self.pid = pid
+            // v4l2-ctl writes a '<' per dequeued frame: the first one means it streams (EOF or text: it gave up).
+            var byte: UInt8 = 0
+            var count: Int
+            repeat { count = read(fds[0], &byte, 1) } while count < 0 && errno == EINTR
+            guard count == 1, byte == UInt8(ascii: "<") else {
+                close(fds[0])
+                stop()
+                throw HardwareTestError.commandFailed("v4l2-ctl --stream-mmap did not stream", -1)
+            }
+            // Its output is read to the end, or its next write would kill it (SIGPIPE) and free the camera.
+            let output = fds[0]
+            Thread {
+                var buffer = [UInt8](repeating: 0, count: 256)
+                while true {
+                    let count = read(output, &buffer, buffer.count)
+                    if count < 0 && errno == EINTR { continue }
+                    if count <= 0 { break }
+                }
+                close(output)
+            }.start()
+        }
+
+        /// `NAME (pid N)` as /proc names it.
+        var holder: String { "v4l2-ctl (pid \(pid))" }
+
+        /// Ends it and waits for it.
+        func stop() {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        }
+    }
+
     /// `v4l2-ctl -d DEVICE --get-ctrl NAME` → the value after `NAME: `.
     static func getCtrl(_ name: String) throws -> String {
         let line = try run(["v4l2-ctl", "-d", device, "--get-ctrl", name]).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -376,6 +435,25 @@ struct HardwareTests {
         let error = DeviceError.ioctl("VIDIOC_S_FMT", errno: EBUSY, path: Hardware.device)
         print("ok", error)
         #expect(error.description.contains("sleep (pid"))
+    }
+
+    /// A camera another program streams from (v4l2src's S_FMT: EBUSY, GST_RESOURCE_ERROR_BUSY) is the session's own
+    /// `busy` status, naming that program from /proc, in one sentence with what to do.
+    @Test func aBusyCameraNamesTheProgramHoldingIt() throws {
+        let other = try Hardware.OtherStreamer()
+        defer { other.stop() }
+        let session = CaptureSession(name: "busy", config: try Live.camera())
+        do {
+            try session.start(timeout: 30)
+            session.stop()
+            Issue.record("the session started on a camera \(other.holder) streams from")
+        } catch let error as StartError {
+            print("ok", error)
+            #expect(error.status.name == "busy")
+            #expect("\(error)" == "status busy: camera \(Hardware.device) is in use by \(other.holder); stop that program and start again")
+            #expect(error.kind == .unavailable)
+            #expect(session.stats.line.hasPrefix("busy: camera \(Hardware.device) is in use by \(other.holder)"), "\(session.stats.line)")
+        }
     }
 }
 

@@ -52,7 +52,7 @@ struct BusTests {
         let errors = Locked<[String]>([])
         let posted = DispatchSemaphore(value: 0)
         let watch = pipeline.bus.watch { message in
-            if case let .error(source, text, debug) = message {
+            if case let .error(source, text, debug, _) = message {
                 errors.withLock { $0.append("\(source): \(text) \(debug ?? "")") }
                 posted.signal()
             }

@@ -81,7 +81,7 @@ struct PipelineTests {
             return
         }
         let message = bus.waitForEnd(timeout: 10)
-        guard case let .error(source, text, debug)? = message else {
+        guard case let .error(source, text, debug, _)? = message else {
             Issue.record("expected an error message, got \(String(describing: message))")
             return
         }

@@ -30,7 +30,7 @@ struct CapacityTests {
                 if self?.frames.add(1, ordering: .relaxed).oldValue == 0 { settled.withLock { $0 += 1 } }
             }
             watch = pipeline.bus.watch { [weak self] message in
-                guard let self, case let .error(source, text, _) = message else { return }
+                guard let self, case let .error(source, text, _, _) = message else { return }
                 let first = failure.withLock { old in defer { old = old ?? "\(source): \(text)" }; return old == nil }
                 if first && frames.load(ordering: .relaxed) == 0 { settled.withLock { $0 += 1 } }
             }

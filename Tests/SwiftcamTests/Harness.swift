@@ -169,7 +169,7 @@ struct DecodedImage {
         guard let sample = sink.pullSample(timeout: 10), let info = sample.videoInfo, let buffer = sample.buffer else {
             throw HarnessError("\(file) does not decode: \(bus.pop(timeout: 0, types: .error)?.description ?? "no frame")")
         }
-        if case let .error(_, message, _)? = bus.pop(timeout: 0, types: .error) { throw HarnessError("\(file): \(message)") }
+        if case let .error(_, message, _, _)? = bus.pop(timeout: 0, types: .error) { throw HarnessError("\(file): \(message)") }
         var pixels: [UInt8] = []
         try buffer.withMappedVideoFrame(info) { frame in
             let plane = frame.planes[0]

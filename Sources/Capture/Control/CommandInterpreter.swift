@@ -112,6 +112,9 @@ public struct CommandInterpreter: Sendable {
             case .help:
                 return .ok(Self.help)
             }
+        } catch SessionError.notRunning where session.status.reason != nil {
+            // Why it is not running, in the camera's words, to whoever asked (the socket, the page, stdin).
+            return .error("\(SessionError.notRunning): \(session.status.reason ?? "")")
         } catch {
             return .error("\(error)")
         }

@@ -270,7 +270,7 @@ final class LiveEncoder: @unchecked Sendable {
         let watch = pipeline.bus.watch { [weak self] message in
             // On the watch's thread: reported in `liveStats` (see `failureReason`); an encoder that fails before its
             // first frame is replaced on `control`.
-            guard case let .error(source, text, _) = message else { return }
+            guard case let .error(source, text, _, _) = message else { return }
             failure.withLock { $0 = "\(source): \(text)" }
             if let encoder, encodedThisRun.value == 0, let self {
                 control.async { self.replace(encoder, generation: generation, reason: "\(source): \(text)") }

@@ -9,8 +9,22 @@ public enum CameraStatus: Sendable, Equatable, CustomStringConvertible {
     case unconfigured(reason: String)
     /// The camera exists but this user may not open it; the reason says how to fix that.
     case unauthorized(reason: String)
-    /// Negotiation or a runtime error: the element and GStreamer's message.
+    /// An element other than a camera (an encoder, a sink, the pipeline) failed: its name and what happened, in words.
     case failed(element: String, message: String)
+    /// A camera failed (unplugged, driver gone, a streaming error, a refused format, no frames): the sentence
+    /// names the device, what happened and what SwiftCam does next.
+    case cameraFailed(CameraFailure)
+    /// Another process holds the camera (`EBUSY`); the failure names it ("cheese (pid 4242)") where `/proc` tells.
+    case busy(CameraFailure)
+
+    /// The status of a camera failure: `busy` when another process holds it, else `failed`.
+    public init(_ failure: CameraFailure) {
+        if case .busy = failure.cause {
+            self = .busy(failure)
+        } else {
+            self = .cameraFailed(failure)
+        }
+    }
 
     /// The case name, as printed in stats and checked by scripts.
     public var name: String {
@@ -18,30 +32,46 @@ public enum CameraStatus: Sendable, Equatable, CustomStringConvertible {
         case .configured: "configured"
         case .unconfigured: "unconfigured"
         case .unauthorized: "unauthorized"
-        case .failed: "failed"
+        case .failed, .cameraFailed: "failed"
+        case .busy: "busy"
+        }
+    }
+
+    /// The camera's failure, when a camera failed.
+    public var failure: CameraFailure? {
+        switch self {
+        case let .cameraFailed(failure), let .busy(failure): failure
+        case .configured, .unconfigured, .unauthorized, .failed: nil
+        }
+    }
+
+    /// Why the session is not `configured`, in one sentence (nil when it is).
+    public var reason: String? {
+        switch self {
+        case .configured: nil
+        case let .unconfigured(reason), let .unauthorized(reason): reason
+        case let .cameraFailed(failure), let .busy(failure): failure.description
+        // A device's own error already names it ("/dev/video0 is in use …"): said once.
+        case let .failed(element, message): message.hasPrefix(element) ? message : "\(element): \(message)"
         }
     }
 
     public var description: String {
-        switch self {
-        case .configured: "configured"
-        case let .unconfigured(reason): "unconfigured: \(reason)"
-        case let .unauthorized(reason): "unauthorized: \(reason)"
-        // A device's own error already names it ("/dev/video0 is in use …"): said once.
-        case let .failed(element, message): message.hasPrefix(element) ? "failed: \(message)" : "failed: \(element): \(message)"
-        }
+        reason.map { "\(name): \($0)" } ?? name
     }
 }
 
 extension CameraStatus {
     /// The status a camera that cannot be opened puts the session in: missing → `unconfigured`,
-    /// forbidden → `unauthorized`, anything else → `failed` naming the device.
+    /// forbidden → `unauthorized`, held by another process → `busy`, anything else → `failed` naming the device.
     init(opening path: String, error: DeviceError) {
         switch error {
         case .deviceNotFound, .deviceGone:
             self = .unconfigured(reason: error.description)
         case .permissionDenied:
             self = .unauthorized(reason: error.description)
+        case let .deviceBusy(_, holder):
+            self = .busy(CameraFailure(device: path, cause: .busy(holder: holder), next: .stopping))
         default:
             self = .failed(element: path, message: error.description)
         }

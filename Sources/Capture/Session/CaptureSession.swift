@@ -58,6 +58,8 @@ public final class CaptureSession: Sendable {
     let reports = Locked([String: @Sendable () -> String]())
     /// The shared live encoders (browser viewers, RTSP, publishers), fed from the tee while subscribed.
     let live: LiveStreams
+    /// When a silent camera counts as stalled (StallWatchdog.swift); read when each graph starts.
+    let stallSettings = Locked(StallWatchdog.Settings())
 
     /// A session for a validated config.
     public init(name: String, config: PipelineConfig, builder: PipelineBuilder? = nil) {
@@ -116,7 +118,8 @@ public final class CaptureSession: Sendable {
     /// Throws `StartError` with the status (`unconfigured`, `unauthorized`, `failed`).
     ///
     /// With v4l2 sources the session recovers from streaming errors (unplugged, driver reloaded, fatal driver
-    /// errors): status `failed`, then it waits for the device to return and rebuilds the graph.
+    /// errors) and from a camera that stops sending frames without one (`StallWatchdog`): status `failed` (or `busy`)
+    /// with the camera's sentence, then it waits for the device to return and rebuilds the graph.
     public func start(timeout: Double = 10) throws {
         let claimed = state.withLock { state -> Bool in
             guard state.graph == nil, !state.transitioning else { return false }
@@ -137,16 +140,15 @@ public final class CaptureSession: Sendable {
             }
         }
         let graph = try launch(timeout: timeout)
+        let recovers = !v4l2Devices.isEmpty || stallSettings.withLock { $0.watchesEverySource }
         state.withLock { state in
             state.graph = graph
             state.status = .configured
-            if !v4l2Devices.isEmpty {
-                state.recover = { [weak self] status in
-                    guard let self else { return }
-                    self.recoveryQueue.async { self.recover(from: status) }
-                }
+            if recovers {
+                state.recover = { [weak self] failure in self?.beginRecovery(failure) }
             }
         }
+        if recovers { watchForStalls(graph) }
         live.graphChanged()
         if let every = config.still?.every { startPeriodicStills(every: every) }
         if config.record?.autostart == true { _ = try startRecording() }
@@ -195,16 +197,24 @@ public final class CaptureSession: Sendable {
             throw fail(element: "pipeline", message: "\(error)")
         }
         // The handlers hold the shared state, never the session, so dropping a session frees it.
-        let state = state, goal = frameGoal
+        let state = state, goal = frameGoal, context = FailureContext(config: config)
+        state.withLock { $0.lastFailure = nil }
         do {
-            try graph.play(config: config, timeout: timeout, handler: { message in Self.handle(message, state: state) }) {
+            try graph.play(config: config, timeout: timeout, handler: { message in Self.handle(message, state: state, context: context) }) {
                 // Wakes `waitUntilDone` only while it waits for a frame count.
                 if goal.waiters.load(ordering: .relaxed) > 0 { state.withLock { _ in } }
             }
         } catch let GStreamerError.stateChangeFailed(element, _, message) {
-            // The bus watch may have taken the error message first: it has the element and GStreamer's words.
-            if case let .failed(source, text) = status { throw fail(element: source, message: withHolder(text)) }
-            throw fail(element: element, message: withHolder(message))
+            // The bus thread reads the error that failed the change (its code, not GStreamer's words) and may not
+            // have finished when the change returns: wait for it a moment.
+            let seen = state.wait(until: MonotonicClock.now + 2) { $0.lastFailure }
+            DebugLog.warning("\(name): \(element) would not start: \(message)")
+            if let seen {
+                // While recovering, recovery decides what the status says (and what it does next).
+                state.withLock { if !$0.recovering { $0.status = seen } }
+                throw StartError(status: seen)
+            }
+            throw fail(element: element, message: "would not start (`swiftcam run --verbose` shows GStreamer's message)")
         } catch {
             throw fail(element: graph.pipeline.name, message: "\(error)")
         }
@@ -220,15 +230,6 @@ public final class CaptureSession: Sendable {
         let carried = state.withLock { $0.carried }
         rates.withLock { $0 = RateWindow(time: graph.startTime, framesIn: carried.framesIn, framesOut: carried.framesOut) }
         return graph
-    }
-
-    /// Names the process holding a busy camera (from /proc) in GStreamer's "busy" message.
-    private func withHolder(_ message: String) -> String {
-        guard message.lowercased().contains("busy") else { return message }
-        for path in v4l2Devices {
-            if let holder = ProcessHolder.holder(of: path) { return "\(message) (\(path) is in use by \(holder))" }
-        }
-        return message
     }
 
     private func fail(element: String, message: String) -> StartError {
@@ -338,38 +339,46 @@ public final class CaptureSession: Sendable {
     /// How many times the session recovered from a source failure.
     public var recoveries: Int { state.withLock { $0.carried.recoveries } }
 
-    /// Runs on the bus thread.
-    private static func handle(_ message: Message, state: Condition<SessionState>) {
+    /// Runs on the bus thread. An error becomes a status in words (GStreamer's own text goes to the debug log); a
+    /// camera's recoverable failure starts recovery, which says what comes next (`beginRecovery`).
+    private static func handle(_ message: Message, state: Condition<SessionState>, context: FailureContext) {
         switch message {
-        case let .error(source, text, debug):
-            let detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
-            let status = CameraStatus.failed(element: source, message: detail.map { "\(text) (\($0))" } ?? text)
-            // The first error is the driver's; the source's follow-up "Internal data stream error" is not news.
-            let (ignore, recover) = state.withLock { state -> (Bool, (@Sendable (CameraStatus) -> Void)?) in
+        case let .error(source, text, debug, reason):
+            DebugLog.warning("\(source): \(text) [\(reason)]\(debug.map { " (\($0))" } ?? "")")
+            let status = context.status(source: source, message: text, debug: debug, reason: reason, next: .stopping)
+            // The first error is the driver's; the source's follow-up flow error ("Internal data stream error") is not news.
+            let (ignore, recover) = state.withLock { state -> (Bool, (@Sendable (CameraFailure) -> Void)?) in
+                if state.lastFailure == nil { state.lastFailure = status }
                 if state.recovering || state.ended { return (true, nil) }
-                state.status = status
                 // While `start` builds the graph it reports a failure itself (its `StartError`): no event twice.
                 if state.graph == nil && state.transitioning {
+                    state.status = status
                     state.ended = true
                     return (true, nil)
                 }
-                if let recover = state.recover, source.hasPrefix("source"), !state.stopping {
+                // Recovery sets the status, with what it will do next.
+                if let recover = state.recover, let failure = status.failure, failure.isRecoverable, !state.stopping {
                     state.recovering = true
                     return (false, recover)
                 }
+                state.status = status
                 state.ended = true
                 return (false, nil)
             }
             guard !ignore else { return }
-            emit(.failed(status), state: state)
-            recover?(status)
+            if let recover, let failure = status.failure {
+                recover(failure)
+            } else {
+                emit(.failed(status), state: state)
+            }
         case .eos:
             let recovering = state.withLock { state -> Bool in
                 if !state.recovering { state.ended = true }
                 return state.recovering
             }
             if !recovering { emit(.endOfStream, state: state) }
-        case let .warning(source, text, _):
+        case let .warning(source, text, debug):
+            DebugLog.warning("\(source) warns: \(text)\(debug.map { " (\($0))" } ?? "")")
             emit(.warning("\(source): \(text)"), state: state)
         default:
             break

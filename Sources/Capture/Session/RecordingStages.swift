@@ -98,7 +98,7 @@ final class RecordingStages: @unchecked Sendable {
         let watch = pipeline.bus.watch { [weak self] message in
             guard let self else { return }
             switch message {
-            case let .error(source, text, _):
+            case let .error(source, text, _, _):
                 if written.value == 0, choice.next(after: encoder) != nil {
                     control.async { self.replace(encoder, generation: generation, reason: "\(source): \(text)") }
                     return

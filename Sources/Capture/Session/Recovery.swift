@@ -3,13 +3,30 @@ import Foundation
 import GStreamer
 
 extension CaptureSession {
-    /// Runs on the recovery queue after a source error: finalizes the recording, drops the graph and the
+    /// A camera failed (an error on its source, or the stall watchdog; the caller has set `recovering`): says so in
+    /// the camera's words with what comes next — waiting for it, or restarting it after a stall, and where a running
+    /// recording continues — then recovers on the recovery queue. Runs on the bus or watchdog thread; never waits.
+    func beginRecovery(_ failure: CameraFailure) {
+        let continuesIn = activeRecorder.map { Self.nextPart(after: $0.path) }
+        let next: CameraFailure.Next = if case .stalled = failure.cause {
+            .restarting(continuesIn: continuesIn)
+        } else {
+            .waiting(continuesIn: continuesIn)
+        }
+        let status = CameraStatus(failure.with(next: next))
+        state.withLock { $0.status = status }
+        emit(.failed(status))
+        recoveryQueue.async { self.recover(from: status) }
+    }
+
+    /// Runs on the recovery queue after a camera failed: finalizes the recording, drops the graph and the
     /// device handles (so a driver can be reloaded), waits for every camera to open again, rebuilds and
-    /// plays, then continues the recording into the next part. Gives up only when `stop` is called.
+    /// plays, then continues the recording into the next part (the one `status` named, when it names one). Gives up
+    /// only when `stop` is called.
     func recover(from status: CameraStatus) {
         guard let recordedPath = retireFailedGraph() else { return }
         let devices = v4l2Devices
-        emit(.notice("recovering: waiting for \(devices.joined(separator: ", ")) (\(status))"))
+        emit(.notice("recovering: waiting for \(devices.isEmpty ? "the sources" : devices.joined(separator: ", "))"))
         if let line = reopen(devices, failure: status, recordedPath: recordedPath) {
             emit(.notice(line))
         }
@@ -55,8 +72,12 @@ extension CaptureSession {
         // A replugged camera (or a reloading driver) bounces: give it a moment before reopening, which also
         // leaves a window in which nothing holds the driver, so it can be unloaded. Only `stop` cuts it short.
         _ = state.wait(until: MonotonicClock.now + 1.5) { $0.stopping ? true : nil }
+        let next = status.failure?.next ?? .waiting(continuesIn: nil)
         while !state.withLock({ $0.stopping }) {
-            if devices.allSatisfy({ DevicePreflight.check($0) == nil }) {
+            let refusals = devices.compactMap { DevicePreflight.check($0) }
+            if case let .deviceBusy(path, holder)? = refusals.first(where: { if case .deviceBusy = $0 { true } else { false } }) {
+                report(CameraStatus(CameraFailure(device: path, cause: .busy(holder: holder), next: next)))
+            } else if refusals.isEmpty {
                 do {
                     let graph = try launch(timeout: 10)
                     let published = state.withLock { state -> Bool in
@@ -71,12 +92,14 @@ extension CaptureSession {
                         break
                     }
                     reapplyChain()
+                    watchForStalls(graph)
                     live.graphChanged()
                     var line = "recovered: \(devices.joined(separator: ", ")) streaming again"
                     if let recordedPath {
                         do {
                             try claimRecording()
-                            let next = try beginRecording(at: Self.nextPart(after: recordedPath))
+                            let planned = status.failure?.continuesIn.flatMap { FileManager.default.fileExists(atPath: $0) ? nil : $0 }
+                            let next = try beginRecording(at: planned ?? Self.nextPart(after: recordedPath))
                             line += "; \(recordedPath) is complete, recording continues in \(next)"
                         } catch {
                             recording.withLock { $0 = .idle }
@@ -84,8 +107,15 @@ extension CaptureSession {
                         }
                     }
                     return line
+                } catch let error as StartError {
+                    // Not ready yet (the node may appear before the driver accepts formats): try again. A camera
+                    // another program took meanwhile is said as such, with what the session still does next.
+                    if let busy = error.status.failure, case .busy = busy.cause {
+                        report(CameraStatus(busy.with(next: next)))
+                    } else {
+                        state.withLock { $0.status = status }
+                    }
                 } catch {
-                    // Not ready yet (the node may appear before the driver accepts formats): try again.
                     state.withLock { $0.status = status }
                 }
             }
@@ -98,6 +128,15 @@ extension CaptureSession {
         }
         state.withLock { $0.ended = true }
         return nil
+    }
+
+    /// Shows `busy` while recovery waits for a camera another program holds; said once per holder.
+    private func report(_ busy: CameraStatus) {
+        let changed = state.withLock { state -> Bool in
+            defer { state.status = busy }
+            return state.status != busy
+        }
+        if changed { emit(.failed(busy)) }
     }
 
     /// `name-DATE.mkv` → `name-DATE-part2.mkv`, `…-part2.mkv` → `…-part3.mkv`, skipping names in use.

@@ -21,6 +21,8 @@ final class RunningGraph: @unchecked Sendable {
     let cameraPlans: [Int: CameraPlan]
     private(set) var cameras: [Int: CameraDevice] = [:]
     private var watch: BusWatch?
+    /// The stall watchdog on the sources, once the session publishes the graph; cancelled with the graph.
+    private let stalls = Locked<StallWatchdog?>(nil)
     /// When it started playing (monotonic seconds).
     private(set) var startTime = 0.0
 
@@ -86,8 +88,17 @@ final class RunningGraph: @unchecked Sendable {
     /// Frames the v4l2 sources' drivers dropped.
     var sourceDrops: Int { sourceGaps.reduce(0) { $0 + $1.lost } }
 
-    /// Stops the bus watch and the pipeline and closes the cameras (so a driver can be unloaded).
+    /// Keeps `watchdog` for this graph's life (`teardown` cancels it).
+    func watch(stalls watchdog: StallWatchdog) {
+        stalls.withLock { $0 = watchdog }
+    }
+
+    /// Stops the stall watchdog, the bus watch and the pipeline and closes the cameras (so a driver can be unloaded).
     func teardown() {
+        stalls.withLock { watchdog in
+            watchdog?.cancel()
+            watchdog = nil
+        }
         watch?.cancel()
         watch = nil
         try? pipeline.setState(.null)

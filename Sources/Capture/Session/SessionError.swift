@@ -71,12 +71,26 @@ public struct StartError: CategorizedError, Sendable {
     /// The status the session ended in.
     public let status: CameraStatus
     public var description: String { "status \(status)" }
-    /// `unauthorized` → permission, `unconfigured` → unavailable, `failed` → software.
+    /// The status's kind (`CameraStatus.kind`).
+    public var kind: FailureKind { status.kind }
+}
+
+extension CameraStatus {
+    /// How a session that ended in this status is reported (`run`'s exit code): `unauthorized` → permission,
+    /// `unconfigured` and `busy` → unavailable, a camera that went away → unavailable, one that cannot deliver the
+    /// format asked → bad data (the config asks for it), other failures → software.
     public var kind: FailureKind {
-        switch status {
+        switch self {
         case .unauthorized: .permission
-        case .unconfigured: .unavailable
+        case .unconfigured, .busy: .unavailable
         case .configured, .failed: .software
+        case let .cameraFailed(failure):
+            switch failure.cause {
+            case .permissionDenied: .permission
+            case .gone, .busy: .unavailable
+            case .refusedFormat: .badData
+            case .stoppedSending, .wouldNotStart, .stalled, .streamingError: .software
+            }
         }
     }
 }

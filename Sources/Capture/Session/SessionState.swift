@@ -16,8 +16,11 @@ struct SessionState: Sendable {
     /// `requestStop` or `stop` was called: `waitUntilDone` returns.
     var stopRequested = false
     var onEvent: (@Sendable (SessionEvent) -> Void)?
-    /// Starts recovery after a source error (set by `start` for v4l2 configs).
-    var recover: (@Sendable (CameraStatus) -> Void)?
+    /// Starts recovery after a camera's failure (set by `start` for v4l2 configs); called on the bus or watchdog thread.
+    var recover: (@Sendable (CameraFailure) -> Void)?
+    /// The last error's status as the bus thread read it (with GStreamer's code), even while starting or recovering:
+    /// what a failed state change reports instead of GStreamer's text. Cleared before each graph plays.
+    var lastFailure: CameraStatus?
     /// Counts from graphs replaced while recovering, added to the live ones.
     var carried = Carried()
     /// The stats when the pipeline stopped.

@@ -3,8 +3,11 @@ import SwiftFilterElement
 
 /// What a running session reports: rates, counts, drops by cause, filter cost, last capture.
 public struct SessionStats: Codable, Sendable, Equatable {
-    /// The session's status name (configured, unconfigured, unauthorized, failed).
+    /// The session's status name (configured, unconfigured, unauthorized, failed, busy).
     public var status: String
+    /// Why the status is not `configured`, in one sentence: for a camera, the device, what happened and what SwiftCam
+    /// does next (`camera /dev/video0 stopped sending frames …; waiting for it to come back`). Nil when configured.
+    public var reason: String?
     /// Seconds since the pipeline started playing.
     public var uptime: Double
     /// Frames that reached the filter, and that left it.
@@ -40,7 +43,8 @@ public struct SessionStats: Codable, Sendable, Equatable {
 
     /// One line for terminals and logs.
     public var line: String {
-        var text = "\(status) \(fmt(uptime, 1))s in \(framesIn) (\(fmt(fpsIn, 1)) fps) out \(framesOut) (\(fmt(fpsOut, 1)) fps)"
+        var text = status + (reason.map { ": \($0);" } ?? "")
+        text += " \(fmt(uptime, 1))s in \(framesIn) (\(fmt(fpsIn, 1)) fps) out \(framesOut) (\(fmt(fpsOut, 1)) fps)"
         text += " drops queue \(queueDrops) qos \(qosDrops) source \(sourceDrops)"
         text += " filter \(fmt(filterMeanMs, 2)) ms (max \(fmt(filterMaxMs, 2)))"
         text += " chain \"\(chain)\""
@@ -104,7 +108,7 @@ extension CaptureSession {
         if let recorder { queueDrops += recorder.droppedFrames(finished: false) }
         let filterStats = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
         return SessionStats(
-            status: status.name, uptime: graph.map { now - $0.startTime } ?? 0,
+            status: status.name, reason: status.reason, uptime: graph.map { now - $0.startTime } ?? 0,
             framesIn: framesIn, framesOut: framesOut, fpsIn: window.fpsIn, fpsOut: window.fpsOut,
             queueDrops: queueDrops, qosDrops: filterStats?.dropped ?? 0,
             sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),

@@ -101,7 +101,7 @@ public final class StreamCheck: Sendable {
             let progress = progress
             watch = pipeline.bus.watch { message in
                 switch message {
-                case let .error(source, text, debug):
+                case let .error(source, text, debug, _):
                     let detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
                     progress.withLock { $0.failure = "\(source): \(text)" + (detail.map { " (\($0))" } ?? "") }
                 case .eos:

@@ -159,7 +159,7 @@ public final class Publisher: Sendable {
         let watch = pipeline.bus.watch { [weak self] message in
             guard let self else { return }
             switch message {
-            case let .error(_, text, debug):
+            case let .error(_, text, debug, _):
                 let detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
                 let reason = detail.map { "\(text) (\($0))" } ?? text
                 self.queue.async { self.fail(attempt: attempt, reason: reason) }
