@@ -73,13 +73,13 @@ public struct ModeChoiceError: Error, Hashable, Sendable, CustomStringConvertibl
     /// Why, when the camera offers nothing usable at all (only formats SwiftCam cannot decode).
     public let note: String?
 
-    public var description: String {
-        if offered.isEmpty {
-            return "camera \(path) cannot deliver \(asked): \(note ?? "it reports no modes"); `swiftcam devices` lists what it offers."
-        }
-        let list = offered.map(\.description).joined(separator: ", ")
-        return "camera \(path) cannot deliver \(asked); it offers \(list) (`swiftcam devices` lists every mode)."
+    /// What the camera cannot do and what it can, without the device: `cannot deliver 60 fps; it offers …`.
+    public var problem: String {
+        if offered.isEmpty { return "cannot deliver \(asked): \(note ?? "it reports no modes")" }
+        return "cannot deliver \(asked); it offers \(offered.map(\.description).joined(separator: ", "))"
     }
+
+    public var description: String { "camera \(path) \(problem) (`swiftcam devices` lists every mode)." }
 }
 
 /// Picks the camera mode that serves a config, like AVFoundation's session picking an `activeFormat` for a preset.

@@ -82,6 +82,19 @@ import Testing
         #expect(throws: ModeChoiceError.self) { try Self.plan(Self.mjpegOnly, caps: nil, format: "YUYV") }
     }
 
+    /// A camera none of whose modes serves the config fails the start as bad data, in one sentence naming what it
+    /// offers, with nothing of GStreamer's in it.
+    @Test func noModeIsACameraFailureThatNamesTheOffer() throws {
+        let error = try #require(throws: ModeChoiceError.self) {
+            try Self.plan(Self.mjpegOnly, caps: CapsConfig(width: 1920, height: 1080, framerate: "60"))
+        }
+        let status = CameraStatus(CameraFailure(device: error.path, cause: .noMode(error), next: .stopping))
+        #expect(status.description == "failed: camera /dev/video2 cannot deliver 1920x1080 at 60 fps; it offers MJPG 1280x720@30; "
+                + "`swiftcam devices` lists every mode")
+        #expect(StartError(status: status).kind == .badData)
+        #expect(status.failure?.isRecoverable == false)
+    }
+
     @Test(arguments: [((640, 480), (640, 360), CameraPlan.Crop(left: 0, right: 0, top: 60, bottom: 60)),
                       ((1280, 720), (640, 480), CameraPlan.Crop(left: 160, right: 160, top: 0, bottom: 0)),
                       ((1280, 720), (640, 360), nil), ((641, 480), (640, 480), nil)] as [((Int, Int), (Int, Int), CameraPlan.Crop?)])

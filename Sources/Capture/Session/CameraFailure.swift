@@ -1,4 +1,4 @@
-import Camera
+public import Camera
 import Glibc
 public import GStreamer
 
@@ -15,6 +15,8 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
         case gone
         /// The camera cannot deliver the format the config asks for; `asked` says it in words.
         case refusedFormat(asked: String)
+        /// None of the camera's modes serves the config (found before streaming); the error names what it offers.
+        case noMode(ModeChoiceError)
         /// The driver would not start streaming (it refused the buffers or STREAMON).
         case wouldNotStart
         /// Another process holds the camera (`EBUSY`); `holder` is "NAME (pid N)" when `/proc` tells.
@@ -55,8 +57,10 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether waiting and rebuilding can help: a camera that cannot deliver the format asked will not start to.
     public var isRecoverable: Bool {
-        if case .refusedFormat = cause { return false }
-        return true
+        switch cause {
+        case .refusedFormat, .noMode: return false
+        default: return true
+        }
     }
 
     /// Where a recording that ran when the camera failed continues, once it is back.
@@ -79,6 +83,7 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
         case .stoppedSending: "stopped sending frames (unplugged, or a driver error?)"
         case .gone: "went away (unplugged, or its driver was unloaded)"
         case let .refusedFormat(asked): "cannot deliver the format asked (\(asked))"
+        case let .noMode(error): error.problem
         case .wouldNotStart: "would not start streaming (its driver refused the buffers)"
         case let .busy(holder): "is in use by \(holder ?? "another program")"
         case .permissionDenied: "may not be opened by this user (permission denied)"
@@ -99,6 +104,7 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
             switch cause {
             case .busy: return "stop that program and start again"
             case .refusedFormat: return "`swiftcam devices` lists the modes it has"
+            case .noMode: return "`swiftcam devices` lists every mode"
             case .permissionDenied: return "join the video group (`sudo usermod -aG video $USER`), log out and in, and start again"
             case .gone: return "reconnect it and start again"
             case .stoppedSending, .wouldNotStart, .stalled, .streamingError: return "SwiftCam stopped"

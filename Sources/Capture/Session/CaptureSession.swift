@@ -171,7 +171,9 @@ public final class CaptureSession: Sendable {
         do {
             resolved = try builder.resolvingCameras()
         } catch {
-            throw fail(element: error.path, message: error.description)
+            let status = CameraStatus(CameraFailure(device: error.path, cause: .noMode(error), next: .stopping))
+            state.withLock { $0.status = status }
+            throw StartError(status: status)
         }
         do {
             let graph = try launch(resolved, timeout: timeout)

@@ -88,7 +88,7 @@ extension CameraStatus {
             switch failure.cause {
             case .permissionDenied: .permission
             case .gone, .busy: .unavailable
-            case .refusedFormat: .badData
+            case .refusedFormat, .noMode: .badData
             case .stoppedSending, .wouldNotStart, .stalled, .streamingError: .software
             }
         }
