@@ -89,6 +89,30 @@ struct HardwareMJPEGTests {
         print("ok recording from \(camera): \(path) decodes \(decoded.frames) frames")
     }
 
+    /// A hardware JPEG decoder that will not start (a stand-in registered as `v4l2jpegdec`, refusing to pause as a
+    /// decoder whose M2M device is missing does) is chosen first, then dropped with a warning naming it; `jpegdec` takes
+    /// over and frames flow. The stand-in stays registered in this process, marked failed, so later sessions use jpegdec.
+    @Test func aHardwareDecoderThatWillNotStartFallsBackToJpegdec() throws {
+        let type = StandInTypes.refusingToPause(parent: "jpegdec", named: "SwiftCamRefusingJPEGDecoder")
+        try #require(Element.register(name: "v4l2jpegdec", rank: .none, type: type))
+        #expect(JPEGDecoder.choose() == "v4l2jpegdec")
+        let session = CaptureSession(name: "mjpeg-decoder", config: try Live.camera(camera, width: 640, height: 360))
+        let warnings = Locked<[String]>([])
+        session.onEvent { event in
+            if case let .warning(text) = event { warnings.withLock { $0.append(text) } }
+        }
+        try session.start(timeout: 60)
+        defer { session.stop() }
+        #expect(Live.wait(session, frames: 40) { session.framesFiltered >= 10 })
+        let said = warnings.withLock { $0 }
+        #expect(said.contains { $0.contains("hardware JPEG decoder v4l2jpegdec would not start") && $0.contains("decoding with jpegdec") },
+                "\(said)")
+        let cameras = session.stats.cameras ?? []
+        #expect(cameras.first?.contains("MJPG 1280x720@30 → jpegdec →") == true, "\(cameras)")
+        #expect(JPEGDecoder.choose() == "jpegdec", "not tried again in this process")
+        print("ok a refusing v4l2jpegdec falls back: \(said.first ?? ""); \(cameras)")
+    }
+
     /// `swiftcam init` on each camera writes a config that validates and runs.
     @Test(arguments: [("mjpeg-camera", true), ("vivid-camera", false)])
     func initWritesAConfigThatRuns(name: String, mjpeg: Bool) throws {

@@ -184,6 +184,8 @@ public final class CaptureSession: Sendable {
             let hardware = resolved.cameraPlans.values.compactMap(\.decoder).filter { $0 != JPEGDecoder.software }
             guard !hardware.isEmpty, !state.withLock({ $0.stopping }) else { throw error }
             hardware.forEach(JPEGDecoder.markFailed)
+            // The failed graph's error ended the start it belonged to, not this one.
+            state.withLock { $0.ended = false }
             emit(.warning("the hardware JPEG decoder \(hardware.joined(separator: ", ")) would not start (\(error.status)); "
                           + "decoding with \(JPEGDecoder.software) instead"))
             return try launch(timeout: timeout)
