@@ -26,26 +26,29 @@ struct HardwareMJPEGTests {
         print("ok swiftcam devices: \(camera) offers MJPG 1280x720@30, marked as the live mode")
     }
 
-    /// `show` and `run` of each shipped single-camera v4l2 config with only the device overridden; a still decodes
-    /// at the config's size with the pattern's colours at full range.
-    @Test(arguments: ["preview", "snapshot"])
-    func shippedConfigRunsWithOnlyTheDeviceOverridden(name: String) throws {
-        let override = "sources.0.device=\(camera)"
+    /// `show` and `run` of each shipped v4l2 config with only the device overridden (switch-cameras: its front camera,
+    /// vivid staying the back one, switched to before the still); a still decodes at the config's size with the
+    /// pattern's colours at full range.
+    @Test(arguments: [("preview", 0), ("snapshot", 0), ("switch-cameras", 1)])
+    func shippedConfigRunsWithOnlyTheDeviceOverridden(name: String, source: Int) throws {
+        let override = "sources.\(source).device=\(camera)"
         let show = Live.run([Live.swiftcam, "show", name, "--set", override])
         #expect(show.status == 0, "\(show.err)")
         let line = show.out.split(separator: "\n").first { $0.hasPrefix("camera \(camera): ") }.map(String.init) ?? ""
         #expect(line.hasPrefix("camera \(camera): MJPG 1280x720@30 → jpegdec → "), "\(show.out)")
         #expect(show.out.contains("image/jpeg") && show.out.contains("jpegdec"), "\(show.out)")
         let directory = "\(Live.scratch)/\(name)-mjpeg"
-        let result = Live.run([Live.swiftcam, "run", name, "--set", override, "--frames", "60", "--no-control", "--quiet"],
-                              input: "snap \(directory)\n")
+        let commands = (source == 1 ? "switch\nwait 10\n" : "") + "snap \(directory)\n"
+        let result = Live.run([Live.swiftcam, "run", name, "--set", override, "--frames", "90", "--no-control", "--quiet"],
+                              input: commands)
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("camera \(camera): MJPG 1280x720@30 → jpegdec"), "run says the mode: \(result.out)")
         let stats = result.out.split(separator: "\n").last { $0.hasPrefix("stats ") }.map(String.init) ?? ""
         #expect(stats.contains("MJPG 1280x720@30 → jpegdec"), "stats says the mode: \(stats)")
         let still = try #require(result.out.split(separator: "\n").first { $0.hasPrefix("ok \(directory)/") }.map { String($0.dropFirst(3)) },
                                  "\(result.out) \(result.err)")
-        try MJPEGCamera.expectPattern(still, width: 640, height: 360)
+        // switch-cameras mirrors its front camera.
+        try MJPEGCamera.expectPattern(still, width: 640, height: 360, mirrored: source == 1)
         print("ok \(name) on \(camera): \(line); \(still) decodes with the pattern's colours")
     }
 
