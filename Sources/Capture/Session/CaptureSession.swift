@@ -186,7 +186,8 @@ public final class CaptureSession: Sendable {
             hardware.forEach(JPEGDecoder.markFailed)
             // The failed graph's error ended the start it belonged to, not this one.
             state.withLock { $0.ended = false }
-            emit(.warning("the hardware JPEG decoder \(hardware.joined(separator: ", ")) would not start (\(error.status)); "
+            DebugLog.warning("hardware JPEG decoder \(hardware.joined(separator: ", ")): \(error.status)")
+            emit(.warning("the hardware JPEG decoder \(hardware.joined(separator: ", ")) would not start; "
                           + "decoding with \(JPEGDecoder.software) instead"))
             return try launch(timeout: timeout)
         }
