@@ -45,3 +45,8 @@ extension DeviceError: CategorizedError {
         }
     }
 }
+
+extension ModeChoiceError: CategorizedError {
+    /// The config asks for what the camera cannot do: bad data, like any config value that cannot be served.
+    public var kind: FailureKind { .badData }
+}

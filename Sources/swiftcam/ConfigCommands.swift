@@ -48,7 +48,7 @@ enum ConfigCommands {
             builder = try builder.resolvingCameras()
         } catch {
             printError("\(error)")
-            return ExitCode.unavailable
+            return ExitCode.for(error)
         }
         print("\(name): \(config.description ?? "(no description)")")
         for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {

@@ -52,6 +52,19 @@ struct HardwareMJPEGTests {
         print("ok \(name) on \(camera): \(line); \(still) decodes with the pattern's colours")
     }
 
+    /// A config asking what the camera cannot do is refused before streaming, in one line naming what it offers.
+    @Test func aModeTheCameraLacksIsRefusedNamingWhatItOffers() {
+        let result = Live.run([Live.swiftcam, "run", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.framerate=60",
+                               "--frames", "10", "--no-control", "--quiet"])
+        let lines = result.err.split(separator: "\n").map(String.init)
+        #expect(result.status == 65, "\(result.err)")
+        #expect(lines == ["swiftcam: status failed: camera \(camera) cannot deliver 640x360 at 60 fps; it offers MJPG 1280x720@30; "
+                          + "`swiftcam devices` lists every mode"], "\(lines)")
+        let show = Live.run([Live.swiftcam, "show", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.width=1920"])
+        #expect(show.status == 65 && show.err.contains("cannot deliver 1920x360 at 25 fps; it offers MJPG 1280x720@30"), "\(show.err)")
+        print("ok a mode the camera lacks: exit \(result.status), \(lines.first ?? "")")
+    }
+
     /// switch-cameras with vivid as the back camera (raw) and the MJPEG camera as the front one.
     @Test func switchCamerasRunsVividRawBesideTheMJPEGCamera() throws {
         let config = try ConfigStore.standard().load("switch-cameras", overrides: [
