@@ -103,7 +103,7 @@ public struct BenchmarkCase: Sendable, Hashable {
 }
 
 extension BenchmarkCase {
-    /// The three-filter chain of issue 6, in SwiftCam's grammar.
+    /// The three-filter chain the bench compares, in SwiftCam's grammar.
     public static let chain3 = "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"
     /// Its C counterpart.
     public static let chain3C = "coloreffects preset=sepia ! videobalance contrast=1.2 saturation=0.8 ! frei0r-filter-vignette"
@@ -113,7 +113,7 @@ extension BenchmarkCase {
     public static let chain6C = "gamma gamma=1.2 ! videobalance contrast=1.2 saturation=0.8 ! coloreffects preset=sepia"
         + " ! frei0r-filter-vignette ! videoflip method=horizontal-flip ! frei0r-filter-invert0r"
 
-    /// The cases of issue 6. SwiftCam runs on one thread in every comparison (GStreamer's C filters are
+    /// The standard cases. SwiftCam runs on one thread in every comparison (GStreamer's C filters are
     /// single-threaded); the scaling rows compare `cores` threads with one.
     public static func standard(cores: Int) -> [BenchmarkCase] {
         func swift(_ chain: String, _ input: String = "RGBA", threads: Int = 1) -> BenchmarkVariant {

@@ -57,7 +57,7 @@ public struct BenchmarkConfiguration: Sendable {
     /// Seconds a pipeline may go without delivering a frame before its case is reported failed.
     public var stallTimeout: Double
 
-    /// A configuration; `cases` defaults to the standard rows of issue 6.
+    /// A configuration; `cases` defaults to the standard rows (`BenchmarkCase.standard`).
     public init(sizes: [BenchmarkSize] = [.hd1080, .hd720], frames: Int = 20, repetitions: Int = 15,
                 warmUpFrames: Int = 4, distinctFrames: Int = 8, cases: [BenchmarkCase]? = nil, stallTimeout: Double = 60) {
         self.sizes = sizes

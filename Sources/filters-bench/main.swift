@@ -296,7 +296,7 @@ threadsLines(seed: 30, [("chain", chainText), ("blur", "blur"), ("zoom", "zoom")
     return frames.sorted()[frames.count / 2]
 }
 
-// The targets of issue 3.
+// The speed targets the filters are held to.
 let chainRGBA = results["\(chainText)|\(PixelFormat.rgba)|1"] ?? .nan
 let sepiaRGBA = results["sepia|\(PixelFormat.rgba)|1"] ?? .nan
 let sepiaNV12 = results["sepia|\(PixelFormat.nv12)|1"] ?? .nan

@@ -2,7 +2,7 @@ import Capture
 import Foundation
 import Glibc
 
-/// sysexits(3) codes, as STYLE.md 10 maps errors.
+/// sysexits(3) codes: one mapping from a failure to an exit code for every command.
 enum ExitCode {
     static let ok: Int32 = 0
     static let usage: Int32 = 64

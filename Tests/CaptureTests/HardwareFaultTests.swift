@@ -4,7 +4,7 @@ import GStreamer
 import Testing
 @testable import Capture
 
-/// The fault matrix on the real driver (issue 11): every fault a camera session meets in the field, injected
+/// The fault matrix on the real driver: every fault a camera session meets in the field, injected
 /// into vivid in the VM while `swiftcam run` plays, one process per case, one case after another.
 ///
 /// Each case asserts what `run` prints, what `stats` and the control socket answer, that every file written
