@@ -42,6 +42,8 @@ public final class WebServer: @unchecked Sendable {
     struct Sockets {
         var next = 1
         var open: [Int: WebSocketClient] = [:]
+        /// Refused (over the limit), held until their closing handshake ends.
+        var refused: [Int: WebSocketClient] = [:]
     }
 
     /// A server for a session; nothing listens until `start`. `galleryDirectories` are where stills and
@@ -73,8 +75,8 @@ public final class WebServer: @unchecked Sendable {
         video.stopAll()
         loop.sync { [self] in
             let open = sockets.withLock { sockets in
-                defer { sockets.open = [:] }
-                return Array(sockets.open.values)
+                defer { sockets.open = [:]; sockets.refused = [:] }
+                return Array(sockets.open.values) + Array(sockets.refused.values)
             }
             for client in open { client.close() }
             gate?.close()

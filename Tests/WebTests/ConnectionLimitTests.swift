@@ -121,6 +121,79 @@ import Testing
         // And it serves again.
         #expect(try host.ctl("help").isOK)
     }
+
+    @Test func thePageSocketCapsItsConnectionsAndClosesIdleOnesAndTheirViewersEnd() async throws {
+        let cap = 8, idle = 3
+        let host = try WebHost(config: "switch", environment: ["SWIFTCAM_WEB_MAX_CONNECTIONS": "\(cap)",
+                                                              "SWIFTCAM_WEB_IDLE_SECONDS": "\(idle)"])
+        defer { host.stop() }
+        let pid = host.process.processIdentifier
+
+        // One viewer first and let it go, so the encoder and GStreamer's thread pool are as they stay; then the baseline.
+        try await Self.watchAndTimeOut(count: 1, host: host, idle: idle)
+        let before = try Self.usage(pid)
+        let threadsBefore = Self.threadIDs(pid)
+
+        // The cap's worth of sockets, each watching (a WebRTC viewer, its own pipeline) and never answering the offer.
+        let watchers = try (0..<cap).map { _ in try PageSocket(port: host.port) }
+        for watcher in watchers {
+            let state = try watcher.readJSON()
+            #expect(state["type"] as? String == "state" && state["idleSeconds"] as? Int == idle, "\(state)")
+            try watcher.sendText(#"{"type":"watch"}"#)
+            _ = try watcher.readJSON { $0["type"] as? String == "offer" }
+        }
+        let full = try Self.usage(pid)
+        // Twice as many again: each closed with the reason; none gets a viewer.
+        for _ in 0..<(2 * cap) {
+            let extra = try PageSocket(port: host.port)
+            let close = try extra.readClose()
+            #expect(close.code == 1008 && close.reason.contains("\(cap) pages open, its limit"), "\(close)")
+        }
+        let during = try Self.usage(pid)
+        print("page socket: threads \(before.threads) before, \(full.threads) with \(cap) watching, \(during.threads) after \(2 * cap) refused")
+        #expect(during.threads <= full.threads + 2, "refused sockets started threads: \(during.threads), \(full.threads) with \(cap) open")
+
+        // They never answer, so the host closes each after the idle time; their viewers end.
+        for watcher in watchers {
+            let close = try watcher.readClose(deadline: 30 + idle)
+            #expect(close.code == 1001 && close.reason.contains("nothing received for \(idle) s"), "\(close)")
+        }
+        try await Self.waitForNoViewers(host)
+        let lingering = try Self.waitForThreadsToEnd(Self.threadIDs(pid).subtracting(threadsBefore))
+        #expect(lingering.isEmpty, "threads still running: \(lingering); the host's threads: \(Self.threadNames(pid))")
+        let threads = try await Self.threadsSettled(host, expected: before.threads)
+        let after = try Self.usage(pid)
+        print("page socket: threads \(threads) after they closed; RSS \(before.resident >> 20) MB before, \(full.resident >> 20) MB with \(cap) watching, \(after.resident >> 20) MB after")
+        #expect(threads <= before.threads, "\(threads) threads after, \(before.threads) before")
+        // At least half of what the viewers took comes back (+ 1 MiB of allocator noise); not all of it: glibc keeps
+        // the stacks of ended threads for reuse.
+        #expect(after.resident <= before.resident + (full.resident - before.resident) / 2 + 1 << 20,
+                "RSS \(after.resident) after, \(before.resident) before, \(full.resident) with \(cap) watching")
+    }
+
+    /// Opens `count` sockets that watch and never answer, and waits for the host to close them as idle and end their viewers.
+    static func watchAndTimeOut(count: Int, host: WebHost, idle: Int) async throws {
+        let sockets = try (0..<count).map { _ in try PageSocket(port: host.port) }
+        for socket in sockets {
+            _ = try socket.readJSON()
+            try socket.sendText(#"{"type":"watch"}"#)
+            _ = try socket.readJSON { $0["type"] as? String == "offer" }
+        }
+        for socket in sockets { _ = try socket.readClose(deadline: 30 + idle) }
+        try await waitForNoViewers(host)
+    }
+
+    /// Waits until the host counts no WebRTC viewer: a new socket gets the state at once and every change after it
+    /// (a viewer's end broadcasts the state); it pings so it is not idle itself, and closes at the end.
+    static func waitForNoViewers(_ host: WebHost) async throws {
+        let monitor = try PageSocket(port: host.port)
+        _ = try monitor.readJSON { message in
+            if message["type"] as? String != "state" { return false }
+            let viewers = message["viewers"] as? [String: Any]
+            return (viewers?["webrtc"] as? Int) == 0
+        }
+        monitor.closeNow()
+    }
 }
 
 /// glibc's `pidfd_open` (<sys/pidfd.h>, glibc 2.36), which the Glibc module does not import.
@@ -183,5 +256,123 @@ func waitReadable(_ fd: Int32, seconds: Int) throws -> Bool {
         if ready < 0, errno == EINTR { continue }
         guard ready >= 0 else { throw WebTestError("poll failed") }
         return ready > 0
+    }
+}
+
+/// A WebSocket client of the page's `/ws` over a plain TCP socket (RFC 6455: masked frames out, plain frames in), for
+/// sockets that behave as no browser would: they watch and never answer.
+final class PageSocket {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var closed = false
+
+    init(port: Int) throws {
+        fd = try connectLoopback(port: port, timeout: 60)
+        let request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try write(Array(request.utf8))
+        let end = Array("\r\n\r\n".utf8)
+        while true {
+            if let range = buffer.firstRange(of: end) {
+                let head = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
+                buffer.removeSubrange(..<range.upperBound)
+                guard head.hasPrefix("HTTP/1.1 101") else { throw WebTestError("no WebSocket: \(head)") }
+                return
+            }
+            try fill(deadline: 30)
+        }
+    }
+
+    deinit { closeNow() }
+
+    func closeNow() {
+        guard !closed else { return }
+        closed = true
+        Glibc.close(fd)
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        var sent = 0
+        while sent < bytes.count {
+            let written = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw WebTestError("the host closed the socket") }
+            sent += written
+        }
+    }
+
+    /// Reads more; throws at the end of the stream or when nothing came within `deadline` seconds.
+    private func fill(deadline: Int) throws {
+        guard try waitReadable(fd, seconds: deadline) else { throw WebTestError("nothing from the host within \(deadline) s") }
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        let count = recv(fd, &chunk, chunk.count, 0)
+        guard count > 0 else { throw WebTestError("the host closed the connection") }
+        buffer += chunk[..<count]
+    }
+
+    /// Sends one masked text frame.
+    func sendText(_ text: String) throws {
+        try sendFrame(opcode: 0x1, payload: Array(text.utf8))
+    }
+
+    private func sendFrame(opcode: UInt8, payload: [UInt8]) throws {
+        var frame: [UInt8] = [0x80 | opcode]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
+        }
+        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
+        frame += mask
+        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+        try write(frame)
+    }
+
+    /// The next frame: opcode and payload.
+    private func readFrame(deadline: Int) throws -> (opcode: UInt8, payload: [UInt8]) {
+        while true {
+            if buffer.count >= 2 {
+                let opcode = buffer[0] & 0x0f
+                var length = Int(buffer[1] & 0x7f)
+                var offset = 2
+                if length == 126, buffer.count >= 4 {
+                    length = Int(buffer[2]) << 8 | Int(buffer[3])
+                    offset = 4
+                } else if length == 127, buffer.count >= 10 {
+                    length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }
+                    offset = 10
+                }
+                if length < 126 || offset > 2, buffer.count >= offset + length {
+                    let payload = Array(buffer[offset..<offset + length])
+                    buffer.removeSubrange(..<(offset + length))
+                    return (opcode, payload)
+                }
+            }
+            try fill(deadline: deadline)
+        }
+    }
+
+    /// The next JSON text message for which `wanted` holds (others are skipped); pings the host while it waits, so
+    /// waiting is not being idle.
+    func readJSON(deadline: Int = 60, _ wanted: ([String: Any]) -> Bool = { _ in true }) throws -> [String: Any] {
+        while true {
+            let frame = try readFrame(deadline: deadline)
+            if frame.opcode == 0x8 { throw WebTestError("closed by the host: \(String(decoding: frame.payload.dropFirst(2), as: UTF8.self))") }
+            guard frame.opcode == 0x1 else { continue }
+            try sendText(#"{"type":"ping"}"#)
+            let message = json(Data(frame.payload))
+            if wanted(message) { return message }
+        }
+    }
+
+    /// Waits for the host's close frame (skipping messages); answers it, as a browser would, and reads to the end.
+    func readClose(deadline: Int = 30) throws -> (code: Int, reason: String) {
+        while true {
+            let frame = try readFrame(deadline: deadline)
+            guard frame.opcode == 0x8 else { continue }
+            let code = frame.payload.count >= 2 ? Int(frame.payload[0]) << 8 | Int(frame.payload[1]) : 0
+            try? sendFrame(opcode: 0x8, payload: Array(frame.payload.prefix(2)))
+            while (try? fill(deadline: deadline)) != nil {}
+            return (code, String(decoding: frame.payload.dropFirst(2), as: UTF8.self))
+        }
     }
 }

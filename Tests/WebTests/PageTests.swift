@@ -345,6 +345,56 @@ struct PageTests {
         #expect(host.errorText.contains("unconfigured"))
     }
 
+    /// Records what the page does on the wire (runs before app.js): peer connections made (`peersMade`), messages sent
+    /// and received on each WebSocket (`sockets`: `{ ws, sent, received, closed }`).
+    static let recordWire = """
+        window.peersMade = 0;
+        const RealPeer = window.RTCPeerConnection;
+        if (RealPeer) {
+          window.RTCPeerConnection = function (...args) { window.peersMade += 1; return new RealPeer(...args); };
+          window.RTCPeerConnection.prototype = RealPeer.prototype;
+        }
+        window.sockets = [];
+        const RealSocket = window.WebSocket;
+        window.WebSocket = function (url, protocols) {
+          const ws = new RealSocket(url, protocols);
+          const entry = { ws, sent: [], received: [], closed: null };
+          window.sockets.push(entry);
+          const send = ws.send.bind(ws);
+          ws.send = (data) => { entry.sent.push(JSON.parse(data)); return send(data); };
+          ws.addEventListener('message', (event) => entry.received.push(JSON.parse(event.data)));
+          ws.addEventListener('close', (event) => { entry.closed = event.code; });
+          return ws;
+        };
+        window.WebSocket.prototype = RealSocket.prototype;
+        for (const name of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) window.WebSocket[name] = RealSocket[name];
+        """
+
+    /// An open page keeps its WebSocket past the host's idle timeout: it says it is there (`ping`) within it.
+    @Test func anOpenPageKeepsItsSocketPastTheIdleTimeout() async throws {
+        let idle = 2
+        let host = try WebHost(config: "missing-camera", json: Self.camera("/dev/video-swiftcam-missing"), arguments: ["--no-control"],
+                               environment: ["SWIFTCAM_WEB_IDLE_SECONDS": "\(idle)"])
+        defer { host.stop() }
+        let browser = try await Browser()
+        defer { Task { await browser.quit() } }
+        try await browser.beforeEachPage(Self.recordWire)
+        try await browser.open(host.base)
+        // Resolves at the first socket's close, or once it has sent pings spanning twice the idle time.
+        let outcome = try await browser.wait("""
+            const check = () => {
+              const first = window.sockets[0];
+              const pings = first ? first.sent.filter((m) => m.type === 'ping').length : 0;
+              if (first && first.closed !== null) done('closed ' + first.closed);
+              else if (pings >= 6) done('open after ' + pings + ' pings');
+              else requestAnimationFrame(check);
+            };
+            check();
+            """, timeout: 60) as? String
+        #expect(outcome == "open after 6 pings", "\(outcome ?? "nothing")")
+        #expect((try await browser.run("return window.sockets.length;") as? Int) == 1)
+    }
+
     /// A camera node the user may not open (root's, mode 0600, the host run as nobody): `unauthorized`, with the
     /// fix the CLI gives (join the video group).
     @Test(.enabled(if: getuid() == 0, "runs the host as nobody: needs root")) func aForbiddenCameraShowsTheUnauthorizedBanner() async throws {

@@ -57,6 +57,7 @@ function notice(text, sticky = false) {
 let socket = null;
 let peer = null;
 let fallbackTimer = null;
+let keepAliveTimer = null;
 
 function connect() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -66,7 +67,10 @@ function connect() {
     let message;
     try { message = JSON.parse(event.data); } catch (_) { return; }
     switch (message.type) {
-      case 'state': applyState(message); break;
+      case 'state':
+        if (message.idleSeconds) keepAlive(message.idleSeconds);
+        applyState(message);
+        break;
       case 'offer': answerOffer(message.sdp); break;
       case 'ice':
         if (peer) peer.addIceCandidate({ candidate: message.candidate, sdpMLineIndex: message.sdpMLineIndex }).catch(() => {});
@@ -79,7 +83,19 @@ function connect() {
         break;
     }
   };
-  socket.onclose = () => { setTimeout(connect, 1000); };
+  socket.onclose = (event) => {
+    clearInterval(keepAliveTimer);
+    // 1008: the host has as many pages open as it allows; say so and try again later rather than every second.
+    if (event.code === 1008) { notice(event.reason, true); setTimeout(connect, 10000); return; }
+    if (app.mode !== 'mjpeg') app.mode = 'connecting';
+    setTimeout(connect, 1000);
+  };
+}
+
+// The host closes a socket that sends nothing for `seconds`: say "still here" three times in that span.
+function keepAlive(seconds) {
+  clearInterval(keepAliveTimer);
+  keepAliveTimer = setInterval(() => send({ type: 'ping' }), seconds * 1000 / 3);
 }
 
 function send(object) {
