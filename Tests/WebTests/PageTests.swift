@@ -370,6 +370,55 @@ struct PageTests {
         for (const name of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) window.WebSocket[name] = RealSocket[name];
         """
 
+    /// The camera controls' state: disabled flags of shutter, record, filters and switch, and the zoom's aria-disabled.
+    static let controlsScript = """
+        return [...['shutter', 'record', 'filters', 'switch'].map((id) => document.getElementById(id).disabled),
+                document.getElementById('zoom').getAttribute('aria-disabled') === 'true'];
+        """
+
+    /// With no camera the page tries no video (no peer connection, no `watch`, no MJPEG, no "Showing MJPEG" notice)
+    /// and its camera controls are disabled; a `configured` state enables them and starts WebRTC, another status
+    /// disables them again.
+    @Test func withoutACameraThePageTriesNoVideoAndDisablesTheCameraControls() async throws {
+        let host = try WebHost(config: "missing-camera", json: Self.camera("/dev/video-swiftcam-missing"), arguments: ["--no-control"])
+        defer { host.stop() }
+        let browser = try await Browser()
+        defer { Task { await browser.quit() } }
+        try await browser.beforeEachPage(Self.recordWire)
+        try await browser.open(host.base)
+        // The socket's state has arrived and been applied (the banner shows it): whatever the page starts on its
+        // socket's opening and first state it has started by now.
+        _ = try await browser.wait("""
+            const banner = document.getElementById('banner');
+            const check = () => {
+              const first = window.sockets[0];
+              if (first && first.received.some((m) => m.type === 'state') && !banner.hidden && banner.className === 'unconfigured') done(true);
+              else requestAnimationFrame(check);
+            };
+            check();
+            """)
+        let wire = try await browser.run("""
+            const mjpeg = document.getElementById('mjpeg');
+            return [window.peersMade, window.sockets.flatMap((s) => s.sent.map((m) => m.type)), swiftcam.mode,
+                    mjpeg.getAttribute('src') || '', document.getElementById('notice').hidden];
+            """) as? [Any] ?? []
+        try #require(wire.count == 5, "\(wire)")
+        #expect(wire[0] as? Int == 0, "peer connections made: \(wire)")
+        #expect(!((wire[1] as? [String]) ?? []).contains("watch"), "\(wire)")
+        #expect(wire[2] as? String != "mjpeg" && wire[3] as? String == "" && wire[4] as? Bool == true, "\(wire)")
+        #expect(try await browser.run(Self.controlsScript) as? [Bool] == [true, true, true, true, true])
+
+        // The status becomes configured: the controls work (switch stays disabled: one source) and WebRTC starts.
+        let live = try await browser.run("""
+            applyState(Object.assign({}, swiftcam.state, { status: 'configured' }));
+            return [window.peersMade, window.sockets[0].sent.map((m) => m.type)];
+            """) as? [Any] ?? []
+        #expect(try await browser.run(Self.controlsScript) as? [Bool] == [false, false, false, true, false])
+        #expect(live.first as? Int == 1 && (live.last as? [String])?.contains("watch") == true, "\(live)")
+        _ = try await browser.run("applyState(Object.assign({}, swiftcam.state, { status: 'failed', message: 'failed: gone' }));")
+        #expect(try await browser.run(Self.controlsScript) as? [Bool] == [true, true, true, true, true])
+    }
+
     /// An open page keeps its WebSocket past the host's idle timeout: it says it is there (`ping`) within it.
     @Test func anOpenPageKeepsItsSocketPastTheIdleTimeout() async throws {
         let idle = 2
