@@ -444,6 +444,22 @@ struct PageTests {
         #expect((try await browser.run("return window.sockets.length;") as? Int) == 1)
     }
 
+    /// A token host opened in a browser without the token shows a page that says what to do, not JSON.
+    @Test func aTokenHostOpenedWithoutTheTokenSaysWhatToDo() async throws {
+        let token = "test-token-0123456789"
+        let host = try WebHost(config: "switch", arguments: ["--token", token])
+        defer { host.stop() }
+        let browser = try await Browser()
+        defer { Task { await browser.quit() } }
+        try await browser.open(host.base)
+        let shown = try await browser.run("return [document.title, document.body.innerText];") as? [String] ?? []
+        #expect(shown.first == "SwiftCam: this camera needs its token", "\(shown)")
+        #expect(shown.last?.contains("?token=") == true && shown.last?.contains("swiftcam run") == true, "\(shown)")
+        // The printed URL opens the camera.
+        try await browser.open(try #require(URL(string: "\(host.base.absoluteString)?token=\(token)")))
+        #expect(try await browser.run("return document.getElementById('preview') !== null;") as? Bool == true)
+    }
+
     /// A camera node the user may not open (root's, mode 0600, the host run as nobody): `unauthorized`, with the
     /// fix the CLI gives (join the video group).
     @Test(.enabled(if: getuid() == 0, "runs the host as nobody: needs root")) func aForbiddenCameraShowsTheUnauthorizedBanner() async throws {
