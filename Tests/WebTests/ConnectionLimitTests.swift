@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func theControlSocketCapsItsConnectionsAndClosesIdleOnes() async throws {
-        let cap = 8, idle = 2
+        let cap = 8, idle = 3
         let host = try WebHost(config: "switch", environment: ["SWIFTCAM_CONTROL_MAX_CONNECTIONS": "\(cap)",
                                                               "SWIFTCAM_CONTROL_IDLE_SECONDS": "\(idle)"])
         defer { host.stop() }
@@ -135,16 +135,19 @@ import Testing
         let threadsBefore = Self.threadIDs(pid)
 
         // The cap's worth of sockets, each watching (a WebRTC viewer, its own pipeline) and never answering the offer.
+        // They ping while the test sets up (a slow machine must not see them idle before the refusals), not after.
         let watchers = try (0..<cap).map { _ in try PageSocket(port: host.port) }
-        for watcher in watchers {
+        for (index, watcher) in watchers.enumerated() {
             let state = try watcher.readJSON()
             #expect(state["type"] as? String == "state" && state["idleSeconds"] as? Int == idle, "\(state)")
             try watcher.sendText(#"{"type":"watch"}"#)
             _ = try watcher.readJSON { $0["type"] as? String == "offer" }
+            for earlier in watchers[..<index] { try earlier.sendText(#"{"type":"ping"}"#) }
         }
         let full = try Self.usage(pid)
         // Twice as many again: each closed with the reason; none gets a viewer.
         for _ in 0..<(2 * cap) {
+            for watcher in watchers { try watcher.sendText(#"{"type":"ping"}"#) }
             let extra = try PageSocket(port: host.port)
             let close = try extra.readClose()
             #expect(close.code == 1008 && close.reason.contains("\(cap) pages open, its limit"), "\(close)")
