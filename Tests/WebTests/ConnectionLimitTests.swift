@@ -64,22 +64,30 @@ import Testing
         return Set(open.values)
     }
 
-    /// The host's thread count once the threads in `ended` (and no others) have ended: the kernel counts a thread out a
-    /// moment after its pidfd reports the exit, so the count is read after a round trip to the host (an event, not a
-    /// pause), and again after each of up to two more while it is above `expected`.
-    static func threadsSettled(_ host: WebHost, expected: Int) async throws -> Int {
-        var threads = try usage(host.process.processIdentifier).threads
-        for _ in 0..<3 where threads > expected {
+    /// A host of `pipelines/switch.json` whose transport (`SWIFTCAM_CONTROL` or `SWIFTCAM_WEB`) allows `cap` connections
+    /// idle for at most `idle` seconds.
+    static func host(_ prefix: String, cap: Int, idle: Int) throws -> WebHost {
+        try WebHost(config: "switch", environment: ["\(prefix)_MAX_CONNECTIONS": "\(cap)", "\(prefix)_IDLE_SECONDS": "\(idle)"])
+    }
+
+    /// The host's usage once every thread started since `threadsBefore` has ended (expected: none still running). The
+    /// kernel counts a thread out a moment after its pidfd reports the exit, so `Threads:` is read after a round trip to
+    /// the host (an event, not a pause), and again after each of up to two more while it is above `before`.
+    static func usageOnceEnded(_ host: WebHost, since threadsBefore: Set<Int32>, before: Int) async throws -> (threads: Int, resident: Int) {
+        let pid = host.process.processIdentifier
+        let lingering = try waitForThreadsToEnd(threadIDs(pid).subtracting(threadsBefore))
+        #expect(lingering.isEmpty, "threads still running: \(lingering); the host's threads: \(threadNames(pid))")
+        var now = try usage(pid)
+        for _ in 0..<3 where now.threads > before {
             _ = try await http("GET", host.base.appendingPathComponent("api/status"))
-            threads = try usage(host.process.processIdentifier).threads
+            now = try usage(pid)
         }
-        return threads
+        return now
     }
 
     @Test func theControlSocketCapsItsConnectionsAndClosesIdleOnes() async throws {
         let cap = 8, idle = 3
-        let host = try WebHost(config: "switch", environment: ["SWIFTCAM_CONTROL_MAX_CONNECTIONS": "\(cap)",
-                                                              "SWIFTCAM_CONTROL_IDLE_SECONDS": "\(idle)"])
+        let host = try Self.host("SWIFTCAM_CONTROL", cap: cap, idle: idle)
         defer { host.stop() }
         let pid = host.process.processIdentifier
         let path = host.runtime.appendingPathComponent("swiftcam/\(host.name).sock").path
@@ -111,10 +119,8 @@ import Testing
             #expect(line?.contains("idle timeout") == true, "\(line ?? "nothing")")
             #expect(try connection.readLine() == nil)
         }
-        let lingering = try Self.waitForThreadsToEnd(Self.threadIDs(pid).subtracting(threadsBefore))
-        #expect(lingering.isEmpty, "threads still running: \(lingering); the host's threads: \(Self.threadNames(pid))")
-        let threads = try await Self.threadsSettled(host, expected: before.threads)
-        let after = try Self.usage(pid)
+        let after = try await Self.usageOnceEnded(host, since: threadsBefore, before: before.threads)
+        let threads = after.threads
         print("control socket: threads \(threads) after the idle ones closed; RSS \(before.resident / 1024) KiB before, \(after.resident / 1024) KiB after")
         #expect(threads <= before.threads, "\(threads) threads after, \(before.threads) before")
         #expect(after.resident <= before.resident + 4 << 20, "RSS \(after.resident) after, \(before.resident) before")
@@ -124,8 +130,7 @@ import Testing
 
     @Test func thePageSocketCapsItsConnectionsAndClosesIdleOnesAndTheirViewersEnd() async throws {
         let cap = 8, idle = 3
-        let host = try WebHost(config: "switch", environment: ["SWIFTCAM_WEB_MAX_CONNECTIONS": "\(cap)",
-                                                              "SWIFTCAM_WEB_IDLE_SECONDS": "\(idle)"])
+        let host = try Self.host("SWIFTCAM_WEB", cap: cap, idle: idle)
         defer { host.stop() }
         let pid = host.process.processIdentifier
 
@@ -162,10 +167,8 @@ import Testing
             #expect(close.code == 1001 && close.reason.contains("nothing received for \(idle) s"), "\(close)")
         }
         try await Self.waitForNoViewers(host)
-        let lingering = try Self.waitForThreadsToEnd(Self.threadIDs(pid).subtracting(threadsBefore))
-        #expect(lingering.isEmpty, "threads still running: \(lingering); the host's threads: \(Self.threadNames(pid))")
-        let threads = try await Self.threadsSettled(host, expected: before.threads)
-        let after = try Self.usage(pid)
+        let after = try await Self.usageOnceEnded(host, since: threadsBefore, before: before.threads)
+        let threads = after.threads
         print("page socket: threads \(threads) after they closed; RSS \(before.resident >> 20) MB before, \(full.resident >> 20) MB with \(cap) watching, \(after.resident >> 20) MB after")
         #expect(threads <= before.threads, "\(threads) threads after, \(before.threads) before")
         // At least half of what the viewers took comes back (+ 1 MiB of allocator noise); not all of it: glibc keeps
