@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func theControlSocketCapsItsConnectionsAndClosesIdleOnes() async throws {
-        let cap = 8, idle = 3
+        let cap = 8, idle = 5
         let host = try Self.host("SWIFTCAM_CONTROL", cap: cap, idle: idle)
         defer { host.stop() }
         let pid = host.process.processIdentifier
@@ -95,14 +95,22 @@ import Testing
         let before = try Self.usage(pid)
         let threadsBefore = Self.threadIDs(pid)
 
-        // The cap's worth, each answered once (so its thread is running), then left idle.
-        let open = try (0..<cap).map { _ in try UnixLine(path: path) }
-        for connection in open {
-            try connection.send("help")
-            #expect(try connection.readLine()?.hasPrefix("ok") == true)
+        // The cap's worth, each answered (so its thread runs): all of them again at every step of the setup, so a slow
+        // machine does not see one idle before the refusals; then left idle.
+        var open: [UnixLine] = []
+        func answerAll() throws {
+            for connection in open {
+                try connection.send("help")
+                #expect(try connection.readLine()?.hasPrefix("ok") == true)
+            }
+        }
+        for _ in 0..<cap {
+            open.append(try UnixLine(path: path))
+            try answerAll()
         }
         // Three times as many again: each refused with the reason, and closed.
         for _ in 0..<(3 * cap) {
+            try answerAll()
             let extra = try UnixLine(path: path)
             let refusal = try extra.readLine()
             #expect(refusal?.hasPrefix("error the control socket has \(cap) connections open, its limit") == true, "\(refusal ?? "nothing")")
@@ -129,7 +137,7 @@ import Testing
     }
 
     @Test func thePageSocketCapsItsConnectionsAndClosesIdleOnesAndTheirViewersEnd() async throws {
-        let cap = 8, idle = 3
+        let cap = 8, idle = 6
         let host = try Self.host("SWIFTCAM_WEB", cap: cap, idle: idle)
         defer { host.stop() }
         let pid = host.process.processIdentifier

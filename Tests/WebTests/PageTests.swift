@@ -421,7 +421,7 @@ struct PageTests {
 
     /// An open page keeps its WebSocket past the host's idle timeout: it says it is there (`ping`) within it.
     @Test func anOpenPageKeepsItsSocketPastTheIdleTimeout() async throws {
-        let idle = 2
+        let idle = 3
         let host = try WebHost(config: "missing-camera", json: Self.camera("/dev/video-swiftcam-missing"), arguments: ["--no-control"],
                                environment: ["SWIFTCAM_WEB_IDLE_SECONDS": "\(idle)"])
         defer { host.stop() }
