@@ -67,10 +67,23 @@ final class LiveVideo: @unchecked Sendable {
 
     func removeWebRTCViewer(id: Int) {
         queue.async { [self] in
-            guard let viewer = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) else { return }
-            viewer.stop()
+            guard endWebRTCViewer(id: id) else { return }
             server?.broadcastState()
         }
+    }
+
+    /// Stops the viewer and only then stops counting it (and drops it), so a count of none means none of them runs.
+    private func endWebRTCViewer(id: Int) -> Bool {
+        guard let viewer = viewers.withLock({ $0.webrtc[id] }) else { return false }
+        viewer.stop()
+        let none = viewers.withLock { viewers in
+            viewers.webrtc.removeValue(forKey: id)
+            return viewers.webrtc.isEmpty
+        }
+        // The last one gone: give the heap its pipelines used back to the system (glibc keeps freed memory otherwise,
+        // in every thread's arena, and the host's resident size would stay at its most-viewers high).
+        if none { malloc_trim(0) }
+        return true
     }
 
     // MARK: - MJPEG

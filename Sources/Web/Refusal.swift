@@ -80,8 +80,13 @@ final class Refusal {
     /// `HTTP/1.1 STATUS PHRASE` with a JSON body, closing the connection; no body for HEAD.
     static func answer(status: Int, json: [String: Any], head: Bool = false) -> Data {
         let body = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return answer(status: status, type: "application/json", body: body, head: head)
+    }
+
+    /// `HTTP/1.1 STATUS PHRASE` with a body of `type`, closing the connection; no body for HEAD.
+    static func answer(status: Int, type: String, body: Data, head: Bool = false) -> Data {
         let phrase = soup_status_get_phrase(guint(status)).map { String(cString: $0) } ?? "Error"
-        let headers = "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        let headers = "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n"
             + "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n"
         return Data(headers.utf8) + (head ? Data() : body)
     }

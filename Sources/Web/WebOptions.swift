@@ -1,4 +1,4 @@
-import Capture
+public import Capture
 import Filters
 import Foundation
 
@@ -11,6 +11,8 @@ public struct WebOptions: Sendable, Equatable {
     public var port: Int
     /// The token every request must carry; nil only on a loopback address.
     public var token: String?
+    /// How many pages (WebSockets) may be open at once, and how long one may send nothing: `ConnectionLimits.page`.
+    public var limits: ConnectionLimits = .page
 
     /// The default: loopback, port 8080, no token.
     public static let standard = WebOptions(host: "127.0.0.1", port: 8080, token: nil)
@@ -67,6 +69,15 @@ public struct WebOptions: Sendable, Equatable {
     public func url(port actual: Int? = nil) -> String {
         let base = "http://\(URLHost.forAddress(host)):\(actual ?? port)/"
         return token.map { "\(base)?token=\($0)" } ?? base
+    }
+}
+
+extension ConnectionLimits {
+    /// The page's WebSocket: 16 open at once (each may hold a WebRTC viewer, a pipeline with threads of its own), 120 s
+    /// idle (an open page says it is there every 40 s, see app.js); `SWIFTCAM_WEB_MAX_CONNECTIONS` and
+    /// `SWIFTCAM_WEB_IDLE_SECONDS` change them.
+    public static var page: ConnectionLimits {
+        ConnectionLimits(environmentPrefix: "SWIFTCAM_WEB", default: ConnectionLimits(maxConnections: 16, idleSeconds: 120))
     }
 }
 

@@ -42,6 +42,8 @@ public final class WebServer: @unchecked Sendable {
     struct Sockets {
         var next = 1
         var open: [Int: WebSocketClient] = [:]
+        /// Refused (over the limit), held until their closing handshake ends.
+        var refused: [Int: WebSocketClient] = [:]
     }
 
     /// A server for a session; nothing listens until `start`. `galleryDirectories` are where stills and
@@ -73,8 +75,8 @@ public final class WebServer: @unchecked Sendable {
         video.stopAll()
         loop.sync { [self] in
             let open = sockets.withLock { sockets in
-                defer { sockets.open = [:] }
-                return Array(sockets.open.values)
+                defer { sockets.open = [:]; sockets.refused = [:] }
+                return Array(sockets.open.values) + Array(sockets.refused.values)
             }
             for client in open { client.close() }
             gate?.close()
@@ -139,7 +141,11 @@ public final class WebServer: @unchecked Sendable {
             soup_message_headers_replace(soup_server_message_get_response_headers(message), "Connection", "close")
         }
         if let (status, reason) = refusal(request) {
-            refuseEarly(message, status: status, json: ["ok": false, "error": reason])
+            // A browser opening the page without the token gets a page that says what to do; API clients the JSON.
+            let answer = status == 401 && TokenPage.isWanted(accept: request.header("Accept"))
+                ? Refusal.answer(status: status, type: "text/html; charset=utf-8", body: Data(TokenPage.html.utf8), head: request.method == "HEAD")
+                : Refusal.answer(status: status, json: ["ok": false, "error": reason], head: request.method == "HEAD")
+            refuseEarly(message, answer: answer)
             return
         }
         // A body of no declared length (chunked) is counted as it comes: refused once it passes the limit.
@@ -150,7 +156,8 @@ public final class WebServer: @unchecked Sendable {
             guard let message, let data, let body = soup_server_message_get_request_body(message),
                   body.pointee.length > WebServer.maxBody else { return }
             let server = Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue()
-            server.refuseEarly(message, status: 413, json: ["ok": false, "error": server.tooLarge])
+            server.refuseEarly(message, answer: Refusal.answer(status: 413, json: ["ok": false, "error": server.tooLarge],
+                                                               head: Request(message).method == "HEAD"))
         }
         g_signal_connect_data(UnsafeMutableRawPointer(message), "got-chunk", unsafeBitCast(chunk, to: GCallback.self),
                               Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(rawValue: 0))
@@ -186,8 +193,7 @@ public final class WebServer: @unchecked Sendable {
 
     /// Answers a refused request itself and closes the connection without reading the body: the connection is taken
     /// from libsoup (`soup_server_message_steal_connection`), so `message` must not be touched after this.
-    private func refuseEarly(_ message: OpaquePointer, status: Int, json: [String: Any]) {
-        let answer = Refusal.answer(status: status, json: json, head: Request(message).method == "HEAD")
+    private func refuseEarly(_ message: OpaquePointer, answer: Data) {
         guard let stream = soup_server_message_steal_connection(message) else { return }
         defer { g_object_unref(stream) }
         guard let socket = CSoup_stream_socket(stream) else {

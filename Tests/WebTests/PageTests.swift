@@ -345,6 +345,121 @@ struct PageTests {
         #expect(host.errorText.contains("unconfigured"))
     }
 
+    /// Records what the page does on the wire (runs before app.js): peer connections made (`peersMade`), messages sent
+    /// and received on each WebSocket (`sockets`: `{ ws, sent, received, closed }`).
+    static let recordWire = """
+        window.peersMade = 0;
+        const RealPeer = window.RTCPeerConnection;
+        if (RealPeer) {
+          window.RTCPeerConnection = function (...args) { window.peersMade += 1; return new RealPeer(...args); };
+          window.RTCPeerConnection.prototype = RealPeer.prototype;
+        }
+        window.sockets = [];
+        const RealSocket = window.WebSocket;
+        window.WebSocket = function (url, protocols) {
+          const ws = new RealSocket(url, protocols);
+          const entry = { ws, sent: [], received: [], closed: null };
+          window.sockets.push(entry);
+          const send = ws.send.bind(ws);
+          ws.send = (data) => { entry.sent.push(JSON.parse(data)); return send(data); };
+          ws.addEventListener('message', (event) => entry.received.push(JSON.parse(event.data)));
+          ws.addEventListener('close', (event) => { entry.closed = event.code; });
+          return ws;
+        };
+        window.WebSocket.prototype = RealSocket.prototype;
+        for (const name of ['CONNECTING', 'OPEN', 'CLOSING', 'CLOSED']) window.WebSocket[name] = RealSocket[name];
+        """
+
+    /// The camera controls' state: disabled flags of shutter, record, filters and switch, and the zoom's aria-disabled.
+    static let controlsScript = """
+        return [...['shutter', 'record', 'filters', 'switch'].map((id) => document.getElementById(id).disabled),
+                document.getElementById('zoom').getAttribute('aria-disabled') === 'true'];
+        """
+
+    /// With no camera the page tries no video (no peer connection, no `watch`, no MJPEG, no "Showing MJPEG" notice)
+    /// and its camera controls are disabled; a `configured` state enables them and starts WebRTC, another status
+    /// disables them again.
+    @Test func withoutACameraThePageTriesNoVideoAndDisablesTheCameraControls() async throws {
+        let host = try WebHost(config: "missing-camera", json: Self.camera("/dev/video-swiftcam-missing"), arguments: ["--no-control"])
+        defer { host.stop() }
+        let browser = try await Browser()
+        defer { Task { await browser.quit() } }
+        try await browser.beforeEachPage(Self.recordWire)
+        try await browser.open(host.base)
+        // The socket's state has arrived and been applied (the banner shows it): whatever the page starts on its
+        // socket's opening and first state it has started by now.
+        _ = try await browser.wait("""
+            const banner = document.getElementById('banner');
+            const check = () => {
+              const first = window.sockets[0];
+              if (first && first.received.some((m) => m.type === 'state') && !banner.hidden && banner.className === 'unconfigured') done(true);
+              else requestAnimationFrame(check);
+            };
+            check();
+            """)
+        let wire = try await browser.run("""
+            const mjpeg = document.getElementById('mjpeg');
+            return [window.peersMade, window.sockets.flatMap((s) => s.sent.map((m) => m.type)), swiftcam.mode,
+                    mjpeg.getAttribute('src') || '', document.getElementById('notice').hidden];
+            """) as? [Any] ?? []
+        try #require(wire.count == 5, "\(wire)")
+        #expect(wire[0] as? Int == 0, "peer connections made: \(wire)")
+        #expect(!((wire[1] as? [String]) ?? []).contains("watch"), "\(wire)")
+        #expect(wire[2] as? String != "mjpeg" && wire[3] as? String == "" && wire[4] as? Bool == true, "\(wire)")
+        #expect(try await browser.run(Self.controlsScript) as? [Bool] == [true, true, true, true, true])
+
+        // The status becomes configured: the controls work (switch stays disabled: one source) and WebRTC starts.
+        let live = try await browser.run("""
+            applyState(Object.assign({}, swiftcam.state, { status: 'configured' }));
+            return [window.peersMade, window.sockets[0].sent.map((m) => m.type)];
+            """) as? [Any] ?? []
+        #expect(try await browser.run(Self.controlsScript) as? [Bool] == [false, false, false, true, false])
+        #expect(live.first as? Int == 1 && (live.last as? [String])?.contains("watch") == true, "\(live)")
+        _ = try await browser.run("applyState(Object.assign({}, swiftcam.state, { status: 'failed', message: 'failed: gone' }));")
+        #expect(try await browser.run(Self.controlsScript) as? [Bool] == [true, true, true, true, true])
+    }
+
+    /// An open page keeps its WebSocket past the host's idle timeout: it says it is there (`ping`) within it.
+    @Test func anOpenPageKeepsItsSocketPastTheIdleTimeout() async throws {
+        let idle = 3
+        let host = try WebHost(config: "missing-camera", json: Self.camera("/dev/video-swiftcam-missing"), arguments: ["--no-control"],
+                               environment: ["SWIFTCAM_WEB_IDLE_SECONDS": "\(idle)"])
+        defer { host.stop() }
+        let browser = try await Browser()
+        defer { Task { await browser.quit() } }
+        try await browser.beforeEachPage(Self.recordWire)
+        try await browser.open(host.base)
+        // Resolves at the first socket's close, or once it has sent pings spanning twice the idle time.
+        let outcome = try await browser.wait("""
+            const check = () => {
+              const first = window.sockets[0];
+              const pings = first ? first.sent.filter((m) => m.type === 'ping').length : 0;
+              if (first && first.closed !== null) done('closed ' + first.closed);
+              else if (pings >= 6) done('open after ' + pings + ' pings');
+              else requestAnimationFrame(check);
+            };
+            check();
+            """, timeout: 60) as? String
+        #expect(outcome == "open after 6 pings", "\(outcome ?? "nothing")")
+        #expect((try await browser.run("return window.sockets.length;") as? Int) == 1)
+    }
+
+    /// A token host opened in a browser without the token shows a page that says what to do, not JSON.
+    @Test func aTokenHostOpenedWithoutTheTokenSaysWhatToDo() async throws {
+        let token = "test-token-0123456789"
+        let host = try WebHost(config: "switch", arguments: ["--token", token])
+        defer { host.stop() }
+        let browser = try await Browser()
+        defer { Task { await browser.quit() } }
+        try await browser.open(host.base)
+        let shown = try await browser.run("return [document.title, document.body.innerText];") as? [String] ?? []
+        #expect(shown.first == "SwiftCam: this camera needs its token", "\(shown)")
+        #expect(shown.last?.contains("?token=") == true && shown.last?.contains("swiftcam run") == true, "\(shown)")
+        // The printed URL opens the camera.
+        try await browser.open(try #require(URL(string: "\(host.base.absoluteString)?token=\(token)")))
+        #expect(try await browser.run("return document.getElementById('preview') !== null;") as? Bool == true)
+    }
+
     /// A camera node the user may not open (root's, mode 0600, the host run as nobody): `unauthorized`, with the
     /// fix the CLI gives (join the video group).
     @Test(.enabled(if: getuid() == 0, "runs the host as nobody: needs root")) func aForbiddenCameraShowsTheUnauthorizedBanner() async throws {

@@ -37,6 +37,29 @@ import Testing
         #expect(upgrade.status == 401)
     }
 
+    /// A browser that opens a token host without the token gets a page saying what to do; an API client keeps the JSON.
+    @Test func withoutTheTokenABrowserIsToldWhatToDoAndAnAPIClientGetsJSON() async throws {
+        let token = "test-token-0123456789"
+        let host = try WebHost(config: "switch", arguments: ["--token", token])
+        let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+        for path in ["", "api/status"] {
+            let page = try await http("GET", host.base.appendingPathComponent(path), headers: ["Accept": browser])
+            let text = String(decoding: page.body, as: UTF8.self)
+            #expect(page.status == 401)
+            #expect(page.headers["content-type"]?.hasPrefix("text/html") == true, "\(page.headers)")
+            #expect(text.contains("<title>") && text.contains("?token=") && text.contains("swiftcam run") && text.contains("Ask them"), "\(text)")
+            #expect(!text.contains("\"ok\""))
+        }
+        for accept in [nil, "*/*", "application/json", "text/html;q=0"] {
+            let answer = try await http("GET", host.base.appendingPathComponent("api/status"), headers: accept.map { ["Accept": $0] } ?? [:])
+            #expect(answer.status == 401)
+            #expect(answer.headers["content-type"] == "application/json", "\(accept ?? "no Accept"): \(answer.headers)")
+            #expect((json(answer.body)["error"] as? String)?.contains("needs its token") == true)
+        }
+        // The token still opens the page.
+        #expect(try await http("GET", host.base, headers: ["Accept": browser, "X-SwiftCam-Token": token]).status == 200)
+    }
+
     @Test func namesNeverBecomePaths() async throws {
         let host = try WebHost(config: "switch")
         #expect(try host.ctl("snap").isOK)

@@ -41,8 +41,9 @@ final class WebHost: @unchecked Sendable {
     /// Starts `swiftcam run CONFIG --http 127.0.0.1:0 ARGS`; `config` is a name in pipelines/ or a JSON text
     /// written to the scratch folder as NAME.json. Waits for the "camera screen" line (or the process's end).
     /// `unprivileged` runs it as nobody without groups (`setpriv`; needs root), in a scratch folder anyone may write.
+    /// `environment` adds variables to the host's (e.g. `SWIFTCAM_WEB_MAX_CONNECTIONS`).
     init(config: String, name: String? = nil, json: String? = nil, arguments: [String] = [], expectServing: Bool = true,
-         unprivileged: Bool = false) throws {
+         unprivileged: Bool = false, environment extra: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-web-\(UUID().uuidString)")
         runtime = directory.appendingPathComponent("run")
         let open = unprivileged ? [FileAttributeKey.posixPermissions: 0o777] : nil
@@ -65,6 +66,7 @@ final class WebHost: @unchecked Sendable {
         environment["SWIFTCAM_PIPELINES"] = Self.repository.appendingPathComponent("pipelines").path
         environment.removeValue(forKey: "DISPLAY")
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        environment.merge(extra) { $1 }
         process.environment = environment
         process.standardOutput = output
         process.standardError = errors

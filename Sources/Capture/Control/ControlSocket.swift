@@ -103,6 +103,38 @@ public enum ControlError: CategorizedError, Sendable {
     }
 }
 
+/// How many connections a transport keeps open at once and how long one may stay silent: the control socket's and the
+/// page's WebSocket's. A connection over `maxConnections` is refused with a one-line reason and closed; one that sends
+/// nothing for `idleSeconds` is closed. Every open connection holds a thread (control) or a WebRTC viewer (page), so
+/// both bound what clients can make the host hold.
+public struct ConnectionLimits: Sendable, Equatable {
+    /// The most connections open at once (1...4096).
+    public var maxConnections: Int
+    /// Seconds a connection may send nothing before it is closed (1...86400).
+    public var idleSeconds: Int
+
+    /// Clamps both to their ranges.
+    public init(maxConnections: Int, idleSeconds: Int) {
+        self.maxConnections = min(max(maxConnections, 1), 4096)
+        self.idleSeconds = min(max(idleSeconds, 1), 86400)
+    }
+
+    /// The control socket's: 16 connections, 300 s idle (`swiftcam ctl` connects for one command; an interactive
+    /// client has five minutes between lines); `SWIFTCAM_CONTROL_MAX_CONNECTIONS` and `SWIFTCAM_CONTROL_IDLE_SECONDS`
+    /// change them.
+    public static var control: ConnectionLimits {
+        ConnectionLimits(environmentPrefix: "SWIFTCAM_CONTROL", default: ConnectionLimits(maxConnections: 16, idleSeconds: 300))
+    }
+
+    /// `default`, less what `PREFIX_MAX_CONNECTIONS` and `PREFIX_IDLE_SECONDS` set (whole numbers, clamped to the ranges;
+    /// anything else is ignored).
+    public init(environmentPrefix prefix: String, default standard: ConnectionLimits, environment: [String: String]? = nil) {
+        let environment = environment ?? ProcessInfo.processInfo.environment
+        self.init(maxConnections: environment["\(prefix)_MAX_CONNECTIONS"].flatMap { Int($0) } ?? standard.maxConnections,
+                  idleSeconds: environment["\(prefix)_IDLE_SECONDS"].flatMap { Int($0) } ?? standard.idleSeconds)
+    }
+}
+
 /// Reads newline-terminated lines from a descriptor, at most `limit` bytes each.
 struct LineReader {
     /// The longest command line a transport accepts.
@@ -112,15 +144,21 @@ struct LineReader {
     let limit: Int
     private var pending: [UInt8] = []
 
-    init(descriptor: Int32, limit: Int = LineReader.limit) {
+    /// Milliseconds to wait for more bytes before `next` gives `.idle`; nil waits as long as it takes.
+    let idleMilliseconds: Int32?
+
+    init(descriptor: Int32, limit: Int = LineReader.limit, idleSeconds: Int? = nil) {
         self.descriptor = descriptor
         self.limit = limit
+        idleMilliseconds = idleSeconds.map { Int32(clamping: $0 * 1000) }
     }
 
-    /// A line, or a line over the limit (the connection is then closed: what follows is not a command).
+    /// A line, a line over the limit (the connection is then closed: what follows is not a command), or nothing within
+    /// the idle time.
     enum Line {
         case text(String)
         case tooLong
+        case idle
     }
 
     /// The next line without its newline; nil at end of input or on error.
@@ -133,6 +171,12 @@ struct LineReader {
                 return .text(line)
             }
             if pending.count > limit { return .tooLong }
+            if let idleMilliseconds {
+                var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&waiting, 1, idleMilliseconds)
+                if ready < 0, errno == EINTR { continue }
+                if ready == 0 { return .idle }
+            }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count < 0, errno == EINTR { continue }
@@ -146,21 +190,29 @@ struct LineReader {
     }
 }
 
-/// Listens on the session's socket (mode 0600) and answers each line with the interpreter, one thread per client.
+/// Listens on the session's socket (mode 0600) and answers each line with the interpreter, one thread per client, at
+/// most `limits.maxConnections` of them: one more is answered `error …` and closed, and a client silent for
+/// `limits.idleSeconds` is told so and closed, which ends its thread.
 public final class ControlServer: @unchecked Sendable {
     /// The socket path.
     public let path: String
+    /// The connection cap and idle timeout.
+    public let limits: ConnectionLimits
     private let listener: Int32
     private let interpreter: CommandInterpreter
     private let stopped = Locked(false)
+    /// Connections being served (each by a thread of its own).
+    private let connections = Locked(0)
 
     /// Binds and listens; a stale socket of a dead session is replaced, a live one is an error.
-    public init(name: String, interpreter: CommandInterpreter) throws {
+    public init(name: String, interpreter: CommandInterpreter, limits: ConnectionLimits = .control) throws {
         path = ControlSocket.path(for: name)
         self.interpreter = interpreter
+        self.limits = limits
         let directory = ControlSocket.directory
         mkdir(directory, 0o700)
-        if (try? ControlSocket.send("help", to: name, timeout: 1))?.isOK == true {
+        // Any answer is a live session, a refusal (its connections full) included.
+        if (try? ControlSocket.send("help", to: name, timeout: 1)) != nil {
             throw ControlError.cannotListen(path: path, reason: "another 'swiftcam run \(name)' is already running")
         }
         unlink(path)
@@ -194,25 +246,56 @@ public final class ControlServer: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
-            let interpreter = interpreter
+            let most = limits.maxConnections
+            let admitted = connections.withLock { open in
+                guard open < most else { return false }
+                open += 1
+                return true
+            }
+            guard admitted else {
+                refuse(client)
+                continue
+            }
+            let interpreter = interpreter, limits = limits, connections = connections
             let thread = Thread {
-                var reader = LineReader(descriptor: client)
-                func answer(_ reply: Reply) {
-                    let bytes = Array((reply.description + "\n").utf8)
-                    _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                }
+                var reader = LineReader(descriptor: client, idleSeconds: limits.idleSeconds)
                 reading: while let line = reader.next() {
                     switch line {
-                    case let .text(command): answer(interpreter.execute(command))
+                    case let .text(command): Self.answer(client, interpreter.execute(command))
                     case .tooLong:
-                        answer(.error("line too long (the limit is \(LineReader.limit) bytes)"))
+                        Self.answer(client, .error("line too long (the limit is \(LineReader.limit) bytes)"))
+                        break reading
+                    case .idle:
+                        Self.answer(client, .error("closed after \(limits.idleSeconds) s without a command (the control socket's idle timeout); connect again to go on"))
                         break reading
                     }
                 }
+                // Counted out before the close: a client that sees the end may connect again at once.
+                connections.withLock { $0 -= 1 }
                 Glibc.close(client)
             }
+            thread.name = "swiftcam-ctl"
             thread.start()
         }
+    }
+
+    private static func answer(_ client: Int32, _ reply: Reply) {
+        let bytes = Array((reply.description + "\n").utf8)
+        _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Answers a connection over the cap and closes it, on the accept thread without waiting: what the client already
+    /// sent is read and dropped first (closing with unread bytes would reset the connection and could destroy the
+    /// answer), and the answer goes out without blocking (one line fits an empty send buffer).
+    private func refuse(_ client: Int32) {
+        var sink = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<4 {   // bounded: a client that keeps sending must not hold the accept thread
+            guard recv(client, &sink, sink.count, Int32(MSG_DONTWAIT)) > 0 else { break }
+        }
+        let reason = "error the control socket has \(limits.maxConnections) connections open, its limit; close one (an idle one closes after \(limits.idleSeconds) s) and try again\n"
+        _ = Array(reason.utf8).withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        Glibc.shutdown(client, Int32(SHUT_WR))
+        Glibc.close(client)
     }
 
     /// Stops accepting and removes the socket file.

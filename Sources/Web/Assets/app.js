@@ -14,6 +14,7 @@ const stage = $('stage');
 const app = {
   state: null,          // the last state the host pushed
   mode: 'connecting',   // 'webrtc' | 'mjpeg'
+  live: false,          // the session is configured: the camera controls work and WebRTC is tried
   zoom: 1,
   maxZoom: 16,
   lastFocus: null,      // {x, y} normalized, as posted
@@ -57,16 +58,21 @@ function notice(text, sticky = false) {
 let socket = null;
 let peer = null;
 let fallbackTimer = null;
+let keepAliveTimer = null;
 
 function connect() {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   socket = new WebSocket(scheme + '//' + location.host + '/ws');
-  socket.onopen = () => startWebRTC();
+  // WebRTC starts when the state says the camera is configured (applyState), not before: with no camera playing
+  // there is nothing to watch, and no fallback to try.
   socket.onmessage = (event) => {
     let message;
     try { message = JSON.parse(event.data); } catch (_) { return; }
     switch (message.type) {
-      case 'state': applyState(message); break;
+      case 'state':
+        if (message.idleSeconds) keepAlive(message.idleSeconds);
+        applyState(message);
+        break;
       case 'offer': answerOffer(message.sdp); break;
       case 'ice':
         if (peer) peer.addIceCandidate({ candidate: message.candidate, sdpMLineIndex: message.sdpMLineIndex }).catch(() => {});
@@ -79,15 +85,32 @@ function connect() {
         break;
     }
   };
-  socket.onclose = () => { setTimeout(connect, 1000); };
+  socket.onclose = (event) => {
+    clearInterval(keepAliveTimer);
+    // 1008: the host has as many pages open as it allows; say so and try again later rather than every second.
+    if (event.code === 1008) { notice(event.reason, true); setTimeout(connect, 10000); return; }
+    if (app.mode !== 'mjpeg') app.mode = 'connecting';
+    setTimeout(connect, 1000);
+  };
+}
+
+// The host closes a socket that sends nothing for `seconds`: say "still here" three times in that span.
+function keepAlive(seconds) {
+  clearInterval(keepAliveTimer);
+  keepAliveTimer = setInterval(() => send({ type: 'ping' }), seconds * 1000 / 3);
 }
 
 function send(object) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(object));
 }
 
+// The controls that act on the camera: usable only while the session is configured (its graph playing).
+const cameraControls = ['shutter', 'record', 'filters', 'switch'];
+
 function applyState(state) {
+  const wasLive = app.live;
   app.state = state;
+  app.live = state.status === 'configured';
   app.maxZoom = state.maxZoom || 16;
   const banner = $('banner');
   if (state.status && state.status !== 'configured') {
@@ -98,8 +121,15 @@ function applyState(state) {
   } else {
     banner.hidden = true;
   }
-  $('torch').hidden = !state.torch || state.status !== 'configured';
-  $('switch').disabled = (state.sources || 1) < 2;
+  $('torch').hidden = !state.torch || !app.live;
+  for (const id of cameraControls) $(id).disabled = !app.live;
+  if (app.live) $('switch').disabled = (state.sources || 1) < 2;
+  $('zoom').setAttribute('aria-disabled', String(!app.live));
+  if (!app.live) { $('filter-panel').hidden = true; clearTimeout(fallbackTimer); }
+  // Watch once the camera plays: on each new socket, and again when the camera comes back to a page that never got
+  // a picture (a page that had one keeps its peer connection: the host's viewer follows the graph across recovery).
+  if (app.live && app.mode !== 'mjpeg' && socket && socket.readyState === WebSocket.OPEN
+      && (!socket.watching || (!wasLive && app.mode === 'connecting'))) startWebRTC();
   const recording = !!state.recording;
   $('record').setAttribute('aria-pressed', String(recording));
   if (recording && !app.recordingSince) app.recordingSince = Date.now();
@@ -140,6 +170,7 @@ function startWebRTC() {
     if (peer && peer.connectionState === 'failed') fallBack('the WebRTC connection failed');
   };
   app.mode = 'connecting';
+  socket.watching = true;
   clearTimeout(fallbackTimer);
   fallbackTimer = setTimeout(() => { if (app.mode !== 'webrtc') fallBack('WebRTC did not connect within 6 s'); }, 6000);
   send({ type: 'watch' });
@@ -167,7 +198,7 @@ video.addEventListener('playing', () => {
 mjpeg.addEventListener('error', () => { mjpeg.hidden = true; });
 
 function fallBack(reason) {
-  if (app.mode === 'mjpeg') return;
+  if (app.mode === 'mjpeg' || !app.live) return;   // no camera: the banner says why, MJPEG would show nothing either
   clearTimeout(fallbackTimer);
   app.mode = 'mjpeg';
   if (peer) { peer.close(); peer = null; }
@@ -196,6 +227,7 @@ let pinch = null;
 let press = null;
 
 stage.addEventListener('pointerdown', (event) => {
+  if (!app.live) return;   // no camera to focus, meter or zoom
   stage.setPointerCapture(event.pointerId);
   pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
   if (pointers.size === 2) {
@@ -287,12 +319,14 @@ async function sendZoom() {
 
 stage.addEventListener('wheel', (event) => {
   event.preventDefault();
+  if (!app.live) return;
   setZoom(app.zoom * Math.exp(-event.deltaY / 500));
 }, { passive: false });
 
 // ---- Buttons --------------------------------------------------------------------------------------------
 
 async function shutter() {
+  if ($('shutter').disabled) return;   // the space bar too
   $('shutter').classList.add('flash');
   setTimeout(() => $('shutter').classList.remove('flash'), 150);
   await api('snap');
