@@ -20,8 +20,8 @@ enum PublishCommands {
             return usageFailure(UsageError("publish-check takes one URL"), checkUsage)
         }
         let seconds = options.value("--seconds").map { Double($0) } ?? 10
-        guard let seconds, seconds > 0, seconds.isFinite else {
-            return usageFailure(UsageError("--seconds takes a number of seconds more than 0"), checkUsage)
+        guard let seconds, Limits.isDuration(seconds) else {
+            return usageFailure(UsageError("--seconds takes \(Limits.durationRule)"), checkUsage)
         }
         let listen = options.flags.contains("--listen")
         do {

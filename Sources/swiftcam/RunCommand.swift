@@ -39,7 +39,14 @@ enum RunCommand {
         }
         let config: PipelineConfig
         do {
-            // --duration and --frames are the config keys of the same names, validated the same way.
+            // --duration and --frames set the config keys of the same names, but the user typed them here: a bad one is a
+            // usage error naming the option (not the config file), bounded as the keys are.
+            for text in options.values["--duration"] ?? [] where !(Double(text).map(Limits.isDuration) ?? false) {
+                return usageFailure(UsageError("--duration: \(text) is not \(Limits.durationRule)"), usage)
+            }
+            for text in options.values["--frames"] ?? [] where !((Int(text) ?? 0) > 0) {
+                return usageFailure(UsageError("--frames: \(text) is not a whole number of frames, at least 1"), usage)
+            }
             let limits = (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
             if let value = options.value("--rtsp"), !validRTSPAddress(value) {
                 return usageFailure(UsageError("--rtsp takes [ADDR:]PORT with PORT 0…65535 and ADDR an IP address, e.g. --rtsp 8554 or --rtsp 0.0.0.0:8554"), usage)

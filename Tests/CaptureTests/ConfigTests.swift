@@ -88,6 +88,34 @@ struct ConfigTests {
         #expect(throws: ConfigError.self) { try store.load("no-such-config") }
         #expect(throws: ConfigError.self) { try store.load("../etc") }
     }
+
+    /// Numbers `validate` accepted used to crash `run` (a deadline of 1e308 seconds converted to `Int`): every
+    /// number in seconds is bounded where it is read, and what loads goes through the session's arithmetic.
+    @Test(arguments: [
+        (#"{"sources":[{"kind":"test"}],"duration":1e308}"#, "duration"),
+        (#"{"sources":[{"kind":"test"}],"duration":1e20}"#, "duration"),
+        (#"{"sources":[{"kind":"test"}],"still":{"every":1e20}}"#, "still.every"),
+        (#"{"sources":[{"kind":"test"}],"still":{"every":1e-300}}"#, "still.every"),
+    ])
+    func hugeSecondsAreRefusedWhereRead(json: String, path: String) {
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(data: Data(json.utf8), file: "big.json") }
+        do {
+            _ = try ConfigLoader.load(data: Data(json.utf8), file: "big.json")
+        } catch {
+            #expect(error.path == path && error.reason.contains("1000000000"), "\(error)")
+        }
+    }
+
+    /// The largest values that load are safe in every later step (the fuzz target checks the same on any input).
+    @Test func theLargestSecondsThatLoadAreSafeLater() throws {
+        let json = #"{"sources":[{"kind":"test"}],"duration":1000000000,"still":{"every":1000000000}}"#
+        let config = try ConfigLoader.load(data: Data(json.utf8), file: "edge.json")
+        let timing = SessionTiming(config)
+        let now = MonotonicClock.now
+        #expect(timing.deadline(from: now) == now + 1e9)
+        #expect(timing.stillInterval == .nanoseconds(1_000_000_000_000_000_000))
+        #expect(Condition(0).wait(until: timing.deadline(from: now)) { _ in 1 } == 1)
+    }
 }
 
 @Suite("Pipeline builder")

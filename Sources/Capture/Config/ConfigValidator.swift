@@ -42,7 +42,7 @@ enum ConfigValidator {
         }
         if let still = config.still {
             if let quality = still.quality, !(1...100).contains(quality) { throw fail("still.quality", "\(quality) is outside 1…100") }
-            if let every = still.every, !(every > 0) { throw fail("still.every", "must be more than 0 seconds") }
+            if let every = still.every, !Limits.isInterval(every) { throw fail("still.every", "must be \(Limits.intervalRule)") }
             if let pattern = still.pattern, pattern.isEmpty || pattern.contains("/") {
                 throw fail("still.pattern", "a file name without '/' (use \"directory\" for the folder)")
             }
@@ -54,7 +54,7 @@ enum ConfigValidator {
         if let encoder = config.live?.encoder, let reason = EncoderChoice.problem(withLiveEncoder: encoder) {
             throw fail("live.encoder", reason)
         }
-        if let duration = config.duration, !(duration > 0 && duration.isFinite) { throw fail("duration", "must be a number of seconds more than 0") }
+        if let duration = config.duration, !Limits.isDuration(duration) { throw fail("duration", "must be \(Limits.durationRule)") }
         if let frames = config.frames, frames <= 0 { throw fail("frames", "must be at least 1") }
         if let http = config.http {
             let port = http.split(separator: ":", omittingEmptySubsequences: false).last.flatMap { Int($0) }

@@ -52,10 +52,12 @@ extension CaptureSession {
             .replacingOccurrences(of: "{n}", with: number)
     }
 
-    /// Takes a still every `seconds` on a timer; failures are reported as events and the timer goes on.
+    /// Takes a still every `seconds` (bounded by `Limits.isInterval`, as `still.every` is when read) on a timer;
+    /// failures are reported as events and the timer goes on.
     public func startPeriodicStills(every seconds: Double) {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "swiftcam.stills.\(name)"))
-        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        let interval = SessionTiming.interval(seconds)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
             do {
