@@ -20,4 +20,13 @@ struct ExitAndOutputTests {
         #expect(object?["status"] != nil, "not bare JSON: \(ctl.out)")
         #expect(plain.out.hasPrefix("ok "), "without --json the reply line stays: \(plain.out)")
     }
+
+    /// `bench --json /proc/nope.json` ran the whole benchmark, then failed: the path is checked first.
+    @Test func benchChecksItsJSONPathBeforeRunning() throws {
+        let result = try SwiftcamRun().run(["bench", "--quick", "--json", "/proc/nope.json"], timeout: 300)
+        #expect(result.status == 73, "\(result.err)")
+        #expect(result.err.contains("cannot write the bench results to /proc/nope.json"), "\(result.err)")
+        #expect(!result.err.contains("bench ["), "the benchmark ran: \(result.err)")
+        #expect(result.out.isEmpty, "a table was printed: \(result.out)")
+    }
 }
