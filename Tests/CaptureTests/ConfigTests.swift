@@ -116,6 +116,25 @@ struct ConfigTests {
         #expect(timing.stillInterval == .nanoseconds(1_000_000_000_000_000_000))
         #expect(Condition(0).wait(until: timing.deadline(from: now)) { _ in 1 } == 1)
     }
+
+    /// `café cam.json`: `list` called it invalid, `validate` ok, `run` refused the name. One rule now: any file name.
+    @Test func aConfigNamedWithSpacesAndAccentsLoadsByName() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = #"{"description": "the café", "sources": [{"kind": "test"}]}"#
+        for name in ["café cam", "plain", ".hidden"] {
+            try Data(json.utf8).write(to: folder.appendingPathComponent("\(name).json"))
+        }
+        let store = ConfigStore(directory: folder.path)
+        #expect(store.names() == ["café cam", "plain"])
+        for name in store.names() {
+            #expect(try store.load(name).description == "the café")
+            #expect(try ConfigLoader.load(file: store.path(of: name)).description == "the café")
+        }
+        #expect(throws: ConfigError.self) { try store.load(".hidden") }
+        #expect(throws: ConfigError.self) { try store.load("a\u{1B}b") }
+    }
 }
 
 @Suite("Pipeline builder")
