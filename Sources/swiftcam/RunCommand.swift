@@ -245,7 +245,7 @@ enum Output {
 
     static func line(_ text: String) {
         state.withLock { state in
-            write((state.statsShown ? "\n" : "") + text + "\n")
+            write((state.statsShown ? "\n" : "") + text.terminalSafe + "\n")
             state.statsShown = false
         }
     }

@@ -29,4 +29,21 @@ struct ExitAndOutputTests {
         #expect(!result.err.contains("bench ["), "the benchmark ran: \(result.err)")
         #expect(result.out.isEmpty, "a table was printed: \(result.out)")
     }
+
+    /// Control characters in file names and descriptions reached the terminal raw from `gallery` and `show`.
+    @Test func fileNamesAndDescriptionsAreEscaped() throws {
+        let run = try SwiftcamRun()
+        let captures = run.directory.appendingPathComponent("captures")
+        try FileManager.default.createDirectory(at: captures, withIntermediateDirectories: true)
+        try Data([0xFF, 0xD8]).write(to: captures.appendingPathComponent("a\u{1B}]0;owned\u{07}b.jpg"))
+        let config = run.directory.appendingPathComponent("esc.json")
+        try Data(#"{"description": "clears \u001b[2J the screen", "sources": [{"kind": "test"}], "preview": "none"}"#.utf8).write(to: config)
+        let gallery = try SwiftcamRun(directory: run.directory).run(["gallery", captures.path])
+        let show = try SwiftcamRun(directory: run.directory).run(["show", config.path])
+        for (name, out) in [("gallery", gallery.out), ("show", show.out)] {
+            #expect(!out.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(name) printed a control character: \(out.debugDescription)")
+        }
+        #expect(gallery.out.contains(#"a\u{1B}]0;owned\u{7}b.jpg"#), "\(gallery.out.debugDescription)")
+        #expect(show.out.contains(#"esc: clears \u{1B}[2J the screen"#), "\(show.out.debugDescription)")
+    }
 }
