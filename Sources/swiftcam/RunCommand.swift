@@ -175,7 +175,8 @@ enum RunCommand {
         let failed = session.failedOutputs
         if failed > 0 {
             printError("\(failed) still\(failed == 1 ? "" : "s") or recording\(failed == 1 ? "" : "s") failed (see above)")
-            return ExitCode.ioError
+            // A folder this user may not write is a permission problem (77), whatever else failed after it.
+            return session.firstOutputFailure == .permission ? ExitCode.permission : ExitCode.ioError
         }
         Output.line("stopped \(name)")
         return ExitCode.ok

@@ -44,4 +44,23 @@ struct RecorderTests {
         #expect(endedCleanly, "the file ends cleanly")
         #expect(frames == recorder.framesEncoded.value, "\(frames) frames decode, \(recorder.framesEncoded.value) were encoded")
     }
+
+    /// A `record start` that fails for a reason other than the disk (an encoder the muxer refuses) left `run` at
+    /// exit 0, while a failed still gave 74: every failed start counts and is told as it happens.
+    @Test func aFailedRecordStartCountsAndIsTold() throws {
+        // Decoded without the validator, which now refuses this pair when the config is read.
+        let config = try JSONDecoder().decode(PipelineConfig.self, from: Data("""
+            { "sources": [{ "kind": "test" }], "caps": { "width": 64, "height": 48, "framerate": "30/1" }, "preview": "none",
+              "record": { "container": "mp4", "encoder": "mjpeg", "directory": "\(FileManager.default.temporaryDirectory.path)/refused-\(UUID().uuidString)" } }
+            """.utf8))
+        let session = CaptureSession(name: "refused", config: config)
+        let told = Locked<[String]>([])
+        session.onEvent { event in if case let .recordingFailed(reason) = event { told.withLock { $0.append(reason) } } }
+        try session.start()
+        defer { session.stop() }
+        #expect(throws: (any Error).self) { try session.startRecording() }
+        #expect(session.failedOutputs == 1)
+        #expect(told.withLock { $0.count } == 1, "\(told.withLock { $0 })")
+        if let directory = config.record?.directory { try? FileManager.default.removeItem(atPath: directory) }
+    }
 }

@@ -46,4 +46,49 @@ struct ExitAndOutputTests {
         #expect(gallery.out.contains(#"a\u{1B}]0;owned\u{7}b.jpg"#), "\(gallery.out.debugDescription)")
         #expect(show.out.contains(#"esc: clears \u{1B}[2J the screen"#), "\(show.out.debugDescription)")
     }
+
+    /// Client failures are told on the host as they happen (and still counted for the exit code).
+    @Test func aClientsFailedSnapIsToldOnTheHost() throws {
+        let run = try SwiftcamRun()
+        try run.start(["run", "switch", "--quiet"])
+        let socket = try run.socket(for: "switch")
+        // A folder that cannot be made (its parent is a file), as a typo often is; root could make any other.
+        let blocker = run.directory.appendingPathComponent("typo")
+        try Data("x".utf8).write(to: blocker)
+        let reply = try run.ctl("snap \(blocker.path)/sub", socket: socket)
+        #expect(!reply.isOK)
+        let status = run.terminate()
+        let errors = run.collectErrors()
+        #expect(status == 73 || status == 74, "\(status): \(errors)")
+        let lines = errors.split(separator: "\n")
+        let told = try #require(lines.firstIndex { $0.contains("still failed") && $0.contains("typo/sub") }, "\(errors)")
+        let summary = try #require(lines.firstIndex { $0.contains("failed (see above)") }, "\(errors)")
+        #expect(told < summary)
+    }
+
+    /// root writes anywhere; the folder is root's.
+    @Test func aStillFolderThisUserMayNotWriteIsPermission() throws {
+        guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
+        let run = try SwiftcamRun()
+        let closed = run.directory.appendingPathComponent("closed")
+        try FileManager.default.createDirectory(at: closed, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: run.directory.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", SwiftcamRun.binary,
+                             "run", "switch", "--no-control", "--quiet", "--frames", "45", "--set", "still.every=0.5",
+                             "--set", "still.directory=\(closed.path)"]
+        process.currentDirectoryURL = run.directory
+        var environment = run.environment
+        environment["GST_REGISTRY"] = run.directory.appendingPathComponent("closed-registry.bin").path
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(text.contains("still failed") && text.contains("Permission denied"), "\(text)")
+        #expect(process.terminationStatus == 77, "\(process.terminationStatus): \(text)")
+    }
 }

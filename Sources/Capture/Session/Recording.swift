@@ -34,9 +34,15 @@ extension CaptureSession {
             return started
         } catch {
             recording.withLock { $0 = .idle }
+            // Every failed start counts toward `run`'s exit code and is told on the host, like a failed still
+            // (an encoder the muxer refuses used to leave `run` at 0); only a session that cannot record at all
+            // (not running, a launch line without a tee) is just the reply.
             switch error {
-            case SessionError.cannotWrite, SessionError.recordingFailed: recordFailure("recording failed: \(error)", unprompted: false)
-            default: break
+            case SessionError.notRunning, SessionError.missingElement: break
+            default:
+                recordFailure("recording failed: \(error)", unprompted: false, kind: FailureKind(of: error))
+                // The event is printed as "recording failed: …": without the error's own prefix.
+                if case let SessionError.recordingFailed(reason) = error { emit(.recordingFailed(reason)) } else { emit(.recordingFailed("\(error)")) }
             }
             throw error
         }
