@@ -66,6 +66,17 @@ struct ExitAndOutputTests {
         #expect(told < summary)
     }
 
+    /// past 65535 exited 69 as if the server were down (64 now: the URL is wrong).
+    @Test(arguments: [
+        (["publish-check", "file:///nonexistent-swiftcam.mkv", "--seconds", "2"], 66, "cannot read /nonexistent-swiftcam.mkv: no such file"),
+        (["publish-check", "rtsp://127.0.0.1:99999/x", "--seconds", "2"], 64, "port 99999"),
+    ] as [([String], Int32, String)])
+    func publishCheckExitsByTheMapping(arguments: [String], status: Int32, mentions: String) throws {
+        let result = try SwiftcamRun().run(arguments, timeout: 60)
+        #expect(result.status == status, "\(result.status): \(result.err)")
+        #expect(result.err.contains(mentions), "\(result.err)")
+    }
+
     /// root writes anywhere; the folder is root's.
     @Test func aStillFolderThisUserMayNotWriteIsPermission() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
