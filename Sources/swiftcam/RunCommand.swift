@@ -80,6 +80,11 @@ enum RunCommand {
                 return ExitCode.for(error)
             }
         }
+        // A window without a display segfaults inside GStreamer; a missing file fails as "internal error": say why first.
+        do { try PipelineBuilder(config: config).preflight() } catch {
+            printError("\(error)")
+            return ExitCode.for(error)
+        }
         let session = CaptureSession(name: name, config: config)
         let quiet = options.flags.contains("--quiet")
         let webServer = WebServerSlot()

@@ -47,6 +47,7 @@ struct ExitAndOutputTests {
         #expect(show.out.contains(#"esc: clears \u{1B}[2J the screen"#), "\(show.out.debugDescription)")
     }
 
+    /// A `snap DIR` typo from a client: the host said "1 still or recording failed (see above)" with nothing above.
     /// Client failures are told on the host as they happen (and still counted for the exit code).
     @Test func aClientsFailedSnapIsToldOnTheHost() throws {
         let run = try SwiftcamRun()
@@ -66,6 +67,35 @@ struct ExitAndOutputTests {
         #expect(told < summary)
     }
 
+    /// A config saved in the run's scratch folder.
+    private func writeConfig(_ run: SwiftcamRun, _ name: String, _ json: String) throws -> String {
+        let file = run.directory.appendingPathComponent("\(name).json")
+        try Data(json.utf8).write(to: file)
+        return file.path
+    }
+
+    /// `preview: window` without a display segfaulted inside GStreamer (exit 139, nothing printed).
+    @Test func aWindowWithoutADisplayIsRefusedInOneLine() throws {
+        let run = try SwiftcamRun()  // the harness runs without DISPLAY and WAYLAND_DISPLAY
+        let file = try writeConfig(run, "window", #"{"sources": [{"kind": "test"}], "preview": "window", "frames": 5}"#)
+        let result = try SwiftcamRun(directory: run.directory).run(["run", file, "--no-control"], timeout: 60)
+        #expect(result.status == 69, "\(result.status): \(result.err)")
+        #expect(result.err.contains("\"preview\": \"window\" needs a display"), "\(result.err)")
+        #expect(result.err.split(separator: "\n").count == 1, "\(result.err)")
+    }
+
+    /// A missing file source validated, then `run` exited 70 (internal error): it is 66, no input, naming the file.
+    @Test func aMissingFileSourceIsNoInput() throws {
+        let run = try SwiftcamRun()
+        let file = try writeConfig(run, "missing", #"{"sources": [{"kind": "file", "path": "/nonexistent/clip.mkv"}], "preview": "none"}"#)
+        let validate = try SwiftcamRun(directory: run.directory).run(["validate", file])
+        #expect(validate.status == 0, "a file present elsewhere is a valid config: \(validate.err)")
+        let result = try SwiftcamRun(directory: run.directory).run(["run", file, "--no-control"], timeout: 60)
+        #expect(result.status == 66, "\(result.status): \(result.err)")
+        #expect(result.err.contains("sources[0]: no such file /nonexistent/clip.mkv"), "\(result.err)")
+    }
+
+    /// `publish-check`: a file:// URL whose file is missing exited 70 with no reason (66 now, naming it); a port
     /// past 65535 exited 69 as if the server were down (64 now: the URL is wrong).
     @Test(arguments: [
         (["publish-check", "file:///nonexistent-swiftcam.mkv", "--seconds", "2"], 66, "cannot read /nonexistent-swiftcam.mkv: no such file"),
@@ -77,6 +107,7 @@ struct ExitAndOutputTests {
         #expect(result.err.contains(mentions), "\(result.err)")
     }
 
+    /// A still folder this user may not write exited 74 (I/O error): it is 77, permission. Run as `nobody`, since
     /// root writes anywhere; the folder is root's.
     @Test func aStillFolderThisUserMayNotWriteIsPermission() throws {
         guard getuid() == 0, FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") else { return }
