@@ -48,7 +48,10 @@ enum ConfigValidator {
             }
         }
         if let publish = config.publish { try validate(publish, fail: fail) }
-        if let encoder = config.record?.encoder, let reason = EncoderChoice.problem(withRecordEncoder: encoder) {
+        if let container = config.record?.container, let reason = EncoderChoice.problem(withContainer: container, encoder: config.record?.encoder ?? .auto) {
+            throw fail("record", reason)
+        }
+        if let encoder = config.record?.encoder, let reason = EncoderChoice.problem(withRecordEncoder: encoder, container: config.record?.container) {
             throw fail("record.encoder", reason)
         }
         if let encoder = config.live?.encoder, let reason = EncoderChoice.problem(withLiveEncoder: encoder) {
