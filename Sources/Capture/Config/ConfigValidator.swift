@@ -93,6 +93,7 @@ enum ConfigValidator {
             }
         }
         if source.kind != .test, source.pattern != nil { throw fail("\(path).pattern", "only test sources take \"pattern\"") }
+        if source.kind != .file, source.realtime != nil { throw fail("\(path).realtime", "only file sources take \"realtime\" (test and v4l2 sources are live)") }
         if source.kind != .v4l2, source.controls != nil { throw fail("\(path).controls", "only v4l2 sources take \"controls\"") }
         for name in (source.controls ?? [:]).keys.sorted() where name.isEmpty || !name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) {
             throw fail("\(path).controls.\(name)", "a control is named as `swiftcam controls DEVICE` lists it, e.g. brightness or white_balance_automatic")
