@@ -249,6 +249,7 @@ enum Output {
         }
     }
 
+    /// One line, its control characters escaped: paths and descriptions come from files and configs.
     static func line(_ text: String) {
         state.withLock { state in
             write((state.statsShown ? "\n" : "") + text.terminalSafe + "\n")
