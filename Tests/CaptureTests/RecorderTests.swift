@@ -66,7 +66,8 @@ struct RecorderTests {
             DispatchQueue.global().async(group: gate) {
                 ready.signal()
                 go.wait()
-                do { paths.withLock { $0.append((try? session.startRecording()) ?? "failed") } }
+                let path = (try? session.startRecording()) ?? "failed"
+                paths.withLock { $0.append(path) }
             }
         }
         ready.wait()
