@@ -116,11 +116,12 @@ struct RecorderTests {
 
     /// A `record start` that fails for a reason other than the disk (an encoder the muxer refuses) left `run` at
     /// exit 0, while a failed still gave 74: every failed start counts and is told as it happens.
-    @Test func aFailedRecordStartCountsAndIsTold() throws {
+    @Test(arguments: ["mjpeg", "vp8"])
+    func aFailedRecordStartCountsAndIsTold(encoder: String) throws {
         // Decoded without the validator, which now refuses this pair when the config is read.
         let config = try JSONDecoder().decode(PipelineConfig.self, from: Data("""
             { "sources": [{ "kind": "test" }], "caps": { "width": 64, "height": 48, "framerate": "30/1" }, "preview": "none",
-              "record": { "container": "mp4", "encoder": "mjpeg", "directory": "\(FileManager.default.temporaryDirectory.path)/refused-\(UUID().uuidString)" } }
+              "record": { "container": "mp4", "encoder": "\(encoder)", "directory": "\(FileManager.default.temporaryDirectory.path)/refused-\(UUID().uuidString)" } }
             """.utf8))
         let session = CaptureSession(name: "refused", config: config)
         let told = Locked<[String]>([])
