@@ -82,6 +82,10 @@ struct ExitAndOutputTests {
         #expect(result.status == 69, "\(result.status): \(result.err)")
         #expect(result.err.contains("\"preview\": \"window\" needs a display"), "\(result.err)")
         #expect(result.err.split(separator: "\n").count == 1, "\(result.err)")
+        // GStreamer's own autovideosink in a launch line does the same.
+        let launch = try writeConfig(run, "launch-window", #"{"launch": "videotestsrc num-buffers=5 ! videoconvert ! autovideosink"}"#)
+        let raw = try SwiftcamRun(directory: run.directory).run(["run", launch, "--no-control"], timeout: 60)
+        #expect(raw.status == 69 && raw.err.contains("the launch line's autovideosink needs a display"), "\(raw.status): \(raw.err)")
     }
 
     /// A missing file source validated, then `run` exited 70 (internal error): it is 66, no input, naming the file.

@@ -7,7 +7,7 @@ import SwiftFilterElement
 /// a display for a window, the file a `file` source plays. Checked before the pipeline is built.
 public enum PreflightError: CategorizedError, Sendable, Equatable {
     /// A window was asked for (`preview: window`, or a video sink in a launch line) and there is no display.
-    case noDisplay(what: String)
+    case noDisplay(what: String, instead: String)
     /// A `file` source's file does not exist.
     case noSuchFile(path: String, source: String)
     /// A `file` source's file exists but this user may not read it.
@@ -15,9 +15,8 @@ public enum PreflightError: CategorizedError, Sendable, Equatable {
 
     public var description: String {
         switch self {
-        case let .noDisplay(what):
-            "\(what) needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set here; "
-                + "use \"preview\": \"auto\" (a window only where there is a display) or \"none\""
+        case let .noDisplay(what, instead):
+            "\(what) needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set here; \(instead)"
         case let .noSuchFile(path, source):
             "\(source): no such file \(path)"
         case let .unreadableFile(path, source):
@@ -42,8 +41,12 @@ extension PipelineBuilder {
     /// Checks what the config needs from this machine before anything is built; throws the first thing missing.
     public func preflight() throws(PreflightError) {
         if !hasDisplay {
-            if config.launch == nil, config.preview == .window { throw .noDisplay(what: "\"preview\": \"window\"") }
-            if config.launch != nil, let sink = launchWindowSink { throw .noDisplay(what: "the launch line's \(sink)") }
+            if config.launch == nil, config.preview == .window {
+                throw .noDisplay(what: "\"preview\": \"window\"", instead: "use \"preview\": \"auto\" (a window only where there is a display) or \"none\"")
+            }
+            if config.launch != nil, let sink = launchWindowSink {
+                throw .noDisplay(what: "the launch line's \(sink)", instead: "use fakesink there, or run it where there is a display")
+            }
         }
         for (index, source) in (config.sources ?? []).enumerated() where source.kind == .file {
             guard let location = source.path else { continue }
