@@ -1,8 +1,10 @@
-/// Tones the image brown: keeps each pixel's luma and blends its chroma towards a fixed sepia hue.
+/// Tones the image brown: keeps each pixel's luma and blends its chroma towards a sepia hue whose strength
+/// follows the luma, so black stays black and white turns cream.
 ///
-/// In R'G'B': `out = (1 − i)·in + i·(Y + Δ)`, where Y is the luma of the frame's matrix and Δ is
-/// the R'G'B' of chroma (Cb, Cr) = (−0.08, +0.05) at zero luma. On Y'CbCr this is exactly
-/// "luma unchanged, chroma blended towards a constant", so YUV frames never touch their Y plane.
+/// In R'G'B': `out = (1 − i)·in + i·Y·(1 + 2Δ)`, where Y is the luma of the frame's matrix and Δ is
+/// the R'G'B' of chroma (Cb, Cr) = (−0.08, +0.05) at zero luma: the tone is Δ at mid grey, none at black.
+/// The map stays linear (no offset), so it fuses with the other point filters. On Y'CbCr this is exactly
+/// "luma unchanged, chroma blended towards the tone scaled by luma", so YUV frames never change their Y plane.
 public struct Sepia: Filter, Equatable {
     /// The sepia chroma (Cb, Cr) in −0.5...0.5 units.
     public static let tone = (cb: -0.08, cr: 0.05)
@@ -30,8 +32,10 @@ public struct Sepia: Filter, Equatable {
         let i = intensity
         return FilterKernel(.affine { color in
             let delta = Affine3.yCbCrToRGB(color).apply((0, Sepia.tone.cb, Sepia.tone.cr))
-            var toned = Affine3.luma(color)
-            toned.o = [delta.0, delta.1, delta.2]
+            // Row c is the luma weights times 1 + 2Δc: a tint proportional to Y (a constant one lifted black).
+            let k = color.lumaCoefficients
+            let gains = [1 + 2 * delta.0, 1 + 2 * delta.1, 1 + 2 * delta.2]
+            let toned = Affine3(m: gains.flatMap { [k.r * $0, k.g * $0, k.b * $0] })
             return Affine3.identity.mixed(with: toned, i)
         })
     }

@@ -53,6 +53,9 @@ public final class Condition<Value: Sendable>: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Monotonic seconds past which a deadline is no deadline (about 31 700 years of uptime): far inside `Int`'s range.
+    public static var farthestDeadline: Double { 1e12 }
+
     /// Blocks until `done` returns a result for the value, or until `deadline` (monotonic seconds, see
     /// `MonotonicClock.now`) passes; returns nil on the deadline. `done` runs under the lock and may change
     /// the value (to claim what it waited for).
@@ -62,15 +65,19 @@ public final class Condition<Value: Sendable>: @unchecked Sendable {
             pthread_cond_broadcast(condition)
             pthread_mutex_unlock(mutex)
         }
+        // A deadline past `farthestDeadline` (or NaN) waits without one: `Int(_:)` of a Double past Int's range
+        // traps, and nothing that far away is a deadline anyone means. Clamped below at 0: already passed.
+        let bounded = deadline.isNaN ? Double.infinity : deadline
+        let timed = bounded < Self.farthestDeadline
         var limit = timespec()
-        if deadline.isFinite {
-            let clamped = max(deadline, 0)
+        if timed {
+            let clamped = max(bounded, 0)
             limit.tv_sec = Int(clamped)
             limit.tv_nsec = Int((clamped - Double(Int(clamped))) * 1e9)
         }
         while true {
             if let result = done(&value) { return result }
-            if deadline.isFinite {
+            if timed {
                 if pthread_cond_timedwait(condition, mutex, &limit) == ETIMEDOUT { return done(&value) }
             } else {
                 pthread_cond_wait(condition, mutex)

@@ -18,6 +18,8 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
     case setup(String)
     /// A stream that could not be read at all.
     case unreadable(url: String, reason: String)
+    /// A `file://` URL naming a file that does not exist.
+    case noSuchFile(path: String)
 
     public var description: String {
         switch self {
@@ -37,6 +39,8 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
             "cannot set up publishing: \(reason)"
         case let .unreadable(url, reason):
             "cannot read \(url): \(reason)"
+        case let .noSuchFile(path):
+            "cannot read \(path): no such file"
         }
     }
 
@@ -45,6 +49,7 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
         case .cannotListen, .missing, .unreadable: .unavailable
         case .credentialsRequired, .badCredentials, .unsupported: .badData
         case .badURL: .usage
+        case .noSuchFile: .noInput
         case .setup: .software
         }
     }

@@ -79,6 +79,13 @@ enum Bench {
         if !BenchmarkReport.isReleaseBuild {
             printError("warning: this is a debug build; its numbers say nothing about speed (use swift build -c release)")
         }
+        if let jsonPath {
+            // Before the run, not after it: a path that cannot be written costs a moment, not the whole benchmark.
+            do { try BenchmarkReport.checkWritable(jsonPath) } catch {
+                printError("\(error)")
+                return ExitCode.cantCreate
+            }
+        }
         let progress = ProgressLine()
         let report: BenchmarkReport
         do {

@@ -49,9 +49,9 @@ func writeText(_ text: String, to path: String) -> String? {
     return nil
 }
 
-/// Prints one line to stderr.
+/// Prints one line to stderr, its control characters escaped (a file name or device answer may carry them).
 func printError(_ line: String) {
-    let text = "swiftcam: \(line)\n"
+    let text = "swiftcam: \(line.terminalSafe)\n"
     _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
 }
 

@@ -23,7 +23,7 @@ enum ConfigCommands {
         } else {
             let width = rows.map { $0["name", default: ""].count }.max() ?? 0
             for row in rows {
-                print("\(row["name", default: ""].padding(toLength: width + 2, withPad: " ", startingAt: 0))\(row["description", default: ""])")
+                print("\(row["name", default: ""].padding(toLength: width + 2, withPad: " ", startingAt: 0))\(row["description", default: ""].terminalSafe)")
             }
         }
         return ExitCode.ok
@@ -50,7 +50,7 @@ enum ConfigCommands {
             printError("\(error)")
             return ExitCode.for(error)
         }
-        print("\(name): \(config.description ?? "(no description)")")
+        print("\(name.terminalSafe): \((config.description ?? "(no description)").terminalSafe)")
         for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
             if let plan = builder.cameraPlans[index] {
                 print(plan.summary)
@@ -117,7 +117,7 @@ enum ConfigCommands {
         for file in files {
             do {
                 _ = try ConfigLoader.load(file: file)
-                print("ok \(file)")
+                print("ok \(file.terminalSafe)")
             } catch {
                 printError("\(error)")
                 if status == ExitCode.ok { status = ExitCode.for(error) }

@@ -5,7 +5,8 @@ enum CtlCommand {
     static let usage = """
         usage: swiftcam ctl NAME COMMAND…
 
-        Sends one command to 'swiftcam run NAME' and prints its reply line.
+        Sends one command to 'swiftcam run NAME' and prints its reply line; with --json (stats --json) a
+        successful reply is printed as bare JSON, for jq.
         Commands: \(CommandInterpreter.help)
         """
 
@@ -15,7 +16,12 @@ enum CtlCommand {
         let command = arguments.dropFirst().joined(separator: " ")
         do {
             let reply = try ControlSocket.send(command, to: name)
-            print(reply.description)
+            // `stats --json` is for programs: the JSON alone, not the `ok ` of the reply line (errors stay lines on stdout).
+            if case let .ok(json) = reply, arguments.dropFirst().contains("--json") {
+                print(json)
+            } else {
+                print(reply.description)
+            }
             return reply.isOK ? ExitCode.ok : ExitCode.dataError
         } catch {
             printError("\(error)")

@@ -20,10 +20,10 @@ enum InfoCommands {
         if options.flags.contains("--json") {
             printJSON(items)
         } else if items.isEmpty {
-            print("nothing captured yet in \(directories.joined(separator: ", "))")
+            print("nothing captured yet in \(directories.joined(separator: ", ").terminalSafe)")
         } else {
             for item in items {
-                print("\(item.modified)  \(item.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(item.bytes) bytes  \(item.path)")
+                print("\(item.modified)  \(item.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(item.bytes) bytes  \(item.path.terminalSafe)")
             }
         }
         return ExitCode.ok

@@ -10,7 +10,8 @@ enum PublishCommands {
         codec, size, frames per second received, frames lost and the time to the first frame; a line a second
         while it reads. --listen is the server instead: an RTSP server taking RECORD at the URL's address, port
         and path, or an SRT listener, to check what a camera pushes without a media server.
-        Exits 0 when frames arrived, 69 when none did, 64 for a URL it cannot read or listen at.
+        Exits 0 when frames arrived, 69 when none did, 64 for a URL it cannot read or listen at (a port past 65535
+        too), 66 for a file:// URL whose file does not exist.
         """
 
     static func check(_ arguments: [String]) -> Int32 {
@@ -20,8 +21,8 @@ enum PublishCommands {
             return usageFailure(UsageError("publish-check takes one URL"), checkUsage)
         }
         let seconds = options.value("--seconds").map { Double($0) } ?? 10
-        guard let seconds, seconds > 0, seconds.isFinite else {
-            return usageFailure(UsageError("--seconds takes a number of seconds more than 0"), checkUsage)
+        guard let seconds, Limits.isDuration(seconds) else {
+            return usageFailure(UsageError("--seconds takes \(Limits.durationRule)"), checkUsage)
         }
         let listen = options.flags.contains("--listen")
         do {

@@ -41,7 +41,14 @@ enum RunCommand {
         }
         let config: PipelineConfig
         do {
-            // --duration and --frames are the config keys of the same names, validated the same way.
+            // --duration and --frames set the config keys of the same names, but the user typed them here: a bad one is a
+            // usage error naming the option (not the config file), bounded as the keys are.
+            for text in options.values["--duration"] ?? [] where !(Double(text).map(Limits.isDuration) ?? false) {
+                return usageFailure(UsageError("--duration: \(text) is not \(Limits.durationRule)"), usage)
+            }
+            for text in options.values["--frames"] ?? [] where !((Int(text) ?? 0) > 0) {
+                return usageFailure(UsageError("--frames: \(text) is not a whole number of frames, at least 1"), usage)
+            }
             let limits = (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
             if let value = options.value("--rtsp"), !validRTSPAddress(value) {
                 return usageFailure(UsageError("--rtsp takes [ADDR:]PORT with PORT 0…65535 and ADDR an IP address, e.g. --rtsp 8554 or --rtsp 0.0.0.0:8554"), usage)
@@ -76,6 +83,11 @@ enum RunCommand {
             }
         }
         if options.flags.contains("--verbose") { CaptureSession.showGStreamerMessages() }
+        // A window without a display segfaults inside GStreamer; a missing file fails as "internal error": say why first.
+        do { try PipelineBuilder(config: config).preflight() } catch {
+            printError("\(error)")
+            return ExitCode.for(error)
+        }
         let session = CaptureSession(name: name, config: config)
         let quiet = options.flags.contains("--quiet")
         let webServer = WebServerSlot()
@@ -174,7 +186,8 @@ enum RunCommand {
         let failed = session.failedOutputs
         if failed > 0 {
             printError("\(failed) still\(failed == 1 ? "" : "s") or recording\(failed == 1 ? "" : "s") failed (see above)")
-            return ExitCode.ioError
+            // A folder this user may not write is a permission problem (77), whatever else failed after it.
+            return session.firstOutputFailure == .permission ? ExitCode.permission : ExitCode.ioError
         }
         Output.line("stopped \(name)")
         return ExitCode.ok
@@ -242,9 +255,10 @@ enum Output {
         }
     }
 
+    /// One line, its control characters escaped: paths and descriptions come from files and configs.
     static func line(_ text: String) {
         state.withLock { state in
-            write((state.statsShown ? "\n" : "") + text + "\n")
+            write((state.statsShown ? "\n" : "") + text.terminalSafe + "\n")
             state.statsShown = false
         }
     }

@@ -41,7 +41,7 @@ struct CommandTests {
         ("", CommandError.empty), ("   \t ", .empty), ("nosuch", .unknownCommand("nosuch")), ("snap a b", .usage("snap [DIRECTORY]")),
         ("zoom nan", .usage("zoom FACTOR, e.g. zoom 2")), ("zoom", .usage("zoom FACTOR, e.g. zoom 2")),
         ("exposure ev=inf", .usage("exposure ev=STOPS, e.g. exposure ev=1")), ("torch maybe", .usage("torch on|off")),
-        ("wb 999", .usage("wb auto|KELVIN with KELVIN from 1000 to 15000, e.g. wb 5000")), ("record", .usage("record start|stop")),
+        ("wb 0", .usage("wb auto|KELVIN with KELVIN from 2000 to 12000, e.g. wb 5000")), ("record", .usage("record start|stop")),
         ("wait 0", .usage("wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered")),
     ] as [(String, CommandError)])
     func refuses(line: String, expected: CommandError) {

@@ -88,6 +88,81 @@ struct ConfigTests {
         #expect(throws: ConfigError.self) { try store.load("no-such-config") }
         #expect(throws: ConfigError.self) { try store.load("../etc") }
     }
+
+    /// Numbers `validate` accepted used to crash `run` (a deadline of 1e308 seconds converted to `Int`): every
+    /// number in seconds is bounded where it is read, and what loads goes through the session's arithmetic.
+    @Test(arguments: [
+        (#"{"sources":[{"kind":"test"}],"duration":1e308}"#, "duration"),
+        (#"{"sources":[{"kind":"test"}],"duration":1e20}"#, "duration"),
+        (#"{"sources":[{"kind":"test"}],"still":{"every":1e20}}"#, "still.every"),
+        (#"{"sources":[{"kind":"test"}],"still":{"every":1e-300}}"#, "still.every"),
+    ])
+    func hugeSecondsAreRefusedWhereRead(json: String, path: String) {
+        #expect(throws: ConfigError.self) { try ConfigLoader.load(data: Data(json.utf8), file: "big.json") }
+        do {
+            _ = try ConfigLoader.load(data: Data(json.utf8), file: "big.json")
+        } catch {
+            #expect(error.path == path && error.reason.contains("1000000000"), "\(error)")
+        }
+    }
+
+    /// The largest values that load are safe in every later step (the fuzz target checks the same on any input).
+    @Test func theLargestSecondsThatLoadAreSafeLater() throws {
+        let json = #"{"sources":[{"kind":"test"}],"duration":1000000000,"still":{"every":1000000000}}"#
+        let config = try ConfigLoader.load(data: Data(json.utf8), file: "edge.json")
+        let timing = SessionTiming(config)
+        let now = MonotonicClock.now
+        #expect(timing.deadline(from: now) == now + 1e9)
+        #expect(timing.stillInterval == .nanoseconds(1_000_000_000_000_000_000))
+        #expect(Condition(0).wait(until: timing.deadline(from: now)) { _ in 1 } == 1)
+    }
+
+    /// `record.container: mp4` with an encoder mp4mux does not take (VP8, JPEG) validated, and every `record start`
+    /// failed: refused when the config is read, in one line naming both keys and what works.
+    @Test(arguments: ["vp8", "mjpeg", "vp8enc", "jpegenc"])
+    func mp4WithAnEncoderItCannotHoldIsRefused(encoder: String) {
+        let json = #"{"sources":[{"kind":"test"}],"record":{"container":"mp4","encoder":"\#(encoder)"}}"#
+        do {
+            _ = try ConfigLoader.load(data: Data(json.utf8), file: "mp4.json")
+            Issue.record("mp4 with \(encoder) loaded")
+        } catch {
+            #expect(error.path == "record" && error.reason.contains("\"container\": \"mp4\" holds H.264 only")
+                    && error.reason.contains("\"encoder\": \"\(encoder)\"") && error.reason.contains("matroska"), "\(error)")
+            #expect(!error.description.contains("\n"))
+        }
+    }
+
+    /// `auto` (and no encoder) into MP4 chooses among the H.264 encoders only; into Matroska VP8 stays a fallback.
+    @Test func autoIntoMP4ChoosesH264Only() throws {
+        let everything: @Sendable (String) -> Bool = { _ in true }
+        let mp4 = EncoderChoice.record(.auto, container: .mp4, available: everything, failures: FailedEncoders())
+        #expect(!mp4.candidates.isEmpty && mp4.candidates.allSatisfy { $0.codec == .h264 })
+        let onlyVP8 = EncoderChoice.record(nil, container: .mp4, available: { $0 == "vp8enc" }, failures: FailedEncoders())
+        #expect(onlyVP8.chosen == nil)
+        let matroska = EncoderChoice.record(.auto, container: .matroska, available: everything, failures: FailedEncoders())
+        #expect(matroska.candidates.contains { $0.codec == .vp8 })
+        let config = try ConfigLoader.load(data: Data(#"{"sources":[{"kind":"test"}],"record":{"container":"mp4"}}"#.utf8), file: "mp4.json")
+        #expect(PipelineBuilder(config: config, hasDisplay: false).recordEncoders.candidates.allSatisfy { $0.codec == .h264 })
+    }
+
+    /// `café cam.json`: `list` called it invalid, `validate` ok, `run` refused the name. One rule now: any file name.
+    @Test func aConfigNamedWithSpacesAndAccentsLoadsByName() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = #"{"description": "the café", "sources": [{"kind": "test"}]}"#
+        for name in ["café cam", "plain", ".hidden"] {
+            try Data(json.utf8).write(to: folder.appendingPathComponent("\(name).json"))
+        }
+        let store = ConfigStore(directory: folder.path)
+        #expect(store.names() == ["café cam", "plain"])
+        for name in store.names() {
+            #expect(try store.load(name).description == "the café")
+            #expect(try ConfigLoader.load(file: store.path(of: name)).description == "the café")
+        }
+        #expect(throws: ConfigError.self) { try store.load(".hidden") }
+        #expect(throws: ConfigError.self) { try store.load("a\u{1B}b") }
+    }
 }
 
 @Suite("Pipeline builder")

@@ -178,6 +178,43 @@ struct GraphTests {
     }
 }
 
+/// A `file` source played as fast as it decoded (60 frames at "0.0 fps", 37 queue drops): it is paced on the
+/// pipeline clock like a camera, unless the config asks for `"realtime": false`.
+@Suite("File sources")
+struct FileSourceTests {
+    @Test func aFilePlaysAtItsOwnFrameRate() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pace-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("clip.mkv").path
+        try writeClip(to: path, frames: 8)  // 10 fps: the last frame is 0.7 s after the first
+        let caps: [String: Any] = ["width": 64, "height": 48, "format": "I420"]
+        let builder = PipelineBuilder(config: try config(["sources": [["kind": "file", "path": path]], "caps": caps]), hasDisplay: false)
+        let pipeline = try builder.build()
+        #expect(try pipeline.element(named: PipelineBuilder.Names.pace(0))?.get("sync", as: Bool.self) == true)
+        // When each frame leaves the filter, on the monotonic clock: frames may come late on a loaded machine, never early.
+        let seen = Locked<[Double]>([])
+        let filter = try #require(pipeline.element(named: PipelineBuilder.Names.filter))
+        _ = try filter.staticPad("src").onBuffer { _ in seen.withLock { $0.append(MonotonicClock.now) } }
+        let bus = pipeline.bus
+        try pipeline.setState(.playing)
+        defer { try? pipeline.setState(.null) }
+        guard case .eos? = bus.waitForEnd(timeout: 60) else {
+            Issue.record("no end of stream")
+            return
+        }
+        let times = seen.withLock { $0 }
+        #expect(times.count == 8)
+        let span = (times.last ?? 0) - (times.first ?? 0)
+        #expect(span >= 0.6, "8 frames at 10 fps left the filter within \(span) s: not paced")
+
+        let fast = PipelineBuilder(config: try config(["sources": [["kind": "file", "path": path, "realtime": false]], "caps": caps]),
+                                   hasDisplay: false)
+        #expect(try fast.build().element(named: PipelineBuilder.Names.pace(0)) == nil)
+        #expect(throws: ConfigError.self) { try config(["sources": [["kind": "test", "realtime": false]]]) }
+    }
+}
+
 /// Writes `frames` frames of test pattern as Motion JPEG in Matroska to `path`, built from typed parts.
 func writeClip(to path: String, frames: Int) throws {
     var graph = GraphDescription()

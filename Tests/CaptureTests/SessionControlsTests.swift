@@ -78,6 +78,11 @@ struct SessionControlsTests {
         #expect(reply("focus 0.5 0.5") == "error focus is not supported by this source (test pattern)")
         #expect(reply("exposure ev=1") == "ok exposure ev=1.0 (digital)")
         #expect(reply("wb 4000") == "ok wb 4000K (digital)")
+        // Outside the one range (the temperature filter's, which the usage names) the reply says what runs.
+        #expect(reply("wb 1000") == "ok wb 2000K (digital) (clamped from 1000)")
+        #expect(session.stats.chain.contains("temperature kelvin=2000"))
+        #expect(reply("wb 15000") == "ok wb 12000K (digital) (clamped from 15000)")
+        #expect(reply("wb 4000") == "ok wb 4000K (digital)")
         #expect(reply("brightness 0.25") == "ok brightness 0.25 (digital)")
         #expect(reply("brightness 40").hasPrefix("error brightness 40: this source has no brightness control"))
         #expect(reply("hue 0.1").hasPrefix("error hue is not supported"))

@@ -20,13 +20,22 @@ import Testing
     @Test(arguments: rgbFormats)
     func sepiaOfPureRed(format: PixelFormat) throws {
         // Y = 0.299; Δ = (1.402·0.05, −0.344136·(−0.08) − 0.714136·0.05, 1.772·(−0.08)) = (0.0701, −0.008176, −0.14176);
-        // (Y + Δ)·255 = (94.12, 74.16, 40.09).
+        // the tint scales with luma: Y·(1 + 2Δ)·255 = (86.93, 75.00, 54.63).
         let frame = try Self.rgb(format, FilterChain { Sepia() }, Array(repeating: (255, 0, 0), count: 6))
-        #expect(frame.rgb(0, 0) == (94, 74, 40))
+        #expect(frame.rgb(0, 0) == (87, 75, 55))
         #expect(frame.alpha(2, 1) == 200)
-        // Half intensity: (255 + 94.12)/2, (0 + 74.16)/2, (0 + 40.09)/2.
+        // Half intensity: (255 + 86.93)/2, (0 + 75.00)/2 = 37.4991, (0 + 54.63)/2.
         let half = try Self.rgb(format, FilterChain { Sepia(intensity: 0.5) }, [(255, 0, 0)])
-        #expect(half.rgb(0, 0) == (175, 37, 20))
+        #expect(half.rgb(0, 0) == (171, 37, 27))
+    }
+
+    /// A sepia of black is black (the tone once was a constant, which lifted black to (18, 0, 0)); white turns cream.
+    @Test(arguments: rgbFormats)
+    func sepiaOfBlackIsBlack(format: PixelFormat) throws {
+        let frame = try Self.rgb(format, FilterChain { Sepia() }, [(0, 0, 0), (255, 255, 255)])
+        #expect(frame.rgb(0, 0) == (0, 0, 0))
+        // White: (1 + 2Δ)·255 = (290.75 → 255, 250.83, 182.70).
+        #expect(frame.rgb(1, 0) == (255, 251, 183))
     }
 
     @Test(arguments: rgbFormats)
@@ -173,9 +182,19 @@ import Testing
     func sepiaKeepsLumaAndSetsTheToneChroma(format: PixelFormat, color: ColorDescription) throws {
         let frame = Self.yuvConstant(format, color, y: 100, u: 90, v: 180)
         try FilterChain { Sepia() }.compile().process(frame.frame)
-        // 128 + scale·(−0.08) and 128 + scale·0.05: limited (224) → 110.08, 139.2; full (255) → 107.6, 140.75.
-        let expected = color.range == .limited ? (110, 139) : (108, 141)
+        // The tone scales with luma (2Y' at Y' = 0.5 is the old constant): 128 + scale·2Y'·(−0.08) and 128 + scale·2Y'·0.05;
+        // limited (224, Y' = 84/219) → 114.25, 136.59; full (255, Y' = 100/255) → 112, 138.
+        let expected = color.range == .limited ? (114, 137) : (112, 138)
         Self.expectConstant(frame, y: 100, u: expected.0, v: expected.1, "sepia \(format)")
+    }
+
+    /// Black (and any grey's luma-free chroma at Y' = 0) stays black: no tone at zero luma, on every YUV layout.
+    @Test(arguments: yuvFormats, [ColorDescription.bt601Limited, .bt709Full])
+    func sepiaOfBlackIsBlackInYUV(format: PixelFormat, color: ColorDescription) throws {
+        let black = color.range == .limited ? 16 : 0
+        let frame = Self.yuvConstant(format, color, y: black, u: 128, v: 128)
+        try FilterChain { Sepia() }.compile().process(frame.frame)
+        Self.expectConstant(frame, y: black, u: 128, v: 128, "sepia of black \(format)")
     }
 
     @Test(arguments: yuvFormats)

@@ -27,8 +27,11 @@ let package = Package(
         .executableTarget(name: "FuzzGrammar", dependencies: ["FuzzSupport", .product(name: "Filters", package: "SwiftCam")], swiftSettings: strictImports),
         // The `.cube` reader: never traps, rejects with a located error, a parsed cube filters frames.
         .executableTarget(name: "FuzzCube", dependencies: ["FuzzSupport", .product(name: "Filters", package: "SwiftCam")], swiftSettings: strictImports),
-        // The config loader (JSON and `--set KEY=VALUE`): never traps, errors name file, path and reason.
-        .executableTarget(name: "FuzzConfig", dependencies: ["FuzzSupport", .product(name: "Capture", package: "SwiftCam")], swiftSettings: strictImports),
+        // The config loader (JSON and `--set KEY=VALUE`): never traps, errors name file, path and reason; a loaded
+        // config's numbers go through the session's deadline and timer arithmetic without trapping.
+        .executableTarget(name: "FuzzConfig", dependencies: [
+            "FuzzSupport", .product(name: "Capture", package: "SwiftCam"), .product(name: "GStreamer", package: "SwiftCam"),
+        ], swiftSettings: strictImports),
         // The control command parser: never traps, one-line errors, canonical text parses back.
         .executableTarget(name: "FuzzCommand", dependencies: ["FuzzSupport", .product(name: "Capture", package: "SwiftCam")], swiftSettings: strictImports),
         // Launch-line quoting: what `show` prints parses back to the same elements and property values.

@@ -37,4 +37,15 @@ struct ConditionTests {
         #expect(reached.withLock { $0 } == 5)
         #expect(looks.withLock { $0 } == 2, "the waiter looked after changes that did not ask to wake it")
     }
+
+    /// A deadline past `Int`'s range in seconds (a `duration` of 1e20 from a user) is no deadline, not a trap:
+    /// this converted the deadline with `Int(_:)` and died with SIGILL ("Double value cannot be converted to Int").
+    @Test(arguments: [1e20, 1e308, -1e308, Double.nan])
+    func farDeadlinesNeverTrap(deadline: Double) {
+        let value = Condition(7)
+        #expect(value.wait(until: deadline) { $0 } == 7)
+        // A deadline far away but timed: it waits, and a change ends the wait.
+        let done = value.wait(until: MonotonicClock.now + 1e9) { $0 }
+        #expect(done == 7)
+    }
 }

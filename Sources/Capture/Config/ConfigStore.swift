@@ -26,10 +26,18 @@ public struct ConfigStore: Sendable {
         return ConfigStore(directory: "pipelines")
     }
 
-    /// The config names present, sorted.
+    /// The config names present, sorted: every `NAME.json` whose NAME `isName` accepts, so that what `list` shows,
+    /// `show` and `run` load, and `validate` checks are the same files.
     public func names() -> [String] {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+        return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.filter(Self.isName).sorted()
+    }
+
+    /// Whether `text` names a config in the folder: any file name (spaces and accents too, `café cam`), but not
+    /// empty, not hidden, without '/' and without control characters. One rule for `list`, `show`, `run` and `ctl`.
+    public static func isName(_ text: String) -> Bool {
+        !text.isEmpty && !text.hasPrefix(".") && !text.contains("/")
+            && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     /// The file of a name.
@@ -42,8 +50,8 @@ public struct ConfigStore: Sendable {
         if nameOrPath.hasSuffix(".json") || nameOrPath.contains("/") {
             return try ConfigLoader.load(file: nameOrPath, overrides: overrides)
         }
-        guard !nameOrPath.isEmpty, nameOrPath.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-            throw ConfigError(file: nameOrPath, path: "", reason: "a config name is letters, digits and '-' (see 'swiftcam list')")
+        guard Self.isName(nameOrPath) else {
+            throw ConfigError(file: nameOrPath, path: "", reason: "a config name is a file name in \(directory) without '.json', not hidden and without control characters (see 'swiftcam list')")
         }
         let file = path(of: nameOrPath)
         guard FileManager.default.fileExists(atPath: file) else {

@@ -42,19 +42,22 @@ enum ConfigValidator {
         }
         if let still = config.still {
             if let quality = still.quality, !(1...100).contains(quality) { throw fail("still.quality", "\(quality) is outside 1…100") }
-            if let every = still.every, !(every > 0) { throw fail("still.every", "must be more than 0 seconds") }
+            if let every = still.every, !Limits.isInterval(every) { throw fail("still.every", "must be \(Limits.intervalRule)") }
             if let pattern = still.pattern, pattern.isEmpty || pattern.contains("/") {
                 throw fail("still.pattern", "a file name without '/' (use \"directory\" for the folder)")
             }
         }
         if let publish = config.publish { try validate(publish, fail: fail) }
-        if let encoder = config.record?.encoder, let reason = EncoderChoice.problem(withRecordEncoder: encoder) {
+        if let container = config.record?.container, let reason = EncoderChoice.problem(withContainer: container, encoder: config.record?.encoder ?? .auto) {
+            throw fail("record", reason)
+        }
+        if let encoder = config.record?.encoder, let reason = EncoderChoice.problem(withRecordEncoder: encoder, container: config.record?.container) {
             throw fail("record.encoder", reason)
         }
         if let encoder = config.live?.encoder, let reason = EncoderChoice.problem(withLiveEncoder: encoder) {
             throw fail("live.encoder", reason)
         }
-        if let duration = config.duration, !(duration > 0 && duration.isFinite) { throw fail("duration", "must be a number of seconds more than 0") }
+        if let duration = config.duration, !Limits.isDuration(duration) { throw fail("duration", "must be \(Limits.durationRule)") }
         if let frames = config.frames, frames <= 0 { throw fail("frames", "must be at least 1") }
         if let http = config.http {
             let port = http.split(separator: ":", omittingEmptySubsequences: false).last.flatMap { Int($0) }
@@ -90,6 +93,7 @@ enum ConfigValidator {
             }
         }
         if source.kind != .test, source.pattern != nil { throw fail("\(path).pattern", "only test sources take \"pattern\"") }
+        if source.kind != .file, source.realtime != nil { throw fail("\(path).realtime", "only file sources take \"realtime\" (test and v4l2 sources are live)") }
         if source.kind != .v4l2, source.controls != nil { throw fail("\(path).controls", "only v4l2 sources take \"controls\"") }
         for name in (source.controls ?? [:]).keys.sorted() where name.isEmpty || !name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) {
             throw fail("\(path).controls.\(name)", "a control is named as `swiftcam controls DEVICE` lists it, e.g. brightness or white_balance_automatic")

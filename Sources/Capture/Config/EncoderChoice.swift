@@ -138,10 +138,14 @@ public struct EncoderChoice: Sendable {
         EncoderChoice(named: name, family: video, available: available, failures: failures)
     }
 
-    /// The choice for recordings under `record.encoder`.
-    public static func record(_ encoder: RecordConfig.Encoder?, available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed,
+    /// The choice for recordings under `record.encoder`, into `container` (nil: Matroska). MP4 holds H.264 only
+    /// (mp4mux takes neither VP8 nor JPEG here), so `auto` into MP4 chooses among the H.264 encoders alone; the
+    /// validator refuses the other families and elements with MP4 (`problem(withRecordEncoder:container:)`).
+    public static func record(_ encoder: RecordConfig.Encoder?, container: RecordConfig.Container? = nil,
+                              available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed,
                               failures: FailedEncoders = failed) -> EncoderChoice {
         switch encoder ?? .auto {
+        case .auto where container == .mp4: EncoderChoice(named: nil, family: video.filter { $0.codec == .h264 }, available: available, failures: failures)
         case .auto: EncoderChoice(named: nil, family: video, available: available, failures: failures)
         case .h264: EncoderChoice(named: nil, family: video.filter { $0.codec == .h264 }, available: available, failures: failures)
         case .vp8: EncoderChoice(named: "vp8enc", family: video, available: available, failures: failures)
@@ -232,10 +236,25 @@ public final class FailedEncoders: Sendable {
 
 extension EncoderChoice {
     /// Why a config's `record.encoder` cannot be used on this machine, in a sentence naming what it has; nil when it can.
-    static func problem(withRecordEncoder encoder: RecordConfig.Encoder,
+    static func problem(withRecordEncoder encoder: RecordConfig.Encoder, container: RecordConfig.Container? = nil,
                         available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed) -> String? {
-        problem(naming: encoder.description, in: all, choice: record(encoder, available: available), available: available,
+        problem(naming: encoder.description, in: all, choice: record(encoder, container: container, available: available), available: available,
                 families: RecordConfig.Encoder.families)
+    }
+
+    /// Why `record.container` cannot hold what `record.encoder` makes, in one line naming both keys and what
+    /// works; nil when it can. MP4 takes H.264 only: `vp8`, `mjpeg` and their elements go into Matroska.
+    static func problem(withContainer container: RecordConfig.Container, encoder: RecordConfig.Encoder) -> String? {
+        guard container == .mp4 else { return nil }
+        let codec: LiveCodec? = switch encoder {
+        case .auto, .h264: nil
+        case .vp8: .vp8
+        case .mjpeg: .jpeg
+        case let .element(name): all.first { $0.element == name }.flatMap { $0.codec == .h264 ? nil : $0.codec }
+        }
+        guard let codec else { return nil }
+        return "\"container\": \"mp4\" holds H.264 only, and \"encoder\": \"\(encoder)\" makes \(codec == .jpeg ? "JPEG" : "VP8"): "
+            + "use \"encoder\": \"h264\" (or \"auto\") with mp4, or \"container\": \"matroska\" for \(encoder)"
     }
 
     /// Why a config's `live.encoder` cannot be used on this machine; nil when it can.
@@ -260,5 +279,5 @@ extension EncoderChoice {
 
 extension PipelineBuilder {
     /// The encoders recordings of this config may use, best first (`record.encoder`).
-    public var recordEncoders: EncoderChoice { .record(config.record?.encoder) }
+    public var recordEncoders: EncoderChoice { .record(config.record?.encoder, container: config.record?.container) }
 }

@@ -100,11 +100,14 @@ public struct SourceConfig: Codable, Sendable, Equatable {
     public var label: String?
     /// Stamps the host's wall clock into every frame's top band (a latency probe, see `Timecode`).
     public var timecode: Bool?
+    /// `file` sources: play at the file's own frame rate, like a camera (the default, true), or as fast as it
+    /// decodes (false: for processing a file, where the preview and still queues then drop what they cannot take).
+    public var realtime: Bool?
     /// Camera control values written when the camera opens, by `v4l2-ctl` name (`brightness`, `power_line_frequency`).
     public var controls: [String: Int]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label, timecode, controls
+        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label, timecode, realtime, controls
     }
 
     public init(kind: Kind, device: String? = nil, pattern: String? = nil) {
@@ -125,6 +128,7 @@ public struct SourceConfig: Codable, Sendable, Equatable {
         mirror = try container.decodeIfPresent(Bool.self, forKey: .mirror)
         label = try container.decodeIfPresent(String.self, forKey: .label)
         timecode = try container.decodeIfPresent(Bool.self, forKey: .timecode)
+        realtime = try container.decodeIfPresent(Bool.self, forKey: .realtime)
         controls = try container.decodeIfPresent([String: Int].self, forKey: .controls)
     }
 }

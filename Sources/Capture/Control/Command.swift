@@ -23,7 +23,7 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
     case torch(on: Bool)
     /// `mirror on|off`.
     case mirror(on: Bool)
-    /// `wb auto|KELVIN`, KELVIN in 1000…15000.
+    /// `wb auto|KELVIN`: KELVIN a whole number; the session clamps it into `Command.kelvinRange` and says so.
     case whiteBalance(WhiteBalanceMode)
     /// `brightness|contrast|saturation|hue V`: a whole number in the camera's units or a level in -1…1.
     case adjust(ColorAdjustment, AdjustmentLevel)
@@ -42,12 +42,19 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
     /// `help`.
     case help
 
+    /// The colour temperatures `wb` applies: the `temperature` filter's range, which the software stage runs, so a
+    /// reply never names a temperature the chain does not use. Others are clamped into it, and the reply says so.
+    public static let kelvinRange: ClosedRange<Int> = {
+        guard case let .number(range)? = Temperature.info.parameter("kelvin")?.kind else { return 2000...12000 }
+        return Int(range.lowerBound)...Int(range.upperBound)
+    }()
+
     /// The longest command line any transport accepts, in bytes (a chain of every filter fits many times over).
     public static let lineLimit = 4096
 
     /// The commands and what they take, as `help` and every usage error list them.
     public static let summary = [
-        "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y|ev=E", "wb auto|KELVIN",
+        "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y|ev=E", "wb auto|KELVIN (\(kelvinRange.lowerBound)-\(kelvinRange.upperBound))",
         "brightness|contrast|saturation|hue V", "mirror on|off", "filter CHAIN", "record start|stop", "stats [--json]", "wait FRAMES", "quit",
     ].joined(separator: ", ")
 
@@ -95,8 +102,9 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
                 return
             }
             let digits = arguments[0].lowercased().hasSuffix("k") ? String(arguments[0].dropLast()) : arguments[0]
-            guard let kelvin = Int(digits), (1000...15000).contains(kelvin) else {
-                throw .usage("wb auto|KELVIN with KELVIN from 1000 to 15000, e.g. wb 5000")
+            // Any positive whole number up to a bound (so it stays a number), clamped into the one range by the session.
+            guard let kelvin = Int(digits), (1...1_000_000).contains(kelvin) else {
+                throw .usage("wb auto|KELVIN with KELVIN from \(Command.kelvinRange.lowerBound) to \(Command.kelvinRange.upperBound), e.g. wb 5000")
             }
             self = .whiteBalance(.kelvin(kelvin))
         case "brightness", "contrast", "saturation", "hue":

@@ -8,7 +8,7 @@ import Synchronization
 public enum SessionEvent: Sendable {
     /// A still was written.
     case stillWritten(path: String)
-    /// A periodic still failed; the session goes on.
+    /// A still failed (periodic or asked for by any transport); the session goes on.
     case stillFailed(reason: String)
     /// GStreamer warned.
     case warning(String)
@@ -324,6 +324,9 @@ public final class CaptureSession: Sendable {
     /// Stills and recordings that failed so far.
     public var failedOutputs: Int { state.withLock { $0.failedOutputs } }
 
+    /// The kind of the first still or recording that failed (`permission` for a folder this user may not write).
+    public var firstOutputFailure: FailureKind? { state.withLock { $0.firstOutputFailure } }
+
     /// Failures that happened on their own (a recording ending at a full disk) and that no reply has told
     /// yet; the next reply on any transport carries them, once.
     public func takeUnreported() -> [String] {
@@ -334,9 +337,10 @@ public final class CaptureSession: Sendable {
     }
 
     /// Counts a failed still or recording; `unprompted` ones are also told in the next reply.
-    func recordFailure(_ text: String, unprompted: Bool) {
+    func recordFailure(_ text: String, unprompted: Bool, kind: FailureKind = .ioError) {
         state.withLock { state in
             state.failedOutputs += 1
+            state.firstOutputFailure = state.firstOutputFailure ?? kind
             if unprompted { state.unreported.append(text) }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import GStreamer
 
 /// Where the session's recording stands. `starting` and `stopping` hold the slot while the recording
@@ -16,17 +17,15 @@ extension CaptureSession {
     public func startRecording() throws -> String {
         _ = try running()
         let directory = config.record?.directory ?? "recordings"
-        var path = "\(directory)/\(name)-\(timestamp()).\(builder.recordExtension)"
-        var attempt = 2
-        while FileManager.default.fileExists(atPath: path) {
-            path = "\(directory)/\(name)-\(timestamp())-\(attempt).\(builder.recordExtension)"
-            attempt += 1
-        }
         try claimRecording()
+        var path: String?
         do {
             try StillWriter.createDirectory(directory)
-            try StillWriter.requireSpace(in: directory, for: path)
-            let started = try beginRecording(at: path)
+            let base = "\(name)-\(timestamp())", ext = builder.recordExtension
+            try StillWriter.requireSpace(in: directory, for: "\(directory)/\(base).\(ext)")
+            let claimed = try Self.createExclusively(in: directory, base: base, extension: ext)
+            path = claimed
+            let started = try beginRecording(at: claimed)
             if activeRecorder?.encoderElement == "openh264enc" {
                 emit(.notice("recording H.264 with openh264enc (x264enc, Debian package gstreamer1.0-plugins-ugly, is absent or "
                              + "failed), whose library prints a harmless 'cmInitParaError' when a file ends"))
@@ -34,12 +33,38 @@ extension CaptureSession {
             return started
         } catch {
             recording.withLock { $0 = .idle }
+            // The name this start claimed, if nothing was written into it.
+            if let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue == 0 {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+            // Every failed start counts toward `run`'s exit code and is told on the host, like a failed still
+            // (an encoder the muxer refuses used to leave `run` at 0); only a session that cannot record at all
+            // (not running, a launch line without a tee) is just the reply.
             switch error {
-            case SessionError.cannotWrite, SessionError.recordingFailed: recordFailure("recording failed: \(error)", unprompted: false)
-            default: break
+            case SessionError.notRunning, SessionError.missingElement: break
+            default:
+                recordFailure("recording failed: \(error)", unprompted: false, kind: FailureKind(of: error))
+                // The event is printed as "recording failed: …": without the error's own prefix.
+                if case let SessionError.recordingFailed(reason) = error { emit(.recordingFailed(reason)) } else { emit(.recordingFailed("\(error)")) }
             }
             throw error
         }
+    }
+
+    /// Creates `directory/base.ext`, or `base-2.ext`, `base-3.ext`… if taken, with O_EXCL: the name is this
+    /// process's before the muxer opens it, so two hosts on one config and folder starting in the same second get
+    /// two files, never one with the frames of both (a name checked first and created later can be taken between).
+    static func createExclusively(in directory: String, base: String, extension ext: String) throws -> String {
+        for attempt in 1...10_000 {
+            let path = "\(directory)/\(base)\(attempt == 1 ? "" : "-\(attempt)").\(ext)"
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor >= 0 {
+                close(descriptor)
+                return path
+            }
+            guard errno == EEXIST else { throw SessionError.writeFailure(path: path) }
+        }
+        throw SessionError.cannotWrite(path: directory, reason: "no free file name for \(base).\(ext)")
     }
 
     /// Takes the idle slot for a new recording, or says why not.

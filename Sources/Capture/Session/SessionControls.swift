@@ -158,13 +158,20 @@ extension CaptureSession {
     /// White balance: the camera's auto / temperature controls when present, else the `temperature` stage.
     @discardableResult
     public func whiteBalance(_ mode: WhiteBalanceMode) throws -> String {
-        try control { context in
-            let outcome = try context.camera()?.whiteBalance(mode) ?? .digital(mode)
+        // One range for the camera and the software stage (`Command.kelvinRange`), clamped here and said, as zoom does.
+        var clamped = mode, note = ""
+        if case let .kelvin(requested) = mode {
+            let applied = Swift.min(Swift.max(requested, Command.kelvinRange.lowerBound), Command.kelvinRange.upperBound)
+            clamped = .kelvin(applied)
+            note = clampNote(requested: Double(requested), applied: Double(applied))
+        }
+        return try control { context in
+            let outcome = try context.camera()?.whiteBalance(clamped) ?? .digital(clamped)
             if case let .digital(applied) = outcome {
                 if case let .kelvin(kelvin) = applied { context.state.stages.kelvin = kelvin } else { context.state.stages.kelvin = nil }
                 _ = try context.applyChain()
             }
-            return outcome.description
+            return outcome.description + note
         }
     }
 

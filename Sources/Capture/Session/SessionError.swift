@@ -1,3 +1,5 @@
+import Glibc
+
 /// What a running session's commands can fail with. Every case reads as one sentence a user can act on.
 public enum SessionError: CategorizedError, Sendable, Equatable {
     /// The session is not playing.
@@ -12,6 +14,8 @@ public enum SessionError: CategorizedError, Sendable, Equatable {
     case snapshotFailed(reason: String)
     /// A file or directory could not be written.
     case cannotWrite(path: String, reason: String)
+    /// As `cannotWrite`, because this user may not write there (EACCES, EPERM): exit 77, not 73 or 74.
+    case notPermitted(path: String, reason: String)
     /// `record start` while recording.
     case alreadyRecording(path: String)
     /// `record stop` while not recording.
@@ -37,7 +41,7 @@ public enum SessionError: CategorizedError, Sendable, Equatable {
             "'\(command)' needs an element named '\(name)' in the pipeline"
         case let .snapshotFailed(reason):
             "snapshot failed: \(reason)"
-        case let .cannotWrite(path, reason):
+        case let .cannotWrite(path, reason), let .notPermitted(path, reason):
             "cannot write \(path): \(reason)"
         case let .alreadyRecording(path):
             "already recording to \(path)"
@@ -60,6 +64,7 @@ public enum SessionError: CategorizedError, Sendable, Equatable {
         case .badCommand, .singleSource, .missingElement: .badData
         case .notRunning, .notSupported, .alreadyRecording, .notRecording: .unavailable
         case .cannotWrite: .cannotCreate
+        case .notPermitted: .permission
         case .snapshotFailed, .recordingFailed: .ioError
         case .branchFailed, .liveFailed: .software
         }
@@ -92,5 +97,13 @@ extension CameraStatus {
             case .stoppedSending, .wouldNotStart, .stalled, .streamingError: .software
             }
         }
+    }
+}
+
+extension SessionError {
+    /// `cannotWrite`, or `notPermitted` when `code` (an errno) says this user may not write `path`.
+    static func writeFailure(path: String, code: Int32 = errno, reason: String? = nil) -> SessionError {
+        let text = reason ?? errnoText(code)
+        return code == EACCES || code == EPERM ? .notPermitted(path: path, reason: text) : .cannotWrite(path: path, reason: text)
     }
 }

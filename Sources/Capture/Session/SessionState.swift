@@ -28,8 +28,10 @@ struct SessionState: Sendable {
     var lastCapture: String?
     /// Why the last recording failed (`PATH: REASON`), until the next one starts.
     var recordingFailure: String?
-    /// Stills and recordings that failed (a run with any exits 74).
+    /// Stills and recordings that failed (a run with any exits 74, or 77 when the first was not permitted).
     var failedOutputs = 0
+    /// The kind of the first of them.
+    var firstOutputFailure: FailureKind?
     /// Failures no command reply has mentioned yet (see `takeUnreported`).
     var unreported: [String] = []
 

@@ -30,7 +30,7 @@ struct SoftwareStages: Sendable, Equatable {
         if mirror { stages.append("mirror") }
         if zoom > 1 { stages.append("zoom factor=\(number(zoom))") }
         if abs(totalEV) >= 0.005 { stages.append("exposure ev=\(number(totalEV))") }
-        if let kelvin, kelvin != 6500 { stages.append("temperature kelvin=\(Swift.min(Swift.max(kelvin, 2000), 12000))") }
+        if let kelvin, kelvin != 6500 { stages.append("temperature kelvin=\(kelvin)") }
         if brightness != 0 || contrast != 0 || saturation != 0 {
             stages.append("colorcontrols brightness=\(number(brightness)) contrast=\(number(Self.gain(contrast))) "
                           + "saturation=\(number(Self.gain(saturation)))")

@@ -11,7 +11,7 @@ enum StillWriter {
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { mkstemps($0, 5) } ?? -1
         }
-        guard descriptor >= 0 else { throw SessionError.cannotWrite(path: directory, reason: errnoText()) }
+        guard descriptor >= 0 else { throw SessionError.writeFailure(path: directory) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(temporary) }
         do {
@@ -42,7 +42,7 @@ enum StillWriter {
         for component in directory.split(separator: "/") {
             prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
             if mkdir(prefix, 0o755) != 0, errno != EEXIST {
-                throw SessionError.cannotWrite(path: directory, reason: "cannot create \(prefix): \(errnoText())")
+                throw SessionError.writeFailure(path: directory, reason: "cannot create \(prefix): \(errnoText())")
             }
         }
         var status = stat()
@@ -50,7 +50,7 @@ enum StillWriter {
         guard status.st_mode & S_IFMT == S_IFDIR else {
             throw SessionError.cannotWrite(path: directory, reason: "it exists and is not a directory")
         }
-        guard access(directory, W_OK) == 0 else { throw SessionError.cannotWrite(path: directory, reason: errnoText()) }
+        guard access(directory, W_OK) == 0 else { throw SessionError.writeFailure(path: directory) }
     }
 
     /// Refuses to start a file in a directory whose file system has no room left at all, rather than

@@ -14,8 +14,20 @@ extension CaptureSession {
     /// Writes a still of the next filtered frame, atomically and under a new name, into `directory`
     /// (default: the config's); returns its path. A failure leaves no file and the pipeline running.
     /// Holds no lock while it waits for the frame or encodes it: other commands are answered meanwhile.
+    ///
+    /// A failure is told on the host as it happens (a `stillFailed` event), whoever asked: a client's typo in
+    /// `snap DIR` counts toward `run`'s exit code like any failed still, so the host says why when it happens.
     @discardableResult
     public func snapshot(directory: String? = nil) throws -> String {
+        do {
+            return try takeStill(directory: directory)
+        } catch {
+            emit(.stillFailed(reason: "\(error)"))
+            throw error
+        }
+    }
+
+    private func takeStill(directory: String?) throws -> String {
         let graph = try running()
         guard let tap = graph.stillFrames else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.stillFrames, command: "snap")
@@ -35,7 +47,7 @@ extension CaptureSession {
             path = try StillWriter.write(bytes, directory: directory ?? still?.directory ?? "captures",
                                          base: stillBaseName(sequence: sequence), extension: format == .png ? "png" : "jpg")
         } catch {
-            recordFailure("still failed: \(error)", unprompted: false)
+            recordFailure("still failed: \(error)", unprompted: false, kind: FailureKind(of: error))
             throw error
         }
         stills.withLock { $0.count += 1 }
@@ -52,18 +64,16 @@ extension CaptureSession {
             .replacingOccurrences(of: "{n}", with: number)
     }
 
-    /// Takes a still every `seconds` on a timer; failures are reported as events and the timer goes on.
+    /// Takes a still every `seconds` (bounded by `Limits.isInterval`, as `still.every` is when read) on a timer;
+    /// failures are reported as events and the timer goes on.
     public func startPeriodicStills(every seconds: Double) {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "swiftcam.stills.\(name)"))
-        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        let interval = SessionTiming.interval(seconds)
+        timer.schedule(deadline: .now() + interval, repeating: interval)
         timer.setEventHandler { [weak self] in
             guard let self else { return }
-            do {
-                let path = try self.snapshot()
-                self.emit(.stillWritten(path: path))
-            } catch {
-                self.emit(.stillFailed(reason: "\(error)"))
-            }
+            // A failure is told by `snapshot` itself.
+            if let path = try? self.snapshot() { self.emit(.stillWritten(path: path)) }
         }
         stills.withLock { state in
             state.timer?.cancel()

@@ -55,6 +55,13 @@ public final class StreamCheck: Sendable {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), components.host != nil else {
             throw .badURL("\"\(PublishTarget.redacted(url))\" is not a URL such as rtsp://host:8554/cam or srt://host:8890?streamid=read:cam")
         }
+        // A port past 65535 is a typo in the URL (usage), not a server that is down.
+        if let port = components.port, !(0...65535).contains(port) {
+            throw .badURL("port \(port) in \(PublishTarget.redacted(url)) is outside 0…65535")
+        }
+        if scheme == "file", !listen, !FileManager.default.fileExists(atPath: components.path) {
+            throw .noSuchFile(path: components.path)
+        }
         if listen && !["rtsp", "srt"].contains(scheme) {
             throw .badURL("--listen takes an rtsp:// or srt:// URL, not \(scheme)://")
         }
@@ -109,7 +116,11 @@ public final class StreamCheck: Sendable {
                 default: break
                 }
             }
-            guard pipeline.requestState(.playing) else { throw PublishError.setup("the reading pipeline would not start") }
+            guard pipeline.requestState(.playing) else {
+                // GStreamer's own words (posted on the bus, which the watch above keeps) say why.
+                let reason = progress.wait(until: MonotonicClock.now + 1) { $0.failure }
+                throw PublishError.unreadable(url: PublishTarget.redacted(url), reason: reason ?? "the reading pipeline would not start")
+            }
         }
         let failure: String? = progress.wait(until: deadline) { state -> String? in state.failure }
         let codec = pipeline.flatMap { Self.codec(in: $0) } ?? RecordServer.lastCodec.withLock { $0 }
