@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp
+.PHONY: deps build release demo test screenshots test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp
 
 deps:
 	@bash scripts/deps.sh
@@ -68,6 +68,10 @@ load-web: deps
 # RTSP clients one host serves at 1280x720@30 before frames drop: 10, 25, 50, … depayloading readers (LOAD_SECONDS each).
 load-rtsp: deps
 	@bash scripts/load.sh rtsp
+
+# The README's screenshots of the camera page, renewed in docs/screenshots (test runs write theirs under .build/).
+screenshots: deps
+	@SWIFTCAM_SCREENSHOTS=docs/screenshots bash scripts/test.sh web
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins

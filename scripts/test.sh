@@ -88,7 +88,7 @@ web() {
   local sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests"; exit $?'
-  echo "screenshots: docs/screenshots/"
+  echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
 }
 
 asan() {

@@ -8,8 +8,13 @@ import Testing
 /// namespace whose one interface is `lo` (scripts/test.sh web: `unshare --net`, then `ip link set lo up`).
 @Suite(.serialized, .enabled(if: NetworkIsolation.isolated, "needs a network namespace with only lo: scripts/test.sh web"))
 struct PageTests {
-    /// Where the README's screenshots are written.
-    static let screenshots = WebHost.repository.appendingPathComponent("docs/screenshots")
+    /// Where the screenshots are written: `.build/screenshots` in a test run, so no run rewrites tracked files;
+    /// the folder `SWIFTCAM_SCREENSHOTS` names (relative to the repository) for `make screenshots`, which renews the
+    /// README's in `docs/screenshots`.
+    static let screenshots: URL = {
+        let folder = ProcessInfo.processInfo.environment["SWIFTCAM_SCREENSHOTS"].flatMap { $0.isEmpty ? nil : $0 } ?? ".build/screenshots"
+        return folder.hasPrefix("/") ? URL(fileURLWithPath: folder) : WebHost.repository.appendingPathComponent(folder)
+    }()
 
     /// The colour at a point of the live picture (fractions of its width and height), read from the video
     /// element (or the MJPEG image) through a canvas, after the next frame the browser shows.
