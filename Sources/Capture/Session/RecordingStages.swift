@@ -6,13 +6,16 @@ import GStreamer
 /// error before the muxer wrote a byte (hardware encoders often refuse only when the first frame's caps arrive).
 /// Nothing is lost then, so the file is simply started again. An error after the first write ends the recording.
 final class RecordingStages: @unchecked Sendable {
-    /// One encoder's pipeline.
+    /// One encoder's pipeline, with its own timeline and caps: a frame still on its way into a stage being replaced
+    /// must not leave the next stage without caps (its first buffer would then fail as not negotiated).
     private struct Stage {
         let pipeline: Pipeline
         let source: AppSrc
         let watch: BusWatch
         let encoder: EncoderCandidate
         let generation: Int
+        let timeline = Locked(StreamTimeline())
+        let lastCaps = Locked<Caps?>(nil)
     }
 
     /// Frames that left the appsrc for the encoder, over every stage.
@@ -26,8 +29,6 @@ final class RecordingStages: @unchecked Sendable {
     private let current = Locked<Stage?>(nil)
     private let generations = Locked(0)
     private let failure = Locked<String?>(nil)
-    private let timeline = Locked(StreamTimeline())
-    private let lastCaps = Locked<Caps?>(nil)
     /// Replacements, off the bus threads (stopping a stage waits for its bus thread).
     private let control = DispatchQueue(label: "swiftcam.record.encoder")
     /// Set once the file is being ended or stopped: no new stage starts then. Touched only on `control`.
@@ -62,8 +63,8 @@ final class RecordingStages: @unchecked Sendable {
 
     /// Hands `sample` to the stage now, restamped; on the branch's streaming thread. False when it was not taken.
     func push(_ sample: Sample) -> Bool {
-        guard failureReason == nil, let source = current.withLock({ $0?.source }) else { return false }
-        return forward(sample, into: source, timeline: timeline, lastCaps: lastCaps)
+        guard failureReason == nil, let stage = current.withLock({ $0 }) else { return false }
+        return forward(sample, into: stage.source, timeline: stage.timeline, lastCaps: stage.lastCaps)
     }
 
     /// Ends the file: EOS into the stage now (after any replacement under way; none starts after this).
@@ -140,9 +141,7 @@ final class RecordingStages: @unchecked Sendable {
         try? old.pipeline.setState(.null)
         do {
             guard next != nil else { throw SessionError.recordingFailed(reason: reason) }
-            // Nothing reached the file: the new stage starts it again, its timestamps from zero.
-            timeline.withLock { $0 = StreamTimeline() }
-            lastCaps.withLock { $0 = nil }
+            // Nothing reached the file: the new stage starts it again, its timestamps from zero (its own timeline).
             let (stage, _) = try choice.start(warn: onWarning) { try makeStage($0) }
             current.withLock { $0 = stage }
         } catch {
