@@ -10,7 +10,7 @@ import Testing
 /// Each case asserts what `run` prints, what `stats` and the control socket answer, that every file written
 /// before the fault is intact (stills decode; a recording plays to within 1 s of the fault), that the session
 /// recovers once the fault goes away, and it measures the recovery time. Each case prints one `matrix|…`
-/// row; `scripts/test-hardware.sh faults` turns the rows into the README's table.
+/// row; `scripts/test-hardware.sh faults` turns the rows into the table in docs/testing.md.
 ///
 /// The session under test is always a child process: this process never opens the camera, so the driver
 /// can be unloaded while it runs.
