@@ -59,6 +59,8 @@ unit() {
   python3 scripts/check-imports.py
   swift build --build-tests
   [ "$what" != all ] || build_ahead
+  # Every command the README and docs/ print, run (the ones that need no camera) or checked against its --help.
+  python3 scripts/check-docs.py .build/debug
   swift test --skip-build --skip PublishTests
   publish
 }
