@@ -1,1 +1,1 @@
-../Filters/BoxCascadeCore.swift
+../Filters/Kernels/Spatial/BoxCascadeCore.swift

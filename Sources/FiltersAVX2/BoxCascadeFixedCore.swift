@@ -1,1 +1,1 @@
-../Filters/BoxCascadeFixedCore.swift
+../Filters/Kernels/Spatial/BoxCascadeFixedCore.swift

@@ -1,1 +1,1 @@
-../Filters/EdgesCore.swift
+../Filters/Kernels/Spatial/EdgesCore.swift

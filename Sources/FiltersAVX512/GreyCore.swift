@@ -1,1 +1,1 @@
-../Filters/GreyCore.swift
+../Filters/Kernels/Point/GreyCore.swift
