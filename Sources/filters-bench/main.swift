@@ -147,7 +147,7 @@ if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gs
         }
         fclose(file)
     }
-    print("# SIMD path \(SIMDPath.current)")
+    print("# SIMD path \(SIMDPath.best)")
     print("\(format.gstName)\tmemcpy\t\(measure { _ in memcpyFrame(s.frame, d.frame) })")
     for text in arguments.dropFirst(2) {
         let chain = text == "lut17" ? warmCube().map { FilterChain([Lut(cube: $0)]) } : try? FilterChain(parsing: text)
@@ -180,7 +180,7 @@ let hotDestinations = Dictionary(uniqueKeysWithValues: formats.map { ($0, Buffer
 let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
 print("filters-bench: 1920x1080, ms/frame (×memcpy of the same frame, same run); source → destination")
-print("cores online: \(cores); 'all' = threads 0; SIMD path: \(SIMDPath.current) (of \(SIMDPath.available.map(\.description).joined(separator: ", ")); SWIFTCAM_SIMD=sse2 or avx2 forces that path)")
+print("cores online: \(cores); 'all' = threads 0; SIMD path: \(SIMDPath.best) (of \(SIMDPath.available.map(\.description).joined(separator: ", ")); SWIFTCAM_SIMD=sse2 or avx2 forces that path)")
 var memcpyHot: [PixelFormat: Double] = [:]
 for format in formats {
     let s = hotSources[format]!, d = hotDestinations[format]!

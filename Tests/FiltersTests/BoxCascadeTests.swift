@@ -144,7 +144,7 @@ import Testing
         let bytes = Self.natural(width: width, height: height, channels: ch, seed: 17)
         Self.write(bytes, to: source, plane: 0, rowBytes: width * ch)
         let fixed = source.copy(), float = source.copy()
-        let context = SpatialContext(scratch: ScratchPool(), threads: 1)
+        let context = SpatialContext(scratch: ScratchPool(), threads: 1, kernels: .best)
         let view = ChannelView.views(source: source.frame, destination: fixed.frame)[0]
         #expect(BoxCascadeFixedKernel.run(view, horizontal: box, vertical: box, passes: n, amount: nil, context))
         BoxCascadeKernel.runFloat(ChannelView.views(source: source.frame, destination: float.frame)[0], horizontal: box, vertical: box,

@@ -65,8 +65,8 @@ import Testing
 }
 
 extension SIMDPathTests {
-    /// Edges' magnitude bytes against the exact root, on every SIMD path (nested in the serialized suite: the path
-    /// is process-wide). The AVX2 path takes the root as rsqrtps and one Newton step, the baseline as sqrtps.
+    /// Edges' magnitude bytes against the exact root, on every SIMD path. The AVX2 path takes the root as rsqrtps and
+    /// one Newton step, the baseline as sqrtps.
     @Suite struct EdgesRootTests {
         /// Every (gx, gy) with 0 ≤ gy ≤ gx ≤ 1020 (the Sobel's range; signs and order do not change gx² + gy²,
         /// a few sign pairs are checked too) with luma's offsets 0 and 16: min(255, round(√(gx² + gy²)) + offset).
@@ -89,7 +89,7 @@ extension SIMDPathTests {
             var out = [UInt8](repeating: 0, count: gx.count)
             for path in SIMDPath.available {
                 for offset in [0, 16] {
-                    SIMDPath.with(path) { SIMDPath.edgesMagnitudes(gx, gy, count: gx.count, offset: Int32(offset), into: &out) }
+                    KernelSet(path: path).edgesMagnitudes(gx, gy, count: gx.count, offset: Int32(offset), into: &out)
                     var wrong = 0, first = ""
                     for i in gx.indices {
                         let n = Int(gx[i]) * Int(gx[i]) + Int(gy[i]) * Int(gy[i])

@@ -1,7 +1,6 @@
 import Testing
 @testable import Filters
 
-// Nested in SIMDPathTests, which is serialized: SIMDPath.with switches the path for the whole process.
 extension SIMDPathTests {
     /// The grey pass (a colour map with equal matrix rows: one weighted sum per pixel) and threshold's float
     /// luma before its table, on every SIMD path the machine has, against their references.
@@ -14,9 +13,9 @@ extension SIMDPathTests {
         }
 
         /// Runs `text` through RGBPointKernel (the 16-bit passes, or the float paths with `fixedPoint: false`) on a copy of `frame`.
-        static func run(_ text: String, _ frame: TestFrame, fixedPoint: Bool) throws -> TestFrame {
+        static func run(_ text: String, _ frame: TestFrame, fixedPoint: Bool, on path: SIMDPath = .sse2) throws -> TestFrame {
             let out = frame.copy(padding: 16)
-            let kernel = RGBPointKernel(try program(text, frame.color), fixedPoint: fixedPoint)
+            let kernel = RGBPointKernel(try program(text, frame.color), fixedPoint: fixedPoint, kernels: KernelSet(path: path))
             kernel.prepare(format: frame.format, width: frame.width, height: frame.height, scratch: ScratchPool(), slotBase: 0)
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: RGBPointKernel.bufferBytes(width: frame.width), alignment: 64)
             defer { buffer.deallocate() }
@@ -67,7 +66,7 @@ extension SIMDPathTests {
                         let worst = zip(expected, float.visibleBytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
                         #expect(worst <= 1, "\(text) \(format) \(width)x\(height): the reference differs from the float path by \(worst)")
                         for path in SIMDPath.available {
-                            let out = try SIMDPath.with(path) { try Self.run(text, frame, fixedPoint: true) }
+                            let out = try Self.run(text, frame, fixedPoint: true, on: path)
                             #expect(out.canariesIntact && out.visibleBytes == expected, "\(path) \(text) \(format) \(color) \(width)x\(height)")
                         }
                     }
@@ -95,13 +94,11 @@ extension SIMDPathTests {
             let frame = TestFrame(.rgba, 320, 240)
             frame.fillPattern(seed: 3)
             for text in ["mono", "sepia"] {
-                let compiled = try FilterChain(parsing: text).compile(threads: 2)
                 for path in SIMDPath.available {
+                    let compiled = try FilterChain(parsing: text).compile(threads: 2, kernels: KernelSet(path: path))
                     let inPlace = frame.copy(), copied = frame.copy()
-                    try SIMDPath.with(path) {
-                        try compiled.process(inPlace.frame)
-                        try compiled.process(from: frame.frame, to: copied.frame)
-                    }
+                    try compiled.process(inPlace.frame)
+                    try compiled.process(from: frame.frame, to: copied.frame)
                     #expect(inPlace.difference(from: copied) == nil && inPlace.difference(from: frame) != nil, "\(path) \(text)")
                 }
             }
@@ -122,7 +119,7 @@ extension SIMDPathTests {
                     var float = frame
                     for part in parts ?? [text] { float = try Self.run(part, float, fixedPoint: false) }
                     for path in SIMDPath.available {
-                        let out = try SIMDPath.with(path) { try Self.run(text, frame, fixedPoint: true) }
+                        let out = try Self.run(text, frame, fixedPoint: true, on: path)
                         #expect(out.canariesIntact && out.difference(from: float) == nil, "\(path) \(text) \(format) \(width)x\(height)")
                     }
                 }

@@ -1,7 +1,6 @@
 import Testing
 @testable import Filters
 
-// Nested in SIMDPathTests, which is serialized: SIMDPath.with switches the path for the whole process.
 extension SIMDPathTests {
     /// Curves that map every byte code to itself (gamma 1, posterize 256) leave the compiled chain: they cost
     /// nothing and change no byte.
@@ -39,10 +38,9 @@ extension SIMDPathTests {
                 for (with, without) in pairs {
                     for path in SIMDPath.available {
                         let a = frame.copy(), b = frame.copy()
-                        try SIMDPath.with(path) {
-                            try FilterChain(parsing: with).compile(threads: 2).process(a.frame)
-                            try (without.isEmpty ? FilterChain([]) : FilterChain(parsing: without)).compile(threads: 2).process(b.frame)
-                        }
+                        let kernels = KernelSet(path: path)
+                        try FilterChain(parsing: with).compile(threads: 2, kernels: kernels).process(a.frame)
+                        try (without.isEmpty ? FilterChain([]) : FilterChain(parsing: without)).compile(threads: 2, kernels: kernels).process(b.frame)
                         #expect(a.canariesIntact && a.difference(from: b) == nil, "\(path) \(with) \(format) \(width)x\(height)")
                     }
                 }

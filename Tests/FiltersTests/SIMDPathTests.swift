@@ -1,11 +1,11 @@
+import Dispatch
 import Testing
 @testable import Filters
 
 /// The kernels with a wider version (blur's box cascades, float and 16-bit, and direct kernel, edges, the fixed-point colour passes, byte tables, zoom's blend, mirror) give the same bytes on every SIMD path.
-/// Serialized, with the suites nested in it (GreyKernelTests, IdentityCurveTests): `SIMDPath.with` sets the path
-/// for the whole process, so two of these running at once would run each other's cases on the wrong path.
-@Suite(.serialized) struct SIMDPathTests {
-    /// One test over every path (not one per argument: cases run in parallel and the path is process-wide).
+/// Each case compiles its chain for the path it checks (the path is the compiled chain's, not the process's), so these
+/// run in parallel with every other suite.
+struct SIMDPathTests {
     @Test func everySIMDPathGivesTheSameBytes() throws {
         for (format, chain) in [(PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20"),
                                 (.rgba, "blur radius=8"), (.bgrx, "sharpen amount=1 radius=4"), (.i420, "blur radius=4"), (.nv12, "blur radius=6"),
@@ -43,11 +43,12 @@ import Testing
         for format in [PixelFormat.nv12, .i420] {
             let frame = TestFrame(format, 211, 9)
             frame.fillPattern(seed: 5)
-            let kernel = try #require(YUV420FixedKernel(PointProgram(FixedKernelTests.crossedChroma, color: frame.color), color: frame.color))
-            kernel.prepare(width: frame.width, height: frame.height)
-            let outputs = SIMDPath.available.map { path in
+            let outputs = try SIMDPath.available.map { path in
+                let kernel = try #require(YUV420FixedKernel(PointProgram(FixedKernelTests.crossedChroma, color: frame.color), color: frame.color,
+                                                            kernels: KernelSet(path: path)))
+                kernel.prepare(width: frame.width, height: frame.height)
                 let out = frame.copy()
-                SIMDPath.with(path) { kernel.run(source: frame.frame, destination: out.frame, rows: 0..<frame.height) }
+                kernel.run(source: frame.frame, destination: out.frame, rows: 0..<frame.height)
                 return out
             }
             for (path, out) in zip(SIMDPath.available, outputs) {
@@ -56,28 +57,47 @@ import Testing
         }
     }
 
+    /// Chains compiled for different paths run at the same time, each on its own path, and agree: the path belongs to
+    /// the compiled chain, so nothing one thread picks reaches another.
+    @Test func chainsOnDifferentPathsRunAtOnce() throws {
+        let chain = try FilterChain(parsing: "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | blur radius=3")
+        let frame = TestFrame(.rgba, 211, 157)
+        frame.fillPattern(seed: 21)
+        let reference = frame.copy()
+        try chain.compile(threads: 1, kernels: KernelSet(path: .sse2)).process(reference.frame)
+        let paths = SIMDPath.available
+        // Each iteration writes only its own frames.
+        nonisolated(unsafe) let outputs = paths.map { _ in (0..<8).map { _ in frame.copy() } }
+        DispatchQueue.concurrentPerform(iterations: paths.count) { index in
+            let compiled = chain.compile(threads: 1, kernels: KernelSet(path: paths[index]))
+            for out in outputs[index] { try? compiled.process(out.frame) }
+        }
+        for (path, frames) in zip(paths, outputs) {
+            for out in frames { #expect(out.difference(from: reference) == nil, "\(path)") }
+        }
+    }
+
     /// The chains above meant to have their table applied inside the AVX-512 3×3 pass do (else the comparison of the two
     /// settings would compare the table pass with itself); a chain with no table before the pass (temperature fuses into
     /// the matrix), or with a curve after it (the float pass then), does not.
     @Test func tablesGoInsideThePassWhereTheyCan() throws {
         guard SIMDPath.available.contains(.avx512) else { return }
-        func kernel(_ text: String, _ format: PixelFormat) throws -> RGBTableKernel? {
+        func kernel(_ text: String, _ format: PixelFormat, fused: Bool) throws -> RGBTableKernel? {
             let operations = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
                 if case let .point(p) = op { return p } else { return nil }
             }
-            return RGBTableKernel(PointProgram(operations, color: .bt601Limited), format: format)
+            return RGBTableKernel(PointProgram(operations, color: .bt601Limited), format: format,
+                                  kernels: KernelSet(path: .avx512, fusesTables: fused))
         }
-        try SIMDPath.with(.avx512) {
+        do {
             for (text, format, inside) in [("gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert", PixelFormat.rgba, true),
                                            ("gamma value=1.3 | colorcontrols contrast=1.2 saturation=0.8", .bgrx, true),
                                            ("gamma value=0.8 | colorcontrols saturation=1.3", .argb, true),
                                            ("temperature kelvin=3000 | colorcontrols saturation=0.8", .rgba, false),
                                            ("gamma value=1.2 | colorcontrols saturation=0.8 | posterize levels=4", .rgba, false)] as [(String, PixelFormat, Bool)] {
-                let table = try kernel(text, format)
                 for fused in [true, false] {
-                    SIMDPath.withTablesFused(fused) {
-                        #expect((table?.appliesTableInPass ?? false) == (inside && fused), "\(format) \(text), fused \(fused)")
-                    }
+                    let table = try kernel(text, format, fused: fused)
+                    #expect((table?.appliesTableInPass ?? false) == (inside && fused), "\(format) \(text), fused \(fused)")
                 }
             }
         }
@@ -87,25 +107,22 @@ import Testing
     private func expectSameBytesOnEveryPath(_ format: PixelFormat, _ chain: String, width: Int, height: Int) throws {
         let reference = TestFrame(format, width, height)
         reference.fillPattern(seed: 12)
-        let compiled = try FilterChain(parsing: chain).compile()
+        let parsed = try FilterChain(parsing: chain)
         let original = reference.copy()
-        try SIMDPath.with(.sse2) { try compiled.process(reference.frame) }
+        try parsed.compile(kernels: KernelSet(path: .sse2)).process(reference.frame)
         #expect(reference.difference(from: original) != nil)
-        // On AVX-512 with the byte tables before the RGB 3×3 pass applied by the pass and by a table pass (SIMDPath.fusesTables).
+        // On AVX-512 with the byte tables before the RGB 3×3 pass applied by the pass and by a table pass (`fusesTables`).
         for path in SIMDPath.available {
-            for fused in path == .avx512 ? [true, false] : [SIMDPath.fusesTables] {
+            for fused in path == .avx512 ? [true, false] : [KernelSet(path: path).fusesTables] {
+                let compiled = parsed.compile(kernels: KernelSet(path: path, fusesTables: fused))
+                #expect(compiled.kernels.path == path)
                 let frame = original.copy()
                 let label = "\(path)\(path == .avx512 ? fused ? " (tables fused)" : " (table pass)" : "") \(format) \(chain) \(width)x\(height)"
-                try SIMDPath.with(path) {
-                    try SIMDPath.withTablesFused(fused) {
-                        #expect(SIMDPath.current == path)
-                        try compiled.process(frame.frame)
-                    }
-                }
+                try compiled.process(frame.frame)
                 #expect(frame.difference(from: reference) == nil, "\(label)")
                 // Into another frame, where mirror reads the source forwards (in place it reads a row buffer).
                 let copied = TestFrame(format, width, height, padding: 7)
-                try SIMDPath.with(path) { try SIMDPath.withTablesFused(fused) { try compiled.process(from: original.frame, to: copied.frame) } }
+                try compiled.process(from: original.frame, to: copied.frame)
                 #expect(copied.canariesIntact && copied.difference(from: reference) == nil, "\(label) into another frame")
             }
         }

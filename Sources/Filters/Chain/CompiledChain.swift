@@ -15,6 +15,8 @@ public final class CompiledChain: @unchecked Sendable {
     public let chain: FilterChain
     /// Threads for one frame; 0 = one per core. Frames under ~128 K samples always use one.
     public var threads: Int
+    /// The kernels every stage runs: the SIMD path chosen when the chain was compiled.
+    public let kernels: KernelSet
 
     private let stages: [Stage]
     private let scratch = ScratchPool()
@@ -25,9 +27,10 @@ public final class CompiledChain: @unchecked Sendable {
     private var rgbKernels: [Int: (ColorDescription, RGBPointKernel)] = [:]
     private var yuvKernels: [Int: (ColorDescription, YUVPointKernel)] = [:]
 
-    init(chain: FilterChain, threads: Int) {
+    init(chain: FilterChain, threads: Int, kernels: KernelSet) {
         self.chain = chain
         self.threads = max(0, threads)
+        self.kernels = kernels
         var stages: [Stage] = []
         for filter in chain.filters {
             for operation in filter.kernel.operations {
@@ -83,7 +86,7 @@ public final class CompiledChain: @unchecked Sendable {
                             destination: "\(destination.format.gstName) \(destination.width)x\(destination.height)")
         }
         guard !stages.isEmpty else {
-            MirrorFlipKernel.run(source, destination, mirror: false, flip: false, SpatialContext(scratch: scratch, threads: threads))
+            MirrorFlipKernel.run(source, destination, mirror: false, flip: false, SpatialContext(scratch: scratch, threads: threads, kernels: kernels))
             return
         }
         var input = source
@@ -102,7 +105,7 @@ public final class CompiledChain: @unchecked Sendable {
     private func runPoint(_ index: Int, _ operations: [PointOperation], mirror: Bool, flip: Bool, _ input: Frame, _ destination: Frame) {
         // The destination's colour description is the one the caller negotiated for the output.
         let color = input.color
-        let context = SpatialContext(scratch: scratch, threads: threads)
+        let context = SpatialContext(scratch: scratch, threads: threads, kernels: kernels)
         guard !operations.isEmpty else {
             MirrorFlipKernel.run(input, destination, mirror: mirror, flip: flip, context)
             return
@@ -115,7 +118,7 @@ public final class CompiledChain: @unchecked Sendable {
             if let cached = rgbKernels[index], cached.0.matrix == color.matrix {
                 kernel = cached.1
             } else {
-                kernel = RGBPointKernel(PointProgram(operations, color: color))
+                kernel = RGBPointKernel(PointProgram(operations, color: color), kernels: kernels)
                 rgbKernels[index] = (color, kernel)
             }
             guard !kernel.isIdentity else {
@@ -141,7 +144,7 @@ public final class CompiledChain: @unchecked Sendable {
             if let cached = yuvKernels[index], cached.0 == color {
                 kernel = cached.1
             } else {
-                kernel = YUVPointKernel(PointProgram(operations, color: color), color: color)
+                kernel = YUVPointKernel(PointProgram(operations, color: color), color: color, kernels: kernels)
                 yuvKernels[index] = (color, kernel)
             }
             guard !kernel.isIdentity else {
@@ -166,7 +169,7 @@ public final class CompiledChain: @unchecked Sendable {
                 while row < rows.upperBound {
                     let chunk = row..<min(row + alignment, rows.upperBound)
                     kernel.run(source: source, destination: destination, rows: chunk)
-                    MirrorFlipKernel.mirrorRows(destination, destination, lumaRows: chunk, buffer: buffer)
+                    MirrorFlipKernel.mirrorRows(destination, destination, lumaRows: chunk, buffer: buffer, kernels)
                     row = chunk.upperBound
                 }
             }
@@ -174,7 +177,7 @@ public final class CompiledChain: @unchecked Sendable {
     }
 
     private func runSpatial(_ operation: SpatialOperation, _ source: Frame, _ destination: Frame) {
-        let context = SpatialContext(scratch: scratch, threads: threads)
+        let context = SpatialContext(scratch: scratch, threads: threads, kernels: kernels)
         switch operation {
         case let .blur(sigma):
             GaussianKernel.run(source, destination, sigma: sigma, sharpenAmount: nil, context)

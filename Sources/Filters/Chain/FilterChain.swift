@@ -42,9 +42,10 @@ public struct FilterChain: Sendable, Equatable, CustomStringConvertible {
         lhs.filters.count == rhs.filters.count && zip(lhs.filters, rhs.filters).allSatisfy { $0.isEqual(to: $1) }
     }
 
-    /// Compiles the chain into reusable processing state; `threads` 0 means one per core.
-    public func compile(threads: Int = 0) -> CompiledChain {
-        CompiledChain(chain: self, threads: threads)
+    /// Compiles the chain into reusable processing state; `threads` 0 means one per core. `kernels` picks the SIMD
+    /// path (the widest this machine has unless `SWIFTCAM_SIMD` names another); it stays with the compiled chain.
+    public func compile(threads: Int = 0, kernels: KernelSet = .best) -> CompiledChain {
+        CompiledChain(chain: self, threads: threads, kernels: kernels)
     }
 }
 

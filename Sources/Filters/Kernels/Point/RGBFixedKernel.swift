@@ -50,12 +50,14 @@ final class RGBFixedKernel {
     let gain: VignetteShape?
     /// The one-sum pass when the matrix's rows are equal and there is no vignette (mono, sepia).
     private let grey: RGBGreyPass?
+    /// The SIMD path its rows run on.
+    private let kernels: KernelSet
     private var columns: UnsafeMutablePointer<Int16>?
     private var coefficient = 0.0
     private var preparedSize = (0, 0)
 
 
-    init?(_ program: PointProgram, format: PixelFormat) {
+    init?(_ program: PointProgram, format: PixelFormat, kernels: KernelSet = .best) {
         var a = Affine3.identity
         var shape: VignetteShape?
         var after: [Double]?
@@ -111,7 +113,8 @@ final class RGBFixedKernel {
         self.m.initialize(from: scalars, count: scalars.count)
         self.o = self.m + 9
         keep = UInt32(0xFF) << UInt32(offsets.a * 8)
-        grey = shape == nil ? RGBGreyPass(a, format: format) : nil
+        grey = shape == nil ? RGBGreyPass(a, format: format, kernels: kernels) : nil
+        self.kernels = kernels
     }
 
     @inline(never)
@@ -177,9 +180,9 @@ final class RGBFixedKernel {
         }
     }
 
-    /// True when `runThroughTable` does pixels: on AVX-512 where `SIMDPath.fusesTables`, when this kernel is the 3×3 pass
+    /// True when `runThroughTable` does pixels: on AVX-512 where the kernel set `fusesTables`, when this kernel is the 3×3 pass
     /// (not the grey pass or the xor).
-    var runsThroughTables: Bool { SIMDPath.current == .avx512 && SIMDPath.fusesTables && grey == nil && !invertsOnly }
+    var runsThroughTables: Bool { kernels.path == .avx512 && kernels.fusesTables && grey == nil && !invertsOnly }
 
     /// On AVX-512, row `y`'s whole groups of 32 pixels with every colour byte first through `table` (256 entries,
     /// each xored with 0x80): a table pass before this one (gamma in the 6-chain) done inside it, the same bytes.
@@ -189,7 +192,7 @@ final class RGBFixedKernel {
                          width: Int, height: Int, row y: Int, mirrored: Bool) -> Int {
         guard runsThroughTables else { return 0 }
         let columns = gain == nil ? nil : UnsafePointer(self.columns ?? UnsafeMutablePointer(bitPattern: 64)!)
-        return SIMDPath.rgbFixedRow(source, destination, width: width, m: m, o: o, passFirst: passFirst, columns: columns,
+        return kernels.rgbFixedRow(source, destination, width: width, m: m, o: o, passFirst: passFirst, columns: columns,
                                     row: rowTerm(y, height: height), mirrored: mirrored, throughTable: table)
     }
 
@@ -239,7 +242,7 @@ final class RGBFixedKernel {
                 let rowTerm = rowTerm(y, height: height)
                 let row = I16x8(repeating: rowTerm)
                 // On the AVX2 and AVX-512 paths whole groups of 16 or 32 pixels first; this loop finishes the row.
-                var x = start > 0 ? start : SIMDPath.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: UnsafePointer(m), o: UnsafePointer(o), keep: keep,
+                var x = start > 0 ? start : kernels.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: UnsafePointer(m), o: UnsafePointer(o), keep: keep,
                                                                  passFirst: PassFirst.on, columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm,
                                                                  mirrored: mirrored)
                 @inline(__always) func reversed(_ v: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(v[3], v[2], v[1], v[0]) }

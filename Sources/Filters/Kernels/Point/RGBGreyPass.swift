@@ -17,8 +17,10 @@ struct RGBGreyPass {
     /// The three colour offsets are equal.
     private let uniform: Bool
     private let keep: UInt32
+    /// The SIMD path its rows run on.
+    private let kernels: KernelSet
 
-    init?(_ a: Affine3, format: PixelFormat) {
+    init?(_ a: Affine3, format: PixelFormat, kernels: KernelSet = .best) {
         guard format.isRGB, Array(a.m[0..<3]) == Array(a.m[3..<6]), Array(a.m[0..<3]) == Array(a.m[6..<9]) else { return nil }
         let bytes = format.rgbOffsets
         let colourBytes = [bytes.r, bytes.g, bytes.b]
@@ -44,6 +46,7 @@ struct RGBGreyPass {
         even = pair(weights[0], weights[2])
         odd = pair(weights[1], weights[3])
         keep = UInt32(0xFF) << UInt32(bytes.a * 8)
+        self.kernels = kernels
     }
 
     /// One pixel (four bytes, little-endian), GreyCore's arithmetic.
@@ -63,7 +66,7 @@ struct RGBGreyPass {
     func run(source: Plane, destination: Plane, width: Int, rows: Range<Int>) {
         for y in rows {
             let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
-            var x = SIMDPath.greyRow(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+            var x = kernels.greyRow(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
             while x < width {
                 dst.storeBytes(of: pixel(src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self)), toByteOffset: x &* 4, as: UInt32.self)
                 x &+= 1

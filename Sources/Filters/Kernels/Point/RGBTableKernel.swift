@@ -27,18 +27,21 @@ final class RGBTableKernel {
     private let uniformBefore: (offset: Int, mask: UInt64)?, uniformAfter: (offset: Int, mask: UInt64)?
     /// When `before` is one table for the three colour bytes (alpha kept) and the 16-bit pass follows: that table
     /// with every entry xored with 0x80, which the AVX-512 pass applies itself to whole groups of 32 pixels (where
-    /// `SIMDPath.fusesTables`); the rest of a row still goes through the table pass into the row buffer.
+    /// the kernel set `fusesTables`); the rest of a row still goes through the table pass into the row buffer.
     private let centredBefore: [UInt8]?
+    /// The SIMD path its table passes run on.
+    private let kernels: KernelSet
 
     /// True when the 16-bit pass applies `before` itself on the path in use (tests: the chains meant to take it do).
     var appliesTableInPass: Bool { centredBefore != nil && core?.runsThroughTables == true }
 
-    init?(_ program: PointProgram, format: PixelFormat) {
+    init?(_ program: PointProgram, format: PixelFormat, kernels: KernelSet = .best) {
         guard format.isRGB else { return nil }
+        self.kernels = kernels
         let steps = program.steps
         let prefix = steps.prefix { $0.isSeparable }
         if prefix.count == steps.count {
-            guard let tables = Self.tables(Array(prefix), format: format) else { return nil }
+            guard let tables = Self.tables(Array(prefix), format: format, kernels: kernels) else { return nil }
             before = tables
             core = nil
             floatCore = nil
@@ -53,19 +56,19 @@ final class RGBTableKernel {
         // Maps after the vignette fold into the 16-bit pass (no table pass after it) when it takes them.
         let rest = Array(steps[prefix.count...])
         if suffixCount > 0, !rest.contains(where: { if case .curve = $0 { true } else { false } }),
-           RGBFixedKernel(PointProgram(steps: rest), format: format) != nil {
+           RGBFixedKernel(PointProgram(steps: rest), format: format, kernels: kernels) != nil {
             suffixCount = 0
         }
         let middle = Array(steps[prefix.count..<(steps.count - suffixCount)])
         // Worth it only when a table removes a step the 16-bit pass cannot take.
         guard !prefix.isEmpty || suffixCount > 0,
-              let fixed = RGBFixedKernel(PointProgram(steps: middle), format: format) else { return nil }
-        before = prefix.isEmpty ? nil : Self.tables(Array(prefix), format: format)
-        after = suffixCount == 0 ? nil : Self.tables(Array(steps.suffix(suffixCount)), format: format)
+              let fixed = RGBFixedKernel(PointProgram(steps: middle), format: format, kernels: kernels) else { return nil }
+        before = prefix.isEmpty ? nil : Self.tables(Array(prefix), format: format, kernels: kernels)
+        after = suffixCount == 0 ? nil : Self.tables(Array(steps.suffix(suffixCount)), format: format, kernels: kernels)
         guard (prefix.isEmpty || before != nil), (suffixCount == 0 || after != nil) else { return nil }
         let suffixHasCurve = steps.suffix(suffixCount).contains { if case .curve = $0 { true } else { false } }
         core = suffixHasCurve ? nil : fixed
-        floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false) : nil
+        floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false, kernels: kernels) : nil
         uniformBefore = before.flatMap(Self.uniform)
         uniformAfter = after.flatMap(Self.uniform)
         let offsets = format.rgbOffsets
@@ -76,7 +79,7 @@ final class RGBTableKernel {
             centredBefore = nil
         }
         if suffixHasCurve, middle.count == 1, case let .affine(a) = middle[0], let after {
-            greyTable = GreyTable(a, after: after, uniform: uniformAfter, format: format)
+            greyTable = GreyTable(a, after: after, uniform: uniformAfter, format: format, kernels: kernels)
         } else {
             greyTable = nil
         }
@@ -93,8 +96,8 @@ final class RGBTableKernel {
     }
 
     /// The tables of a separable program, from the float kernel's stages; nil when it is the identity.
-    private static func tables(_ steps: [PointProgram.Step], format: PixelFormat) -> [UInt8]? {
-        let float = RGBPointKernel(PointProgram(steps: steps), fixedPoint: false)
+    private static func tables(_ steps: [PointProgram.Step], format: PixelFormat, kernels: KernelSet) -> [UInt8]? {
+        let float = RGBPointKernel(PointProgram(steps: steps), fixedPoint: false, kernels: kernels)
         var perChannel = [[UInt8]](repeating: [], count: 3)
         float.withStages { stages in
             var value = 0
@@ -146,14 +149,14 @@ final class RGBTableKernel {
             if mirror, let before {
                 before.withUnsafeBufferPointer { t in
                     for y in rows {
-                        Self.lookup(source.base + y * source.stride, buffer, width, t.baseAddress!, uniformBefore)
-                        MirrorFlipKernel.reverse(buffer, destination.base + y * destination.stride, bytes: width * 4, size: 4)
+                        kernels.lookup(source.base + y * source.stride, buffer, width, t.baseAddress!, uniformBefore)
+                        MirrorFlipKernel.reverse(buffer, destination.base + y * destination.stride, bytes: width * 4, size: 4, kernels)
                     }
                 }
             } else if let before {
                 before.withUnsafeBufferPointer { t in
                     for y in rows {
-                        Self.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!, uniformBefore)
+                        kernels.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!, uniformBefore)
                     }
                 }
             }
@@ -186,7 +189,7 @@ final class RGBTableKernel {
                     }
                 }
                 if start < width {
-                    before.withUnsafeBufferPointer { Self.lookup(from + 4 * start, buffer + 4 * start, width - start, $0.baseAddress!, uniformBefore) }
+                    before.withUnsafeBufferPointer { kernels.lookup(from + 4 * start, buffer + 4 * start, width - start, $0.baseAddress!, uniformBefore) }
                 }
                 coreSource = buffer
             }
@@ -195,7 +198,7 @@ final class RGBTableKernel {
             let from = Plane(base: coreSource, stride: 0), to = Plane(base: d, stride: 0)
             if let greyTable {
                 greyTable.run(coreSource, alpha: s, d, width: width)
-                if mirror && !reversedStores { MirrorFlipKernel.reverse(buffer, out, bytes: width * 4, size: 4) }
+                if mirror && !reversedStores { MirrorFlipKernel.reverse(buffer, out, bytes: width * 4, size: 4, kernels) }
                 continue
             }
             if let core {
@@ -207,19 +210,22 @@ final class RGBTableKernel {
             } else {
                 floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
             }
-            if let after { after.withUnsafeBufferPointer { Self.lookup(d, d, width, $0.baseAddress!, uniformAfter) } }
-            if mirror && !reversedStores { MirrorFlipKernel.reverse(buffer, out, bytes: width * 4, size: 4) }
+            if let after { after.withUnsafeBufferPointer { kernels.lookup(d, d, width, $0.baseAddress!, uniformAfter) } }
+            if mirror && !reversedStores { MirrorFlipKernel.reverse(buffer, out, bytes: width * 4, size: 4, kernels) }
         }
     }
 
+}
+
+extension KernelSet {
     /// One row through the four tables; `source` may be `destination`.
     @inline(__always)
-    private static func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>,
+    fileprivate func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>,
                                _ uniform: (offset: Int, mask: UInt64)?) {
         let s = source.assumingMemoryBound(to: UInt8.self), d = destination.assumingMemoryBound(to: UInt8.self)
         let t1 = t + 256, t2 = t + 512, t3 = t + 768
         let end = width &* 4
-        var i = SIMDPath.byteTables(source, destination, bytes: end, tables: t, uniform: uniform)
+        var i = byteTables(source, destination, bytes: end, tables: t, uniform: uniform)
         while i < end {
             let b0 = t[Int(s[i])], b1 = t1[Int(s[i &+ 1])], b2 = t2[Int(s[i &+ 2])], b3 = t3[Int(s[i &+ 3])]
             d[i] = b0; d[i &+ 1] = b1; d[i &+ 2] = b2; d[i &+ 3] = b3
@@ -259,9 +265,11 @@ struct GreyTable {
     private let uniform: (offset: Int, mask: UInt64)?
     /// When the table is `low` below index `cut` and `high` from it on (threshold's step): a compare, no lookup.
     private let step: (cut: UInt32, low: UInt32, high: UInt32)?
+    private let kernels: KernelSet
 
     /// nil unless the rows, and the offsets, are equal as the float pass holds them.
-    init?(_ a: Affine3, after: [UInt8], uniform: (offset: Int, mask: UInt64)?, format: PixelFormat) {
+    init?(_ a: Affine3, after: [UInt8], uniform: (offset: Int, mask: UInt64)?, format: PixelFormat, kernels: KernelSet) {
+        self.kernels = kernels
         let m = a.m.map { Float($0) }, o = a.o.map { Float($0 * 255) }
         guard Array(m[0..<3]) == Array(m[3..<6]), Array(m[0..<3]) == Array(m[6..<9]), o[0] == o[1], o[0] == o[2] else { return nil }
         k = SIMD3(m[0], m[1], m[2])
@@ -286,20 +294,20 @@ struct GreyTable {
             let t = t.baseAddress!
             var x: Int
             if let step {
-                x = SIMDPath.greyStepRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, step: step, keep: keep)
-            } else if SIMDPath.current == .avx512 {
-                x = SIMDPath.greyTableRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: nil, keep: keep)
+                x = kernels.greyStepRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, step: step, keep: keep)
+            } else if kernels.path == .avx512 {
+                x = kernels.greyTableRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: nil, keep: keep)
                 after.withUnsafeBufferPointer { tables in
                     let d = destination.assumingMemoryBound(to: UInt8.self), tables = tables.baseAddress!
                     // Whole groups of 16 pixels are whole groups of 64 bytes: the lookup leaves none, but would be finished here.
-                    var i = SIMDPath.byteTables(destination, destination, bytes: 4 * x, tables: tables, uniform: uniform)
+                    var i = kernels.byteTables(destination, destination, bytes: 4 * x, tables: tables, uniform: uniform)
                     while i < 4 * x {
                         d[i] = tables[(i & 3) * 256 + Int(d[i])]
                         i += 1
                     }
                 }
             } else {
-                x = SIMDPath.greyTableRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: t, keep: keep)
+                x = kernels.greyTableRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: t, keep: keep)
             }
             while x < width {
                 let v = source.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self)

@@ -47,6 +47,8 @@ final class YUV420FixedKernel {
     /// Cb' depends on Cr or Cr' on Cb.
     let crossChroma: Bool
     let gain: VignetteShape?
+    /// The SIMD path its rows run on.
+    private let kernels: KernelSet
 
     private var lumaColumns: UnsafeMutablePointer<Int16>?
     private var chromaColumns: UnsafeMutablePointer<Int16>?
@@ -73,7 +75,7 @@ final class YUV420FixedKernel {
     /// exposure, mono, brightness…): its luma side becomes a table, its chroma side folds into the
     /// affine. An affine after the vignette folds too: `M·(g·(A·x + b)) + c = g·(M·A·x + M·b) + c`,
     /// so it changes the coefficients and the final per-component constant, not the work per sample.
-    init?(_ program: PointProgram, color: ColorDescription) {
+    init?(_ program: PointProgram, color: ColorDescription, kernels: KernelSet = .best) {
         let q = color.lumaQuantization, cs = color.chromaScale
         let yOff = q.offset, ys = q.scale
         let steps = program.steps
@@ -145,6 +147,7 @@ final class YUV420FixedKernel {
         mixed = [a01, a02, a10, a20].contains { abs($0) >= tiny }
         crossChroma = abs(a12) >= tiny || abs(a21) >= tiny
         gain = shape
+        self.kernels = kernels
         // Worst-case magnitudes in codes before the final offset; 1800·16 plus the bias stays in Int16.
         let limit = 1800.0
         // The zero each component is re-centred on after the gain: 1800·8 plus this stays in Int16 too.
@@ -337,16 +340,16 @@ final class YUV420FixedKernel {
                     let rc = Gain.on ? chromaRowTerm(crow, height: height) : .zero
                     let d0 = dy.base + row0 * dy.stride, d1 = dy.base + row1 * dy.stride
                     guard let mirror else {
-                        Self.jointRows(sy.base + row0 * sy.stride, d0, sy.base + row1 * sy.stride, d1,
+                        Self.jointRows(kernels, sy.base + row0 * sy.stride, d0, sy.base + row1 * sy.stride, d1,
                                        chroma, crow, width, chromaWidth, r0, r1, rc, lumaBlock, chromaBlock, blockTable, c)
                         continue
                     }
-                    Self.jointRows(sy.base + row0 * sy.stride, mirror, sy.base + row1 * sy.stride, mirror + width,
+                    Self.jointRows(kernels, sy.base + row0 * sy.stride, mirror, sy.base + row1 * sy.stride, mirror + width,
                                    chroma.redirected(to: mirror + 2 * width, chromaWidth), crow, width, chromaWidth, r0, r1, rc,
                                    lumaBlock, chromaBlock, blockTable, c)
-                    MirrorFlipKernel.reverse(mirror, d0, bytes: width, size: 1)
-                    MirrorFlipKernel.reverse(mirror + width, d1, bytes: width, size: 1)
-                    chroma.reverse(crow, from: mirror + 2 * width, chromaWidth, skipping: 0)
+                    MirrorFlipKernel.reverse(mirror, d0, bytes: width, size: 1, kernels)
+                    MirrorFlipKernel.reverse(mirror + width, d1, bytes: width, size: 1, kernels)
+                    chroma.reverse(crow, from: mirror + 2 * width, chromaWidth, skipping: 0, kernels)
                 }
                 return
             }
@@ -357,23 +360,23 @@ final class YUV420FixedKernel {
                     // The identity maps compute exactly (a00 = 1 is 4096 in Q12), so they need no copy of their own here.
                     // Into another frame the wide path stores mirrored itself and only the row's end goes through the scratch.
                     let r = Gain.on ? lumaRowTerm(row, height: height) : .zero
-                    Self.lumaRow(s, mirror.assumingMemoryBound(to: UInt8.self), width, r, lumaBlock, mirroredInto: d)
+                    Self.lumaRow(kernels, s, mirror.assumingMemoryBound(to: UInt8.self), width, r, lumaBlock, mirroredInto: d)
                 } else if lumaIdentity {
                     if !sameY { d.update(from: s, count: width) }
                 } else {
                     let r = Gain.on ? lumaRowTerm(row, height: height) : .zero
-                    Self.lumaRow(s, d, width, r, lumaBlock)
+                    Self.lumaRow(kernels, s, d, width, r, lumaBlock)
                 }
             }
             for crow in chromaRows {
                 if let mirror {
                     let rc = Gain.on ? chromaRowTerm(crow, height: height) : .zero
-                    Self.chromaRow(chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock, mirroredInto: chroma)
+                    Self.chromaRow(kernels, chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock, mirroredInto: chroma)
                 } else if chromaIdentity {
                     if !sameC { chroma.copy(crow, chromaWidth) }
                 } else {
                     let rc = Gain.on ? chromaRowTerm(crow, height: height) : .zero
-                    Self.chromaRow(chroma, crow, chromaWidth, rc, chromaBlock)
+                    Self.chromaRow(kernels, chroma, crow, chromaWidth, rc, chromaBlock)
                 }
             }
         }
@@ -381,16 +384,16 @@ final class YUV420FixedKernel {
 
     /// One luma row from `s` to `d`. With `final`, `d` is a row of scratch and the row ends up mirrored in
     /// `final`: stored there reversed by the wide path when `final` does not overlap `s`, the rest reversed from `d`.
-    private static func lumaRow<Gain: Flag, Curve: Flag>(_ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
+    private static func lumaRow<Gain: Flag, Curve: Flag>(_ kernels: KernelSet, _ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
                                                          _ row: I16x8, _ block: LumaBlock<Gain, Curve>,
                                                          mirroredInto final: UnsafeMutablePointer<UInt8>? = nil) {
         let k = block.c.pointee
         let constant = (k.lumaConstant, k.lumaConstant)
         let direct = final.map { disjoint($0, s, width) } ?? false
-        var x = SIMDPath.yuv420Luma(s, (direct ? final : nil) ?? d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
+        var x = kernels.yuv420Luma(s, (direct ? final : nil) ?? d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
                                     bias: k.lumaBias[0], columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? x : 0
-        defer { if let final { MirrorFlipKernel.reverse(d + done, final, bytes: width - done, size: 1) } }
+        defer { if let final { MirrorFlipKernel.reverse(d + done, final, bytes: width - done, size: 1, kernels) } }
         while x &+ 16 <= width {
             let y = UnsafeRawPointer(s + x).loadUnaligned(as: SIMD16<UInt8>.self)
             UnsafeMutableRawPointer(d + x).storeBytes(of: block.apply(y, constant, x, row), as: SIMD16<UInt8>.self)
@@ -408,7 +411,7 @@ final class YUV420FixedKernel {
     /// One chroma row. With `final`, `chroma` writes to scratch (`redirected`) and the row ends up mirrored in
     /// `final`'s destination: stored there reversed by the wide path when that does not overlap the source, the rest
     /// reversed from the scratch.
-    private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
+    private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ kernels: KernelSet, _ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
                                                                              _ row: I16x8, _ block: ChromaBlock<Gain, Cross>,
                                                                              mirroredInto final: Chroma? = nil) {
         let rows = chroma.rows(crow)
@@ -420,12 +423,12 @@ final class YUV420FixedKernel {
             return disjoint(t.du, t.u, chromaWidth) && disjoint(dv, v, chromaWidth)
         } ?? false
         let out = (direct ? target : nil) ?? p
-        var cx = SIMDPath.yuv420Chroma(p.u, p.v, out.du, out.dv, pairs: chromaWidth,
+        var cx = kernels.yuv420Chroma(p.u, p.v, out.du, out.dv, pairs: chromaWidth,
                                        diagonal: pair(k.chromaDiagonal), cross: Cross.on ? pair(k.chromaCross) : nil,
                                        constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
                                        columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? cx : 0
-        defer { final?.reverse(crow, from: chroma.scratch, chromaWidth, skipping: done) }
+        defer { final?.reverse(crow, from: chroma.scratch, chromaWidth, skipping: done, kernels) }
         while cx &+ 8 <= chromaWidth {
             rows.store(block.apply(rows.load(cx), (.zero, .zero), cx, row, mixed: false), cx)
             cx &+= 8
@@ -438,7 +441,7 @@ final class YUV420FixedKernel {
 
     /// Two luma rows and their chroma row; `row1` may be `row0` (odd height), and is then written twice with the same values.
     private static func jointRows<Chroma: ChromaRows, Gain: Flag, Cross: Flag, Curve: Flag>(
-        _ s0: UnsafeMutableRawPointer, _ d0: UnsafeMutableRawPointer, _ s1: UnsafeMutableRawPointer, _ d1: UnsafeMutableRawPointer,
+        _ kernels: KernelSet, _ s0: UnsafeMutableRawPointer, _ d0: UnsafeMutableRawPointer, _ s1: UnsafeMutableRawPointer, _ d1: UnsafeMutableRawPointer,
         _ chroma: Chroma, _ crow: Int, _ width: Int, _ chromaWidth: Int, _ r0: I16x8, _ r1: I16x8, _ rc: I16x8,
         _ luma: LumaBlock<Gain, Curve>, _ block: ChromaBlock<Gain, Cross>, _ blockTable: UnsafeMutablePointer<Int16>,
         _ c: UnsafePointer<Constants>
@@ -473,7 +476,7 @@ final class YUV420FixedKernel {
         if !Curve.on {
             // The chroma side's curve is a table on the block sum, which the 64-byte rows do not read.
             let k = c.pointee, p = rows.pointers
-            x = SIMDPath.yuv420Joint(s0.assumingMemoryBound(to: UInt8.self), d0.assumingMemoryBound(to: UInt8.self),
+            x = kernels.yuv420Joint(s0.assumingMemoryBound(to: UInt8.self), d0.assumingMemoryBound(to: UInt8.self),
                                      s1.assumingMemoryBound(to: UInt8.self), d1.assumingMemoryBound(to: UInt8.self), p.u, p.v, p.du, p.dv,
                                      width: width, luma: (k.lumaScale[0], k.lumaBias[0], Gain.on ? UnsafePointer(luma.columns) : nil, r0[0], r1[0]),
                                      chroma: (pair(k.chromaDiagonal), Cross.on ? pair(k.chromaCross) : nil, pair(k.chromaConstant), pair(k.chromaBias),
@@ -588,7 +591,7 @@ protocol ChromaRows {
     func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self
     /// Writes pairs `first..<count` of `buffer` (as `redirected` left `count` pairs) to row `crow` of the destination, in
     /// reverse order, as the first `count − first` pairs: a mirrored row whose other pairs are already there.
-    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int)
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int, _ kernels: KernelSet)
     /// Where a redirected row's pairs go (the destination's first row otherwise).
     var scratch: UnsafeRawPointer { get }
 }
@@ -632,8 +635,8 @@ struct InterleavedChroma: ChromaRows {
     func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self {
         InterleavedChroma(source: source, sourceStride: sourceStride, destination: buffer, destinationStride: 0)
     }
-    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int) {
-        MirrorFlipKernel.reverse(buffer + 2 * first, destination + crow * destinationStride, bytes: 2 * (count - first), size: 2)
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int, _ kernels: KernelSet) {
+        MirrorFlipKernel.reverse(buffer + 2 * first, destination + crow * destinationStride, bytes: 2 * (count - first), size: 2, kernels)
     }
     var scratch: UnsafeRawPointer { UnsafeRawPointer(destination) }
 }
@@ -684,9 +687,9 @@ struct PlanarChroma: ChromaRows {
     func redirected(to buffer: UnsafeMutableRawPointer, _ count: Int) -> Self {
         PlanarChroma(u: u, uStride: uStride, v: v, vStride: vStride, du: buffer, duStride: 0, dv: buffer + count, dvStride: 0)
     }
-    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int) {
-        MirrorFlipKernel.reverse(buffer + first, du + crow * duStride, bytes: count - first, size: 1)
-        MirrorFlipKernel.reverse(buffer + count + first, dv + crow * dvStride, bytes: count - first, size: 1)
+    func reverse(_ crow: Int, from buffer: UnsafeRawPointer, _ count: Int, skipping first: Int, _ kernels: KernelSet) {
+        MirrorFlipKernel.reverse(buffer + first, du + crow * duStride, bytes: count - first, size: 1, kernels)
+        MirrorFlipKernel.reverse(buffer + count + first, dv + crow * dvStride, bytes: count - first, size: 1, kernels)
     }
     var scratch: UnsafeRawPointer { UnsafeRawPointer(du) }
 }

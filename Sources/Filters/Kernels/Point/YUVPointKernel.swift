@@ -50,10 +50,10 @@ final class YUVPointKernel {
     private let yOffset: Float, yScale: Float, cScale: Float
 
     /// `fixedPoint: false` forces the float paths, `tables: false` the general one (tests compare them).
-    init(_ program: PointProgram, color: ColorDescription, fixedPoint: Bool = true, tables: Bool = true) {
+    init(_ program: PointProgram, color: ColorDescription, fixedPoint: Bool = true, tables: Bool = true, kernels: KernelSet = .best) {
         self.color = color
-        fixed420 = fixedPoint ? YUV420FixedKernel(program, color: color) : nil
-        segments420 = fixedPoint && fixed420 == nil ? Self.segments(program, color: color) : []
+        fixed420 = fixedPoint ? YUV420FixedKernel(program, color: color, kernels: kernels) : nil
+        segments420 = fixedPoint && fixed420 == nil ? Self.segments(program, color: color, kernels: kernels) : []
         let q = color.lumaQuantization
         yOffset = Float(q.offset); yScale = Float(q.scale); cScale = Float(color.chromaScale)
         if tables, let tables = Self.tableMode(program, color: color) {
@@ -84,13 +84,13 @@ final class YUVPointKernel {
     }
 
     /// The longest runs of `program` the 4:2:0 pass takes, in order; empty when a step fits none (a 3D LUT).
-    private static func segments(_ program: PointProgram, color: ColorDescription) -> [YUV420FixedKernel] {
+    private static func segments(_ program: PointProgram, color: ColorDescription, kernels: KernelSet) -> [YUV420FixedKernel] {
         var segments: [YUV420FixedKernel] = []
         var start = 0
         while start < program.steps.count {
             // Program lengths are a handful of steps, so trying every end is cheap (once per chain and format).
             guard let (end, kernel) = (start..<program.steps.count).reversed().lazy.compactMap({ last in
-                YUV420FixedKernel(PointProgram(steps: Array(program.steps[start...last])), color: color).map { (last + 1, $0) }
+                YUV420FixedKernel(PointProgram(steps: Array(program.steps[start...last])), color: color, kernels: kernels).map { (last + 1, $0) }
             }).first else { return [] }
             segments.append(kernel)
             start = end

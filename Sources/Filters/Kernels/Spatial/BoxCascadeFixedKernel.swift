@@ -71,7 +71,7 @@ enum BoxCascadeFixedKernel {
         RowParallel.run(rows: panels, bands: bands) { band, range in
             for panel in range {
                 let x0 = panel * panelWidth
-                SIMDPath.boxFixedPanel(source: view.source, sourceStride: view.sourceStride, destination: view.destination,
+                context.kernels.boxFixedPanel(source: view.source, sourceStride: view.sourceStride, destination: view.destination,
                                        destinationStride: view.destinationStride,
                                        left: panel > 0 ? halo(panel).map { UnsafePointer($0) } : nil,
                                        right: panel + 1 < panels ? halo(panel + 1).map { UnsafePointer($0 + ch * reach) } : nil,

@@ -90,7 +90,7 @@ enum BoxCascadeKernel {
                     }
                 }
                 switch ch {
-                case 4: SIMDPath.load4(rows[0], rows[1], width: view.width, into: a + hPad)
+                case 4: context.kernels.load4(rows[0], rows[1], width: view.width, into: a + hPad)
                 case 2: load2(rows[0], rows[1], rows[2], rows[3], width: view.width, into: a + hPad)
                 default: load1(rows, width: view.width, into: a + hPad)
                 }
@@ -98,11 +98,11 @@ enum BoxCascadeKernel {
                     a[p] = a[hPad]
                     a[hPad + view.width + p] = a[hPad + view.width - 1]
                 }
-                SIMDPath.cascade(a, positions: hPositions, stride: 1, box: horizontal, passes: n)
+                context.kernels.cascade(a, positions: hPositions, stride: 1, box: horizontal, passes: n)
                 let result = a
                 let count = min(group, view.height - first)
                 switch ch {
-                case 4: SIMDPath.store4(result, width: view.width, scale: hScale, plane + first * samples, plane + (first + min(1, count - 1)) * samples)
+                case 4: context.kernels.store4(result, width: view.width, scale: hScale, plane + first * samples, plane + (first + min(1, count - 1)) * samples)
                 default:
                     // Lanes → UInt16 once per position, then each row picks its lanes.
                     let fixed = UnsafeMutableRawPointer(b).assumingMemoryBound(to: UInt16.self)
@@ -147,7 +147,7 @@ enum BoxCascadeKernel {
                 let count = min(stripSamples, samples - x0)
                 // Load the strip (value·256, rescaled at the end); padding rows repeat the first and last row.
                 if count == stripSamples {
-                    SIMDPath.loadStrip(plane + x0, rowStride: samples, rows: view.height, into: a + vPad * groupsPerStrip)
+                    context.kernels.loadStrip(plane + x0, rowStride: samples, rows: view.height, into: a + vPad * groupsPerStrip)
                 } else {
                     var padded = [UInt16](repeating: 0, count: stripSamples)
                     for y in 0..<view.height {
@@ -164,11 +164,11 @@ enum BoxCascadeKernel {
                     }
                 }
                 for lanes in 0..<groupsPerStrip where lanes * Lanes.scalarCount < count {
-                    SIMDPath.cascade(a + lanes, positions: vPositions, stride: groupsPerStrip, box: vertical, passes: n)
+                    context.kernels.cascade(a + lanes, positions: vPositions, stride: groupsPerStrip, box: vertical, passes: n)
                 }
                 let scale = Lanes(repeating: 1 / (256 * gain(vertical, passes: n)))
                 if amount == nil && view.step == ch && count == stripSamples {
-                    SIMDPath.storeStrip(a, rows: view.height, scale: scale, into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
+                    context.kernels.storeStrip(a, rows: view.height, scale: scale, into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
                     continue
                 }
                 for y in 0..<view.height {

@@ -20,7 +20,7 @@ enum EdgesKernel {
         let inPlace = source.isSameMemory(as: destination)
         let halos = context.perBand(.rowB, bands: inPlace ? pieces : bands, bytes: 2 * rowBytes)
         let magnitudes = context.perBand(.rowC, bands: bands, bytes: rowBytes)
-        let luma = LumaSource(source)
+        let luma = LumaSource(source, context.kernels)
         let offset = source.format.isRGB ? 0 : Int32(source.color.lumaQuantization.offset)
         func makeHalo(_ rows: Range<Int>, into halo: UnsafeMutablePointer<UInt8>) {
             luma.row(max(rows.lowerBound - 1, 0), into: halo)
@@ -52,8 +52,8 @@ enum EdgesKernel {
                 } else {
                     below = UnsafePointer(halo + rowBytes)
                 }
-                SIMDPath.edgesSobel(above + 1, UnsafePointer(here + 1), below + 1, width: w, offset: offset, into: m)
-                write(m, row: y, source, destination)
+                context.kernels.edgesSobel(above + 1, UnsafePointer(here + 1), below + 1, width: w, offset: offset, into: m)
+                write(m, row: y, source, destination, context.kernels)
                 // Rotate: the row below becomes the current one.
                 above = UnsafePointer(here)
                 (here, next, spare) = (next, spare, here)
@@ -85,9 +85,11 @@ enum EdgesKernel {
         let frame: Frame
         /// Q15 weights of R, G and B (summing to 2¹⁵) and those channels' bit offsets in a pixel.
         let weights: SIMD3<Int32>, shifts: SIMD3<UInt32>
+        let kernels: KernelSet
 
-        init(_ frame: Frame) {
+        init(_ frame: Frame, _ kernels: KernelSet) {
             self.frame = frame
+            self.kernels = kernels
             let k = frame.color.lumaCoefficients
             let kr = Int32((k.r * 32768).rounded()), kb = Int32((k.b * 32768).rounded())
             weights = SIMD3(kr, 32768 - kr - kb, kb)
@@ -100,7 +102,7 @@ enum EdgesKernel {
             let w = frame.width
             if frame.format.isRGB {
                 let s = (frame.planes[0].base + y * frame.planes[0].stride).assumingMemoryBound(to: UInt8.self)
-                SIMDPath.edgesLuma(s, width: w, weights: weights, shifts: shifts, into: p + 1)
+                kernels.edgesLuma(s, width: w, weights: weights, shifts: shifts, into: p + 1)
             } else if let layout = YUVLayout(frame.format) {
                 let s = layout.row(layout.y, frame, y)
                 if layout.y.step == 1 {
@@ -116,12 +118,12 @@ enum EdgesKernel {
 
     /// Writes magnitudes as grey RGB (alpha from the source) or as Y.
     @inline(__always)
-    static func write(_ m: UnsafePointer<UInt8>, row y: Int, _ source: Frame, _ destination: Frame) {
+    static func write(_ m: UnsafePointer<UInt8>, row y: Int, _ source: Frame, _ destination: Frame, _ kernels: KernelSet) {
         let w = source.width
         if source.format.isRGB {
             let s = (source.planes[0].base + y * source.planes[0].stride).assumingMemoryBound(to: UInt8.self)
             let d = (destination.planes[0].base + y * destination.planes[0].stride).assumingMemoryBound(to: UInt8.self)
-            SIMDPath.edgesGrey(m, s, width: w, alpha: UInt32(0xFF) << (8 * UInt32(source.format.rgbOffsets.a)), into: d)
+            kernels.edgesGrey(m, s, width: w, alpha: UInt32(0xFF) << (8 * UInt32(source.format.rgbOffsets.a)), into: d)
         } else if let layout = YUVLayout(source.format) {
             let d = layout.row(layout.y, destination, y)
             if layout.y.step == 1 {

@@ -80,7 +80,7 @@ enum GaussianKernel {
                             p[(hr + view.width + k) * ch + c] = p[(hr + view.width - 1) * ch + c]
                         }
                     }
-                    let done = horizontalVectors(p, taps: hw, channels: ch, samples: samples, into: out)
+                    let done = horizontalVectors(p, taps: hw, channels: ch, samples: samples, into: out, context.kernels)
                     (acc + done).update(repeating: 32, count: samples - done)
                     for k in 0..<hw.count {
                         let w = hw[k], tap = p + k * ch
@@ -134,7 +134,7 @@ enum GaussianKernel {
                                 next += 1
                             }
                             for k in 0..<ringRows { taps[k] = row(min(max(y - vr + k, 0), h - 1)) }
-                            let done = verticalVectors(UnsafePointer(taps), taps: vw, samples: samples, into: acc)
+                            let done = verticalVectors(UnsafePointer(taps), taps: vw, samples: samples, into: acc, context.kernels)
                             (acc + done).update(repeating: 1 << 21, count: samples - done)
                             for k in 0..<vw.count {
                                 let w = vw[k], tapRow = taps[k]
@@ -166,14 +166,14 @@ enum GaussianKernel {
     /// Horizontal: out[i] = (32 + Σ w_k·p[i + k·ch]) >> 6 for whole groups of 8 samples; returns how many were done.
     @inline(__always)
     private static func horizontalVectors(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
-                                          samples: Int, into out: UnsafeMutablePointer<UInt16>) -> Int {
+                                          samples: Int, into out: UnsafeMutablePointer<UInt16>, _ kernels: KernelSet) -> Int {
         #if canImport(_Builtin_intrinsics.intel)
         let zero = _mm_setzero_si128(), flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let rounding = _mm_set1_epi32(32), recentre = _mm_set1_epi32(32768)
         @inline(__always) func widened(_ at: UnsafePointer<UInt8>) -> __m128i {
             _mm_unpacklo_epi8(_mm_loadl_epi64(UnsafeRawPointer(at).assumingMemoryBound(to: __m128i.self)), zero)
         }
-        var i = SIMDPath.gaussianHorizontal(p, taps: taps, channels: ch, samples: samples, into: out)
+        var i = kernels.gaussianHorizontal(p, taps: taps, channels: ch, samples: samples, into: out)
         while i + 8 <= samples {
             var lo = rounding, hi = rounding
             var k = 0
@@ -202,12 +202,12 @@ enum GaussianKernel {
     /// The Q8 samples (≤ 65280) are centred to signed 16 bits for pmaddwd: Σ w·v = Σ w·(v − 2¹⁵) + 2¹⁵·2¹⁴.
     @inline(__always)
     private static func verticalVectors(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>,
-                                        samples: Int, into acc: UnsafeMutablePointer<Int32>) -> Int {
+                                        samples: Int, into acc: UnsafeMutablePointer<Int32>, _ kernels: KernelSet) -> Int {
         #if canImport(_Builtin_intrinsics.intel)
         let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let start = _mm_set1_epi32((1 << 21) + (1 << 29))
         @inline(__always) func rowPointer(_ k: Int) -> UnsafePointer<UInt16> { rows[k] }
-        var i = SIMDPath.gaussianVertical(rows, taps: taps, samples: samples, into: acc)
+        var i = kernels.gaussianVertical(rows, taps: taps, samples: samples, into: acc)
         while i + 8 <= samples {
             var lo = start, hi = start
             var k = 0

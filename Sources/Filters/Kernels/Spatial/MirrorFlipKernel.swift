@@ -25,7 +25,7 @@ enum MirrorFlipKernel {
         let alignment = input.format == .i420 || input.format == .nv12 ? 2 : 1
         RowParallel.run(rows: input.height, bands: bands, alignment: alignment) { band, rows in
             let buffer = buffers.base + band * buffers.stride
-            mirrorRows(input, destination, lumaRows: rows, buffer: inPlace ? buffer : nil)
+            mirrorRows(input, destination, lumaRows: rows, buffer: inPlace ? buffer : nil, context.kernels)
         }
     }
 
@@ -84,7 +84,7 @@ enum MirrorFlipKernel {
     /// `destination` (the same memory when `buffer`, a row of scratch, is given).
     ///
     /// `lumaRows` starts on an even row for 4:2:0 formats, so no chroma row is mirrored twice.
-    static func mirrorRows(_ source: Frame, _ destination: Frame, lumaRows: Range<Int>, buffer: UnsafeMutableRawPointer?) {
+    static func mirrorRows(_ source: Frame, _ destination: Frame, lumaRows: Range<Int>, buffer: UnsafeMutableRawPointer?, _ kernels: KernelSet) {
         if source.format == .yuy2, let buffer {
             mirrorPacked422(source, destination, lumaRows: lumaRows, buffer: buffer)
             return
@@ -114,16 +114,16 @@ enum MirrorFlipKernel {
                 // Straight from the frame: read it forwards, one stream the prefetchers follow row after row
                 // (read backwards, each row began a new descending stream: a frame not in cache took 2.1x a
                 // memcpy, 1.7x now). From the row buffer, in L1, the writes go forwards instead.
-                reverse(from, to, bytes: bytes, size: size, readForward: buffer == nil)
+                reverse(from, to, bytes: bytes, size: size, readForward: buffer == nil, kernels)
             }
         }
     }
 
-    /// Writes the `size`-byte elements of `source` in reverse order to `destination` (no overlap).
+    /// Writes the `size`-byte elements of `source` in reverse order to `destination` (no overlap), on `kernels`' path.
     @inline(__always)
     static func reverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
-                        readForward: Bool = false) {
-        let done = SIMDPath.mirrorReverse(source, destination, bytes: bytes, size: size, readForward: readForward)
+                        readForward: Bool = false, _ kernels: KernelSet) {
+        let done = kernels.mirrorReverse(source, destination, bytes: bytes, size: size, readForward: readForward)
         switch size {
         case 4: blocks(source, destination, from: done, bytes: bytes, size: 4, readForward: readForward) { (v: SIMD4<UInt32>) in
             SIMD4(v[3], v[2], v[1], v[0])

@@ -1,7 +1,8 @@
-/// What a spatial kernel needs besides pixels: scratch memory kept across frames and the thread count.
+/// What a spatial kernel needs besides pixels: scratch memory kept across frames, the thread count and the kernel set.
 struct SpatialContext {
     let scratch: ScratchPool
     let threads: Int
+    let kernels: KernelSet
 
     /// Scratch slot numbers: one range per purpose, one slot per band within it.
     enum Slot: Int {

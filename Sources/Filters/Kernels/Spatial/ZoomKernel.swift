@@ -76,7 +76,7 @@ enum ZoomKernel {
                 }
                 if ch == 4 {
                     // One tap pair per pixel, four channels as one vector (on AVX2 four pixels a step first).
-                    for x in SIMDPath.zoomHorizontal4(s, columns: columns, width: view.width, into: h)..<view.width {
+                    for x in context.kernels.zoomHorizontal4(s, columns: columns, width: view.width, into: h)..<view.width {
                         let t = 3 * 4 * x
                         let w = UInt16(truncatingIfNeeded: taps[t + 2])
                         let p = UnsafeRawPointer(s + Int(taps[t])).loadUnaligned(as: SIMD4<UInt8>.self)
@@ -99,7 +99,7 @@ enum ZoomKernel {
                 let upper = interpolated(y0), lower = interpolated(min(y0 + 1, view.height - 1))
                 let direct = view.step == ch
                 let d = direct ? view.destinationRow(y) : out
-                blend(upper, lower, weight: wy, count: samples, into: d)
+                blend(upper, lower, weight: wy, count: samples, into: d, context.kernels)
                 if !direct { view.scatter(row: y, from: out) }
             }
         }
@@ -111,9 +111,9 @@ enum ZoomKernel {
     /// a'·(256 − w) + b'·w + 2²³, so one multiply-add of (a', b') pairs by (256 − w, w) is exact.
     @inline(__always)
     private static func blend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight w: UInt32, count: Int,
-                              into d: UnsafeMutablePointer<UInt8>) {
+                              into d: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) {
         let wa = 256 &- w
-        var i = SIMDPath.zoomBlend(a, b, weight: w, count: count, into: d)
+        var i = kernels.zoomBlend(a, b, weight: w, count: count, into: d)
         #if canImport(_Builtin_intrinsics.intel)
         // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
         // widening multiplies (about 7 instructions per sample against 2 here).
