@@ -6,7 +6,7 @@ hosts on a test pattern and stops both:
 1. `--http --metrics --rtsp`: every metric docs/metrics.md names is on both servers, and each moves when its cause
    happens — frames flow, a still is taken, a recording runs and ends, an MJPEG viewer connects, an RTSP client reads.
 2. a camera that is missing, `--http` with a token and `--metrics`: the status metric says unconfigured, the page's
-   /metrics wants the token, the metrics-only server serves /metrics alone.
+   /metrics wants the token; then `--metrics` alone, which stays up to say so.
 
 Waits are for events (a reply line, a first JPEG, the RTSP client's caps), each with a safety net of 60 s.
 """
@@ -275,6 +275,17 @@ def missing_camera_host(binary, folder):
         host.stop("term")
 
 
+def metrics_only_host(binary, folder):
+    """`--metrics` alone keeps serving the status of a camera that is missing, until SIGTERM."""
+    host = Host(binary, folder, "metrics-missing", ["--metrics", "127.0.0.1:0"])
+    try:
+        metrics_url = host.line("metrics ").split(" ", 1)[1]
+        _, _, samples, _ = scrape(metrics_url)
+        check(value(samples, "swiftcam_status", status="unconfigured") == 1, "--metrics alone stays up and says unconfigured")
+    finally:
+        check(host.stop("term") == 69, "it exits 69 (unavailable) once stopped")
+
+
 def main():
     binary = sys.argv[1]
     expected = documented_metrics()
@@ -282,6 +293,7 @@ def main():
     folder = tempfile.mkdtemp(prefix="metrics-test.", dir=os.path.join(ROOT, ".build"))
     try:
         moved = running_host(binary, folder, expected) | missing_camera_host(binary, folder)
+        metrics_only_host(binary, folder)
         for metric in expected:
             check(metric in moved or metric in PRESENCE_ONLY, f"{metric} moves in this test or is listed as presence-only")
     finally:

@@ -24,7 +24,8 @@ enum RunCommand {
         ADDR:PORT (default address 127.0.0.1; config key "http"). Any address but loopback needs a token:
         --token TOKEN, or --token generate to have one made and printed once. With --http, a camera that is
         missing or not allowed keeps the page up with the reason until Ctrl-C.
-        --metrics serves GET /metrics (Prometheus text format; the --http server has it too) and nothing else on ADDR:PORT.
+        --metrics serves GET /metrics (Prometheus text format; the --http server has it too) and nothing else on ADDR:PORT;
+        a camera that is missing or not allowed keeps it up, showing the status, until Ctrl-C.
         A camera that fails is reported in one sentence (`status failed: camera /dev/video0 …`); --verbose also prints
         GStreamer's own message for every failure and warning (GST_DEBUG=swiftcam:2 does the same).
         """
@@ -115,7 +116,7 @@ enum RunCommand {
         do {
             try session.start()
         } catch {
-            guard web != nil else {
+            guard web != nil || metricsOptions != nil else {
                 printError("\(error)")
                 return ExitCode.for(error)
             }
@@ -145,7 +146,7 @@ enum RunCommand {
         if let startFailure {
             // The page stays up and shows the reason (the `unconfigured`, `unauthorized` or `failed` banner) until
             // Ctrl-C: a session that failed while starting has already ended, so wait for the stop request itself.
-            printError("\(startFailure); the camera screen shows it until Ctrl-C")
+            printError("\(startFailure); \(web != nil ? "the camera screen" : "/metrics") shows it until Ctrl-C")
             session.waitForStopRequest()
             webServer.withLock { $0 }?.stop()
             metricsServer?.stop()
