@@ -57,6 +57,7 @@ extension CaptureSession {
             state.carried.framesOut = live.framesOut
             state.carried.queueDrops = live.queueDrops
             state.carried.sourceDrops = live.sourceDrops
+            state.carried.qosDrops = live.qosDrops
             state.carried.recoveries += 1
             state.graph = nil
         }

@@ -52,6 +52,7 @@ struct Carried: Sendable {
     var framesIn = 0
     var framesOut = 0
     var queueDrops = 0
+    var qosDrops = 0
     var sourceDrops = 0
     var recoveries = 0
     /// Frames the filters of replaced graphs processed and the seconds they took.
