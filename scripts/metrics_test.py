@@ -31,7 +31,7 @@ SAFETY = 60
 # Moved by what this host cannot do to a test pattern: a camera restart (CaptureTests' stall test checks it), drops (a
 # driver's gaps, a late filter), the storage budget's segments and deletions. Only their presence is checked here.
 PRESENCE_ONLY = {"swiftcam_restarts_total", "swiftcam_frames_dropped_total", "swiftcam_recording_segments_total",
-                 "swiftcam_storage_deletions_total", "swiftcam_publish_failures_total", "swiftcam_storage_free_bytes"}
+                 "swiftcam_storage_deletions_total", "swiftcam_storage_free_bytes"}
 failures = []
 
 
@@ -54,9 +54,10 @@ def documented_metrics():
 class Host:
     """A `swiftcam run` with its stdout read on a thread: commands go to stdin, replies are waited for as lines."""
 
-    def __init__(self, binary, folder, name, arguments):
+    def __init__(self, binary, folder, name, arguments, quiet=True):
         env = dict(os.environ, SWIFTCAM_PIPELINES=os.path.join(folder, "pipelines"))
-        self.process = subprocess.Popen([binary, "run", name, "--quiet", "--no-control", *arguments], cwd=folder, env=env,
+        quieter = ["--quiet"] if quiet else []
+        self.process = subprocess.Popen([binary, "run", name, *quieter, "--no-control", *arguments], cwd=folder, env=env,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.lines = queue.Queue()
         self.seen = []
@@ -67,8 +68,8 @@ class Host:
             self.lines.put(line.rstrip("\n"))
         self.lines.put(None)
 
-    def line(self, prefix):
-        """The next line starting with `prefix`."""
+    def line(self, prefix, containing=""):
+        """The next line starting with `prefix` (and holding `containing`)."""
         while True:
             try:
                 line = self.lines.get(timeout=SAFETY)
@@ -77,7 +78,7 @@ class Host:
             if line is None:
                 raise SystemExit(f"FAIL: the host ended before {prefix!r}; it printed: {self.seen[-10:]}")
             self.seen.append(line)
-            if line.startswith(prefix):
+            if line.startswith(prefix) and containing in line:
                 return line
 
     def command(self, text):
@@ -170,17 +171,20 @@ def rtsp_reader(url):
             return reader
 
 
-def write_config(folder, name, source):
+def write_config(folder, name, source, extra=""):
     os.makedirs(os.path.join(folder, "pipelines"), exist_ok=True)
     with open(os.path.join(folder, "pipelines", f"{name}.json"), "w") as config:
         config.write('{ "sources": [%s], "caps": { "width": 320, "height": 240, "framerate": "30/1", "format": "I420" },'
                      ' "filter": "sepia", "preview": "none", "still": { "directory": "captures" },'
-                     ' "record": { "encoder": "mjpeg", "directory": "recordings" } }' % source)
+                     ' "record": { "encoder": "mjpeg", "directory": "recordings" }%s }' % (source, extra))
 
 
 def running_host(binary, folder, expected):
-    write_config(folder, "metrics-cam", '{ "kind": "test", "pattern": "ball" }')
-    host = Host(binary, folder, "metrics-cam", ["--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--rtsp", "127.0.0.1:0"])
+    # A push to a port nothing listens on (the discard port, in a namespace of our own) fails and retries.
+    write_config(folder, "metrics-cam", '{ "kind": "test", "pattern": "ball" }', ', "publish": { "to": "rtsp://127.0.0.1:9/none" }')
+    # Not --quiet: the stats line, once a second, says when the push has failed ("retrying").
+    host = Host(binary, folder, "metrics-cam", ["--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--rtsp", "127.0.0.1:0"],
+                quiet=False)
     reader = viewer = None
     try:
         metrics_url = host.line("metrics ").split(" ", 1)[1]
@@ -247,6 +251,13 @@ def running_host(binary, folder, expected):
         check(value(after, "swiftcam_recording_bytes_total") == size and value(after, "swiftcam_recording_active") == 0,
               f"swiftcam_recording_bytes_total is the finished file's size ({size} bytes)")
         check(value(after, "swiftcam_storage_free_bytes") > 0, "swiftcam_storage_free_bytes is read")
+        host.line("stats ", containing="push rtsp://127.0.0.1:9/none retrying")
+        _, _, pushing, _ = scrape(metrics_url)
+        moved["swiftcam_publish_failures_total"] = value(pushing, "swiftcam_publish_failures_total", output="push") >= 1
+        check(moved["swiftcam_publish_failures_total"] and value(before, "swiftcam_publish_failures_total", output="push") is not None,
+              "swiftcam_publish_failures_total moved with a failed push")
+        push_states = [value(pushing, "swiftcam_publish_state", output="push", state=state) for state in ("connecting", "connected", "retrying")]
+        check(sorted(push_states) == [0, 0, 1] and push_states[1] == 0, f"the push is connecting or retrying, never connected ({push_states})")
         return set(moved)
     finally:
         if viewer:
