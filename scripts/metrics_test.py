@@ -297,6 +297,22 @@ def metrics_only_host(binary, folder):
         check(host.stop("term") == 69, "it exits 69 (unavailable) once stopped")
 
 
+def taken_port_host(binary, folder):
+    """`--metrics` on a port another program holds: one line naming /metrics and the address, exit 69."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        env = dict(os.environ, SWIFTCAM_PIPELINES=os.path.join(folder, "pipelines"))
+        run = subprocess.run([binary, "run", "metrics-cam", "--quiet", "--no-control", "--metrics", f"127.0.0.1:{port}"], cwd=folder,
+                             env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=SAFETY)
+        check(run.returncode == 69 and f"cannot serve /metrics on 127.0.0.1:{port}" in run.stderr,
+              f"a taken port is refused in one line, exit 69 ({run.returncode}: {run.stderr.strip()})")
+    finally:
+        holder.close()
+
+
 def main():
     binary = sys.argv[1]
     expected = documented_metrics()
@@ -305,6 +321,7 @@ def main():
     try:
         moved = running_host(binary, folder, expected) | missing_camera_host(binary, folder)
         metrics_only_host(binary, folder)
+        taken_port_host(binary, folder)
         for metric in expected:
             check(metric in moved or metric in PRESENCE_ONLY, f"{metric} moves in this test or is listed as presence-only")
     finally:

@@ -57,8 +57,20 @@ final class HostMetricsSource: Sendable {
     func serve(_ options: WebOptions?, interpreter: CommandInterpreter) throws -> WebServer? {
         guard let options else { return nil }
         let server = WebServer(session: session, interpreter: interpreter, options: options, galleryDirectories: [], metrics: { [self] in snapshot() })
-        try server.start()
+        do {
+            try server.start()
+        } catch let WebServerError.cannotListen(address, reason) {
+            throw MetricsServerError(address: address, reason: reason)
+        }
         Output.line("metrics \(options.url(port: server.port))metrics")
         return server
     }
+}
+
+/// The `--metrics` server could not bind (said as such, not as the browser screen's).
+struct MetricsServerError: Error, CustomStringConvertible {
+    let address: String
+    let reason: String
+
+    var description: String { "cannot serve /metrics on \(address): \(reason)" }
 }
