@@ -79,7 +79,7 @@ public struct HostMetrics: Sendable, Equatable {
                   value: count(storage.deletions)),
             .init(name: "swiftcam_viewers", help: "Browser viewers now, by kind (webrtc, mjpeg).", kind: .gauge,
                   samples: viewers.keys.sorted().map { Sample(labels: [Label("kind", $0)], value: count(viewers[$0] ?? 0)) }),
-            .init(name: "swiftcam_encoder_info", help: "The encoder in use for each stream (video, mjpeg, record): element and codec.",
+            .init(name: "swiftcam_encoder_info", help: "The encoder of each stream (video, mjpeg: running or next; record: while recording): element and codec.",
                   kind: .gauge, samples: s.encoders.map {
                       Sample(labels: [Label("use", $0.use), Label("element", $0.element), Label("codec", $0.codec)], value: 1)
                   }),

@@ -24,7 +24,8 @@ public struct SessionMetrics: Sendable, Equatable {
     public var recording: Bool
     /// Recording and storage counters.
     public var storage: StorageMetrics
-    /// Encoders by use (`video`, `mjpeg` for the live streams, `record`): the element and its codec, when one is installed.
+    /// Encoders by use: `video` and `mjpeg` (the live streams: the one running, or the one the next subscriber starts) and
+    /// `record` (while recording), each with its element and codec.
     public var encoders: [EncoderInfo]
     /// Times the session restarted its graph after a camera failed or stalled.
     public var restarts: Int
