@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|web|publish|plugin|bench|asan|tsan|hardware|fuzz]
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|web|metrics|publish|plugin|bench|asan|tsan|hardware|fuzz]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -91,6 +91,19 @@ web() {
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests"; exit $?'
   echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
+  metrics
+}
+
+metrics() {
+  # /metrics from two running hosts, read by Prometheus's own parser (PyPI prometheus-client, in a venv under .build,
+  # installed outside the namespace), in a network namespace with only lo.
+  step "/metrics parsed by prometheus-client, in a network namespace with only lo"
+  local venv=.build/metrics-venv sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/python" -c "import prometheus_client" 2>/dev/null || "$venv/bin/pip" install --quiet prometheus-client
+  "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c \
+    "ip link set lo up && $venv/bin/python scripts/metrics_test.py '$(swift build --show-bin-path)/swiftcam'"
 }
 
 asan() {
@@ -192,6 +205,7 @@ plugin() {
 case "$what" in
   unit) unit ;;
   web) swift build --build-tests; web ;;
+  metrics) swift build --build-tests; metrics ;;
   publish) swift build --build-tests; publish ;;
   asan) asan ;;
   tsan) tsan ;;
@@ -200,5 +214,5 @@ case "$what" in
   hardware) swift build --build-tests; hardware ;;
   fuzz) fuzz ;;
   all) unit; web; plugin; bench; hardware; asan; fuzz; tsan ;;
-  *) echo "usage: $0 [all|unit|web|publish|plugin|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
+  *) echo "usage: $0 [all|unit|web|metrics|publish|plugin|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
 esac

@@ -13,6 +13,9 @@ public struct WebOptions: Sendable, Equatable {
     public var token: String?
     /// How many pages (WebSockets) may be open at once, and how long one may send nothing: `ConnectionLimits.page`.
     public var limits: ConnectionLimits = .page
+    /// False for `--metrics ADDR`: the server answers `/metrics` only (no page, no commands, no WebSocket), so it needs
+    /// no token on any address.
+    public var servesPage = true
 
     /// The default: loopback, port 8080, no token.
     public static let standard = WebOptions(host: "127.0.0.1", port: 8080, token: nil)
@@ -51,7 +54,7 @@ public struct WebOptions: Sendable, Equatable {
     /// Checks the rule: a non-loopback bind needs a token. With `generate`, one is made instead of refusing.
     public func checked(generatingToken generate: Bool) throws(WebOptionsError) -> WebOptions {
         if let token, token.isEmpty || token.count < 8 { throw .weakToken }
-        guard token == nil, !isLoopback else { return self }
+        guard token == nil, !isLoopback, servesPage else { return self }
         guard generate else { throw .tokenRequired(host: host) }
         var copy = self
         copy.token = Self.newToken()

@@ -31,6 +31,9 @@ public final class WebServer: @unchecked Sendable {
     let galleryDirectories: [String]
     let loop = MainLoop(name: "swiftcam-web")
     let commands = DispatchQueue(label: "swiftcam.web.commands")
+    /// Scrapes, off the loop thread and not behind a command that waits for a frame.
+    private let scrapes = DispatchQueue(label: "swiftcam.web.metrics")
+    private let metrics: (@Sendable () -> HostMetrics)?
     let video: LiveVideo
     let sockets = Locked(Sockets())
     private let assets: URL?
@@ -47,9 +50,12 @@ public final class WebServer: @unchecked Sendable {
     }
 
     /// A server for a session; nothing listens until `start`. `galleryDirectories` are where stills and
-    /// recordings are looked up (by name only).
-    public init(session: CaptureSession, interpreter: CommandInterpreter, options: WebOptions, galleryDirectories: [String]) {
+    /// recordings are looked up (by name only). `metrics` makes what `/metrics` reports, on a queue of the server's own
+    /// (it must not wait for the session's commands); without it, the session's counters and this server's viewers.
+    public init(session: CaptureSession, interpreter: CommandInterpreter, options: WebOptions, galleryDirectories: [String],
+                metrics: (@Sendable () -> HostMetrics)? = nil) {
         self.session = session
+        self.metrics = metrics
         self.interpreter = interpreter
         self.options = options
         self.galleryDirectories = galleryDirectories
@@ -63,6 +69,9 @@ public final class WebServer: @unchecked Sendable {
 
     /// The URL to open, with the token when there is one.
     public var url: String { options.url(port: port) }
+
+    /// Browser viewers now, by kind (`webrtc`, `mjpeg`).
+    public var viewerCounts: [String: Int] { video.viewerCounts }
 
     /// Binds and starts serving. Throws when the address cannot be bound or a non-loopback address has no token.
     public func start() throws {
@@ -105,15 +114,17 @@ public final class WebServer: @unchecked Sendable {
             let path = path.map { String(cString: $0) } ?? "/"
             Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().route(message, path: path)
         }, me, nil)
-        soup_server_add_websocket_handler(server, "/ws", nil, nil, { _, _, _, connection, data in
-            guard let connection, let data else { return }
-            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().accept(connection)
-        }, me, nil)
-        // Handlers are found by path, the early one included: "/ws" has its own entry, so it needs the screen too.
-        soup_server_add_early_handler(server, "/ws", { _, message, _, _, data in
-            guard let message, let data else { return }
-            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().screen(message)
-        }, me, nil)
+        if options.servesPage {
+            soup_server_add_websocket_handler(server, "/ws", nil, nil, { _, _, _, connection, data in
+                guard let connection, let data else { return }
+                Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().accept(connection)
+            }, me, nil)
+            // Handlers are found by path, the early one included: "/ws" has its own entry, so it needs the screen too.
+            soup_server_add_early_handler(server, "/ws", { _, message, _, _, data in
+                guard let message, let data else { return }
+                Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().screen(message)
+            }, me, nil)
+        }
         guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)) else {
             throw WebServerError.cannotListen(address: options.host, reason: "not a numeric IP address")
         }
@@ -169,7 +180,9 @@ public final class WebServer: @unchecked Sendable {
     /// token only), a foreign origin on a command or a WebSocket, a missing token, a body over the limit.
     private func refusal(_ request: Request) -> (status: Int, reason: String)? {
         let host = request.header("Host")
-        if options.token == nil, !OriginPolicy.isLocal(host: host, bound: options.host, port: port) {
+        // A metrics-only server answers to any name a scraper uses: it reads counters and changes nothing, so a page on
+        // another site that re-points a name at it learns only numbers.
+        if options.token == nil, options.servesPage, !OriginPolicy.isLocal(host: host, bound: options.host, port: port) {
             let named = (host ?? "none").escapingControls
             return (403, "this camera answers only to its own address (http://127.0.0.1:\(port)/ or http://localhost:\(port)/), not to host \(named)")
         }
@@ -218,6 +231,10 @@ public final class WebServer: @unchecked Sendable {
             return
         }
         switch (method, path) {
+        case ("GET", "/metrics"), ("HEAD", "/metrics"):
+            serveMetrics(message)
+        case (_, _) where !options.servesPage:
+            respond(message, status: 404, json: ["ok": false, "error": "this address serves only /metrics"])
         case ("GET", "/"), ("HEAD", "/"):
             if let token = options.token, request.query["token"] != nil {
                 let headers = soup_server_message_get_response_headers(message)
@@ -291,6 +308,22 @@ public final class WebServer: @unchecked Sendable {
             switch command {
             case .snap, .recordStart, .recordStop, .switchCamera, .filter, .torch, .mirror: broadcastState()
             default: break
+            }
+        }
+    }
+
+    /// `/metrics`: the host's figures in Prometheus's text format, made on `scrapes` and answered through the loop.
+    private func serveMetrics(_ message: OpaquePointer) {
+        soup_server_message_pause(message)
+        g_object_ref(UnsafeMutableRawPointer(message))
+        nonisolated(unsafe) let message = message  // referenced above; touched again only on the loop thread
+        scrapes.async { [self] in
+            let snapshot = metrics?() ?? HostMetrics(session: session.metrics, viewers: video.viewerCounts)
+            let body = Data(snapshot.text.utf8)
+            loop.invoke { [self] in
+                respond(message, status: 200, type: MetricsText.contentType, body: body)
+                soup_server_message_unpause(message)
+                g_object_unref(UnsafeMutableRawPointer(message))
             }
         }
     }

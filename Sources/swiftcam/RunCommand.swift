@@ -14,7 +14,7 @@ nonisolated(unsafe) var stopSignal = sem_t()
 enum RunCommand {
     static let usage = """
         usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--rtsp [ADDR:]PORT] [--dot FILE] [--no-control]
-                            [--http [ADDR:]PORT [--token TOKEN|generate]] [--verbose]
+                            [--http [ADDR:]PORT [--token TOKEN|generate]] [--metrics [ADDR:]PORT] [--verbose]
 
         Runs pipelines/NAME.json. While it runs, commands come from stdin and from the control socket
         (swiftcam ctl NAME COMMAND): \(CommandInterpreter.help).
@@ -24,6 +24,8 @@ enum RunCommand {
         ADDR:PORT (default address 127.0.0.1; config key "http"). Any address but loopback needs a token:
         --token TOKEN, or --token generate to have one made and printed once. With --http, a camera that is
         missing or not allowed keeps the page up with the reason until Ctrl-C.
+        --metrics serves GET /metrics (Prometheus text format; the --http server has it too) and nothing else on ADDR:PORT;
+        a camera that is missing or not allowed keeps it up, showing the status, until Ctrl-C.
         A camera that fails is reported in one sentence (`status failed: camera /dev/video0 …`); --verbose also prints
         GStreamer's own message for every failure and warning (GST_DEBUG=swiftcam:2 does the same).
         """
@@ -31,7 +33,7 @@ enum RunCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let options: Options
         do {
-            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token"],
+            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token", "--metrics"],
                                   switches: ["--no-control", "--quiet", "--verbose"])
         } catch {
             return usageFailure(error, usage)
@@ -75,6 +77,8 @@ enum RunCommand {
         } else if options.value("--token") != nil {
             return usageFailure(UsageError("--token goes with --http"), usage)
         }
+        let metricsOptions: WebOptions?
+        do { metricsOptions = try HostMetricsSource.options(options.value("--metrics")) } catch { return usageFailure(error, usage) }
         if let publish = config.publish {
             // Before the camera opens: a server that would be refused is a config problem, said first.
             do { try PublishService.check(publish, name: name) } catch {
@@ -91,6 +95,7 @@ enum RunCommand {
         let session = CaptureSession(name: name, config: config)
         let quiet = options.flags.contains("--quiet")
         let webServer = WebServerSlot()
+        let metrics = HostMetricsSource(session: session, page: webServer)
         session.onEvent { event in
             webServer.withLock { $0 }?.notify(event)
             switch event {
@@ -111,18 +116,26 @@ enum RunCommand {
         do {
             try session.start()
         } catch {
-            guard web != nil else {
+            guard web != nil || metricsOptions != nil else {
                 printError("\(error)")
                 return ExitCode.for(error)
             }
             startFailure = error
         }
+        let metricsServer: WebServer?
+        do { metricsServer = try metrics.serve(metricsOptions, interpreter: interpreter) } catch {
+            session.stop()
+            printError("\(error)")
+            return ExitCode.unavailable
+        }
         if let web {
             let server = WebServer(session: session, interpreter: interpreter, options: web,
-                                   galleryDirectories: [config.still?.directory ?? "captures", config.record?.directory ?? "recordings"])
+                                   galleryDirectories: [config.still?.directory ?? "captures", config.record?.directory ?? "recordings"],
+                                   metrics: { metrics.snapshot() })
             do {
                 try server.start()
             } catch {
+                metricsServer?.stop()
                 session.stop()
                 printError("\(error)")
                 return ExitCode.unavailable
@@ -133,9 +146,10 @@ enum RunCommand {
         if let startFailure {
             // The page stays up and shows the reason (the `unconfigured`, `unauthorized` or `failed` banner) until
             // Ctrl-C: a session that failed while starting has already ended, so wait for the stop request itself.
-            printError("\(startFailure); the camera screen shows it until Ctrl-C")
+            printError("\(startFailure); \(web != nil ? "the camera screen" : "/metrics") shows it until Ctrl-C")
             session.waitForStopRequest()
             webServer.withLock { $0 }?.stop()
+            metricsServer?.stop()
             return ExitCode.for(startFailure)
         }
         let publishing: PublishService?
@@ -144,9 +158,11 @@ enum RunCommand {
         } catch {
             printError("\(error)")
             webServer.withLock { $0 }?.stop()
+            metricsServer?.stop()
             session.stop()
             return ExitCode.for(error)
         }
+        metrics.publish(publishing)
         Output.line("running \(name)" + (config.description.map { ": \($0)" } ?? ""))
 
         var server: ControlServer?
@@ -168,6 +184,7 @@ enum RunCommand {
         ticker?.cancel()
         server?.shutdown()
         webServer.withLock { $0 }?.stop()
+        metricsServer?.stop()
         publishing?.stop()
         let failedBeforeStop = session.status
         let recording = session.stats.recording

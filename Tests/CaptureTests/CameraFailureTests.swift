@@ -230,6 +230,10 @@ func debugText(in line: String) -> [String] {
         #expect(session.waitForFrames(15) >= 15, "frames flow again")
         #expect(session.status == .configured && session.recoveries == 1)
         #expect(session.recordingPath == part2)
+        // The metrics count the restart and the part the stall finished, and keep the replaced graph's filtered frames.
+        let metrics = session.metrics
+        #expect(metrics.restarts == 1 && metrics.storage.recordingsWritten == 1 && metrics.storage.recordingBytes > 0)
+        #expect(metrics.filterFrames >= 45 + 15)
         #expect(failures.withLock { $0.count } == 1, "one stall, one report: \(failures.withLock { $0 })")
     }
 }

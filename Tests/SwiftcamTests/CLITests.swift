@@ -84,6 +84,8 @@ struct CLITests {
         (["run", "demo", "--rtsp", ":8554"], 64, "--rtsp takes [ADDR:]PORT"),
         (["run", "demo", "--rtsp", "127.0.0.1:8554:1"], 64, "--rtsp takes [ADDR:]PORT"),
         (["run", "demo", "--http", ""], 64, "--http takes [ADDR:]PORT"),
+        (["run", "demo", "--metrics", "example.com:9464"], 64, "--metrics takes [ADDR:]PORT"),
+        (["run", "demo", "--metrics", ""], 64, "--metrics takes [ADDR:]PORT"),
         (["publish-check", "foo"], 64, "is not a URL"),
         (["publish-check", "--listen", "http://127.0.0.1:8700/cam"], 64, "--listen takes an rtsp:// or srt:// URL"),
         (["publish-check", "--listen", "rtsp://example.com:8700/cam"], 64, "needs an IP address"),

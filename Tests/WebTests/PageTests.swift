@@ -90,6 +90,11 @@ struct PageTests {
     @Test func thePageLoadsAndTheVideoPlaysTheColourBars() async throws {
         let (host, browser) = try await Self.livePage()
         defer { host.stop() }
+        // The playing page is a WebRTC viewer, and /metrics counts it by kind.
+        let metrics = try await http("GET", host.base.appendingPathComponent("metrics"))
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(metrics.status == 200 && text.contains("swiftcam_viewers{kind=\"webrtc\"} 1\n") && text.contains("swiftcam_viewers{kind=\"mjpeg\"} 0\n"),
+                "\(text)")
         // videotestsrc's SMPTE bars (full intensity in GStreamer 1.22): white, yellow, cyan, … across the top two thirds.
         let white = try await Self.pixel(browser, x: 1 / 14, y: 0.3)
         let yellow = try await Self.pixel(browser, x: 3 / 14, y: 0.3)

@@ -25,6 +25,9 @@ final class Recorder: @unchecked Sendable {
     /// The encoder element writing the file.
     var encoderElement: String? { stages.encoder?.element }
 
+    /// The encoder writing the file, with its codec.
+    var encoder: EncoderCandidate? { stages.encoder }
+
     /// Starts the recording pipeline with the first encoder of `choice` that starts (`graph` makes its pipeline)
     /// and links the feeding branch to a new tee pad. `onWarning` hears of each encoder that failed and the one
     /// used instead. `onFailure` runs once, on the recording's bus thread, with the first error (a full disk, an

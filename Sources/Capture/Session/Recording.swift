@@ -111,7 +111,7 @@ extension CaptureSession {
             return recorder
         }) else { return }
         recorder.finish(timeout: 1)
-        carryDrops(of: recorder)
+        carryCounts(of: recorder)
         recording.withLock { $0 = .idle }
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue == 0 {
             try? FileManager.default.removeItem(atPath: path)
@@ -128,7 +128,7 @@ extension CaptureSession {
         guard let recorder = takeRecorder() else { throw SessionError.notRecording }
         defer { recording.withLock { $0 = .idle } }
         let finished = recorder.finish()
-        carryDrops(of: recorder)
+        carryCounts(of: recorder)
         guard finished else {
             let reason = recorder.failureReason ?? "its end was not written in time"
             throw SessionError.recordingFailed(reason: "\(recorder.path): \(reason)")
@@ -141,15 +141,20 @@ extension CaptureSession {
     func finishRecording(timeout: Double = 5) -> String? {
         guard let recorder = takeRecorder() else { return nil }
         recorder.finish(timeout: timeout)
-        carryDrops(of: recorder)
+        carryCounts(of: recorder)
         recording.withLock { $0 = .idle }
         return recorder.path
     }
 
-    /// Keeps an ended recording's drops in the session's count (the stats count those of the active one).
-    private func carryDrops(of recorder: Recorder) {
+    /// Keeps an ended recording's drops, bytes and file in the session's counts (the stats count those of the active one).
+    private func carryCounts(of recorder: Recorder) {
         let dropped = recorder.droppedFrames(finished: true)
-        state.withLock { $0.carried.queueDrops += dropped }
+        let bytes = Self.fileSize(recorder.path)
+        state.withLock { state in
+            state.carried.queueDrops += dropped
+            state.carried.recordingBytes += bytes
+            if bytes > 0 { state.carried.recordingsWritten += 1 }
+        }
     }
 
     /// Moves the active recorder out of the slot (which says `stopping` until the caller sets it idle).

@@ -1,6 +1,7 @@
 import Camera
 import Foundation
 import GStreamer
+import SwiftFilterElement
 
 extension CaptureSession {
     /// A camera failed (an error on its source, or the stall watchdog; the caller has set `recovering`): says so in
@@ -48,11 +49,15 @@ extension CaptureSession {
         // The failed source's end-of-stream usually reached the file already; if not, this sends it.
         let recordedPath = finishRecording(timeout: 3)
         let live = stats(of: old)
+        let filter = old.filter.flatMap { SwiftFilterElement.stats(of: $0) }
         state.withLock { state in
+            state.carried.filterFrames += filter?.frames ?? 0
+            state.carried.filterSeconds += Double(filter?.frames ?? 0) * (filter?.meanMilliseconds ?? 0) / 1000
             state.carried.framesIn = live.framesIn
             state.carried.framesOut = live.framesOut
             state.carried.queueDrops = live.queueDrops
             state.carried.sourceDrops = live.sourceDrops
+            state.carried.qosDrops = live.qosDrops
             state.carried.recoveries += 1
             state.graph = nil
         }

@@ -32,6 +32,9 @@ struct SessionState: Sendable {
     var failedOutputs = 0
     /// The kind of the first of them.
     var firstOutputFailure: FailureKind?
+    /// The recording bytes `metrics` last reported: a counter never goes back, also not in the moment between a
+    /// recording leaving the slot and its bytes joining the finished ones.
+    var recordingBytesReported = 0
     /// Failures no command reply has mentioned yet (see `takeUnreported`).
     var unreported: [String] = []
 
@@ -49,6 +52,13 @@ struct Carried: Sendable {
     var framesIn = 0
     var framesOut = 0
     var queueDrops = 0
+    var qosDrops = 0
     var sourceDrops = 0
     var recoveries = 0
+    /// Frames the filters of replaced graphs processed and the seconds they took.
+    var filterFrames = 0
+    var filterSeconds = 0.0
+    /// Bytes of the recording files finished, and how many there are.
+    var recordingBytes = 0
+    var recordingsWritten = 0
 }

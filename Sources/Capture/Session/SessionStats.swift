@@ -110,7 +110,7 @@ extension CaptureSession {
         return SessionStats(
             status: status.name, reason: status.reason, uptime: graph.map { now - $0.startTime } ?? 0,
             framesIn: framesIn, framesOut: framesOut, fpsIn: window.fpsIn, fpsOut: window.fpsOut,
-            queueDrops: queueDrops, qosDrops: filterStats?.dropped ?? 0,
+            queueDrops: queueDrops, qosDrops: base.qosDrops + (filterStats?.dropped ?? 0),
             sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),
             filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
             chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.path, recordingFailure: state.withLock { $0.recordingFailure },

@@ -24,6 +24,7 @@ public final class Publisher: Sendable {
         var phase = Phase.connecting
         var lastError: String?
         var failures = 0
+        var failuresInAll = 0
         var attempt = 0
         var pipeline: Pipeline?
         var watch: BusWatch?
@@ -62,6 +63,8 @@ public final class Publisher: Sendable {
     public var connections: Int { state.withLock { $0.connections } }
     /// Failed attempts since the last connection.
     public var failures: Int { state.withLock { $0.failures } }
+    /// Failed attempts over the push's life (a counter: a connection does not reset it).
+    public var failuresInAll: Int { state.withLock { $0.failuresInAll } }
 
     /// Waits until the server has taken the stream `count` times in all, at most `timeout` seconds; returns
     /// whether it has.
@@ -212,6 +215,7 @@ public final class Publisher: Sendable {
             if case .retrying = state.phase { return nil }
             state.lastError = reason
             state.failures += 1
+            state.failuresInAll += 1
             var delay = 0.5
             for _ in 1..<min(state.failures, 8) { delay *= 2 }
             delay = min(delay, Self.maxBackoff)

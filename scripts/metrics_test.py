@@ -1,0 +1,337 @@
+"""`/metrics` read by Prometheus's own parser (prometheus-client) from a running `swiftcam run`.
+
+Usage: metrics_test.py SWIFTCAM_BINARY. Run inside a network namespace with only lo (scripts/test.sh web). Starts two
+hosts on a test pattern and stops both:
+
+1. `--http --metrics --rtsp`: every metric docs/metrics.md names is on both servers, and each moves when its cause
+   happens — frames flow, a still is taken, a recording runs and ends, an MJPEG viewer connects, an RTSP client reads.
+2. a camera that is missing, `--http` with a token and `--metrics`: the status metric says unconfigured, the page's
+   /metrics wants the token; then `--metrics` alone, which stays up to say so.
+
+Waits are for events (a reply line, a first JPEG, the RTSP client's caps), each with a safety net of 60 s.
+"""
+
+import os
+import queue
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.error
+import urllib.request
+
+from prometheus_client.parser import text_string_to_metric_families
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAFETY = 60
+# Moved by what this host cannot do to a test pattern: a camera restart (CaptureTests' stall test checks it), drops (a
+# driver's gaps, a late filter), the storage budget's segments and deletions. Only their presence is checked here.
+PRESENCE_ONLY = {"swiftcam_restarts_total", "swiftcam_frames_dropped_total", "swiftcam_recording_segments_total",
+                 "swiftcam_storage_deletions_total", "swiftcam_storage_free_bytes"}
+failures = []
+
+
+def check(condition, what):
+    if condition:
+        print(f"ok: {what}")
+    else:
+        print(f"FAIL: {what}")
+        failures.append(what)
+
+
+def documented_metrics():
+    with open(os.path.join(ROOT, "docs", "metrics.md")) as doc:
+        names = re.findall(r"^\| `(swiftcam_[a-z_]+)` \|", doc.read(), re.MULTILINE)
+    if len(names) < 10:
+        raise SystemExit(f"FAIL: docs/metrics.md names only {len(names)} metrics")
+    return names
+
+
+class Host:
+    """A `swiftcam run` with its stdout read on a thread: commands go to stdin, replies are waited for as lines."""
+
+    def __init__(self, binary, folder, name, arguments, quiet=True):
+        env = dict(os.environ, SWIFTCAM_PIPELINES=os.path.join(folder, "pipelines"))
+        quieter = ["--quiet"] if quiet else []
+        self.process = subprocess.Popen([binary, "run", name, *quieter, "--no-control", *arguments], cwd=folder, env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines = queue.Queue()
+        self.seen = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def line(self, prefix, containing=""):
+        """The next line starting with `prefix` (and holding `containing`)."""
+        while True:
+            try:
+                line = self.lines.get(timeout=SAFETY)
+            except queue.Empty:
+                raise SystemExit(f"FAIL: no line starting {prefix!r} within {SAFETY} s; seen: {self.seen[-10:]}")
+            if line is None:
+                raise SystemExit(f"FAIL: the host ended before {prefix!r}; it printed: {self.seen[-10:]}")
+            self.seen.append(line)
+            if line.startswith(prefix) and containing in line:
+                return line
+
+    def command(self, text):
+        """Sends a command line; returns its reply (`ok …`), failing on `error …`."""
+        self.process.stdin.write(text + "\n")
+        self.process.stdin.flush()
+        while True:
+            reply = self.line("")
+            if reply.startswith("ok") or reply.startswith("error"):
+                if not reply.startswith("ok"):
+                    raise SystemExit(f"FAIL: {text}: {reply}")
+                return reply
+
+    def stop(self, how):
+        if self.process.poll() is None:
+            if how == "quit":
+                self.process.stdin.write("quit\n")
+                self.process.stdin.flush()
+            else:
+                self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=SAFETY)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            return None
+
+
+def scrape(url, headers=None):
+    """(status, content type, {(sample name, labels): value}, {family name: type})."""
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=SAFETY) as response:
+            status, kind, body = response.status, response.headers.get("Content-Type"), response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Content-Type"), {}, {}
+    samples, types = {}, {}
+    for family in text_string_to_metric_families(body):
+        types[family.name] = family.type
+        for sample in family.samples:
+            samples[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return status, kind, samples, types
+
+
+def value(samples, name, **labels):
+    return samples.get((name, tuple(sorted(labels.items()))))
+
+
+def names(samples):
+    return {name for name, _ in samples}
+
+
+def present(samples, metric):
+    return bool({metric, metric + "_sum", metric + "_count"} & names(samples))
+
+
+def first_jpeg(port):
+    """Opens /stream.mjpg and reads until the first JPEG starts: the viewer is subscribed then. Returns the socket."""
+    connection = socket.create_connection(("127.0.0.1", port), timeout=SAFETY)
+    connection.sendall(f"GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+    received = b""
+    while b"\xff\xd8" not in received:
+        chunk = connection.recv(65536)
+        if not chunk:
+            raise SystemExit(f"FAIL: /stream.mjpg ended before a JPEG: {received[:200]!r}")
+        received += chunk
+    return connection
+
+
+def rtsp_reader(url):
+    """A gst-launch-1.0 RTSP client, once its sink has caps (it is reading then)."""
+    reader = subprocess.Popen(["gst-launch-1.0", "-v", "rtspsrc", f"location={url}", "protocols=tcp", "!", "fakesink"],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = queue.Queue()
+
+    def read():
+        for line in reader.stdout:
+            lines.put(line)
+        lines.put(None)
+    threading.Thread(target=read, daemon=True).start()
+    while True:
+        try:
+            line = lines.get(timeout=SAFETY)
+        except queue.Empty:
+            line = None
+        if line is None:
+            reader.kill()
+            raise SystemExit(f"FAIL: the RTSP client read nothing from {url}")
+        if "GstFakeSink" in line and "caps = " in line:
+            return reader
+
+
+def write_config(folder, name, source, extra=""):
+    os.makedirs(os.path.join(folder, "pipelines"), exist_ok=True)
+    with open(os.path.join(folder, "pipelines", f"{name}.json"), "w") as config:
+        config.write('{ "sources": [%s], "caps": { "width": 320, "height": 240, "framerate": "30/1", "format": "I420" },'
+                     ' "filter": "sepia", "preview": "none", "still": { "directory": "captures" },'
+                     ' "record": { "encoder": "mjpeg", "directory": "recordings" }%s }' % (source, extra))
+
+
+def running_host(binary, folder, expected):
+    # A push to a port nothing listens on (the discard port, in a namespace of our own) fails and retries.
+    write_config(folder, "metrics-cam", '{ "kind": "test", "pattern": "ball" }', ', "publish": { "to": "rtsp://127.0.0.1:9/none" }')
+    # Not --quiet: the stats line, once a second, says when the push has failed ("retrying").
+    host = Host(binary, folder, "metrics-cam", ["--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--rtsp", "127.0.0.1:0"],
+                quiet=False)
+    reader = viewer = None
+    try:
+        metrics_url = host.line("metrics ").split(" ", 1)[1]
+        page = host.line("camera screen ").split(" ")[-1]
+        page_port = int(page.rstrip("/").rsplit(":", 1)[1])
+        rtsp = host.line("rtsp ").split(" ", 1)[1]
+        host.line("running ")
+        host.command("wait 5")
+        status, kind, before, types = scrape(metrics_url)
+        check(status == 200 and kind is not None and kind.startswith("text/plain; version=0.0.4"), f"/metrics answers 200 {kind}")
+        check(value(before, "swiftcam_status", status="configured") == 1 and value(before, "swiftcam_status", status="failed") == 0,
+              "status: configured is 1, the others 0")
+        check(value(before, "swiftcam_viewers", kind="mjpeg") == 0 and value(before, "swiftcam_recording_active") == 0,
+              "no viewer and no recording yet")
+        check(types.get("swiftcam_frames_in") == "counter" and types.get("swiftcam_filter_duration_seconds") == "summary"
+              and types.get("swiftcam_status") == "gauge", "types: counter, summary, gauge")
+        check(urllib.request.urlopen(page + "metrics", timeout=SAFETY).status == 200, "the page's server serves /metrics too")
+        try:
+            urllib.request.urlopen(metrics_url.removesuffix("metrics"), timeout=SAFETY)
+            check(False, "the metrics-only server refuses the page")
+        except urllib.error.HTTPError as error:
+            check(error.code == 404, f"the metrics-only server answers the page with 404 ({error.code})")
+
+        snap = host.command("snap")
+        host.command("record start")
+        viewer = first_jpeg(page_port)
+        reader = rtsp_reader(rtsp)
+        host.command("wait 30")
+        _, _, during, _ = scrape(metrics_url)
+        _, _, page_during, _ = scrape(page + "metrics")
+        for metric in expected:
+            check(present(during, metric) and present(page_during, metric), f"{metric} is on both servers")
+        moved = {
+            "swiftcam_frames_in_total": during[("swiftcam_frames_in_total", ())] >= before[("swiftcam_frames_in_total", ())] + 30,
+            "swiftcam_frames_out_total": during[("swiftcam_frames_out_total", ())] >= before[("swiftcam_frames_out_total", ())] + 30,
+            "swiftcam_filter_duration_seconds": during[("swiftcam_filter_duration_seconds_count", ())]
+            >= before[("swiftcam_filter_duration_seconds_count", ())] + 30
+            and during[("swiftcam_filter_duration_seconds_sum", ())] > before[("swiftcam_filter_duration_seconds_sum", ())],
+            "swiftcam_filter_slowest_frame_seconds": during[("swiftcam_filter_slowest_frame_seconds", ())] > 0,
+            "swiftcam_uptime_seconds": during[("swiftcam_uptime_seconds", ())] > before[("swiftcam_uptime_seconds", ())],
+            "swiftcam_stills_total": during[("swiftcam_stills_total", ())] == before[("swiftcam_stills_total", ())] + 1,
+            "swiftcam_storage_used_bytes": during[("swiftcam_storage_used_bytes", ())]
+            >= before[("swiftcam_storage_used_bytes", ())] + os.path.getsize(os.path.join(folder, snap.split(" ", 1)[1])),
+            "swiftcam_recording_active": value(during, "swiftcam_recording_active") == 1,
+            "swiftcam_recording_bytes_total": value(during, "swiftcam_recording_bytes_total") > 0,
+            "swiftcam_viewers": value(during, "swiftcam_viewers", kind="mjpeg") == 1
+            and value(during, "swiftcam_viewers", kind="webrtc") == 0,
+            "swiftcam_encoder_info": all(any(n == "swiftcam_encoder_info" and dict(l).get("use") == use and dict(l).get("element")
+                                             for n, l in during) for use in ("record", "mjpeg", "video"))
+            and not any(n == "swiftcam_encoder_info" and dict(l).get("use") == "record" for n, l in before),
+            "swiftcam_publish_state": value(during, "swiftcam_publish_state", output="rtsp", state="serving") == 1,
+            "swiftcam_publish_clients": value(during, "swiftcam_publish_clients", output="rtsp") >= 1
+            and value(before, "swiftcam_publish_clients", output="rtsp") == 0,
+            "swiftcam_publish_frames_total": value(during, "swiftcam_publish_frames_total", output="rtsp")
+            > value(before, "swiftcam_publish_frames_total", output="rtsp"),
+        }
+        for metric, ok in moved.items():
+            check(ok, f"{metric} moved with its cause")
+
+        recorded = host.command("record stop").split(" ", 2)[2]
+        _, _, after, _ = scrape(metrics_url)
+        moved["swiftcam_recordings_total"] = value(after, "swiftcam_recordings_total") == value(during, "swiftcam_recordings_total") + 1
+        check(moved["swiftcam_recordings_total"], "swiftcam_recordings_total moved with a finished recording")
+        size = os.path.getsize(os.path.join(folder, recorded))
+        check(value(after, "swiftcam_recording_bytes_total") == size and value(after, "swiftcam_recording_active") == 0,
+              f"swiftcam_recording_bytes_total is the finished file's size ({size} bytes)")
+        check(value(after, "swiftcam_storage_free_bytes") > 0, "swiftcam_storage_free_bytes is read")
+        host.line("stats ", containing="push rtsp://127.0.0.1:9/none retrying")
+        _, _, pushing, _ = scrape(metrics_url)
+        moved["swiftcam_publish_failures_total"] = value(pushing, "swiftcam_publish_failures_total", output="push") >= 1
+        check(moved["swiftcam_publish_failures_total"] and value(before, "swiftcam_publish_failures_total", output="push") is not None,
+              "swiftcam_publish_failures_total moved with a failed push")
+        push_states = [value(pushing, "swiftcam_publish_state", output="push", state=state) for state in ("connecting", "connected", "retrying")]
+        check(sorted(push_states) == [0, 0, 1] and push_states[1] == 0, f"the push is connecting or retrying, never connected ({push_states})")
+        return set(moved)
+    finally:
+        if viewer:
+            viewer.close()
+        if reader:
+            reader.terminate()
+            reader.wait()
+        check(host.stop("quit") == 0, "the first host exits 0")
+
+
+def missing_camera_host(binary, folder):
+    write_config(folder, "metrics-missing", '{ "kind": "v4l2", "device": "/dev/video-metrics-none" }')
+    token = "metrics-token-1234"
+    host = Host(binary, folder, "metrics-missing", ["--http", "127.0.0.1:0", "--token", token, "--metrics", "127.0.0.1:0"])
+    try:
+        metrics_url = host.line("metrics ").split(" ", 1)[1]
+        page = host.line("camera screen ").split(" ")[-1].split("?")[0]
+        _, _, samples, _ = scrape(metrics_url)
+        check(value(samples, "swiftcam_status", status="unconfigured") == 1
+              and value(samples, "swiftcam_status", status="configured") == 0, "status moved: a missing camera is unconfigured")
+        check(scrape(page + "metrics")[0] == 401, "the page's /metrics wants the token")
+        status, _, samples, _ = scrape(page + "metrics", {"Authorization": f"Bearer {token}"})
+        check(status == 200 and value(samples, "swiftcam_status", status="unconfigured") == 1, "with the bearer token it answers")
+        return {"swiftcam_status"}
+    finally:
+        host.stop("term")
+
+
+def metrics_only_host(binary, folder):
+    """`--metrics` alone keeps serving the status of a camera that is missing, until SIGTERM."""
+    host = Host(binary, folder, "metrics-missing", ["--metrics", "127.0.0.1:0"])
+    try:
+        metrics_url = host.line("metrics ").split(" ", 1)[1]
+        _, _, samples, _ = scrape(metrics_url)
+        check(value(samples, "swiftcam_status", status="unconfigured") == 1, "--metrics alone stays up and says unconfigured")
+    finally:
+        check(host.stop("term") == 69, "it exits 69 (unavailable) once stopped")
+
+
+def taken_port_host(binary, folder):
+    """`--metrics` on a port another program holds: one line naming /metrics and the address, exit 69."""
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    port = holder.getsockname()[1]
+    try:
+        env = dict(os.environ, SWIFTCAM_PIPELINES=os.path.join(folder, "pipelines"))
+        run = subprocess.run([binary, "run", "metrics-cam", "--quiet", "--no-control", "--metrics", f"127.0.0.1:{port}"], cwd=folder,
+                             env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=SAFETY)
+        check(run.returncode == 69 and f"cannot serve /metrics on 127.0.0.1:{port}" in run.stderr,
+              f"a taken port is refused in one line, exit 69 ({run.returncode}: {run.stderr.strip()})")
+    finally:
+        holder.close()
+
+
+def main():
+    binary = sys.argv[1]
+    expected = documented_metrics()
+    os.makedirs(os.path.join(ROOT, ".build"), exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="metrics-test.", dir=os.path.join(ROOT, ".build"))
+    try:
+        moved = running_host(binary, folder, expected) | missing_camera_host(binary, folder)
+        metrics_only_host(binary, folder)
+        taken_port_host(binary, folder)
+        for metric in expected:
+            check(metric in moved or metric in PRESENCE_ONLY, f"{metric} moves in this test or is listed as presence-only")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    if failures:
+        print(f"FAIL: {len(failures)} metrics checks failed")
+        sys.exit(1)
+    print(f"ok: /metrics parsed by prometheus-client; {len(expected)} documented metrics present and moving")
+
+
+if __name__ == "__main__":
+    main()
