@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test screenshots test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp
+.PHONY: deps build release demo test docs screenshots test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp
 
 deps:
 	@bash scripts/deps.sh
@@ -21,6 +21,10 @@ demo: release
 
 test: deps
 	@bash scripts/test.sh
+
+# DocC archives of the public modules (Filters, GStreamer) in .build/docs; fails on a public symbol without a summary.
+docs: deps
+	@bash scripts/docs.sh
 
 test-asan: deps
 	@bash scripts/test.sh asan
