@@ -2,8 +2,9 @@
 """Every public symbol in a module's source has a summary: usage: docs-coverage.py SYMBOL_GRAPH_DIR COVERAGE_JSON
 
 COVERAGE_JSON is what `docc convert --experimental-documentation-coverage` wrote; it says which pages have an
-abstract, counting one inherited from a protocol. Pages for what the compiler synthesized (symbols the graph marks
-`::SYNTHESIZED::`, operators and the collection groups docc makes) are skipped. Prints each symbol left without one.
+abstract, counting one inherited from a protocol of this module. Pages for what the compiler synthesized (symbols the
+graph marks `::SYNTHESIZED::` or documents with another module's comment, operators, docc's collection groups) are
+skipped. Prints each symbol left without one.
 """
 import json
 import os
@@ -18,7 +19,9 @@ def synthesized_paths(folder):
         graph = json.load(open(os.path.join(folder, name), encoding="utf-8"))
         module = module or graph["module"]["name"]
         for symbol in graph["symbols"]:
-            if "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
+            # Synthesized, or implicit with the summary of the protocol it comes from (a raw-value enum's init(rawValue:)).
+            inherited = symbol.get("docComment", {}).get("module") not in (None, graph["module"]["name"])
+            if "::SYNTHESIZED::" in symbol["identifier"]["precise"] or inherited:
                 paths.add("/".join([graph["module"]["name"]] + symbol["pathComponents"]))
     return paths, module
 
