@@ -47,10 +47,10 @@ public final class WebServer: @unchecked Sendable {
     }
 
     /// A server for a session; nothing listens until `start`. `galleryDirectories` are where stills and
-    /// recordings are looked up (by name only).
+    /// recordings are looked up (by name only). Commands run with the page's permissions, whatever `interpreter` has.
     public init(session: CaptureSession, interpreter: CommandInterpreter, options: WebOptions, galleryDirectories: [String]) {
         self.session = session
-        self.interpreter = interpreter
+        self.interpreter = interpreter.restricted(to: .page)
         self.options = options
         self.galleryDirectories = galleryDirectories
         assets = Bundle.module.url(forResource: "Assets", withExtension: nil)
@@ -243,7 +243,7 @@ public final class WebServer: @unchecked Sendable {
             let name = String(path.dropFirst(5))
             let command: Command
             do {
-                command = try APICommand.parse(name: name, body: body)
+                command = try APICommand.parse(name: name, body: body, permissions: interpreter.permissions)
             } catch let error as APIError {
                 respond(message, status: error.status, json: ["ok": false, "error": error.description])
                 return

@@ -55,7 +55,7 @@ import Testing
 
 @Suite struct APICommandTests {
     private func parse(_ name: String, _ body: String = "") throws -> String {
-        try APICommand.parse(name: name, body: Data(body.utf8)).description
+        try APICommand.parse(name: name, body: Data(body.utf8), permissions: .page).description
     }
 
     @Test func everyControlIsACommandLine() throws {
@@ -86,7 +86,7 @@ import Testing
     ])
     func badRequestsSayWhy(name: String, body: String, reason: String) {
         do {
-            _ = try APICommand.parse(name: name, body: Data(body.utf8))
+            _ = try APICommand.parse(name: name, body: Data(body.utf8), permissions: .page)
             Issue.record("\(name) \(body) was accepted")
         } catch let error as APIError {
             #expect(error.status == 400)
@@ -102,7 +102,7 @@ import Testing
                       ("command", #"{"line": "FILTER mono |lut file=\"/etc/shadow\""}"#)])
     func lutFilesAreNotTheBrowsers(name: String, body: String) {
         do {
-            _ = try APICommand.parse(name: name, body: Data(body.utf8))
+            _ = try APICommand.parse(name: name, body: Data(body.utf8), permissions: .page)
             Issue.record("\(name) \(body) was accepted")
         } catch let error as APIError {
             #expect(error.status == 403, "\(error)")
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func unknownCommandsAreNotFound() {
-        #expect(throws: APIError.self) { try APICommand.parse(name: "../../etc", body: Data()) }
+        #expect(throws: APIError.self) { try APICommand.parse(name: "../../etc", body: Data(), permissions: .page) }
     }
 
     @Test func theCatalogHasEveryFilterWithRanges() throws {
