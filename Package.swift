@@ -71,7 +71,7 @@ let package = Package(
                     exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web"], swiftSettings: strictImports),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"],
                     swiftSettings: strictImports),

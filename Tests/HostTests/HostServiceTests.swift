@@ -19,12 +19,12 @@ import Web
             return
         }
         let pagePort = try #require(port(in: pageURL)), rtspPort = try #require(port(in: rtspURL))
-        let status = try #require(request(port: pagePort, "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"))
+        let status = try #require(request(port: pagePort, "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(pagePort)\r\nConnection: close\r\n\r\n"))
         #expect(status.hasPrefix("HTTP/1.1 200"), "\(status)")
         let options = try #require(request(port: rtspPort, "OPTIONS \(rtspURL) RTSP/1.0\r\nCSeq: 1\r\n\r\n"))
         #expect(options.hasPrefix("RTSP/1.0 200"), "\(options)")
         // The page may not stop the host: `quit` is not its transport's.
-        let quit = try #require(request(port: pagePort, post("/api/command", #"{"line": "quit"}"#)))
+        let quit = try #require(request(port: pagePort, post("/api/command", #"{"line": "quit"}"#, port: pagePort)))
         #expect(quit.hasPrefix("HTTP/1.1 400"), "\(quit)")
 
         run.host.requestStop()
@@ -38,8 +38,8 @@ import Web
         URLComponents(string: url)?.port
     }
 
-    private func post(_ path: String, _ body: String) -> String {
-        "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+    private func post(_ path: String, _ body: String, port: Int) -> String {
+        "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
     }
 
     /// Sends `text` to 127.0.0.1:`port` and reads the answer's first bytes; nil when nothing accepts the connection.
