@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// A signal a host hears.
-public enum HostSignal: Sendable, CaseIterable {
+enum HostSignal: Sendable, CaseIterable {
     /// SIGINT: Ctrl-C.
     case interrupt
     /// SIGTERM: a service manager or `kill`.

@@ -74,7 +74,7 @@ enum RunCommand {
         hostOptions.reportsStats = !options.flags.contains("--quiet")
         if options.flags.contains("--verbose") { CaptureSession.showGStreamerMessages() }
         let dot = options.value("--dot")
-        let outcome = CameraHost(options: hostOptions, observers: [{ print($0, dot: dot) }]).run()
+        let outcome = CameraHost(options: hostOptions, observers: [{ report($0, dot: dot) }]).run()
         if let summary = outcome.summary {
             Output.finishStatsLine()
             if let recorded = summary.recorded { Output.line("recorded \(recorded)") }
@@ -103,7 +103,7 @@ enum RunCommand {
     }
 
     /// Prints what the host reports; on `.ready`, writes the graph to `dot` and starts reading commands from stdin.
-    private static func print(_ event: HostEvent, dot: String?) {
+    private static func report(_ event: HostEvent, dot: String?) {
         switch event {
         case let .session(.stillWritten(path)): Output.line("still \(path)")
         case let .session(.stillFailed(reason)): Output.error("still failed: \(reason)")
