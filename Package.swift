@@ -56,7 +56,9 @@ let package = Package(
         .target(name: "Publish", dependencies: ["Capture", "GStreamer", "CGStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
         .target(name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
                 swiftSettings: strictImports),
-        .executableTarget(name: "swiftcam", dependencies: ["Capture", "Web", "Publish", "Benchmark"], swiftSettings: strictImports),
+        // The running host as a type: session, page, publishing, control socket, signals, the exit policy.
+        .target(name: "Host", dependencies: ["Capture", "Web", "Publish"], swiftSettings: strictImports),
+        .executableTarget(name: "swiftcam", dependencies: ["Host", "Capture", "Web", "Publish", "Benchmark"], swiftSettings: strictImports),
         .executableTarget(name: "filters-bench", dependencies: ["Filters"], swiftSettings: strictImports),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
@@ -69,6 +71,7 @@ let package = Package(
                     exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"],
                     swiftSettings: strictImports),

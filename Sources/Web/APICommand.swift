@@ -2,81 +2,72 @@ import Capture
 import Filters
 import Foundation
 
-/// Turns `POST /api/NAME` with a JSON body into the command line the interpreter already knows, then
-/// parses that line: the web API is a spelling of the same commands, never a second set.
+/// Turns `POST /api/NAME` with a JSON body into the `Command` the interpreter runs: the web API is a spelling of the
+/// same commands, never a second set. Values are checked by `Command.checked()`, the bounds every transport keeps;
+/// only `/api/command` carries a command line, which parses as any transport's does.
 enum APICommand {
-    /// Commands a page may run; `quit` and `wait` stay with the host, and stills go where the config says.
-    static func parse(name: String, body: Data) throws -> Command {
-        let object = try json(body)
-        let line: String
-        switch name {
-        case "snap": line = "snap"
-        case "switch": line = "switch"
-        case "zoom": line = "zoom \(try number(object, "factor"))"
-        case "focus": line = "focus \(try number(object, "x")) \(try number(object, "y"))"
-        case "exposure":
-            if object["ev"] != nil {
-                line = "exposure ev=\(try number(object, "ev"))"
-            } else {
-                line = "exposure \(try number(object, "x")) \(try number(object, "y"))"
-            }
-        case "torch": line = "torch \(try flag(object, "on") ? "on" : "off")"
-        case "mirror": line = "mirror \(try flag(object, "on") ? "on" : "off")"
-        case "wb":
-            if let mode = object["mode"] as? String {
-                line = "wb \(mode)"
-            } else {
-                line = "wb \(Int(try number(object, "kelvin")))"
-            }
-        case "brightness", "contrast", "saturation", "hue": line = "\(name) \(try number(object, "value"))"
-        case "filter":
-            guard let chain = object["chain"] as? String else { throw APIError.badRequest("filter takes {\"chain\": \"sepia | vignette\"} (\"\" or \"none\" for no filter)") }
-            line = chain.isEmpty ? "filter none" : "filter \(chain)"
-        case "record":
-            guard let action = object["action"] as? String, ["start", "stop"].contains(action) else {
-                throw APIError.badRequest("record takes {\"action\": \"start\"} or {\"action\": \"stop\"}")
-            }
-            line = "record \(action)"
-        case "record/start": line = "record start"
-        case "record/stop": line = "record stop"
-        case "stats": line = "stats --json"
-        case "command":
-            guard let text = object["line"] as? String else { throw APIError.badRequest("command takes {\"line\": \"zoom 2\"}") }
-            line = text
-        default:
-            throw APIError.notFound("no command /api/\(name.escapingControls); commands: snap, switch, zoom, focus, exposure, torch, mirror, wb, brightness, contrast, saturation, hue, filter, record, stats, command")
-        }
-        guard line.utf8.count <= Command.lineLimit else {
-            throw APIError.tooLarge("the command line is \(line.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
-        }
+    /// The command for a request, refused when `permissions` (the page's) do not allow it: `quit` and `wait` stay with
+    /// the host, stills go where the config says, and no filter file is the page's to choose.
+    static func parse(name: String, body: Data, permissions: CommandPermissions) throws -> Command {
         let command: Command
         do {
-            command = try Command(parsing: line)
-        } catch {
+            command = try build(name: name, object: try json(body))
+        } catch let error as CommandError {
             throw APIError.badRequest(error.description)
         }
-        switch command {
-        case .quit, .wait: throw APIError.badRequest("'\(command)' is for the host's own console and control socket")
-        case .snap(.some): throw APIError.badRequest("a still from the browser goes where the config says: 'snap' takes no directory here")
-        case .stats: return .stats(json: true)
-        case let .filter(chain):
-            // Checked on the text, before the session parses it: parsing opens the file, and whether it opens or what
-            // its first line holds must not reach a browser.
-            let names: [String]
-            do {
-                names = try FilterChain.filterNames(in: chain)
-            } catch {
-                throw APIError.badRequest(error.description)
-            }
-            let opensAFile = names.contains { name in
-                FilterCatalog.type(named: name)?.info.parameters.contains { if case .file = $0.kind { true } else { false } } == true
-            }
-            if opensAFile {
-                throw APIError.forbidden("LUT files are chosen in the config or on the command line, not from the browser: 'lut' is refused here")
-            }
-            return command
-        default: return command
+        guard command.description.utf8.count <= Command.lineLimit else {
+            throw APIError.tooLarge("the command line is \(command.description.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
         }
+        switch permissions.refusal(of: command) {
+        case .readsAFile?: throw APIError.forbidden(permissions.refusal(of: command)?.description ?? "")
+        case let refusal?: throw APIError.badRequest(refusal.description)
+        case nil: break
+        }
+        if case .stats = command { return .stats(json: true) }
+        return command
+    }
+
+    private static func build(name: String, object: [String: Any]) throws -> Command {
+        switch name {
+        case "snap": return .snap(directory: nil)
+        case "switch": return .switchCamera
+        case "zoom": return try Command.zoom(try number(object, "factor")).checked()
+        case "focus": return try Command.focus(x: try number(object, "x"), y: try number(object, "y")).checked()
+        case "exposure":
+            if object["ev"] != nil { return try Command.exposureCompensation(ev: try number(object, "ev")).checked() }
+            return try Command.exposurePoint(x: try number(object, "x"), y: try number(object, "y")).checked()
+        case "torch": return .torch(on: try flag(object, "on"))
+        case "mirror": return .mirror(on: try flag(object, "on"))
+        case "wb":
+            if let mode = object["mode"] as? String { return try Command.whiteBalance(mode: mode) }
+            return try Command.whiteBalance(kelvin: try number(object, "kelvin"))
+        case "brightness", "contrast", "saturation", "hue":
+            return try Command.adjust(name, level: try number(object, "value"))
+        case "filter":
+            guard let chain = object["chain"] as? String else { throw APIError.badRequest("filter takes {\"chain\": \"sepia | vignette\"} (\"\" or \"none\" for no filter)") }
+            return .filterChain(chain)
+        case "record":
+            switch object["action"] as? String {
+            case "start": return .recordStart
+            case "stop": return .recordStop
+            default: throw APIError.badRequest("record takes {\"action\": \"start\"} or {\"action\": \"stop\"}")
+            }
+        case "record/start": return .recordStart
+        case "record/stop": return .recordStop
+        case "stats": return .stats(json: true)
+        case "command":
+            guard let line = object["line"] as? String else { throw APIError.badRequest("command takes {\"line\": \"zoom 2\"}") }
+            guard line.utf8.count <= Command.lineLimit else {
+                throw APIError.tooLarge("the command line is \(line.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
+            }
+            return try Command(parsing: line)
+        default:
+            throw notFound(name)
+        }
+    }
+
+    private static func notFound(_ name: String) -> APIError {
+        .notFound("no command /api/\(name.escapingControls); commands: snap, switch, zoom, focus, exposure, torch, mirror, wb, brightness, contrast, saturation, hue, filter, record, stats, command")
     }
 
     private static func json(_ body: Data) throws -> [String: Any] {

@@ -50,13 +50,14 @@ public final class WebServer: @unchecked Sendable {
     }
 
     /// A server for a session; nothing listens until `start`. `galleryDirectories` are where stills and
-    /// recordings are looked up (by name only). `metrics` makes what `/metrics` reports, on a queue of the server's own
-    /// (it must not wait for the session's commands); without it, the session's counters and this server's viewers.
+    /// recordings are looked up (by name only). Commands run with the page's permissions, whatever `interpreter` has.
+    /// `metrics` makes what `/metrics` reports, on a queue of the server's own (it must not wait for the session's
+    /// commands); without it, the session's counters and this server's viewers.
     public init(session: CaptureSession, interpreter: CommandInterpreter, options: WebOptions, galleryDirectories: [String],
                 metrics: (@Sendable () -> HostMetrics)? = nil) {
         self.session = session
         self.metrics = metrics
-        self.interpreter = interpreter
+        self.interpreter = interpreter.restricted(to: .page)
         self.options = options
         self.galleryDirectories = galleryDirectories
         assets = Bundle.module.url(forResource: "Assets", withExtension: nil)
@@ -260,7 +261,7 @@ public final class WebServer: @unchecked Sendable {
             let name = String(path.dropFirst(5))
             let command: Command
             do {
-                command = try APICommand.parse(name: name, body: body)
+                command = try APICommand.parse(name: name, body: body, permissions: interpreter.permissions)
             } catch let error as APIError {
                 respond(message, status: error.status, json: ["ok": false, "error": error.description])
                 return

@@ -65,14 +65,4 @@ extension RunCommand {
         let (address, port) = splitRTSP(value)
         return (address.map { ["publish.rtsp.address=\"\($0)\""] } ?? []) + ["publish.rtsp.port=\(port)"]
     }
-
-    /// Starts what `publish` asks for and prints where it serves and pushes; nil when the config publishes nothing.
-    static func startPublishing(_ config: PipelineConfig, name: String, session: CaptureSession) throws -> PublishService? {
-        guard let publish = config.publish else { return nil }
-        let service = try PublishService(config: publish, name: name, stream: SessionVideoStream(session: session))
-        if let server = service.server { Output.line("rtsp \(server.url)") }
-        if let publisher = service.publisher { Output.line("pushing to \(publisher.target.redacted)") }
-        service.report(to: session)
-        return service
-    }
 }

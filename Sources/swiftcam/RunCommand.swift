@@ -1,13 +1,9 @@
 import Capture
-import Publish
-import Dispatch
 import Foundation
 import Glibc
+import Host
 import Synchronization
 import Web
-
-/// Posted by the SIGINT/SIGTERM handler (`sem_post` is async-signal-safe); a thread waits on it.
-nonisolated(unsafe) var stopSignal = sem_t()
 
 /// `swiftcam run NAME`: plays a config until it ends, a limit is reached, `quit`, Ctrl-C or SIGTERM;
 /// every file is finalized on the way out.
@@ -64,12 +60,11 @@ enum RunCommand {
             printError("\(error)")
             return ExitCode.for(error)
         }
-        let name = ConfigStore.sessionName(for: nameOrPath)
-        var web: WebOptions?
+        var hostOptions = HostOptions(name: ConfigStore.sessionName(for: nameOrPath), config: config)
         if let address = options.value("--http") ?? config.http {
             do {
                 let token = options.value("--token")
-                web = try WebOptions(parsing: address, token: token == "generate" ? nil : token)
+                hostOptions.web = try WebOptions(parsing: address, token: token == "generate" ? nil : token)
                     .checked(generatingToken: token == "generate")
             } catch {
                 return usageFailure(UsageError("\(error)"), usage)
@@ -77,161 +72,71 @@ enum RunCommand {
         } else if options.value("--token") != nil {
             return usageFailure(UsageError("--token goes with --http"), usage)
         }
-        let metricsOptions: WebOptions?
-        do { metricsOptions = try HostMetricsSource.options(options.value("--metrics")) } catch { return usageFailure(error, usage) }
-        if let publish = config.publish {
-            // Before the camera opens: a server that would be refused is a config problem, said first.
-            do { try PublishService.check(publish, name: name) } catch {
-                printError("\(error)")
-                return ExitCode.for(error)
+        if let text = options.value("--metrics") {
+            guard !text.isEmpty, let address = try? WebOptions(parsing: text) else {
+                return usageFailure(UsageError("--metrics takes [ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. "
+                                               + "--metrics 9464 or --metrics 0.0.0.0:9464 (got '\(text.terminalSafe)')"), usage)
             }
+            hostOptions.metrics = address
         }
+        hostOptions.controlSocket = !options.flags.contains("--no-control")
+        hostOptions.reportsStats = !options.flags.contains("--quiet")
         if options.flags.contains("--verbose") { CaptureSession.showGStreamerMessages() }
-        // A window without a display segfaults inside GStreamer; a missing file fails as "internal error": say why first.
-        do { try PipelineBuilder(config: config).preflight() } catch {
+        let dot = options.value("--dot")
+        let shownOn = hostOptions.web != nil ? "the camera screen" : "/metrics"
+        let outcome = CameraHost(options: hostOptions, observers: [{ report($0, dot: dot, shownOn: shownOn) }]).run()
+        if let summary = outcome.summary {
+            Output.finishStatsLine()
+            if let recorded = summary.recorded { Output.line("recorded \(recorded)") }
+            Output.line("stats \(summary.stats)")
+        }
+        switch outcome {
+        case let .notStarted(error):
             printError("\(error)")
             return ExitCode.for(error)
-        }
-        let session = CaptureSession(name: name, config: config)
-        let quiet = options.flags.contains("--quiet")
-        let webServer = WebServerSlot()
-        let metrics = HostMetricsSource(session: session, page: webServer)
-        session.onEvent { event in
-            webServer.withLock { $0 }?.notify(event)
-            switch event {
-            case let .stillWritten(path): Output.line("still \(path)")
-            case let .stillFailed(reason): Output.error("still failed: \(reason)")
-            case let .recordingFailed(reason): Output.error("recording failed: \(reason)")
-            case let .warning(text): Output.error("warning: \(text)")
-            case let .failed(status): Output.error("status \(status)")
-            case .endOfStream: break
-            case let .notice(text): Output.line(text)
-            }
-        }
-
-        installSignalHandlers(stopping: session)
-
-        let interpreter = CommandInterpreter(session: session) { session.requestStop() }
-        var startFailure: (any Error)?
-        do {
-            try session.start()
-        } catch {
-            guard web != nil || metricsOptions != nil else {
-                printError("\(error)")
-                return ExitCode.for(error)
-            }
-            startFailure = error
-        }
-        let metricsServer: WebServer?
-        do { metricsServer = try metrics.serve(metricsOptions, interpreter: interpreter) } catch {
-            session.stop()
+        case let .pageUnavailable(error):
             printError("\(error)")
             return ExitCode.unavailable
-        }
-        if let web {
-            let server = WebServer(session: session, interpreter: interpreter, options: web,
-                                   galleryDirectories: [config.still?.directory ?? "captures", config.record?.directory ?? "recordings"],
-                                   metrics: { metrics.snapshot() })
-            do {
-                try server.start()
-            } catch {
-                metricsServer?.stop()
-                session.stop()
-                printError("\(error)")
-                return ExitCode.unavailable
-            }
-            webServer.withLock { $0 = server }
-            Output.line("camera screen \(server.url)")
-        }
-        if let startFailure {
-            // The page stays up and shows the reason (the `unconfigured`, `unauthorized` or `failed` banner) until
-            // Ctrl-C: a session that failed while starting has already ended, so wait for the stop request itself.
-            printError("\(startFailure); \(web != nil ? "the camera screen" : "/metrics") shows it until Ctrl-C")
-            session.waitForStopRequest()
-            webServer.withLock { $0 }?.stop()
-            metricsServer?.stop()
-            return ExitCode.for(startFailure)
-        }
-        let publishing: PublishService?
-        do {
-            publishing = try startPublishing(config, name: name, session: session)
-        } catch {
-            printError("\(error)")
-            webServer.withLock { $0 }?.stop()
-            metricsServer?.stop()
-            session.stop()
+        case let .shownUntilStopped(error):
             return ExitCode.for(error)
-        }
-        metrics.publish(publishing)
-        Output.line("running \(name)" + (config.description.map { ": \($0)" } ?? ""))
-
-        var server: ControlServer?
-        if !options.flags.contains("--no-control") {
-            do {
-                server = try ControlServer(name: name, interpreter: interpreter)
-                Output.line("control socket \(ControlSocket.path(for: name))")
-            } catch {
-                Output.error("\(error); stdin control only")
-            }
-        }
-        readCommands(with: interpreter)
-        if let dot = options.value("--dot"), let graph = session.dotDescription() {
-            if let reason = writeText(graph, to: dot) { Output.error("cannot write the graph: \(reason)") }
-        }
-        let ticker = quiet ? nil : statsTicker(session)
-
-        session.waitUntilDone(frames: config.frames, duration: config.duration)
-        ticker?.cancel()
-        server?.shutdown()
-        webServer.withLock { $0 }?.stop()
-        metricsServer?.stop()
-        publishing?.stop()
-        let failedBeforeStop = session.status
-        let recording = session.stats.recording
-        session.stop()
-        Output.finishStatsLine()
-        // A recording still running at the end is finalized by the stop: say where it is.
-        if let recording, session.stats.recordingFailure == nil { Output.line("recorded \(recording)") }
-        Output.line("stats \(session.stats.line)")
-        switch failedBeforeStop {
-        case .failed, .cameraFailed, .busy:
-            printError("status \(failedBeforeStop)")
-            return ExitCode.for(kind: failedBeforeStop.kind)
-        case .configured, .unconfigured, .unauthorized:
-            break
-        }
-        let failed = session.failedOutputs
-        if failed > 0 {
+        case let .cameraFailed(status, _):
+            printError("status \(status)")
+            return ExitCode.for(kind: status.kind)
+        case let .outputsFailed(failed, first, _):
             printError("\(failed) still\(failed == 1 ? "" : "s") or recording\(failed == 1 ? "" : "s") failed (see above)")
             // A folder this user may not write is a permission problem (77), whatever else failed after it.
-            return session.firstOutputFailure == .permission ? ExitCode.permission : ExitCode.ioError
+            return first == .permission ? ExitCode.permission : ExitCode.ioError
+        case .stopped:
+            Output.line("stopped \(hostOptions.name)")
+            return ExitCode.ok
         }
-        Output.line("stopped \(name)")
-        return ExitCode.ok
     }
 
-    /// SIGINT, SIGTERM and SIGHUP (the terminal went away) become a stop request (end-of-stream, then exit), not an abrupt exit. A plain
-    /// sigaction handler that only posts a semaphore: async-signal-safe, and it works whatever signal
-    /// mask or disposition the parent left us (an inherited SIG_IGN is replaced). A thread waiting on the
-    /// semaphore asks the session to stop.
-    private static func installSignalHandlers(stopping session: CaptureSession) {
-        sem_init(&stopSignal, 0, 0)
-        let waiter = Thread {
-            while sem_wait(&stopSignal) != 0 {}  // EINTR: wait again
-            session.requestStop()
-        }
-        waiter.name = "swiftcam-signals"
-        waiter.start()
-        for number in [SIGINT, SIGTERM, SIGHUP] {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { _ in sem_post(&stopSignal) }
-            sigemptyset(&action.sa_mask)
-            action.sa_flags = SA_RESTART
-            sigaction(number, &action, nil)
-            var unblock = sigset_t()
-            sigemptyset(&unblock)
-            sigaddset(&unblock, number)
-            pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+    /// Prints what the host reports; on `.ready`, writes the graph to `dot` and starts reading commands from stdin.
+    /// `shownOn` names what shows a camera that failed to start until Ctrl-C.
+    private static func report(_ event: HostEvent, dot: String?, shownOn: String) {
+        switch event {
+        case let .session(.stillWritten(path)): Output.line("still \(path)")
+        case let .session(.stillFailed(reason)): Output.error("still failed: \(reason)")
+        case let .session(.recordingFailed(reason)): Output.error("recording failed: \(reason)")
+        case let .session(.warning(text)): Output.error("warning: \(text)")
+        case let .session(.failed(status)): Output.error("status \(status)")
+        case .session(.endOfStream): break
+        case let .session(.notice(text)): Output.line(text)
+        case let .cameraScreen(url): Output.line("camera screen \(url)")
+        case let .metrics(url): Output.line("metrics \(url)")
+        case let .showingFailure(error): printError("\(error); \(shownOn) shows it until Ctrl-C")
+        case let .rtsp(url): Output.line("rtsp \(url)")
+        case let .pushing(target): Output.line("pushing to \(target)")
+        case let .running(name, description): Output.line("running \(name)" + (description.map { ": \($0)" } ?? ""))
+        case let .controlSocket(path): Output.line("control socket \(path)")
+        case let .controlSocketUnavailable(error): Output.error("\(error); stdin control only")
+        case let .ready(console):
+            readCommands(with: console)
+            if let dot, let graph = console.session.dotDescription() {
+                if let reason = writeText(graph, to: dot) { Output.error("cannot write the graph: \(reason)") }
+            }
+        case let .stats(line): Output.stats(line)
         }
     }
 
@@ -245,15 +150,6 @@ enum RunCommand {
         }
         thread.name = "swiftcam-stdin"
         thread.start()
-    }
-
-    /// Refreshes the stats line once a second: in place on a terminal, a plain line otherwise.
-    private static func statsTicker(_ session: CaptureSession) -> DispatchSourceTimer {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "swiftcam.stats"))
-        timer.schedule(deadline: .now() + 1, repeating: 1)
-        timer.setEventHandler { Output.stats(session.stats.line) }
-        timer.resume()
-        return timer
     }
 }
 
@@ -305,11 +201,4 @@ enum Output {
             state.statsShown = false
         }
     }
-}
-
-/// The browser screen's server, set once it listens; session events (on the bus thread) reach it.
-final class WebServerSlot: Sendable {
-    private let server = Mutex<WebServer?>(nil)
-
-    func withLock<T>(_ body: (inout WebServer?) -> T) -> T { server.withLock { body(&$0) } }
 }

@@ -77,18 +77,16 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         case "switch":
             self = .switchCamera
         case "zoom":
-            guard arguments.count == 1, let factor = Double(arguments[0]), factor.isFinite else { throw .usage("zoom FACTOR, e.g. zoom 2") }
-            self = .zoom(factor)
+            guard arguments.count == 1, let factor = Double(arguments[0]) else { throw .usage(Usage.zoom) }
+            self = try Command.zoom(factor).checked()
         case "exposure" where arguments.count == 1 && arguments[0].lowercased().hasPrefix("ev="):
-            guard let ev = Double(arguments[0].dropFirst(3)), ev.isFinite else { throw .usage("exposure ev=STOPS, e.g. exposure ev=1") }
-            self = .exposureCompensation(ev: ev)
+            guard let ev = Double(arguments[0].dropFirst(3)) else { throw .usage(Usage.exposureCompensation) }
+            self = try Command.exposureCompensation(ev: ev).checked()
         case "focus", "exposure":
-            guard arguments.count == 2, let x = Double(arguments[0]), let y = Double(arguments[1]),
-                  (0...1).contains(x), (0...1).contains(y) else {
-                throw .usage(verb == "focus" ? "focus X Y with X and Y between 0 and 1, e.g. focus 0.5 0.5"
-                                             : "exposure X Y (0…1, e.g. exposure 0.5 0.5) or exposure ev=STOPS")
+            guard arguments.count == 2, let x = Double(arguments[0]), let y = Double(arguments[1]) else {
+                throw .usage(verb == "focus" ? Usage.focus : Usage.exposurePoint)
             }
-            self = verb == "focus" ? .focus(x: x, y: y) : .exposurePoint(x: x, y: y)
+            self = try (verb == "focus" ? Command.focus(x: x, y: y) : Command.exposurePoint(x: x, y: y)).checked()
         case "torch":
             guard arguments.count == 1, ["on", "off"].contains(arguments[0]) else { throw .usage("torch on|off") }
             self = .torch(on: arguments[0] == "on")
@@ -97,30 +95,21 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
             self = .mirror(on: arguments[0] == "on")
         case "wb":
             guard arguments.count == 1 else { throw .usage("wb auto|KELVIN, e.g. wb 5000") }
-            if arguments[0].lowercased() == "auto" {
-                self = .whiteBalance(.auto)
-                return
-            }
-            let digits = arguments[0].lowercased().hasSuffix("k") ? String(arguments[0].dropLast()) : arguments[0]
-            // Any positive whole number up to a bound (so it stays a number), clamped into the one range by the session.
-            guard let kelvin = Int(digits), (1...1_000_000).contains(kelvin) else {
-                throw .usage("wb auto|KELVIN with KELVIN from \(Command.kelvinRange.lowerBound) to \(Command.kelvinRange.upperBound), e.g. wb 5000")
-            }
-            self = .whiteBalance(.kelvin(kelvin))
+            self = try Command.whiteBalance(mode: arguments[0])
         case "brightness", "contrast", "saturation", "hue":
-            let usage = "\(verb) V: a whole number in the camera's units, or a level from -1.0 to 1.0"
-            guard arguments.count == 1, let adjustment = ColorAdjustment(rawValue: verb) else { throw .usage(usage) }
+            guard let adjustment = ColorAdjustment(rawValue: verb) else { throw .unknownCommand(verb) }
+            let usage = Usage.adjust(adjustment)
+            guard arguments.count == 1 else { throw .usage(usage) }
             if let raw = Int64(arguments[0]) {
                 self = .adjust(adjustment, .raw(raw))
-            } else if let value = Double(arguments[0]), value.isFinite {
-                self = .adjust(adjustment, .normalized(value))
+            } else if let value = Double(arguments[0]) {
+                self = try Command.adjust(verb, level: value)
             } else {
                 throw .usage(usage)
             }
         case "filter":
             let rest = trimmed.unicodeScalars.dropFirst(first.unicodeScalars.count)
-            let text = String(String.UnicodeScalarView(rest)).trimmingCharacters(in: .whitespaces)
-            self = .filter(text == "none" ? "" : text)
+            self = .filterChain(String(String.UnicodeScalarView(rest)))
         case "record":
             switch arguments.first {
             case "start": self = .recordStart
@@ -130,16 +119,74 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         case "stats":
             self = .stats(json: arguments.first == "--json")
         case "wait":
-            guard arguments.count == 1, let count = Int(arguments[0]), (1...100_000).contains(count) else {
-                throw .usage("wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered")
-            }
-            self = .wait(frames: count)
+            guard arguments.count == 1, let count = Int(arguments[0]) else { throw .usage(Usage.wait) }
+            self = try Command.wait(frames: count).checked()
         case "quit", "exit", "stop":
             self = .quit
         case "help":
             self = .help
         default:
             throw .unknownCommand(verb)
+        }
+    }
+
+    /// This command when its values are in the bounds the parser holds them to, else the parser's usage error: a
+    /// transport that builds commands from something other than a line (the page's JSON) checks them here, so every
+    /// transport keeps the same bounds.
+    public func checked() throws(CommandError) -> Command {
+        let unit: ClosedRange<Double> = 0...1
+        switch self {
+        case let .zoom(factor) where !factor.isFinite: throw .usage(Usage.zoom)
+        case let .exposureCompensation(ev) where !ev.isFinite: throw .usage(Usage.exposureCompensation)
+        case let .focus(x, y) where !unit.contains(x) || !unit.contains(y): throw .usage(Usage.focus)
+        case let .exposurePoint(x, y) where !unit.contains(x) || !unit.contains(y): throw .usage(Usage.exposurePoint)
+        // Any positive whole number up to a bound (so it stays a number), clamped into the one range by the session.
+        case let .whiteBalance(.kelvin(kelvin)) where !Self.kelvinInput.contains(kelvin): throw .usage(Usage.kelvin)
+        case let .adjust(adjustment, .normalized(level)) where !level.isFinite: throw .usage(Usage.adjust(adjustment))
+        case let .wait(frames) where !(1...100_000).contains(frames): throw .usage(Usage.wait)
+        default: return self
+        }
+    }
+
+    /// `wb`'s argument: `auto` (any case) or a temperature in kelvin, `5000` or `5000K`.
+    public static func whiteBalance(mode text: String) throws(CommandError) -> Command {
+        if text.lowercased() == "auto" { return .whiteBalance(.auto) }
+        let digits = text.lowercased().hasSuffix("k") ? String(text.dropLast()) : text
+        guard let kelvin = Int(digits) else { throw .usage(Usage.kelvin) }
+        return try Command.whiteBalance(.kelvin(kelvin)).checked()
+    }
+
+    /// `wb KELVIN` from a number that need not be whole (the page's JSON), bounded before it becomes an `Int`.
+    public static func whiteBalance(kelvin: Double) throws(CommandError) -> Command {
+        guard Double(kelvinInput.lowerBound) <= kelvin, kelvin <= Double(kelvinInput.upperBound) else { throw .usage(Usage.kelvin) }
+        return .whiteBalance(.kelvin(Int(kelvin)))
+    }
+
+    /// `brightness|contrast|saturation|hue` (the verb) at a level in -1…1 (the session refuses others).
+    public static func adjust(_ verb: String, level: Double) throws(CommandError) -> Command {
+        guard let adjustment = ColorAdjustment(rawValue: verb) else { throw .unknownCommand(verb) }
+        return try Command.adjust(adjustment, .normalized(level)).checked()
+    }
+
+    /// `filter`'s text: surrounding space dropped, `none` (and nothing) the empty chain.
+    public static func filterChain(_ text: String) -> Command {
+        let chain = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return .filter(chain == "none" ? "" : chain)
+    }
+
+    /// The temperatures `wb KELVIN` takes before the session clamps them into `kelvinRange`.
+    public static let kelvinInput: ClosedRange<Int> = 1...1_000_000
+
+    /// The usage errors of commands whose values are bounded.
+    private enum Usage {
+        static let zoom = "zoom FACTOR, e.g. zoom 2"
+        static let exposureCompensation = "exposure ev=STOPS, e.g. exposure ev=1"
+        static let focus = "focus X Y with X and Y between 0 and 1, e.g. focus 0.5 0.5"
+        static let exposurePoint = "exposure X Y (0…1, e.g. exposure 0.5 0.5) or exposure ev=STOPS"
+        static let kelvin = "wb auto|KELVIN with KELVIN from \(Command.kelvinRange.lowerBound) to \(Command.kelvinRange.upperBound), e.g. wb 5000"
+        static let wait = "wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered"
+        static func adjust(_ adjustment: ColorAdjustment) -> String {
+            "\(adjustment.rawValue) V: a whole number in the camera's units, or a level from -1.0 to 1.0"
         }
     }
 

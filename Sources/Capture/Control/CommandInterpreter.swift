@@ -22,17 +22,26 @@ public enum Reply: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Turns command lines into session calls. The one interpreter behind stdin, the control socket and any
-/// later transport, so every transport understands exactly the same commands.
+/// Turns command lines into session calls. The one interpreter behind stdin, the control socket and the page,
+/// so every transport understands exactly the same commands; each holds its own copy with its transport's
+/// `permissions`, and a command outside them is refused here, whatever the transport checked before.
 public struct CommandInterpreter: Sendable {
     /// The session commands act on.
     public let session: CaptureSession
     /// Called by `quit`.
     public let onQuit: @Sendable () -> Void
+    /// What the transport using this interpreter may ask for.
+    public let permissions: CommandPermissions
 
-    public init(session: CaptureSession, onQuit: @escaping @Sendable () -> Void) {
+    public init(session: CaptureSession, permissions: CommandPermissions = .console, onQuit: @escaping @Sendable () -> Void) {
         self.session = session
+        self.permissions = permissions
         self.onQuit = onQuit
+    }
+
+    /// The same interpreter for a transport that may do less: only what both permission sets allow.
+    public func restricted(to permissions: CommandPermissions) -> CommandInterpreter {
+        CommandInterpreter(session: session, permissions: self.permissions.intersection(permissions), onQuit: onQuit)
     }
 
     /// The commands and what they take.
@@ -68,6 +77,7 @@ public struct CommandInterpreter: Sendable {
     }
 
     private func run(_ command: Command) -> Reply {
+        if let refusal = permissions.refusal(of: command) { return .error(refusal.description) }
         do {
             switch command {
             case let .snap(directory):

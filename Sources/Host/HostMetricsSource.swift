@@ -1,0 +1,69 @@
+import Capture
+import Publish
+import Synchronization
+import Web
+
+/// What `/metrics` reports while a host runs, read at each scrape: the session's counters, the page's viewers and
+/// where each output it publishes stands. The page's server and the metrics-only server read the same.
+final class HostMetricsSource: Sendable {
+    private let session: CaptureSession
+    private let viewers: @Sendable () -> [String: Int]?
+    private let publishing = Mutex<PublishService?>(nil)
+
+    /// The figures of `session`; `viewers` counts the camera page's viewers by kind (nil while no page serves).
+    init(session: CaptureSession, viewers: @escaping @Sendable () -> [String: Int]?) {
+        self.session = session
+        self.viewers = viewers
+    }
+
+    /// Adds the outputs `service` runs, once they have started.
+    func publish(_ service: PublishService?) {
+        publishing.withLock { $0 = service }
+    }
+
+    /// The figures now.
+    func snapshot() -> HostMetrics {
+        var outputs: [HostMetrics.PublishMetrics] = []
+        let service = publishing.withLock { $0 }
+        if let server = service?.server {
+            outputs.append(.init(output: "rtsp", state: "serving", states: ["serving"], clients: server.clients, failures: 0,
+                                 framesSent: server.framesSent))
+        }
+        if let publisher = service?.publisher {
+            let state = switch publisher.phase {
+            case .connecting: "connecting"
+            case .connected: "connected"
+            case .retrying: "retrying"
+            case .stopped: "stopped"
+            }
+            outputs.append(.init(output: "push", state: state, states: ["connecting", "connected", "retrying", "stopped"],
+                                 clients: state == "connected" ? 1 : 0, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
+        }
+        return HostMetrics(session: session.metrics, viewers: viewers() ?? ["webrtc": 0, "mjpeg": 0], publish: outputs)
+    }
+
+    /// Starts a server that answers `/metrics` only, at `options`.
+    func serve(_ options: WebOptions, interpreter: CommandInterpreter) throws -> WebServer {
+        var options = options
+        options.servesPage = false
+        let server = WebServer(session: session, interpreter: interpreter, options: options, galleryDirectories: [],
+                               metrics: { [self] in snapshot() })
+        do {
+            try server.start()
+        } catch let WebServerError.cannotListen(address, reason) {
+            throw MetricsServerError(address: address, reason: reason)
+        }
+        return server
+    }
+}
+
+/// The metrics-only server could not bind (said as such, not as the camera page's).
+public struct MetricsServerError: Error, CustomStringConvertible {
+    /// The address asked for.
+    public let address: String
+    /// Why it could not listen there.
+    public let reason: String
+
+    /// One sentence naming the address.
+    public var description: String { "cannot serve /metrics on \(address): \(reason)" }
+}

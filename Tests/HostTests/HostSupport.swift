@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+@testable import Capture
+@testable import Host
+
+/// A host run in this process on a thread of its own, its events kept in order. Waiting for an event ends when the
+/// event comes or when the host has ended without it, so no test hangs on a host that is over.
+final class HostRun: Sendable {
+    let host: CameraHost
+    let folder: URL
+    private let log = HostLog()
+
+    /// Runs a host for `json` (`DIR` in it becomes a new scratch folder) with the signals left alone, no stats ticks
+    /// and no control socket unless `adjust` says otherwise.
+    init(_ json: String, adjust: (inout HostOptions) -> Void = { _ in }) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("host-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = try ConfigLoader.load(data: Data(json.replacingOccurrences(of: "DIR", with: folder.path).utf8), file: "host.json")
+        var options = HostOptions(name: "host-test-\(UUID().uuidString.prefix(8))", config: config)
+        options.controlSocket = false
+        options.reportsStats = false
+        options.handlesSignals = false
+        adjust(&options)
+        let log = log
+        let host = CameraHost(options: options, observers: [log.record])
+        self.host = host
+        let thread = Thread { log.end(host.run()) }
+        thread.name = "host-test"
+        thread.start()
+    }
+
+    deinit {
+        // A test that stopped early leaves no host running.
+        host.requestStop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The first event that `matches`, past or coming; nil when the host ended without one.
+    func event(_ matches: @escaping @Sendable (HostEvent) -> Bool) async -> HostEvent? {
+        await log.event(matches)
+    }
+
+    /// Waits until everything is up; false when the host ended first.
+    func ready() async -> Bool {
+        await event { if case .ready = $0 { true } else { false } } != nil
+    }
+
+    /// How the host ended, once it has.
+    func outcome() async -> HostOutcome {
+        await log.outcome()
+    }
+
+    /// Every event so far.
+    var events: [HostEvent] { log.events }
+}
+
+/// A host's events and outcome, and who waits for them.
+private final class HostLog: Sendable {
+    private struct State {
+        var events: [HostEvent] = []
+        var outcome: HostOutcome?
+        var eventWaiters: [(matches: @Sendable (HostEvent) -> Bool, continuation: CheckedContinuation<HostEvent?, Never>)] = []
+        var outcomeWaiters: [CheckedContinuation<HostOutcome, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    var events: [HostEvent] { state.withLock { $0.events } }
+
+    @Sendable func record(_ event: HostEvent) {
+        let waiting = state.withLock { state in
+            state.events.append(event)
+            let ready = state.eventWaiters.filter { $0.matches(event) }
+            state.eventWaiters.removeAll { $0.matches(event) }
+            return ready.map(\.continuation)
+        }
+        for continuation in waiting { continuation.resume(returning: event) }
+    }
+
+    func end(_ outcome: HostOutcome) {
+        let (events, outcomes) = state.withLock { state in
+            state.outcome = outcome
+            defer { state.eventWaiters = []; state.outcomeWaiters = [] }
+            return (state.eventWaiters.map(\.continuation), state.outcomeWaiters)
+        }
+        for continuation in events { continuation.resume(returning: nil) }
+        for continuation in outcomes { continuation.resume(returning: outcome) }
+    }
+
+    func event(_ matches: @escaping @Sendable (HostEvent) -> Bool) async -> HostEvent? {
+        await withCheckedContinuation { continuation in
+            let found: HostEvent?? = state.withLock { state in
+                if let event = state.events.first(where: matches) { return .some(event) }
+                if state.outcome != nil { return .some(nil) }
+                state.eventWaiters.append((matches, continuation))
+                return nil
+            }
+            if let found { continuation.resume(returning: found) }
+        }
+    }
+
+    func outcome() async -> HostOutcome {
+        await withCheckedContinuation { continuation in
+            let outcome = state.withLock { state in
+                if state.outcome == nil { state.outcomeWaiters.append(continuation) }
+                return state.outcome
+            }
+            if let outcome { continuation.resume(returning: outcome) }
+        }
+    }
+}
+
+extension HostOutcome {
+    /// The case's name, for messages.
+    var name: String {
+        switch self {
+        case .stopped: "stopped"
+        case .cameraFailed: "cameraFailed"
+        case .outputsFailed: "outputsFailed"
+        case .notStarted: "notStarted"
+        case .pageUnavailable: "pageUnavailable"
+        case .shownUntilStopped: "shownUntilStopped"
+        }
+    }
+}
