@@ -3,8 +3,10 @@
 
 COVERAGE_JSON is what `docc convert --experimental-documentation-coverage` wrote; it says which pages have an
 abstract, counting one inherited from a protocol of this module. Pages for what the compiler synthesized (symbols the
-graph marks `::SYNTHESIZED::` or documents with another module's comment, operators, docc's collection groups) are
-skipped. Prints each symbol left without one.
+graph marks `::SYNTHESIZED::`, implicit members with no source location that carry another module's comment,
+operators, docc's collection groups) are skipped; a member written in the source that only inherits the standard
+library's comment (`description`, `init(rawValue:)`, a literal initializer) is ours and needs its own summary.
+Prints each symbol left without one.
 """
 import json
 import os
@@ -19,9 +21,11 @@ def synthesized_paths(folder):
         graph = json.load(open(os.path.join(folder, name), encoding="utf-8"))
         module = module or graph["module"]["name"]
         for symbol in graph["symbols"]:
-            # Synthesized, or implicit with the summary of the protocol it comes from (a raw-value enum's init(rawValue:)).
+            # Synthesized, or implicit with the summary of the protocol it comes from (a raw-value enum's
+            # init(rawValue:)): no source location. One written in the source keeps its location and is checked.
             inherited = symbol.get("docComment", {}).get("module") not in (None, graph["module"]["name"])
-            if "::SYNTHESIZED::" in symbol["identifier"]["precise"] or inherited:
+            implicit = inherited and "location" not in symbol
+            if "::SYNTHESIZED::" in symbol["identifier"]["precise"] or implicit:
                 paths.add("/".join([graph["module"]["name"]] + symbol["pathComponents"]))
     return paths, module
 

@@ -5,9 +5,13 @@ public import CGStreamer
 extension Element {
     /// The ranks `gst_element_register` takes (`GstRank`).
     public enum Rank: UInt32, Sendable {
+        /// `GST_RANK_NONE`: picked last or not at all by autoplugging (decodebin, autovideosink); made by name.
         case none = 0
+        /// `GST_RANK_MARGINAL`: picked only when nothing better is installed.
         case marginal = 64
+        /// `GST_RANK_SECONDARY`: likely to be picked.
         case secondary = 128
+        /// `GST_RANK_PRIMARY`: picked first.
         case primary = 256
     }
 

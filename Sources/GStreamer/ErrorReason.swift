@@ -7,7 +7,15 @@ public struct ErrorReason: Sendable, Equatable, CustomStringConvertible {
     /// GStreamer's error domains (`GST_CORE_ERROR`, `GST_LIBRARY_ERROR`, `GST_RESOURCE_ERROR`, `GST_STREAM_ERROR`),
     /// or another GLib domain by its quark's name.
     public enum Domain: Sendable, Equatable {
-        case core, library, resource, stream
+        /// `GST_CORE_ERROR`: a core GStreamer failure (a state change, negotiation, a missing plugin).
+        case core
+        /// `GST_LIBRARY_ERROR`: a library an element uses failed (initializing, encoding, settings).
+        case library
+        /// `GST_RESOURCE_ERROR`: a device or file failed; the code is a ``ResourceError``.
+        case resource
+        /// `GST_STREAM_ERROR`: the data stream failed; the code is a ``StreamError``.
+        case stream
+        /// Any other GLib error domain, by its quark's name (e.g. "g-io-error-quark").
         case other(String)
     }
 
@@ -48,6 +56,7 @@ public struct ErrorReason: Sendable, Equatable, CustomStringConvertible {
     /// An error whose domain and code say nothing (a message built without a `GError`).
     public static let unknown = ErrorReason(domain: .other("unknown"), code: 0)
 
+    /// The domain and code in words, e.g. "resource error notFound, flow not-negotiated", for logs.
     public var description: String {
         let name: String
         switch domain {
@@ -93,19 +102,85 @@ public struct ErrorReason: Sendable, Equatable, CustomStringConvertible {
 
 /// `GstResourceError`: a resource (a device, a file) failed.
 public enum ResourceError: Int, Sendable, CaseIterable {
-    case failed = 1, tooLazy, notFound, busy, openRead, openWrite, openReadWrite, close, read, write, seek, sync, settings,
-         noSpaceLeft, notAuthorized
+    /// `GST_RESOURCE_ERROR_FAILED`: a failure that fits no other code; the message says more.
+    case failed = 1
+    /// `GST_RESOURCE_ERROR_TOO_LAZY`: a placeholder an element's author left unresolved.
+    case tooLazy
+    /// `GST_RESOURCE_ERROR_NOT_FOUND`: the resource was not found.
+    case notFound
+    /// `GST_RESOURCE_ERROR_BUSY`: the resource is busy (e.g. a camera another process holds).
+    case busy
+    /// `GST_RESOURCE_ERROR_OPEN_READ`: the resource could not be opened for reading.
+    case openRead
+    /// `GST_RESOURCE_ERROR_OPEN_WRITE`: the resource could not be opened for writing.
+    case openWrite
+    /// `GST_RESOURCE_ERROR_OPEN_READ_WRITE`: the resource could not be opened for reading, writing or both.
+    case openReadWrite
+    /// `GST_RESOURCE_ERROR_CLOSE`: the resource could not be closed.
+    case close
+    /// `GST_RESOURCE_ERROR_READ`: reading from the resource failed.
+    case read
+    /// `GST_RESOURCE_ERROR_WRITE`: writing to the resource failed.
+    case write
+    /// `GST_RESOURCE_ERROR_SEEK`: seeking in the resource failed.
+    case seek
+    /// `GST_RESOURCE_ERROR_SYNC`: synchronizing the resource failed.
+    case sync
+    /// `GST_RESOURCE_ERROR_SETTINGS`: changing the resource's settings or state failed.
+    case settings
+    /// `GST_RESOURCE_ERROR_NO_SPACE_LEFT`: the resource has no space left (a full disk).
+    case noSpaceLeft
+    /// `GST_RESOURCE_ERROR_NOT_AUTHORIZED`: opening the resource was not authorized (permissions).
+    case notAuthorized
 }
 
 /// `GstStreamError`: the data stream failed.
 public enum StreamError: Int, Sendable, CaseIterable {
-    case failed = 1, tooLazy, notImplemented, typeNotFound, wrongType, codecNotFound, decode, encode, demux, mux, format,
-         decrypt, decryptNoKey
+    /// `GST_STREAM_ERROR_FAILED`: a failure that fits no other code; the message says more.
+    case failed = 1
+    /// `GST_STREAM_ERROR_TOO_LAZY`: a placeholder an element's author left unresolved.
+    case tooLazy
+    /// `GST_STREAM_ERROR_NOT_IMPLEMENTED`: the element does not implement what the stream needs.
+    case notImplemented
+    /// `GST_STREAM_ERROR_TYPE_NOT_FOUND`: the element could not tell the stream's type.
+    case typeNotFound
+    /// `GST_STREAM_ERROR_WRONG_TYPE`: the element does not handle this type of stream.
+    case wrongType
+    /// `GST_STREAM_ERROR_CODEC_NOT_FOUND`: no installed codec handles the stream's type.
+    case codecNotFound
+    /// `GST_STREAM_ERROR_DECODE`: decoding failed.
+    case decode
+    /// `GST_STREAM_ERROR_ENCODE`: encoding failed.
+    case encode
+    /// `GST_STREAM_ERROR_DEMUX`: demuxing failed.
+    case demux
+    /// `GST_STREAM_ERROR_MUX`: muxing failed.
+    case mux
+    /// `GST_STREAM_ERROR_FORMAT`: the stream has the wrong format (e.g. caps no element downstream accepts).
+    case format
+    /// `GST_STREAM_ERROR_DECRYPT`: the stream is encrypted and the element cannot decrypt it.
+    case decrypt
+    /// `GST_STREAM_ERROR_DECRYPT_NOKEY`: the stream is encrypted and no key for it is available.
+    case decryptNoKey
 }
 
 /// `GstFlowReturn`: why a pad stopped passing data (the non-success ones; custom returns keep their number).
 public enum FlowReturn: Sendable, Equatable, CustomStringConvertible {
-    case ok, notLinked, flushing, eos, notNegotiated, error, notSupported
+    /// `GST_FLOW_OK`: data passed.
+    case ok
+    /// `GST_FLOW_NOT_LINKED`: the pad is not linked.
+    case notLinked
+    /// `GST_FLOW_FLUSHING`: the pad is flushing (stopping or seeking).
+    case flushing
+    /// `GST_FLOW_EOS`: the pad is at end of stream.
+    case eos
+    /// `GST_FLOW_NOT_NEGOTIATED`: the pad has no caps both sides agree on.
+    case notNegotiated
+    /// `GST_FLOW_ERROR`: a fatal error; the element posts an error message with the details.
+    case error
+    /// `GST_FLOW_NOT_SUPPORTED`: the operation is not supported.
+    case notSupported
+    /// A return GStreamer has no name for (an element's custom return), by its number.
     case other(Int)
 
     /// The return for `GST_FLOW_*`'s number.

@@ -31,5 +31,6 @@ public struct GLibError: Error, Sendable, Hashable, CustomStringConvertible {
         error = nil
     }
 
+    /// GLib's message text, as it came.
     public var description: String { message }
 }

@@ -42,6 +42,7 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A bus timeout or the stream ended before the expected message.
     case timedOut(String)
 
+    /// One sentence a user can act on, naming the element, property or pad concerned.
     public var description: String {
         switch self {
         case let .elementNotFound(factory, package):
@@ -114,10 +115,18 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
-/// The four element states.
+/// The four element states (`GstState`).
 public enum State: Sendable, Equatable, CustomStringConvertible {
-    case null, ready, paused, playing
+    /// `GST_STATE_NULL`: the initial state; the element holds no resources.
+    case null
+    /// `GST_STATE_READY`: resources are allocated (a device opened), ready to go to paused.
+    case ready
+    /// `GST_STATE_PAUSED`: data is accepted and prerolled, the clock stands still (a sink holds one buffer).
+    case paused
+    /// `GST_STATE_PLAYING`: the clock runs and data flows.
+    case playing
 
+    /// The state as `gst_element_state_get_name` spells it, e.g. "PLAYING".
     public var description: String {
         switch self {
         case .null: "NULL"

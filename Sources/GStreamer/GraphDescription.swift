@@ -7,13 +7,20 @@ import Synchronization
 /// `Element.set` does. Literals work (`true`, `2`, `"smpte"`); a run-time string is spelled `.string(text)`,
 /// so a config value never slips in through interpolation.
 public enum GraphValue: Sendable, Hashable, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral, ExpressibleByStringLiteral {
+    /// A `gboolean` property.
     case bool(Bool)
+    /// Any integer property (`gint`, `guint`, `gint64`, …); setting it converts to the property's type and checks its range.
     case int(Int)
+    /// A string property, or an enum or flags property by its nick.
     case string(String)
+    /// A `GstCaps` property (a capsfilter's `caps`), built from typed fields.
     case caps(CapsDescription)
 
+    /// `true` or `false` written where a value goes: `.bool`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A whole number written where a value goes: `.int`.
     public init(integerLiteral value: Int) { self = .int(value) }
+    /// A string literal written where a value goes: `.string`.
     public init(stringLiteral value: String) { self = .string(value) }
 
     /// Sets this value on `property` of `element` with the typed setters.
@@ -62,8 +69,11 @@ public enum GraphValue: Sendable, Hashable, ExpressibleByBooleanLiteral, Express
 public struct CapsDescription: Sendable, Hashable {
     /// A caps field value, typed as caps fields are (`int`, `string`, `fraction`).
     public enum Value: Sendable, Hashable {
+        /// A `gint` field, e.g. `width=640`.
         case int(Int)
+        /// A string field, e.g. `format=I420`.
         case string(String)
+        /// A `GstFraction` field, numerator then denominator, e.g. `framerate=30/1`.
         case fraction(Int, Int)
         /// Any whole number from the first to the second, inclusive (`[1, 960]`): the negotiation picks one.
         case intRange(Int, Int)
@@ -71,7 +81,9 @@ public struct CapsDescription: Sendable, Hashable {
 
     /// One named field.
     public struct Field: Sendable, Hashable {
+        /// The field's name, e.g. "width".
         public var name: String
+        /// The field's typed value.
         public var value: Value
     }
 
@@ -80,6 +92,7 @@ public struct CapsDescription: Sendable, Hashable {
     /// The fields, in the order they print.
     public var fields: [Field]
 
+    /// Caps of `mediaType` with these (name, value) fields, in order.
     public init(_ mediaType: String, _ fields: [(String, Value)] = []) {
         self.mediaType = mediaType
         self.fields = fields.map { Field(name: $0.0, value: $0.1) }
@@ -161,28 +174,38 @@ public struct GraphDescription: Sendable, Equatable {
 
     /// One property setting.
     public struct Property: Sendable, Equatable {
+        /// The property's name, e.g. "num-buffers".
         public var name: String
+        /// The typed value to set.
         public var value: GraphValue
     }
 
     /// A link between two elements; a nil pad means "any compatible pad" (a request pad when that is all
     /// there is), as in gst-launch. A pad name such as "sink_0" requests that pad from a template.
     public struct Link: Sendable, Equatable {
+        /// The upstream element.
         public var source: Handle
+        /// The upstream element's source pad; nil for any compatible one.
         public var sourcePad: String?
+        /// The downstream element.
         public var sink: Handle
+        /// The downstream element's sink pad; nil for any compatible one.
         public var sinkPad: String?
     }
 
     /// A pad of an inner element exposed on the bin `buildBin()` makes.
     public struct GhostPad: Sendable, Equatable {
+        /// The ghost pad's name on the bin, e.g. "sink".
         public var name: String
+        /// The inner element whose pad it exposes.
         public var element: Handle
+        /// The inner element's pad, e.g. "src".
         public var pad: String
     }
 
     /// Refers to an element added to this description.
     public struct Handle: Sendable, Hashable {
+        /// The element's position in `nodes`.
         public let index: Int
     }
 
@@ -193,6 +216,7 @@ public struct GraphDescription: Sendable, Equatable {
     /// Ghost pads for `buildBin()`.
     public private(set) var ghostPads: [GhostPad] = []
 
+    /// An empty graph.
     public init() {}
 
     /// Adds an element made from `factory` with these properties, set in order.

@@ -82,6 +82,7 @@ public enum Message: Sendable, CustomStringConvertible {
         }
     }
 
+    /// The message in one line for logs, e.g. "eos from pipeline0" or "error from v4l2src0: …".
     public var description: String {
         switch self {
         case let .eos(source): "eos from \(source)"
@@ -100,7 +101,9 @@ public enum Message: Sendable, CustomStringConvertible {
 
 /// Kinds of bus messages to wait for.
 public struct MessageTypes: OptionSet, Sendable {
+    /// The `GstMessageType` bits, as `gst_bus_timed_pop_filtered` takes them.
     public let rawValue: Int32
+    /// The types whose `GstMessageType` bits are set in `rawValue`.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
     /// End of stream.
