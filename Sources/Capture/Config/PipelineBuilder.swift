@@ -20,6 +20,8 @@ public struct PipelineBuilder: Sendable {
         public static let stillFrames = "still-frames"
         public static let tap = "tap"
         public static let preview = "preview"
+        /// The splitmuxsink of a segmented recording.
+        public static let recordSplit = "record-split"
         /// The clocked identity that plays a `file` source in real time.
         public static func pace(_ index: Int) -> String { "pace\(index)" }
         public static func source(_ index: Int) -> String { "source\(index)" }
@@ -111,18 +113,41 @@ public struct PipelineBuilder: Sendable {
         let choice = recordEncoders
         let encoder = encoder ?? choice.chosen ?? choice.candidates.first ?? EncoderChoice.jpeg
         var chain = [encoder.addChain(after: queue, for: .record, to: &graph)]
-        switch config.record?.container ?? .matroska {
-        case .matroska:
-            chain.append(graph.add("matroskamux", name: "mux", ["min-cluster-duration": 500_000_000, "max-cluster-duration": 1_000_000_000]))
-        case .mp4:
-            chain.append(graph.add("mp4mux", name: "mux", ["fragment-duration": 1000, "streamable": true]))
+        if let segment = config.record?.segment {
+            // Segments: splitmuxsink cuts at the first key frame after `segment` seconds (asking the encoder for one
+            // then) and finishes each file before the next opens; its muxer and file sink are `segmentParts`.
+            // `record.segment` is bounded by validation (at most 10⁹ s), so its nanoseconds fit.
+            chain.append(graph.add("splitmuxsink", name: Self.Names.recordSplit,
+                                   ["max-size-time": .int(Int((segment * 1e9).rounded())), "send-keyframe-requests": true,
+                                    "async-finalize": false]))
+        } else {
+            let (muxer, properties) = recordMuxer
+            chain.append(graph.add(muxer, name: "mux", properties: properties))
+            chain.append(graph.add("filesink", name: "record-file", properties: [("location", .string(location))] + Self.recordFileProperties))
         }
-        // Unbuffered, so every muxed block reaches the kernel at once and `kill -9` loses at most the open cluster.
-        chain.append(graph.add("filesink", name: "record-file", ["location": .string(location), "buffer-mode": "unbuffered",
-                                                                  "sync": false, "async": false]))
         for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
         return graph
     }
+
+    /// The muxer and file sink a segmented recording's splitmuxsink uses for every file (it sets the location).
+    public func segmentParts() throws -> (muxer: Element, sink: Element) {
+        let (factory, properties) = recordMuxer
+        let muxer = try Element.make(factory, name: "mux"), sink = try Element.make("filesink", name: "record-file")
+        for (property, value) in properties { try value.apply(to: muxer, property: property) }
+        for (property, value) in Self.recordFileProperties { try value.apply(to: sink, property: property) }
+        return (muxer, sink)
+    }
+
+    /// The recording's muxer: both containers stay playable after a crash up to their last cluster or fragment.
+    private var recordMuxer: (factory: String, properties: [(String, GraphValue)]) {
+        switch config.record?.container ?? .matroska {
+        case .matroska: ("matroskamux", [("min-cluster-duration", 500_000_000), ("max-cluster-duration", 1_000_000_000)])
+        case .mp4: ("mp4mux", [("fragment-duration", 1000), ("streamable", true)])
+        }
+    }
+
+    /// Unbuffered, so every muxed block reaches the kernel at once and `kill -9` loses at most the open cluster.
+    private static let recordFileProperties: [(String, GraphValue)] = [("buffer-mode", "unbuffered"), ("sync", false), ("async", false)]
 
     /// The recording pipeline's gst-launch text, for `swiftcam show`.
     public func recordingLaunchDescription(location: String) -> String {

@@ -25,16 +25,34 @@ final class Recorder: @unchecked Sendable {
     /// The encoder element writing the file.
     var encoderElement: String? { stages.encoder?.element }
 
+    /// A segmented recording's files; nil for one file.
+    let segments: SegmentFiles?
+
+    /// The file being written now: the segment, or the one file.
+    var currentFile: String { segments?.now.current ?? path }
+
+    /// Bytes written into the recording's files so far.
+    var bytesWritten: Int { segments?.bytesWritten ?? SegmentFiles.size(of: path) }
+
+    /// The files still being written, and the bytes the open one may grow by before the next cut (the largest
+    /// segment so far), for the storage budget.
+    var openFiles: (paths: Set<String>, reserve: Int) {
+        guard let segments else { return ([path], 0) }
+        let open = segments.openFiles
+        return (open.isEmpty ? [path] : open, segments.now.largest)
+    }
+
     /// Starts the recording pipeline with the first encoder of `choice` that starts (`graph` makes its pipeline)
     /// and links the feeding branch to a new tee pad. `onWarning` hears of each encoder that failed and the one
     /// used instead. `onFailure` runs once, on the recording's bus thread, with the first error (a full disk, an
     /// encoder failure with nothing left to fall back to): the session ends the recording then and says so,
     /// rather than at `record stop`.
     init(pipeline: Pipeline, tee: Element, choice: EncoderChoice, path: String,
-         graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription,
+         graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription, segmenting: RecordingStages.Segmenting? = nil,
          onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void) throws {
         self.path = path
-        let stages = RecordingStages(choice: choice, graph: graph, onWarning: onWarning, onFailure: onFailure)
+        segments = segmenting?.files
+        let stages = RecordingStages(choice: choice, graph: graph, segmenting: segmenting, onWarning: onWarning, onFailure: onFailure)
         self.stages = stages
         try stages.start()
         let framesOut = framesOut

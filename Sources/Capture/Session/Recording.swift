@@ -82,15 +82,25 @@ extension CaptureSession {
         if let busy { throw SessionError.alreadyRecording(path: busy) }
     }
 
-    /// Attaches a recording branch writing `path` (after recovery: the next part) into the claimed slot.
+    /// Attaches a recording branch writing `path` (after recovery: the next part) into the claimed slot. With
+    /// `record.segment`, `path` is the first segment and later ones are `NAME-DATE.ext` beside it (`SegmentFiles`).
     func beginRecording(at path: String) throws -> String {
         let graph = try running()
         guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
         }
         let builder = builder
+        var segmenting: RecordingStages.Segmenting?
+        if config.record?.segment != nil {
+            let folder = (path as NSString).deletingLastPathComponent
+            let files = SegmentFiles(first: path, directory: folder.isEmpty ? "." : folder, base: name,
+                                     extension: builder.recordExtension,
+                                     onCut: { [weak self] in self?.storage?.check() },
+                                     onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) })
+            segmenting = RecordingStages.Segmenting(files: files, parts: { try builder.segmentParts() })
+        }
         let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, choice: builder.recordEncoders, path: path,
-                                    graph: { builder.recordingGraph(location: path, encoder: $0) },
+                                    graph: { builder.recordingGraph(location: path, encoder: $0) }, segmenting: segmenting,
                                     onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) }) {
             [weak self] reason in
             // On the recording's bus thread: end it elsewhere, since ending it waits for that thread.
@@ -111,7 +121,7 @@ extension CaptureSession {
             return recorder
         }) else { return }
         recorder.finish(timeout: 1)
-        carryDrops(of: recorder)
+        carry(recorder)
         recording.withLock { $0 = .idle }
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue == 0 {
             try? FileManager.default.removeItem(atPath: path)
@@ -128,12 +138,12 @@ extension CaptureSession {
         guard let recorder = takeRecorder() else { throw SessionError.notRecording }
         defer { recording.withLock { $0 = .idle } }
         let finished = recorder.finish()
-        carryDrops(of: recorder)
+        carry(recorder)
         guard finished else {
             let reason = recorder.failureReason ?? "its end was not written in time"
-            throw SessionError.recordingFailed(reason: "\(recorder.path): \(reason)")
+            throw SessionError.recordingFailed(reason: "\(recorder.currentFile): \(reason)")
         }
-        return recorder.path
+        return recorder.currentFile
     }
 
     /// Ends the recording, if any, waiting at most `timeout` seconds for its file to be finished; returns its path.
@@ -141,30 +151,38 @@ extension CaptureSession {
     func finishRecording(timeout: Double = 5) -> String? {
         guard let recorder = takeRecorder() else { return nil }
         recorder.finish(timeout: timeout)
-        carryDrops(of: recorder)
+        carry(recorder)
         recording.withLock { $0 = .idle }
-        return recorder.path
+        return recorder.currentFile
     }
 
-    /// Keeps an ended recording's drops in the session's count (the stats count those of the active one).
-    private func carryDrops(of recorder: Recorder) {
-        let dropped = recorder.droppedFrames(finished: true)
-        state.withLock { $0.carried.queueDrops += dropped }
+    /// Keeps an ended recording's drops, frames, bytes and files in the session's counts (the stats count those of
+    /// the active one).
+    private func carry(_ recorder: Recorder) {
+        let dropped = recorder.droppedFrames(finished: true), frames = recorder.framesEncoded.value, bytes = recorder.bytesWritten
+        let files = recorder.segments?.now.finished ?? (bytes > 0 ? 1 : 0)
+        state.withLock { state in
+            state.carried.queueDrops += dropped
+            state.carried.recordedFrames += frames
+            state.carried.recordingBytes += bytes
+            state.carried.segments += files
+        }
+        storage?.check()
     }
 
     /// Moves the active recorder out of the slot (which says `stopping` until the caller sets it idle).
     private func takeRecorder() -> Recorder? {
         recording.withLock { slot in
             guard case let .active(recorder) = slot else { return nil }
-            slot = .stopping(path: recorder.path)
+            slot = .stopping(path: recorder.currentFile)
             return recorder
         }
     }
 
-    /// The file being recorded, if any.
+    /// The file being recorded, if any (of a segmented recording, the segment being written).
     public var recordingPath: String? {
         recording.withLock { slot in
-            if case let .active(recorder) = slot { return recorder.path }
+            if case let .active(recorder) = slot { return recorder.currentFile }
             return nil
         }
     }

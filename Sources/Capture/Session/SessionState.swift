@@ -51,4 +51,8 @@ struct Carried: Sendable {
     var queueDrops = 0
     var sourceDrops = 0
     var recoveries = 0
+    /// Of the recordings that ended: frames encoded, bytes written, files finished (segments, or one file each).
+    var recordedFrames = 0
+    var recordingBytes = 0
+    var segments = 0
 }

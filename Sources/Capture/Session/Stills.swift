@@ -52,6 +52,7 @@ extension CaptureSession {
         }
         stills.withLock { $0.count += 1 }
         state.withLock { $0.lastCapture = path }
+        storage?.check()
         return path
     }
 

@@ -1,0 +1,100 @@
+@testable import Capture
+import Foundation
+import Glibc
+import GStreamer
+import Testing
+
+@Suite("Segments")
+struct SegmentTests {
+    /// `record.segment` cuts one recording into files at key frames: each file decodes alone, together they hold every
+    /// frame the session counted into the recording, once, and their timestamps run on across each cut.
+    @Test func aSegmentedRecordingCutsAtKeyFramesIntoFilesThatEachPlay() throws {
+        // H.264 makes key frames only every few seconds unless asked: the cut must ask for one. MJPEG (every frame a
+        // key frame) where no H.264 encoder is installed.
+        let encoder = Element.factoryExists("x264enc") ? "x264enc" : "mjpeg"
+        let (session, folder) = try scratchSession("""
+            { "sources": [{ "kind": "test" }], "caps": { "width": 160, "height": 120, "framerate": "30/1" }, "preview": "none",
+              "record": { "encoder": "\(encoder)", "directory": "DIR", "segment": 1 } }
+            """, name: "seg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try session.start()
+        defer { session.stop() }
+        let first = try session.startRecording()
+        // Six and a half seconds of frames: five cuts at least, at one a second.
+        #expect(session.waitForFrames(195) == 195)
+        let last = try session.stopRecording()
+        let stats = session.stats
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().map { "\(folder.path)/\($0)" }
+        #expect(files.count >= 5, "\(files)")
+        #expect(files.first == first && files.last == last, "files \(files), first \(first), last \(last)")
+        #expect(stats.segmentsWritten == files.count, "stats count \(stats.segmentsWritten ?? -1) files, \(files.count) on disk")
+        var frames = 0
+        var previous: DecodedSegment?
+        for file in files {
+            let segment = try DecodedSegment(file)
+            #expect(segment.endedCleanly && segment.frames > 0, "\(file): \(segment)")
+            // Segments of about a second: a cut waits for the first key frame after it, asked for at the cut.
+            #expect(segment.frames >= 15 && segment.frames <= 60 || file == files.last, "\(file): \(segment)")
+            if let previous, let last = previous.last, let start = segment.start {
+                // The next file's first frame follows the last one's by one frame (33 ms at 30 fps): no gap (a lost
+                // frame), no overlap (a repeated one).
+                let step = Int64(start) - Int64(last)
+                #expect(step > 16_000_000 && step < 50_000_000, "\(file) starts at \(start) ns, the last frame before it is at \(last) ns")
+            } else if previous == nil {
+                #expect(segment.start == 0, "the first file starts at 0: \(segment)")
+            }
+            frames += segment.frames
+            previous = segment
+        }
+        #expect(frames == stats.recordedFrames, "\(frames) frames decode from \(files.count) files, stats counted \(stats.recordedFrames ?? -1)")
+        #expect(stats.recordingBytes == files.reduce(0) { $0 + SegmentFiles.size(of: $1) })
+    }
+
+    /// Segment names are created exclusively: a name another host already holds is never written into.
+    @Test func aSegmentNameTakenByAnotherHostGetsTheNext() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("segnames-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files = SegmentFiles(first: "\(folder.path)/cam-first.mkv", directory: folder.path, base: "cam", extension: "mkv",
+                                 onCut: {}, onWarning: { Issue.record("\($0)") })
+        #expect(files.name(fragment: 0) == "\(folder.path)/cam-first.mkv")
+        // Another host took this second's name just before the cut (tried again if the second turned in between).
+        var collided = false, previous = "\(folder.path)/cam-first.mkv"
+        for fragment in 1...5 where !collided {
+            let stamp = timestamp(), theirs = "\(folder.path)/cam-\(stamp).mkv"
+            FileManager.default.createFile(atPath: theirs, contents: Data("theirs".utf8))
+            let next = files.name(fragment: fragment)
+            #expect(next != theirs)
+            #expect(try String(contentsOfFile: theirs, encoding: .utf8) == "theirs")
+            #expect(files.openFiles == [previous, next])
+            collided = next == "\(folder.path)/cam-\(stamp)-2.mkv"
+            previous = next
+        }
+        #expect(collided)
+    }
+}
+
+/// One recording file decoded alone to its end: frames, the first and the last frame's time.
+struct DecodedSegment: CustomStringConvertible {
+    var frames = 0
+    var start: UInt64?
+    var last: UInt64?
+    var endedCleanly = false
+
+    init(_ path: String) throws {
+        let decode = try Pipeline.parse("filesrc location=\"\(path)\" ! matroskademux ! decodebin ! appsink name=out sync=false")
+        guard let sink = decode.element(named: "out", as: AppSink.self) else { return }
+        try decode.setState(.playing)
+        defer { try? decode.setState(.null) }
+        while let sample = sink.pullSample(timeout: 10) {
+            frames += 1
+            guard let buffer = sample.buffer, let pts = buffer.pts else { continue }
+            if start == nil { start = pts }
+            last = pts
+        }
+        endedCleanly = sink.isEndOfStream
+    }
+
+    var description: String { "\(frames) frames from \(start.map(String.init) ?? "?") to \(last.map(String.init) ?? "?") ns\(endedCleanly ? "" : ", not ended cleanly")" }
+}
