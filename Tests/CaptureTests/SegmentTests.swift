@@ -51,27 +51,26 @@ struct SegmentTests {
         #expect(stats.recordingBytes == files.reduce(0) { $0 + SegmentFiles.size(of: $1) })
     }
 
-    /// Segment names are created exclusively: a name another host already holds is never written into.
+    /// Segment names are created exclusively: a name another host already holds is never written into, and the
+    /// open files are the one being written and the one before it.
     @Test func aSegmentNameTakenByAnotherHostGetsTheNext() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("segnames-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
+        let stamp = Locked("20260101-120000.000")
         let files = SegmentFiles(first: "\(folder.path)/cam-first.mkv", directory: folder.path, base: "cam", extension: "mkv",
-                                 onCut: {}, onWarning: { Issue.record("\($0)") })
+                                 clock: { stamp.withLock { $0 } }, onCut: {}, onWarning: { Issue.record("\($0)") })
         #expect(files.name(fragment: 0) == "\(folder.path)/cam-first.mkv")
-        // Another host took this second's name just before the cut (tried again if the second turned in between).
-        var collided = false, previous = "\(folder.path)/cam-first.mkv"
-        for fragment in 1...5 where !collided {
-            let stamp = timestamp(), theirs = "\(folder.path)/cam-\(stamp).mkv"
-            FileManager.default.createFile(atPath: theirs, contents: Data("theirs".utf8))
-            let next = files.name(fragment: fragment)
-            #expect(next != theirs)
-            #expect(try String(contentsOfFile: theirs, encoding: .utf8) == "theirs")
-            #expect(files.openFiles == [previous, next])
-            collided = next == "\(folder.path)/cam-\(stamp)-2.mkv"
-            previous = next
-        }
-        #expect(collided)
+        let theirs = "\(folder.path)/cam-20260101-120000.000.mkv"
+        FileManager.default.createFile(atPath: theirs, contents: Data("theirs".utf8))
+        #expect(files.name(fragment: 1) == "\(folder.path)/cam-20260101-120000.000-2.mkv")
+        #expect(try String(contentsOfFile: theirs, encoding: .utf8) == "theirs")
+        stamp.withLock { $0 = "20260101-120001.000" }
+        #expect(files.name(fragment: 2) == "\(folder.path)/cam-20260101-120001.000.mkv")
+        #expect(files.openFiles == ["\(folder.path)/cam-20260101-120000.000-2.mkv", "\(folder.path)/cam-20260101-120001.000.mkv"])
+        // Names sort by time.
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(names.last == "cam-20260101-120001.000.mkv", "\(names)")
     }
 }
 

@@ -21,7 +21,8 @@ extension CaptureSession {
         var path: String?
         do {
             try StillWriter.createDirectory(directory)
-            let base = "\(name)-\(timestamp())", ext = builder.recordExtension
+            // Segments are named to the millisecond, so two cut within one second still sort by time.
+            let base = "\(name)-\(timestamp(milliseconds: config.record?.segment != nil))", ext = builder.recordExtension
             try StillWriter.requireSpace(in: directory, for: "\(directory)/\(base).\(ext)")
             let claimed = try Self.createExclusively(in: directory, base: base, extension: ext)
             path = claimed
@@ -97,7 +98,7 @@ extension CaptureSession {
                                      extension: builder.recordExtension,
                                      onCut: { [weak self] in self?.storage?.check() },
                                      onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) })
-            segmenting = RecordingStages.Segmenting(files: files, parts: { try builder.segmentParts() })
+            segmenting = RecordingStages.Segmenting(files: files, splitter: { try builder.segmentSplitter() })
         }
         let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, choice: builder.recordEncoders, path: path,
                                     graph: { builder.recordingGraph(location: path, encoder: $0) }, segmenting: segmenting,

@@ -11,7 +11,7 @@ final class RecordingStages: @unchecked Sendable {
     /// How a segmented recording's splitmuxsink gets its muxer and file sink, and its files' names.
     struct Segmenting: Sendable {
         let files: SegmentFiles
-        let parts: @Sendable () throws -> (muxer: Element, sink: Element)
+        let splitter: @Sendable () throws -> (splitter: Element, sink: Element)?
     }
 
     /// One encoder's pipeline, with its own timeline and caps: a frame still on its way into a stage being replaced
@@ -129,7 +129,16 @@ final class RecordingStages: @unchecked Sendable {
             }
         }
         do {
-            try pipeline.setState(.playing, timeout: 5)
+            if segmenting == nil {
+                try pipeline.setState(.playing, timeout: 5)
+            } else {
+                // A splitmuxsink reaches PAUSED only with its first frame, which comes once this stage is running: an
+                // encoder that refuses to start fails in the change to PAUSED (the live appsrc needs no preroll), and
+                // PLAYING completes with the first frame.
+                try pipeline.setState(.paused, timeout: 5)
+                // A refusal asks again, waiting, for GStreamer's reason.
+                if !pipeline.requestState(.playing) { try pipeline.setState(.playing, timeout: 5) }
+            }
         } catch {
             watch.cancel()
             try? pipeline.setState(.null)
@@ -138,14 +147,14 @@ final class RecordingStages: @unchecked Sendable {
         return Stage(pipeline: pipeline, source: source, watch: watch, encoder: encoder, generation: generation)
     }
 
-    /// A segmented recording's file sink, once its splitmuxsink has it and its muxer and names its files; nil without one.
+    /// A segmented recording's file sink: links the encoder's chain to the splitter, which names its files; nil without one.
     private func segmentSink(in pipeline: Pipeline) throws -> Element? {
-        guard let segmenting, let split = pipeline.element(named: PipelineBuilder.Names.recordSplit) else { return nil }
-        let (muxer, sink) = try segmenting.parts()
-        try split.set("muxer", element: muxer)
-        try split.set("sink", element: sink)
+        guard let segmenting, let encoded = pipeline.element(named: PipelineBuilder.Names.recordEncoded),
+              let (splitter, sink) = try segmenting.splitter() else { return nil }
         let files = segmenting.files
-        split.onFormatLocation { files.name(fragment: $0) }
+        splitter.onFormatLocation { files.name(fragment: $0) }
+        try pipeline.add(splitter)
+        _ = try encoded.link(to: splitter)
         return sink
     }
 

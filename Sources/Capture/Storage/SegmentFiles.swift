@@ -2,8 +2,8 @@ import Foundation
 import GStreamer
 
 /// The files of one segmented recording. The first is the name `record start` claimed; each later one is created
-/// exclusively at its cut as `NAME-YYYYMMDD-HHMMSS.EXT` (`-2`, `-3`… when taken), so segments sort by time, at
-/// most one a second (`Limits.minSegment`), and two hosts on one folder never write into the same file.
+/// exclusively at its cut as `NAME-YYYYMMDD-HHMMSS.mmm.EXT` (`-2`, `-3`… when taken), so segments sort by time
+/// and two hosts on one folder never write into the same file.
 final class SegmentFiles: Sendable {
     /// What a recording has written so far: files opened and finished, and their bytes.
     struct Progress: Sendable {
@@ -25,11 +25,14 @@ final class SegmentFiles: Sendable {
     private let progress = Locked(Progress())
     private let onCut: @Sendable () -> Void
     private let onWarning: @Sendable (String) -> Void
+    private let clock: @Sendable () -> String
 
     /// `first` is the claimed name of the first file; later names are `base-TIMESTAMP.ext` in `directory`.
-    /// `onCut` runs (on a streaming thread: it must not block) each time a new file is about to open.
+    /// `onCut` runs (on a streaming thread: it must not block) each time a new file is about to open; `clock` stamps names.
     init(first: String, directory: String, base: String, extension fileExtension: String,
+         clock: @escaping @Sendable () -> String = { timestamp(milliseconds: true) },
          onCut: @escaping @Sendable () -> Void, onWarning: @escaping @Sendable (String) -> Void) {
+        self.clock = clock
         self.first = first
         self.directory = directory
         self.base = base
@@ -46,7 +49,7 @@ final class SegmentFiles: Sendable {
         var path = first
         if fragment > 0 {
             do {
-                path = try CaptureSession.createExclusively(in: directory, base: "\(base)-\(timestamp())", extension: fileExtension)
+                path = try CaptureSession.createExclusively(in: directory, base: "\(base)-\(clock())", extension: fileExtension)
             } catch {
                 onWarning("cannot start the next segment: \(error)")
                 return directory + "/"
