@@ -7,21 +7,26 @@ import Testing
 @Suite("Segments")
 struct SegmentTests {
     /// `record.segment` cuts one recording into files at key frames: each file decodes alone, together they hold every
-    /// frame the session counted into the recording, once, and their timestamps run on across each cut.
-    @Test func aSegmentedRecordingCutsAtKeyFramesIntoFilesThatEachPlay() throws {
-        // H.264 makes key frames only every few seconds unless asked: the cut must ask for one. MJPEG (every frame a
-        // key frame) where no H.264 encoder is installed.
+    /// frame the session counted into the recording, once, and (in Matroska) their timestamps run on across each cut.
+    @Test(arguments: ["matroska", "mp4"])
+    func aSegmentedRecordingCutsAtKeyFramesIntoFilesThatEachPlay(container: String) throws {
+        // H.264 makes a key frame every second here unless asked: cuts at 1.5 s must ask for one. MJPEG (every frame a
+        // key frame) into Matroska where no H.264 encoder is installed; MP4 holds only H.264.
         let encoder = Element.factoryExists("x264enc") ? "x264enc" : "mjpeg"
+        guard container == "matroska" || encoder == "x264enc" else {
+            print("skipped: MP4 segments need x264enc (Debian package gstreamer1.0-plugins-ugly)")
+            return
+        }
         let (session, folder) = try scratchSession("""
             { "sources": [{ "kind": "test" }], "caps": { "width": 160, "height": 120, "framerate": "30/1" }, "preview": "none",
-              "record": { "encoder": "\(encoder)", "directory": "DIR", "segment": 1 } }
+              "record": { "encoder": "\(encoder)", "container": "\(container)", "directory": "DIR", "segment": 1.5 } }
             """, name: "seg")
         defer { try? FileManager.default.removeItem(at: folder) }
         try session.start()
         defer { session.stop() }
         let first = try session.startRecording()
-        // Six and a half seconds of frames: five cuts at least, at one a second.
-        #expect(session.waitForFrames(195) == 195)
+        // 8.5 seconds of frames: five cuts.
+        #expect(session.waitForFrames(255, timeout: 600) >= 255)
         let last = try session.stopRecording()
         let stats = session.stats
 
@@ -34,13 +39,21 @@ struct SegmentTests {
         for file in files {
             let segment = try DecodedSegment(file)
             #expect(segment.endedCleanly && segment.frames > 0, "\(file): \(segment)")
-            // Segments of about a second: a cut waits for the first key frame after it, asked for at the cut.
-            #expect(segment.frames >= 15 && segment.frames <= 60 || file == files.last, "\(file): \(segment)")
-            if let previous, let last = previous.last, let start = segment.start {
+            // Segments of 1.5 s: a cut waits for the first key frame after it, asked for at the cut (the next one
+            // the encoder makes by itself would come at 2 s).
+            if let start = segment.start, let last = segment.last, file != files.last {
+                #expect(last - start > 1_300_000_000 && last - start < 1_700_000_000, "\(file): \(segment)")
+            }
+            if container == "mp4" {
+                // An MP4 file's clock starts at 0 in every file (its time of day is in its name).
+                #expect(segment.start == 0, "\(file): \(segment)")
+            } else if let previous, let last = previous.last, let start = segment.start {
                 // The next file's first frame follows the last one's by one frame (33 ms at 30 fps): no gap (a lost
-                // frame), no overlap (a repeated one).
+                // frame), no overlap (a repeated one). A loaded machine may drop frames before the recording (the
+                // branch's leaky queue, counted): then only the order is certain.
                 let step = Int64(start) - Int64(last)
-                #expect(step > 16_000_000 && step < 50_000_000, "\(file) starts at \(start) ns, the last frame before it is at \(last) ns")
+                #expect(step > 16_000_000 && (step < 50_000_000 || stats.queueDrops > 0),
+                        "\(file) starts at \(start) ns, the last frame before it is at \(last) ns")
             } else if previous == nil {
                 #expect(segment.start == 0, "the first file starts at 0: \(segment)")
             }
@@ -82,7 +95,7 @@ struct DecodedSegment: CustomStringConvertible {
     var endedCleanly = false
 
     init(_ path: String) throws {
-        let decode = try Pipeline.parse("filesrc location=\"\(path)\" ! matroskademux ! decodebin ! appsink name=out sync=false")
+        let decode = try Pipeline.parse("filesrc location=\"\(path)\" ! decodebin ! appsink name=out sync=false")
         guard let sink = decode.element(named: "out", as: AppSink.self) else { return }
         try decode.setState(.playing)
         defer { try? decode.setState(.null) }
