@@ -145,7 +145,7 @@ public struct PipelineBuilder: Sendable {
 
     /// `record.segment` is bounded by validation (at most 10⁹ s), so its nanoseconds fit.
     private func splitterProperties(segment: Double) -> [(String, GraphValue)] {
-        [("max-size-time", .int(Int((segment * 1e9).rounded()))), ("send-keyframe-requests", true), ("async-handling", true)]
+        [("max-size-time", .int(Int((segment * 1e9).rounded()))), ("send-keyframe-requests", true)]
     }
 
     /// The recording's muxer: both containers stay playable after a crash up to their last cluster or fragment.
