@@ -27,6 +27,13 @@ struct SegmentTests {
         let first = try session.startRecording()
         // 8.5 seconds of frames: five cuts.
         #expect(session.waitForFrames(255, timeout: 600) >= 255)
+        // The segment being written, as `kill -9` would leave it now: it plays up to its last cluster or fragment.
+        let open = try #require(session.recordingPath)
+        let snapshot = folder.path + "-open." + (open as NSString).pathExtension
+        try FileManager.default.copyItem(atPath: open, toPath: snapshot)
+        defer { try? FileManager.default.removeItem(atPath: snapshot) }
+        let unfinished = try DecodedSegment(snapshot)
+        #expect(unfinished.endedCleanly && unfinished.frames > 0, "the open segment \(open) as a crash leaves it: \(unfinished)")
         let last = try session.stopRecording()
         let stats = session.stats
 
