@@ -122,7 +122,7 @@ extension CaptureSession {
             return recorder
         }) else { return }
         recorder.finish(timeout: 1)
-        carry(recorder)
+        carryCounts(of: recorder)
         recording.withLock { $0 = .idle }
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue == 0 {
             try? FileManager.default.removeItem(atPath: path)
@@ -139,7 +139,7 @@ extension CaptureSession {
         guard let recorder = takeRecorder() else { throw SessionError.notRecording }
         defer { recording.withLock { $0 = .idle } }
         let finished = recorder.finish()
-        carry(recorder)
+        carryCounts(of: recorder)
         guard finished else {
             let reason = recorder.failureReason ?? "its end was not written in time"
             throw SessionError.recordingFailed(reason: "\(recorder.currentFile): \(reason)")
@@ -152,21 +152,22 @@ extension CaptureSession {
     func finishRecording(timeout: Double = 5) -> String? {
         guard let recorder = takeRecorder() else { return nil }
         recorder.finish(timeout: timeout)
-        carry(recorder)
+        carryCounts(of: recorder)
         recording.withLock { $0 = .idle }
         return recorder.currentFile
     }
 
     /// Keeps an ended recording's drops, frames, bytes and files in the session's counts (the stats count those of
-    /// the active one).
-    private func carry(_ recorder: Recorder) {
+    /// the active one). Its bytes are those of all its segments.
+    private func carryCounts(of recorder: Recorder) {
         let dropped = recorder.droppedFrames(finished: true), frames = recorder.framesEncoded.value, bytes = recorder.bytesWritten
-        let files = recorder.segments?.now.finished ?? (bytes > 0 ? 1 : 0)
+        let segments = recorder.segments?.now.finished ?? 0
         state.withLock { state in
             state.carried.queueDrops += dropped
             state.carried.recordedFrames += frames
             state.carried.recordingBytes += bytes
-            state.carried.segments += files
+            state.carried.recordingsWritten += recorder.segments == nil ? (bytes > 0 ? 1 : 0) : segments
+            state.carried.segments += segments
         }
         storage?.check()
     }

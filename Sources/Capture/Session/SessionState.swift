@@ -51,8 +51,10 @@ struct Carried: Sendable {
     var queueDrops = 0
     var sourceDrops = 0
     var recoveries = 0
-    /// Of the recordings that ended: frames encoded, bytes written, files finished (segments, or one file each).
+    /// Of the recordings that ended: frames encoded, bytes written, files finished (each recording or segment), and
+    /// segments among them.
     var recordedFrames = 0
     var recordingBytes = 0
+    var recordingsWritten = 0
     var segments = 0
 }

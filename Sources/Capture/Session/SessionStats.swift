@@ -40,8 +40,8 @@ public struct SessionStats: Codable, Sendable, Equatable {
     public var outputs: [String]?
     /// Each camera's mode and how it reaches the config, with why it was chosen (`CameraPlan.summary`).
     public var cameras: [String]?
-    /// Frames the session's recordings encoded (what their files hold), bytes written into them, and files finished
-    /// (each segment, or one file per recording without `record.segment`).
+    /// Frames the session's recordings encoded (what their files hold), bytes written into them (every segment's), and
+    /// segments finished (with `record.segment`).
     public var recordedFrames: Int? = nil
     public var recordingBytes: Int? = nil
     public var segmentsWritten: Int? = nil
@@ -63,7 +63,7 @@ public struct SessionStats: Codable, Sendable, Equatable {
         text += " stills \(stills)"
         if let lastCapture { text += " last \(lastCapture)" }
         if let recordedFrames, recordedFrames > 0 || (segmentsWritten ?? 0) > 0 {
-            text += " recorded \(recordedFrames) frames \(recordingBytes ?? 0) bytes in \(segmentsWritten ?? 0) files"
+            text += " recorded \(recordedFrames) frames \(recordingBytes ?? 0) bytes \(segmentsWritten ?? 0) segments"
         }
         if let storageUsedBytes {
             text += " storage \(storageUsedBytes) bytes used \(storageFreeBytes ?? 0) free \(storageDeletions ?? 0) deleted"
