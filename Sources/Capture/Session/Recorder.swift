@@ -25,23 +25,6 @@ final class Recorder: @unchecked Sendable {
     /// The encoder element writing the file.
     var encoderElement: String? { stages.encoder?.element }
 
-    /// A segmented recording's files; nil for one file.
-    let segments: SegmentFiles?
-
-    /// The file being written now: the segment, or the one file.
-    var currentFile: String { segments?.now.current ?? path }
-
-    /// Bytes written into the recording's files so far.
-    var bytesWritten: Int { segments?.bytesWritten ?? SegmentFiles.size(of: path) }
-
-    /// The files still being written, and the bytes the open one may grow by before the next cut (the largest
-    /// segment so far), for the storage budget.
-    var openFiles: (paths: Set<String>, reserve: Int) {
-        guard let segments else { return ([path], 0) }
-        let open = segments.openFiles
-        return (open.isEmpty ? [path] : open, segments.now.largest)
-    }
-
     /// Starts the recording pipeline with the first encoder of `choice` that starts (`graph` makes its pipeline)
     /// and links the feeding branch to a new tee pad. `onWarning` hears of each encoder that failed and the one
     /// used instead. `onFailure` runs once, on the recording's bus thread, with the first error (a full disk, an
@@ -77,6 +60,23 @@ final class Recorder: @unchecked Sendable {
 
     /// Why the recording stopped working, if it did.
     var failureReason: String? { stages.failureReason }
+
+    /// A segmented recording's files; nil for one file.
+    let segments: SegmentFiles?
+
+    /// The file being written now: the segment, or the one file.
+    var currentFile: String { segments?.now.current ?? path }
+
+    /// Bytes written into the recording's files so far.
+    var bytesWritten: Int { segments?.bytesWritten ?? SegmentFiles.size(of: path) }
+
+    /// The files still being written, and the bytes the open one may grow by before the next cut (the largest
+    /// segment so far), for the storage budget.
+    var openFiles: (paths: Set<String>, reserve: Int) {
+        guard let segments else { return ([path], 0) }
+        let open = segments.openFiles
+        return (open.isEmpty ? [path] : open, segments.now.largest)
+    }
 
     /// Detaches from the tee, ends the file (EOS into the recording pipeline), waits for the muxer to finish it,
     /// then stops. The wait ends when `timeout` seconds pass without the encoder taking a frame: the up to 30

@@ -46,15 +46,18 @@ final class FrameGoal: Sendable {
 
 /// Counts carried over from graphs replaced during recovery.
 struct Carried: Sendable {
+    /// Frames the recordings that ended encoded, and the segments they finished (each is also a recording file).
+    var recordedFrames = 0
+    var segments = 0
     var framesIn = 0
     var framesOut = 0
     var queueDrops = 0
     var sourceDrops = 0
     var recoveries = 0
-    /// Of the recordings that ended: frames encoded, bytes written, files finished (each recording or segment), and
-    /// segments among them.
-    var recordedFrames = 0
+    /// Frames the filters of replaced graphs processed and the seconds they took.
+    var filterFrames = 0
+    var filterSeconds = 0.0
+    /// Bytes of the recording files finished, and how many there are.
     var recordingBytes = 0
     var recordingsWritten = 0
-    var segments = 0
 }
