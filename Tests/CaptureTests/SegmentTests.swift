@@ -92,6 +92,26 @@ struct SegmentTests {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
         #expect(names.last == "cam-20260101-120001.000.mkv", "\(names)")
     }
+
+    /// The gallery (`swiftcam gallery`, the page) lists a recording's segments by time, newest first, stills among
+    /// them; segments finished in the same instant (a coarse clock) by their names, which carry their times.
+    @Test func theGalleryListsSegmentsByTime() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files = [("cam-20260101-120000.000.mkv", 30), ("cam-20260101-120000-0001.jpg", 20), ("cam-20260101-120001.500.mkv", 20),
+                     ("cam-20260101-120003.000.mkv", 10), ("cam-20260101-120001.000.mkv", 20)]
+        let now = Date().timeIntervalSince1970
+        for (name, age) in files {
+            let path = folder.appendingPathComponent(name).path
+            FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+            var times = [timeval(tv_sec: Int(now) - age, tv_usec: 0), timeval(tv_sec: Int(now) - age, tv_usec: 0)]
+            #expect(utimes(path, &times) == 0)
+        }
+        let listed = Gallery.items(in: [folder.path]).map { ($0.path as NSString).lastPathComponent }
+        #expect(listed == ["cam-20260101-120003.000.mkv", "cam-20260101-120001.500.mkv", "cam-20260101-120001.000.mkv",
+                           "cam-20260101-120000-0001.jpg", "cam-20260101-120000.000.mkv"])
+    }
 }
 
 /// One recording file decoded alone to its end: frames, the first and the last frame's time.

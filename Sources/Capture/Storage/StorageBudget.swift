@@ -93,7 +93,7 @@ final class StorageBudget: Sendable {
     private func enforce() {
         let (open, reserve) = openFiles()
         let now = Date().timeIntervalSince1970
-        var captures = directories.flatMap(Self.captures(in:))
+        let captures = directories.flatMap(Self.captures(in:))
         var used = captures.reduce(0) { $0 + $1.bytes }
         // Oldest first; what is open (ours, or changed just now) is never a candidate.
         var candidates = captures.filter { !open.contains($0.path) && now - $0.modified >= Self.openWindow }
@@ -108,7 +108,6 @@ final class StorageBudget: Sendable {
             log("storage: deleted \(capture.path) (\(reason))")
             used -= capture.bytes
             deleted += 1
-            captures.removeAll { $0.path == capture.path }
             return true
         }
 
