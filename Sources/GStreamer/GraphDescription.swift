@@ -24,7 +24,7 @@ public enum GraphValue: Sendable, Hashable, ExpressibleByBooleanLiteral, Express
     public init(stringLiteral value: String) { self = .string(value) }
 
     /// Sets this value on `property` of `element` with the typed setters.
-    func apply(to element: Element, property: String) throws(GStreamerError) {
+    public func apply(to element: Element, property: String) throws(GStreamerError) {
         switch self {
         case let .bool(value): try element.set(property, value)
         case let .int(value): try element.set(property, value)

@@ -14,7 +14,7 @@ enum ConfigValidator {
                 ("sources", config.sources != nil), ("caps", config.caps != nil), ("filter", config.filter != nil),
                 ("mirror", config.mirror != nil), ("rotate", config.rotate != nil), ("preview", config.preview != nil),
                 ("still", config.still != nil), ("record", config.record != nil), ("tap", config.tap != nil),
-                ("publish", config.publish != nil),
+                ("publish", config.publish != nil), ("storage", config.storage != nil),
             ]
             if let (key, _) = structured.first(where: { $0.1 }) {
                 throw fail(key, "a \"launch\" config describes the whole graph; remove \"\(key)\" or the \"launch\" string")
@@ -54,6 +54,10 @@ enum ConfigValidator {
         if let encoder = config.record?.encoder, let reason = EncoderChoice.problem(withRecordEncoder: encoder, container: config.record?.container) {
             throw fail("record.encoder", reason)
         }
+        if let segment = config.record?.segment, !(segment >= Limits.minSegment && segment <= Limits.maxSeconds) {
+            throw fail("record.segment", "must be a number of seconds from \(Int(Limits.minSegment)) to \(Int(Limits.maxSeconds))")
+        }
+        if let storage = config.storage { try validate(storage, config: config, fail: fail) }
         if let encoder = config.live?.encoder, let reason = EncoderChoice.problem(withLiveEncoder: encoder) {
             throw fail("live.encoder", reason)
         }
@@ -117,6 +121,22 @@ enum ConfigValidator {
             let allowed = PixelFormat.allCases.map(\.gstName).joined(separator: ", ")
             throw fail("caps.format", "\"\(format)\" is not a format swiftfilter works on; allowed: \(allowed)")
         }
+    }
+
+    private static func validate(_ storage: StorageConfig, config: PipelineConfig, fail: (String, String) -> ConfigError) throws(ConfigError) {
+        guard storage.maxBytes != nil || storage.maxAge != nil || storage.minFree != nil else {
+            throw fail("storage", "give \"maxBytes\", \"maxAge\" or \"minFree\", e.g. {\"maxBytes\": \"2G\", \"maxAge\": \"7d\"}")
+        }
+        guard config.record != nil || config.still != nil else {
+            throw fail("storage", "a budget needs \"record\" or \"still\": it covers their directories")
+        }
+        if let bytes = storage.maxBytes, !(StorageConfig.minBudget...StorageConfig.maxByteCount).contains(bytes) {
+            throw fail("storage.maxBytes", "\(bytes) is outside 1M (\(StorageConfig.minBudget) bytes) to 1024P")
+        }
+        if let bytes = storage.minFree, !(0...StorageConfig.maxByteCount).contains(bytes) {
+            throw fail("storage.minFree", "\(bytes) is outside 0 to 1024P")
+        }
+        if let age = storage.maxAge, !Limits.isDuration(age) { throw fail("storage.maxAge", "must be \(Limits.durationRule)") }
     }
 
     private static func validate(_ publish: PublishConfig, fail: (String, String) -> ConfigError) throws(ConfigError) {

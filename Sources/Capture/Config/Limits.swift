@@ -6,6 +6,8 @@ public enum Limits {
     public static let maxSeconds: Double = 1e9
     /// The shortest repeat interval in seconds (`still.every`): a hundred stills a second.
     public static let minInterval: Double = 0.01
+    /// The shortest recording segment in seconds: a file a second at most keeps a folder countable.
+    public static let minSegment: Double = 1
 
     /// Whether `value` is a duration a user may give: more than 0, at most `maxSeconds` (NaN and ∞ are not).
     public static func isDuration(_ value: Double) -> Bool { value > 0 && value <= maxSeconds }

@@ -20,6 +20,9 @@ public struct PipelineBuilder: Sendable {
         public static let stillFrames = "still-frames"
         public static let tap = "tap"
         public static let preview = "preview"
+        /// The splitmuxsink of a segmented recording, and the end of the encoder's chain it links to.
+        public static let recordSplit = "record-split"
+        public static let recordEncoded = "record-encoded"
         /// The clocked identity that plays a `file` source in real time.
         public static func pace(_ index: Int) -> String { "pace\(index)" }
         public static func source(_ index: Int) -> String { "source\(index)" }
@@ -111,22 +114,62 @@ public struct PipelineBuilder: Sendable {
         let choice = recordEncoders
         let encoder = encoder ?? choice.chosen ?? choice.candidates.first ?? EncoderChoice.jpeg
         var chain = [encoder.addChain(after: queue, for: .record, to: &graph)]
-        switch config.record?.container ?? .matroska {
-        case .matroska:
-            chain.append(graph.add("matroskamux", name: "mux", ["min-cluster-duration": 500_000_000, "max-cluster-duration": 1_000_000_000]))
-        case .mp4:
-            chain.append(graph.add("mp4mux", name: "mux", ["fragment-duration": 1000, "streamable": true]))
+        if config.record?.segment != nil {
+            // Segments: the recording links this end to its `segmentSplitter` once that holds its muxer and file sink
+            // (splitmuxsink takes them only before its first pad is linked, so no graph text can build it).
+            chain.append(graph.add("identity", name: Self.Names.recordEncoded))
+        } else {
+            let (muxer, properties) = recordMuxer
+            chain.append(graph.add(muxer, name: "mux", properties: properties))
+            chain.append(graph.add("filesink", name: "record-file", properties: [("location", .string(location))] + Self.recordFileProperties))
         }
-        // Unbuffered, so every muxed block reaches the kernel at once and `kill -9` loses at most the open cluster.
-        chain.append(graph.add("filesink", name: "record-file", ["location": .string(location), "buffer-mode": "unbuffered",
-                                                                  "sync": false, "async": false]))
         for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
         return graph
     }
 
+    /// A segmented recording's end: a splitmuxsink with its muxer and file sink (whose location it sets per file), which
+    /// cuts at the first key frame after `record.segment` seconds, asking the encoder for one then, and finishes each
+    /// file before the next opens. Nil without `record.segment`.
+    public func segmentSplitter() throws -> (splitter: Element, sink: Element)? {
+        guard let segment = config.record?.segment else { return nil }
+        let (factory, properties) = recordMuxer
+        let muxer = try Element.make(factory, name: "mux"), sink = try Element.make("filesink", name: "record-file")
+        for (property, value) in properties { try value.apply(to: muxer, property: property) }
+        for (property, value) in Self.recordFileProperties { try value.apply(to: sink, property: property) }
+        let splitter = try Element.make("splitmuxsink", name: Self.Names.recordSplit)
+        for (property, value) in splitterProperties(segment: segment) { try value.apply(to: splitter, property: property) }
+        try splitter.set("muxer", element: muxer)
+        try splitter.set("sink", element: sink)
+        return (splitter, sink)
+    }
+
+    /// `record.segment` is bounded by validation (at most 10⁹ s), so its nanoseconds fit.
+    private func splitterProperties(segment: Double) -> [(String, GraphValue)] {
+        [("max-size-time", .int(Int((segment * 1e9).rounded()))), ("send-keyframe-requests", true)]
+    }
+
+    /// The recording's muxer: both containers stay playable after a crash up to their last cluster or fragment.
+    private var recordMuxer: (factory: String, properties: [(String, GraphValue)]) {
+        switch config.record?.container ?? .matroska {
+        case .matroska: ("matroskamux", [("min-cluster-duration", 500_000_000), ("max-cluster-duration", 1_000_000_000)])
+        case .mp4: ("mp4mux", [("fragment-duration", 1000), ("streamable", true)])
+        }
+    }
+
+    /// Unbuffered, so every muxed block reaches the kernel at once and `kill -9` loses at most the open cluster.
+    private static let recordFileProperties: [(String, GraphValue)] = [("buffer-mode", "unbuffered"), ("sync", false), ("async", false)]
+
     /// The recording pipeline's gst-launch text, for `swiftcam show`.
     public func recordingLaunchDescription(location: String) -> String {
-        recordingGraph(location: location).launchText
+        let text = recordingGraph(location: location).launchText
+        guard let segment = config.record?.segment else { return text }
+        // The same splitter as gst-launch can build it: from the muxer's factory and properties (which splitmuxsink
+        // only reads when it finalizes files asynchronously).
+        let (muxer, properties) = recordMuxer
+        let muxerProperties = properties.map { "\($0.0)=\($0.1.serialized)" }.joined(separator: ",")
+        let splitter = splitterProperties(segment: segment).map { "\($0.0)=\($0.1.serialized)" }.joined(separator: " ")
+        return text + " ! splitmuxsink name=\(Self.Names.recordSplit) \(splitter) async-finalize=true muxer-factory=\(muxer)"
+            + " \"muxer-properties=properties,\(muxerProperties)\" location=\(GraphValue.string(location).serialized)"
     }
 
     /// The branch a consumer (a recording, a live encoder) hangs on the tee: a leaky queue of `backlog` frames

@@ -35,9 +35,11 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var publish: PublishConfig?
     /// The shared live video encoder (browsers, RTSP, pushes).
     public var live: LiveConfig?
+    /// The disk budget of the recording and still folders.
+    public var storage: StorageConfig?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live
+        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live, storage
     }
 
     public init(from decoder: Decoder) throws {
@@ -63,6 +65,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         }
         publish = try container.decodeIfPresent(PublishConfig.self, forKey: .publish)
         live = try container.decodeIfPresent(LiveConfig.self, forKey: .live)
+        storage = try container.decodeIfPresent(StorageConfig.self, forKey: .storage)
     }
 
     /// Whether this is a raw gst-launch config.
@@ -272,8 +275,11 @@ public struct RecordConfig: Codable, Sendable, Equatable {
     public var directory: String?
     /// Start recording as soon as the pipeline plays.
     public var autostart: Bool?
+    /// Cut the recording into files of about this many seconds each (at the first key frame after it), each
+    /// playable on its own; nil: one file per recording.
+    public var segment: Double?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case container, encoder, directory, autostart }
+    enum CodingKeys: String, CodingKey, CaseIterable { case container, encoder, directory, autostart, segment }
 
     public init(from decoder: Decoder) throws {
         try decoder.rejectUnknownKeys(CodingKeys.self)
@@ -282,6 +288,7 @@ public struct RecordConfig: Codable, Sendable, Equatable {
         encoder = try container.decodeIfPresent(Encoder.self, forKey: .encoder)
         directory = try container.decodeIfPresent(String.self, forKey: .directory)
         autostart = try container.decodeIfPresent(Bool.self, forKey: .autostart)
+        segment = try container.decodeIfPresent(Double.self, forKey: .segment)
     }
 }
 

@@ -60,6 +60,8 @@ public final class CaptureSession: Sendable {
     let live: LiveStreams
     /// When a silent camera counts as stalled (StallWatchdog.swift); read when each graph starts.
     let stallSettings = Locked(StallWatchdog.Settings())
+    /// The disk budget of the recording and still folders, when the config has `storage`.
+    let storage: StorageBudget?
 
     /// A session for a validated config.
     public init(name: String, config: PipelineConfig, builder: PipelineBuilder? = nil) {
@@ -72,6 +74,21 @@ public final class CaptureSession: Sendable {
         recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
         failureQueue = DispatchQueue(label: "swiftcam.failures.\(name)")
         live = LiveStreams(session: name, state: state, encoder: config.live?.encoder)
+        let state = state, recording = recording
+        storage = config.storage.map { limits in
+            // Where recordings and stills go (`snap` without a folder writes stills to `captures` even without `still`).
+            let directories = (config.record != nil ? [config.record?.directory ?? "recordings"] : []) + [config.still?.directory ?? "captures"]
+            return StorageBudget(limits: limits, directories: directories, label: name, log: { [state] line in Self.emit(.notice(line), state: state) },
+                                 openFiles: { [recording] in
+                                     recording.withLock { slot -> (paths: Set<String>, reserve: Int) in
+                                         switch slot {
+                                         case let .active(recorder): recorder.openFiles
+                                         case let .stopping(path): ([path], 0)
+                                         case .idle, .starting: ([], 0)
+                                         }
+                                     }
+                                 })
+        }
     }
 
     deinit {
@@ -150,6 +167,7 @@ public final class CaptureSession: Sendable {
         }
         if recovers { watchForStalls(graph) }
         live.graphChanged()
+        storage?.start()
         if let every = config.still?.every { startPeriodicStills(every: every) }
         if config.record?.autostart == true { _ = try startRecording() }
     }
@@ -256,6 +274,7 @@ public final class CaptureSession: Sendable {
             state.timer?.cancel()
             state.timer = nil
         }
+        storage?.stop()
         let graph: RunningGraph?? = state.wait(until: MonotonicClock.now + 30) { state in
             guard !state.transitioning else { return nil }
             state.transitioning = true

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The captures on disk: stills and recordings, newest first (the seeds' photo grid, as a listing).
+/// The captures on disk: stills and recordings (each segment of one), newest first (the seeds' photo grid, as a listing).
 public enum Gallery {
     /// A captured file.
     public struct Item: Codable, Sendable, Equatable {
@@ -19,13 +19,7 @@ public enum Gallery {
         var found: [(Date, Item)] = []
         for directory in directories {
             for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] where !name.hasPrefix(".") {
-                let ext = (name as NSString).pathExtension.lowercased()
-                let kind: Item.Kind
-                switch ext {
-                case "jpg", "jpeg", "png": kind = .still
-                case "mkv", "mp4", "webm": kind = .recording
-                default: continue
-                }
+                guard let kind = kind(of: name) else { continue }
                 let path = "\(directory)/\(name)"
                 guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }
                 let date = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
@@ -33,6 +27,17 @@ public enum Gallery {
                 found.append((date, Item(path: path, kind: kind, bytes: bytes, modified: ISO8601DateFormatter().string(from: date))))
             }
         }
-        return found.sorted { $0.0 > $1.0 }.map(\.1)
+        // By time: a recording's segments each end before the next begins, so their times order them; files
+        // changed in the same instant by name, whose timestamps sort.
+        return found.sorted { ($0.0, $0.1.path) > ($1.0, $1.1.path) }.map(\.1)
+    }
+
+    /// Still or recording by the file name's extension; nil for anything else.
+    static func kind(of name: String) -> Item.Kind? {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "jpg", "jpeg", "png": .still
+        case "mkv", "mp4", "webm": .recording
+        default: nil
+        }
     }
 }

@@ -34,10 +34,11 @@ final class Recorder: @unchecked Sendable {
     /// encoder failure with nothing left to fall back to): the session ends the recording then and says so,
     /// rather than at `record stop`.
     init(pipeline: Pipeline, tee: Element, choice: EncoderChoice, path: String,
-         graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription,
+         graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription, segmenting: RecordingStages.Segmenting? = nil,
          onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void) throws {
         self.path = path
-        let stages = RecordingStages(choice: choice, graph: graph, onWarning: onWarning, onFailure: onFailure)
+        segments = segmenting?.files
+        let stages = RecordingStages(choice: choice, graph: graph, segmenting: segmenting, onWarning: onWarning, onFailure: onFailure)
         self.stages = stages
         try stages.start()
         let framesOut = framesOut
@@ -62,6 +63,23 @@ final class Recorder: @unchecked Sendable {
 
     /// Why the recording stopped working, if it did.
     var failureReason: String? { stages.failureReason }
+
+    /// A segmented recording's files; nil for one file.
+    let segments: SegmentFiles?
+
+    /// The file being written now: the segment, or the one file.
+    var currentFile: String { segments?.now.current ?? path }
+
+    /// Bytes written into the recording's files so far.
+    var bytesWritten: Int { segments?.bytesWritten ?? SegmentFiles.size(of: path) }
+
+    /// The files still being written, and the bytes the open one may grow by before the next cut (the largest
+    /// segment so far), for the storage budget.
+    var openFiles: (paths: Set<String>, reserve: Int) {
+        guard let segments else { return ([path], 0) }
+        let open = segments.openFiles
+        return (open.isEmpty ? [path] : open, segments.now.largest)
+    }
 
     /// Detaches from the tee, ends the file (EOS into the recording pipeline), waits for the muxer to finish it,
     /// then stops. The wait ends when `timeout` seconds pass without the encoder taking a frame: the up to 30

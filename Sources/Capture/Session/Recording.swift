@@ -21,7 +21,8 @@ extension CaptureSession {
         var path: String?
         do {
             try StillWriter.createDirectory(directory)
-            let base = "\(name)-\(timestamp())", ext = builder.recordExtension
+            // Segments are named to the millisecond, so two cut within one second still sort by time.
+            let base = "\(name)-\(timestamp(milliseconds: config.record?.segment != nil))", ext = builder.recordExtension
             try StillWriter.requireSpace(in: directory, for: "\(directory)/\(base).\(ext)")
             let claimed = try Self.createExclusively(in: directory, base: base, extension: ext)
             path = claimed
@@ -82,15 +83,25 @@ extension CaptureSession {
         if let busy { throw SessionError.alreadyRecording(path: busy) }
     }
 
-    /// Attaches a recording branch writing `path` (after recovery: the next part) into the claimed slot.
+    /// Attaches a recording branch writing `path` (after recovery: the next part) into the claimed slot. With
+    /// `record.segment`, `path` is the first segment and later ones are `NAME-DATE.ext` beside it (`SegmentFiles`).
     func beginRecording(at path: String) throws -> String {
         let graph = try running()
         guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
         }
         let builder = builder
+        var segmenting: RecordingStages.Segmenting?
+        if config.record?.segment != nil {
+            let folder = (path as NSString).deletingLastPathComponent
+            let files = SegmentFiles(first: path, directory: folder.isEmpty ? "." : folder, base: name,
+                                     extension: builder.recordExtension,
+                                     onCut: { [weak self] in self?.storage?.check() },
+                                     onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) })
+            segmenting = RecordingStages.Segmenting(files: files, splitter: { try builder.segmentSplitter() })
+        }
         let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, choice: builder.recordEncoders, path: path,
-                                    graph: { builder.recordingGraph(location: path, encoder: $0) },
+                                    graph: { builder.recordingGraph(location: path, encoder: $0) }, segmenting: segmenting,
                                     onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) }) {
             [weak self] reason in
             // On the recording's bus thread: end it elsewhere, since ending it waits for that thread.
@@ -131,9 +142,9 @@ extension CaptureSession {
         carryCounts(of: recorder)
         guard finished else {
             let reason = recorder.failureReason ?? "its end was not written in time"
-            throw SessionError.recordingFailed(reason: "\(recorder.path): \(reason)")
+            throw SessionError.recordingFailed(reason: "\(recorder.currentFile): \(reason)")
         }
-        return recorder.path
+        return recorder.currentFile
     }
 
     /// Ends the recording, if any, waiting at most `timeout` seconds for its file to be finished; returns its path.
@@ -143,33 +154,37 @@ extension CaptureSession {
         recorder.finish(timeout: timeout)
         carryCounts(of: recorder)
         recording.withLock { $0 = .idle }
-        return recorder.path
+        return recorder.currentFile
     }
 
-    /// Keeps an ended recording's drops, bytes and file in the session's counts (the stats count those of the active one).
+    /// Keeps an ended recording's drops, frames, bytes and files in the session's counts (the stats count those of
+    /// the active one). Its bytes are those of all its segments.
     private func carryCounts(of recorder: Recorder) {
-        let dropped = recorder.droppedFrames(finished: true)
-        let bytes = Self.fileSize(recorder.path)
+        let dropped = recorder.droppedFrames(finished: true), frames = recorder.framesEncoded.value, bytes = recorder.bytesWritten
+        let segments = recorder.segments?.now.finished ?? 0
         state.withLock { state in
             state.carried.queueDrops += dropped
+            state.carried.recordedFrames += frames
             state.carried.recordingBytes += bytes
-            if bytes > 0 { state.carried.recordingsWritten += 1 }
+            state.carried.recordingsWritten += recorder.segments == nil ? (bytes > 0 ? 1 : 0) : segments
+            state.carried.segments += segments
         }
+        storage?.check()
     }
 
     /// Moves the active recorder out of the slot (which says `stopping` until the caller sets it idle).
     private func takeRecorder() -> Recorder? {
         recording.withLock { slot in
             guard case let .active(recorder) = slot else { return nil }
-            slot = .stopping(path: recorder.path)
+            slot = .stopping(path: recorder.currentFile)
             return recorder
         }
     }
 
-    /// The file being recorded, if any.
+    /// The file being recorded, if any (of a segmented recording, the segment being written).
     public var recordingPath: String? {
         recording.withLock { slot in
-            if case let .active(recorder) = slot { return recorder.path }
+            if case let .active(recorder) = slot { return recorder.currentFile }
             return nil
         }
     }

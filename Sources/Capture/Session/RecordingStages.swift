@@ -5,7 +5,15 @@ import GStreamer
 /// choice when the one running fails before anything reached the file: its state change failed, or it posted an
 /// error before the muxer wrote a byte (hardware encoders often refuse only when the first frame's caps arrive).
 /// Nothing is lost then, so the file is simply started again. An error after the first write ends the recording.
+/// A segmented recording ends in a splitmuxsink instead of a muxer and file sink: it gets them from `Segmenting`,
+/// and its files their names.
 final class RecordingStages: @unchecked Sendable {
+    /// How a segmented recording's splitmuxsink gets its muxer and file sink, and its files' names.
+    struct Segmenting: Sendable {
+        let files: SegmentFiles
+        let splitter: @Sendable () throws -> (splitter: Element, sink: Element)?
+    }
+
     /// One encoder's pipeline, with its own timeline and caps: a frame still on its way into a stage being replaced
     /// must not leave the next stage without caps (its first buffer would then fail as not negotiated).
     private struct Stage {
@@ -26,6 +34,7 @@ final class RecordingStages: @unchecked Sendable {
     private let graph: @Sendable (EncoderCandidate) -> GraphDescription
     private let onWarning: @Sendable (String) -> Void
     private let onFailure: @Sendable (String) -> Void
+    private let segmenting: Segmenting?
     private let current = Locked<Stage?>(nil)
     private let generations = Locked(0)
     private let failure = Locked<String?>(nil)
@@ -34,9 +43,10 @@ final class RecordingStages: @unchecked Sendable {
     /// Set once the file is being ended or stopped: no new stage starts then. Touched only on `control`.
     private var closing = false
 
-    init(choice: EncoderChoice, graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription,
+    init(choice: EncoderChoice, graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription, segmenting: Segmenting? = nil,
          onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void) {
         self.choice = choice
+        self.segmenting = segmenting
         self.graph = graph
         self.onWarning = onWarning
         self.onFailure = onFailure
@@ -84,7 +94,7 @@ final class RecordingStages: @unchecked Sendable {
     private func makeStage(_ encoder: EncoderCandidate) throws -> Stage {
         let pipeline = try graph(encoder).build()
         guard let source = pipeline.element(named: "record-src", as: AppSrc.self),
-              let file = pipeline.element(named: "record-file") else {
+              let file = try pipeline.element(named: "record-file") ?? segmentSink(in: pipeline) else {
             throw SessionError.recordingFailed(reason: "the recording pipeline has no appsrc or file sink")
         }
         let framesEncoded = framesEncoded
@@ -112,18 +122,40 @@ final class RecordingStages: @unchecked Sendable {
                 if first { onFailure(text) }
             case .eos:
                 ended.signal()
+            case let .element(_, structure) where structure.name == "splitmuxsink-fragment-closed":
+                if let location = structure.string("location") { segmenting?.files.closed(location) }
             default:
                 break
             }
         }
         do {
-            try pipeline.setState(.playing, timeout: 5)
+            if segmenting == nil {
+                try pipeline.setState(.playing, timeout: 5)
+            } else {
+                // A splitmuxsink reaches PAUSED only with its first frame, which comes once this stage is running: an
+                // encoder that refuses to start fails in the change to PAUSED (the live appsrc needs no preroll), and
+                // PLAYING completes with the first frame.
+                try pipeline.setState(.paused, timeout: 5)
+                // A refusal asks again, waiting, for GStreamer's reason.
+                if !pipeline.requestState(.playing) { try pipeline.setState(.playing, timeout: 5) }
+            }
         } catch {
             watch.cancel()
             try? pipeline.setState(.null)
             throw error
         }
         return Stage(pipeline: pipeline, source: source, watch: watch, encoder: encoder, generation: generation)
+    }
+
+    /// A segmented recording's file sink: links the encoder's chain to the splitter, which names its files; nil without one.
+    private func segmentSink(in pipeline: Pipeline) throws -> Element? {
+        guard let segmenting, let encoded = pipeline.element(named: PipelineBuilder.Names.recordEncoded),
+              let (splitter, sink) = try segmenting.splitter() else { return nil }
+        let files = segmenting.files
+        splitter.onFormatLocation { files.name(fragment: $0) }
+        try pipeline.add(splitter)
+        _ = try encoded.link(to: splitter)
+        return sink
     }
 
     /// On `control`: the stage of `encoder` failed before writing; start the next encoder into the same file.

@@ -110,14 +110,21 @@ extension CaptureSession {
         let (graph, carried) = state.withLock { ($0.graph, $0.carried) }
         let filter = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
         let recorder = activeRecorder
-        let bytes = carried.recordingBytes + (recorder.map { Self.fileSize($0.path) } ?? 0)
+        let bytes = carried.recordingBytes + (recorder?.bytesWritten ?? 0)
         var storage = StorageMetrics(recordingBytes: state.withLock { state in
             state.recordingBytesReported = max(state.recordingBytesReported, bytes)
             return state.recordingBytesReported
-        }, recordingsWritten: carried.recordingsWritten)
-        let folders = [config.still?.directory ?? "captures", config.record?.directory ?? "recordings"]
-        storage.usedBytes = Gallery.items(in: Array(Set(folders))).reduce(0) { $0 + $1.bytes }
-        storage.freeBytes = StorageMetrics.freeBytes(at: folders[1]) ?? StorageMetrics.freeBytes(at: ".")
+        }, recordingsWritten: carried.recordingsWritten, segmentsWritten: stats.segmentsWritten ?? 0)
+        if let budget = self.storage {
+            let counts = budget.now
+            storage.usedBytes = counts.usedBytes
+            storage.freeBytes = counts.freeBytes
+            storage.deletions = counts.deletions
+        } else {
+            let folders = [config.still?.directory ?? "captures", config.record?.directory ?? "recordings"]
+            storage.usedBytes = Gallery.items(in: Array(Set(folders))).reduce(0) { $0 + $1.bytes }
+            storage.freeBytes = StorageMetrics.freeBytes(at: folders[1]) ?? StorageMetrics.freeBytes(at: ".")
+        }
         var encoders: [SessionMetrics.EncoderInfo] = LiveFormat.allCases.compactMap { format in
             let live = liveStats(format)
             return live.encoder.map { .init(use: format.rawValue, element: $0, codec: live.codec.rawValue) }
@@ -133,12 +140,5 @@ extension CaptureSession {
             filterSeconds: carried.filterSeconds + Double(filterFrames) * (filter?.meanMilliseconds ?? 0) / 1000,
             filterMaxSeconds: (filter?.maxMilliseconds ?? 0) / 1000, stills: stats.stills, recording: recorder != nil,
             storage: storage, encoders: encoders, restarts: carried.recoveries, uptime: stats.uptime)
-    }
-
-    /// The size of the file at `path` now, 0 when it cannot be read.
-    static func fileSize(_ path: String) -> Int {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
-        return Int(info.st_size)
     }
 }

@@ -49,6 +49,9 @@ final class FrameGoal: Sendable {
 
 /// Counts carried over from graphs replaced during recovery.
 struct Carried: Sendable {
+    /// Frames the recordings that ended encoded, and the segments they finished (each is also a recording file).
+    var recordedFrames = 0
+    var segments = 0
     var framesIn = 0
     var framesOut = 0
     var queueDrops = 0

@@ -40,6 +40,16 @@ public struct SessionStats: Codable, Sendable, Equatable {
     public var outputs: [String]?
     /// Each camera's mode and how it reaches the config, with why it was chosen (`CameraPlan.summary`).
     public var cameras: [String]?
+    /// Frames the session's recordings encoded (what their files hold), bytes written into them (every segment's), and
+    /// segments finished (with `record.segment`).
+    public var recordedFrames: Int? = nil
+    public var recordingBytes: Int? = nil
+    public var segmentsWritten: Int? = nil
+    /// With a `storage` budget: bytes the captures in its folders take and bytes free on their disk at its last check,
+    /// and the files it deleted.
+    public var storageUsedBytes: Int? = nil
+    public var storageFreeBytes: Int? = nil
+    public var storageDeletions: Int? = nil
 
     /// One line for terminals and logs.
     public var line: String {
@@ -52,6 +62,12 @@ public struct SessionStats: Codable, Sendable, Equatable {
         if let recordingFailure { text += " recording failed: \(recordingFailure)" }
         text += " stills \(stills)"
         if let lastCapture { text += " last \(lastCapture)" }
+        if let recordedFrames, recordedFrames > 0 || (segmentsWritten ?? 0) > 0 {
+            text += " recorded \(recordedFrames) frames \(recordingBytes ?? 0) bytes \(segmentsWritten ?? 0) segments"
+        }
+        if let storageUsedBytes {
+            text += " storage \(storageUsedBytes) bytes used \(storageFreeBytes ?? 0) free \(storageDeletions ?? 0) deleted"
+        }
         for output in outputs ?? [] { text += "; \(output)" }
         for camera in cameras ?? [] { text += "; \(camera)" }
         return text
@@ -104,6 +120,7 @@ extension CaptureSession {
             return window
         }
         let recorder = activeRecorder
+        let storageCounts = storage?.now
         var queueDrops = base.queueDrops + (graph?.queueDrops ?? 0)
         if let recorder { queueDrops += recorder.droppedFrames(finished: false) }
         let filterStats = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
@@ -113,9 +130,13 @@ extension CaptureSession {
             queueDrops: queueDrops, qosDrops: base.qosDrops + (filterStats?.dropped ?? 0),
             sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),
             filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
-            chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.path, recordingFailure: state.withLock { $0.recordingFailure },
+            chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.currentFile, recordingFailure: state.withLock { $0.recordingFailure },
             stills: stills.withLock { $0.count }, lastCapture: lastCapture, outputs: outputReports(),
-            cameras: graph.flatMap { graph in graph.cameraPlans.isEmpty ? nil : graph.cameraPlans.keys.sorted().compactMap { graph.cameraPlans[$0]?.summary } })
+            cameras: graph.flatMap { graph in graph.cameraPlans.isEmpty ? nil : graph.cameraPlans.keys.sorted().compactMap { graph.cameraPlans[$0]?.summary } },
+            recordedFrames: base.recordedFrames + (recorder?.framesEncoded.value ?? 0),
+            recordingBytes: base.recordingBytes + (recorder?.bytesWritten ?? 0),
+            segmentsWritten: base.segments + (recorder?.segments?.now.finished ?? 0),
+            storageUsedBytes: storageCounts?.usedBytes, storageFreeBytes: storageCounts?.freeBytes, storageDeletions: storageCounts?.deletions)
     }
 
     /// Adds (or with nil removes) a phrase `stats` carries for an output another module runs, such as

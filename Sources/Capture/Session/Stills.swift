@@ -52,6 +52,7 @@ extension CaptureSession {
         }
         stills.withLock { $0.count += 1 }
         state.withLock { $0.lastCapture = path }
+        storage?.check()
         return path
     }
 
@@ -83,11 +84,16 @@ extension CaptureSession {
     }
 }
 
-/// Local time as YYYYMMDD-HHMMSS for file names.
-func timestamp() -> String {
-    var now = time(nil)
+/// Local time as YYYYMMDD-HHMMSS for file names, or YYYYMMDD-HHMMSS.mmm with `milliseconds`.
+func timestamp(milliseconds: Bool = false) -> String {
+    var clock = timespec()
+    clock_gettime(CLOCK_REALTIME, &clock)
+    var now = clock.tv_sec
     var parts = tm()
     localtime_r(&now, &parts)
     func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))-\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))"
+    let seconds = "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))-\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))"
+    guard milliseconds else { return seconds }
+    let millis = Int(clock.tv_nsec / 1_000_000)
+    return seconds + "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + "\(millis)"
 }
