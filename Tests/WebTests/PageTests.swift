@@ -318,6 +318,45 @@ struct PageTests {
         await browser.quit()
     }
 
+    /// Chromium's answer sent with its `a=fingerprint` digest zeroed: Chromium's own DTLS check passes (the camera's
+    /// certificate is the offer's), webrtcbin completes the handshake with any certificate, and only the camera's
+    /// comparison of the peer's certificate with the answer stands between it and a stranger's video. The viewer is
+    /// ended with the reason before any frame is sent; the page falls back to MJPEG saying why.
+    @Test func anAnswerWhoseFingerprintIsNotThePeersCertificateGetsNoVideo() async throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let browser = try await Browser()
+        try await browser.beforeEachPage("""
+            const send = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (data) {
+              try {
+                const message = JSON.parse(data);
+                if (message.type === 'answer') {
+                  message.sdp = message.sdp.replace(/a=fingerprint:(\\S+) ([0-9A-Fa-f:]+)/g,
+                    (_, hash, digest) => 'a=fingerprint:' + hash + ' ' + digest.replace(/[0-9A-Fa-f]{2}/g, '00'));
+                  data = JSON.stringify(message);
+                }
+              } catch (_) {}
+              return send.call(this, data);
+            };
+            """)
+        try await browser.open(host.base)
+        let outcome = try await browser.wait("""
+            const video = document.getElementById('preview');
+            const check = () => {
+              if (swiftcam.mode === 'mjpeg') done([document.getElementById('notice').textContent, video.getVideoPlaybackQuality().totalVideoFrames]);
+              else requestAnimationFrame(check);
+            };
+            check();
+            """)
+        let values = outcome as? [Any] ?? []
+        let notice = values.first as? String ?? ""
+        #expect(notice.contains("does not match the answer's a=fingerprint"), "\(outcome)")
+        #expect((values.last as? NSNumber)?.intValue == 0, "frames decoded over WebRTC: \(outcome)")
+        #expect(host.errorText.contains("does not match the answer's a=fingerprint"), "\(host.errorText.suffix(600))")
+        await browser.quit()
+    }
+
     /// Opens the page of `host` (whose camera cannot play) and waits for the banner of `status`; saves a screenshot
     /// of it as STATUS.png. Returns the banner's class and text.
     static func banner(_ status: String, of host: WebHost) async throws -> (className: String, text: String) {
