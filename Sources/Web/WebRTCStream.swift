@@ -11,10 +11,9 @@ import GStreamer
 /// candidates) goes over the page's WebSocket through `send`.
 ///
 /// An H.264 offer waits for the encoder's first sequence parameter set, so its `a=fmtp` names the profile and level
-/// the viewer will get. No frame goes to webrtcbin until the peer's DTLS certificate matched the answer's
-/// `a=fingerprint` (webrtcbin completes the handshake with any certificate), except the few before the offer that give
-/// webrtcbin its caps; a mismatch, a refused answer or a failed handshake ends the viewer through `onFailure` with the
-/// reason.
+/// the viewer will get. No packet goes into webrtcbin until the peer's DTLS certificate matched the answer's
+/// `a=fingerprint` (webrtcbin completes the handshake with any certificate); a mismatch, a refused answer or a failed
+/// handshake ends the viewer through `onFailure` with the reason.
 final class WebRTCViewer: @unchecked Sendable {
     let id: Int
     /// Encoded frames handed to this viewer's pipeline.
@@ -70,7 +69,7 @@ final class WebRTCViewer: @unchecked Sendable {
             graph.add("appsrc", name: "viewer-src", ["format": "time", "is-live": true, "do-timestamp": false, "max-buffers": 8,
                                                      "max-bytes": 0, "leaky-type": "downstream", "block": false]),
             graph.add(codec.payloader, properties: payloader),
-            graph.add("capsfilter", ["caps": .caps(CapsDescription("application/x-rtp", [
+            graph.add("capsfilter", name: "viewer-rtp", ["caps": .caps(CapsDescription("application/x-rtp", [
                 ("media", .string("video")), ("encoding-name", .string(codec.encodingName)), ("payload", .int(Self.payload)),
                 ("clock-rate", .int(90000)),
             ]))]),
@@ -81,8 +80,30 @@ final class WebRTCViewer: @unchecked Sendable {
         }
         self.source = source
         self.webrtc = webrtc
+        try gateUntilVerified()
         if restrictToLoopback { _ = CGstWebRTC_add_local_ip_address(webrtc.pointer, "127.0.0.1") }
         try play()
+    }
+
+    /// Drops every RTP packet on its way into webrtcbin until the peer's certificate matched the answer. Events pass:
+    /// webrtcbin offers once caps reached it, and they come with the first frames. The gate sits in front of webrtcbin,
+    /// not in front of the payloader, because webrtcbin holds what reaches it before DTLS connects and sends it right
+    /// after the handshake, before any check could run.
+    private func gateUntilVerified() throws {
+        guard let rtp = pipeline.element(named: "viewer-rtp") else {
+            throw GStreamerError.elementNotFound(factory: "capsfilter", package: "gstreamer1.0-plugins-base")
+        }
+        let pad = try rtp.staticPad("src")
+        let types = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        // The probe holds the peer state (retained, released when the pad drops the probe with the pipeline).
+        gst_pad_add_probe(pad.pointer, types, { _, _, data in
+            guard let data else { return GST_PAD_PROBE_DROP }
+            let peer = Unmanaged<Locked<Peer>>.fromOpaque(data).takeUnretainedValue()
+            return peer.withLock { $0.verified && !$0.ended } ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP
+        }, Unmanaged.passRetained(peer).toOpaque(), { data in
+            guard let data else { return }
+            Unmanaged<Locked<Peer>>.fromOpaque(data).release()
+        })
     }
 
     /// Connects the signals and plays: webrtcbin then asks for negotiation.
@@ -122,16 +143,13 @@ final class WebRTCViewer: @unchecked Sendable {
     /// Subscribes to the session's live video (the encoder's streaming thread calls back: set caps when they change,
     /// restamp, push; never block).
     func subscribe(_ session: CaptureSession) throws {
-        let source = source, pipeline = pipeline, lastCaps = lastCaps, frames = frames, peer = peer, codec = codec
+        let source = source, pipeline = pipeline, lastCaps = lastCaps, frames = frames, codec = codec
         let subscribed = try session.subscribeLive(.video) { [weak self] sample in
             guard let buffer = sample.buffer else { return }
             if codec == .h264, self?.negotiation.withLock({ $0.profileLevelID == nil }) == true,
                let profile = try? buffer.withMappedBytes({ H264Parameters.profileLevelID(in: $0) }) {
                 self?.offerWhenReady { $0.profileLevelID = profile }
             }
-            // Frames flow until the offer (webrtcbin offers once its sink has caps, and no peer can receive before
-            // the answer), then only once the peer's certificate matched the answer.
-            guard self?.negotiation.withLock({ !$0.offered }) == true || peer.withLock({ $0.verified && !$0.ended }) else { return }
             if let caps = sample.caps, lastCaps.withLock({ last in
                 defer { last = caps }
                 return last.map { !$0.isEqual(to: caps) } ?? true

@@ -327,7 +327,8 @@ struct PageTests {
         defer { host.stop() }
         let browser = try await Browser()
         try await browser.beforeEachPage("""
-            const send = WebSocket.prototype.send;
+            (() => {
+            const original = WebSocket.prototype.send;
             WebSocket.prototype.send = function (data) {
               try {
                 const message = JSON.parse(data);
@@ -337,14 +338,25 @@ struct PageTests {
                   data = JSON.stringify(message);
                 }
               } catch (_) {}
-              return send.call(this, data);
+              return original.call(this, data);
             };
+            // What the peer connection received, read as the page closes it (its fallback to MJPEG).
+            const close = RTCPeerConnection.prototype.close;
+            RTCPeerConnection.prototype.close = function () {
+              this.getStats().then((report) => {
+                const received = { packets: 0, frames: 0 };
+                report.forEach((s) => { if (s.type === 'inbound-rtp' && s.kind === 'video') { received.packets = s.packetsReceived; received.frames = s.framesDecoded; } });
+                window.received = received;
+                close.call(this);
+              });
+            };
+            })();
             """)
         try await browser.open(host.base)
         let outcome = try await browser.wait("""
             const video = document.getElementById('preview');
             const check = () => {
-              if (swiftcam.mode === 'mjpeg') done([document.getElementById('notice').textContent, video.getVideoPlaybackQuality().totalVideoFrames]);
+              if (swiftcam.mode === 'mjpeg' && window.received) done([document.getElementById('notice').textContent, window.received.packets, window.received.frames]);
               else requestAnimationFrame(check);
             };
             check();
@@ -352,7 +364,8 @@ struct PageTests {
         let values = outcome as? [Any] ?? []
         let notice = values.first as? String ?? ""
         #expect(notice.contains("does not match the answer's a=fingerprint"), "\(outcome)")
-        #expect((values.last as? NSNumber)?.intValue == 0, "frames decoded over WebRTC: \(outcome)")
+        #expect(values.count == 3 && (values[1] as? NSNumber)?.intValue == 0, "RTP packets received: \(outcome)")
+        #expect(values.count == 3 && (values[2] as? NSNumber)?.intValue == 0, "frames decoded: \(outcome)")
         #expect(host.errorText.contains("does not match the answer's a=fingerprint"), "\(host.errorText.suffix(600))")
         await browser.quit()
     }
