@@ -14,6 +14,7 @@ packages=(
   libgstrtspserver-1.0-dev gstreamer1.0-rtsp   # RTSP serving and pushing (Publish)
   chromium chromium-driver   # the browser the Web tests drive, headless
   iproute2   # `ip link set lo up` in the Web tests' network namespace
+  python3-venv   # the venv of the independent WebRTC client (aiortc, PyPI) the Web tests drive
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -85,9 +85,16 @@ web() {
   # namespace whose only interface is lo, so no ICE candidate or check can reach another address of this machine, and a
   # PID namespace, so whatever the tests leave running (a chromedriver of a test killed mid-way) ends with them.
   step "the camera page in headless Chromium, in a network namespace with only lo"
+  # The independent WebRTC client (aiortc from PyPI) of IndependentClientTests, in a venv under .build, made once
+  # (out here: the namespace has no network).
+  local venv=.build/webrtc-venv
+  if ! "$venv/bin/python" -c "import aiortc, numpy" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet aiortc numpy || { echo "FAIL: cannot install aiortc into $venv"; exit 1; }
+  fi
   local sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests|WebTests.HostileClientTests|WebTests.ViewerLifetimeTests"; exit $?'
+  "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests|WebTests.HostileClientTests|WebTests.ViewerLifetimeTests|WebTests.IndependentClientTests"; exit $?'
   echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
 }
 
