@@ -1,8 +1,10 @@
 """An independent WebRTC client of the camera page's /ws signalling: aiortc (PyPI), not written for SwiftCam.
 
-Usage: aiortc_viewer.py PORT watch SECONDS       one viewer: receives SECONDS of video after its first frame and prints
+Usage: aiortc_viewer.py PORT watch SECONDS [active]
+                                                 one viewer: receives SECONDS of video after its first frame and prints
                                                  one JSON line: frames received, frames the stream's timestamps span
-                                                 (at 30 fps), and the colours of three SMPTE bars
+                                                 (at 30 fps), and the colours of three SMPTE bars; or the camera's error
+                                                 if it ends the viewer first. `active`: aiortc's own DTLS role (see below)
        aiortc_viewer.py PORT hostile FILE…       for each file: a page that watches, gets its offer and sends the file's
                                                  bytes as one text message; then a normal page that must get an offer.
                                                  Prints one JSON line per file: the reply (if any) and whether served.
@@ -83,7 +85,7 @@ class PageSocket:
         self.writer.close()
 
 
-async def watch(port, seconds):
+async def watch(port, seconds, role):
     socket = await PageSocket.open(port)
     peer = RTCPeerConnection()
     first_frame = asyncio.get_running_loop().create_future()
@@ -110,7 +112,7 @@ async def watch(port, seconds):
             if message["type"] == "offer":
                 await peer.setRemoteDescription(RTCSessionDescription(sdp=message["sdp"], type="offer"))
                 answer = await peer.createAnswer()
-                await peer.setLocalDescription(RTCSessionDescription(sdp=answer.sdp.replace("a=setup:active", "a=setup:passive"), type="answer"))
+                await peer.setLocalDescription(RTCSessionDescription(sdp=answer.sdp.replace("a=setup:active", f"a=setup:{role}"), type="answer"))
                 socket.send(json.dumps({"type": "answer", "sdp": peer.localDescription.sdp}).encode())
             elif message["type"] == "ice" and message.get("candidate"):
                 candidate = candidate_from_sdp(message["candidate"].split(":", 1)[1])
@@ -118,10 +120,17 @@ async def watch(port, seconds):
                 await peer.addIceCandidate(candidate)
             elif message["type"] == "error":
                 print(json.dumps({"error": message["error"]}), flush=True)
+                if not first_frame.done():
+                    first_frame.set_result(None)
 
     task = asyncio.ensure_future(signalling())
     socket.send(b'{"type":"watch"}')
     picture = await asyncio.wait_for(first_frame, 60)
+    if picture is None:   # the camera ended the viewer (its error is printed)
+        task.cancel()
+        await peer.close()
+        socket.close()
+        return
     # The span is counted in frames' own timestamps (90 kHz), not in wall time: frames lost are frames missing there.
     start = len(frames)
     await asyncio.sleep(seconds)   # the measurement window: a span of stream, whatever the machine's load
@@ -165,11 +174,11 @@ async def hostile(port, paths):
 def main():
     port, mode = int(sys.argv[1]), sys.argv[2]
     if mode == "watch":
-        asyncio.run(watch(port, float(sys.argv[3])))
+        asyncio.run(watch(port, float(sys.argv[3]), "active" if sys.argv[4:] == ["active"] else "passive"))
     elif mode == "hostile":
         asyncio.run(hostile(port, sys.argv[3:]))
     else:
-        sys.exit("usage: aiortc_viewer.py PORT watch SECONDS | hostile FILE…")
+        sys.exit("usage: aiortc_viewer.py PORT watch SECONDS [active] | hostile FILE…")
 
 
 main()

@@ -45,6 +45,18 @@ struct IndependentClientTests {
         #expect(!lines.contains { $0["error"] != nil }, "\(lines)")
     }
 
+    /// As the DTLS client (aiortc's own choice) aiortc offers only ECDHE-ECDSA suites, which webrtcbin's RSA certificate
+    /// cannot serve: the handshake fails, and the camera says so to the page and on its stderr instead of nothing.
+    @Test func aFailedHandshakeIsToldWithItsReason() throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let lines = try Self.client([String(host.port), "watch", "1", "active"])
+        let error = lines.compactMap { $0["error"] as? String }.first ?? ""
+        #expect(error.contains("DTLS handshake failed"), "\(lines)")
+        #expect(!lines.contains { $0["received"] != nil }, "\(lines)")
+        #expect(host.errorText.contains("DTLS handshake failed"), "\(host.errorText.suffix(600))")
+    }
+
     @Test func afterEveryHostileMessageANormalPageIsServed() throws {
         let host = try WebHost(config: "switch")
         defer { host.stop() }
