@@ -50,8 +50,8 @@ final class LiveVideo: @unchecked Sendable {
             }
             let codec = session.liveCodec(.video)
             do {
-                let viewer = try WebRTCViewer(id: id, codec: codec, restrictToLoopback: restrictICEToLoopback, send: send) { [weak self] reason in
-                    self?.viewerFailed(id: id, reason: reason, send: send)
+                let viewer = try WebRTCViewer(id: id, codec: codec, restrictToLoopback: restrictICEToLoopback, send: send) { [weak self] viewer, reason in
+                    self?.viewerFailed(id: id, viewer: viewer, reason: reason, send: send)
                 }
                 do {
                     try viewer.subscribe(session)
@@ -78,7 +78,7 @@ final class LiveVideo: @unchecked Sendable {
             do {
                 answer = try SDPAnswer(sdp, payload: WebRTCViewer.payload)
             } catch {
-                viewerFailed(id: id, reason: "\(error)", send: send)
+                viewerFailed(id: id, viewer: ObjectIdentifier(viewer), reason: "\(error)", send: send)
                 return
             }
             viewer.setAnswer(answer)
@@ -91,19 +91,25 @@ final class LiveVideo: @unchecked Sendable {
         }
     }
 
-    func removeWebRTCViewer(id: Int) {
+    /// Ends the page's viewer; `only` ends it only if it is still that one (a failure told late must not end the viewer
+    /// a second `watch` started since).
+    func removeWebRTCViewer(id: Int, only: ObjectIdentifier? = nil) {
         queue.async { [self] in
-            guard let viewer = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) else { return }
+            let viewer = viewers.withLock { viewers -> WebRTCViewer? in
+                guard let current = viewers.webrtc[id], only.map({ $0 == ObjectIdentifier(current) }) ?? true else { return nil }
+                return viewers.webrtc.removeValue(forKey: id)
+            }
+            guard let viewer else { return }
             retire(viewer)
         }
     }
 
     /// A viewer that cannot go on (a refused answer, a certificate that does not match, a failed handshake): the page
     /// is told why, the host's log says which viewer and why, and the viewer ends.
-    private func viewerFailed(id: Int, reason: String, send: @escaping @Sendable (String) -> Void) {
+    private func viewerFailed(id: Int, viewer: ObjectIdentifier, reason: String, send: @escaping @Sendable (String) -> Void) {
         send(WebServer.jsonText(["type": "error", "error": "WebRTC viewer ended: \(reason)"]) ?? "{}")
         session.warn("web: WebRTC viewer \(id) ended: \(reason)")
-        removeWebRTCViewer(id: id)
+        removeWebRTCViewer(id: id, only: viewer)
     }
 
     /// Ends a viewer already out of `webrtc` on `teardown`, off `queue`: stopping its pipeline takes about a tenth of a

@@ -67,7 +67,7 @@ import GStreamer
         let replies = replies
         let fresh = try WebRTCViewer(id: 1, codec: .vp8, restrictToLoopback: true, send: { text in
             replies.withLock { $0.append(text) }
-        }, onFailure: { reason in
+        }, onFailure: { _, reason in
             replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reason]) ?? "{}") }
         })
         viewer = fresh

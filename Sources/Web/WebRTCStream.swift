@@ -26,7 +26,8 @@ final class WebRTCViewer: @unchecked Sendable {
     private let source: AppSrc
     private let webrtc: Element
     private let send: @Sendable (String) -> Void
-    private let onFailure: @Sendable (String) -> Void
+    /// Told the viewer (by identity: its page may have started another) and the reason, once.
+    private let onFailure: @Sendable (ObjectIdentifier, String) -> Void
     private let lastCaps = Locked<Caps?>(nil)
     private let subscription = Locked<LiveSubscription?>(nil)
     private let negotiation = Locked(Negotiation())
@@ -57,7 +58,7 @@ final class WebRTCViewer: @unchecked Sendable {
 
     /// Builds the viewer's pipeline for `codec` and plays it; `subscribe` then feeds it.
     init(id: Int, codec: LiveCodec, restrictToLoopback: Bool, send: @escaping @Sendable (String) -> Void,
-         onFailure: @escaping @Sendable (String) -> Void) throws {
+         onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void) throws {
         self.id = id
         self.send = send
         self.onFailure = onFailure
@@ -329,7 +330,7 @@ final class WebRTCViewer: @unchecked Sendable {
             defer { peer.ended = true }
             return !peer.ended
         }
-        if first { onFailure(reason) }
+        if first { onFailure(ObjectIdentifier(self), reason) }
     }
 
     func addCandidate(mline: UInt32, candidate: String) {
