@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test docs screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-rtsp
+.PHONY: deps build release demo test docs screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-webrtc load-rtsp
 
 deps:
 	@bash scripts/deps.sh
@@ -75,6 +75,11 @@ bench-web: deps
 # 10 WebRTC + 20 MJPEG viewers + 5 stills/s for 60 s (LOAD_SECONDS) on the release host, a stalled viewer too.
 load-web: deps
 	@bash scripts/load.sh web
+
+# 1000 whole WebRTC viewer lifetimes (LOAD_LIFETIMES) in Chromium against the release host: RSS within 10 MB of the
+# start (make test runs 24 of them).
+load-webrtc: deps
+	@bash scripts/load.sh webrtc
 
 # RTSP clients one host serves at 1280x720@30 before frames drop: 10, 25, 50, … depayloading readers (LOAD_SECONDS each).
 load-rtsp: deps

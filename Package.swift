@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "Camera", targets: ["Camera"]),
         .library(name: "Capture", targets: ["Capture"]),
+        // The page's signalling, for the fuzz target (Tests/Fuzz) through its `@_spi(Fuzzing)` entry.
+        .library(name: "Web", targets: ["Web"]),
         // The plugin gst-launch-1.0 loads from GST_PLUGIN_PATH: libgstswiftfilter.so.
         .library(name: "gstswiftfilter", type: .dynamic, targets: ["SwiftFilterElement"]),
     ],

@@ -2,7 +2,7 @@
 # The libFuzzer targets of Tests/Fuzz (a package of their own, so no plain build links them), built once
 # with -sanitize=fuzzer,address and run one after another from the repository root.
 #
-# Usage: fuzz.sh [full|short|build] [TARGET…]      targets: Grammar Cube Config Command Launch (default: all)
+# Usage: fuzz.sh [full|short|build] [TARGET…]      targets: Grammar Cube Config Command Launch Signalling (default: all)
 #   full  (make fuzz): FUZZ_RUNS inputs per target (default 1000000); FUZZ_MAX_SECONDS (default 10800) bounds
 #         each run as a safety net, and a run it cuts short fails, because it did not reach FUZZ_RUNS. On two
 #         shared cores the GStreamer targets take the longest (Config ~1 h, Launch ~2 h); the rest minutes.
@@ -18,7 +18,7 @@ mode=${1:-full}
 shift || true
 case "$mode" in full|short|build) ;; *) echo "usage: $0 [full|short|build] [TARGET…]"; exit 64 ;; esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(Grammar Cube Command Config Launch)
+[ ${#targets[@]} -gt 0 ] || targets=(Grammar Cube Command Config Launch Signalling)
 
 # Release: the same traps as debug (overflow, preconditions, exclusivity; SwiftCam has no assert), and
 # about twice the inputs per second.
@@ -58,7 +58,7 @@ failed=()
 summary=()
 for target in "${targets[@]}"; do
   exe="$bin/Fuzz$target"
-  [ -x "$exe" ] || { echo "no fuzz target $target (known: Grammar Cube Command Config Launch)"; exit 64; }
+  [ -x "$exe" ] || { echo "no fuzz target $target (known: Grammar Cube Command Config Launch Signalling)"; exit 64; }
   # Targets that load GLib (Capture, GStreamer) record whole allocation stacks, because GLib has no frame
   # pointers and the suppressions match by library (its one-time constructor allocation, `_dl_init`); eight
   # frames reach it and keep those targets about twice as fast as thirty. Filters alone: the fast unwinder.
@@ -71,7 +71,8 @@ for target in "${targets[@]}"; do
     Grammar|Cube) export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ;;
     *) export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:fast_unwind_on_malloc=0:malloc_context_size=8 ;;
   esac
-  case "$target" in Config|Launch) timeout=10 ;; *) timeout=1 ;; esac
+  # Signalling makes a new webrtcbin viewer every 200 inputs and waits for its offer (up to 10 s on a loaded machine).
+  case "$target" in Config|Launch|Signalling) timeout=10 ;; *) timeout=1 ;; esac
   # A target whose dependencies lost their coverage instrumentation would "fuzz" blind and find nothing.
   # (`|| true`: the count is what is checked, not how the zero-input run exits.)
   counters=$("$exe" -runs=0 </dev/null 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -n 1 || true)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Load runs on the release host, each a test suite in a network namespace with only lo; prints the suite's report
-# and fails when a bound is missed. Usage: load.sh web|rtsp
+# and fails when a bound is missed. Usage: load.sh web|webrtc|rtsp
 #
 #   web  (make load-web): 10 WebRTC viewers + 20 MJPEG viewers + 5 stills a second for LOAD_SECONDS (60) at 640x480@30
 #        (LOAD_PATTERN: a videotestsrc pattern, smpte by default; LOAD_SIZE=1280x720 and LOAD_FILTER="sepia" for a
 #        camera-sized, filtered stream), plus one MJPEG viewer that never reads: the camera rate, each viewer's share,
 #        RSS, CPU with 1 vs 10 WebRTC viewers (by thread), whether the stalled viewer was dropped.
+#   webrtc (make load-webrtc): LOAD_LIFETIMES (1000) whole WebRTC viewer lifetimes in Chromium (watch, DTLS, a decoded
+#        frame, close), two at a time; the host's RSS after them within 10 MB of where it was after the first eight.
 #   rtsp (make load-rtsp): RTSP clients per host before frames drop at 1280x720@30 H.264: steps of 10, 25, 50, 100,
 #        150, 200, 300 depayloading (not decoding) readers, LOAD_SECONDS (10) each; host and reader CPU, each step's
 #        worst and median client.
@@ -17,10 +19,13 @@ case "$kind" in
        settings=(SWIFTCAM_WEB_LOAD=1 SWIFTCAM_WEB_LOAD_SECONDS="${LOAD_SECONDS:-60}" SWIFTCAM_WEB_LOAD_PATTERN="${LOAD_PATTERN:-smpte}"
                  SWIFTCAM_WEB_LOAD_SIZE="${LOAD_SIZE:-}" SWIFTCAM_WEB_LOAD_FILTER="${LOAD_FILTER:-}")
        about="headless Chromium $(chromium --version 2>/dev/null | awk '{print $2}')" ;;
+  webrtc) suite=WebTests.ViewerLifetimeTests
+       settings=(SWIFTCAM_VIEWER_LIFETIMES="${LOAD_LIFETIMES:-1000}")
+       about="headless Chromium $(chromium --version 2>/dev/null | awk '{print $2}')" ;;
   rtsp) suite=PublishTests.CapacityTests
        settings=(SWIFTCAM_RTSP_CAPACITY=1 SWIFTCAM_RTSP_CAPACITY_SECONDS="${LOAD_SECONDS:-10}")
        about="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" ;;
-  *) echo "usage: $0 web|rtsp"; exit 64 ;;
+  *) echo "usage: $0 web|webrtc|rtsp"; exit 64 ;;
 esac
 swift build -c release --product swiftcam
 swift build --build-tests

@@ -85,13 +85,23 @@ publish() {
 }
 
 web() {
-  # Headless Chromium against `swiftcam run --http`, WebRTC included. Host, chromedriver and browser share a network
+  # Headless Chromium against `swiftcam run --http`, WebRTC included; then, one suite at a time after the page's (sixty
+  # viewers churned beside a page test could push its WebRTC past the page's 6 s MJPEG fallback), hostile /ws clients,
+  # viewer lifetimes and an independent WebRTC client (aiortc). Host, chromedriver and browser share a network
   # namespace whose only interface is lo, so no ICE candidate or check can reach another address of this machine, and a
   # PID namespace, so whatever the tests leave running (a chromedriver of a test killed mid-way) ends with them.
   step "the camera page in headless Chromium, in a network namespace with only lo"
+  # The independent WebRTC client (aiortc from PyPI) of IndependentClientTests, in a venv under .build, made once
+  # (out here: the namespace has no network).
+  local venv=.build/webrtc-venv
+  if ! "$venv/bin/python" -c "import aiortc, numpy" 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet aiortc==1.16.0 numpy || { echo "FAIL: cannot install aiortc into $venv"; exit 1; }
+  fi
   local sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests"; exit $?'
+  "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests" \
+    && swift test --skip-build --no-parallel --filter "WebTests.HostileClientTests|WebTests.ViewerLifetimeTests|WebTests.IndependentClientTests"; exit $?'
   echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
   metrics
 }
@@ -195,7 +205,7 @@ hardware() {
 fuzz() {
   # Each libFuzzer target for FUZZ_SHORT_SECONDS (12 s), from its seeds and what earlier runs kept; `make fuzz`
   # is the long run (10^6 inputs each).
-  step "fuzz targets, $((5 * ${FUZZ_SHORT_SECONDS:-12})) s in all: scripts/fuzz.sh short"
+  step "fuzz targets, $((6 * ${FUZZ_SHORT_SECONDS:-12})) s in all: scripts/fuzz.sh short"
   if built_ahead fuzz; then FUZZ_SKIP_BUILD=1 bash scripts/fuzz.sh short; else bash scripts/fuzz.sh short; fi
 }
 

@@ -17,8 +17,9 @@ static inline void CGstWebRTC_set_local_description(GstElement *webrtc, GstWebRT
     g_signal_emit_by_name(webrtc, "set-local-description", description, NULL);
 }
 
-static inline void CGstWebRTC_set_remote_description(GstElement *webrtc, GstWebRTCSessionDescription *description) {
-    g_signal_emit_by_name(webrtc, "set-remote-description", description, NULL);
+static inline void CGstWebRTC_set_remote_description(GstElement *webrtc, GstWebRTCSessionDescription *description,
+                                                     GstPromise *promise) {
+    g_signal_emit_by_name(webrtc, "set-remote-description", description, promise);
 }
 
 static inline void CGstWebRTC_add_ice_candidate(GstElement *webrtc, guint mline, const char *candidate) {
@@ -42,5 +43,43 @@ static inline GstWebRTCSessionDescription *CGstWebRTC_offer_from_reply(const Gst
     if (reply == NULL) return NULL;
     if (!gst_structure_get(reply, "offer", GST_TYPE_WEBRTC_SESSION_DESCRIPTION, &offer, NULL)) return NULL;
     return offer;  // transfer full: the caller frees it
+}
+
+// The error a promise's reply carries (webrtcbin replies to a refused description with a GError under "error"), or
+// NULL. gst_structure_get is variadic. Transfer full: the caller frees it.
+static inline GError *CGstWebRTC_reply_error(const GstStructure *reply) {
+    GError *error = NULL;
+    if (reply == NULL || !gst_structure_has_field(reply, "error")) return NULL;
+    if (!gst_structure_get(reply, "error", G_TYPE_ERROR, &error, NULL)) return NULL;
+    return error;
+}
+
+// The DTLS transport of the first transceiver (with max-bundle, the one every stream uses), or NULL before the
+// descriptions made it. "get-transceiver" is an action signal, the sender's "transport" a property (g_object_get is
+// variadic). Transfer full.
+static inline GObject *CGstWebRTC_dtls_transport(GstElement *webrtc) {
+    GObject *transceiver = NULL, *sender = NULL, *transport = NULL;
+    g_signal_emit_by_name(webrtc, "get-transceiver", 0, &transceiver);
+    if (transceiver == NULL) return NULL;
+    g_object_get(transceiver, "sender", &sender, NULL);
+    g_object_unref(transceiver);
+    if (sender == NULL) return NULL;
+    g_object_get(sender, "transport", &transport, NULL);
+    g_object_unref(sender);
+    return transport;
+}
+
+// A DTLS transport's state (GstWebRTCDTLSTransportState) and the peer's certificate as PEM (transfer full, or NULL
+// before the handshake): properties, read with the variadic g_object_get.
+static inline GstWebRTCDTLSTransportState CGstWebRTC_dtls_state(GObject *transport) {
+    GstWebRTCDTLSTransportState state = GST_WEBRTC_DTLS_TRANSPORT_STATE_NEW;
+    g_object_get(transport, "state", &state, NULL);
+    return state;
+}
+
+static inline gchar *CGstWebRTC_remote_certificate(GObject *transport) {
+    gchar *pem = NULL;
+    g_object_get(transport, "remote-certificate", &pem, NULL);
+    return pem;
 }
 #endif

@@ -14,12 +14,16 @@ final class LiveVideo: @unchecked Sendable {
     private let session: CaptureSession
     private let restrictICEToLoopback: Bool
     private let queue = DispatchQueue(label: "swiftcam.web.video")
+    /// Where WebRTC viewers are stopped, one after another, off `queue`.
+    private let teardown = DispatchQueue(label: "swiftcam.web.video.teardown")
     private let viewers = Locked(Viewers())
     private let nextViewer = Locked(1)
 
     private struct Viewers {
         var webrtc: [Int: WebRTCViewer] = [:]
         var mjpeg: [Int: MJPEGViewer] = [:]
+        /// WebRTC viewers out of `webrtc`, stopping on `teardown`.
+        var ending: [ObjectIdentifier: WebRTCViewer] = [:]
     }
 
     init(session: CaptureSession, restrictICEToLoopback: Bool) {
@@ -29,7 +33,7 @@ final class LiveVideo: @unchecked Sendable {
 
     /// Viewers now, by kind.
     var viewerCounts: [String: Int] {
-        viewers.withLock { ["webrtc": $0.webrtc.count, "mjpeg": $0.mjpeg.count] }
+        viewers.withLock { ["webrtc": $0.webrtc.count + $0.ending.count, "mjpeg": $0.mjpeg.count] }
     }
 
     /// Encoded frames each viewer was handed, by kind and id.
@@ -41,10 +45,20 @@ final class LiveVideo: @unchecked Sendable {
 
     func addWebRTCViewer(id: Int, send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
-            let previous = viewers.withLock { $0.webrtc.removeValue(forKey: id) }
-            previous?.stop()   // a second `watch` from one page starts over
+            if let previous = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) {
+                retire(previous)   // a second `watch` from one page starts over
+            }
+            let codec = session.liveCodec(.video)
             do {
-                let viewer = try WebRTCViewer(id: id, session: session, restrictToLoopback: restrictICEToLoopback, send: send)
+                let viewer = try WebRTCViewer(id: id, codec: codec, restrictToLoopback: restrictICEToLoopback, send: send) { [weak self] viewer, reason in
+                    self?.viewerFailed(id: id, viewer: viewer, reason: reason, send: send)
+                }
+                do {
+                    try viewer.subscribe(session)
+                } catch {
+                    retire(viewer)
+                    throw error
+                }
                 viewers.withLock { $0.webrtc[id] = viewer }
                 server?.broadcastState()
             } catch {
@@ -53,37 +67,68 @@ final class LiveVideo: @unchecked Sendable {
         }
     }
 
-    func setAnswer(id: Int, sdp: String) {
+    /// The page's answer: checked here, so a malformed one is answered with the reason and webrtcbin never sees it.
+    func setAnswer(id: Int, sdp: String, send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
-            viewers.withLock { $0.webrtc[id] }?.setAnswer(sdp)
+            guard let viewer = viewers.withLock({ $0.webrtc[id] }) else {
+                send(WebServer.jsonText(["type": "error", "error": "an answer without a viewer: send watch first"]) ?? "{}")
+                return
+            }
+            let answer: SDPAnswer
+            do {
+                answer = try SDPAnswer(sdp, payload: WebRTCViewer.payload)
+            } catch {
+                viewerFailed(id: id, viewer: ObjectIdentifier(viewer), reason: "\(error)", send: send)
+                return
+            }
+            viewer.setAnswer(answer)
         }
     }
 
-    func addCandidate(id: Int, mline: Int, candidate: String) {
+    func addCandidate(id: Int, mline: UInt32, candidate: String) {
         queue.async { [self] in
             viewers.withLock { $0.webrtc[id] }?.addCandidate(mline: mline, candidate: candidate)
         }
     }
 
-    func removeWebRTCViewer(id: Int) {
+    /// Ends the page's viewer; `only` ends it only if it is still that one (a failure told late must not end the viewer
+    /// a second `watch` started since).
+    func removeWebRTCViewer(id: Int, only: ObjectIdentifier? = nil) {
         queue.async { [self] in
-            guard endWebRTCViewer(id: id) else { return }
-            server?.broadcastState()
+            let viewer = viewers.withLock { viewers -> WebRTCViewer? in
+                guard let current = viewers.webrtc[id], only.map({ $0 == ObjectIdentifier(current) }) ?? true else { return nil }
+                return viewers.webrtc.removeValue(forKey: id)
+            }
+            guard let viewer else { return }
+            retire(viewer)
         }
     }
 
-    /// Stops the viewer and only then stops counting it (and drops it), so a count of none means none of them runs.
-    private func endWebRTCViewer(id: Int) -> Bool {
-        guard let viewer = viewers.withLock({ $0.webrtc[id] }) else { return false }
-        viewer.stop()
-        let none = viewers.withLock { viewers in
-            viewers.webrtc.removeValue(forKey: id)
-            return viewers.webrtc.isEmpty
+    /// A viewer that cannot go on (a refused answer, a certificate that does not match, a failed handshake): the page
+    /// is told why, the host's log says which viewer and why, and the viewer ends.
+    private func viewerFailed(id: Int, viewer: ObjectIdentifier, reason: String, send: @escaping @Sendable (String) -> Void) {
+        send(WebServer.jsonText(["type": "error", "error": "WebRTC viewer ended: \(reason)"]) ?? "{}")
+        session.warn("web: WebRTC viewer \(id) ended: \(reason)")
+        removeWebRTCViewer(id: id, only: viewer)
+    }
+
+    /// Ends a viewer already out of `webrtc` on `teardown`, off `queue`: stopping its pipeline takes about a tenth of a
+    /// second, and sixty pages closing at once must not keep a new one waiting that long for its offer. It is counted
+    /// among the viewers until it has stopped, so a count of none means none of them runs.
+    private func retire(_ viewer: WebRTCViewer) {
+        let token = ObjectIdentifier(viewer)
+        viewers.withLock { $0.ending[token] = viewer }
+        teardown.async { [self] in
+            viewer.stop()
+            let none = viewers.withLock { viewers in
+                viewers.ending.removeValue(forKey: token)
+                return viewers.webrtc.isEmpty && viewers.ending.isEmpty
+            }
+            // The last one gone: give the heap its pipelines used back to the system (glibc keeps freed memory otherwise,
+            // in every thread's arena, and the host's resident size would stay at its most-viewers high).
+            if none { malloc_trim(0) }
+            server?.broadcastState()
         }
-        // The last one gone: give the heap its pipelines used back to the system (glibc keeps freed memory otherwise,
-        // in every thread's arena, and the host's resident size would stay at its most-viewers high).
-        if none { malloc_trim(0) }
-        return true
     }
 
     // MARK: - MJPEG
@@ -165,6 +210,7 @@ final class LiveVideo: @unchecked Sendable {
             for viewer in webrtc { viewer.stop() }
             for viewer in mjpeg { viewer.close() }
         }
+        teardown.sync {}
     }
 }
 

@@ -27,29 +27,26 @@ extension WebServer {
         if let text = Self.jsonText(state) { client.send(text) }
     }
 
-    /// A WebSocket text message (loop thread).
+    /// A WebSocket text message (loop thread): read and bounded by `PageMessage`, refused with the reason otherwise.
     func received(_ text: String, from client: WebSocketClient) {
-        guard let data = text.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let type = object["type"] as? String else {
-            client.send(Self.jsonText(["type": "error", "error": "malformed message: a JSON object with a \"type\" expected"]) ?? "{}")
+        let message: PageMessage
+        do {
+            message = try PageMessage(parsing: text)
+        } catch {
+            client.send(Self.jsonText(["type": "error", "error": "\(error)"]) ?? "{}")
             return
         }
-        switch type {
-        case "watch":
+        switch message {
+        case .watch:
             video.addWebRTCViewer(id: client.id) { [weak client] text in client?.send(text) }
-        case "answer":
-            if let sdp = object["sdp"] as? String { video.setAnswer(id: client.id, sdp: sdp) }
-        case "ice":
-            if let candidate = object["candidate"] as? String, !candidate.isEmpty {
-                video.addCandidate(id: client.id, mline: (object["sdpMLineIndex"] as? Int) ?? 0, candidate: candidate)
-            }
-        case "unwatch":
+        case let .answer(sdp):
+            video.setAnswer(id: client.id, sdp: sdp) { [weak client] text in client?.send(text) }
+        case let .ice(mline, candidate):
+            video.addCandidate(id: client.id, mline: mline, candidate: candidate)
+        case .unwatch:
             video.removeWebRTCViewer(id: client.id)
-        case "ping":
+        case .endOfCandidates, .ping:
             break   // the page is there: its idle timeout has started over
-        default:
-            client.send(Self.jsonText(["type": "error", "error": "unknown message type"]) ?? "{}")
         }
     }
 

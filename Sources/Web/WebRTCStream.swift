@@ -9,35 +9,70 @@ import GStreamer
 /// viewer, RTSP client and publisher). The appsrc holds a few frames and drops the oldest, so a slow or dead viewer
 /// only loses its own frames and never holds the encoder or the others. Signalling (the offer, the answer, ICE
 /// candidates) goes over the page's WebSocket through `send`.
+///
+/// An H.264 offer waits for the encoder's first sequence parameter set, so its `a=fmtp` names the profile and level
+/// the viewer will get. No packet goes into webrtcbin until the peer's DTLS certificate matched the answer's
+/// `a=fingerprint` (webrtcbin completes the handshake with any certificate); a mismatch, a refused answer or a failed
+/// handshake ends the viewer through `onFailure` with the reason.
 final class WebRTCViewer: @unchecked Sendable {
     let id: Int
     /// Encoded frames handed to this viewer's pipeline.
     let frames = BufferCounter()
     /// The codec the payloader was made for.
-    private let codec: LiveCodec
+    let codec: LiveCodec
+    /// The payload type of the offered video.
+    static let payload = 96
     private let pipeline: Pipeline
     private let source: AppSrc
     private let webrtc: Element
     private let send: @Sendable (String) -> Void
+    /// Told the viewer (by identity: its page may have started another) and the reason, once.
+    private let onFailure: @Sendable (ObjectIdentifier, String) -> Void
     private let lastCaps = Locked<Caps?>(nil)
     private let subscription = Locked<LiveSubscription?>(nil)
+    private let negotiation = Locked(Negotiation())
+    private let peer = Locked(Peer())
     private var handlers: [gulong] = []
     private var watch: BusWatch?
 
-    init(id: Int, session: CaptureSession, restrictToLoopback: Bool, send: @escaping @Sendable (String) -> Void) throws {
+    private struct Negotiation {
+        /// webrtcbin asked for an offer.
+        var wanted = false
+        var offered = false
+        /// H.264: the encoder's, from its first sequence parameter set.
+        var profileLevelID: String?
+    }
+
+    /// Unchecked: the transport pointer is read and written under the lock only, and referenced while held.
+    private struct Peer: @unchecked Sendable {
+        /// The answer's fingerprint, once webrtcbin took the answer.
+        var fingerprint: Fingerprint?
+        /// The DTLS transport watched (referenced) and its handler.
+        var transport: UnsafeMutablePointer<GObject>?
+        var handler: gulong = 0
+        /// The peer's certificate matched: frames flow.
+        var verified = false
+        /// Ended (a failure told, or stopped): nothing more is done.
+        var ended = false
+    }
+
+    /// Builds the viewer's pipeline for `codec` and plays it; `subscribe` then feeds it.
+    init(id: Int, codec: LiveCodec, restrictToLoopback: Bool, send: @escaping @Sendable (String) -> Void,
+         onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void) throws {
         self.id = id
         self.send = send
-        let codec = session.liveCodec(.video)
+        self.onFailure = onFailure
         self.codec = codec
         var graph = GraphDescription()
-        var payloader: [(String, GraphValue)] = [("pt", 96)]
+        var payloader: [(String, GraphValue)] = [("pt", .int(Self.payload))]
         if codec == .h264 { payloader += [("config-interval", -1), ("aggregate-mode", "zero-latency")] }
         graph.chain(
             graph.add("appsrc", name: "viewer-src", ["format": "time", "is-live": true, "do-timestamp": false, "max-buffers": 8,
                                                      "max-bytes": 0, "leaky-type": "downstream", "block": false]),
             graph.add(codec.payloader, properties: payloader),
-            graph.add("capsfilter", ["caps": .caps(CapsDescription("application/x-rtp", [
-                ("media", .string("video")), ("encoding-name", .string(codec.encodingName)), ("payload", .int(96)), ("clock-rate", .int(90000)),
+            graph.add("capsfilter", name: "viewer-rtp", ["caps": .caps(CapsDescription("application/x-rtp", [
+                ("media", .string("video")), ("encoding-name", .string(codec.encodingName)), ("payload", .int(Self.payload)),
+                ("clock-rate", .int(90000)),
             ]))]),
             graph.add("webrtcbin", name: "viewer", ["bundle-policy": "max-bundle"]))
         pipeline = try graph.build()
@@ -46,18 +81,41 @@ final class WebRTCViewer: @unchecked Sendable {
         }
         self.source = source
         self.webrtc = webrtc
+        try gateUntilVerified()
         if restrictToLoopback { _ = CGstWebRTC_add_local_ip_address(webrtc.pointer, "127.0.0.1") }
-        try start(session)
+        try play()
     }
 
-    /// Connects the signals, plays (webrtcbin then asks for negotiation and the offer is sent), then subscribes.
-    private func start(_ session: CaptureSession) throws {
+    /// Drops every RTP packet on its way into webrtcbin until the peer's certificate matched the answer. Events pass:
+    /// webrtcbin offers once caps reached it, and they come with the first frames. The gate sits in front of webrtcbin,
+    /// not in front of the payloader, because webrtcbin holds what reaches it before DTLS connects and sends it right
+    /// after the handshake, before any check could run.
+    private func gateUntilVerified() throws {
+        guard let rtp = pipeline.element(named: "viewer-rtp") else {
+            throw GStreamerError.elementNotFound(factory: "capsfilter", package: "gstreamer1.0-plugins-base")
+        }
+        let pad = try rtp.staticPad("src")
+        let types = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        // The probe holds the peer state (retained, released when the pad drops the probe with the pipeline).
+        gst_pad_add_probe(pad.pointer, types, { _, _, data in
+            guard let data else { return GST_PAD_PROBE_DROP }
+            let peer = Unmanaged<Locked<Peer>>.fromOpaque(data).takeUnretainedValue()
+            return peer.withLock { $0.verified && !$0.ended } ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP
+        }, Unmanaged.passRetained(peer).toOpaque(), { data in
+            guard let data else { return }
+            Unmanaged<Locked<Peer>>.fromOpaque(data).release()
+        })
+    }
+
+    /// Connects the signals and plays: webrtcbin then asks for negotiation.
+    private func play() throws {
         let me = Unmanaged.passUnretained(self).toOpaque()
         typealias OnNegotiation = @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?) -> Void
         typealias OnCandidate = @convention(c) (UnsafeMutablePointer<GstElement>?, guint, UnsafePointer<CChar>?, gpointer?) -> Void
         let onNegotiation: OnNegotiation = { _, data in
             guard let data else { return }
-            Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue().negotiate()
+            let viewer = Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue()
+            viewer.offerWhenReady { $0.wanted = true }
         }
         let onCandidate: OnCandidate = { _, mline, candidate, data in
             guard let data, let candidate else { return }
@@ -69,12 +127,30 @@ final class WebRTCViewer: @unchecked Sendable {
         let raw = UnsafeMutableRawPointer(webrtc.pointer)
         handlers.append(g_signal_connect_data(raw, "on-negotiation-needed", unsafeBitCast(onNegotiation, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
         handlers.append(g_signal_connect_data(raw, "on-ice-candidate", unsafeBitCast(onCandidate, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
-        watch = pipeline.bus.watch { _ in }
+        let id = id
+        watch = pipeline.bus.watch { [weak self] message in
+            // A failed DTLS handshake is an error from the DTLS elements inside webrtcbin: GStreamer's words go to the
+            // debug log, the reason to the viewer's owner.
+            guard case let .error(source, text, debug, _) = message else { return }
+            DebugLog.warning("WebRTC viewer \(id): \(source): \(text) (\(debug ?? ""))")
+            let reason = source.lowercased().contains("dtls")
+                ? "the DTLS handshake failed: \(text)"
+                : "its pipeline failed in \(source): \(text)"
+            self?.fail(reason)
+        }
         try pipeline.setState(.playing, timeout: 5)
-        let source = source, pipeline = pipeline, lastCaps = lastCaps, frames = frames
-        let subscribed = try session.subscribeLive(.video) { sample in
-            // The encoder's streaming thread: set caps when they change, restamp, push; never block.
+    }
+
+    /// Subscribes to the session's live video (the encoder's streaming thread calls back: set caps when they change,
+    /// restamp, push; never block).
+    func subscribe(_ session: CaptureSession) throws {
+        let source = source, pipeline = pipeline, lastCaps = lastCaps, frames = frames, codec = codec
+        let subscribed = try session.subscribeLive(.video) { [weak self] sample in
             guard let buffer = sample.buffer else { return }
+            if codec == .h264, self?.negotiation.withLock({ $0.profileLevelID == nil }) == true,
+               let profile = try? buffer.withMappedBytes({ H264Parameters.profileLevelID(in: $0) }) {
+                self?.offerWhenReady { $0.profileLevelID = profile }
+            }
             if let caps = sample.caps, lastCaps.withLock({ last in
                 defer { last = caps }
                 return last.map { !$0.isEqual(to: caps) } ?? true
@@ -96,8 +172,16 @@ final class WebRTCViewer: @unchecked Sendable {
         subscription.withLock { $0 = subscribed }
     }
 
-    /// On webrtcbin's thread: create the offer; its promise continues in `offerCreated`.
-    private func negotiate() {
+    /// Applies `change`, then creates the offer once webrtcbin wants one and (H.264) the profile is known, at most once.
+    private func offerWhenReady(_ change: (inout Negotiation) -> Void) {
+        let codec = codec
+        let ready = negotiation.withLock { negotiation in
+            change(&negotiation)
+            guard negotiation.wanted, !negotiation.offered, codec != .h264 || negotiation.profileLevelID != nil else { return false }
+            negotiation.offered = true
+            return true
+        }
+        guard ready else { return }
         let me = Unmanaged.passRetained(self).toOpaque()
         let promise = gst_promise_new_with_change_func({ promise, data in
             guard let promise, let data else { return }
@@ -117,28 +201,140 @@ final class WebRTCViewer: @unchecked Sendable {
             return
         }
         defer { gst_webrtc_session_description_free(offer) }
+        if codec == .h264, let profile = negotiation.withLock({ $0.profileLevelID }) {
+            Self.addFormatParameters(to: offer.pointee.sdp, profileLevelID: profile)
+        }
         CGstWebRTC_set_local_description(webrtc.pointer, offer)
         guard let text = gst_sdp_message_as_text(offer.pointee.sdp) else { return }
         defer { g_free(text) }
         send(WebServer.jsonText(["type": "offer", "sdp": String(cString: text)]) ?? "{}")
     }
 
-    /// The browser's answer. Returns a reason when it is not an SDP answer.
-    @discardableResult
-    func setAnswer(_ text: String) -> String? {
-        var sdp: UnsafeMutablePointer<GstSDPMessage>?
-        guard gst_sdp_message_new_from_text(text, &sdp) == GST_SDP_OK, let sdp else { return "the answer is not SDP" }
-        guard let answer = gst_webrtc_session_description_new(GST_WEBRTC_SDP_TYPE_ANSWER, sdp) else {
-            gst_sdp_message_free(sdp)
-            return "the answer is not SDP"
+    /// Every H.264 section gets `a=fmtp:96 packetization-mode=1;profile-level-id=…` (webrtcbin writes one only when the
+    /// payloader had caps from a frame by the time it offered); one webrtcbin wrote is replaced unless it says both.
+    static func addFormatParameters(to sdp: UnsafeMutablePointer<GstSDPMessage>, profileLevelID: String) {
+        let value = "\(payload) " + H264Parameters.formatParameters(profileLevelID: profileLevelID)
+        for index in 0..<gst_sdp_message_medias_len(sdp) {
+            guard let media = gst_sdp_message_get_media(sdp, index).map({ UnsafeMutablePointer(mutating: $0) }) else { continue }
+            var existing: Int32 = -1
+            for attribute in 0..<gst_sdp_media_attributes_len(media) {
+                guard let entry = gst_sdp_media_get_attribute(media, attribute), let key = entry.pointee.key,
+                      String(cString: key) == "fmtp", let text = entry.pointee.value.map({ String(cString: $0) }),
+                      text.hasPrefix("\(payload) ") else { continue }
+                if text.contains("packetization-mode=1"), text.contains("profile-level-id=") { existing = -2 } else { existing = Int32(attribute) }
+            }
+            if existing == -2 { continue }
+            if existing >= 0 {
+                var replacement = GstSDPAttribute()
+                gst_sdp_attribute_set(&replacement, "fmtp", value)
+                gst_sdp_media_replace_attribute(media, guint(existing), &replacement)
+            } else {
+                gst_sdp_media_add_attribute(media, "fmtp", value)
+            }
         }
-        CGstWebRTC_set_remote_description(webrtc.pointer, answer)
-        gst_webrtc_session_description_free(answer)
-        return nil
     }
 
-    func addCandidate(mline: Int, candidate: String) {
-        CGstWebRTC_add_ice_candidate(webrtc.pointer, guint(max(0, mline)), candidate)
+    /// The page's answer, checked: webrtcbin takes it or says why not (then the viewer fails with the reason).
+    func setAnswer(_ answer: SDPAnswer) {
+        let fingerprint = answer.fingerprint
+        guard let description = answer.takeDescription() else { return }
+        let me = Unmanaged.passRetained(self).toOpaque()
+        let promise = gst_promise_new_with_change_func({ promise, data in
+            guard let promise, let data else { return }
+            Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue().answerSet(promise)
+        }, me, { data in
+            guard let data else { return }
+            Unmanaged<WebRTCViewer>.fromOpaque(data).release()
+        })
+        peer.withLock { $0.fingerprint = fingerprint }
+        CGstWebRTC_set_remote_description(webrtc.pointer, description, promise)
+        gst_webrtc_session_description_free(description)
+    }
+
+    /// On webrtcbin's thread: the answer was taken (the DTLS transport is then watched) or refused.
+    private func answerSet(_ promise: UnsafeMutablePointer<GstPromise>) {
+        defer { gst_promise_unref(promise) }
+        let replied = gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED
+        if let error = CGstWebRTC_reply_error(gst_promise_get_reply(promise)) {
+            let text = error.pointee.message.map { String(cString: $0) } ?? "no reason given"
+            g_error_free(error)
+            DebugLog.warning("WebRTC viewer \(id): webrtcbin refused the answer: \(text)")
+            fail("the answer was refused: it does not fit the camera's offer")
+            return
+        }
+        guard replied else { return }
+        watchTransport()
+    }
+
+    /// Watches the DTLS transport's state: connected → the peer's certificate is checked; failed → the viewer fails.
+    private func watchTransport() {
+        guard let transport = CGstWebRTC_dtls_transport(webrtc.pointer) else {
+            fail("its DTLS transport is missing")
+            return
+        }
+        typealias OnNotify = @convention(c) (gpointer?, gpointer?, gpointer?) -> Void
+        let onNotify: OnNotify = { _, _, data in
+            guard let data else { return }
+            Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue().transportChanged()
+        }
+        let fresh = peer.withLock { peer -> Bool in
+            guard peer.transport == nil, !peer.ended else { return false }
+            peer.transport = transport
+            // Unretained: `stop` disconnects it before the viewer can go.
+            peer.handler = g_signal_connect_data(UnsafeMutableRawPointer(transport), "notify::state", unsafeBitCast(onNotify, to: GCallback.self),
+                                                 Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(rawValue: 0))
+            return true
+        }
+        guard fresh else {
+            g_object_unref(UnsafeMutableRawPointer(transport))
+            return
+        }
+        transportChanged()   // it may have connected before the handler was there
+    }
+
+    /// On the DTLS thread (or webrtcbin's): the transport's state changed.
+    private func transportChanged() {
+        guard let transport = peer.withLock({ $0.ended ? nil : $0.transport }) else { return }
+        switch CGstWebRTC_dtls_state(transport) {
+        case GST_WEBRTC_DTLS_TRANSPORT_STATE_CONNECTED:
+            checkCertificate(transport)
+        case GST_WEBRTC_DTLS_TRANSPORT_STATE_FAILED:
+            fail("the DTLS handshake failed (the peer offered no cipher suite or certificate this camera accepts)")
+        default:
+            break
+        }
+    }
+
+    /// Compares the peer's certificate with the answer's fingerprint; frames flow only on a match.
+    private func checkCertificate(_ transport: UnsafeMutablePointer<GObject>) {
+        guard let expected = peer.withLock({ $0.verified ? nil : $0.fingerprint }) else { return }
+        let pem = CGstWebRTC_remote_certificate(transport).map { text in
+            defer { g_free(text) }
+            return String(cString: text)
+        }
+        guard let pem, let actual = Fingerprint.of(pem: pem, hash: expected.hash) else {
+            fail("the peer's DTLS certificate could not be read")
+            return
+        }
+        guard actual == expected else {
+            DebugLog.warning("WebRTC viewer \(id): the answer says \(expected.text), the certificate is \(actual.text)")
+            fail("the peer's DTLS certificate does not match the answer's a=fingerprint")
+            return
+        }
+        peer.withLock { $0.verified = true }
+    }
+
+    /// The viewer cannot go on: told once, with the reason, to its owner (which ends it off this thread).
+    private func fail(_ reason: String) {
+        let first = peer.withLock { peer in
+            defer { peer.ended = true }
+            return !peer.ended
+        }
+        if first { onFailure(ObjectIdentifier(self), reason) }
+    }
+
+    func addCandidate(mline: UInt32, candidate: String) {
+        CGstWebRTC_add_ice_candidate(webrtc.pointer, guint(mline), candidate)
     }
 
     /// Cancels the subscription, disconnects the signals and stops the pipeline.
@@ -150,6 +346,14 @@ final class WebRTCViewer: @unchecked Sendable {
         let raw = UnsafeMutableRawPointer(webrtc.pointer)
         for handler in handlers { g_signal_handler_disconnect(raw, handler) }
         handlers = []
+        let (transport, handler) = peer.withLock { peer in
+            defer { peer.ended = true; peer.transport = nil; peer.handler = 0 }
+            return (peer.transport, peer.handler)
+        }
+        if let transport {
+            if handler != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(transport), handler) }
+            g_object_unref(UnsafeMutableRawPointer(transport))
+        }
         try? pipeline.setState(.null)
         watch?.cancel()
     }

@@ -104,6 +104,10 @@ public final class WebServer: @unchecked Sendable {
     private func listen() throws {
         guard let server = CSoup_server_new() else { throw WebServerError.cannotListen(address: options.host, reason: "libsoup made no server") }
         self.server = server
+        // No permessage-deflate: libsoup checks a message's size (`maxBody`) before inflating it, so 49 KB on the wire
+        // became a 48 MB message in memory. The page's messages are small; without the extension they stay what they
+        // were on the wire, and a compressed frame from a client that insists is a protocol error that closes it.
+        soup_server_remove_websocket_extension(server, soup_websocket_extension_deflate_get_type())
         let me = Unmanaged.passUnretained(self).toOpaque()
         soup_server_add_early_handler(server, nil, { _, message, _, _, data in
             guard let message, let data else { return }

@@ -38,6 +38,9 @@ let package = Package(
         .executableTarget(name: "FuzzLaunch", dependencies: [
             "FuzzSupport", .product(name: "GStreamer", package: "SwiftCam"), .product(name: "Capture", package: "SwiftCam"),
         ], swiftSettings: strictImports),
+        // The camera page's signalling: any WebSocket message is taken or refused in one line, through webrtcbin.
+        .executableTarget(name: "FuzzSignalling", dependencies: ["FuzzSupport", .product(name: "Web", package: "SwiftCam")],
+                          swiftSettings: strictImports),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -279,10 +279,14 @@ final class PageSocket {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var closed = false
+    /// The host's answer to the upgrade, its headers included.
+    private(set) var handshake = ""
 
-    init(port: Int) throws {
+    /// `extensions`: a `Sec-WebSocket-Extensions` header to offer (e.g. permessage-deflate).
+    init(port: Int, extensions: String? = nil) throws {
         fd = try connectLoopback(port: port, timeout: 60)
         let request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + (extensions.map { "Sec-WebSocket-Extensions: \($0)\r\n" } ?? "")
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try write(Array(request.utf8))
         let end = Array("\r\n\r\n".utf8)
@@ -291,6 +295,7 @@ final class PageSocket {
                 let head = String(decoding: buffer[..<range.lowerBound], as: UTF8.self)
                 buffer.removeSubrange(..<range.upperBound)
                 guard head.hasPrefix("HTTP/1.1 101") else { throw WebTestError("no WebSocket: \(head)") }
+                handshake = head
                 return
             }
             try fill(deadline: 30)
@@ -328,12 +333,16 @@ final class PageSocket {
         try sendFrame(opcode: 0x1, payload: Array(text.utf8))
     }
 
-    private func sendFrame(opcode: UInt8, payload: [UInt8]) throws {
-        var frame: [UInt8] = [0x80 | opcode]
+    /// Sends one masked frame; `reserved` sets RSV1-3 (RSV1: compressed, with permessage-deflate).
+    func sendFrame(opcode: UInt8, payload: [UInt8], reserved: UInt8 = 0) throws {
+        var frame: [UInt8] = [0x80 | reserved << 4 | opcode]
         if payload.count < 126 {
             frame.append(0x80 | UInt8(payload.count))
-        } else {
+        } else if payload.count <= 0xffff {
             frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
+        } else {
+            frame.append(0x80 | 127)
+            frame += (0..<8).reversed().map { UInt8(truncatingIfNeeded: payload.count >> ($0 * 8)) }
         }
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         frame += mask
@@ -379,9 +388,15 @@ final class PageSocket {
     }
 
     /// Waits for the host's close frame (skipping messages); answers it, as a browser would, and reads to the end.
+    /// A connection the host drops without a close frame gives code 1006 (RFC 6455's "closed abnormally").
     func readClose(deadline: Int = 30) throws -> (code: Int, reason: String) {
         while true {
-            let frame = try readFrame(deadline: deadline)
+            let frame: (opcode: UInt8, payload: [UInt8])
+            do {
+                frame = try readFrame(deadline: deadline)
+            } catch let error as WebTestError where "\(error)".contains("closed the connection") {
+                return (1006, "")
+            }
             guard frame.opcode == 0x8 else { continue }
             let code = frame.payload.count >= 2 ? Int(frame.payload[0]) << 8 | Int(frame.payload[1]) : 0
             try? sendFrame(opcode: 0x8, payload: Array(frame.payload.prefix(2)))

@@ -323,6 +323,58 @@ struct PageTests {
         await browser.quit()
     }
 
+    /// Chromium's answer sent with its `a=fingerprint` digest zeroed: Chromium's own DTLS check passes (the camera's
+    /// certificate is the offer's), webrtcbin completes the handshake with any certificate, and only the camera's
+    /// comparison of the peer's certificate with the answer stands between it and a stranger's video. The viewer is
+    /// ended with the reason before any frame is sent; the page falls back to MJPEG saying why.
+    @Test func anAnswerWhoseFingerprintIsNotThePeersCertificateGetsNoVideo() async throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let browser = try await Browser()
+        try await browser.beforeEachPage("""
+            (() => {
+            const original = WebSocket.prototype.send;
+            WebSocket.prototype.send = function (data) {
+              try {
+                const message = JSON.parse(data);
+                if (message.type === 'answer') {
+                  message.sdp = message.sdp.replace(/a=fingerprint:(\\S+) ([0-9A-Fa-f:]+)/g,
+                    (_, hash, digest) => 'a=fingerprint:' + hash + ' ' + digest.replace(/[0-9A-Fa-f]{2}/g, '00'));
+                  data = JSON.stringify(message);
+                }
+              } catch (_) {}
+              return original.call(this, data);
+            };
+            // What the peer connection received, read as the page closes it (its fallback to MJPEG).
+            const close = RTCPeerConnection.prototype.close;
+            RTCPeerConnection.prototype.close = function () {
+              this.getStats().then((report) => {
+                const received = { packets: 0, frames: 0 };
+                report.forEach((s) => { if (s.type === 'inbound-rtp' && s.kind === 'video') { received.packets = s.packetsReceived; received.frames = s.framesDecoded; } });
+                window.received = received;
+                close.call(this);
+              });
+            };
+            })();
+            """)
+        try await browser.open(host.base)
+        let outcome = try await browser.wait("""
+            const video = document.getElementById('preview');
+            const check = () => {
+              if (swiftcam.mode === 'mjpeg' && window.received) done([document.getElementById('notice').textContent, window.received.packets, window.received.frames]);
+              else requestAnimationFrame(check);
+            };
+            check();
+            """)
+        let values = outcome as? [Any] ?? []
+        let notice = values.first as? String ?? ""
+        #expect(notice.contains("does not match the answer's a=fingerprint"), "\(outcome)")
+        #expect(values.count == 3 && (values[1] as? NSNumber)?.intValue == 0, "RTP packets received: \(outcome)")
+        #expect(values.count == 3 && (values[2] as? NSNumber)?.intValue == 0, "frames decoded: \(outcome)")
+        #expect(host.errorText.contains("does not match the answer's a=fingerprint"), "\(host.errorText.suffix(600))")
+        await browser.quit()
+    }
+
     /// Opens the page of `host` (whose camera cannot play) and waits for the banner of `status`; saves a screenshot
     /// of it as STATUS.png. Returns the banner's class and text.
     static func banner(_ status: String, of host: WebHost) async throws -> (className: String, text: String) {

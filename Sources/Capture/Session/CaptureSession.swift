@@ -111,6 +111,11 @@ public final class CaptureSession: Sendable {
         state.withLock { $0.onEvent = handler }
     }
 
+    /// A warning from a transport over the session (a viewer ended, and why), told as the session's own are.
+    public func warn(_ text: String) {
+        emit(.warning(text))
+    }
+
     func emit(_ event: SessionEvent) {
         Self.emit(event, state: state)
     }

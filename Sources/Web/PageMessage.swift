@@ -1,0 +1,85 @@
+import Filters
+import Foundation
+
+/// One message from the page's WebSocket, read and bounded where it is read: every later step (webrtcbin's action
+/// signals included) gets only values that fit it. Anything else is refused with a reason the page can show.
+enum PageMessage: Equatable {
+    /// Start a WebRTC viewer (a second one starts over).
+    case watch
+    /// The page's SDP answer to the camera's offer (not yet checked as SDP: `SDPAnswer` does that).
+    case answer(sdp: String)
+    /// One of the page's ICE candidates, for the media section `mline` of the offer.
+    case ice(mline: UInt32, candidate: String)
+    /// The page's last candidate was sent (an empty candidate, as browsers send it): nothing to do.
+    case endOfCandidates
+    /// Stop the viewer.
+    case unwatch
+    /// The page is there (its idle timeout starts over).
+    case ping
+
+    /// The media sections a camera's offer has: one, the video (bundled). A candidate for any other is refused.
+    static let mediaSections: UInt32 = 1
+
+    /// Reads one text message; throws a `PageMessageError` naming what is wrong.
+    init(parsing text: String) throws(PageMessageError) {
+        guard let data = text.data(using: .utf8),
+              let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+              let object = parsed as? [String: Any] else {
+            throw .notAnObject
+        }
+        guard let type = object["type"] as? String else { throw .notAnObject }
+        switch type {
+        case "watch": self = .watch
+        case "unwatch": self = .unwatch
+        case "ping": self = .ping
+        case "answer":
+            guard let sdp = object["sdp"] as? String else { throw .missing(key: "sdp", type: type) }
+            self = .answer(sdp: sdp)
+        case "ice":
+            guard let candidate = object["candidate"] as? String else { throw .missing(key: "candidate", type: type) }
+            guard !candidate.isEmpty else {
+                self = .endOfCandidates
+                return
+            }
+            guard !candidate.utf8.contains(0), candidate.utf8.count <= 1024 else { throw .badCandidate }
+            self = .ice(mline: try Self.mediaSection(object["sdpMLineIndex"]), candidate: candidate)
+        default:
+            throw .unknownType(type.count <= 40 ? type.escapingControls : String(type.prefix(40)).escapingControls + "…")
+        }
+    }
+
+    /// `sdpMLineIndex`: absent or null is 0 (browsers send null with an `sdpMid`); otherwise a whole number below
+    /// `mediaSections`. JSON numbers arrive as NSNumber (a double or an integer): each is checked as a number
+    /// before any conversion, so 4294967296, -1, 0.5 or 1e300 are refused, never converted.
+    private static func mediaSection(_ value: Any?) throws(PageMessageError) -> UInt32 {
+        guard let value, !(value is NSNull) else { return 0 }
+        guard let number = value as? NSNumber else {
+            throw .badMediaSection(String(describing: value).escapingControls.prefix(40).description)
+        }
+        let double = number.doubleValue
+        guard double.isFinite, double.rounded() == double, double >= 0, double < Double(mediaSections) else {
+            throw .badMediaSection(number.stringValue.prefix(40).description)
+        }
+        return UInt32(double)
+    }
+}
+
+/// Why a page's message was refused; the text goes back to the page as `{"type":"error","error":…}`.
+enum PageMessageError: Error, Equatable, CustomStringConvertible {
+    case notAnObject
+    case missing(key: String, type: String)
+    case badCandidate
+    case badMediaSection(String)
+    case unknownType(String)
+
+    var description: String {
+        switch self {
+        case .notAnObject: "malformed message: a JSON object with a \"type\" expected"
+        case let .missing(key, type): "malformed \(type) message: a string \"\(key)\" expected"
+        case .badCandidate: "malformed ice message: the candidate is over 1024 bytes or holds a NUL"
+        case let .badMediaSection(value):
+            "malformed ice message: sdpMLineIndex \(value) is not a media section of this camera's offer (it has \(PageMessage.mediaSections), numbered from 0)"
+        case let .unknownType(type): "unknown message type \"\(type)\""
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+/// A WebRTC client nobody on this project wrote: aiortc from PyPI (scripts/aiortc_viewer.py, in the venv
+/// scripts/test.sh makes under .build/webrtc-venv; that script says which two settings its loopback use needs),
+/// speaking the page's `/ws` signalling to `swiftcam run --http`. It decodes the bars at the camera's rate, and after
+/// every hostile message (and every input of the fuzzer's corpus) a normal page still gets its offer.
+@Suite(.serialized, .enabled(if: NetworkIsolation.isolated && FileManager.default.isExecutableFile(atPath: AiortcClient.python),
+                             "needs a network namespace with only lo and .build/webrtc-venv with aiortc: scripts/test.sh web"))
+struct IndependentClientTests {
+    static let python = AiortcClient.python
+    static let script = WebHost.repository.appendingPathComponent("scripts/aiortc_viewer.py").path
+
+    /// Runs the client to its end; its stdout's JSON lines. The process is waited for (it ends by itself: each of its
+    /// reads has its own deadline).
+    static func client(_ arguments: [String]) throws -> [[String: Any]] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script] + arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw WebTestError("aiortc client exited \(process.terminationStatus): \(failure.suffix(800))") }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map { json(Data($0.utf8)) }
+    }
+
+    @Test func aiortcReceivesTheBarsAtTheCameraRate() throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let lines = try Self.client([String(host.port), "watch", "5"])
+        let report = try #require(lines.last { $0["received"] != nil }, "\(lines)")
+        let received = report["received"] as? Int ?? 0, spanned = report["spanned"] as? Int ?? 0
+        print("aiortc: \(received) frames of the \(spanned) their timestamps span at 30 fps; \(report["bars"] ?? "")")
+        #expect(spanned >= 100, "\(report)")
+        #expect(Double(received) >= 0.95 * Double(spanned), "\(report)")
+        let bars = report["bars"] as? [String: [Int]] ?? [:]
+        // videotestsrc's SMPTE bars at full intensity, within a few levels after H.264.
+        #expect(bars["white"].map { $0.allSatisfy { $0 >= 245 } } == true, "\(bars)")
+        #expect(bars["yellow"].map { $0[0] >= 245 && $0[1] >= 245 && $0[2] <= 10 } == true, "\(bars)")
+        #expect(bars["cyan"].map { $0[0] <= 10 && $0[1] >= 245 && $0[2] >= 245 } == true, "\(bars)")
+        #expect(!lines.contains { $0["error"] != nil }, "\(lines)")
+    }
+
+    /// As the DTLS client (aiortc's own choice) aiortc offers only ECDHE-ECDSA suites, which webrtcbin's RSA certificate
+    /// cannot serve: the handshake fails, and the camera says so to the page and on its stderr instead of nothing.
+    @Test func aFailedHandshakeIsToldWithItsReason() throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let lines = try Self.client([String(host.port), "watch", "1", "active"])
+        let error = lines.compactMap { $0["error"] as? String }.first ?? ""
+        #expect(error.contains("DTLS handshake failed"), "\(lines)")
+        #expect(!lines.contains { $0["received"] != nil }, "\(lines)")
+        #expect(host.errorText.contains("DTLS handshake failed"), "\(host.errorText.suffix(600))")
+    }
+
+    @Test func afterEveryHostileMessageANormalPageIsServed() throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-hostile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var files: [String] = []
+        for (index, (message, _)) in HostileClientTests.hostile.enumerated() {
+            let file = scratch.appendingPathComponent("hostile-\(index).txt")
+            try message.write(to: file, atomically: true, encoding: .utf8)
+            files.append(file.path)
+        }
+        let corpus = WebHost.repository.appendingPathComponent("Tests/Fuzz/Corpus/Signalling")
+        files += try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().map { corpus.appendingPathComponent($0).path }
+        let lines = try Self.client([String(host.port), "hostile"] + files)
+        #expect(lines.count == files.count, "\(lines)")
+        for line in lines {
+            #expect(line["offered"] as? Bool == true && line["alive"] as? Bool == true && line["served"] as? Bool == true, "\(line)")
+        }
+        #expect(host.process.isRunning)
+        #expect(!host.errorText.contains("CRITICAL"), "\(host.errorText.suffix(800))")
+    }
+}
+
+/// Where scripts/test.sh puts the client's Python.
+enum AiortcClient {
+    static let python = WebHost.repository.appendingPathComponent(".build/webrtc-venv/bin/python").path
+}
