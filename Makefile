@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test screenshots test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp
+.PHONY: deps build release demo test screenshots test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp package test-package
 
 deps:
 	@bash scripts/deps.sh
@@ -72,6 +72,14 @@ load-rtsp: deps
 # The README's screenshots of the camera page, renewed in docs/screenshots (test runs write theirs under .build/).
 screenshots: deps
 	@SWIFTCAM_SCREENSHOTS=docs/screenshots bash scripts/test.sh web
+
+# The Debian package that installs SwiftCam without Swift: .build/package/swiftcam_VERSION_ARCH.deb (docs/package.md).
+package: deps
+	@bash scripts/package.sh
+
+# The package installed in the VM with the toolchain hidden, and used as a user would (part of test-hardware).
+test-package: package
+	@VIVID_MODPROBE= VIVID_INIT=systemd bash scripts/vivid-vm.sh 'bash scripts/package-check.sh'
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins
