@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # package-check.sh - installs the Debian package where no Swift toolchain is, and uses it as a user would.
 #
-#   scripts/package-check.sh [DEB]   # as root, in a disposable machine (DEB: the one `make package` built)
+#   scripts/package-check.sh [--keep] [DEB]   # as root, in a disposable machine (DEB: the one `make package` built)
 #
 # `make test-package` and scripts/test-hardware.sh run it in the vivid VM booted with systemd as init.
 #
@@ -10,23 +10,28 @@
 # carries in the package, `gst-inspect-1.0 swiftfilter` and `gst-launch-1.0 videotestsrc ! swiftfilter
 # chain=sepia ! …` with no GST_* variable set, `swiftcam --version`, the installed configs found from a folder
 # without pipelines/, `swiftcam run demo` writing its stills, the camera page served from the installed
-# resources, then `dpkg -r` (the plugin is gone, the edited conffiles stay) and `dpkg -P`.
+# resources, then `dpkg -r` (the plugin is gone, the edited conffiles stay) and `dpkg -P`. --keep leaves the
+# package installed and skips those two (each dpkg run reads the whole package database: a minute in the VM).
 # Prints `ok package: …` per check and `FAIL package: …` for each failure; exit 0 only when all passed.
 set -u
 header=Sources/CGstSwiftFilter/include/SwiftCamVersion.h
 version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' "$header" 2>/dev/null)
 [ -n "$version" ] || { echo "package-check: no SWIFTCAM_VERSION in $header (run from the repository root)" >&2; exit 2; }
+keep=0
+if [ "${1:-}" = --keep ]; then keep=1; shift; fi
 if [ "${SWIFTCAM_PACKAGE_NAMESPACE:-}" != 1 ]; then
   deb=${1:-.build/package/swiftcam_${version}_$(dpkg --print-architecture).deb}
   [ -f "$deb" ] || { echo "usage: $0 [DEB] (as root); $deb does not exist: make package" >&2; exit 2; }
   [ "$(id -u)" = 0 ] || { echo "package-check: dpkg -i needs root" >&2; exit 2; }
   deb=$(readlink -f "$deb")
   # The mask must not outlive the check: everything after it runs in a mount namespace of its own.
-  exec env SWIFTCAM_PACKAGE_NAMESPACE=1 unshare --mount --propagation private bash "$0" "$deb"
+  flags=(); [ "$keep" = 1 ] && flags=(--keep)
+  exec env SWIFTCAM_PACKAGE_NAMESPACE=1 unshare --mount --propagation private bash "$0" "${flags[@]}" "$deb"
 fi
 deb=$1
 status=0
-ok() { echo "ok package: $*"; }
+# Each line says how long the check took: under emulation the VM's figures are the ones to watch.
+ok() { echo "ok package [${SECONDS}s]: $*"; }
 fail() { echo "FAIL package: $*"; status=1; }
 # A user's shell: no GST_PLUGIN_PATH, GST_REGISTRY, LD_LIBRARY_PATH or toolchain on PATH.
 user=(env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8)
@@ -51,7 +56,8 @@ grep -q '^ /etc/swiftcam/pipelines/demo.json ' <<<"$conffiles" && ok "the config
   || fail "/etc/swiftcam/pipelines/demo.json is not a conffile: $conffiles"
 
 plugin=$(pkg-config --variable=pluginsdir gstreamer-1.0 2>/dev/null || echo "/usr/lib/$(gcc -dumpmachine 2>/dev/null)/gstreamer-1.0")/libgstswiftfilter.so
-for f in /usr/bin/swiftcam "$plugin"; do
+# ldd resolves $ORIGIN from the path it is given, the loader from the executable's real path.
+for f in "$(readlink -f /usr/bin/swiftcam)" "$plugin"; do
   libs=$(ldd "$f" 2>&1)
   if grep -q 'not found' <<<"$libs"; then fail "$f: $(grep 'not found' <<<"$libs" | tr -s ' \t' ' ' | head -3)"
   elif ! grep -q 'libswiftCore.so => /usr/lib/swiftcam/' <<<"$libs"; then fail "$f does not load the Swift runtime from /usr/lib/swiftcam"
@@ -59,7 +65,10 @@ for f in /usr/bin/swiftcam "$plugin"; do
 done
 
 if inspect=$("${user[@]}" gst-inspect-1.0 swiftfilter 2>&1); then
-  grep -Eq "Filename +$plugin\$" <<<"$inspect" || fail "gst-inspect-1.0 swiftfilter does not load $plugin: $(grep Filename <<<"$inspect")"
+  # GStreamer may name the folder by another path to it (/lib is /usr/lib on a merged-/usr system).
+  loaded=$(sed -n 's/^ *Filename *//p' <<<"$inspect")
+  [ -n "$loaded" ] && [ "$(readlink -f "$loaded")" = "$(readlink -f "$plugin")" ] \
+    || fail "gst-inspect-1.0 swiftfilter loads '$loaded', not $plugin"
   grep -Eq "^ +Version +$version\$" <<<"$inspect" && ok "gst-inspect-1.0 swiftfilter: $plugin, version $version" \
     || fail "gst-inspect-1.0 swiftfilter shows $(grep -E '^ +Version' <<<"$inspect" | tr -s ' '), expected $version"
 else
@@ -85,26 +94,35 @@ cd "$scratch/home" || exit 1
 list=$("${user[@]}" swiftcam list 2>&1)
 grep -q '^demo' <<<"$list" && ok "swiftcam list finds the configs in /etc/swiftcam/pipelines" \
   || fail "swiftcam list from a folder without pipelines/: $list"
-# The page's address is printed once the server listens: read it from the output, then fetch the page.
+# The page's address is printed once the server listens and a line per still: fetch the page at the first,
+# stop the host with SIGTERM (as systemd would) at the first still, then look at what it left.
 mkfifo "$scratch/run.out"
-"${user[@]}" swiftcam run demo --no-control --http 127.0.0.1:0 > "$scratch/run.out" 2> "$scratch/run.err" &
+"${user[@]}" swiftcam run demo --no-control --http 127.0.0.1:0 --duration 3600 > "$scratch/run.out" 2> "$scratch/run.err" &
 run_pid=$!
-url='' page=''
+url='' page='' still=''
 while IFS= read -r out; do
   printf '%s\n' "$out" >> "$scratch/run.log"
-  if [ -z "$url" ] && [[ $out =~ (http://127\.0\.0\.1:[0-9]+/[^ ]*) ]]; then
+  if [ -z "$url" ] && [[ $out =~ ^camera\ screen\ (http://127\.0\.0\.1:[0-9]+/[^ ]*) ]]; then
     url=${BASH_REMATCH[1]}
-    page=$(curl -sS --max-time 20 "$url" 2>&1)
+    page=$(curl -sS --max-time 60 "$url" 2>&1)
+  elif [ -z "$still" ] && [[ $out =~ ^still\ (.+)$ ]]; then
+    still=${BASH_REMATCH[1]}
+    kill -TERM "$run_pid" 2>/dev/null
   fi
 done < "$scratch/run.out"
 wait "$run_pid"; rc=$?
-stills=$(find captures -name '*.jpg' 2>/dev/null | wc -l)
-if [ "$rc" -eq 0 ] && [ "$stills" -ge 2 ]; then ok "swiftcam run demo (installed config): exit 0, $stills stills in captures/"
-else fail "swiftcam run demo exited $rc with $stills stills: $(tail -n 2 "$scratch/run.err")"; fi
+if [ "$rc" -ne 0 ]; then fail "swiftcam run demo (installed config) exited $rc: $(tail -n 2 "$scratch/run.err")"
+elif [ -z "$still" ]; then fail "swiftcam run demo wrote no still: $(tail -n 2 "$scratch/run.log")"
+elif ! gst-launch-1.0 -q filesrc location="$still" ! jpegdec ! fakesink > /dev/null 2>&1; then fail "the still $still does not decode"
+else ok "swiftcam run demo (installed config, from a folder without pipelines/): a decodable still $still, exit 0 on SIGTERM"; fi
 if [ -z "$url" ]; then fail "swiftcam run demo --http printed no address: $(head -n 3 "$scratch/run.log")"
 elif grep -qi '<html' <<<"$page"; then ok "the camera page from the installed resources: $url"
 else fail "GET $url: $(head -c 200 <<<"$page")"; fi
 cd / || exit 1
+if [ "$keep" = 1 ]; then
+  rm -rf "$scratch"
+  exit $status
+fi
 
 echo '{ "edited": true }' > /etc/swiftcam/pipelines/demo.json
 dpkg -r swiftcam > "$scratch/remove.log" 2>&1 || fail "dpkg -r swiftcam: $(tail -n 1 "$scratch/remove.log")"

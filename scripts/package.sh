@@ -107,6 +107,6 @@ sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" -e "s|@
     -e "s|@MAINTAINER@|$maintainer|" packaging/debian/control.in > "$root/DEBIAN/control"
 
 deb=$out/swiftcam_${version}_${arch}.deb
-dpkg-deb --root-owner-group -Zxz -z6 --build "$root" "$deb" >&2
+dpkg-deb --root-owner-group -Zzstd --build "$root" "$deb" >&2
 say "built $deb ($(du -h "$deb" | cut -f1))"
 echo "$deb"
