@@ -35,7 +35,8 @@ fuzz: deps
 	@bash scripts/fuzz.sh full
 
 # The real-driver tests: the kernel's vivid camera in a VM (scripts/vivid-vm.sh: QEMU, KVM or software
-# emulation; it installs QEMU and a Debian kernel when missing), ~6-7 min with the fault matrix.
+# emulation; it installs QEMU and a Debian kernel when missing), ~6-7 min with the fault matrix; the second VM
+# boots systemd as init and ends with the Debian package installed and used with /opt/swift hidden.
 test-hardware: deps
 	@bash scripts/test-hardware.sh
 

@@ -15,6 +15,7 @@
 #                                ./pipelines is there; a user's edits survive upgrades
 #   /usr/share/swiftcam/pipelines/   the same configs as shipped, to compare with or copy back
 #   /usr/share/doc/swiftcam/     copyright (LICENSE) and the changelog
+#   /lib/systemd/system/         the units in packaging/systemd/, when there are any
 # Depends: what dpkg-shlibdeps finds the binaries link (GStreamer, GLib, libsoup, libc, …) and the
 # GStreamer plugin packages whose elements the host builds graphs from (packaging/debian/control.in).
 # The version is SWIFTCAM_VERSION in Sources/CGstSwiftFilter/include/SwiftCamVersion.h, the one that
@@ -83,6 +84,10 @@ find "$root$libdir" "$root$plugindir" -type f \( -name swiftcam -o -name '*.so*'
 for config in pipelines/*.json; do
   install -m 0644 "$config" "$root/etc/swiftcam/pipelines/"
   install -m 0644 "$config" "$root/usr/share/swiftcam/pipelines/"
+done
+# systemd units (packaging/systemd/*.service, *.socket, …) go where Debian's packages put theirs.
+for unit in packaging/systemd/*; do
+  [ -f "$unit" ] && install -D -m 0644 "$unit" "$root/lib/systemd/system/${unit##*/}"
 done
 install -m 0644 LICENSE "$root/usr/share/doc/swiftcam/copyright"
 gzip -9n < CHANGELOG.md > "$root/usr/share/doc/swiftcam/changelog.gz"

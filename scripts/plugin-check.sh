@@ -18,6 +18,11 @@ for expected in "Filter/Effect/Video" "SINK template: 'sink'" "SRC template: 'sr
   grep -qF "$expected" <<<"$inspect" || fail "gst-inspect-1.0 swiftfilter does not show '$expected'"
 done
 echo "ok: gst-inspect-1.0 lists swiftfilter with its pads and properties"
+# One version for SwiftCam: the plugin carries SWIFTCAM_VERSION (swiftcam --version and the package do too).
+version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' Sources/CGstSwiftFilter/include/SwiftCamVersion.h)
+shown=$(sed -n 's/^ *Version *//p' <<<"$inspect")
+[[ -n $version && $shown == "$version" ]] || fail "gst-inspect-1.0 swiftfilter shows version '$shown', SwiftCamVersion.h says '$version'"
+echo "ok: the plugin's version is SwiftCam's, $version"
 
 out=$(mktemp -d)
 env -u LD_LIBRARY_PATH gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=640,height=480 \
