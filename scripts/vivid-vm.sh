@@ -199,7 +199,7 @@ note "command exited $status"
 echo "$status" > /run/vivid-vm/ctl/status
 sync
 RUN
-  # Only what the command asks for starts: basic.target (udev, journald, tmpfiles), then the command; its end,
+  # Only what the command asks for starts: basic.target (udev, journald, sysusers), then the command; its end,
   # or a boot that never reaches it, powers the VM off.
   cat > $R/run/systemd/system/vivid-vm.target <<'UNIT'
 [Unit]
@@ -207,7 +207,7 @@ Description=vivid-vm: the command after basic.target
 Requires=basic.target vivid-vm-command.service
 After=basic.target
 AllowIsolate=yes
-JobTimeoutSec=180
+JobTimeoutSec=600
 JobTimeoutAction=poweroff-immediate
 UNIT
   cat > $R/run/systemd/system/vivid-vm-command.service <<'UNIT'
