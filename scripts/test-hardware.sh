@@ -32,7 +32,8 @@
 # Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-vm.sh's 124 timeout,
 # 125 the VM did not run).
 #
-# Environment: SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script
+# Environment: SWIFTCAM_SKIP_PACKAGE=1 leaves the package out of the second VM (`make test-package` alone runs it);
+# SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script
 # (same interface as scripts/vivid-vm.sh); VIVID_TIMEOUT, VIVID_ACCEL etc. pass through to it.
 set -euo pipefail
 
@@ -51,7 +52,7 @@ if [ "${SWIFTCAM_SKIP_BUILD:-0}" != 1 ]; then
 fi
 # The package the second VM installs (the release build `make test` made for bench; otherwise it is built here).
 deb=''
-if [ "$mode" != faults ] && [ -z "${SWIFTCAM_HARDWARE_FILTER:-}" ]; then
+if [ "$mode" != faults ] && [ -z "${SWIFTCAM_HARDWARE_FILTER:-}" ] && [ "${SWIFTCAM_SKIP_PACKAGE:-0}" != 1 ]; then
   deb=$(bash scripts/package.sh) || { echo "test-hardware: scripts/package.sh failed" >&2; exit 2; }
 fi
 BIN="$(swift build --show-bin-path)/SwiftCamPackageTests.xctest"
@@ -107,8 +108,10 @@ if mjpeg=\$(bash scripts/mjpeg-camera.sh start); then
 else
   echo "FAIL HardwareMJPEGTests: the MJPEG camera did not come up"; status=1
 fi
-echo "== the Debian package, /opt/swift hidden (systemd is PID 1: \$(ps -p 1 -o comm=))"
-if bash scripts/package-check.sh --keep "$deb"; then echo "PASS package"; else echo "FAIL package"; status=1; fi
+if [ -n "$deb" ]; then
+  echo "== the Debian package, /opt/swift hidden (systemd is PID 1: \$(ps -p 1 -o comm=))"
+  if bash scripts/package-check.sh --keep "$deb"; then echo "PASS package"; else echo "FAIL package"; status=1; fi
+fi
 exit \$status
 TWO_EOF
 
