@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test screenshots test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp package test-package
+.PHONY: deps build release demo test screenshots test-asan test-hardware test-faults test-tsan fuzz soak install-plugin clean bench-anchors bench-web load-web load-rtsp
 
 deps:
 	@bash scripts/deps.sh
@@ -74,6 +74,7 @@ load-rtsp: deps
 screenshots: deps
 	@SWIFTCAM_SCREENSHOTS=docs/screenshots bash scripts/test.sh web
 
+.PHONY: package test-package
 # The Debian package that installs SwiftCam without Swift: .build/package/swiftcam_VERSION_ARCH.deb (docs/package.md).
 package: deps
 	@bash scripts/package.sh
