@@ -39,7 +39,8 @@ fuzz: deps
 	@bash scripts/fuzz.sh full
 
 # The real-driver tests: the kernel's vivid camera in a VM (scripts/vivid-vm.sh: QEMU, KVM or software
-# emulation; it installs QEMU and a Debian kernel when missing), ~6-7 min with the fault matrix.
+# emulation; it installs QEMU and a Debian kernel when missing), ~6-7 min with the fault matrix; the second VM
+# boots systemd as init and ends with the Debian package installed and used with /opt/swift hidden.
 test-hardware: deps
 	@bash scripts/test-hardware.sh
 
@@ -88,6 +89,16 @@ load-rtsp: deps
 # The README's screenshots of the camera page, renewed in docs/screenshots (test runs write theirs under .build/).
 screenshots: deps
 	@SWIFTCAM_SCREENSHOTS=docs/screenshots bash scripts/test.sh web
+
+.PHONY: package test-package
+# The Debian package that installs SwiftCam without Swift: .build/package/swiftcam_VERSION_ARCH.deb (docs/package.md).
+package: deps
+	@bash scripts/package.sh
+
+# The package installed in a systemd-booted VM with the toolchain hidden, and used as a user would (also at the end
+# of test-hardware run alone; make test leaves it to this target to stay within its time).
+test-package: package
+	@VIVID_MODPROBE= VIVID_INIT=systemd bash scripts/vivid-vm.sh 'bash scripts/package-check.sh'
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins

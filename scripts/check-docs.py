@@ -3,9 +3,10 @@
 
 BIN_DIR holds the built `swiftcam` and `libgstswiftfilter.so` (.build/debug or .build/release). Commands that need
 no camera, network or long run are run as printed (`list`, `show`, `validate`, `filters`, the plugin through
-gst-inspect and gst-launch); the others are checked against their `--help`: the subcommand exists and takes every
-option the line uses. `make` targets must exist, and `scripts/…` files too. A line this script does not know how to
-check fails it, so a new kind of command in the docs gets a rule here rather than going unchecked.
+gst-inspect and gst-launch, a window sink replaced by fakesink); the others are checked against their `--help`: the
+subcommand exists and takes every option the line uses. `make` targets must exist, and `scripts/…` files too. A line
+this script does not know how to check fails it, so a new kind of command in the docs gets a rule here rather than
+going unchecked.
 """
 import os
 import re
@@ -117,7 +118,11 @@ class Checker:
 
     def run_gstreamer(self, words, env):
         full = dict(os.environ)
+        # Without GST_PLUGIN_PATH the line is an installed plugin's (the Debian package's): the build stands in for it.
+        full["GST_PLUGIN_PATH"] = self.bin_dir
         full.update({k: v.replace(".build/release", self.bin_dir) for k, v in env.items()})
+        # No display here: a window sink is checked with fakesink in its place.
+        words = ["fakesink" if w in ("autovideosink", "xvimagesink", "ximagesink") else w for w in words]
         with tempfile.TemporaryDirectory() as folder:
             done = subprocess.run(words, cwd=folder, env=full, capture_output=True, text=True)
         return None if done.returncode == 0 else f"exit {done.returncode}: {done.stderr.strip()[:200]}"

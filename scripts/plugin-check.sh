@@ -12,12 +12,19 @@ export GST_REGISTRY="$(mktemp -d)/registry.bin"
 fail() { echo "FAIL: $*"; exit 1; }
 
 test -f "$dir/libgstswiftfilter.so" || fail "no $dir/libgstswiftfilter.so"
-env -u LD_LIBRARY_PATH gst-inspect-1.0 --exists swiftfilter || fail "gst-inspect-1.0 --exists swiftfilter is false"
+# The plugin carries SwiftCam's version (swiftcam --version and the package carry it too): `--exists` alone would
+# ask for at least GStreamer's own version, as it does of every plugin outside GStreamer's releases.
+version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' Sources/CGstSwiftFilter/include/SwiftCamVersion.h)
+env -u LD_LIBRARY_PATH gst-inspect-1.0 --exists --atleast-version="$version" swiftfilter \
+  || fail "gst-inspect-1.0 --exists --atleast-version=$version swiftfilter is false"
 inspect=$(env -u LD_LIBRARY_PATH gst-inspect-1.0 swiftfilter)
 for expected in "Filter/Effect/Video" "SINK template: 'sink'" "SRC template: 'src'" "chain" "n-threads" "stats" "qos" "NV12"; do
   grep -qF "$expected" <<<"$inspect" || fail "gst-inspect-1.0 swiftfilter does not show '$expected'"
 done
 echo "ok: gst-inspect-1.0 lists swiftfilter with its pads and properties"
+shown=$(sed -n 's/^ *Version *//p' <<<"$inspect")
+[[ -n $version && $shown == "$version" ]] || fail "gst-inspect-1.0 swiftfilter shows version '$shown', SwiftCamVersion.h says '$version'"
+echo "ok: the plugin's version is SwiftCam's, $version"
 
 out=$(mktemp -d)
 env -u LD_LIBRARY_PATH gst-launch-1.0 -q videotestsrc num-buffers=30 ! video/x-raw,format=NV12,width=640,height=480 \

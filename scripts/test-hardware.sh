@@ -23,14 +23,17 @@
 #      gst-launch line of each camera config played to EOS through /bin/sh on the two cameras), then, with an
 #      MJPEG-only webcam beside them (v4l2loopback fed by ffmpeg: scripts/mjpeg-camera.sh), `HardwareMJPEGTests`
 #      (every shipped v4l2 config on it with only the device overridden, vivid raw beside it, stills' colours,
-#      a recording, `swiftcam init` on both kinds of camera).
+#      a recording, `swiftcam init` on both kinds of camera). Unless SWIFTCAM_SKIP_PACKAGE=1 (as make test sets it),
+#      this VM boots Debian's systemd as init (VIVID_INIT=systemd) and ends with the Debian package (`scripts/package.sh`, built on the host first):
+#      `scripts/package-check.sh --keep` installs it with /opt/swift hidden and uses it as a user would.
 #   scripts/test-hardware.sh cameras    # only the second VM (3.)
 # SWIFTCAM_HARDWARE_FILTER=REGEX runs only the matching root tests (one VM).
 # The fault matrix's measured table is printed at the end and written to .build/fault-matrix.md.
 # Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-vm.sh's 124 timeout,
 # 125 the VM did not run).
 #
-# Environment: SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script
+# Environment: SWIFTCAM_SKIP_PACKAGE=1 leaves the package out of the second VM (`make test-package` alone runs it);
+# SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script
 # (same interface as scripts/vivid-vm.sh); VIVID_TIMEOUT, VIVID_ACCEL etc. pass through to it.
 set -euo pipefail
 
@@ -46,6 +49,11 @@ VIVID_RUN=${VIVID_RUN:-scripts/vivid-vm.sh}
 
 if [ "${SWIFTCAM_SKIP_BUILD:-0}" != 1 ]; then
   swift build --build-tests >&2
+fi
+# The package the second VM installs (the release build `make test` made for bench; otherwise it is built here).
+deb=''
+if [ "$mode" != faults ] && [ -z "${SWIFTCAM_HARDWARE_FILTER:-}" ] && [ "${SWIFTCAM_SKIP_PACKAGE:-0}" != 1 ]; then
+  deb=$(bash scripts/package.sh) || { echo "test-hardware: scripts/package.sh failed" >&2; exit 2; }
 fi
 BIN="$(swift build --show-bin-path)/SwiftCamPackageTests.xctest"
 [ -x "$BIN" ] || { echo "test-hardware: $BIN missing; run swift build --build-tests" >&2; exit 2; }
@@ -100,6 +108,10 @@ if mjpeg=\$(bash scripts/mjpeg-camera.sh start); then
 else
   echo "FAIL HardwareMJPEGTests: the MJPEG camera did not come up"; status=1
 fi
+if [ -n "$deb" ]; then
+  echo "== the Debian package, /opt/swift hidden (systemd is PID 1: \$(ps -p 1 -o comm=))"
+  if bash scripts/package-check.sh --keep "$deb"; then echo "PASS package"; else echo "FAIL package"; status=1; fi
+fi
 exit \$status
 TWO_EOF
 
@@ -133,6 +145,8 @@ if [ "$mode" = all ]; then
   matrix
 fi
 two=0
-VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" bash "$VIVID_RUN" "$TWO" || two=$?
+# Booted with systemd as init when it ends with the package (a service manager's world); busybox otherwise (quicker).
+VIVID_INIT=${VIVID_INIT:-$([ -n "$deb" ] && echo systemd || echo busybox)} \
+  VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" bash "$VIVID_RUN" "$TWO" || two=$?
 [ $rc -ne 0 ] && exit $rc
 exit $two

@@ -17,6 +17,11 @@
 # Missing Debian packages are installed first (`apt-get update`, then `apt-get install`; root), and
 # the v4l2loopback module is built (DKMS) for the guest's kernel: in the guest,
 # `bash scripts/mjpeg-camera.sh start` adds an MJPEG-only webcam beside vivid.
+# VIVID_INIT=systemd boots Debian's systemd (this machine's /lib/systemd/systemd) as PID 1 over the same
+# root instead of running the command from the initramfs: the command is then a unit of its own
+# (vivid-vm-command.service, in vivid-vm.target after basic.target), so it can `systemctl start` units,
+# read `journalctl` and see what systemd does with them; its output, /tmp/out and the exit status come
+# back exactly as without systemd.
 # KVM is used when /dev/kvm can run a stock kernel, else QEMU's software emulation (TCG): a boot
 # then takes ~10 s and the guest runs several times slower than the host.
 #
@@ -31,6 +36,7 @@
 #   VIVID_KERNEL    kernel release to boot (default: the newest in /boot that has vivid.ko)
 #   VIVID_MEM       guest RAM in MiB (default 1536)     VIVID_SMP  guest CPUs (default: host's, at most 4)
 #   VIVID_APPEND    extra kernel command-line arguments
+#   VIVID_INIT      busybox (default: the initramfs runs the command) | systemd (systemd as init runs it)
 #   VIVID_VERBOSE=1 print the guest's console and timings on stderr
 set -euo pipefail
 
@@ -43,6 +49,12 @@ usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 case "$1" in -h|--help) usage ;; esac
 
 modprobe_args=${VIVID_MODPROBE-vivid}
+init_kind=${VIVID_INIT:-busybox}
+case "$init_kind" in
+  busybox) ;;
+  systemd) [ -x /lib/systemd/systemd ] || { say "VIVID_INIT=systemd needs /lib/systemd/systemd (Debian package systemd)"; exit 2; } ;;
+  *) say "VIVID_INIT is busybox or systemd, not '$init_kind'"; exit 2 ;;
+esac
 timeout_s=${VIVID_TIMEOUT:-900}
 out_dir=${VIVID_OUT:-${TMPDIR:-/tmp}/swiftcam-vivid-out}
 cache=${VIVID_CACHE:-${TMPDIR:-/tmp}/swiftcam-vivid-cache}
@@ -164,6 +176,76 @@ ENV="$ENV TERM=dumb LANG=C.UTF-8 VIVID_GUEST=1"
 [ -n "$GST_REGISTRY" ] && ENV="$ENV GST_REGISTRY_1_0=$GST_REGISTRY"
 [ -n "$MJPEG_FRAMES" ] && ENV="$ENV MJPEG_FRAMES=$MJPEG_FRAMES"
 note "root ready"
+if [ "$INIT" = systemd ]; then
+  # systemd as PID 1 runs the command as a unit: the same environment, ports, modprobe and status file.
+  mkdir -p $R/run/vivid-vm/ctl $R/run/systemd/system
+  mount --move /ctl $R/run/vivid-vm/ctl || broken "cannot move the control share into the root"
+  { echo "OUT=$out"; echo "ERR=$err"; echo "ENV='$ENV'"; } > $R/run/vivid-vm/ports
+  cat > $R/run/vivid-vm/run <<'RUN'
+#!/bin/bash
+. /run/vivid-vm/ctl/settings
+. /run/vivid-vm/ports
+note() { read -r up _ < /proc/uptime; echo "vivid-vm guest [$up]: $*" > /dev/console; }
+note "systemd started the command"
+if [ -n "$MODPROBE_ARGS" ]; then
+  # shellcheck disable=SC2086
+  /usr/bin/env -i $ENV /sbin/modprobe $MODPROBE_ARGS > "$ERR" 2>&1 || echo "vivid-vm: modprobe $MODPROBE_ARGS failed" > "$ERR"
+fi
+# shellcheck disable=SC2086
+/usr/bin/env -i $ENV /bin/bash -c 'cd "$1" 2>/dev/null || cd /; exec /bin/bash /run/vivid-vm/command' \
+  vivid-vm "$WORK_DIR" < /dev/null > "$OUT" 2> "$ERR"
+status=$?
+note "command exited $status"
+echo "$status" > /run/vivid-vm/ctl/status
+sync
+RUN
+  # Only what the command asks for starts: basic.target (udev, journald, sysusers), then the command; its end,
+  # or a boot that never reaches it, powers the VM off.
+  cat > $R/run/systemd/system/vivid-vm.target <<'UNIT'
+[Unit]
+Description=vivid-vm: the command after basic.target
+Requires=basic.target vivid-vm-command.service
+After=basic.target
+AllowIsolate=yes
+JobTimeoutSec=600
+JobTimeoutAction=poweroff-immediate
+UNIT
+  cat > $R/run/systemd/system/vivid-vm-command.service <<'UNIT'
+[Unit]
+Description=vivid-vm: the command
+After=basic.target
+SuccessAction=poweroff-immediate
+FailureAction=poweroff-immediate
+[Service]
+Type=exec
+ExecStart=/bin/bash /run/vivid-vm/run
+StandardInput=null
+StandardOutput=journal+console
+UNIT
+  # Masked for this boot: tmpfiles' `D /tmp` would empty the writable host share mounted under /tmp, the
+  # /etc caches that ConditionNeedsUpdate rebuilds (ldconfig, hwdb, journal catalog) cost minutes over 9p,
+  # and the rest is of no use to a command (modules for disks, binfmt, the network clock, debug filesystems).
+  for unit in systemd-tmpfiles-setup.service systemd-tmpfiles-clean.service systemd-tmpfiles-clean.timer \
+              ldconfig.service systemd-hwdb-update.service systemd-journal-catalog-update.service systemd-update-done.service \
+              modprobe@drm.service modprobe@dm_mod.service modprobe@loop.service modprobe@fuse.service \
+              modprobe@efi_pstore.service systemd-pstore.service systemd-binfmt.service proc-sys-fs-binfmt_misc.automount \
+              systemd-timesyncd.service dev-hugepages.mount sys-kernel-debug.mount sys-kernel-tracing.mount \
+              sys-fs-fuse-connections.mount; do
+    ln -sf /dev/null $R/run/systemd/system/$unit
+  done
+  # No generators either (fstab, getty, SysV scripts, …): the root is mounted and nothing else is wanted, and
+  # they cost most of the boot under emulation.
+  mkdir -p $R/run/systemd/system-generators
+  for gen in $R/lib/systemd/system-generators/* $R/usr/lib/systemd/system-generators/*; do
+    [ -e "$gen" ] && ln -sf /dev/null "$R/run/systemd/system-generators/${gen##*/}"
+  done
+  # This machine may be a container: its marker would make systemd act as a container's init (no udev, the
+  # kernel command line ignored).
+  rm -f $R/.dockerenv $R/run/.containerenv
+  note "switching to systemd"
+  exec switch_root $R /lib/systemd/systemd --unit=vivid-vm.target --show-status=false
+  broken "switch_root to systemd failed"
+fi
 if [ -n "$MODPROBE_ARGS" ]; then
   # shellcheck disable=SC2086
   chroot $R /usr/bin/env -i $ENV /sbin/modprobe $MODPROBE_ARGS > "$err" 2>&1 \
@@ -318,6 +400,7 @@ shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
   echo "MODPROBE_ARGS=$(shq "$modprobe_args")"
   echo "GST_REGISTRY=$(shq "$registry")"
   echo "MJPEG_FRAMES=$(shq "$mjpeg_frames")"
+  echo "INIT=$(shq "$init_kind")"
 } > "$run/ctl/settings"
 
 mkfifo "$run/stdout" "$run/stderr"
@@ -330,11 +413,14 @@ share() { shares+=(-fsdev "local,id=$1,path=${2//,/,,},security_model=$model$3" 
 share host / ,readonly=on,multidevs=remap
 share ctl "$run/ctl" ""
 share out "$out_dir" ""
+append="console=ttyS0 quiet panic=-1 mitigations=off rdinit=/init"
+# No first-boot questions (the target and status are systemd's own arguments, see the guest's init).
+[ "$init_kind" = systemd ] && append="$append systemd.firstboot=off"
 began=$(date +%s.%N)
 timeout -k 5 "$timeout_s" qemu-system-x86_64 -nodefaults -no-user-config -machine pc "${firmware[@]}" \
   "${accel_args[@]}" -smp "$cpus" -m "$mem" -display none -no-reboot \
   -kernel "$kernel" -initrd "$initrd" \
-  -append "console=ttyS0 quiet panic=-1 mitigations=off rdinit=/init ${VIVID_APPEND:-}" \
+  -append "$append ${VIVID_APPEND:-}" \
   -serial "file:$run/console.log" "${shares[@]}" \
   -device virtio-serial-pci \
   -chardev "file,id=stdout,path=$run/stdout" -device virtserialport,chardev=stdout,name=vivid.stdout \
@@ -366,7 +452,7 @@ else
 fi
 if [ "$verbose" = 1 ]; then
   sed 's/^/  console: /' "$run/console.log" >&2
-  say "accel=$accel kernel=$kver image=${kernel##*/} cpus=$cpus mem=${mem}M status=$status" \
+  say "accel=$accel init=$init_kind kernel=$kver image=${kernel##*/} cpus=$cpus mem=${mem}M status=$status" \
       "wall=$(awk -v a="$began" -v b="$ended" 'BEGIN { printf "%.1f", b - a }')s"
 fi
 exit "$status"

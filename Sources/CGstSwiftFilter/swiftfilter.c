@@ -4,12 +4,9 @@
 GST_DEBUG_CATEGORY_STATIC(swiftfilter_debug);
 #define GST_CAT_DEFAULT swiftfilter_debug
 
-/* Like GStreamer's own plugins, the plugin version follows the GStreamer release it was built for:
- * `gst-inspect-1.0 --exists` compares it with the running core's version. */
-#if GST_VERSION_MAJOR != 1 || GST_VERSION_MINOR != 22
-#error "update SWIFTFILTER_VERSION to the GStreamer release this builds against"
-#endif
-#define SWIFTFILTER_VERSION "1.22.0"
+/* The plugin is a part of SwiftCam and carries its version, so `gst-inspect-1.0 swiftfilter` says which
+ * release is installed. */
+#define SWIFTFILTER_VERSION SWIFTCAM_VERSION
 
 enum { PROP_0, PROP_CHAIN, PROP_N_THREADS, PROP_STATS };
 

@@ -6,11 +6,12 @@
 // and Filters; transports of later modules (Web, Publish) come in through Control's interpreter.
 
 import GStreamer
+import SwiftFilterElement
 
 /// Facts about this build of SwiftCam.
 public enum SwiftCam {
-    /// The release version, printed by `swiftcam --version`.
-    public static let version = "0.1.0"
+    /// The release version, printed by `swiftcam --version`; the plugin and the Debian package carry the same.
+    public static var version: String { SwiftFilterElement.version }
 
     /// "swiftcam 0.1.0 (GStreamer 1.22.0)".
     public static var versionLine: String {

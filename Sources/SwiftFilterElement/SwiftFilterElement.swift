@@ -11,6 +11,9 @@ public enum SwiftFilterElement {
     /// The factory name.
     public static let factoryName = "swiftfilter"
 
+    /// SwiftCam's version, which the plugin descriptor carries (`SWIFTCAM_VERSION` in CGstSwiftFilter).
+    public static let version: String = SWIFTCAM_VERSION
+
     // Runs once per process, whichever thread asks first.
     private static let registered: Bool = {
         GStreamer.initialize()

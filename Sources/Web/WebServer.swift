@@ -6,6 +6,7 @@
 
 public import Capture
 import CGStreamer
+import CGstWebRTC
 import CSoup
 import Dispatch
 import Filters

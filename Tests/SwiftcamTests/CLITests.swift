@@ -13,8 +13,13 @@ struct CLITests {
             let result = try SwiftcamRun().run([command, "--help"])
             #expect(result.status == 0 && result.out.hasPrefix("usage: swiftcam \(command)"), "\(command) --help")
         }
+        // The one version, written in SwiftCamVersion.h (the plugin and the package carry it too).
+        let header = try String(contentsOf: SwiftcamRun.repository.appendingPathComponent("Sources/CGstSwiftFilter/include/SwiftCamVersion.h"),
+                                 encoding: .utf8)
+        let written = try #require(header.split(separator: "\n").first { $0.hasPrefix("#define SWIFTCAM_VERSION ") })
+            .split(separator: "\"").dropFirst().first
         let version = try SwiftcamRun().run(["--version"])
-        #expect(version.out.hasPrefix("swiftcam ") && version.out.contains("GStreamer 1."))
+        #expect(version.out.hasPrefix("swiftcam \(try #require(written)) (") && version.out.contains("GStreamer 1."))
         let bad = try SwiftcamRun().run(["frobnicate"])
         #expect(bad.status == 64 && bad.err.split(separator: "\n").count == 1)
         let missing = try SwiftcamRun().run(["run", "no-such-config"])

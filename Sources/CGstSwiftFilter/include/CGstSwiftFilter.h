@@ -6,6 +6,7 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 #include <gst/video/gstvideofilter.h>
+#include "SwiftCamVersion.h"
 
 G_BEGIN_DECLS
 

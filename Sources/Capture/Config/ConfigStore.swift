@@ -1,7 +1,7 @@
 import Foundation
 
 /// Finds named configs: `$SWIFTCAM_PIPELINES`, else `./pipelines`, else the `pipelines/` folder of the
-/// checkout the executable was built in.
+/// checkout the executable was built in, else the installed package's `/etc/swiftcam/pipelines`.
 public struct ConfigStore: Sendable {
     /// The folder searched.
     public let directory: String
@@ -10,19 +10,27 @@ public struct ConfigStore: Sendable {
         self.directory = directory
     }
 
-    /// The store the environment points at.
-    public static func standard(executable: String = CommandLine.arguments.first ?? "") -> ConfigStore {
+    /// Where the Debian package puts the shipped configs (conffiles: the user's edits survive upgrades).
+    public static let installedDirectory = "/etc/swiftcam/pipelines"
+
+    /// The store the environment points at. `environment` and `workingDirectory` nil are the process's.
+    public static func standard(executable: String = CommandLine.arguments.first ?? "",
+                                environment: [String: String]? = nil,
+                                workingDirectory: String? = nil,
+                                installed: String = installedDirectory) -> ConfigStore {
         let manager = FileManager.default
-        if let configured = ProcessInfo.processInfo.environment["SWIFTCAM_PIPELINES"], !configured.isEmpty {
+        if let configured = (environment ?? ProcessInfo.processInfo.environment)["SWIFTCAM_PIPELINES"], !configured.isEmpty {
             return ConfigStore(directory: configured)
         }
-        if manager.fileExists(atPath: "pipelines") { return ConfigStore(directory: "pipelines") }
+        let local = workingDirectory.map { "\($0)/pipelines" } ?? "pipelines"
+        if manager.fileExists(atPath: local) { return ConfigStore(directory: local) }
         var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
             let candidate = folder.appendingPathComponent("pipelines").path
             if manager.fileExists(atPath: candidate) { return ConfigStore(directory: candidate) }
             folder.deleteLastPathComponent()
         }
+        if manager.fileExists(atPath: installed) { return ConfigStore(directory: installed) }
         return ConfigStore(directory: "pipelines")
     }
 

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# package.sh - build the Debian package that installs SwiftCam where no Swift toolchain is.
+#
+#   scripts/package.sh          # from the repository root (or `make package`); prints the .deb's path
+#
+# Builds the release `swiftcam` and `libgstswiftfilter.so`, then lays out the package under
+# .build/package/root and writes .build/package/swiftcam_VERSION_ARCH.deb with dpkg-deb:
+#   /usr/lib/swiftcam/           the executable, its resource bundles (the camera page) and the Swift
+#                                runtime libraries both binaries load (RUNPATH $ORIGIN)
+#   /usr/bin/swiftcam            a symbolic link to it
+#   PLUGINSDIR/libgstswiftfilter.so   GStreamer's own plugin folder (pkg-config's pluginsdir), so
+#                                gst-inspect-1.0 finds `swiftfilter` with no variable set (RUNPATH
+#                                /usr/lib/swiftcam: one Swift runtime for the plugin and the host)
+#   /etc/swiftcam/pipelines/     the shipped configs, conffiles: `swiftcam` finds them when no
+#                                ./pipelines is there; a user's edits survive upgrades
+#   /usr/share/swiftcam/pipelines/   the same configs as shipped, to compare with or copy back
+#   /usr/share/doc/swiftcam/     copyright (LICENSE) and the changelog
+#   /lib/systemd/system/         the units in packaging/systemd/, when there are any
+# Depends: what dpkg-shlibdeps finds the binaries link (GStreamer, GLib, libsoup, libc, …) and the
+# GStreamer plugin packages whose elements the host builds graphs from (packaging/debian/control.in).
+# The version is SWIFTCAM_VERSION in Sources/CGstSwiftFilter/include/SwiftCamVersion.h, the one that
+# `swiftcam --version` and the plugin print.
+#
+# Environment: SWIFTCAM_SKIP_BUILD=1 packages the release build as it is; SWIFTCAM_PACKAGE_DIR the
+# output folder (default .build/package); SWIFTCAM_MAINTAINER the Maintainer field.
+# Exit status: 0 built; 1 a step failed (one line says which).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'package: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=debian-packages.sh
+. scripts/debian-packages.sh
+install_missing patchelf dpkg-dev pkg-config
+
+header=Sources/CGstSwiftFilter/include/SwiftCamVersion.h
+version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' "$header")
+[[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]] || die "$header: SWIFTCAM_VERSION is not a Debian upstream version: '$version'"
+arch=$(dpkg --print-architecture)
+plugindir=$(pkg-config --variable=pluginsdir gstreamer-1.0) || die "pkg-config knows no gstreamer-1.0 (libgstreamer1.0-dev)"
+libdir=/usr/lib/swiftcam
+
+if [ "${SWIFTCAM_SKIP_BUILD:-0}" != 1 ]; then
+  swift build -c release --product swiftcam >&2
+  swift build -c release --product gstswiftfilter >&2
+fi
+bin=$(swift build -c release --show-bin-path)
+for f in swiftcam libgstswiftfilter.so; do [ -f "$bin/$f" ] || die "no $bin/$f; run swift build -c release"; done
+
+out=${SWIFTCAM_PACKAGE_DIR:-.build/package}
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+root=$out/root
+rm -rf "$root"
+mkdir -p "$root/DEBIAN" "$root$libdir" "$root/usr/bin" "$root$plugindir" "$root/usr/share/doc/swiftcam" \
+         "$root/etc/swiftcam/pipelines" "$root/usr/share/swiftcam/pipelines"
+
+install -m 0755 "$bin/swiftcam" "$root$libdir/swiftcam"
+ln -s ../lib/swiftcam/swiftcam "$root/usr/bin/swiftcam"
+# Foundation finds a module's resources beside the executable it resolves from /proc/self/exe.
+for bundle in "$bin"/*.resources; do
+  [ -d "$bundle" ] && cp -R "$bundle" "$root$libdir/"
+done
+install -m 0644 "$bin/libgstswiftfilter.so" "$root$plugindir/libgstswiftfilter.so"
+
+# The Swift runtime: every library of the toolchain the two binaries load (ldd lists them transitively).
+toolchain=$(ldd "$bin/swiftcam" | awk '$1 == "libswiftCore.so" { print $3 }')
+[ -n "$toolchain" ] || die "$bin/swiftcam does not load libswiftCore.so from a toolchain (built with -static-stdlib?)"
+toolchain=$(dirname "$(readlink -f "$toolchain")")
+runtime=()
+while read -r lib; do
+  runtime+=("$lib")
+  install -m 0644 "$toolchain/$lib" "$root$libdir/$lib"
+done < <(ldd "$bin/swiftcam" "$bin/libgstswiftfilter.so" | awk -v dir="$toolchain/" 'index($3, dir) == 1 { print $1 }' | sort -u)
+
+# No path of this machine stays in the binaries: the host and the runtime look beside themselves, the plugin
+# in the host's folder.
+for f in "$root$libdir/swiftcam" "${runtime[@]/#/$root$libdir/}"; do
+  patchelf --set-rpath '$ORIGIN' "$f"
+done
+patchelf --set-rpath "$libdir" "$root$plugindir/libgstswiftfilter.so"
+find "$root$libdir" "$root$plugindir" -type f \( -name swiftcam -o -name '*.so*' \) -exec strip --strip-debug {} +
+
+for config in pipelines/*.json; do
+  install -m 0644 "$config" "$root/etc/swiftcam/pipelines/"
+  install -m 0644 "$config" "$root/usr/share/swiftcam/pipelines/"
+done
+# systemd units (packaging/systemd/*.service, *.socket, …) go where Debian's packages put theirs.
+for unit in packaging/systemd/*; do
+  [ -f "$unit" ] && install -D -m 0644 "$unit" "$root/lib/systemd/system/${unit##*/}"
+done
+install -m 0644 LICENSE "$root/usr/share/doc/swiftcam/copyright"
+gzip -9n < CHANGELOG.md > "$root/usr/share/doc/swiftcam/changelog.gz"
+(cd "$root" && find etc -type f | LC_ALL=C sort | sed 's|^|/|') > "$root/DEBIAN/conffiles"
+
+# Depends: dpkg-shlibdeps over every ELF file; the private runtime is found in the package itself.
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/debian"
+printf 'Source: swiftcam\n\nPackage: swiftcam\nArchitecture: any\n' > "$work/debian/control"
+elves=("$root$libdir/swiftcam" "$root$plugindir/libgstswiftfilter.so" "${runtime[@]/#/$root$libdir/}")
+shlibs=$(cd "$work" && dpkg-shlibdeps -O -l"$root$libdir" "${elves[@]}" 2>"$work/shlibdeps.log") \
+  || { cat "$work/shlibdeps.log" >&2; die "dpkg-shlibdeps failed"; }
+linked=${shlibs#shlibs:Depends=}
+[ -n "$linked" ] && [ "$linked" != "$shlibs" ] || die "dpkg-shlibdeps found no dependencies: $shlibs"
+# The elements the host builds graphs from by name (videotestsrc, v4l2src, jpegenc, matroskamux, webrtcbin, …).
+depends="$linked, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-plugins-bad, gstreamer1.0-nice, gstreamer1.0-rtsp"
+
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+maintainer=${SWIFTCAM_MAINTAINER:-SwiftCam developers <swiftcam@localhost>}
+sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" -e "s|@DEPENDS@|$depends|" \
+    -e "s|@MAINTAINER@|$maintainer|" packaging/debian/control.in > "$root/DEBIAN/control"
+
+deb=$out/swiftcam_${version}_${arch}.deb
+dpkg-deb --root-owner-group -Zzstd --build "$root" "$deb" >&2
+say "built $deb ($(du -h "$deb" | cut -f1))"
+echo "$deb"
