@@ -55,6 +55,8 @@ deb=''
 if [ "$mode" != faults ] && [ -z "${SWIFTCAM_HARDWARE_FILTER:-}" ] && [ "${SWIFTCAM_SKIP_PACKAGE:-0}" != 1 ]; then
   deb=$(bash scripts/package.sh) || { echo "test-hardware: scripts/package.sh failed" >&2; exit 2; }
 fi
+# The fault matrix reads each run's /metrics with Prometheus's own parser, from this venv (the guest sees it read-only).
+bash scripts/metrics-venv.sh >/dev/null || { echo "test-hardware: scripts/metrics-venv.sh failed" >&2; exit 2; }
 BIN="$(swift build --show-bin-path)/SwiftCamPackageTests.xctest"
 [ -x "$BIN" ] || { echo "test-hardware: $BIN missing; run swift build --build-tests" >&2; exit 2; }
 

@@ -110,12 +110,11 @@ metrics() {
   # /metrics from two running hosts, read by Prometheus's own parser (PyPI prometheus-client, in a venv under .build,
   # installed outside the namespace), in a network namespace with only lo.
   step "/metrics parsed by prometheus-client, in a network namespace with only lo"
-  local venv=.build/metrics-venv sudo_cmd=()
+  local python sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/python" -c "import prometheus_client" 2>/dev/null || "$venv/bin/pip" install --quiet prometheus-client
+  python=$(bash scripts/metrics-venv.sh)
   "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c \
-    "ip link set lo up && $venv/bin/python scripts/metrics_test.py '$(swift build --show-bin-path)/swiftcam'"
+    "ip link set lo up && $python scripts/metrics_test.py '$(swift build --show-bin-path)/swiftcam'"
 }
 
 asan() {
