@@ -7,8 +7,7 @@
 #        camera-sized, filtered stream), plus one MJPEG viewer that never reads: the camera rate, each viewer's share,
 #        RSS, CPU with 1 vs 10 WebRTC viewers (by thread), whether the stalled viewer was dropped.
 #   webrtc (make load-webrtc): LOAD_LIFETIMES (1000) whole WebRTC viewer lifetimes in Chromium (watch, DTLS, a decoded
-#        frame, close), two at a time; the host's RSS after them within 10 MB of where it was after the first eight, and
-#        (with gdb) its heap in use at the same two points.
+#        frame, close), two at a time; the host's RSS after them within 10 MB of where it was after the first eight.
 #   rtsp (make load-rtsp): RTSP clients per host before frames drop at 1280x720@30 H.264: steps of 10, 25, 50, 100,
 #        150, 200, 300 depayloading (not decoding) readers, LOAD_SECONDS (10) each; host and reader CPU, each step's
 #        worst and median client.
@@ -21,7 +20,7 @@ case "$kind" in
                  SWIFTCAM_WEB_LOAD_SIZE="${LOAD_SIZE:-}" SWIFTCAM_WEB_LOAD_FILTER="${LOAD_FILTER:-}")
        about="headless Chromium $(chromium --version 2>/dev/null | awk '{print $2}')" ;;
   webrtc) suite=WebTests.ViewerLifetimeTests
-       settings=(SWIFTCAM_VIEWER_LIFETIMES="${LOAD_LIFETIMES:-1000}" SWIFTCAM_HEAP_STATS=1)
+       settings=(SWIFTCAM_VIEWER_LIFETIMES="${LOAD_LIFETIMES:-1000}")
        about="headless Chromium $(chromium --version 2>/dev/null | awk '{print $2}')" ;;
   rtsp) suite=PublishTests.CapacityTests
        settings=(SWIFTCAM_RTSP_CAPACITY=1 SWIFTCAM_RTSP_CAPACITY_SECONDS="${LOAD_SECONDS:-10}")

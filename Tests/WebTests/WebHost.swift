@@ -124,18 +124,6 @@ final class WebHost: @unchecked Sendable {
         return nil
     }
 
-    /// Waits until stderr holds `text` `count` times; stderr then, or nil when the host ended or the timeout passed.
-    func waitForErrors(containing text: String, count: Int, timeout: Double) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let (err, ended) = lines.withLock { ($0.err, $0.errEnded) }
-            if err.components(separatedBy: text).count - 1 >= count { return err }
-            if ended || !process.isRunning { return nil }
-            _ = changed.wait(timeout: .now() + deadline.timeIntervalSinceNow)
-        }
-        return nil
-    }
-
     /// Sends a command over the control socket.
     func ctl(_ command: String) throws -> Reply {
         try ControlSocket.send(command, socket: runtime.appendingPathComponent("swiftcam/\(name).sock").path)
