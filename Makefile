@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test docs screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-webrtc load-rtsp
+.PHONY: deps build release demo test docs screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-webrtc load-rtsp leaks-webrtc
 
 deps:
 	@bash scripts/deps.sh
@@ -81,6 +81,11 @@ load-web: deps
 # start (make test runs 24 of them).
 load-webrtc: deps
 	@bash scripts/load.sh webrtc
+
+# Whether the memory of many viewer lifetimes is a leak: LEAK_SHORT (20) then LEAK_LIFETIMES (1000) lifetimes against the
+# debug host with LeakSanitizer's runtime preloaded; the allocation stacks whose leaks grew between them (docs/web.md).
+leaks-webrtc: deps
+	@bash scripts/leaks-webrtc.sh
 
 # RTSP clients one host serves at 1280x720@30 before frames drop: 10, 25, 50, … depayloading readers (LOAD_SECONDS each).
 load-rtsp: deps

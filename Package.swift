@@ -52,7 +52,9 @@ let package = Package(
         // The browser screen: HTTP and WebSocket (libsoup-3.0), WebRTC (webrtcbin) and MJPEG over the command interpreter.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         .systemLibrary(name: "CGstWebRTC", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(["libgstreamer-plugins-bad1.0-dev"])]),
-        .target(name: "Web", dependencies: ["Capture", "GStreamer", "CGStreamer", "Filters", "CSoup", "CGstWebRTC"],
+        // libcrypto: the ECDSA certificate webrtcbin's DTLS serves.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "Web", dependencies: ["Capture", "GStreamer", "CGStreamer", "Filters", "CSoup", "CGstWebRTC", "COpenSSL"],
                 resources: [.copy("Assets")], swiftSettings: strictImports),
         .systemLibrary(name: "CGstRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0", providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .target(name: "Publish", dependencies: ["Capture", "GStreamer", "CGStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
