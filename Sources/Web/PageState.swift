@@ -44,8 +44,10 @@ extension WebServer {
     func galleryJSON() -> [[String: Any]] {
         Gallery.items(in: galleryDirectories).map { item in
             let name = (item.path as NSString).lastPathComponent
-            return ["name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
-                    "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)]
+            var entry: [String: Any] = ["name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
+                                        "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)]
+            if let event = item.event { entry["event"] = event }
+            return entry
         }
     }
 

@@ -1,0 +1,70 @@
+import Foundation
+import GStreamer
+
+/// A scene made for the motion tests: a textured still picture with sensor-like noise on every pixel of every frame,
+/// and from frame `motionStart` for `motionFrames` frames a bright square crossing the middle band from left to right
+/// (entering at the left edge, leaving at the right). Deterministic: the noise comes from a fixed-seed generator.
+struct MotionScene {
+    var width = 320
+    var height = 240
+    var fps = 30
+    var frames = 150
+    var motionStart = 60
+    var motionFrames = 30
+    var side = 64
+    /// Each pixel's noise is uniform in ±`noise`.
+    var noise = 10
+
+    /// The square's top edge: the middle band (y 0.37–0.63 of the picture).
+    var objectTop: Int { (height - side) / 2 }
+
+    /// Whether the square shows in frame `index`.
+    func hasObject(_ index: Int) -> Bool { index >= motionStart && index < motionStart + motionFrames }
+
+    /// Nanoseconds of frame `index`.
+    func time(_ index: Int) -> UInt64 { UInt64(index) * 1_000_000_000 / UInt64(fps) }
+
+    /// The luma of frame `index`.
+    func luma(_ index: Int) -> [UInt8] {
+        var state = UInt32(truncatingIfNeeded: index &* 2_654_435_761 &+ 12345)
+        var plane = [UInt8](repeating: 0, count: width * height)
+        let left: Int? = hasObject(index)
+            ? -side + (width + side) * (index - motionStart + 1) / motionFrames : nil
+        for y in 0..<height {
+            for x in 0..<width {
+                state = state &* 1_664_525 &+ 1_013_904_223
+                let jitter = Int(state >> 24) % (2 * noise + 1) - noise
+                var value = 50 + (x * 3 + y * 2) % 90 + ((x / 16 + y / 16) % 2) * 30
+                if let left, x >= left, x < left + side, y >= objectTop, y < objectTop + side { value = 235 }
+                plane[y * width + x] = UInt8(clamping: value + jitter)
+            }
+        }
+        return plane
+    }
+
+    /// Writes the scene as raw I420 in Matroska (lossless, so the noise is the scene's own) through an appsrc.
+    func write(to path: String) throws {
+        let pipeline = try Pipeline.parse("appsrc name=in format=time ! matroskamux ! filesink location=\"\(path)\"")
+        guard let source = pipeline.element(named: "in", as: AppSrc.self) else { throw SceneError(reason: "no appsrc") }
+        source.caps = try Caps(parsing: "video/x-raw,format=I420,width=\(width),height=\(height),framerate=\(fps)/1")
+        try pipeline.setState(.playing)
+        defer { try? pipeline.setState(.null) }
+        let chroma = [UInt8](repeating: 128, count: width * height / 2)
+        for index in 0..<frames {
+            guard var buffer = WritableBuffer(size: width * height * 3 / 2) else { throw SceneError(reason: "no buffer") }
+            let bytes = luma(index) + chroma
+            try buffer.withMappedBytes { target in
+                bytes.withUnsafeBytes { target.copyMemory(from: $0) }
+            }
+            buffer.pts = time(index)
+            buffer.duration = time(1)
+            try source.push(buffer)
+        }
+        source.endOfStream()
+        _ = pipeline.bus.waitForEnd(timeout: 60)
+    }
+}
+
+struct SceneError: Error {
+    let reason: String
+}
