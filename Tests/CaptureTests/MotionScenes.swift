@@ -47,7 +47,8 @@ struct MotionScene {
         let pipeline = try Pipeline.parse("appsrc name=in format=time ! matroskamux ! filesink location=\"\(path)\"")
         guard let source = pipeline.element(named: "in", as: AppSrc.self) else { throw SceneError(reason: "no appsrc") }
         source.caps = try Caps(parsing: "video/x-raw,format=I420,width=\(width),height=\(height),framerate=\(fps)/1")
-        try pipeline.setState(.playing)
+        // PLAYING completes only with the first buffer (the muxer prerolls on it): asked for, not waited for.
+        guard pipeline.requestState(.playing) else { throw SceneError(reason: "the scene writer would not play") }
         defer { try? pipeline.setState(.null) }
         let chroma = [UInt8](repeating: 128, count: width * height / 2)
         for index in 0..<frames {

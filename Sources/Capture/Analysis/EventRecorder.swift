@@ -46,8 +46,8 @@ final class EventRecorder: Sendable {
         let encoder = session.live.encoders[.video]
         do {
             let subscription = try session.subscribeLive(.video) { [weak self, weak session] sample in
-                guard let self, let buffer = sample.buffer, let pts = buffer.pts,
-                      let time = encoder?.pipelineTime(ofStream: pts) else { return }
+                guard let self, let buffer = sample.buffer, let pts = buffer.pts, let running = sample.runningTime(of: pts),
+                      let time = encoder?.pipelineTime(ofStream: running) else { return }
                 self.receive(sample, bytes: buffer.size, time: time, isKeyFrame: !buffer.isDeltaUnit, session: session)
             }
             state.withLock { $0.subscription = subscription }
@@ -178,7 +178,11 @@ final class EventWriter: @unchecked Sendable {
         }
         self.source = element
         element.caps = caps
-        try pipeline.setState(.playing, timeout: 5)
+        // PLAYING completes only with the first frame (the muxer prerolls on it), pushed next: asked for, not waited for.
+        guard pipeline.requestState(.playing) else {
+            try? pipeline.setState(.null)
+            throw SessionError.recordingFailed(reason: "\(path): the event recording's muxer would not start")
+        }
     }
 
     /// Restamps and queues one encoded frame; a frame the file refuses (it failed) is dropped.

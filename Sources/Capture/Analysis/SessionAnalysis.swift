@@ -126,8 +126,8 @@ extension CaptureSession {
                 return
             }
             do {
-                // One frame of backlog: the callback only hands frames on (or drops them), so it never falls behind.
-                feed = try TeeFeed(pipeline: graph.pipeline, tee: tee, name: "analyze", backlog: 1) { sample in
+                // The callback only hands frames on (or drops them), so its few frames of backlog are for a busy CPU.
+                feed = try TeeFeed(pipeline: graph.pipeline, tee: tee, name: "analyze", backlog: 4) { sample in
                     for runner in runners.withLock({ $0 }) { runner.offer(sample) }
                 }
             } catch {
