@@ -24,22 +24,38 @@ struct MotionScene {
     /// Nanoseconds of frame `index`.
     func time(_ index: Int) -> UInt64 { UInt64(index) * 1_000_000_000 / UInt64(fps) }
 
-    /// The luma of frame `index`.
+    /// The luma of frame `index`: the background, the square, then each pixel's noise from a table of uniform values
+    /// read at an offset that changes from frame to frame.
     func luma(_ index: Int) -> [UInt8] {
-        var state = UInt32(truncatingIfNeeded: index &* 2_654_435_761 &+ 12345)
         var plane = [UInt8](repeating: 0, count: width * height)
-        let left: Int? = hasObject(index)
-            ? -side + (width + side) * (index - motionStart + 1) / motionFrames : nil
-        for y in 0..<height {
-            for x in 0..<width {
-                state = state &* 1_664_525 &+ 1_013_904_223
-                let jitter = Int(state >> 24) % (2 * noise + 1) - noise
-                var value = 50 + (x * 3 + y * 2) % 90 + ((x / 16 + y / 16) % 2) * 30
-                if let left, x >= left, x < left + side, y >= objectTop, y < objectTop + side { value = 235 }
-                plane[y * width + x] = UInt8(clamping: value + jitter)
+        let noiseTable = noise == 10 ? MotionScene.tenLevelNoise : MotionScene.noiseTable(noise)
+        let left: Int? = hasObject(index) ? -side + (width + side) * (index - motionStart + 1) / motionFrames : nil
+        let offset = (index &* 7919) % 4096
+        plane.withUnsafeMutableBufferPointer { plane in
+            noiseTable.withUnsafeBufferPointer { table in
+                for y in 0..<height {
+                    let inBand = y >= objectTop && y < objectTop + side
+                    for x in 0..<width {
+                        var value = 50 + (x * 3 + y * 2) % 90 + ((x / 16 + y / 16) % 2) * 30
+                        if inBand, let left, x >= left, x < left + side { value = 235 }
+                        plane[y * width + x] = UInt8(clamping: value + Int(table[(offset + y * width + x) % table.count]))
+                    }
+                }
             }
         }
         return plane
+    }
+
+    /// The noise of every scene here, made once.
+    static let tenLevelNoise = noiseTable(10)
+
+    /// Uniform values in ±`noise`, from a fixed-seed generator (a prime count, so frames never repeat a pattern).
+    static func noiseTable(_ noise: Int) -> [Int8] {
+        var state: UInt32 = 12345
+        return (0..<65_521).map { _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Int8(Int(state >> 24) % (2 * noise + 1) - noise)
+        }
     }
 
     /// Writes the scene as raw I420 in Matroska (lossless, so the noise is the scene's own) through an appsrc.

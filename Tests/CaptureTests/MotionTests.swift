@@ -5,6 +5,11 @@ import Testing
 
 /// The motion detector on scenes made for it, frame by frame in memory.
 @Suite struct MotionDetectorTests {
+    /// A small scene: what the detector sees is in cells, and 20 × 15 of them keep the debug build's frame making short.
+    func scene(frames: Int, motionStart: Int, motionFrames: Int = 30) -> MotionScene {
+        MotionScene(width: 160, height: 120, frames: frames, motionStart: motionStart, motionFrames: motionFrames, side: 32)
+    }
+
     /// Runs `scene` through a detector; returns each change with the frame it came at.
     func run(_ scene: MotionScene, _ settings: MotionSettings = MotionSettings()) -> [(frame: Int, change: MotionChange)] {
         var detector = MotionDetector(settings: settings)
@@ -19,12 +24,12 @@ import Testing
     }
 
     @Test func stillNoisySceneMakesNoEvent() {
-        let scene = MotionScene(frames: 90, motionStart: 1000)
+        let scene = scene(frames: 90, motionStart: 1000)
         #expect(run(scene).isEmpty)
     }
 
     @Test func objectMovingInStartsWithinThreeFramesAndEndsAfterTheCooldown() throws {
-        let scene = MotionScene(frames: 150, motionStart: 60, motionFrames: 30)
+        let scene = scene(frames: 150, motionStart: 60, motionFrames: 30)
         var settings = MotionSettings()
         settings.cooldown = 0.5
         let changes = run(scene, settings)
@@ -43,7 +48,7 @@ import Testing
     }
 
     @Test func excludedZoneHidesTheObject() {
-        let scene = MotionScene(frames: 150, motionStart: 60, motionFrames: 30)
+        let scene = scene(frames: 150, motionStart: 60, motionFrames: 30)
         var settings = MotionSettings()
         settings.zones = [MotionZone(.exclude, [MotionPoint(x: 0, y: 0.3), MotionPoint(x: 1, y: 0.3),
                                                  MotionPoint(x: 1, y: 0.7), MotionPoint(x: 0, y: 0.7)])]
@@ -51,7 +56,7 @@ import Testing
     }
 
     @Test func includedZoneElsewhereSeesNothingButOneOnThePathDoes() {
-        let scene = MotionScene(frames: 120, motionStart: 60, motionFrames: 30)
+        let scene = scene(frames: 120, motionStart: 60, motionFrames: 30)
         var top = MotionSettings()
         top.zones = [MotionZone(.include, [MotionPoint(x: 0, y: 0), MotionPoint(x: 1, y: 0), MotionPoint(x: 1, y: 0.25), MotionPoint(x: 0, y: 0.25)])]
         #expect(run(scene, top).isEmpty)
@@ -63,7 +68,7 @@ import Testing
     }
 
     @Test func paddedStrideReadsTheSameAsPacked() {
-        let scene = MotionScene(frames: 70, motionStart: 60, motionFrames: 30)
+        let scene = scene(frames: 70, motionStart: 60, motionFrames: 30)
         var packed = MotionDetector(settings: MotionSettings()), padded = MotionDetector(settings: MotionSettings())
         for index in 0..<scene.frames {
             let plane = scene.luma(index)
