@@ -23,6 +23,11 @@ extension WebServer {
         ]
         json["recording"] = stats.recording.map { ($0 as NSString).lastPathComponent }
         json["lastCapture"] = Gallery.items(in: galleryDirectories).first.map { ($0.path as NSString).lastPathComponent }
+        let (events, active) = session.recentEvents
+        if !events.isEmpty {
+            json["events"] = events.reversed().map { "event " + $0.line }
+            json["activeEvents"] = active.sorted()
+        }
         return json
     }
 

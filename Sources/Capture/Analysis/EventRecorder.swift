@@ -81,7 +81,10 @@ final class EventRecorder: Sendable {
                     return false
                 }
                 let frames = state.ring.frames(from: event.time >= preRoll ? event.time - preRoll : 0)
-                guard let first = frames.first, let caps = first.payload.caps else { return false }
+                guard let first = frames.first, let caps = first.payload.caps else {
+                    DebugLog.warning("event recording on \(event.name): no encoded frames yet (the live encoder is starting)")
+                    return false
+                }
                 state.sequence += 1
                 let base = "\(session)-\(event.source)-\(timestamp())-\(state.sequence)"
                 do {

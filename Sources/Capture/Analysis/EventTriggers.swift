@@ -27,9 +27,10 @@ final class EventTriggers: Sendable {
         recorder?.start(session)
     }
 
+    /// Ends the recording under way. Commands still running are not waited for (a slow one must not hold up the stop):
+    /// their results are still told.
     func stop() {
         recorder?.stop()
-        queue.sync(flags: .barrier) {}
     }
 
     /// On an analyser's queue: sets off what `event` triggers.

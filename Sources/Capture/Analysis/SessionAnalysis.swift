@@ -23,6 +23,9 @@ final class SessionAnalysis: Sendable {
     let feed = Locked<TeeFeed?>(nil)
     let listeners = Locked<(next: Int, handlers: [Int: @Sendable (AnalysisEvent) -> Void])>((0, [:]))
     let counts = Locked<[String: Int]>([:])
+    /// The newest events (at most `recentLimit`), oldest first, and the sources with a `start` not yet ended.
+    let recent = Locked<(events: [AnalysisEvent], active: Set<String>)>(([], []))
+    static let recentLimit = 20
     /// Whether the config's analysers were made (once, at the first start).
     let configured = Locked(false)
     let triggers: EventTriggers?
@@ -56,6 +59,11 @@ extension CaptureSession {
     /// Each analyser's frames, analysed frames and drops (frames that came while it was busy).
     public var analyzerStats: [AnalyzerStats] {
         analysis.runners.withLock { $0 }.map(\.stats)
+    }
+
+    /// The newest events, oldest first (at most 20), and the analysers whose event is under way (a start not yet ended).
+    public var recentEvents: (events: [AnalysisEvent], active: Set<String>) {
+        analysis.recent.withLock { $0 }
     }
 
     /// Events so far by name (`motion start`: 3).
@@ -140,6 +148,12 @@ extension CaptureSession {
     func dispatch(_ events: [AnalysisEvent]) {
         for event in events {
             analysis.counts.withLock { $0[event.name, default: 0] += 1 }
+            analysis.recent.withLock { recent in
+                recent.events.append(event)
+                if recent.events.count > SessionAnalysis.recentLimit { recent.events.removeFirst() }
+                if event.kind == "start" { recent.active.insert(event.source) }
+                if event.kind == "end" { recent.active.remove(event.source) }
+            }
             emit(.analysis(event))
             for handler in analysis.listeners.withLock({ Array($0.handlers.values) }) { handler(event) }
             analysis.triggers?.handle(event, session: self)
