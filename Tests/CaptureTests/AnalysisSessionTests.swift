@@ -110,3 +110,41 @@ final class TenFramesAnalyzer: FrameAnalyzer {
         return times.sorted()
     }
 }
+
+/// An analyser that makes an event of every fifth frame it analyses.
+final class TickAnalyzer: FrameAnalyzer {
+    let name = "tick"
+    private var seen = 0
+
+    func analyze(_ frame: AnalysisFrame) -> [AnalysisEvent] {
+        seen += 1
+        return seen % 5 == 0 ? [AnalysisEvent(source: name, kind: "beat", time: frame.time, area: 0.5)] : []
+    }
+}
+
+@Suite struct EventStreamTests {
+    /// `events` on the control socket: the reply, then one line per event as it comes.
+    @Test func controlSocketStreamsEvents() throws {
+        let (session, folder) = try scratchSession("""
+            {"sources": [{"kind": "test"}], "caps": {"width": 160, "height": 120, "framerate": 30, "format": "I420"}, "preview": "none"}
+            """)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        session.addAnalyzer(TickAnalyzer())
+        try session.start()
+        defer { session.stop() }
+        let name = "events-\(UUID().uuidString.prefix(8))"
+        let server = try ControlServer(name: name, interpreter: CommandInterpreter(session: session, permissions: .console, onQuit: {}))
+        defer { server.shutdown() }
+        var lines: [String] = []
+        let reply = try ControlSocket.streamEvents(from: name) { line in
+            lines.append(line)
+            return lines.count < 3
+        }
+        #expect(reply.isOK)
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.hasPrefix("event tick beat area=0.50 t=") }, "\(lines)")
+        // The same events reach `stats` and the metrics.
+        #expect((session.eventCounts["tick beat"] ?? 0) >= 3)
+        #expect(session.metrics.analysis.first?.name == "tick")
+    }
+}
