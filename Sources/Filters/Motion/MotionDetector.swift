@@ -68,7 +68,7 @@ public struct MotionSettings: Sendable, Equatable {
     public var cooldown: Double = 2
     /// How fast the background follows the scene, per analysed frame (0–1): light that drifts is learned, a passer-by is not.
     public var learningRate: Double = 0.05
-    /// The side of a grid cell in pixels: the luma is compared at one cell per `cellSize` × `cellSize` pixels.
+    /// The side of a grid cell in pixels (at least 4): the luma is compared at one cell per `cellSize` × `cellSize` pixels.
     public var cellSize: Int = 8
     /// Watched and masked areas; with no `include` zone the whole picture is watched.
     public var zones: [MotionZone] = []
@@ -123,7 +123,7 @@ public struct MotionDetector: Sendable {
     /// Compares one frame's luma (`width` × `height`, rows `stride` bytes apart) at `time` (nanoseconds, the frame's
     /// timestamp) with the background, then learns it; returns the event edge this frame makes, if any.
     public mutating func process(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, stride: Int, time: UInt64) -> MotionChange? {
-        let cell = max(2, settings.cellSize)
+        let cell = max(4, settings.cellSize)   // the four samples of a row sit at cell / 2 - 2 … cell / 2 + 1
         guard width >= cell, height >= cell, stride >= width, luma.count >= stride * (height - 1) + width else { return nil }
         let columns = width / cell, rows = height / cell
         let first = columns != self.columns || rows != self.rows
@@ -131,28 +131,29 @@ public struct MotionDetector: Sendable {
         let threshold = Int32(max(0, settings.threshold)) * 16
         let shift = learningShift
         var changed = 0, minX = Int.max, maxX = -1, minY = Int.max, maxY = -1
-        let base = luma.baseAddress!
+        guard let base = luma.baseAddress else { return nil }
         background.withUnsafeMutableBufferPointer { background in
             watched.withUnsafeBufferPointer { watched in
+                guard let model = background.baseAddress, let mask = watched.baseAddress else { return }
                 for row in 0..<rows {
                     // Two rows of four pixels at the centre of each cell: eight samples average the sensor's noise out.
                     let top = base + (row * cell + cell / 2 - 1) * stride + cell / 2 - 2
                     let bottom = top + stride
+                    let cells = model + row * columns, watchedCells = mask + row * columns
                     var changedInRow = 0, rowMin = Int.max, rowMax = -1
                     for column in 0..<columns {
-                        let offset = column * cell
-                        var sum = Int32(top[offset]) + Int32(top[offset + 1]) + Int32(top[offset + 2]) + Int32(top[offset + 3])
-                        sum += Int32(bottom[offset]) + Int32(bottom[offset + 1]) + Int32(bottom[offset + 2]) + Int32(bottom[offset + 3])
-                        let value = sum &* 2   // luma × 16
-                        let index = row * columns + column
+                        let offset = column &* cell
+                        let upper = Int32(top[offset]) &+ Int32(top[offset &+ 1]) &+ Int32(top[offset &+ 2]) &+ Int32(top[offset &+ 3])
+                        let lower = Int32(bottom[offset]) &+ Int32(bottom[offset &+ 1]) &+ Int32(bottom[offset &+ 2]) &+ Int32(bottom[offset &+ 3])
+                        let value = (upper &+ lower) &<< 1   // luma × 16
                         if first {
-                            background[index] = value
+                            cells[column] = value
                             continue
                         }
-                        let difference = value - background[index]
-                        background[index] += difference >> shift
-                        if watched[index] != 0, abs(difference) > threshold {
-                            changedInRow += 1
+                        let difference = value &- cells[column]
+                        cells[column] = cells[column] &+ (difference &>> shift)
+                        if watchedCells[column] != 0, difference > threshold || difference < -threshold {
+                            changedInRow &+= 1
                             rowMin = min(rowMin, column)
                             rowMax = column
                         }
