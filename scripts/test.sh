@@ -180,7 +180,7 @@ bench() {
   [[ "$sizes" -ge 2 ]] || { echo "FAIL: bench.json has sepia at $sizes sizes, expected two"; exit 1; }
   for id in sepia colorcontrols vignette blur blur-conversion gaussianblur-ayuv edges chain3 chain6 memcpy-rgba \
             nv12-roundtrip nv12-c-chain nv12-conversion memcpy-nv12 mjpeg-decode scaling-chain3 scaling-blur scaling-sharpen \
-            scaling-edges scaling-zoom scaling-pixelate scaling-mirror scaling-nv12-chain3 scaling-memcpy; do
+            scaling-edges scaling-zoom scaling-pixelate scaling-mirror scaling-nv12-chain3 scaling-memcpy motion-nv12 preroll-memory; do
     [[ $(grep -c "\"id\" : \"$id\"" "$json") -eq "$sizes" ]] || { echo "FAIL: bench.json lacks case $id at some size"; exit 1; }
   done
   if grep -q '"status" : "failed"' "$json"; then

@@ -10,6 +10,9 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
     public var library: String?
     /// For a copy split over threads: how many (Filters' row bands and worker pool); nil for everything else.
     public var copyThreads: Int?
+    /// Frame analysis work called on each frame in this process: `motion` (the motion detector on the luma plane),
+    /// `luma-copy` (a memcpy of the luma plane alone), `preroll` (the pre-roll ring taking a 2 Mbit/s stream's frames).
+    public var analysis: String?
 
     /// A pipeline fragment fed `input` frames.
     public init(_ label: String, input: String, pipeline: String) {
@@ -29,12 +32,29 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
         BenchmarkVariant(label: "memcpy in \(threads) row bands", input: input, pipeline: nil, copyThreads: max(threads, 1))
     }
 
-    init(label: String, input: String, pipeline: String?, library: String? = nil, copyThreads: Int? = nil) {
+    init(label: String, input: String, pipeline: String?, library: String? = nil, copyThreads: Int? = nil, analysis: String? = nil) {
         self.label = label
         self.input = input
         self.pipeline = pipeline
         self.library = library
         self.copyThreads = copyThreads
+        self.analysis = analysis
+    }
+
+    /// The motion detector (default settings) on each `input` frame's luma plane.
+    public static func motion(_ input: String = "NV12") -> BenchmarkVariant {
+        BenchmarkVariant(label: "motion analysis", input: input, pipeline: nil, analysis: "motion")
+    }
+
+    /// A memcpy of each `input` frame's luma plane: what handing the luma to an analyser costs at least.
+    public static func lumaCopy(_ input: String = "NV12") -> BenchmarkVariant {
+        BenchmarkVariant(label: "memcpy of the luma plane", input: input, pipeline: nil, analysis: "luma-copy")
+    }
+
+    /// The pre-roll ring (5 s) taking a modelled 2 Mbit/s, 30 fps stream with a key frame each second; the row
+    /// also says the bytes the ring held at most.
+    public static func preRoll(_ input: String = "NV12") -> BenchmarkVariant {
+        BenchmarkVariant(label: "pre-roll ring append", input: input, pipeline: nil, analysis: "preroll")
     }
 
     /// libyuv's `function` on each `input` frame, loaded with `dlopen` (skipped when libyuv0 is absent).
@@ -176,6 +196,11 @@ extension BenchmarkCase {
                           reference: c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
             BenchmarkCase(id: "memcpy-nv12", title: "memcpy NV12 frame (floor)",
                           subject: .memcpy("NV12"), reference: nil),
+            // Frame analysis: the motion detector against a copy of the plane it reads (speed-up over 1: it costs less).
+            BenchmarkCase(id: "motion-nv12", title: "motion analysis per NV12 frame vs luma memcpy",
+                          subject: .motion(), reference: .lumaCopy()),
+            BenchmarkCase(id: "preroll-memory", title: "pre-roll ring 5 s at 2 Mbit/s (held bytes)",
+                          subject: .preRoll(), reference: nil),
             // What an MJPEG camera costs: its 4:2:2 JPEG frames decoded and brought to I420, against a raw YUYV
             // camera's frames brought to I420 (the same path without the decoder).
             BenchmarkCase(id: "mjpeg-decode", title: "MJPEG camera: jpegdec vs raw YUY2",

@@ -23,7 +23,7 @@ enum InfoCommands {
             print("nothing captured yet in \(directories.joined(separator: ", ").terminalSafe)")
         } else {
             for item in items {
-                print("\(item.modified)  \(item.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(item.bytes) bytes  \(item.path.terminalSafe)")
+                print("\(item.modified)  \(item.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(item.bytes) bytes  \(item.path.terminalSafe)" + (item.event.map { "  event \($0.terminalSafe)" } ?? ""))
             }
         }
         return ExitCode.ok

@@ -123,6 +123,7 @@ enum RunCommand {
         case let .session(.failed(status)): Output.error("status \(status)")
         case .session(.endOfStream): break
         case let .session(.notice(text)): Output.line(text)
+        case let .session(.analysis(event)): Output.line("event \(event.line)")
         case let .cameraScreen(url): Output.line("camera screen \(url)")
         case let .metrics(url): Output.line("metrics \(url)")
         case let .showingFailure(error): printError("\(error); \(shownOn) shows it until Ctrl-C")

@@ -15,6 +15,7 @@ enum ConfigValidator {
                 ("mirror", config.mirror != nil), ("rotate", config.rotate != nil), ("preview", config.preview != nil),
                 ("still", config.still != nil), ("record", config.record != nil), ("tap", config.tap != nil),
                 ("publish", config.publish != nil), ("storage", config.storage != nil),
+                ("analyze", config.analyze != nil), ("triggers", config.triggers != nil),
             ]
             if let (key, _) = structured.first(where: { $0.1 }) {
                 throw fail(key, "a \"launch\" config describes the whole graph; remove \"\(key)\" or the \"launch\" string")
@@ -58,6 +59,7 @@ enum ConfigValidator {
             throw fail("record.segment", "must be a number of seconds from \(Int(Limits.minSegment)) to \(Int(Limits.maxSeconds))")
         }
         if let storage = config.storage { try validate(storage, config: config, fail: fail) }
+        try validateAnalysis(config, fail: fail)
         if let encoder = config.live?.encoder, let reason = EncoderChoice.problem(withLiveEncoder: encoder) {
             throw fail("live.encoder", reason)
         }

@@ -37,9 +37,14 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var live: LiveConfig?
     /// The disk budget of the recording and still folders.
     public var storage: StorageConfig?
+    /// Analysers on the filtered frames, by name with their options: `[{"motion": {"minArea": 0.02}}]`.
+    public var analyze: [AnalyzerEntry]?
+    /// What analysis events set off: stills, recordings with pre-roll, a command.
+    public var triggers: TriggersConfig?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live, storage
+        case analyze, triggers
     }
 
     public init(from decoder: Decoder) throws {
@@ -66,6 +71,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         publish = try container.decodeIfPresent(PublishConfig.self, forKey: .publish)
         live = try container.decodeIfPresent(LiveConfig.self, forKey: .live)
         storage = try container.decodeIfPresent(StorageConfig.self, forKey: .storage)
+        analyze = try container.decodeIfPresent([AnalyzerEntry].self, forKey: .analyze)
+        triggers = try container.decodeIfPresent(TriggersConfig.self, forKey: .triggers)
     }
 
     /// Whether this is a raw gst-launch config.

@@ -20,6 +20,8 @@ public enum SessionEvent: Sendable {
     case endOfStream
     /// Something the session did on its own that a person should see (recovery, metering settled).
     case notice(String)
+    /// An analyser saw something (`motion start area=0.12 box=…`).
+    case analysis(AnalysisEvent)
 }
 
 /// One running pipeline and its controls: the `AVCaptureSession` of SwiftCam.
@@ -62,6 +64,8 @@ public final class CaptureSession: Sendable {
     let stallSettings = Locked(StallWatchdog.Settings())
     /// The disk budget of the recording and still folders, when the config has `storage`.
     let storage: StorageBudget?
+    /// The analysers, their events and triggers (Analysis/).
+    let analysis: SessionAnalysis
 
     /// A session for a validated config.
     public init(name: String, config: PipelineConfig, builder: PipelineBuilder? = nil) {
@@ -74,6 +78,7 @@ public final class CaptureSession: Sendable {
         recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
         failureQueue = DispatchQueue(label: "swiftcam.failures.\(name)")
         live = LiveStreams(session: name, state: state, encoder: config.live?.encoder)
+        analysis = SessionAnalysis(session: name, config: config)
         let state = state, recording = recording
         storage = config.storage.map { limits in
             // Where recordings and stills go (`snap` without a folder writes stills to `captures` even without `still`).
@@ -116,6 +121,7 @@ public final class CaptureSession: Sendable {
         emit(.warning(text))
     }
 
+    /// Tells the host `event` (on the caller's thread).
     func emit(_ event: SessionEvent) {
         Self.emit(event, state: state)
     }
@@ -172,6 +178,7 @@ public final class CaptureSession: Sendable {
         }
         if recovers { watchForStalls(graph) }
         live.graphChanged()
+        startAnalysis()
         storage?.start()
         if let every = config.still?.every { startPeriodicStills(every: every) }
         if config.record?.autostart == true { _ = try startRecording() }
@@ -292,6 +299,7 @@ public final class CaptureSession: Sendable {
         }
         // The recording has a pipeline of its own: end its file first, while frames still flow.
         finishRecording()
+        stopAnalysis()
         live.shutdown()
         if !hasEnded {
             graph.pipeline.sendEndOfStream()
