@@ -32,6 +32,8 @@ let package = Package(
         .library(name: "Web", targets: ["Web"]),
         // The plugin gst-launch-1.0 loads from GST_PLUGIN_PATH: libgstswiftfilter.so.
         .library(name: "gstswiftfilter", type: .dynamic, targets: ["SwiftFilterElement"]),
+        // What a user's package links into its own GStreamer plugin of filters (Examples/MyFilters).
+        .library(name: "FilterPlugin", targets: ["FilterPlugin"]),
     ],
     targets: [
         // C over pkg-config; the module map links the libraries pkg-config does not name.
@@ -43,8 +45,12 @@ let package = Package(
         .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
         .target(name: "Filters", dependencies: ["FiltersAVX2", "FiltersAVX512"], swiftSettings: strictImports),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
-        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters"],
+        // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type).
+        .target(name: "CFilterPlugin"),
+        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters", "CFilterPlugin"],
                 swiftSettings: strictImports),
+        // The plugin side of that table and the GStreamer plugin descriptor, for a user's plugin of filters.
+        .target(name: "FilterPlugin", dependencies: ["Filters", "CGStreamer", "CFilterPlugin"], swiftSettings: strictImports),
         // V4L2 only: never GStreamer.
         .target(name: "Camera", dependencies: ["CV4L2"], swiftSettings: strictImports),
         .target(name: "Capture", dependencies: ["Camera", "GStreamer", "Filters", "SwiftFilterElement"],

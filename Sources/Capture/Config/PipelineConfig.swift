@@ -37,9 +37,13 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var live: LiveConfig?
     /// The disk budget of the recording and still folders.
     public var storage: StorageConfig?
+    /// Filter plugins (libgstNAME.so built with SwiftCam's FilterPlugin) to load before the filter is read; a relative
+    /// path is relative to the config's folder.
+    public var plugins: [String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live, storage
+        case plugins
     }
 
     public init(from decoder: Decoder) throws {
@@ -66,6 +70,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         publish = try container.decodeIfPresent(PublishConfig.self, forKey: .publish)
         live = try container.decodeIfPresent(LiveConfig.self, forKey: .live)
         storage = try container.decodeIfPresent(StorageConfig.self, forKey: .storage)
+        plugins = try container.decodeIfPresent([String].self, forKey: .plugins)
     }
 
     /// Whether this is a raw gst-launch config.
