@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Imports are the architecture: a module sees only what it imports, and only `public import` re-exports.
@@ -35,6 +35,10 @@ let package = Package(
         // What a user's package links into its own GStreamer plugin of filters (Examples/MyFilters).
         .library(name: "FilterPlugin", targets: ["FilterPlugin"]),
     ],
+    traits: [
+        .trait(name: "NativeSIMD", description: "The AVX2 and AVX-512 kernels, chosen at run time when the CPU has them"),
+        .default(enabledTraits: ["NativeSIMD"]),
+    ],
     targets: [
         // C over pkg-config; the module map links the libraries pkg-config does not name.
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-app-1.0",
@@ -43,7 +47,11 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
         .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
         .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
-        .target(name: "Filters", dependencies: ["FiltersAVX2", "FiltersAVX512"], swiftSettings: strictImports),
+        // The AVX modules only with the NativeSIMD trait (on by default): SwiftPM refuses their unsafe flags in a
+        // dependency, so a package that depends on SwiftCam (a plugin of filters) turns the trait off (`traits: []`).
+        .target(name: "Filters", dependencies: [.target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
+                                                .target(name: "FiltersAVX512", condition: .when(traits: ["NativeSIMD"]))],
+                swiftSettings: strictImports),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
         // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type).
         .target(name: "CFilterPlugin"),
@@ -78,7 +86,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"],
                     exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer", "Filters"], swiftSettings: strictImports),
         .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"],
