@@ -62,7 +62,7 @@ grep -q "^duotone: two colours mapped by luma" <<<"$listing" || fail "swiftcam f
 grep -q "strength=1  a number in 0...8; depth of the relief" <<<"$listing" || fail "swiftcam filters does not list emboss strength"
 echo "ok: swiftcam filters lists the plugin's filters"
 
-SWIFTCAM_MYFILTERS_PLUGIN="$PWD/$plugin" swift test --skip-build --filter SwiftFilterElementTests.FilterPluginTests
+SWIFTCAM_MYFILTERS_PLUGIN="$plugin" swift test --skip-build --filter SwiftFilterElementTests.FilterPluginTests
 
 # A copy stamped with another SwiftCam version: refused before it is loaded, with the file and both versions.
 python3 - "$plugin" "$work/old/libgstmyfilters.so" "$version" <<'PY'

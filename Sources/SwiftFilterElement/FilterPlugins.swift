@@ -49,6 +49,13 @@ public enum FilterPlugins {
     /// file again returns the same names.
     @discardableResult
     public static func load(path: String) throws(FilterPluginError) -> [String] {
+        // One load at a time, so two threads loading the same file register its filters once.
+        try loading.withLock { _ throws(FilterPluginError) in try loadAlone(path: path) }
+    }
+
+    private static let loading = Mutex(())
+
+    private static func loadAlone(path: String) throws(FilterPluginError) -> [String] {
         let resolved = realpath(path, nil).map { pointer in
             defer { free(pointer) }
             return String(cString: pointer)

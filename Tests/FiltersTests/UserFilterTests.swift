@@ -70,7 +70,8 @@ struct UserFilterTests {
         #expect(throws: FilterRegistrationError.badDefault(filter: "odd", key: "level")) {
             try registry.register(FilterRegistration(info: FilterInfo(name: "odd", summary: "", parameters: [outside]), make: dummy))
         }
-        let twice = FilterInfo(name: "twice", summary: "", parameters: [outside.info, outside.info])
+        let level = NumberParameter("level", default: 0.5, in: 0...1, "")
+        let twice = FilterInfo(name: "twice", summary: "", parameters: [level.info, level.info])
         #expect(throws: FilterRegistrationError.badKey(filter: "twice", key: "level")) {
             try registry.register(FilterRegistration(info: twice, make: dummy))
         }

@@ -42,7 +42,9 @@ public struct Emboss: FrameFilter, Equatable {
                 let above = luma + max(y - 1, 0) * width, row = luma + y * width, below = luma + min(y + 1, height - 1) * width
                 for x in 0..<width {
                     let l = max(x - 1, 0), r = min(x + 1, width - 1)
-                    let relief = Int32(row[r]) + Int32(below[x]) + Int32(below[r]) - Int32(above[l]) - Int32(above[x]) - Int32(row[l])
+                    let lit = Int32(row[r]) + Int32(below[x]) + Int32(below[r])
+                    let shaded = Int32(above[l]) + Int32(above[x]) + Int32(row[l])
+                    let relief = lit - shaded
                     let value = 128 + (relief * gain + (relief >= 0 ? 128 : -128)) / 256
                     Self.write(UInt8(clamping: value), x: x, y: y, to: output)
                 }
@@ -66,7 +68,8 @@ public struct Emboss: FrameFilter, Equatable {
                 let o = frame.format.rgbOffsets
                 for x in 0..<frame.width {
                     let p = row + 4 * x
-                    out[x] = UInt8((77 * Int(p[o.r]) + 150 * Int(p[o.g]) + 29 * Int(p[o.b]) + 128) >> 8)
+                    let r = 77 * Int(p[o.r]), g = 150 * Int(p[o.g]), b = 29 * Int(p[o.b])
+                    out[x] = UInt8(truncatingIfNeeded: (r + g + b + 128) >> 8)
                 }
             }
         }
