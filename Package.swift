@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Imports are the architecture: a module sees only what it imports, and only `public import` re-exports.
@@ -32,6 +32,12 @@ let package = Package(
         .library(name: "Web", targets: ["Web"]),
         // The plugin gst-launch-1.0 loads from GST_PLUGIN_PATH: libgstswiftfilter.so.
         .library(name: "gstswiftfilter", type: .dynamic, targets: ["SwiftFilterElement"]),
+        // What a user's package links into its own GStreamer plugin of filters (Examples/MyFilters).
+        .library(name: "FilterPlugin", targets: ["FilterPlugin"]),
+    ],
+    traits: [
+        .trait(name: "NativeSIMD", description: "The AVX2 and AVX-512 kernels, chosen at run time when the CPU has them"),
+        .default(enabledTraits: ["NativeSIMD"]),
     ],
     targets: [
         // C over pkg-config; the module map links the libraries pkg-config does not name.
@@ -41,10 +47,18 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
         .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
         .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
-        .target(name: "Filters", dependencies: ["FiltersAVX2", "FiltersAVX512"], swiftSettings: strictImports),
-        .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
-        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters"],
+        // The AVX modules only with the NativeSIMD trait (on by default): SwiftPM refuses their unsafe flags in a
+        // dependency, so a package that depends on SwiftCam (a plugin of filters) turns the trait off (`traits: []`).
+        .target(name: "Filters", dependencies: [.target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
+                                                .target(name: "FiltersAVX512", condition: .when(traits: ["NativeSIMD"]))],
                 swiftSettings: strictImports),
+        .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
+        // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type).
+        .target(name: "CFilterPlugin"),
+        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters", "CFilterPlugin"],
+                swiftSettings: strictImports),
+        // The plugin side of that table and the GStreamer plugin descriptor, for a user's plugin of filters.
+        .target(name: "FilterPlugin", dependencies: ["Filters", "CGStreamer", "CFilterPlugin"], swiftSettings: strictImports),
         // V4L2 only: never GStreamer.
         .target(name: "Camera", dependencies: ["CV4L2"], swiftSettings: strictImports),
         .target(name: "Capture", dependencies: ["Camera", "GStreamer", "Filters", "SwiftFilterElement"],
@@ -74,7 +88,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"],
                     exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer", "Filters"], swiftSettings: strictImports),
         .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"],

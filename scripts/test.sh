@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|web|metrics|publish|plugin|bench|asan|tsan|hardware|fuzz]
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -216,6 +216,14 @@ fuzz() {
 plugin() {
   step "the plugin from plain gst-inspect-1.0 / gst-launch-1.0"
   bash scripts/plugin-check.sh debug
+  myfilters
+}
+
+myfilters() {
+  # Examples/MyFilters is a user's package: built in its own folder with SwiftCam as a dependency, its plugin used from
+  # gst-launch-1.0, swiftcam filters and the host's loader, and a copy stamped with another version refused.
+  step "a plugin of your own filters: Examples/MyFilters (scripts/myfilters-check.sh)"
+  bash scripts/myfilters-check.sh
 }
 
 case "$what" in
@@ -226,9 +234,10 @@ case "$what" in
   asan) asan ;;
   tsan) tsan ;;
   plugin) plugin ;;
+  myfilters) swift build --build-tests; myfilters ;;
   bench) swift build; bench ;;
   hardware) swift build --build-tests; hardware ;;
   fuzz) fuzz ;;
   all) unit; web; plugin; bench; hardware; asan; fuzz; tsan ;;
-  *) echo "usage: $0 [all|unit|web|metrics|publish|plugin|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
+  *) echo "usage: $0 [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
 esac

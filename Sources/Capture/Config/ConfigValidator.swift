@@ -9,6 +9,17 @@ enum ConfigValidator {
     static func validate(_ config: PipelineConfig, file: String) throws(ConfigError) {
         func fail(_ path: String, _ reason: String) -> ConfigError { ConfigError(file: file, path: path, reason: reason) }
 
+        // Plugins first: the filter text (or a launch line's swiftfilter) may name their filters.
+        FilterPlugins.loadInstalled()
+        for (index, plugin) in (config.plugins ?? []).enumerated() {
+            let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+            let path = plugin.hasPrefix("/") ? plugin : folder.appendingPathComponent(plugin).path
+            do throws(FilterPluginError) {
+                try FilterPlugins.load(path: path)
+            } catch {
+                throw fail("plugins[\(index)]", error.description)
+            }
+        }
         if let launch = config.launch {
             let structured: [(String, Bool)] = [
                 ("sources", config.sources != nil), ("caps", config.caps != nil), ("filter", config.filter != nil),

@@ -1,5 +1,7 @@
+#if canImport(FiltersAVX2)
 internal import FiltersAVX2
 internal import FiltersAVX512
+#endif
 
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,7 @@
+#if canImport(FiltersAVX2)
 internal import FiltersAVX2
 internal import FiltersAVX512
+#endif
 
 /// Each kernel with a wider version, called on this set's path: the wider version does whole groups and the portable
 /// one (or the caller) the rest.
@@ -7,7 +9,7 @@ extension KernelSet {
     /// On AVX-512, `YUV420Core.lumaRow` (whole groups of 64 samples; returns how many it did); elsewhere 0.
     func yuv420Luma(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, width: Int, table: UnsafePointer<UInt8>?,
                            scale: Int16, constant: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             return YUV420Core.lumaRow(s, d, width: width, .init(table: table, scale: scale, constant: constant, bias: bias, columns: columns, row: row),
                                       mirrored: mirrored)
@@ -20,7 +22,7 @@ extension KernelSet {
     func yuv420Chroma(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
                              pairs: Int, diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16,
                              mirrored: Bool) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             return YUV420Core.chromaRow(u, v, du, dv, pairs: pairs, .init(diagonal: diagonal, cross: cross, constant: constant, bias: bias,
                                                                           columns: columns, row: row), mirrored: mirrored)
@@ -35,7 +37,7 @@ extension KernelSet {
                             width: Int, luma: (scale: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row0: Int16, row1: Int16),
                             chroma: (diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16),
                             mixing: (fromChroma: UInt32, constant32: Int32, fromLuma: UInt32)) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             return YUV420Core.jointRows(s0, d0, s1, d1, u, v, du, dv, width: width,
                                         .init(table: nil, scale: luma.scale, constant: 0, bias: luma.bias, columns: luma.columns, row: luma.row0),
@@ -51,7 +53,7 @@ extension KernelSet {
     /// `uniform`: (byte offset of the one table in `tables`, the bytes it applies to) when the others keep their values.
     func byteTables(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>,
                            uniform: (offset: Int, mask: UInt64)?) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             guard let uniform else { return ByteTableCore.lookup(source, destination, bytes: bytes, tables: tables) }
             return ByteTableCore.uniform(source, destination, bytes: bytes, table: tables + uniform.offset, mask: uniform.mask)
@@ -110,7 +112,7 @@ extension KernelSet {
 
     /// `EdgesCore.luma` on this set's path.
     func edgesLuma(_ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, into p: UnsafeMutablePointer<UInt8>) {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             let done = FiltersAVX512.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
             FiltersAVX2.EdgesCore.luma(s + 4 * done, width: width - done, weights: weights, shifts: shifts, into: p + done)
@@ -146,7 +148,7 @@ extension KernelSet {
 
     /// `EdgesCore.grey` on this set's path.
     func edgesGrey(_ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width: Int, alpha: UInt32, into d: UnsafeMutablePointer<UInt8>) {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             let done = FiltersAVX512.EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
             FiltersAVX2.EdgesCore.grey(m + done, s + 4 * done, width: width - done, alpha: alpha, into: d + 4 * done)
@@ -163,7 +165,7 @@ extension KernelSet {
     /// On AVX2 and AVX-512, `RGBFixedCore.row` (whole 16- or 32-pixel groups; returns how many pixels it did); elsewhere 0.
     func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
                             passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             return FiltersAVX512.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row,
                                                   mirrored: mirrored)
@@ -180,7 +182,7 @@ extension KernelSet {
     /// bytes first (whole 32-pixel groups; returns how many pixels it did); elsewhere 0.
     func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>,
                             passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             return FiltersAVX512.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: 0, passFirst: passFirst, columns: columns, row: row,
                                                   mirrored: mirrored, table: table)
@@ -191,7 +193,7 @@ extension KernelSet {
 
     /// On AVX2, `ZoomCore.blend` (whole groups of 16 samples; returns how many it did); elsewhere 0.
     func zoomBlend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight: UInt32, count: Int, into d: UnsafeMutablePointer<UInt8>) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if hasAVX2 { return FiltersAVX2.ZoomCore.blend(a, b, weight: weight, count: count, into: d) }
         #endif
         return 0
@@ -199,7 +201,7 @@ extension KernelSet {
 
     /// On AVX2 (and AVX-512), `ZoomCore.horizontal4` (returns how many output pixels it did); elsewhere 0.
     func zoomHorizontal4(_ s: UnsafePointer<UInt8>, columns: UnsafePointer<Int32>, width: Int, into h: UnsafeMutablePointer<UInt16>) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if hasAVX2 { return FiltersAVX2.ZoomCore.horizontal4(s, columns: columns, width: width, into: h) }
         #endif
         return 0
@@ -209,7 +211,7 @@ extension KernelSet {
     /// (whole 32-byte groups); returns how many bytes were done; elsewhere 0.
     func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
                               readForward: Bool) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if path == .avx512 {
             let done = FiltersAVX512.MirrorCore.reverse(source, destination, bytes: bytes, size: size, readForward: readForward)
             guard done < bytes else { return done }
@@ -224,7 +226,7 @@ extension KernelSet {
     /// On AVX2, `GaussianCore.horizontal` (whole groups of 16; returns how many it did); elsewhere 0.
     func gaussianHorizontal(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels: Int, samples: Int,
                                    into out: UnsafeMutablePointer<UInt16>) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if hasAVX2 { return FiltersAVX2.GaussianCore.horizontal(p, taps: taps, channels: channels, samples: samples, into: out) }
         #endif
         return 0
@@ -233,7 +235,7 @@ extension KernelSet {
     /// On AVX2, `GaussianCore.vertical` (whole groups of 16; returns how many it did); elsewhere 0.
     func gaussianVertical(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
                                  into acc: UnsafeMutablePointer<Int32>) -> Int {
-        #if arch(x86_64)
+        #if arch(x86_64) && canImport(FiltersAVX512)
         if hasAVX2 { return FiltersAVX2.GaussianCore.vertical(rows, taps: taps, samples: samples, into: acc) }
         #endif
         return 0

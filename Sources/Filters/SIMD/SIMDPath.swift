@@ -20,7 +20,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// The paths this machine can run.
     public static let available: [SIMDPath] = {
-        #if arch(x86_64) && os(Linux)
+        #if arch(x86_64) && os(Linux) && canImport(FiltersAVX2)
         guard let flags = cpuInfoLine(startingWith: "flags") else { return [.sse2] }
         let set = Set(flags.split(separator: " ").map(String.init))
         // What -target-cpu haswell lets LLVM use (lzcnt is reported as "abm").
