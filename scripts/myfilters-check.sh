@@ -62,6 +62,14 @@ grep -q "^duotone: two colours mapped by luma" <<<"$listing" || fail "swiftcam f
 grep -q "strength=1  a number in 0...8; depth of the relief" <<<"$listing" || fail "swiftcam filters does not list emboss strength"
 echo "ok: swiftcam filters lists the plugin's filters"
 
+# The host loads a plugin a config names (relative to the config's folder) and runs its filters.
+printf '%s\n' '{"plugins": ["mine/libgstmyfilters.so"], "sources": [{"kind": "test"}], "preview": "none", "frames": 5,' \
+  '"caps": {"width": 160, "height": 120, "format": "NV12"}, "filter": "duotone dark=200 | emboss"}' >"$work/mine.json"
+"$bin/swiftcam" validate "$work/mine.json" >/dev/null || fail "swiftcam validate refused a config with plugins: [mine/libgstmyfilters.so]"
+run=$(timeout 120 "$bin/swiftcam" run "$work/mine.json" --no-control 2>&1) || fail "swiftcam run with the plugin's filters failed: $run"
+grep -q 'chain "duotone dark=200 | emboss"' <<<"$run" || fail "swiftcam run did not run the plugin's chain: $run"
+echo "ok: a config's plugins are loaded by the host, which runs their filters"
+
 SWIFTCAM_MYFILTERS_PLUGIN="$plugin" swift test --skip-build --filter SwiftFilterElementTests.FilterPluginTests
 
 # A copy stamped with another SwiftCam version: refused before it is loaded, with the file and both versions.

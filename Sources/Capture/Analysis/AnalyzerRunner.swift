@@ -12,6 +12,15 @@ public struct AnalyzerStats: Sendable, Equatable, Codable {
     /// Frames it could not read (a format without a luma plane), and events it made.
     public var unreadable: Int
     public var events: Int
+
+    public init(name: String, frames: Int, analysed: Int, dropped: Int, unreadable: Int, events: Int) {
+        self.name = name
+        self.frames = frames
+        self.analysed = analysed
+        self.dropped = dropped
+        self.unreadable = unreadable
+        self.events = events
+    }
 }
 
 /// One analyser on a serial queue of its own. `offer` is called on the analysis branch's streaming thread with
