@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds Examples/MyFilters as a user's package (its own build folder, SwiftCam as a dependency without the NativeSIMD
-# trait) and checks its plugin, libgstmyfilters.so: from plain gst-launch-1.0 with pixel checks on RGBA and NV12, in
+# Builds Examples/MyFilters as a user's package (its own build folder, SwiftCam as a dependency by URL and version,
+# without the NativeSIMD trait) and checks its plugin, libgstmyfilters.so: from plain gst-launch-1.0 with pixel checks on RGBA and NV12, in
 # `swiftcam filters`, through the host's loader (FilterPluginTests: fusion, pixels, a copy stamped with another SwiftCam
 # version), and a wrongly stamped copy refused by gst-launch-1.0 and `swiftcam validate` with a clear message.
 # Usage: myfilters-check.sh (after `swift build --build-tests`, as make test runs it).
@@ -8,19 +8,27 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fail() { echo "FAIL: $*"; exit 1; }
 
-scratch=.build/myfilters
-swift build --package-path Examples/MyFilters --scratch-path "$scratch" --product gstmyfilters
-plugin="$(swift build --package-path Examples/MyFilters --scratch-path "$scratch" --show-bin-path)/libgstmyfilters.so"
+version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' Sources/CGstSwiftFilter/include/SwiftCamVersion.h)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# As a user's package depends on SwiftCam: by URL and version (SwiftPM refuses unsafe flags only in such a dependency).
+# The URL is a clone of this checkout's commit tagged with its version; the example is copied out, so its
+# Package.resolved is written there and not into the tree.
+git clone -q --no-hardlinks . "$work/swiftcam"
+git -C "$work/swiftcam" tag -f "$version" >/dev/null
+cp -r Examples/MyFilters "$work/example"
+scratch=$PWD/.build/myfilters
+export SWIFTCAM_PACKAGE_URL="file://$work/swiftcam" SWIFTCAM_PACKAGE_VERSION=$version
+swift build --package-path "$work/example" --scratch-path "$scratch" --product gstmyfilters
+plugin="$(swift build --package-path "$work/example" --scratch-path "$scratch" --show-bin-path)/libgstmyfilters.so"
+unset SWIFTCAM_PACKAGE_URL SWIFTCAM_PACKAGE_VERSION
 [ -f "$plugin" ] || fail "no $plugin"
 swift build --product gstswiftfilter >/dev/null
 bin=$(swift build --show-bin-path)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 # GStreamer's plugin path with the two plugins a user installs, and a private registry.
 mkdir "$work/plugins" "$work/mine" "$work/old"
 cp "$bin/libgstswiftfilter.so" "$plugin" "$work/plugins/"
 cp "$plugin" "$work/mine/"
-version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' Sources/CGstSwiftFilter/include/SwiftCamVersion.h)
 
 launch() { # FORMAT PATTERN CHAIN OUT
   GST_PLUGIN_PATH="$work/plugins" GST_REGISTRY="$work/registry.bin" env -u LD_LIBRARY_PATH gst-launch-1.0 -q \

@@ -7,7 +7,16 @@ import PackageDescription
 //
 //     .package(url: "https://github.com/swiftcam/swiftcam.git", from: "0.1.0", traits: []),
 //
-// This example sits inside SwiftCam's repository and builds against the checkout around it.
+// This example sits inside SwiftCam's repository. `scripts/myfilters-check.sh` (make test) builds a copy of it the
+// way a user's package is built, by URL and version, from a clone of the checkout tagged with its version
+// (SWIFTCAM_PACKAGE_URL, SWIFTCAM_PACKAGE_VERSION); without them it builds against the checkout around it.
+let swiftCam: Package.Dependency
+if let url = Context.environment["SWIFTCAM_PACKAGE_URL"], let version = Context.environment["SWIFTCAM_PACKAGE_VERSION"].flatMap(Version.init) {
+    swiftCam = .package(url: url, from: version, traits: [])
+} else {
+    swiftCam = .package(name: "SwiftCam", path: "../..", traits: [])
+}
+
 let package = Package(
     name: "MyFilters",
     products: [
@@ -15,7 +24,7 @@ let package = Package(
         .library(name: "gstmyfilters", type: .dynamic, targets: ["MyFilters"]),
     ],
     dependencies: [
-        .package(name: "SwiftCam", path: "../..", traits: []),
+        swiftCam,
     ],
     targets: [
         .target(name: "MyFilters", dependencies: [
