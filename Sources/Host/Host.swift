@@ -119,6 +119,8 @@ public final class CameraHost: Sendable {
         var startFailure: (any Error)?
         do {
             try session.start()
+            // A stop asked for while a reload switched sessions reached the one before (a start clears the request).
+            if stopAsked.asked.load(ordering: .sequentiallyConsistent) { session.requestStop() }
         } catch {
             guard options.web != nil || options.metrics != nil else { return .notStarted(error) }
             startFailure = error
@@ -318,12 +320,12 @@ public final class CameraHost: Sendable {
                 return
             }
         } catch {
-            report(.reloadFailed(error))
             notifier?.send("READY=1", "STATUS=reload refused: \(error)")
+            report(.reloadFailed(error))
             return
         }
-        report(.reloaded(outcome))
         notifier?.send("READY=1", "STATUS=\(Self.serviceStatus(running.session.stats, name: options.name))")
+        report(.reloaded(outcome))
     }
 
     /// The top-level keys whose values differ between two configs, sorted.

@@ -37,7 +37,9 @@ public struct ServiceManager: Sendable, Equatable {
 }
 
 /// Sends sd_notify(3) datagrams (`READY=1`, `WATCHDOG=1`, `STATUS=…`, `STOPPING=1`, `RELOADING=1`) to the manager's
-/// socket. Sending never blocks and never traps: the frame path calls `frame()`, on GStreamer's streaming thread.
+/// socket, and never traps: the frame path calls `frame()`, on GStreamer's streaming thread. A datagram socket's queue
+/// holds few messages: a state change waits up to `sendTimeout` for room rather than being lost (a lost `READY=1`
+/// would fail the start), while a `WATCHDOG=1` that finds no room is dropped (the next frame sends another).
 ///
 /// `READY=1` goes with the first filtered frame (not when the graph starts playing), `WATCHDOG=1` with frames, at most
 /// once per half the manager's interval: a stream that stops feeding frames stops feeding the watchdog, and the
@@ -68,6 +70,8 @@ final class ServiceNotifier: Sendable {
         length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count + (abstract ? 0 : 1))
         descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
+        var timeout = timeval(tv_sec: Self.sendTimeout, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         self.address = address
         self.manager = manager
         pingEvery = manager.watchdog.map { Int64($0 * 1e9 / 2) } ?? .max
@@ -77,17 +81,26 @@ final class ServiceNotifier: Sendable {
         close(descriptor)
     }
 
-    /// Sends `fields` (one `KEY=VALUE` a line) as one datagram; false when the socket refused it.
+    /// The longest wait for room in the manager's queue, in seconds.
+    static let sendTimeout = 2
+
+    /// Sends `fields` (one `KEY=VALUE` a line) as one datagram, waiting at most `sendTimeout` for room; false when it
+    /// was not sent.
     @discardableResult
     func send(_ fields: String...) -> Bool {
+        send(fields, flags: Int32(MSG_NOSIGNAL))
+    }
+
+    private func send(_ fields: [String], flags: Int32) -> Bool {
         let bytes = Array(fields.joined(separator: "\n").utf8)
         var address = address
-        let sent = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                sendto(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), $0, length)
+        while true {
+            let sent = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, flags, $0, length) }
             }
+            if sent < 0 && errno == EINTR { continue }
+            return sent == bytes.count
         }
-        return sent == bytes.count
     }
 
     /// The next filtered frame says `READY=1`, with `status`.
@@ -106,7 +119,7 @@ final class ServiceNotifier: Sendable {
         let now = Self.now, last = lastPing.load(ordering: .relaxed)
         guard now - last >= pingEvery,
               lastPing.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged else { return }
-        send("WATCHDOG=1")
+        _ = send(["WATCHDOG=1"], flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
     }
 
     /// `STATUS=text`.

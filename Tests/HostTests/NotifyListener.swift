@@ -33,12 +33,7 @@ final class NotifyListener: Sendable {
         guard descriptor >= 0 else { throw POSIXError(.EIO) }
         path = abstract ? nil : FileManager.default.temporaryDirectory.appendingPathComponent("\(unique).sock").path
         name = path ?? "@\(unique)"
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        var bytes = Array(name.utf8)
-        if abstract { bytes[0] = 0 }
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let length = socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count + (abstract ? 0 : 1))
+        var (address, length) = Self.address(name)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
         }
@@ -51,10 +46,29 @@ final class NotifyListener: Sendable {
         thread.start()
     }
 
-    /// Stops reading (a shutdown wakes the reading thread) and removes the socket file.
+    /// Stops reading (an empty datagram to itself ends the reading thread, which closes the socket) and removes the
+    /// socket file.
     func close() {
-        shutdown(descriptor, Int32(SHUT_RDWR))
+        let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if sender >= 0 {
+            var (address, length) = Self.address(name)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(sender, nil, 0, Int32(MSG_NOSIGNAL), $0, length) }
+            }
+            Glibc.close(sender)
+        }
         if let path { unlink(path) }
+    }
+
+    /// The socket address of `name` (a path, or `@` and an abstract name) and its length.
+    private static func address(_ name: String) -> (sockaddr_un, socklen_t) {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var bytes = Array(name.utf8)
+        let abstract = bytes.first == UInt8(ascii: "@")
+        if abstract { bytes[0] = 0 }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        return (address, socklen_t(MemoryLayout<sockaddr_un>.offset(of: \.sun_path)! + bytes.count + (abstract ? 0 : 1)))
     }
 
     /// What each datagram records beside its fields, read on the listener's thread as it arrives.
