@@ -6,8 +6,8 @@
 #
 # Configs written to /etc/swiftcam/pipelines for the check (removed at the end):
 #   svc-ready  a test pattern whose first frame reaches the filter 4 s after the graph plays (a queue holds it):
-#              `systemctl start --no-block`; once the host has logged `running`, the unit is still `activating`;
-#              it becomes `active` only with READY=1, which the first filtered frame sends.
+#              systemd logs `Started` (READY=1, which the first filtered frame sends) at least 3 s after the host
+#              logged `running` (the graph plays): the unit was `activating` until the first frame.
 #   svc-stall  a test pattern with the stall test hook (SWIFTCAM_TEST_STALL_AFTER_FRAMES) and WatchdogSec=3 in a
 #              drop-in: frames stop, WATCHDOG=1 stops, systemd logs the watchdog timeout and restarts it (NRestarts).
 #   svc-cam    the vivid camera, recording (MJPEG in Matroska): `systemctl reload` after the filter changed in the file
@@ -60,7 +60,7 @@ ctl() { XDG_RUNTIME_DIR=/run swiftcam ctl "$@" 2>&1; }
 # GStreamer's registry for the user swiftcam (the unit's XDG_CACHE_HOME), made before the first start from the one this
 # machine has: under emulation a scan of every plugin takes minutes, which no start should wait for here.
 install -d -o swiftcam -g swiftcam -m 0750 /var/cache/swiftcam /var/cache/swiftcam/gstreamer-1.0
-for registry in "${GST_REGISTRY_1_0:-}" "$HOME/.cache/gstreamer-1.0/registry.$(uname -m).bin"; do
+for registry in "/root/.cache/gstreamer-1.0/registry.$(uname -m).bin" "${GST_REGISTRY_1_0:-}"; do
   if [ -f "$registry" ]; then
     install -o swiftcam -g swiftcam -m 0640 "$registry" "/var/cache/swiftcam/gstreamer-1.0/registry.$(uname -m).bin"
     break
@@ -81,18 +81,19 @@ cat > "$pipelines/svc-ready.json" <<'JSON'
   "launch": "videotestsrc name=source0 is-live=true pattern=ball ! video/x-raw,width=160,height=120,framerate=15/1 ! queue min-threshold-time=4000000000 max-size-time=0 max-size-buffers=0 max-size-bytes=0 ! swiftfilter chain=sepia ! fakesink sync=false" }
 JSON
 start=$(cursor)
-systemctl start --no-block swiftcam@svc-ready
-if ! journal_wait svc-ready "$start" '^running svc-ready' > /dev/null; then
-  fail "swiftcam@svc-ready logged no 'running' line: $(journalctl -q -o cat -u swiftcam@svc-ready --after-cursor "$start" | tail -n 3)"
+if ! systemctl start swiftcam@svc-ready; then  # waits for the start job: READY=1, or its failure
+  fail "swiftcam@svc-ready did not start: $(journalctl -q -o cat -u swiftcam@svc-ready --after-cursor "$start" | tail -n 3)"
 else
-  before=$(prop svc-ready ActiveState)
-  systemctl start swiftcam@svc-ready  # waits for the start job: READY=1, or its failure
-  after=$(prop svc-ready ActiveState)
-  text=$(prop svc-ready StatusText)
-  if [ "$before" = activating ] && [ "$after" = active ]; then
-    ok "swiftcam@svc-ready: activating while the graph played without a frame, active after READY=1 (status: $text)"
+  # The journal's monotonic times: the host's `running` line (the graph plays), then systemd's `Started` (READY=1).
+  lines=$(journalctl -q -o short-monotonic -u swiftcam@svc-ready.service --after-cursor "$start")
+  at() { grep -m1 "$1" <<<"$lines" | sed -n 's/^\[ *\([0-9.]*\)\].*/\1/p'; }
+  running=$(at 'running svc-ready') started=$(at 'Started swiftcam@svc-ready')
+  gap=$(awk -v a="$running" -v b="$started" 'BEGIN { if (a == "" || b == "") print "none"; else printf "%.1f", b - a }')
+  state=$(prop svc-ready ActiveState) text=$(prop svc-ready StatusText)
+  if [ "$gap" != none ] && awk -v g="$gap" 'BEGIN { exit !(g >= 3) }' && [ "$state" = active ]; then
+    ok "swiftcam@svc-ready: activating for ${gap}s after the host logged 'running' (its first frame held 4 s), then active with READY=1 (status: $text)"
   else
-    fail "swiftcam@svc-ready: '$before' once running, '$after' after the start job (expected activating, then active)"
+    fail "swiftcam@svc-ready: 'running' at ${running:-?}, 'Started' at ${started:-?} (gap $gap, expected ≥ 3 s), state $state"
   fi
 fi
 systemctl stop swiftcam@svc-ready
@@ -159,8 +160,9 @@ cam_config -5 sepia > "$pipelines/svc-cam.json"
 mark=$(cursor)
 systemctl reload swiftcam@svc-cam
 said=$(journal_wait svc-cam "$mark" '^(swiftcam: )?reload')
-as_error=$(journalctl -q -o cat -p err -u swiftcam@svc-cam --after-cursor "$mark" | grep -c 'reload refused')
-info_as_error=$(journalctl -q -o cat -p warning -u swiftcam@svc-cam --after-cursor "$start" | grep -c '^running svc-cam')
+# The unit's own lines by field: `-u` ORs systemd's lines about the unit in, and `-p` would bind to those alone.
+as_error=$(journalctl -q -o cat -p err _SYSTEMD_UNIT=swiftcam@svc-cam.service --after-cursor "$mark" | grep -c 'reload refused')
+info_as_error=$(journalctl -q -o cat -p warning _SYSTEMD_UNIT=swiftcam@svc-cam.service --after-cursor "$start" | grep -c '^running svc-cam')
 if [[ $said == *"reload refused"*"$pipelines/svc-cam.json"*"caps.width"* ]] && [ "$as_error" = 1 ] && [ "$info_as_error" = 0 ] \
    && [[ $(ctl svc-cam wait 10) == "ok "*" frames" ]]; then
   ok "a bad config on reload: '$said' (priority err in the journal), the camera plays on"
