@@ -149,7 +149,9 @@ if [ "$mode" = all ]; then
 fi
 two=0
 # Booted with systemd as init when it ends with the package (a service manager's world); busybox otherwise (quicker).
+# The package and the service add minutes under emulation on a loaded machine: the safety net grows with them.
 VIVID_INIT=${VIVID_INIT:-$([ -n "$deb" ] && echo systemd || echo busybox)} \
+  VIVID_TIMEOUT=${VIVID_TIMEOUT:-$([ -n "$deb" ] && echo 1800 || echo 900)} \
   VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" bash "$VIVID_RUN" "$TWO" || two=$?
 [ $rc -ne 0 ] && exit $rc
 exit $two
