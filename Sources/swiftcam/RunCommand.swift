@@ -22,9 +22,9 @@ enum RunCommand {
         missing or not allowed keeps the page up with the reason until Ctrl-C.
         --metrics serves GET /metrics (Prometheus text format; the --http server has it too) and nothing else on ADDR:PORT;
         a camera that is missing or not allowed keeps it up, showing the status, until Ctrl-C.
-        SIGHUP (systemctl reload; not while stdin is a terminal) re-reads the config: a changed filter is set live, other
-        changes rebuild the graph, a config that does not load is refused and the running one stays. Under systemd
-        (Type=notify) READY=1 comes with the first filtered frame and WATCHDOG=1 while frames flow (docs/service.md).
+        Under systemd (NOTIFY_SOCKET set), SIGHUP (systemctl reload) re-reads the config: a changed filter is set live, other
+        changes rebuild the graph, a config that does not load is refused and the running one stays; READY=1 comes with the
+        first filtered frame and WATCHDOG=1 while frames flow (docs/service.md).
         A camera that fails is reported in one sentence (`status failed: camera /dev/video0 …`); --verbose also prints
         GStreamer's own message for every failure and warning (GST_DEBUG=swiftcam:2 does the same).
         """
@@ -84,12 +84,12 @@ enum RunCommand {
             }
             hostOptions.metrics = address
         }
-        // SIGHUP (systemctl reload) reads the same file with the same options again; in a terminal it still means the
-        // terminal went away, and ends the run.
-        if isatty(STDIN_FILENO) == 0 {
+        hostOptions.serviceManager = ServiceManager()
+        // Under a service manager SIGHUP (systemctl reload) reads the same file with the same options again; anywhere
+        // else it still means the terminal went away, and ends the run.
+        if hostOptions.serviceManager != nil {
             hostOptions.reload = { try ConfigStore.standard().load(nameOrPath, overrides: overrides) }
         }
-        hostOptions.serviceManager = ServiceManager()
         if let text = ProcessInfo.processInfo.environment["SWIFTCAM_TEST_STALL_AFTER_FRAMES"] {
             guard let frames = Int(text), frames > 0 else {
                 return usageFailure(UsageError("SWIFTCAM_TEST_STALL_AFTER_FRAMES: \(text.terminalSafe) is not a whole number of frames, at least 1"), usage)
