@@ -5,8 +5,8 @@
 #                               # /dev/video0 (scripts/package-check.sh calls it in the systemd-booted VM)
 #
 # Configs written to /etc/swiftcam/pipelines for the check (removed at the end):
-#   svc-ready  a test pattern whose first frame reaches the filter 15 s after the graph plays (a queue holds it;
-#              under emulation the host may take seconds from playing to logging `running`):
+#   svc-ready  a test pattern whose first frame reaches the filter 15 s after the graph plays (a queue holds the
+#              filter's branch; a second branch lets the graph reach PLAYING, and the host log `running`, at once):
 #              systemd logs `Started` (READY=1, which the first filtered frame sends) at least 3 s after the host
 #              logged `running` (the graph plays): the unit was `activating` until the first frame.
 #   svc-stall  a test pattern with the stall test hook (SWIFTCAM_TEST_STALL_AFTER_FRAMES) and WatchdogSec=3 in a
@@ -79,7 +79,7 @@ exposure=$(systemd-analyze security swiftcam@svc-cam.service 2>&1 | sed -n 's/.*
 # --- READY=1 only after the first filtered frame
 cat > "$pipelines/svc-ready.json" <<'JSON'
 { "description": "service check: the first frame reaches the filter 15 s after the graph plays",
-  "launch": "videotestsrc name=source0 is-live=true pattern=ball ! video/x-raw,width=160,height=120,framerate=15/1 ! queue min-threshold-time=15000000000 max-size-time=0 max-size-buffers=0 max-size-bytes=0 ! swiftfilter chain=sepia ! fakesink sync=false" }
+  "launch": "videotestsrc name=source0 is-live=true pattern=ball ! video/x-raw,width=160,height=120,framerate=15/1 ! tee name=t ! queue ! fakesink sync=false t. ! queue min-threshold-time=15000000000 max-size-time=0 max-size-buffers=0 max-size-bytes=0 ! swiftfilter chain=sepia ! fakesink sync=false async=false" }
 JSON
 start=$(cursor)
 if ! systemctl start swiftcam@svc-ready; then  # waits for the start job: READY=1, or its failure
@@ -163,8 +163,16 @@ systemctl reload swiftcam@svc-cam
 said=$(journal_wait svc-cam "$mark" '^(swiftcam: )?reload')
 # priority CURSOR TEXT: the PRIORITY the journal stored for the unit's first line after CURSOR containing TEXT.
 priority() {
-  journalctl -q -o export -u swiftcam@svc-cam.service --after-cursor "$1" \
-    | awk -v text="$2" 'BEGIN { RS = "" } index($0, text) { if (match($0, /PRIORITY=[0-9]/)) print substr($0, RSTART + 9, 1); exit }'
+  journalctl -q -o json -u swiftcam@svc-cam.service --after-cursor "$1" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    entry = json.loads(line)
+    message = entry.get("MESSAGE") or ""
+    if isinstance(message, list):
+        message = bytes(message).decode("utf-8", "replace")
+    if sys.argv[1] in message:
+        print(entry.get("PRIORITY", ""))
+        break' "$2"
 }
 as_error=$(priority "$mark" 'reload refused')
 info=$(priority "$start" 'running svc-cam')
