@@ -8,12 +8,15 @@ import Testing
 /// as `NOTIFY_SOCKET`; and the reload a SIGHUP asks for.
 @Suite struct HostServiceManagerTests {
     /// A live test pattern whose first frame reaches the filter `seconds` after the graph plays (a queue holds the
-    /// frames until it has that much), then flows at 30 fps; `source0` is what the stall hook pauses.
+    /// filter's branch until it has that much), then flows at 30 fps; a second branch lets the graph reach PLAYING (a
+    /// live graph gets there with its first buffer at the sinks) before any frame is filtered. `source0` is what the
+    /// stall hook pauses.
     private static func delayedSource(seconds: Double, chain: String = "sepia") -> String {
         let hold = Int(seconds * 1e9)
         return #"{"launch": "videotestsrc name=source0 is-live=true ! video/x-raw,width=64,height=48,framerate=30/1 ! "#
+            + #"tee name=t ! queue ! fakesink sync=false t. ! "#
             + #"queue min-threshold-time=\#(hold) max-size-time=0 max-size-buffers=0 max-size-bytes=0 ! "#
-            + #"swiftfilter chain=\"\#(chain)\" ! fakesink sync=false"}"#
+            + #"swiftfilter chain=\"\#(chain)\" ! fakesink sync=false async=false"}"#
     }
 
     /// `READY=1` comes with a filtered frame, not when the graph starts playing; `WATCHDOG=1` comes while frames flow
