@@ -238,6 +238,7 @@ public final class CaptureSession: Sendable {
             try graph.play(config: config, timeout: timeout, handler: { message in Self.handle(message, state: state, context: context) }) {
                 // Wakes `waitUntilDone` only while it waits for a frame count.
                 if goal.waiters.load(ordering: .relaxed) > 0 { state.withLock { _ in } }
+                goal.observer.withLock { $0 }?()
             }
         } catch let GStreamerError.stateChangeFailed(element, _, message) {
             // The bus thread reads the error that failed the change (its code, not GStreamer's words) and may not
@@ -348,6 +349,27 @@ public final class CaptureSession: Sendable {
             let seen = state.framesFiltered - start
             return seen >= count || state.ended ? seen : nil
         } ?? framesFiltered - start
+    }
+
+    /// Calls `handler` for every frame that leaves the filter, on GStreamer's streaming thread (keep it short, never
+    /// block); nil stops it. Graphs without `swiftfilter` (a `launch` config without one) call it never.
+    public func onFilteredFrame(_ handler: (@Sendable () -> Void)?) {
+        frameGoal.observer.withLock { $0 = handler }
+    }
+
+    /// Whether the playing graph has `swiftfilter`, so `onFilteredFrame` hears its frames.
+    public var filtersFrames: Bool { graph?.filter != nil }
+
+    /// A test hook: pauses the playing graph's sources (`source0`, `source1`, …) so frames stop flowing while the
+    /// process and the pipeline go on, as with a hung driver that posts no error. Returns how many it paused.
+    @discardableResult
+    public func stallSources() -> Int {
+        guard let graph else { return 0 }
+        var paused = 0
+        for index in 0..<max(1, config.sources?.count ?? 0) {
+            if let source = graph.pipeline.element(named: PipelineBuilder.Names.source(index)), source.requestState(.paused) { paused += 1 }
+        }
+        return paused
     }
 
     /// Frames that left the filter, across recoveries.
