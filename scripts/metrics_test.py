@@ -7,7 +7,8 @@ Starts hosts one after another, each on a test pattern or a missing camera, and 
    happens — frames flow, a still is taken, a recording runs and ends, an MJPEG viewer connects, an RTSP client reads.
 2. `--metrics` with one-second segments and a storage budget on a tmpfs of its own (root, in the run's mount
    namespace): free bytes fall by what is written beside the captures, segments close, the budget deletes.
-3. a camera that is missing, `--http` with a token and `--metrics`: the status metric says unconfigured, the page's
+3. motion analysis on a moving ball with recordings on events: analysed frames, events, the pre-roll ring's bytes.
+4. a camera that is missing, `--http` with a token and `--metrics`: the status metric says unconfigured, the page's
    /metrics wants the token; then `--metrics` alone, which stays up to say so.
 
 Waits are for events (a reply line, a first JPEG, the RTSP client's caps), each with a safety net of 60 s.
@@ -23,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -34,6 +36,8 @@ SAFETY = 60
 # (Tests/CaptureTests/HardwareFaultTests.swift, in the VM with vivid) reads them with this parser through
 # scripts/metrics_sample.py as its faults happen; here only their presence is checked.
 MOVED_BY_THE_FAULT_MATRIX = {"swiftcam_restarts_total", "swiftcam_frames_dropped_total"}
+# Written only by a host with analysers (and, for the ring, recordings on events): checked on such a host.
+ANALYSIS_ONLY = {"swiftcam_analysis_frames_total", "swiftcam_events_total", "swiftcam_preroll_bytes"}
 # The budget's file system: a tmpfs of this size, so free bytes move only with what this test writes.
 BUDGET_TMPFS = 64 << 20
 failures = []
@@ -73,10 +77,11 @@ class Host:
         self.lines.put(None)
 
     def line(self, prefix, containing=""):
-        """The next line starting with `prefix` (and holding `containing`)."""
+        """The next line starting with `prefix` (and holding `containing`), within the safety net."""
+        deadline = time.monotonic() + SAFETY
         while True:
             try:
-                line = self.lines.get(timeout=SAFETY)
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 raise SystemExit(f"FAIL: no line starting {prefix!r} within {SAFETY} s; seen: {self.seen[-10:]}")
             if line is None:
@@ -330,6 +335,38 @@ def budget_host(binary, folder):
         subprocess.run(["umount", budget], check=False)
 
 
+def analysis_host(binary, folder):
+    """Motion analysis on a moving ball, with recordings on events: analysed frames, events and the pre-roll ring."""
+    write_config(folder, "metrics-motion", '{ "kind": "test", "pattern": "ball" }',
+                 ', "analyze": [{ "motion": {} }], "triggers": { "record": { "on": "motion", "preRoll": 1, "postRoll": 1,'
+                 ' "directory": "events" } }')
+    host = Host(binary, folder, "metrics-motion", ["--metrics", "127.0.0.1:0"], quiet=False)
+    try:
+        metrics_url = host.line("metrics ").split(" ", 1)[1]
+        host.command("wait 5")
+        _, _, before, _ = scrape(metrics_url)
+        host.command("wait 60")
+        # The ball moves from the first frame: its start may have been printed while a reply was awaited.
+        if not any(line.startswith("event motion start") for line in host.seen):
+            host.line("event motion start")
+        _, _, after, _ = scrape(metrics_url)
+        analysed = ("swiftcam_analysis_frames_total", (("analyzer", "motion"), ("outcome", "analysed")))
+        moved = {
+            "swiftcam_analysis_frames_total": after.get(analysed, 0) >= before.get(analysed, 0) + 30,
+            # The start comes with the first frames, before any scrape: the counter holds every start the host printed.
+            "swiftcam_events_total": (value(after, "swiftcam_events_total", event="motion start") or 0)
+            == sum(line.startswith("event motion start") for line in host.seen) >= 1,
+            "swiftcam_preroll_bytes": (value(after, "swiftcam_preroll_bytes") or 0) > 0,
+        }
+        check(moved["swiftcam_analysis_frames_total"], f"swiftcam_analysis_frames_total moved with analysed frames "
+              f"({before.get(analysed)} → {after.get(analysed)})")
+        check(moved["swiftcam_events_total"], "swiftcam_events_total moved with a motion start")
+        check(moved["swiftcam_preroll_bytes"], f"swiftcam_preroll_bytes holds the ring ({value(after, 'swiftcam_preroll_bytes')})")
+        return {metric for metric, ok in moved.items() if ok}, after
+    finally:
+        check(host.stop("quit") == 0, "the motion host exits 0")
+
+
 def missing_camera_host(binary, folder):
     write_config(folder, "metrics-missing", '{ "kind": "v4l2", "device": "/dev/video-metrics-none" }')
     token = "metrics-token-1234"
@@ -381,7 +418,11 @@ def main():
     os.makedirs(os.path.join(ROOT, ".build"), exist_ok=True)
     folder = tempfile.mkdtemp(prefix="metrics-test.", dir=os.path.join(ROOT, ".build"))
     try:
-        moved = running_host(binary, folder, expected) | budget_host(binary, folder) | missing_camera_host(binary, folder)
+        analysed, analysis_samples = analysis_host(binary, folder)
+        for metric in ANALYSIS_ONLY:
+            check(present(analysis_samples, metric), f"{metric} is on the host with analysers")
+        moved = (running_host(binary, folder, [m for m in expected if m not in ANALYSIS_ONLY]) | budget_host(binary, folder)
+                 | analysed | missing_camera_host(binary, folder))
         metrics_only_host(binary, folder)
         taken_port_host(binary, folder)
         for metric in expected:
