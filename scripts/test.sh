@@ -107,7 +107,7 @@ web() {
 }
 
 metrics() {
-  # /metrics from two running hosts, read by Prometheus's own parser (PyPI prometheus-client, in a venv under .build,
+  # /metrics from running hosts, read by Prometheus's own parser (PyPI prometheus-client, in a venv under .build,
   # installed outside the namespace), in a network namespace with only lo.
   step "/metrics parsed by prometheus-client, in a network namespace with only lo"
   local python sudo_cmd=()
