@@ -73,23 +73,23 @@ enum PluginFilterFactory {
     }
 }
 
+/// What the plugin's filters share: the registry makes them through `PluginFilterFactory` (with their memberwise
+/// initializers), never from text arguments.
+protocol PluginFilter: Filter {}
+
+extension PluginFilter {
+    init(arguments: FilterArguments) throws(FilterSpecError) {
+        throw .unknownFilter(name: Self.info.name, position: arguments.position)
+    }
+}
+
 /// A plugin's point filter: its steps, read through the C table, fuse with the built-in point filters.
-struct PluginPointFilter: PointFilter {
+struct PluginPointFilter: PointFilter, PluginFilter {
     static let info = FilterInfo(name: "plugin-point-filter", summary: "a point filter from a plugin")
     let filterInfo: FilterInfo
     let values: [ParameterValue]
     let instance: PluginInstance
 
-    init(filterInfo: FilterInfo, values: [ParameterValue], instance: PluginInstance) {
-        self.filterInfo = filterInfo
-        self.values = values
-        self.instance = instance
-    }
-
-    /// Never used: the registry makes these through `PluginFilterFactory`.
-    init(arguments: FilterArguments) throws(FilterSpecError) {
-        throw .unknownFilter(name: Self.info.name, position: arguments.position)
-    }
 
     var pointMap: PointMap {
         let instance = instance
@@ -138,22 +138,12 @@ private func steps(_ instance: PluginInstance, matrix: Int32) -> [SwiftCamPointS
 }
 
 /// A plugin's frame filter: each frame's planes go to the plugin through the C table, with the chain's scratch.
-struct PluginFrameFilter: FrameFilter {
+struct PluginFrameFilter: FrameFilter, PluginFilter {
     static let info = FilterInfo(name: "plugin-frame-filter", summary: "a frame filter from a plugin")
     let filterInfo: FilterInfo
     let values: [ParameterValue]
     let instance: PluginInstance
 
-    init(filterInfo: FilterInfo, values: [ParameterValue], instance: PluginInstance) {
-        self.filterInfo = filterInfo
-        self.values = values
-        self.instance = instance
-    }
-
-    /// Never used: the registry makes these through `PluginFilterFactory`.
-    init(arguments: FilterArguments) throws(FilterSpecError) {
-        throw .unknownFilter(name: Self.info.name, position: arguments.position)
-    }
 
     func apply(_ input: Frame, to output: Frame, context: FrameContext) {
         guard let apply = instance.descriptor.pointee.apply else { return }
