@@ -30,7 +30,7 @@ import Testing
         }
         listener.sampling { [host = run.host] in host.session.framesFiltered }
         #expect(await run.ready())
-        #expect(await listener.wait(for: "READY=1"))
+        #expect(await listener.waitUntilReceived("READY=1"))
         let ready = try #require(listener.received.first { $0.fields.contains("READY=1") })
         #expect(ready.sample >= 1, "READY=1 came before any frame left the filter")
 
@@ -61,7 +61,7 @@ import Testing
         defer { listener.close() }
         let notifier = try #require(ServiceNotifier(ServiceManager(socket: listener.name)))
         #expect(notifier.send("READY=1", "STATUS=up"))
-        #expect(await listener.wait(for: "READY=1"))
+        #expect(await listener.waitUntilReceived("READY=1"))
         #expect(listener.received.first?.fields == ["READY=1", "STATUS=up"])
     }
 

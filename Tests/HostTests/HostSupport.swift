@@ -59,7 +59,8 @@ private final class HostLog: Sendable {
     private struct State {
         var events: [HostEvent] = []
         var outcome: HostOutcome?
-        var eventWaiters: [(matches: @Sendable (HostEvent) -> Bool, left: Int, continuation: CheckedContinuation<HostEvent?, Never>)] = []
+        var eventWaiters: [(id: Int, matches: @Sendable (HostEvent) -> Bool, left: Int, continuation: CheckedContinuation<HostEvent?, Never>)] = []
+        var nextWaiter = 0
         var outcomeWaiters: [CheckedContinuation<HostOutcome, Never>] = []
     }
 
@@ -90,13 +91,25 @@ private final class HostLog: Sendable {
         for continuation in outcomes { continuation.resume(returning: outcome) }
     }
 
+    /// How long a wait for an event may last at the most: a safety net that fails the test (no event) instead of
+    /// hanging the run when a host neither gets there nor ends.
+    static let safetyNetSeconds = 120
+
     func event(_ matches: @escaping @Sendable (HostEvent) -> Bool, occurrence: Int) async -> HostEvent? {
         await withCheckedContinuation { continuation in
             let found: HostEvent?? = state.withLock { state in
                 let past = state.events.filter(matches)
                 if past.count >= occurrence { return .some(past[occurrence - 1]) }
                 if state.outcome != nil { return .some(nil) }
-                state.eventWaiters.append((matches, occurrence - past.count, continuation))
+                let id = state.nextWaiter
+                state.nextWaiter += 1
+                state.eventWaiters.append((id, matches, occurrence - past.count, continuation))
+                DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Self.safetyNetSeconds)) { [self] in
+                    let expired = self.state.withLock { state in
+                        state.eventWaiters.firstIndex { $0.id == id }.map { state.eventWaiters.remove(at: $0).continuation }
+                    }
+                    expired?.resume(returning: HostEvent?.none)
+                }
                 return nil
             }
             if let found { continuation.resume(returning: found) }

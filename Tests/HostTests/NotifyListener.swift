@@ -21,7 +21,8 @@ final class NotifyListener: Sendable {
 
     private struct State {
         var received: [Datagram] = []
-        var waiters: [(matches: @Sendable ([Datagram]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+        var waiters: [(id: Int, matches: @Sendable ([Datagram]) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
+        var nextWaiter = 0
         var closed = false
         var sample: @Sendable () -> Int = { 0 }
     }
@@ -84,16 +85,28 @@ final class NotifyListener: Sendable {
 
     /// How many datagrams so far carry `field` (a whole `KEY=VALUE`, or a `KEY=` prefix).
     func count(_ field: String) -> Int {
-        received.filter { $0.fields.contains { field.hasSuffix("=") ? $0.hasPrefix(field) : $0 == field } }.count
+        Self.count(field, in: received)
     }
 
-    /// Waits until what was received satisfies `done`; false when the socket closed first.
+    /// How long a wait may last at the most: a safety net that fails the test (the wait gives false) instead of
+    /// hanging the run when what it waits for never comes.
+    static let safetyNetSeconds = 120
+
+    /// Waits until what was received satisfies `done`; false when the socket closed first, or after the safety net.
     func wait(until done: @escaping @Sendable ([Datagram]) -> Bool) async -> Bool {
         await withCheckedContinuation { continuation in
             let now: Bool? = state.withLock { state in
                 if done(state.received) { return true }
                 if state.closed { return false }
-                state.waiters.append((done, continuation))
+                let id = state.nextWaiter
+                state.nextWaiter += 1
+                state.waiters.append((id, done, continuation))
+                DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(Self.safetyNetSeconds)) { [self] in
+                    let expired = self.state.withLock { state in
+                        state.waiters.firstIndex { $0.id == id }.map { state.waiters.remove(at: $0).continuation }
+                    }
+                    expired?.resume(returning: false)
+                }
                 return nil
             }
             if let now { continuation.resume(returning: now) }
@@ -103,9 +116,17 @@ final class NotifyListener: Sendable {
     /// Waits until `count` more datagrams carrying `field` than now have come.
     func wait(for field: String, more count: Int = 1) async -> Bool {
         let start = self.count(field)
-        return await wait { received in
-            received.filter { $0.fields.contains { field.hasSuffix("=") ? $0.hasPrefix(field) : $0 == field } }.count >= start + count
-        }
+        return await wait { received in Self.count(field, in: received) >= start + count }
+    }
+
+    /// Waits until a datagram carrying `field` has come, now or before.
+    func waitUntilReceived(_ field: String) async -> Bool {
+        await wait { received in Self.count(field, in: received) >= 1 }
+    }
+
+    /// How many of `received` carry `field` (a whole `KEY=VALUE`, or a `KEY=` prefix).
+    private static func count(_ field: String, in received: [Datagram]) -> Int {
+        received.filter { $0.fields.contains { field.hasSuffix("=") ? $0.hasPrefix(field) : $0 == field } }.count
     }
 
     private func readAll() {

@@ -37,6 +37,17 @@ import Testing
         Set(((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []).compactMap { Int32($0) })
     }
 
+    /// The ids of a process's named threads: those whose name is not the process's own. The unnamed ones are the
+    /// runtime's pools (libdispatch's workers, Swift concurrency's), which start and retire threads on their own
+    /// schedule (a busy machine can swap one while a test runs); everything a connection starts has a name.
+    static func namedThreadIDs(_ pid: Int32) -> Set<Int32> {
+        func name(_ path: String) -> String? {
+            (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let process = name("/proc/\(pid)/comm")
+        return threadIDs(pid).filter { name("/proc/\(pid)/task/\($0)/comm") != process }
+    }
+
     /// Waits for each of `threads` to end: a pidfd per thread (`PIDFD_THREAD`, Linux 6.9) becomes readable when it
     /// exits. Returns the ids still running after `deadline` seconds (a safety net: a thread that never ends is the
     /// leak this looks for). GStreamer's task threads go back to GLib's thread pool, which ends an unused one after
@@ -70,12 +81,12 @@ import Testing
         try WebHost(config: "switch", environment: ["\(prefix)_MAX_CONNECTIONS": "\(cap)", "\(prefix)_IDLE_SECONDS": "\(idle)"])
     }
 
-    /// The host's usage once every thread started since `threadsBefore` has ended (expected: none still running). The
+    /// The host's usage once every named thread started since `threadsBefore` has ended (expected: none still running). The
     /// kernel counts a thread out a moment after its pidfd reports the exit, so `Threads:` is read after a round trip to
     /// the host (an event, not a pause), and again after each of up to two more while it is above `before`.
     static func usageOnceEnded(_ host: WebHost, since threadsBefore: Set<Int32>, before: Int) async throws -> (threads: Int, resident: Int) {
         let pid = host.process.processIdentifier
-        let lingering = try waitForThreadsToEnd(threadIDs(pid).subtracting(threadsBefore))
+        let lingering = try waitForThreadsToEnd(namedThreadIDs(pid).subtracting(threadsBefore))
         #expect(lingering.isEmpty, "threads still running: \(lingering); the host's threads: \(threadNames(pid))")
         var now = try usage(pid)
         for _ in 0..<3 where now.threads > before {

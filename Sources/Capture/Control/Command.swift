@@ -42,6 +42,9 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
     /// `help`.
     case help
 
+    /// How long `wait N` waits for its frames at the most; it then answers with the frames it saw.
+    public static let frameWaitSeconds: Double = 60
+
     /// The colour temperatures `wb` applies: the `temperature` filter's range, which the software stage runs, so a
     /// reply never names a temperature the chain does not use. Others are clamped into it, and the reply says so.
     public static let kelvinRange: ClosedRange<Int> = {

@@ -114,7 +114,7 @@ public struct CommandInterpreter: Sendable {
                 let data = (try? encoder.encode(stats)) ?? Data()
                 return .ok(String(decoding: data, as: UTF8.self))
             case let .wait(count):
-                let seen = session.waitForFrames(count)
+                let seen = session.waitForFrames(count, timeout: Command.frameWaitSeconds)
                 return seen >= count ? .ok("\(seen) frames") : .error("only \(seen) of \(count) frames came (the stream ended or stalled)")
             case .quit:
                 onQuit()

@@ -29,14 +29,21 @@ public enum ControlSocket {
         return address
     }
 
-    /// Sends one command line to a running session and returns its reply line.
-    public static func send(_ command: String, to name: String, timeout: Double = 30) throws -> Reply {
-        try send(command, socket: path(for: name), name: name, timeout: timeout)
+    /// Sends one command line to a running session and returns its reply line; `timeout` seconds without one (by default
+    /// `replySeconds(for:)`) is an error.
+    public static func send(_ command: String, to name: String, timeout: Double? = nil) throws -> Reply {
+        try send(command, socket: path(for: name), name: name, timeout: timeout ?? replySeconds(for: command))
     }
 
     /// Sends one command line to the session listening on `path`.
-    public static func send(_ command: String, socket path: String, name: String? = nil, timeout: Double = 30) throws -> Reply {
-        try send(command, socket: path, name: name, timeout: timeout, then: nil)
+    public static func send(_ command: String, socket path: String, name: String? = nil, timeout: Double? = nil) throws -> Reply {
+        try send(command, socket: path, name: name, timeout: timeout ?? replySeconds(for: command), then: nil)
+    }
+
+    /// How long a client waits for the reply to `command`: 30 s, and for `wait N` the session's own limit on waiting
+    /// for frames (it answers with the frames it saw by then) and 30 s more.
+    public static func replySeconds(for command: String) -> Double {
+        command.split(separator: " ").first == "wait" ? Command.frameWaitSeconds + 30 : 30
     }
 
     /// `events`: the reply, then every analysis event as a line (`event motion start area=…`) to `onLine` until it
@@ -58,20 +65,23 @@ public enum ControlSocket {
             if errno == ENOENT { throw ControlError.unknownSession(name: name, running: runningSessions()) }
             throw ControlError.notRunning(name: name, path: path, reason: errnoText())
         }
-        var limit = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         let line = Array((command.replacingOccurrences(of: "\n", with: " ") + "\n").utf8)
         guard line.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count else {
             throw ControlError.notRunning(name: name, path: path, reason: errnoText())
         }
         // Replies may quote the command back, so they get more room than commands do.
         var reader = LineReader(descriptor: descriptor, limit: 16 * LineReader.limit)
-        guard case let .text(reply) = reader.next() else { throw ControlError.noReply(name: name) }
+        reader.idleMilliseconds = Int32(min(max(timeout, 0.001), 86_400) * 1000)
+        let reply: String
+        switch reader.next() {
+        case let .text(text)?: reply = text
+        case .idle?: throw ControlError.noReplyWithin(name: name, seconds: timeout)
+        case .tooLong?, nil: throw ControlError.noReply(name: name)
+        }
         guard reply.hasPrefix("ok") else { return .error(reply.hasPrefix("error ") ? String(reply.dropFirst(6)) : reply) }
         if let onLine {
-            // Events come when they come: no receive timeout from here on.
-            var forever = timeval(tv_sec: 0, tv_usec: 0)
-            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &forever, socklen_t(MemoryLayout<timeval>.size))
+            // Events come when they come: no time limit from here on.
+            reader.idleMilliseconds = nil
             while case let .text(line) = reader.next(), onLine(line) {}
         }
         return .ok(String(reply.dropFirst(2)).trimmingCharacters(in: .whitespaces))
@@ -94,6 +104,8 @@ public enum ControlError: CategorizedError, Sendable {
     case notRunning(name: String, path: String, reason: String)
     /// The session closed the connection without answering.
     case noReply(name: String)
+    /// The session did not answer within the client's time.
+    case noReplyWithin(name: String, seconds: Double)
     /// The server could not listen.
     case cannotListen(path: String, reason: String)
 
@@ -105,6 +117,8 @@ public enum ControlError: CategorizedError, Sendable {
             "no running session '\(name)' (\(path): \(reason)); start it with 'swiftcam run \(name)'"
         case let .noReply(name):
             "session '\(name)' closed the connection without a reply"
+        case let .noReplyWithin(name, seconds):
+            "session '\(name)' did not reply within \(String(format: "%g", seconds)) s"
         case let .cannotListen(path, reason):
             "cannot listen on \(path): \(reason)"
         }
@@ -113,7 +127,7 @@ public enum ControlError: CategorizedError, Sendable {
     /// A session that is not there is unavailable; a socket that cannot be made cannot be created.
     public var kind: FailureKind {
         switch self {
-        case .unknownSession, .notRunning, .noReply: .unavailable
+        case .unknownSession, .notRunning, .noReply, .noReplyWithin: .unavailable
         case .cannotListen: .cannotCreate
         }
     }
@@ -161,7 +175,7 @@ struct LineReader {
     private var pending: [UInt8] = []
 
     /// Milliseconds to wait for more bytes before `next` gives `.idle`; nil waits as long as it takes.
-    let idleMilliseconds: Int32?
+    var idleMilliseconds: Int32?
 
     init(descriptor: Int32, limit: Int = LineReader.limit, idleSeconds: Int? = nil) {
         self.descriptor = descriptor
