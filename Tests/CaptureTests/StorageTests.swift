@@ -76,6 +76,17 @@ struct StorageTests {
         #expect(remaining(folder).isEmpty)
     }
 
+    /// An event's sidecar (`FILE.event.json`) is deleted with its capture; one whose capture is already gone is
+    /// deleted too; the sidecar of a capture that stays, stays.
+    @Test func eventSidecarsGoWithTheirCaptures() throws {
+        let folder = try folder([("old.mkv", 10, 9000), ("old.mkv.event.json", 10, 9000), ("new.jpg", 10, 60),
+                                 ("new.jpg.event.json", 10, 60), ("gone.jpg.event.json", 10, 60)])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let budget = StorageBudget(limits: StorageConfig(maxAge: 3600), directories: [folder.path], label: "t", log: { _ in }, openFiles: { ([], 0) })
+        #expect(budget.checkNow().deletions == 1)
+        #expect(remaining(folder) == ["new.jpg", "new.jpg.event.json"])
+    }
+
     /// A long run on a small disk of its own (a tmpfs that one unbudgeted recording would fill), 1 s segments: at
     /// every second the captures take at most `maxBytes`, the disk keeps `minFree`, and the recording never fails (a
     /// full disk or a deleted open file would end it); no deletion names the file being written.

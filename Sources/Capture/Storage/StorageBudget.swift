@@ -106,9 +106,17 @@ final class StorageBudget: Sendable {
                 return false
             }
             log("storage: deleted \(capture.path) (\(reason))")
+            // An event's sidecar (`FILE.event.json`) goes with its capture.
+            unlink(capture.path + EventSidecar.suffix)
             used -= capture.bytes
             deleted += 1
             return true
+        }
+        // A sidecar whose capture is gone (deleted by hand, or by a budget before sidecars went with their captures).
+        for directory in directories {
+            for orphan in Self.orphanSidecars(in: directory) where now - orphan.modified >= Self.openWindow {
+                unlink(orphan.path)
+            }
         }
 
         if let maxAge = limits.maxAge {
@@ -142,11 +150,25 @@ final class StorageBudget: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         return names.compactMap { name -> Capture? in
             guard !name.hasPrefix("."), Gallery.kind(of: name) != nil else { return nil }
-            let path = "\(directory)/\(name)"
-            var info = stat()
-            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-            let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-            return Capture(path: path, bytes: Int(info.st_size), modified: modified)
+            return regularFile("\(directory)/\(name)")
+        }
+    }
+
+    /// The file at `path` with its size and time, when it is a regular file (not a link, folder or socket).
+    private static func regularFile(_ path: String) -> Capture? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        return Capture(path: path, bytes: Int(info.st_size), modified: modified)
+    }
+
+    /// The event sidecars in `directory` whose capture is not there.
+    static func orphanSidecars(in directory: String) -> [Capture] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        let present = Set(names)
+        return names.compactMap { name -> Capture? in
+            guard name.hasSuffix(EventSidecar.suffix), !present.contains(String(name.dropLast(EventSidecar.suffix.count))) else { return nil }
+            return regularFile("\(directory)/\(name)")
         }
     }
 
