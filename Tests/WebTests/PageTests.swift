@@ -276,6 +276,13 @@ struct PageTests {
             """)
         #expect(marked as? String == "mono")
         try Self.save(try await browser.screenshot(), as: "filters.png")
+        // A parameter with a unit shows it beside its value: temperature's kelvin.
+        try await browser.click("#filter-list button[data-name=\"temperature\"]")
+        let kelvin = try await browser.wait("""
+            const check = () => { const o = document.querySelector('#filter-params output'); if (o) done(o.textContent); else requestAnimationFrame(check); };
+            check();
+            """)
+        #expect(kelvin as? String == "6500 K", "\(kelvin)")
         await browser.quit()
     }
 

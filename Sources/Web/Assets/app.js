@@ -451,8 +451,9 @@ function chooseFilter(filter) {
       slider.value = parameter.default;
       slider.dataset.key = parameter.key;
       const output = document.createElement('output');
-      output.textContent = String(parameter.default);
-      slider.addEventListener('input', () => { output.textContent = slider.value; applyFilterSoon(); });
+      const shown = (value) => (parameter.unit ? `${value} ${parameter.unit}` : String(value));
+      output.textContent = shown(parameter.default);
+      slider.addEventListener('input', () => { output.textContent = shown(slider.value); applyFilterSoon(); });
       label.append(name, slider, output);
       params.append(label);
     }
