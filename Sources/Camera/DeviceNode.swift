@@ -33,6 +33,23 @@ final class DeviceNode {
         if code != 0 { throw DeviceError.ioctl(name, errno: code, path: path) }
     }
 
+    /// Runs an enumeration ioctl (`VIDIOC_ENUM_*`) for index 0, 1, … (at most 1024) until the driver answers one of
+    /// `ends` (no more entries; `ENOTTY` from a driver without that enumeration) or an entry `isLast`; `prepare` fills
+    /// the request for an index. Any other errno throws.
+    func enumerate<T>(_ request: UInt, _ name: String, endingOn ends: [Int32] = [EINVAL, ENOTTY],
+                      stopAfter isLast: (T) -> Bool = { _ in false }, _ prepare: (UInt32) -> T) throws(DeviceError) -> [T] {
+        var entries: [T] = []
+        for index in 0..<UInt32(1024) {
+            var entry = prepare(index)
+            let code = attempt(request, &entry)
+            if ends.contains(code) { break }
+            if code != 0 { throw DeviceError.ioctl(name, errno: code, path: path) }
+            entries.append(entry)
+            if isLast(entry) { break }
+        }
+        return entries
+    }
+
     /// `st_rdev` of the open node (major/minor), used to match media-controller interfaces.
     var deviceNumber: UInt64? {
         var info = stat()
