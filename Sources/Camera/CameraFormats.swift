@@ -136,12 +136,9 @@ extension String {
 extension DeviceNode {
     /// `VIDIOC_ENUM_FMT` → `VIDIOC_ENUM_FRAMESIZES` → `VIDIOC_ENUM_FRAMEINTERVALS` for one buffer type.
     func formats(bufferType: UInt32) throws(DeviceError) -> [PixelFormatDescription] {
-        let descriptions = try enumerate(CV4L2_VIDIOC_ENUM_FMT, "VIDIOC_ENUM_FMT", endingOn: [EINVAL]) { index in
-            var desc = v4l2_fmtdesc()
-            desc.index = index
-            desc.type = bufferType
-            return desc
-        }
+        var query = v4l2_fmtdesc()
+        query.type = bufferType
+        let descriptions = try enumerate(CV4L2_VIDIOC_ENUM_FMT, "VIDIOC_ENUM_FMT", query, index: \.index, endingOn: [EINVAL])
         var result: [PixelFormatDescription] = []
         for desc in descriptions {
             result.append(PixelFormatDescription(
@@ -156,13 +153,10 @@ extension DeviceNode {
 
     private func sizes(of pixelFormat: UInt32) throws(DeviceError) -> [FrameSizeRates] {
         // Stepwise and continuous sizes come as a single entry.
-        let sizes = try enumerate(CV4L2_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES",
-                                  stopAfter: { $0.type != V4L2_FRMSIZE_TYPE_DISCRETE.rawValue }) { index in
-            var size = v4l2_frmsizeenum()
-            size.index = index
-            size.pixel_format = pixelFormat
-            return size
-        }
+        var query = v4l2_frmsizeenum()
+        query.pixel_format = pixelFormat
+        let sizes = try enumerate(CV4L2_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES", query, index: \.index,
+                                  stopAfter: { $0.type != V4L2_FRMSIZE_TYPE_DISCRETE.rawValue })
         var result: [FrameSizeRates] = []
         for size in sizes {
             let frameSize: FrameSize
@@ -182,15 +176,12 @@ extension DeviceNode {
 
     private func rates(of pixelFormat: UInt32, width: UInt32, height: UInt32) throws(DeviceError) -> FrameRates {
         // A stepwise or continuous range comes as a single entry.
-        let intervals = try enumerate(CV4L2_VIDIOC_ENUM_FRAMEINTERVALS, "VIDIOC_ENUM_FRAMEINTERVALS",
-                                      stopAfter: { $0.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue }) { index in
-            var interval = v4l2_frmivalenum()
-            interval.index = index
-            interval.pixel_format = pixelFormat
-            interval.width = width
-            interval.height = height
-            return interval
-        }
+        var query = v4l2_frmivalenum()
+        query.pixel_format = pixelFormat
+        query.width = width
+        query.height = height
+        let intervals = try enumerate(CV4L2_VIDIOC_ENUM_FRAMEINTERVALS, "VIDIOC_ENUM_FRAMEINTERVALS", query, index: \.index,
+                                      stopAfter: { $0.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue })
         if let range = intervals.last, range.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
             let s = range.stepwise
             return .stepwise(min: FrameInterval(numerator: s.min.numerator, denominator: s.min.denominator),
