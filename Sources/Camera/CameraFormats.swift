@@ -136,14 +136,11 @@ extension String {
 extension DeviceNode {
     /// `VIDIOC_ENUM_FMT` → `VIDIOC_ENUM_FRAMESIZES` → `VIDIOC_ENUM_FRAMEINTERVALS` for one buffer type.
     func formats(bufferType: UInt32) throws(DeviceError) -> [PixelFormatDescription] {
+        var query = v4l2_fmtdesc()
+        query.type = bufferType
+        let descriptions = try enumerate(CV4L2_VIDIOC_ENUM_FMT, "VIDIOC_ENUM_FMT", query, index: \.index, endingOn: [EINVAL])
         var result: [PixelFormatDescription] = []
-        for index in 0..<UInt32(1024) {
-            var desc = v4l2_fmtdesc()
-            desc.index = index
-            desc.type = bufferType
-            let code = attempt(CV4L2_VIDIOC_ENUM_FMT, &desc)
-            if code == EINVAL { break }
-            if code != 0 { throw DeviceError.ioctl("VIDIOC_ENUM_FMT", errno: code, path: path) }
+        for desc in descriptions {
             result.append(PixelFormatDescription(
                 fourcc: PixelFormatDescription.fourcc(desc.pixelformat), code: desc.pixelformat,
                 name: cString(desc.description),
@@ -155,14 +152,13 @@ extension DeviceNode {
     }
 
     private func sizes(of pixelFormat: UInt32) throws(DeviceError) -> [FrameSizeRates] {
+        // Stepwise and continuous sizes come as a single entry.
+        var query = v4l2_frmsizeenum()
+        query.pixel_format = pixelFormat
+        let sizes = try enumerate(CV4L2_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES", query, index: \.index,
+                                  stopAfter: { $0.type != V4L2_FRMSIZE_TYPE_DISCRETE.rawValue })
         var result: [FrameSizeRates] = []
-        for index in 0..<UInt32(1024) {
-            var size = v4l2_frmsizeenum()
-            size.index = index
-            size.pixel_format = pixelFormat
-            let code = attempt(CV4L2_VIDIOC_ENUM_FRAMESIZES, &size)
-            if code == EINVAL || code == ENOTTY { break }
-            if code != 0 { throw DeviceError.ioctl("VIDIOC_ENUM_FRAMESIZES", errno: code, path: path) }
+        for size in sizes {
             let frameSize: FrameSize
             if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
                 frameSize = .discrete(width: size.discrete.width, height: size.discrete.height)
@@ -174,33 +170,24 @@ extension DeviceNode {
             let largest = frameSize.largest
             result.append(FrameSizeRates(size: frameSize,
                                          rates: try rates(of: pixelFormat, width: largest.width, height: largest.height)))
-            // Stepwise and continuous sizes come as a single entry.
-            if size.type != V4L2_FRMSIZE_TYPE_DISCRETE.rawValue { break }
         }
         return result
     }
 
     private func rates(of pixelFormat: UInt32, width: UInt32, height: UInt32) throws(DeviceError) -> FrameRates {
-        var intervals: [FrameInterval] = []
-        for index in 0..<UInt32(1024) {
-            var interval = v4l2_frmivalenum()
-            interval.index = index
-            interval.pixel_format = pixelFormat
-            interval.width = width
-            interval.height = height
-            let code = attempt(CV4L2_VIDIOC_ENUM_FRAMEINTERVALS, &interval)
-            if code == EINVAL || code == ENOTTY { break }
-            if code != 0 { throw DeviceError.ioctl("VIDIOC_ENUM_FRAMEINTERVALS", errno: code, path: path) }
-            if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
-                intervals.append(FrameInterval(numerator: interval.discrete.numerator,
-                                               denominator: interval.discrete.denominator))
-            } else {
-                let s = interval.stepwise
-                return .stepwise(min: FrameInterval(numerator: s.min.numerator, denominator: s.min.denominator),
-                                 max: FrameInterval(numerator: s.max.numerator, denominator: s.max.denominator),
-                                 step: FrameInterval(numerator: s.step.numerator, denominator: s.step.denominator))
-            }
+        // A stepwise or continuous range comes as a single entry.
+        var query = v4l2_frmivalenum()
+        query.pixel_format = pixelFormat
+        query.width = width
+        query.height = height
+        let intervals = try enumerate(CV4L2_VIDIOC_ENUM_FRAMEINTERVALS, "VIDIOC_ENUM_FRAMEINTERVALS", query, index: \.index,
+                                      stopAfter: { $0.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue })
+        if let range = intervals.last, range.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
+            let s = range.stepwise
+            return .stepwise(min: FrameInterval(numerator: s.min.numerator, denominator: s.min.denominator),
+                             max: FrameInterval(numerator: s.max.numerator, denominator: s.max.denominator),
+                             step: FrameInterval(numerator: s.step.numerator, denominator: s.step.denominator))
         }
-        return .discrete(intervals)
+        return .discrete(intervals.map { FrameInterval(numerator: $0.discrete.numerator, denominator: $0.discrete.denominator) })
     }
 }

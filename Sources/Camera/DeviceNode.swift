@@ -33,6 +33,25 @@ final class DeviceNode {
         if code != 0 { throw DeviceError.ioctl(name, errno: code, path: path) }
     }
 
+    /// Runs an enumeration ioctl (`VIDIOC_ENUM_*`) with `query` for index 0, 1, … (at most 1024) until the driver answers
+    /// one of `ends` (no more entries; `ENOTTY` from a driver without that enumeration) or an entry `isLast`. Any other
+    /// errno throws.
+    func enumerate<T>(_ request: UInt, _ name: String, _ query: T, index: WritableKeyPath<T, UInt32>,
+                      endingOn ends: [Int32] = [EINVAL, ENOTTY], stopAfter isLast: (T) -> Bool = { _ in false }) throws(DeviceError) -> [T] {
+        var entries: [T] = []
+        var entry = query
+        for number in 0..<UInt32(1024) {
+            entry[keyPath: index] = number
+            let code = attempt(request, &entry)
+            if ends.contains(code) { break }
+            if code != 0 { throw DeviceError.ioctl(name, errno: code, path: path) }
+            entries.append(entry)
+            if isLast(entry) { break }
+            entry = query
+        }
+        return entries
+    }
+
     /// `st_rdev` of the open node (major/minor), used to match media-controller interfaces.
     var deviceNumber: UInt64? {
         var info = stat()

@@ -7,15 +7,12 @@ import Glibc
 /// pthread rather than `Synchronization.Mutex` for the reason `Locked` gives: ThreadSanitizer sees it.
 public final class Condition<Value: Sendable>: @unchecked Sendable {
     private var value: Value
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let mutex = PthreadMutex()
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     /// Wraps an initial value.
     public init(_ value: Value) {
         self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         // Deadlines are on the monotonic clock, so a wall-clock step cannot stretch or cut a wait.
@@ -29,17 +26,15 @@ public final class Condition<Value: Sendable>: @unchecked Sendable {
     deinit {
         pthread_cond_destroy(condition)
         condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     /// Reads or changes the value; waiters are woken afterwards, so they see the change.
     /// Keep `body` short: no waiting, encoding or state changes inside.
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         defer {
             pthread_cond_broadcast(condition)
-            pthread_mutex_unlock(mutex)
+            mutex.unlock()
         }
         return try body(&value)
     }
@@ -48,9 +43,9 @@ public final class Condition<Value: Sendable>: @unchecked Sendable {
     /// changes far more often than its waiters care (a frame count waited on for one number), where a wake-up per
     /// change would put a thread on a CPU each time for nothing.
     public func change(wakingIf body: (inout Value) -> Bool) {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         if body(&value) { pthread_cond_broadcast(condition) }
-        pthread_mutex_unlock(mutex)
+        mutex.unlock()
     }
 
     /// Monotonic seconds past which a deadline is no deadline (about 31 700 years of uptime): far inside `Int`'s range.
@@ -60,10 +55,10 @@ public final class Condition<Value: Sendable>: @unchecked Sendable {
     /// `MonotonicClock.now`) passes; returns nil on the deadline. `done` runs under the lock and may change
     /// the value (to claim what it waited for).
     public func wait<Result>(until deadline: Double = .infinity, for done: (inout Value) -> Result?) -> Result? {
-        pthread_mutex_lock(mutex)
+        mutex.lock()
         defer {
             pthread_cond_broadcast(condition)
-            pthread_mutex_unlock(mutex)
+            mutex.unlock()
         }
         // A deadline past `farthestDeadline` (or NaN) waits without one: `Int(_:)` of a Double past Int's range
         // traps, and nothing that far away is a deadline anyone means. Clamped below at 0: already passed.
@@ -78,9 +73,9 @@ public final class Condition<Value: Sendable>: @unchecked Sendable {
         while true {
             if let result = done(&value) { return result }
             if timed {
-                if pthread_cond_timedwait(condition, mutex, &limit) == ETIMEDOUT { return done(&value) }
+                if pthread_cond_timedwait(condition, mutex.pointer, &limit) == ETIMEDOUT { return done(&value) }
             } else {
-                pthread_cond_wait(condition, mutex)
+                pthread_cond_wait(condition, mutex.pointer)
             }
         }
     }

@@ -25,11 +25,10 @@ enum CameraCommands {
         """
 
     static func initConfig(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, valued: ["--device"]) } catch { return usageFailure(error, initUsage) }
-        guard options.positional.count == 1, let name = options.positional.first else {
-            return usageFailure(UsageError("init takes one config name, e.g. swiftcam init desk-camera"), initUsage)
-        }
+        guard let options = Options.parse(arguments, usage: initUsage, valued: ["--device"],
+                                          arity: .one("init takes one config name, e.g. swiftcam init desk-camera"))
+        else { return ExitCode.usage }
+        let name = options.argument
         do {
             let first = try FirstConfig.make(name: name, device: options.value("--device"))
             let path = try first.write(to: ConfigStore.standard())
@@ -45,9 +44,8 @@ enum CameraCommands {
     }
 
     static func devices(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, switches: ["--json"]) } catch { return usageFailure(error, devicesUsage) }
-        guard options.positional.isEmpty else { return usageFailure(UsageError("devices takes no arguments"), devicesUsage) }
+        guard let options = Options.parse(arguments, usage: devicesUsage, switches: ["--json"],
+                                          arity: .none("devices takes no arguments")) else { return ExitCode.usage }
         let inventory = CameraInventory.scan()
         if options.flags.contains("--json") {
             print(inventory.json)
@@ -63,11 +61,10 @@ enum CameraCommands {
     }
 
     static func controls(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, switches: ["--json"]) } catch { return usageFailure(error, controlsUsage) }
-        guard options.positional.count == 1, let path = options.positional.first else {
-            return usageFailure(UsageError("controls takes one device, e.g. swiftcam controls /dev/video0"), controlsUsage)
-        }
+        guard let options = Options.parse(arguments, usage: controlsUsage, switches: ["--json"],
+                                          arity: .one("controls takes one device, e.g. swiftcam controls /dev/video0"))
+        else { return ExitCode.usage }
+        let path = options.argument
         do {
             let controls = try CameraInventory.controls(of: path)
             print(options.flags.contains("--json") ? controls.json : controls.text)

@@ -148,8 +148,15 @@ struct Options {
     var values: [String: [String]] = [:]
     var flags: Set<String> = []
 
-    /// `valued` flags take the next argument; `switches` take none.
-    init(_ arguments: [String], valued: Set<String> = [], switches: Set<String> = []) throws(UsageError) {
+    /// How many positional arguments a command takes; the cases with a sentence say it when the count is wrong.
+    enum Arity {
+        case any
+        case none(String)
+        case one(String)
+    }
+
+    /// `valued` flags take the next argument; `switches` take none; `arity` checks the positional arguments.
+    init(_ arguments: [String], valued: Set<String> = [], switches: Set<String> = [], arity: Arity = .any) throws(UsageError) {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -178,7 +185,26 @@ struct Options {
             }
             index += 1
         }
+        switch arity {
+        case .any: break
+        case let .none(sentence): if !positional.isEmpty { throw UsageError(sentence) }
+        case let .one(sentence): if positional.count != 1 { throw UsageError(sentence) }
+        }
     }
+
+    /// Parses `arguments` as `init` does; a usage error is printed with the command's usage line, giving nil.
+    static func parse(_ arguments: [String], usage: String, valued: Set<String> = [], switches: Set<String> = [],
+                      arity: Arity = .any) -> Options? {
+        do {
+            return try Options(arguments, valued: valued, switches: switches, arity: arity)
+        } catch {
+            _ = usageFailure(error, usage)
+            return nil
+        }
+    }
+
+    /// The positional argument of a command whose arity is `.one` (empty when there is none).
+    var argument: String { positional.first ?? "" }
 
     /// The last value of a valued flag.
     func value(_ name: String) -> String? { values[name]?.last }

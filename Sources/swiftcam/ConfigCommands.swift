@@ -10,8 +10,7 @@ enum ConfigCommands {
     static let validateUsage = "usage: swiftcam validate [FILE…]\n\nChecks every shipped config, or the files given; prints one line per problem."
 
     static func list(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, switches: ["--json"]) } catch { return usageFailure(error, listUsage) }
+        guard let options = Options.parse(arguments, usage: listUsage, switches: ["--json"]) else { return ExitCode.usage }
         let store = ConfigStore.standard()
         var rows: [[String: String]] = []
         for name in store.names() {
@@ -30,11 +29,9 @@ enum ConfigCommands {
     }
 
     static func show(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, valued: ["--set", "--dot"]) } catch { return usageFailure(error, showUsage) }
-        guard options.positional.count == 1, let nameOrPath = options.positional.first else {
-            return usageFailure(UsageError("show takes one config name"), showUsage)
-        }
+        guard let options = Options.parse(arguments, usage: showUsage, valued: ["--set", "--dot"],
+                                          arity: .one("show takes one config name")) else { return ExitCode.usage }
+        let nameOrPath = options.argument
         let name = ConfigStore.sessionName(for: nameOrPath)
         let config: PipelineConfig
         do {
@@ -105,8 +102,7 @@ enum ConfigCommands {
     }
 
     static func validate(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments) } catch { return usageFailure(error, validateUsage) }
+        guard let options = Options.parse(arguments, usage: validateUsage) else { return ExitCode.usage }
         let store = ConfigStore.standard()
         let files = options.positional.isEmpty ? store.names().map { store.path(of: $0) } : options.positional
         guard !files.isEmpty else {

@@ -12,9 +12,8 @@ enum EncoderCommands {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, switches: ["--json"]) } catch { return usageFailure(error, usage) }
-        guard options.positional.isEmpty else { return usageFailure(UsageError("encoders takes no arguments"), usage) }
+        guard let options = Options.parse(arguments, usage: usage, switches: ["--json"],
+                                          arity: .none("encoders takes no arguments")) else { return ExitCode.usage }
         let inventory = EncoderInventory.scan()
         print(options.flags.contains("--json") ? inventory.json : inventory.text)
         return ExitCode.ok

@@ -17,8 +17,7 @@ enum InfoCommands {
     }
 
     static func gallery(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, switches: ["--json"]) } catch { return usageFailure(error, galleryUsage) }
+        guard let options = Options.parse(arguments, usage: galleryUsage, switches: ["--json"]) else { return ExitCode.usage }
         let directories = options.positional.isEmpty ? ["captures", "recordings"] : options.positional
         let items = Gallery.items(in: directories)
         if options.flags.contains("--json") {

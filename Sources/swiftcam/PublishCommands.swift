@@ -15,11 +15,9 @@ enum PublishCommands {
         """
 
     static func check(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do { options = try Options(arguments, valued: ["--seconds"], switches: ["--listen"]) } catch { return usageFailure(error, checkUsage) }
-        guard options.positional.count == 1, let url = options.positional.first else {
-            return usageFailure(UsageError("publish-check takes one URL"), checkUsage)
-        }
+        guard let options = Options.parse(arguments, usage: checkUsage, valued: ["--seconds"], switches: ["--listen"],
+                                          arity: .one("publish-check takes one URL")) else { return ExitCode.usage }
+        let url = options.argument
         let seconds = options.value("--seconds").map { Double($0) } ?? 10
         guard let seconds, Limits.isDuration(seconds) else {
             return usageFailure(UsageError("--seconds takes \(Limits.durationRule)"), checkUsage)

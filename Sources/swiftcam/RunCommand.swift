@@ -30,16 +30,11 @@ enum RunCommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        let options: Options
-        do {
-            options = try Options(arguments, valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token", "--metrics"],
-                                  switches: ["--no-control", "--quiet", "--verbose"])
-        } catch {
-            return usageFailure(error, usage)
-        }
-        guard options.positional.count == 1, let nameOrPath = options.positional.first else {
-            return usageFailure(UsageError("run takes one config name"), usage)
-        }
+        guard let options = Options.parse(arguments, usage: usage,
+                                          valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token", "--metrics"],
+                                          switches: ["--no-control", "--quiet", "--verbose"], arity: .one("run takes one config name"))
+        else { return ExitCode.usage }
+        let nameOrPath = options.argument
         let config: PipelineConfig
         let overrides: [String]
         do {

@@ -42,14 +42,6 @@ public struct TriggersConfig: Codable, Sendable, Equatable {
         self.record = record
         self.command = command
     }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        still = try container.decodeIfPresent(StillTrigger.self, forKey: .still)
-        record = try container.decodeIfPresent(RecordTrigger.self, forKey: .record)
-        command = try container.decodeIfPresent(CommandTrigger.self, forKey: .command)
-    }
 }
 
 /// `triggers.still`.
@@ -64,13 +56,6 @@ public struct StillTrigger: Codable, Sendable, Equatable {
     public init(on: String? = nil, minInterval: Double? = nil) {
         self.on = on
         self.minInterval = minInterval
-    }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        on = try container.decodeIfPresent(String.self, forKey: .on)
-        minInterval = try container.decodeIfPresent(Double.self, forKey: .minInterval)
     }
 }
 
@@ -96,16 +81,6 @@ public struct RecordTrigger: Codable, Sendable, Equatable {
         self.maxBytes = maxBytes
         self.directory = directory
     }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        on = try container.decodeIfPresent(String.self, forKey: .on)
-        preRoll = try container.decodeIfPresent(Double.self, forKey: .preRoll)
-        postRoll = try container.decodeIfPresent(Double.self, forKey: .postRoll)
-        maxBytes = try container.decodeIfPresent(Int.self, forKey: .maxBytes)
-        directory = try container.decodeIfPresent(String.self, forKey: .directory)
-    }
 }
 
 /// `triggers.command`.
@@ -123,14 +98,6 @@ public struct CommandTrigger: Codable, Sendable, Equatable {
         self.on = on
         self.run = run
         self.maxRunning = maxRunning
-    }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        on = try container.decodeIfPresent(String.self, forKey: .on)
-        run = try container.decode([String].self, forKey: .run)
-        maxRunning = try container.decodeIfPresent(Int.self, forKey: .maxRunning)
     }
 }
 

@@ -51,8 +51,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        // Strict from here down: every object in the config is held to the keys its type lists.
+        let container = try StrictDecoder(base: decoder).container(keyedBy: CodingKeys.self)
         description = try container.decodeIfPresent(String.self, forKey: .description)
         launch = try container.decodeIfPresent(String.self, forKey: .launch)
         sources = try container.decodeIfPresent([SourceConfig].self, forKey: .sources)
@@ -129,22 +129,6 @@ public struct SourceConfig: Codable, Sendable, Equatable {
         self.device = device
         self.pattern = pattern
     }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        kind = try container.decode(Kind.self, forKey: .kind)
-        device = try container.decodeIfPresent(String.self, forKey: .device)
-        format = try container.decodeIfPresent(String.self, forKey: .format)
-        ioMode = try container.decodeIfPresent(String.self, forKey: .ioMode)
-        pattern = try container.decodeIfPresent(String.self, forKey: .pattern)
-        path = try container.decodeIfPresent(String.self, forKey: .path)
-        mirror = try container.decodeIfPresent(Bool.self, forKey: .mirror)
-        label = try container.decodeIfPresent(String.self, forKey: .label)
-        timecode = try container.decodeIfPresent(Bool.self, forKey: .timecode)
-        realtime = try container.decodeIfPresent(Bool.self, forKey: .realtime)
-        controls = try container.decodeIfPresent([String: Int].self, forKey: .controls)
-    }
 }
 
 /// The raw format sources are brought to.
@@ -168,7 +152,6 @@ public struct CapsConfig: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         width = try container.decodeIfPresent(Int.self, forKey: .width)
         height = try container.decodeIfPresent(Int.self, forKey: .height)
@@ -208,16 +191,6 @@ public struct StillConfig: Codable, Sendable, Equatable {
     public var every: Double?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case format, quality, directory, pattern, every }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        format = try container.decodeIfPresent(Format.self, forKey: .format)
-        quality = try container.decodeIfPresent(Int.self, forKey: .quality)
-        directory = try container.decodeIfPresent(String.self, forKey: .directory)
-        pattern = try container.decodeIfPresent(String.self, forKey: .pattern)
-        every = try container.decodeIfPresent(Double.self, forKey: .every)
-    }
 }
 
 /// Recording settings.
@@ -291,16 +264,6 @@ public struct RecordConfig: Codable, Sendable, Equatable {
     public var segment: Double?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case container, encoder, directory, autostart, segment }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.container = try container.decodeIfPresent(Container.self, forKey: .container)
-        encoder = try container.decodeIfPresent(Encoder.self, forKey: .encoder)
-        directory = try container.decodeIfPresent(String.self, forKey: .directory)
-        autostart = try container.decodeIfPresent(Bool.self, forKey: .autostart)
-        segment = try container.decodeIfPresent(Double.self, forKey: .segment)
-    }
 }
 
 /// The shared live video encoder's settings.
@@ -313,12 +276,6 @@ public struct LiveConfig: Codable, Sendable, Equatable {
 
     public init(encoder: String? = nil) {
         self.encoder = encoder
-    }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        encoder = try container.decodeIfPresent(String.self, forKey: .encoder)
     }
 }
 
@@ -334,13 +291,6 @@ public struct PublishConfig: Codable, Sendable, Equatable {
     public init(rtsp: RTSPServeConfig? = nil, to: String? = nil) {
         self.rtsp = rtsp
         self.to = to
-    }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        rtsp = try container.decodeIfPresent(RTSPServeConfig.self, forKey: .rtsp)
-        to = try container.decodeIfPresent(String.self, forKey: .to)
     }
 }
 
@@ -366,36 +316,5 @@ public struct RTSPServeConfig: Codable, Sendable, Equatable {
         self.address = address
         self.user = user
         self.password = password
-    }
-
-    public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        port = try container.decodeIfPresent(Int.self, forKey: .port)
-        path = try container.decodeIfPresent(String.self, forKey: .path)
-        address = try container.decodeIfPresent(String.self, forKey: .address)
-        user = try container.decodeIfPresent(String.self, forKey: .user)
-        password = try container.decodeIfPresent(String.self, forKey: .password)
-    }
-}
-
-/// A coding key for any string, to list the keys an object really has.
-struct AnyKey: CodingKey {
-    let stringValue: String
-    var intValue: Int? { nil }
-    init(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
-extension Decoder {
-    /// Throws for the first key of this object that `Keys` does not list, naming it and the keys allowed.
-    func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ keys: Keys.Type) throws {
-        let container = try self.container(keyedBy: AnyKey.self)
-        let allowed = Set(Keys.allCases.map(\.stringValue))
-        for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !allowed.contains(key.stringValue) {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: codingPath + [key],
-                debugDescription: "unknown key; allowed: \(Keys.allCases.map(\.stringValue).joined(separator: ", "))"))
-        }
     }
 }

@@ -24,7 +24,6 @@ public struct StorageConfig: Codable, Sendable, Equatable {
     }
 
     public init(from decoder: Decoder) throws {
-        try decoder.rejectUnknownKeys(CodingKeys.self)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         maxBytes = try Self.decodeBytes(.maxBytes, in: container)
         minFree = try Self.decodeBytes(.minFree, in: container)

@@ -315,51 +315,6 @@ public final class CaptureSession: Sendable {
         }
     }
 
-    /// Asks `waitUntilDone` to return (a `quit` command, a signal); the caller then calls `stop`.
-    public func requestStop() {
-        state.withLock { $0.stopRequested = true }
-    }
-
-    /// Blocks until `requestStop` is called (Ctrl-C, SIGTERM, `quit`), whatever the stream did meanwhile: a host
-    /// whose camera failed at start keeps its camera screen up, showing why, until then.
-    public func waitForStopRequest() {
-        _ = state.wait(until: .infinity) { state -> Bool? in state.stopRequested ? true : nil }
-    }
-
-    /// Blocks until the stream ends or fails, `frames` frames have left the filter, `duration` seconds have
-    /// passed, or `requestStop` is called.
-    public func waitUntilDone(frames: Int? = nil, duration: Double? = nil) {
-        let deadline = duration.map { MonotonicClock.now + $0 } ?? .infinity
-        if frames != nil { frameGoal.waiters.add(1, ordering: .relaxed) }
-        defer { if frames != nil { frameGoal.waiters.subtract(1, ordering: .relaxed) } }
-        _ = state.wait(until: deadline) { state -> Bool? in
-            if state.ended || state.stopRequested { return true }
-            if let frames, state.framesFiltered >= frames { return true }
-            return nil
-        }
-    }
-
-    /// Blocks until `count` more frames have left the filter, the stream ends, or `timeout` seconds pass;
-    /// returns how many frames it saw (`wait N` on the control socket: scripts and tests wait on frames, not clocks).
-    public func waitForFrames(_ count: Int, timeout: Double = 60) -> Int {
-        let start = framesFiltered
-        frameGoal.waiters.add(1, ordering: .relaxed)
-        defer { frameGoal.waiters.subtract(1, ordering: .relaxed) }
-        return state.wait(until: MonotonicClock.now + timeout) { state -> Int? in
-            let seen = state.framesFiltered - start
-            return seen >= count || state.ended ? seen : nil
-        } ?? framesFiltered - start
-    }
-
-    /// Calls `handler` for every frame that leaves the filter, on GStreamer's streaming thread (keep it short, never
-    /// block); nil stops it. Graphs without `swiftfilter` (a `launch` config without one) call it never.
-    public func onFilteredFrame(_ handler: (@Sendable () -> Void)?) {
-        frameGoal.observer.withLock { $0 = handler }
-    }
-
-    /// Whether the playing graph has `swiftfilter`, so `onFilteredFrame` hears its frames.
-    public var filtersFrames: Bool { graph?.filter != nil }
-
     /// A test hook: pauses the playing graph's sources (`source0`, `source1`, …) so frames stop flowing while the
     /// process and the pipeline go on, as with a hung driver that posts no error. Returns how many it paused.
     @discardableResult
