@@ -79,7 +79,9 @@ let package = Package(
         .executableTarget(name: "swiftcam", dependencies: ["Host", "Capture", "Web", "Publish", "Benchmark"], swiftSettings: strictImports),
         .executableTarget(name: "filters-bench", dependencies: ["Filters"], swiftSettings: strictImports),
         // What the suites share: one harness for the programs they run, and where the built ones are. Tests only.
-        .target(name: "TestSupport", dependencies: ["GStreamer"], path: "Tests/TestSupport", swiftSettings: strictImports),
+        .target(name: "TestSupport", dependencies: ["GStreamer", "CChildProcess"], path: "Tests/TestSupport", swiftSettings: strictImports),
+        // The two GNU calls the harness needs (pipe2, posix_spawn_file_actions_addchdir_np), which Swift's Glibc hides.
+        .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.

@@ -633,11 +633,11 @@ final class FaultRun: @unchecked Sendable {
                            : "\(Live.scratch)/\(name).json"
         let output = output
         // /metrics on a port of its own: the fault matrix checks what the counters say of each fault.
-        child = try ChildProcess([Built.swiftcam, "run", config, "--quiet", "--metrics", "127.0.0.1:0"]) { stream, text in
+        child = try ChildProcess([Built.swiftcam, "run", config, "--quiet", "--metrics", "127.0.0.1:0"], onLine: { stream, text in
             let now = MonotonicClock.now
             print("  [\(name) \(stream == .output ? "out" : "err")] \(text)")
             output.withLock { $0.append(Line(time: now, stream: stream == .output ? .out : .err, text: text)) }
-        }
+        })
         child.closeInput()
         pid = child.pid
         guard line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("control socket ") }) != nil,

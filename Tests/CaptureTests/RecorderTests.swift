@@ -34,14 +34,14 @@ struct RecorderTests {
         }
         // Until 20 frames wait for the encoder (4 s of work, twice the window below), looked at per camera frame: each
         // frame through the tee wakes the wait.
-        let frames = Condition(0)
+        let cameraFrames = Condition(0)
         let tap = try tee.staticPad("sink")
-        let probe = tap.onBuffer { _ in frames.withLock { $0 += 1 } }
+        let probe = tap.onBuffer { _ in cameraFrames.withLock { $0 += 1 } }
         var queued = 0
         while queued < 20, recorder.framesIn < 600 {
-            let seen = frames.withLock { $0 }
+            let seen = cameraFrames.withLock { $0 }
             // A camera that stopped ends the wait (a safety net of 10 s); the expectation below says what it saw.
-            guard frames.wait(until: MonotonicClock.now + 10, for: { $0 > seen ? true : nil }) != nil else { break }
+            guard cameraFrames.wait(until: MonotonicClock.now + 10, for: { $0 > seen ? true : nil }) != nil else { break }
             queued = recorder.framesOut.value - recorder.framesEncoded.value
         }
         tap.removeProbe(probe)

@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import Glibc
 import TestSupport
+import Testing
 
 /// A `gst-launch-1.0` reader in a process of its own that counts decoded frames from its `identity`'s
 /// verbose output, with a condition tests wait on.
@@ -26,7 +27,7 @@ final class FrameCountingClient: @unchecked Sendable {
     /// start with `marker` followed by the number of frames so far (`swiftcam publish-check`'s `frames N`).
     init(command: String, arguments: [String], countingLinesWith marker: String, totals: Bool = false) throws {
         let frames = frames, firstFrame = firstFrame, errors = errors
-        child = try ChildProcess([command] + arguments) { stream, line in
+        child = try ChildProcess([command] + arguments, onLine: { stream, line in
             guard stream == .output else {
                 errors.withLock { $0 += line + "\n" }
                 return
@@ -40,7 +41,7 @@ final class FrameCountingClient: @unchecked Sendable {
             } else if line.contains("ERROR") {
                 errors.withLock { $0 += line + "\n" }
             }
-        }
+        })
         child.closeInput()
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// Under systemd, standard error is the journal's stream (`JOURNAL_STREAM` names its device and inode): each line

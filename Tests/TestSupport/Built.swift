@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where the tests find the repository and the programs this build made.
 public enum Built {

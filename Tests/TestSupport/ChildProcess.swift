@@ -1,5 +1,6 @@
+import CChildProcess
 import Foundation
-import Glibc
+public import Glibc
 import GStreamer
 public import Testing
 
@@ -32,7 +33,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// The child's process id.
-    public let pid: pid_t
+    public let pid: Int32
     /// What was run, for messages.
     public let command: [String]
     /// The write ends' device and inode (`fstat`), the numbers systemd puts in `JOURNAL_STREAM`.
@@ -69,11 +70,12 @@ public final class ChildProcess: @unchecked Sendable {
                 onLine: (@Sendable (Stream, String) -> Void)? = nil) throws {
         guard let program = arguments.first else { throw ChildProcessError("no command to start") }
         command = arguments
-        Self.ignoreBrokenPipes
+        _ = Self.ignoreBrokenPipes
         var stdin: [Int32] = [-1, -1], stdout: [Int32] = [-1, -1], stderr: [Int32] = [-1, -1]
-        // Close-on-exec: a child started beside this one (tests run in parallel) inherits none of these ends, so
-        // each stream ends when its own child (and what it started) closes it.
-        guard pipe2(&stdin, O_CLOEXEC) == 0, pipe2(&stdout, O_CLOEXEC) == 0, errorsToOutput || pipe2(&stderr, O_CLOEXEC) == 0 else {
+        // Close-on-exec from the start: a child started beside this one (suites run tests in parallel) inherits none
+        // of these ends, so each stream ends when its own child (and what that started) closes it.
+        guard CChildProcess_pipeCloseOnExec(&stdin) == 0, CChildProcess_pipeCloseOnExec(&stdout) == 0,
+              errorsToOutput || CChildProcess_pipeCloseOnExec(&stderr) == 0 else {
             let reason = String(cString: strerror(errno))
             for fd in stdin + stdout + stderr where fd >= 0 { close(fd) }
             throw ChildProcessError("cannot make pipes for \(program): \(reason)")
@@ -92,7 +94,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, standardInput ?? stdin[0], 0)
         posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errorsEnd, 2)
-        if let directory { posix_spawn_file_actions_addchdir_np(&actions, directory) }
+        if let directory { CChildProcess_addChdir(&actions, directory) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -129,9 +131,10 @@ public final class ChildProcess: @unchecked Sendable {
             Self.read(stderr[0], into: state, as: .errors, onLine: onLine)
         }
         // The reaper: the exit is an event waiters wake on, and the child is never left a zombie.
+        let child = pid
         let reaper = Thread {
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
             let signal = status & 0x7f
             let termination: Termination = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
             state.withLock { $0.termination = termination }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TestSupport
+import Testing
 
 /// Headless Chromium driven through chromedriver's WebDriver API (JSON over HTTP on 127.0.0.1). Launched
 /// with the flags that let WebRTC offer loopback candidates and autoplay, and nothing that reaches out
