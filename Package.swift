@@ -82,6 +82,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["GStreamer", "CChildProcess"], path: "Tests/TestSupport", swiftSettings: strictImports),
         // The two GNU calls the harness needs (pipe2, posix_spawn_file_actions_addchdir_np), which Swift's Glibc hides.
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: strictImports),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.
