@@ -50,6 +50,7 @@ public final class ChildProcess: @unchecked Sendable {
 
         func lines(_ stream: Stream) -> [String] { stream == .output ? output : errors }
         func ended(_ stream: Stream) -> Bool { stream == .output ? outputEnded : errorsEnded }
+        func bytes(_ stream: Stream) -> [UInt8] { stream == .output ? outputBytes : errorsBytes }
     }
 
     private let state = Condition(Lines())
@@ -158,10 +159,10 @@ public final class ChildProcess: @unchecked Sendable {
     public func lines(_ stream: Stream = .output) -> [String] { state.withLock { $0.lines(stream) } }
 
     /// Everything a stream has carried so far, as written.
-    public func text(_ stream: Stream = .output) -> String { state.withLock { String(decoding: stream == .output ? $0.outputBytes : $0.errorsBytes, as: UTF8.self) } }
+    public func text(_ stream: Stream = .output) -> String { String(decoding: bytes(stream), as: UTF8.self) }
 
     /// Everything a stream has carried so far, byte for byte (for output that is not text).
-    public func bytes(_ stream: Stream = .output) -> [UInt8] { state.withLock { stream == .output ? $0.outputBytes : $0.errorsBytes } }
+    public func bytes(_ stream: Stream = .output) -> [UInt8] { state.withLock { $0.bytes(stream) } }
 
     /// Both streams, for a failure message.
     public var transcript: String {
@@ -194,7 +195,7 @@ public final class ChildProcess: @unchecked Sendable {
     public func text(_ stream: Stream = .output, timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
                      where matches: (String) -> Bool) -> String? {
         let found: String?? = state.wait(until: MonotonicClock.now + timeout) { state in
-            let text = String(decoding: stream == .output ? state.outputBytes : state.errorsBytes, as: UTF8.self)
+            let text = String(decoding: state.bytes(stream), as: UTF8.self)
             if matches(text) { return .some(text) }
             return state.ended(stream) ? .some(nil) : nil
         }
