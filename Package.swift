@@ -78,6 +78,11 @@ let package = Package(
         .target(name: "Host", dependencies: ["Capture", "Web", "Publish"], swiftSettings: strictImports),
         .executableTarget(name: "swiftcam", dependencies: ["Host", "Capture", "Web", "Publish", "Benchmark"], swiftSettings: strictImports),
         .executableTarget(name: "filters-bench", dependencies: ["Filters"], swiftSettings: strictImports),
+        // What the suites share: one harness for the programs they run, and where the built ones are. Tests only.
+        .target(name: "TestSupport", dependencies: ["GStreamer", "CChildProcess"], path: "Tests/TestSupport", swiftSettings: strictImports),
+        // The two GNU calls the harness needs (pipe2, posix_spawn_file_actions_addchdir_np), which Swift's Glibc hides.
+        .target(name: "CChildProcess", path: "Tests/CChildProcess"),
+        .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: strictImports),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.
@@ -85,12 +90,12 @@ let package = Package(
         .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
         // BrokenConfigs/ is read from the source tree (#filePath), not bundled.
         // CGStreamer: the encoder tests define stand-in elements that fail as hardware encoders do.
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"],
+        .testTarget(name: "CaptureTests", dependencies: ["TestSupport", "Capture", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"],
                     exclude: ["BrokenConfigs"], swiftSettings: strictImports),
-        .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer", "Filters"], swiftSettings: strictImports),
+        .testTarget(name: "SwiftcamTests", dependencies: ["TestSupport", "Capture", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "WebTests", dependencies: ["TestSupport", "Web", "Capture", "GStreamer", "Filters"], swiftSettings: strictImports),
         .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "PublishTests", dependencies: ["Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "PublishTests", dependencies: ["TestSupport", "Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"],
                     swiftSettings: strictImports),
     ],

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GStreamer
+import TestSupport
 import Testing
 @testable import Capture
 
@@ -89,7 +90,7 @@ struct HardwareFaultTests {
         let other = try Hardware.OtherStreamer()
         let config = try FaultRun.writeConfig("busy-start")
         let started = MonotonicClock.now
-        let first = Live.run([Live.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
+        let first = Live.run([Built.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
         let took = MonotonicClock.now - started
         other.stop()
         let errLines = first.err.split(separator: "\n").map(String.init)
@@ -97,7 +98,7 @@ struct HardwareFaultTests {
         #expect(first.status == 69 && errLines == [expected], "\(first.status) \(errLines)")
         #expect(debugText(in: first.err).isEmpty, "\(first.err)")
         let again = MonotonicClock.now
-        let second = Live.run([Live.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
+        let second = Live.run([Built.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
         #expect(second.status == 0, "the next run streams: \(second.err)")
         FaultMatrix.row(16, "Camera busy in another program at start", injected: "`v4l2-ctl --stream-mmap` streams from the camera before `run`",
                    reported: "`run` exits \(first.status) after \(FaultRun.seconds(took)): stderr `\(errLines.first ?? "nothing")`",
@@ -290,7 +291,10 @@ struct HardwareFaultTests {
         #expect(!leftovers.contains { !$0.hasSuffix(".jpg") }, "partial files: \(leftovers)")
         let decoded = leftovers.filter { (try? Live.decodeJPEG("\(disk.path)/\($0)")) != nil }
         #expect(decoded.count == leftovers.count && !leftovers.isEmpty, "\(decoded.count) of \(leftovers) decode")
+        // Room again: the filler and the stills already checked go (periodic stills may have filled the disk before
+        // the filler did, leaving it empty, so deleting the filler alone need not free anything).
         unlink("\(disk.path)/filler")
+        for still in leftovers { unlink("\(disk.path)/\(still)") }
         let freed = MonotonicClock.now
         let again = run.reply("snap")
         let recoveredAfter = MonotonicClock.now - freed
@@ -353,7 +357,7 @@ struct HardwareFaultTests {
         let end = run.waitForExit(timeout: 10)
         #expect(end == 128 + SIGKILL)
         // What the socket says now: the session is gone, in one line, exit 69.
-        let ctl = Live.run([Live.swiftcam, "ctl", run.name, "stats"])
+        let ctl = Live.run([Built.swiftcam, "ctl", run.name, "stats"])
         let ctlLine = ctl.err.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(ctl.status == 69 && !ctlLine.isEmpty && !ctlLine.contains("\n"), "ctl after kill -9: \(ctl.status) \(ctlLine)")
         let expected = atFault.uptime - recording.uptime
@@ -406,7 +410,7 @@ struct HardwareFaultTests {
         Live.setCtrl("inject_vidioc_streamon_error=1")
         let config = try FaultRun.writeConfig("streamon-start")
         let started = MonotonicClock.now
-        let first = Live.run([Live.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
+        let first = Live.run([Built.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
         let took = MonotonicClock.now - started
         let reason = first.err.split(separator: "\n").last.map(String.init) ?? ""
         #expect(first.status != 0 && reason == "swiftcam: status failed: camera \(Hardware.device) would not start streaming (its driver refused the buffers); SwiftCam stopped",
@@ -415,7 +419,7 @@ struct HardwareFaultTests {
         let errLines = first.err.split(separator: "\n")
         #expect(errLines.count == 1, "a failure is one line (DESIGN: a one-line reason): \(errLines)")
         let again = MonotonicClock.now
-        let second = Live.run([Live.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
+        let second = Live.run([Built.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
         #expect(second.status == 0, "the next run streams: \(second.err)")
         FaultMatrix.row(5, "STREAMON error at start", injected: "`inject_vidioc_streamon_error` before `run`",
                    reported: "`run` exits \(first.status) after \(FaultRun.seconds(took)): stderr `\(reason)`\(errLines.count == 1 ? "" : " (\(errLines.count) times)")",
@@ -615,16 +619,13 @@ final class FaultRun: @unchecked Sendable {
         var stream: Stream
         var text: String
     }
-    struct Output: Sendable {
-        var lines: [Line] = []
-        var exit: Int32?
-    }
 
     let name: String
     let pid: pid_t
     let socket: String
     private(set) var metricsURL = ""
-    private let output = Condition(Output())
+    private let output = Condition([Line]())
+    private let child: ChildProcess
 
     /// Starts a run of a new config named `name` (`fresh: false` reuses the written one) and waits until it
     /// answers on its socket.
@@ -633,54 +634,15 @@ final class FaultRun: @unchecked Sendable {
         socket = ControlSocket.path(for: name)
         let config = fresh ? try Self.writeConfig(name, stillDirectory: stillDirectory, stillEvery: stillEvery, recordDirectory: recordDirectory)
                            : "\(Live.scratch)/\(name).json"
-        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-        pipe(&outPipe); pipe(&errPipe)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        let output = output
         // /metrics on a port of its own: the fault matrix checks what the counters say of each fault.
-        let arguments = [Live.swiftcam, "run", config, "--quiet", "--metrics", "127.0.0.1:0"]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
-        for pointer in argv { free(pointer) }
-        posix_spawn_file_actions_destroy(&actions)
-        close(outPipe[1]); close(errPipe[1])
-        guard spawned == 0 else {
-            close(outPipe[0]); close(errPipe[0])
-            throw HardwareTestError.commandFailed("spawn swiftcam run", spawned)
-        }
-        self.pid = pid
-        let output = output, child = pid
-        for (fd, stream) in [(outPipe[0], Stream.out), (errPipe[0], Stream.err)] {
-            Thread {
-                var pending: [UInt8] = []
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                while true {
-                    let count = read(fd, &buffer, buffer.count)
-                    if count < 0 && errno == EINTR { continue }
-                    guard count > 0 else { break }
-                    pending += buffer[0..<count]
-                    while let newline = pending.firstIndex(of: 10) {
-                        let text = String(decoding: pending[..<newline], as: UTF8.self)
-                        pending.removeSubrange(...newline)
-                        let now = MonotonicClock.now
-                        print("  [\(name) \(stream == .out ? "out" : "err")] \(text)")
-                        output.withLock { $0.lines.append(Line(time: now, stream: stream, text: text)) }
-                    }
-                }
-                close(fd)
-            }.start()
-        }
-        Thread {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            output.withLock { $0.exit = code }
-        }.start()
+        child = try ChildProcess([Built.swiftcam, "run", config, "--quiet", "--metrics", "127.0.0.1:0"], onLine: { stream, text in
+            let now = MonotonicClock.now
+            print("  [\(name) \(stream == .output ? "out" : "err")] \(text)")
+            output.withLock { $0.append(Line(time: now, stream: stream == .output ? .out : .err, text: text)) }
+        })
+        child.closeInput()
+        pid = child.pid
         guard line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("control socket ") }) != nil,
               let served = line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("metrics ") }) else {
             end()
@@ -701,12 +663,12 @@ final class FaultRun: @unchecked Sendable {
     }
 
     /// Everything printed so far.
-    func lines() -> [Line] { output.withLock { $0.lines } }
+    func lines() -> [Line] { output.withLock { $0 } }
 
     /// The first line at or after `time` that `matches`, waiting at most `timeout` seconds for it.
     func line(after time: Double, timeout: Double, _ matches: (Line) -> Bool) -> Line? {
-        output.wait(until: MonotonicClock.now + timeout) { output in
-            output.lines.first { $0.time >= time && matches($0) }
+        output.wait(until: MonotonicClock.now + timeout) { lines in
+            lines.first { $0.time >= time && matches($0) }
         }
     }
 
@@ -751,23 +713,20 @@ final class FaultRun: @unchecked Sendable {
 
     /// Waits at most `timeout` seconds for the child to exit; its status (128 + signal when killed).
     func waitForExit(timeout: Double) -> Int32? {
-        output.wait(until: MonotonicClock.now + timeout) { $0.exit }
+        child.termination(within: timeout)?.status
     }
 
     /// `quit`, then the exit status (SIGKILL after 30 s).
     @discardableResult
     func quit() -> (status: Int32, lines: [Line]) {
         _ = reply("quit")
-        let status = waitForExit(timeout: 30) ?? { kill(pid, SIGKILL); return waitForExit(timeout: 10) ?? -1 }()
+        let status = waitForExit(timeout: 30) ?? child.kill().status
         return (status, lines())
     }
 
     /// Ends the child if it still runs.
     func end() {
-        if output.withLock({ $0.exit }) == nil {
-            kill(pid, SIGKILL)
-            _ = waitForExit(timeout: 10)
-        }
+        child.kill()
     }
 
     // MARK: Helpers

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GStreamer
+import TestSupport
 import Testing
 @testable import Camera
 @testable import Capture
@@ -17,7 +18,7 @@ struct HardwareMJPEGTests {
     var camera: String { MJPEGCamera.device ?? "" }
 
     @Test func devicesListsTheMJPEGModeAndMarksIt() throws {
-        let result = Live.run([Live.swiftcam, "devices"])
+        let result = Live.run([Built.swiftcam, "devices"])
         #expect(result.status == 0, "\(result.err)")
         let block = result.out.components(separatedBy: "\n\n").first { $0.hasPrefix("\(camera):") } ?? ""
         #expect(block.contains("MJPG") && block.contains("1280x720 @ 30 fps"), "\(block)")
@@ -32,14 +33,14 @@ struct HardwareMJPEGTests {
     @Test(arguments: [("preview", 0), ("snapshot", 0), ("switch-cameras", 1)])
     func shippedConfigRunsWithOnlyTheDeviceOverridden(name: String, source: Int) throws {
         let override = "sources.\(source).device=\(camera)"
-        let show = Live.run([Live.swiftcam, "show", name, "--set", override])
+        let show = Live.run([Built.swiftcam, "show", name, "--set", override])
         #expect(show.status == 0, "\(show.err)")
         let line = show.out.split(separator: "\n").first { $0.hasPrefix("camera \(camera): ") }.map(String.init) ?? ""
         #expect(line.hasPrefix("camera \(camera): MJPG 1280x720@30 → jpegdec → "), "\(show.out)")
         #expect(show.out.contains("image/jpeg") && show.out.contains("jpegdec"), "\(show.out)")
         let directory = "\(Live.scratch)/\(name)-mjpeg"
         let commands = (source == 1 ? "switch\nwait 10\n" : "") + "snap \(directory)\n"
-        let result = Live.run([Live.swiftcam, "run", name, "--set", override, "--frames", "90", "--no-control", "--quiet"],
+        let result = Live.run([Built.swiftcam, "run", name, "--set", override, "--frames", "90", "--no-control", "--quiet"],
                               input: commands)
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("camera \(camera): MJPG 1280x720@30 → jpegdec"), "run says the mode: \(result.out)")
@@ -54,13 +55,13 @@ struct HardwareMJPEGTests {
 
     /// A config asking what the camera cannot do is refused before streaming, in one line naming what it offers.
     @Test func aModeTheCameraLacksIsRefusedNamingWhatItOffers() {
-        let result = Live.run([Live.swiftcam, "run", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.framerate=60",
+        let result = Live.run([Built.swiftcam, "run", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.framerate=60",
                                "--frames", "10", "--no-control", "--quiet"])
         let lines = result.err.split(separator: "\n").map(String.init)
         #expect(result.status == 65, "\(result.err)")
         #expect(lines == ["swiftcam: status failed: camera \(camera) cannot deliver 640x360 at 60 fps; it offers MJPG 1280x720@30; "
                           + "`swiftcam devices` lists every mode"], "\(lines)")
-        let show = Live.run([Live.swiftcam, "show", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.width=1920"])
+        let show = Live.run([Built.swiftcam, "show", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.width=1920"])
         #expect(show.status == 65 && show.err.contains("cannot deliver 1920x360 at 25 fps; it offers MJPG 1280x720@30"), "\(show.err)")
         print("ok a mode the camera lacks: exit \(result.status), \(lines.first ?? "")")
     }
@@ -74,7 +75,7 @@ struct HardwareMJPEGTests {
         let session = CaptureSession(name: "switch-cameras", config: config)
         try session.start(timeout: 60)
         defer { session.stop() }
-        #expect(Live.wait(session, frames: 40) { session.framesFiltered >= 10 })
+        #expect(session.wait(frames: 40) { session.framesFiltered >= 10 })
         let cameras = session.stats.cameras ?? []
         #expect(cameras.count == 2, "\(cameras)")
         let vivid = cameras.first ?? ""
@@ -84,7 +85,7 @@ struct HardwareMJPEGTests {
         let back = try session.snapshot()
         #expect(try session.switchCamera() == "front")
         let switched = session.framesFiltered
-        #expect(Live.wait(session, frames: 40) { session.framesFiltered >= switched + 5 })
+        #expect(session.wait(frames: 40) { session.framesFiltered >= switched + 5 })
         let front = try session.snapshot()
         let backSize = try Live.decodeJPEG(back)
         #expect(backSize.width == 640 && backSize.height == 360)
@@ -98,7 +99,7 @@ struct HardwareMJPEGTests {
         defer { session.stop() }
         let path = try session.startRecording()
         let started = session.framesFiltered
-        #expect(Live.wait(session, frames: 90) { session.framesFiltered >= started + 60 })
+        #expect(session.wait(frames: 90) { session.framesFiltered >= started + 60 })
         _ = try session.stopRecording()
         let decoded = try Live.decodedFrames(path)
         #expect(decoded.error == nil && decoded.frames >= 30, "\(path): \(decoded)")
@@ -119,7 +120,7 @@ struct HardwareMJPEGTests {
         }
         try session.start(timeout: 60)
         defer { session.stop() }
-        #expect(Live.wait(session, frames: 40) { session.framesFiltered >= 10 })
+        #expect(session.wait(frames: 40) { session.framesFiltered >= 10 })
         let said = warnings.withLock { $0 }
         #expect(said.contains { $0.contains("hardware JPEG decoder v4l2jpegdec would not start") && $0.contains("decoding with jpegdec") },
                 "\(said)")
@@ -136,16 +137,16 @@ struct HardwareMJPEGTests {
         let store = "\(Live.scratch)/init-\(name)"
         mkdir(store, 0o755)
         let environment = ["env", "SWIFTCAM_PIPELINES=\(store)"]
-        let made = Live.run(environment + [Live.swiftcam, "init", name, "--device", device])
+        let made = Live.run(environment + [Built.swiftcam, "init", name, "--device", device])
         #expect(made.status == 0, "\(made.err)")
         #expect(made.out.hasPrefix("wrote \(store)/\(name).json for camera \(device): "), "\(made.out)")
         if mjpeg { #expect(made.out.contains("MJPG 1280x720@30 → jpegdec → NV12 1280x720@30"), "\(made.out)") }
         else { #expect(!made.out.contains("jpegdec"), "vivid's best live mode is raw: \(made.out)") }
-        let again = Live.run(environment + [Live.swiftcam, "init", name, "--device", device])
+        let again = Live.run(environment + [Built.swiftcam, "init", name, "--device", device])
         #expect(again.status == 73 && again.err.contains("exists"), "never over a file: \(again.err)")
-        let validated = Live.run([Live.swiftcam, "validate", "\(store)/\(name).json"])
+        let validated = Live.run([Built.swiftcam, "validate", "\(store)/\(name).json"])
         #expect(validated.status == 0, "\(validated.err)")
-        let ran = Live.run(environment + [Live.swiftcam, "run", name, "--frames", "30", "--no-control", "--quiet"])
+        let ran = Live.run(environment + [Built.swiftcam, "run", name, "--frames", "30", "--no-control", "--quiet"])
         #expect(ran.status == 0, "\(ran.err)")
         print("ok swiftcam init \(name) --device \(device): \(made.out.split(separator: "\n").first ?? "") — validates and runs")
     }

@@ -1,17 +1,13 @@
 import Foundation
 import Glibc
 import GStreamer
+import TestSupport
 import Testing
 @testable import Camera
 @testable import Capture
 
 /// Helpers for driving sessions and the `swiftcam` binary inside the vivid VM.
 enum Live {
-    /// The `swiftcam` built beside this test bundle.
-    static var swiftcam: String {
-        URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent().appendingPathComponent("swiftcam").path
-    }
-
     /// A config from JSON text.
     static func config(_ json: String) throws -> PipelineConfig {
         try JSONDecoder().decode(PipelineConfig.self, from: Data(json.utf8))
@@ -36,32 +32,6 @@ enum Live {
         mkdir(path, 0o777)
         return path
     }()
-
-    /// Polls `condition` every 20 ms until it holds or `frames` more frames have left the filter (or the
-    /// session stalled for `stall` seconds); returns whether it held. Bounds a wait without timing anything.
-    static func wait(_ session: CaptureSession, frames: Int = 250, stall: Double = 20, _ condition: () -> Bool) -> Bool {
-        let start = session.framesFiltered
-        var lastCount = start
-        var lastChange = MonotonicClock.now
-        while !condition() {
-            let count = session.framesFiltered
-            if count - start >= frames { return condition() }
-            if count != lastCount { lastCount = count; lastChange = MonotonicClock.now }
-            if MonotonicClock.now - lastChange > stall { return condition() }
-            usleep(20_000)
-        }
-        return true
-    }
-
-    /// Waits (at most `seconds`) for something outside the session's frames, e.g. a status while no frames flow.
-    static func poll(seconds: Double, _ condition: () -> Bool) -> Bool {
-        let deadline = MonotonicClock.now + seconds
-        while !condition() {
-            if MonotonicClock.now > deadline { return false }
-            usleep(50_000)
-        }
-        return true
-    }
 
     /// Decodes a JPEG fully; returns its size.
     static func decodeJPEG(_ path: String) throws -> (width: Int, height: Int) {
@@ -88,10 +58,14 @@ enum Live {
         return (frames, error)
     }
 
-    /// Runs a command to its end, returning exit status, stdout and stderr (posix_spawn; Process hangs in the VM).
-    static func run(_ arguments: [String], input: String? = nil) -> (status: Int32, out: String, err: String) {
-        let child = Child(arguments, input: input)
-        return child.finish()
+    /// Runs a command to its end with `input` on its stdin, returning exit status, stdout and stderr (a spawn that
+    /// fails is status -1 with the reason). The safety net is long: the VM emulates its CPU.
+    static func run(_ arguments: [String], input: String = "") -> (status: Int32, out: String, err: String) {
+        do {
+            return try ChildProcess.run(arguments, input: input, timeout: 600)
+        } catch {
+            return (-1, "", "\(error)")
+        }
     }
 
     /// This process's descriptors open on /dev/video* (diagnostics for a driver that cannot be unloaded).
@@ -114,74 +88,6 @@ enum Live {
     }
 }
 
-/// A child process with its stdin, stdout and stderr on pipes; output is collected when it finishes.
-final class Child {
-    let pid: pid_t
-    private var stdinFD: Int32 = -1
-    private let outFD: Int32
-    private let errFD: Int32
-
-    init(_ arguments: [String], input: String? = nil) {
-        var inPipe: [Int32] = [0, 0], outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0]
-        pipe(&inPipe); pipe(&outPipe); pipe(&errPipe)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        var pid: pid_t = 0
-        if posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ) != 0 { pid = -1 }
-        for pointer in argv { free(pointer) }
-        posix_spawn_file_actions_destroy(&actions)
-        close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
-        self.pid = pid
-        stdinFD = inPipe[1]
-        outFD = outPipe[0]
-        errFD = errPipe[0]
-        if let input { send(input) }
-    }
-
-    /// Writes a line (or more) to the child's stdin.
-    func send(_ text: String) {
-        guard stdinFD >= 0 else { return }
-        _ = text.withCString { write(stdinFD, $0, strlen($0)) }
-    }
-
-    /// Closes stdin, reads both outputs to their end, and reaps the child.
-    func finish() -> (status: Int32, out: String, err: String) {
-        if stdinFD >= 0 { close(stdinFD); stdinFD = -1 }
-        let out = Self.drain(outFD), err = Self.drain(errFD)
-        var status: Int32 = 0
-        guard pid > 0 else { return (-1, out, err) }
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return (code, out, err)
-    }
-
-    /// Reads one pipe to its end on this thread (stderr is small; stdout is read after it would block only
-    /// if the child filled stderr's pipe, which these runs never do).
-    private static func drain(_ fd: Int32) -> String {
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count > 0 { output += buffer[0..<count] } else if count < 0 && errno == EINTR { continue } else { break }
-        }
-        close(fd)
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    deinit {
-        if pid > 0 && kill(pid, 0) == 0 {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, WNOHANG)
-        }
-    }
-}
-
 @Suite("HardwareSessionTests", .serialized, .enabled(if: Hardware.enabled && Hardware.isRoot, "needs the vivid VM (scripts/test-hardware.sh)"))
 struct HardwareSessionTests {
     init() {
@@ -194,7 +100,7 @@ struct HardwareSessionTests {
         let session = CaptureSession(name: "formats", config: try Live.camera(format: format, width: size.0, height: size.1, filter: "invert"))
         try session.start(timeout: 30)
         defer { session.stop() }
-        #expect(Live.wait(session, frames: 10) { session.framesFiltered >= 10 })
+        #expect(session.wait(frames: 10) { session.framesFiltered >= 10 })
         let frame = try #require(session.graph?.stillFrames?.latestFrame)
         let info = try #require(frame.videoInfo)
         #expect(info.formatName == format && info.width == size.0 && info.height == size.1)
@@ -210,7 +116,7 @@ struct HardwareSessionTests {
     /// decodes. (With `--frames 60` instead of `quit`, a loaded machine could end the run before the snap was answered.)
     @Test func previewRunsSixtyFramesAndItsSnapshotDecodes() throws {
         let directory = "\(Live.scratch)/preview-snaps"
-        let result = Live.run([Live.swiftcam, "run", "preview", "--set", "sources.0.device=\(Hardware.device)",
+        let result = Live.run([Built.swiftcam, "run", "preview", "--set", "sources.0.device=\(Hardware.device)",
                                "--no-control", "--quiet"], input: "wait 60\nsnap \(directory)\nquit\n")
         #expect(result.status == 0, "\(result.err)")
         let line = try #require(result.out.split(separator: "\n").first { $0.hasPrefix("ok \(directory)/") }, "\(result.out) \(result.err)")
@@ -223,7 +129,7 @@ struct HardwareSessionTests {
 
     /// `swiftcam controls DEVICE --json` lists what `v4l2-ctl --list-ctrls` lists, with equal ranges and values.
     @Test func controlsJSONEqualsV4l2Ctl() throws {
-        let result = Live.run([Live.swiftcam, "controls", Hardware.device, "--json"])
+        let result = Live.run([Built.swiftcam, "controls", Hardware.device, "--json"])
         #expect(result.status == 0, "\(result.err)")
         let controls = try JSONDecoder().decode([ControlReport].self, from: Data(result.out.utf8))
         let listed = try Hardware.listCtrls()
@@ -249,9 +155,9 @@ struct HardwareSessionTests {
             }
         }
         print("ok swiftcam controls \(Hardware.device) --json: \(controls.count) controls equal to v4l2-ctl --list-ctrls")
-        let text = Live.run([Live.swiftcam, "devices"])
+        let text = Live.run([Built.swiftcam, "devices"])
         #expect(text.status == 0 && text.out.contains(Hardware.device) && text.out.contains("YUYV") && text.out.contains("brightness"))
-        let json = Live.run([Live.swiftcam, "devices", "--json"])
+        let json = Live.run([Built.swiftcam, "devices", "--json"])
         let reports = try JSONDecoder().decode([DeviceReport].self, from: Data(json.out.utf8))
         #expect(reports.contains { $0.path == Hardware.device && !$0.formats.isEmpty && !$0.controls.isEmpty })
         print("ok swiftcam devices [--json]: \(reports.map(\.path))")
@@ -262,15 +168,15 @@ struct HardwareSessionTests {
         let runtime = "\(Live.scratch)/runtime"
         mkdir(runtime, 0o700)
         setenv("XDG_RUNTIME_DIR", runtime, 1)
-        let session = Child([Live.swiftcam, "run", "preview", "--set", "caps.width=320", "--set", "caps.height=180", "--quiet"])
-        defer { _ = session.finish() }
+        let session = try ChildProcess([Built.swiftcam, "run", "preview", "--set", "caps.width=320", "--set", "caps.height=180", "--quiet"])
         let socket = "\(runtime)/swiftcam/preview.sock"
-        #expect(Live.poll(seconds: 60) { (try? ControlSocket.send("help", socket: socket))?.isOK == true })
+        try #require(session.line(timeout: 600) { $0 == "control socket \(socket)" } != nil, "\(session.transcript)")
+        #expect((try? ControlSocket.send("help", socket: socket))?.isOK == true)
         defer {
             for assignment in ["brightness=128", "contrast=128", "saturation=128", "hue=0", "horizontal_flip=0"] { Live.setCtrl(assignment) }
         }
         func ctl(_ words: String...) -> (status: Int32, line: String) {
-            let result = Live.run([Live.swiftcam, "ctl", "preview"] + words)
+            let result = Live.run([Built.swiftcam, "ctl", "preview"] + words)
             let line = (result.out + result.err).trimmingCharacters(in: .whitespacesAndNewlines)
             print("swiftcam ctl preview \(words.joined(separator: " ")) → \(line)")
             #expect(!line.contains("\n"), "one line")
@@ -294,8 +200,7 @@ struct HardwareSessionTests {
         #expect(ctl("wb", "5000").line == "ok wb 5000K (digital)")
         #expect(ctl("exposure", "ev=1").line == "ok exposure ev=1.0 (digital)")
         #expect(ctl("quit").status == 0)
-        let end = session.finish()
-        #expect(end.status == 0, "\(end.err)")
+        #expect(session.waitForExit(timeout: 600).status == 0, "\(session.text(.errors))")
     }
 
     /// `exposure 0.5 0.5` on a dark scene raises the region's luma to about mid-grey within 30 frames.
@@ -309,7 +214,7 @@ struct HardwareSessionTests {
         let session = CaptureSession(name: "metering", config: try Live.camera(format: "NV12"))
         try session.start(timeout: 30)
         defer { session.stop() }
-        #expect(Live.wait(session, frames: 10) { session.framesFiltered >= 10 })
+        #expect(session.wait(frames: 10) { session.framesFiltered >= 10 })
         let before = try #require(session.meteredLuma(x: 0.5, y: 0.5))
         print("  luma before: \(before)")
         #expect(before < 70, "the scene is dark")
@@ -317,7 +222,7 @@ struct HardwareSessionTests {
         let reply = try session.exposure(x: 0.5, y: 0.5)
         print("ok", reply)
         var reached: Int?
-        _ = Live.wait(session, frames: 30) {
+        _ = session.wait(frames: 30) {
             if let luma = session.meteredLuma(x: 0.5, y: 0.5), abs(luma - CaptureSession.meteringTarget) <= 20 {
                 reached = session.framesFiltered - start
                 return true
@@ -341,7 +246,7 @@ struct HardwareSessionTests {
         let session = CaptureSession(name: "drops", config: try Live.camera())
         try session.start(timeout: 30)
         defer { session.stop() }
-        #expect(Live.wait(session, frames: 400) { session.framesFiltered >= 200 })
+        #expect(session.wait(frames: 400) { session.framesFiltered >= 200 })
         let stats = session.stats
         let rate = Double(stats.sourceDrops) / Double(stats.sourceDrops + stats.framesIn)
         print("ok percentage_of_dropped_buffers=20: \(stats.sourceDrops) source drops, \(stats.framesIn) frames in → \(Int(rate * 100)) %; \(stats.line)")
@@ -351,13 +256,13 @@ struct HardwareSessionTests {
     /// `inject_fatal_streaming_error`: failed in the camera's words, then recovery.
     @Test func recoversFromAFatalStreamingError() throws {
         let session = CaptureSession(name: "fatal", config: try Live.camera())
-        let failures = Locked([CameraStatus]())
+        let failures = Condition([CameraStatus]())
         session.onEvent { event in if case let .failed(status) = event { failures.withLock { $0.append(status) } } }
         try session.start(timeout: 30)
         defer { session.stop() }
-        #expect(Live.wait(session, frames: 40) { session.framesFiltered >= 20 })
+        #expect(session.wait(frames: 40) { session.framesFiltered >= 20 })
         Live.setCtrl("inject_fatal_streaming_error=1")
-        #expect(Live.poll(seconds: 30) { !failures.withLock { $0 }.isEmpty })
+        #expect(failures.wait(until: MonotonicClock.now + 30) { $0.isEmpty ? nil : true } == true)
         let failure = try #require(failures.withLock { $0.first })
         print("ok inject_fatal_streaming_error → status \(failure)")
         // The camera's sentence: the device, what happened, what comes next; none of GStreamer's debug text.
@@ -368,9 +273,9 @@ struct HardwareSessionTests {
         } else {
             Issue.record("expected a camera failure, got \(failure)")
         }
-        #expect(Live.poll(seconds: 60) { session.status == .configured && session.recoveries == 1 })
+        #expect(session.waitForState(timeout: 60) { $0.status == .configured && $0.carried.recoveries == 1 })
         let resumed = session.framesFiltered
-        #expect(Live.wait(session, frames: 60) { session.framesFiltered >= resumed + 25 })
+        #expect(session.wait(frames: 60) { session.framesFiltered >= resumed + 25 })
         print("ok recovered: \(session.stats.line)")
     }
 }
@@ -386,7 +291,7 @@ struct HardwareRecoveryTests {
     @Test func recoversFromDisconnectAndDriverReload() throws {
         print("  fds before:", Live.openVideoFDs())
         let session = CaptureSession(name: "unplug", config: try Live.camera(record: true))
-        let events = Locked([String]())
+        let events = Condition([String]())
         session.onEvent { event in
             print("  event:", event)
             events.withLock { $0.append("\(event)") }
@@ -394,18 +299,26 @@ struct HardwareRecoveryTests {
         try session.start(timeout: 30)
         defer { session.stop() }
         let first = try session.startRecording()
-        #expect(Live.wait(session, frames: 40) { session.framesFiltered >= 25 })
+        #expect(session.wait(frames: 40) { session.framesFiltered >= 25 })
         Live.setCtrl("disconnect=1")
-        #expect(Live.poll(seconds: 30) { session.status.name == "failed" })
+        #expect(session.waitForState(timeout: 30) { $0.status.name == "failed" })
         print("ok after disconnect: status \(session.status)")
-        // The session lets go of the device while it waits for it to settle: the module can go then.
-        let unloaded = Live.poll(seconds: 30) { Live.run(["modprobe", "-r", "vivid"]).status == 0 }
+        // The session lets go of the device while it waits for it to settle (it says "recovering: waiting for" once it
+        // has): the module can go then. Tried again at each later step of the session's recovery, for 30 s at most.
+        #expect(events.wait(until: MonotonicClock.now + 30) { $0.contains { $0.contains("recovering: waiting for") } ? true : nil } == true)
+        var unloaded = Live.run(["modprobe", "-r", "vivid"]).status == 0
+        let deadline = MonotonicClock.now + 30
+        while !unloaded && MonotonicClock.now < deadline {
+            var woken = false
+            _ = session.state.wait(until: deadline) { _ in defer { woken = true }; return woken ? true : nil }
+            unloaded = Live.run(["modprobe", "-r", "vivid"]).status == 0
+        }
         if !unloaded { print("  fds:", Live.openVideoFDs()) }
         #expect(unloaded)
         #expect(Live.run(["modprobe", "vivid"]).status == 0)
-        #expect(Live.poll(seconds: 60) { session.status == .configured && session.recoveries == 1 })
+        #expect(session.waitForState(timeout: 60) { $0.status == .configured && $0.carried.recoveries == 1 })
         let resumed = session.framesFiltered
-        #expect(Live.wait(session, frames: 60) { session.framesFiltered >= resumed + 25 })
+        #expect(session.wait(frames: 60) { session.framesFiltered >= resumed + 25 })
         let second = try #require(session.recordingPath)
         #expect(second != first && second.contains("-part2."))
         _ = try session.stopRecording()
@@ -432,12 +345,12 @@ struct HardwareTwoCameraTests {
         let session = CaptureSession(name: "switch-cameras", config: config)
         try session.start(timeout: 30)
         defer { session.stop() }
-        #expect(Live.wait(session, frames: 40) { session.framesFiltered >= 10 })
+        #expect(session.wait(frames: 40) { session.framesFiltered >= 10 })
         let back = try session.snapshot()
         let label = try session.switchCamera()
         #expect(label == "front")
         let switched = session.framesFiltered
-        #expect(Live.wait(session, frames: 40) { session.framesFiltered >= switched + 5 })
+        #expect(session.wait(frames: 40) { session.framesFiltered >= switched + 5 })
         let front = try session.snapshot()
         for still in [back, front] {
             let decoded = try Live.decodeJPEG(still)
@@ -454,7 +367,7 @@ struct HardwareTwoCameraTests {
     func showLinePlaysOnTheCameras(name: String) throws {
         let devices = try #require(try ConfigStore.standard().load(name).sources).compactMap(\.device)
         #expect(devices.allSatisfy { FileManager.default.fileExists(atPath: $0) }, "the VM has \(devices)")
-        let show = Live.run([Live.swiftcam, "show", name])
+        let show = Live.run([Built.swiftcam, "show", name])
         #expect(show.status == 0, "\(show.err)")
         let lines = show.out.components(separatedBy: "\n")
         let start = try #require(lines.firstIndex { $0.hasPrefix("gst-launch-1.0") }, "\(show.out)")
@@ -462,7 +375,7 @@ struct HardwareTwoCameraTests {
         let limited = command.replacingOccurrences(of: "gst-launch-1.0 ", with: "gst-launch-1.0 -e ", options: .anchored)
             .replacingOccurrences(of: " v4l2src ", with: " v4l2src num-buffers=10 ")
         #expect(limited.components(separatedBy: "num-buffers=10").count - 1 == devices.count, "\(limited)")
-        let products = URL(fileURLWithPath: Live.swiftcam).deletingLastPathComponent().path
+        let products = URL(fileURLWithPath: Built.swiftcam).deletingLastPathComponent().path
         let result = Live.run(["env", "GST_PLUGIN_PATH=\(products)", "/bin/sh", "-c", limited])
         #expect(result.status == 0 && result.out.contains("Got EOS from element"), "\(limited)\n\(result.out)\n\(result.err)")
         print("ok show \(name): its line played to EOS on \(devices)")
@@ -474,11 +387,11 @@ struct HardwareTwoCameraTests {
 @Suite("HardwarePermissionCLITests", .enabled(if: Hardware.enabled && !Hardware.isRoot, "needs the vivid VM, run as a non-root user"))
 struct HardwarePermissionCLITests {
     @Test func runOutsideGroupVideoIsUnauthorizedWithTheFix() {
-        let result = Live.run([Live.swiftcam, "run", "preview", "--frames", "5", "--no-control", "--quiet"])
+        let result = Live.run([Built.swiftcam, "run", "preview", "--frames", "5", "--no-control", "--quiet"])
         print("ok swiftcam run preview as uid \(getuid()) → exit \(result.status): \(result.err.trimmingCharacters(in: .whitespacesAndNewlines))")
         #expect(result.status == 77)
         #expect(result.err.contains("status unauthorized") && result.err.contains("usermod -aG video"))
-        let devices = Live.run([Live.swiftcam, "controls", Hardware.device])
+        let devices = Live.run([Built.swiftcam, "controls", Hardware.device])
         #expect(devices.status == 77 && devices.err.contains("usermod -aG video"))
     }
 
@@ -491,7 +404,7 @@ struct HardwarePermissionCLITests {
         #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o000]))
         defer { unlink(path) }
         #expect(access(path, R_OK) != 0, "the test user can read a mode-000 file: it proves nothing")
-        let result = Live.run([Live.swiftcam, command[0], path] + command.dropFirst())
+        let result = Live.run([Built.swiftcam, command[0], path] + command.dropFirst())
         let lines = result.err.split(separator: "\n")
         print("ok swiftcam \(command[0]) on a mode-000 config as uid \(getuid()) → exit \(result.status): \(result.err.trimmingCharacters(in: .whitespacesAndNewlines))")
         #expect(result.status == 77, "\(command[0]): \(result.err)")

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 import CV4L2
 @testable import Camera
@@ -13,88 +14,29 @@ enum Hardware {
     static let isRoot = geteuid() == 0
 
     /// Runs a program (found on PATH) and returns its standard output; throws when it exits non-zero.
-    ///
-    /// posix_spawn, not Foundation's Process: Process needs a CFRunLoop socket pair, which the VM's
-    /// minimal kernel setup cannot create ("Could not create wakeup socket pair"), and then hangs.
     static func run(_ arguments: [String]) throws -> String {
-        var pipeFDs: [Int32] = [0, 0]
-        guard pipe(&pipeFDs) == 0 else { throw HardwareTestError.commandFailed("pipe", errno) }
-        let (pid, spawnError) = spawn(arguments, stdin: nil, stdout: pipeFDs[1])
-        close(pipeFDs[1])
-        defer { close(pipeFDs[0]) }
-        guard spawnError == 0 else { throw HardwareTestError.commandFailed(arguments.joined(separator: " "), spawnError) }
-        var output: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(pipeFDs[0], &buffer, buffer.count)
-            if count > 0 { output += buffer[0..<count] } else if count < 0 && errno == EINTR { continue } else { break }
+        let result = try ChildProcess.run(arguments, timeout: 600)
+        guard result.status == 0 else {
+            throw HardwareTestError.commandFailed("\(arguments.joined(separator: " ")): \(result.err)", result.status)
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        guard status == 0 else { throw HardwareTestError.commandFailed(arguments.joined(separator: " "), status) }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// Starts a program with optional stdin/stdout descriptors; returns its pid and posix_spawn's error.
-    static func spawn(_ arguments: [String], stdin: Int32?, stdout: Int32?) -> (pid_t, Int32) {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) }
-        if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) }
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
-        return (pid, result)
+        return result.out
     }
 
     /// Another program streaming from the camera (`v4l2-ctl --stream-mmap`), so it is busy for everyone else.
     final class OtherStreamer {
-        let pid: pid_t
+        private let child: ChildProcess
+        var pid: pid_t { child.pid }
 
         /// Starts it and returns once it has dequeued its first frame (its first output byte), or throws when it
-        /// could not stream (it exited: end of its output).
+        /// could not stream (it exited: end of its output). Its output is read to the end meanwhile: a write to a
+        /// closed pipe would kill it (SIGPIPE) and free the camera.
         init(device: String = Hardware.device) throws {
-            var fds: [Int32] = [0, 0]
-            guard pipe(&fds) == 0 else { throw HardwareTestError.commandFailed("pipe", errno) }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-            posix_spawn_file_actions_adddup2(&actions, fds[1], 2)
-            posix_spawn_file_actions_addclose(&actions, fds[0])
-            let arguments = ["v4l2-ctl", "-d", device, "--stream-mmap", "--stream-to=/dev/null"]
-            var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-            defer { for pointer in argv { free(pointer) } }
-            var pid: pid_t = 0
-            let spawned = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, environ)
-            close(fds[1])
-            guard spawned == 0 else {
-                close(fds[0])
-                throw HardwareTestError.commandFailed("spawn v4l2-ctl", spawned)
-            }
-            self.pid = pid
-            // v4l2-ctl writes a '<' per dequeued frame: the first one means it streams (EOF or text: it gave up).
-            var byte: UInt8 = 0
-            var count: Int
-            repeat { count = read(fds[0], &byte, 1) } while count < 0 && errno == EINTR
-            guard count == 1, byte == UInt8(ascii: "<") else {
-                close(fds[0])
+            child = try ChildProcess(["v4l2-ctl", "-d", device, "--stream-mmap", "--stream-to=/dev/null"], errorsToOutput: true)
+            // v4l2-ctl writes a '<' per dequeued frame: the first one means it streams (the end or text: it gave up).
+            guard child.text(timeout: 600, where: { !$0.isEmpty })?.first == "<" else {
                 stop()
-                throw HardwareTestError.commandFailed("v4l2-ctl --stream-mmap did not stream", -1)
+                throw HardwareTestError.commandFailed("v4l2-ctl --stream-mmap did not stream: \(child.transcript)", -1)
             }
-            // Its output is read to the end, or its next write would kill it (SIGPIPE) and free the camera.
-            let output = fds[0]
-            Thread {
-                var buffer = [UInt8](repeating: 0, count: 256)
-                while true {
-                    let count = read(output, &buffer, buffer.count)
-                    if count < 0 && errno == EINTR { continue }
-                    if count <= 0 { break }
-                }
-                close(output)
-            }.start()
         }
 
         /// `NAME (pid N)` as /proc names it.
@@ -102,9 +44,7 @@ enum Hardware {
 
         /// Ends it and waits for it.
         func stop() {
-            kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            child.kill()
         }
     }
 
@@ -416,22 +356,11 @@ struct HardwareTests {
         // A child process holding the camera open as its stdin: /proc/PID/fd/0 → /dev/video0.
         let fd = open(Hardware.device, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         try #require(fd >= 0)
-        let (pid, spawnError) = Hardware.spawn(["sleep", "20"], stdin: fd, stdout: nil)
+        let holder = try ChildProcess(["sleep", "20"], standardInput: fd)
         close(fd)
-        try #require(spawnError == 0)
-        defer {
-            kill(pid, SIGKILL)  // SIGTERM may be blocked in the inherited signal mask
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
-        }
-        // The child may not have exec'd yet; give it a moment.
-        var name: String?
-        for _ in 0..<50 {
-            name = ProcessHolder.holder(of: Hardware.device)
-            if name?.hasPrefix("sleep") == true { break }
-            usleep(100_000)
-        }
-        #expect(name == "sleep (pid \(pid))")
+        // posix_spawn returns once the child has exec'd (glibc's spawn waits for the exec), so /proc names `sleep`.
+        let name = ProcessHolder.holder(of: Hardware.device)
+        #expect(name == "sleep (pid \(holder.pid))")
         let error = DeviceError.ioctl("VIDIOC_S_FMT", errno: EBUSY, path: Hardware.device)
         print("ok", error)
         #expect(error.description.contains("sleep (pid"))

@@ -32,12 +32,19 @@ struct RecorderTests {
                                     onWarning: { Issue.record("an encoder fell back: \($0)") }) { reason in
             Issue.record("the recording failed: \(reason)")
         }
-        // Until 20 frames wait for the encoder (4 s of work, twice the window below), polled per camera frame.
+        // Until 20 frames wait for the encoder (4 s of work, twice the window below), looked at per camera frame: each
+        // frame through the tee wakes the wait.
+        let cameraFrames = Condition(0)
+        let tap = try tee.staticPad("sink")
+        let probe = tap.onBuffer { _ in cameraFrames.withLock { $0 += 1 } }
         var queued = 0
         while queued < 20, recorder.framesIn < 600 {
-            usleep(33_000)
+            let seen = cameraFrames.withLock { $0 }
+            // A camera that stopped ends the wait (a safety net of 10 s); the expectation below says what it saw.
+            guard cameraFrames.wait(until: MonotonicClock.now + 10, for: { $0 > seen ? true : nil }) != nil else { break }
             queued = recorder.framesOut.value - recorder.framesEncoded.value
         }
+        tap.removeProbe(probe)
         #expect(queued >= 20, "the encoder kept up: \(recorder.framesEncoded.value) of \(recorder.framesOut.value)")
         #expect(recorder.finish(timeout: 2), "\(recorder.failureReason ?? "its end was not written")")
         // Every frame handed over was encoded: the file decodes to as many.

@@ -23,3 +23,22 @@ func decodeRecording(_ path: String, decoder: String) throws -> (frames: Int, en
     while sink.pullSample(timeout: 10) != nil { frames += 1 }
     return (frames, sink.isEndOfStream)
 }
+
+extension CaptureSession {
+    /// Re-checks `condition` at each frame that leaves the filter, blocking on the frame (not a clock) in between,
+    /// until it holds; gives up after `frames` more frames, or when no frame comes for `stall` seconds (a safety net).
+    /// Returns whether it held.
+    func wait(frames: Int = 250, stall: Double = 20, until condition: () -> Bool) -> Bool {
+        let start = framesFiltered
+        while !condition() {
+            guard framesFiltered - start < frames, waitForFrames(1, timeout: stall) >= 1 else { return condition() }
+        }
+        return true
+    }
+
+    /// Blocks until the session's state (status, recoveries, …) satisfies `condition`, woken by each change of it;
+    /// false when `timeout` seconds pass first (a safety net).
+    func waitForState(timeout: Double, _ condition: (SessionState) -> Bool) -> Bool {
+        state.wait(until: MonotonicClock.now + timeout) { condition($0) ? true : nil } ?? false
+    }
+}

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Glibc
 import GStreamer
+import TestSupport
 import Testing
 
 @Suite("Storage")
@@ -184,11 +185,6 @@ struct StorageTests {
     }
 
     private static func shell(_ command: String) -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        do { try process.run() } catch { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
+        (try? ChildProcess.run(["/bin/sh", "-c", command]).status) ?? -1
     }
 }

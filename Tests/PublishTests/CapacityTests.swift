@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Synchronization
+import TestSupport
 import Testing
 
 /// How many RTSP clients one host serves at 1280×720@30 on this machine before frames drop (`make load-rtsp`).
@@ -66,7 +67,7 @@ struct CapacityTests {
         let host = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory)
         let announced = try #require(host.line(containing: "rtsp rtsp://127.0.0.1:"))
         let url = String(announced.dropFirst("rtsp ".count))
-        let hostPID = String(host.process.processIdentifier)
+        let hostPID = String(host.child.pid)
 
         let settled = Condition(0)
         var readers: [Reader] = []

@@ -4,75 +4,46 @@ import GStreamer
 import Glibc
 import Publish
 import Synchronization
+import TestSupport
 import Testing
 
-/// `swiftcam run` in a process of its own, driven on stdin; each reply line is collected.
+/// `swiftcam ARGS` in a process of its own, driven on stdin; stdout and stderr are one stream of lines.
 final class HostRun: @unchecked Sendable {
-    let process = Process()
-    let input = Pipe()
-    let lines = Condition([String]())
+    let child: ChildProcess
 
     init(arguments: [String], directory: URL, environment: [String: String]? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: swiftcamBinary)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = input
-        let lines = lines
-        let reader = Thread {
-            var pending = Data()
-            while true {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: 10) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    lines.withLock { $0.append(line) }
-                }
-            }
-        }
-        reader.start()
-        try process.run()
+        child = try ChildProcess([swiftcamBinary] + arguments, environment: environment, directory: directory.path, errorsToOutput: true)
     }
+
+    /// Every line so far.
+    var lines: [String] { child.lines() }
 
     /// Waits for a line containing `text` (a safety-net timeout).
     func line(containing text: String, timeout: Double = 60) -> String? {
-        lines.wait(until: MonotonicClock.now + timeout) { $0.first { $0.contains(text) } }
+        child.line(containing: text, timeout: timeout)
     }
 
     /// Sends a command and waits for its reply (`ok …` or `error …`).
     func send(_ command: String, timeout: Double = 90) -> String? {
-        let before = lines.withLock { $0.count }
-        input.fileHandleForWriting.write(Data((command + "\n").utf8))
-        return lines.wait(until: MonotonicClock.now + timeout) { lines in
-            lines.dropFirst(before).first { $0.hasPrefix("ok") || $0.hasPrefix("error") }
-        }
+        let before = child.lines().count
+        child.send(command)
+        return child.line(skipping: before, timeout: timeout) { $0.hasPrefix("ok") || $0.hasPrefix("error") }
     }
 
+    /// `quit`, then the exit status.
     func quit() -> Int32 {
         _ = send("quit")
-        process.waitUntilExit()
-        return process.terminationStatus
+        return child.waitForExit().status
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    /// The exit status of a run that ends by itself.
+    func exitStatus() -> Int32 { child.waitForExit().status }
 }
 
 /// The duration gst-discoverer-1.0 reads from a file, in seconds.
 func discoveredSeconds(_ path: String) -> Double? {
-    let process = Process(), output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-discoverer-1.0")
-    process.arguments = [path]
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    guard (try? process.run()) != nil else { return nil }
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    guard let line = text.split(separator: "\n").first(where: { $0.contains("Duration:") }),
+    guard let text = try? ChildProcess.run(["/usr/bin/gst-discoverer-1.0", path]).out,
+          let line = text.split(separator: "\n").first(where: { $0.contains("Duration:") }),
           let value = line.split(separator: " ").last else { return nil }
     let parts = value.split(separator: ":").compactMap { Double($0) }
     guard parts.count == 3 else { return nil }
@@ -101,7 +72,7 @@ func discoveredSeconds(_ path: String) -> Double? {
         let host = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory)
         let rtsp = try #require(host.line(containing: "rtsp rtsp://127.0.0.1:"))
         #expect(host.line(containing: "pushing to srt://127.0.0.1:\(port)") != nil)
-        #expect(server.waitForFrames(30), "\(server.errors.withLock { $0 }); \(host.lines.withLock { $0 })")
+        #expect(server.waitForFrames(30), "\(server.errors.withLock { $0 }); \(host.lines)")
         let recording = try #require(host.send("record start"))
         #expect(recording.hasPrefix("ok recording "), "\(recording)")
         let started = MonotonicClock.now
@@ -148,17 +119,15 @@ func discoveredSeconds(_ path: String) -> Double? {
 
         let shown = try HostRun(arguments: ["show", file.path], directory: directory, environment: environment)
         #expect(shown.line(containing: "serve rtsp://") != nil)
-        shown.process.waitUntilExit()
-        #expect(shown.process.terminationStatus == 0)
-        let serve = shown.lines.withLock { $0 }.first { $0.contains("serve rtsp://") } ?? ""
+        #expect(shown.exitStatus() == 0)
+        let serve = shown.lines.first { $0.contains("serve rtsp://") } ?? ""
         #expect(serve.contains(":PORT/open") && serve.contains("refused at start"), "\(serve)")
 
         let host = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory, environment: environment)
         let refusal = try #require(host.line(containing: "serving RTSP on 0.0.0.0 reaches beyond this machine"))
         #expect(refusal.contains("SWIFTCAM_RTSP_USER"))
-        host.process.waitUntilExit()
-        #expect(host.process.terminationStatus == 65)
-        let printed = host.lines.withLock { $0 }
+        #expect(host.exitStatus() == 65)
+        let printed = host.lines
         #expect(!printed.contains { $0.hasPrefix("running") || $0.hasPrefix("rtsp ") }, "\(printed)")
 
         // Credentials from the environment follow the config's rules, and say which variable is wrong.
@@ -168,17 +137,16 @@ func discoveredSeconds(_ path: String) -> Double? {
             environment["SWIFTCAM_RTSP_USER"] = user
             environment["SWIFTCAM_RTSP_PASSWORD"] = password
             let refused = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory, environment: environment)
-            #expect(refused.line(containing: mentions) != nil, "\(refused.lines.withLock { $0 })")
-            refused.process.waitUntilExit()
-            #expect(refused.process.terminationStatus == 65)
+            #expect(refused.line(containing: mentions) != nil, "\(refused.lines)")
+            #expect(refused.exitStatus() == 65)
         }
 
         environment["SWIFTCAM_RTSP_USER"] = "viewer"
         environment["SWIFTCAM_RTSP_PASSWORD"] = "s3cret"
         let allowed = try HostRun(arguments: ["show", file.path], directory: directory, environment: environment)
-        #expect(allowed.line(containing: "authentication as \"viewer\"") != nil, "\(allowed.lines.withLock { $0 })")
-        allowed.process.waitUntilExit()
-        #expect(!allowed.lines.withLock { $0 }.contains { $0.contains("s3cret") })
+        #expect(allowed.line(containing: "authentication as \"viewer\"") != nil, "\(allowed.lines)")
+        _ = allowed.exitStatus()
+        #expect(!allowed.lines.contains { $0.contains("s3cret") })
     }
 
     @Test func publishConfigErrorsAreOneLine() {

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// End-to-end runs of the built `swiftcam` binary, as a user runs it.
@@ -14,7 +15,7 @@ struct CLITests {
             #expect(result.status == 0 && result.out.hasPrefix("usage: swiftcam \(command)"), "\(command) --help")
         }
         // The one version, written in SwiftCamVersion.h (the plugin and the package carry it too).
-        let header = try String(contentsOf: SwiftcamRun.repository.appendingPathComponent("Sources/CGstSwiftFilter/include/SwiftCamVersion.h"),
+        let header = try String(contentsOf: Built.repository.appendingPathComponent("Sources/CGstSwiftFilter/include/SwiftCamVersion.h"),
                                  encoding: .utf8)
         let written = try #require(header.split(separator: "\n").first { $0.hasPrefix("#define SWIFTCAM_VERSION ") })
             .split(separator: "\"").dropFirst().first
@@ -51,12 +52,7 @@ struct CLITests {
 
     /// Whether gst-inspect-1.0 finds `element` (the machine's own answer, not ours).
     private static func installed(_ element: String) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["gst-inspect-1.0", "--exists", element]
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? ChildProcess.run(["gst-inspect-1.0", "--exists", element]).status) == 0
     }
 
     /// One mapping from failure to exit code, whichever command meets it; every failure is one line.
@@ -114,7 +110,7 @@ struct CLITests {
         let shipped = try SwiftcamRun().run(["validate"])
         #expect(shipped.status == 0)
         #expect(shipped.out.split(separator: "\n").count >= 7)
-        let broken = SwiftcamRun.repository.appendingPathComponent("Tests/CaptureTests/BrokenConfigs/unknown-key.json").path
+        let broken = Built.repository.appendingPathComponent("Tests/CaptureTests/BrokenConfigs/unknown-key.json").path
         let result = try SwiftcamRun().run(["validate", broken])
         #expect(result.status == 65 && result.err.contains("filtre") && result.err.contains("unknown key"))
     }
@@ -180,9 +176,8 @@ struct CLITests {
             _ = run.terminate()
             return
         }
-        kill(run.process.processIdentifier, SIGHUP)
-        run.process.waitUntilExit()
-        #expect(run.process.terminationReason == .exit && run.process.terminationStatus == 0)
+        run.child.signal(SIGHUP)
+        #expect(run.child.waitForExit() == .exited(0))
         let line = run.collectOutput().split(separator: "\n").first { $0.hasPrefix("recorded ") }
         let path = try #require(line.map { String($0.dropFirst("recorded ".count)) })
         let decoded = try decodedFrames(of: path.hasPrefix("/") ? path : run.directory.appendingPathComponent(path).path, within: 60)
@@ -250,8 +245,7 @@ struct CLITests {
         #expect(stats.stills == 1 && stats.status == "configured")
         #expect(try run.ctl("wait 10", socket: socket) == .ok("10 frames"), "preview goes on")
         _ = try run.ctl("quit", socket: socket)
-        run.process.waitUntilExit()
-        #expect(run.process.terminationStatus == 74)
+        #expect(run.child.waitForExit().status == 74)
         let path = String(started.dropFirst("recording ".count))
         let decoded = try decodedFrames(of: path, within: 60)
         #expect(decoded.frames > 0, "the frames written before the disk filled play")
@@ -279,16 +273,10 @@ struct CLITests {
             return
         }
         let path = run.directory.appendingPathComponent(relative).path
-        let decoder = Process()
-        decoder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        decoder.arguments = ["-c", "import sys; from PIL import Image; print(*Image.open(sys.argv[1]).convert('RGB').getpixel((160, 120)))", path]
-        let output = Pipe()
-        decoder.standardOutput = output
-        try decoder.run()
-        decoder.waitUntilExit()
-        let values = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        #expect(decoder.terminationStatus == 0 && values.count == 3, "PIL could not decode \(path)")
+        let decoder = try ChildProcess.run(["/usr/bin/python3", "-c",
+                                            "import sys; from PIL import Image; print(*Image.open(sys.argv[1]).convert('RGB').getpixel((160, 120)))", path])
+        let values = decoder.out.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        #expect(decoder.status == 0 && values.count == 3, "PIL could not decode \(path)")
         #expect(values.allSatisfy { expected.contains($0) }, "\(pattern) decodes to \(values)")
     }
 
@@ -303,8 +291,7 @@ struct CLITests {
         }
         // Past the first second of frames (and its first Matroska cluster), then the kill.
         #expect(try run.ctl("wait 60", socket: socket) == .ok("60 frames"))
-        kill(run.process.processIdentifier, SIGKILL)
-        run.process.waitUntilExit()
+        run.child.kill()
         let path = run.directory.appendingPathComponent(String(started.dropFirst("recording ".count))).path
         let decoded = try decodedFrames(of: path, within: 1)
         #expect(decoded.error == nil, "\(decoded.error ?? "")")

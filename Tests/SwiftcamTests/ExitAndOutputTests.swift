@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// What the CLI prints and exits with where issue 27 found it wrong: JSON for programs, text from files escaped
@@ -119,22 +120,14 @@ struct ExitAndOutputTests {
         let closed = run.directory.appendingPathComponent("closed")
         try FileManager.default.createDirectory(at: closed, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: run.directory.path)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", SwiftcamRun.binary,
-                             "run", "switch", "--no-control", "--quiet", "--frames", "45", "--set", "still.every=0.5",
-                             "--set", "still.directory=\(closed.path)"]
-        process.currentDirectoryURL = run.directory
         var environment = run.environment
         environment["GST_REGISTRY"] = run.directory.appendingPathComponent("closed-registry.bin").path
-        process.environment = environment
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = Pipe()
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = try ChildProcess.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Built.swiftcam,
+                                           "run", "switch", "--no-control", "--quiet", "--frames", "45", "--set", "still.every=0.5",
+                                           "--set", "still.directory=\(closed.path)"],
+                                          environment: environment, directory: run.directory.path)
+        let text = result.err
         #expect(text.contains("still failed") && text.contains("Permission denied"), "\(text)")
-        #expect(process.terminationStatus == 77, "\(process.terminationStatus): \(text)")
+        #expect(result.status == 77, "\(result.status): \(text)")
     }
 }

@@ -1,30 +1,19 @@
 import Capture
-import Dispatch
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
-/// Runs the built `swiftcam` binary in a scratch folder with its own control-socket directory.
+/// Runs the built `swiftcam` binary in a scratch folder with its own control-socket directory (a `ChildProcess`
+/// with the folder, environment and socket this suite's runs share).
 final class SwiftcamRun: @unchecked Sendable {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The swiftcam built next to this test bundle.
-    static var binary: String {
-        let products = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        let beside = products.appendingPathComponent("swiftcam").path
-        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        return repository.appendingPathComponent(".build/debug/swiftcam").path
-    }
+    static let repository = Built.repository
 
     let directory: URL
     let runtime: URL
-    let process = Process()
-    let output = Pipe()
-    let errors = Pipe()
-    let input = Pipe()
+    /// The running program, once `start` or `run` has started it.
+    private(set) var child: ChildProcess!
     private let ownsDirectory: Bool
-    /// Stdout read while waiting for the control socket's line.
-    private var outputRead = ""
 
     /// A scratch folder (removed on deinit) with `captures/`, `recordings/` and a private socket folder.
     init() throws {
@@ -42,17 +31,20 @@ final class SwiftcamRun: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        // Stopped (killed and reaped) before its folder goes.
+        child = nil
         if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
     /// Variables added to the process's environment (over the ones below).
     var extraEnvironment: [String: String] = [:]
+    /// The stream whose pipe `JOURNAL_STREAM` names (device:inode), as systemd sets it for the journal's stream.
+    var journalStream: ChildProcess.Stream?
 
     var environment: [String: String] {
         var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         environment["XDG_RUNTIME_DIR"] = runtime.path
-        environment["SWIFTCAM_PIPELINES"] = Self.repository.appendingPathComponent("pipelines").path
+        environment["SWIFTCAM_PIPELINES"] = Built.pipelines
         environment.removeValue(forKey: "DISPLAY")
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
         if extraEnvironment["JOURNAL_STREAM"] == nil { environment.removeValue(forKey: "JOURNAL_STREAM") }
@@ -61,71 +53,44 @@ final class SwiftcamRun: @unchecked Sendable {
 
     /// Starts `swiftcam ARGS` in the background.
     func start(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.environment = environment
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = input
-        try process.run()
+        let journal = journalStream
+        child = try ChildProcess([Built.swiftcam] + arguments, environment: environment, directory: directory.path,
+                                 streamEnvironment: journal.map { stream in
+                                     { output, errors in
+                                         let pipe = stream == .output ? output : errors
+                                         return ["JOURNAL_STREAM": "\(pipe.device):\(pipe.inode)"]
+                                     }
+                                 })
     }
 
-    /// Runs `swiftcam ARGS` to completion (at most `timeout` seconds); returns status and both outputs.
-    func run(_ arguments: [String], timeout: Double = 60) throws -> (status: Int32, out: String, err: String) {
+    /// Runs `swiftcam ARGS` to completion (a safety net of `timeout` seconds fails the test and kills it); returns
+    /// status and both outputs.
+    func run(_ arguments: [String], timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation)
+        throws -> (status: Int32, out: String, err: String) {
         try start(arguments)
-        try? input.fileHandleForWriting.close()
-        // A watchdog, not a polling loop: the wait below ends when the process exits or is stopped.
-        let process = process
-        let watchdog = DispatchWorkItem {
-            guard process.isRunning else { return }
-            process.terminate()
-            Issue.record("swiftcam \(arguments.joined(separator: " ")) still ran after \(timeout) s")
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        process.waitUntilExit()
-        watchdog.cancel()
-        return (process.terminationStatus, collectOutput(), collectErrors())
+        child.closeInput()
+        let status = child.waitForExit(timeout: timeout, sourceLocation: sourceLocation).status
+        return (status, child.text(.output), child.text(.errors))
     }
 
-    /// Reads stderr line by line until one contains `text` (or the stream ends, or `timeout` passes and a
-    /// watchdog stops the process); returns that line.
+    /// The first stderr line that contains `text`, waiting for it; nil when stderr ends first.
     func waitForErrorLine(containing text: String, timeout: Double) -> String? {
-        let process = process
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        defer { watchdog.cancel() }
-        let handle = errors.fileHandleForReading
-        var pending = ""
-        while true {
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { return nil }
-            pending += String(decoding: chunk, as: UTF8.self)
-            if let line = pending.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
-        }
+        child.line(.errors, containing: text, timeout: timeout)
     }
 
-    /// All of stdout: what `socket(for:)` already read, then the rest to the end.
-    func collectOutput() -> String { outputRead + String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
-    func collectErrors() -> String { String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) }
+    /// All of stdout, once the process has closed it.
+    func collectOutput() -> String { child.allText(.output) }
+    /// All of stderr, once the process has closed it.
+    func collectErrors() -> String { child.allText(.errors) }
 
     /// The session's socket, once `run` says it listens ("control socket PATH" on stdout, printed after
-    /// `listen`). Reads stdout up to that line (kept for `collectOutput`); a run that ends first, or a
-    /// watchdog that stops it after `timeout` seconds, ends the read.
+    /// `listen`); throws when the run ends first.
     func socket(for name: String, timeout: Double = 20) throws -> String {
         let path = runtime.appendingPathComponent("swiftcam/\(name).sock").path
-        let process = process
-        let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        defer { watchdog.cancel() }
-        let handle = output.fileHandleForReading
-        while true {
-            if outputRead.split(separator: "\n").contains(where: { $0 == "control socket \(path)" }) { return path }
-            let chunk = handle.availableData
-            guard !chunk.isEmpty else { break }
-            outputRead += String(decoding: chunk, as: UTF8.self)
+        guard child.line(timeout: timeout, where: { $0 == "control socket \(path)" }) != nil else {
+            throw HarnessError("no control socket for \(name): \(child.text(.errors))")
         }
-        throw HarnessError("no control socket for \(name): \(collectErrors())")
+        return path
     }
 
     /// Sends a command over the socket and returns the reply.
@@ -133,16 +98,10 @@ final class SwiftcamRun: @unchecked Sendable {
         try ControlSocket.send(command, socket: socket)
     }
 
-    /// Stops the process with SIGTERM and waits for it to exit; a watchdog sends SIGKILL after `timeout`
-    /// seconds. Returns its exit status.
+    /// Stops the process with SIGTERM and waits for it to exit (killed, and the test failed, after `timeout`
+    /// seconds). Returns its exit status.
     func terminate(timeout: Double = 20) -> Int32 {
-        if process.isRunning { process.terminate() }
-        let process = process
-        let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
-        process.waitUntilExit()
-        watchdog.cancel()
-        return process.terminationStatus
+        child.stop(timeout: timeout)
     }
 }
 
@@ -215,15 +174,7 @@ func decodedFrames(of file: String, within seconds: Double) throws -> (frames: I
 
 /// The duration gst-discoverer-1.0 reports, in seconds.
 func discoveredDuration(of file: String) throws -> Double? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-discoverer-1.0")
-    process.arguments = [file]
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = Pipe()
-    try process.run()
-    process.waitUntilExit()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let text = try ChildProcess.run(["/usr/bin/gst-discoverer-1.0", file]).out
     guard let line = text.split(separator: "\n").first(where: { $0.contains("Duration:") }) else { return nil }
     let parts = line.split(separator: " ").last?.split(separator: ":") ?? []
     guard parts.count == 3, let h = Double(parts[0]), let m = Double(parts[1]), let s = Double(parts[2]) else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// Under systemd, standard error is the journal's stream (`JOURNAL_STREAM` names its device and inode): each line
@@ -7,9 +8,7 @@ import Testing
 @Suite struct JournalTests {
     @Test func aFailureCarriesTheErrorPriorityOnlyOnTheJournalsStream() throws {
         let journal = try SwiftcamRun()
-        var info = stat()
-        try #require(fstat(journal.errors.fileHandleForWriting.fileDescriptor, &info) == 0)
-        journal.extraEnvironment["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
+        journal.journalStream = .errors
         let failed = try journal.run(["run", "no-such-config-for-the-journal"])
         #expect(failed.status == 66)
         #expect(failed.err.hasPrefix("<3>swiftcam: "), "\(failed.err)")
@@ -21,8 +20,7 @@ import Testing
 
         // Another stream's numbers (stdout's pipe is not stderr's): nothing added.
         let other = try SwiftcamRun()
-        try #require(fstat(other.output.fileHandleForWriting.fileDescriptor, &info) == 0)
-        other.extraEnvironment["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
+        other.journalStream = .output
         let elsewhere = try other.run(["run", "no-such-config-for-the-journal"])
         #expect(elsewhere.err.hasPrefix("swiftcam: "), "\(elsewhere.err)")
     }

@@ -1,17 +1,17 @@
 import Capture
-import Dispatch
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// `swiftcam show NAME` prints a gst-launch line; pasted into a shell it must run the same graph.
 /// These run the printed line through `/bin/sh` and the real `gst-launch-1.0`, with the plugin the build made.
 @Suite("show's gst-launch line", .serialized)
 struct ShowLineTests {
-    static let store = ConfigStore(directory: SwiftcamRun.repository.appendingPathComponent("pipelines").path)
+    static let store = ConfigStore(directory: Built.repository.appendingPathComponent("pipelines").path)
 
     /// The folder holding the built `swiftcam` and `libgstswiftfilter.so`.
-    static var products: String { URL(fileURLWithPath: SwiftcamRun.binary).deletingLastPathComponent().path }
+    static var products: String { URL(fileURLWithPath: Built.swiftcam).deletingLastPathComponent().path }
 
     /// The command `show` printed, from `gst-launch-1.0` to the blank line after it.
     static func command(in output: String) throws -> String {
@@ -124,38 +124,11 @@ struct ShowLineTests {
     func shell(_ command: String, timeout: Double = 180) throws -> (status: Int32, out: String, err: String) {
         let plugin = "\(Self.products)/libgstswiftfilter.so"
         try #require(FileManager.default.fileExists(atPath: plugin), "the plugin is built at \(plugin)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
         var environment = ProcessInfo.processInfo.environment
         environment["GST_PLUGIN_PATH"] = Self.products
         environment.removeValue(forKey: "DISPLAY")
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
-        process.environment = environment
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        // Drain both pipes while it runs, so a chatty child never blocks on a full pipe.
-        let collected = Locked<(out: Data, err: Data)>((Data(), Data()))
-        let reading = DispatchGroup()
-        for (pipe, isOut) in [(output, true), (errors, false)] {
-            DispatchQueue.global().async(group: reading) {
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                collected.withLock { if isOut { $0.out = data } else { $0.err = data } }
-            }
-        }
-        if exited.wait(timeout: .now() + timeout) == .timedOut {
-            process.terminate()
-            exited.wait()
-            Issue.record("still running after \(timeout) s: \(command)")
-        }
-        reading.wait()
-        let (out, err) = collected.withLock { $0 }
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+        return try ChildProcess.run(["/bin/sh", "-c", command], environment: environment, timeout: timeout)
     }
 }
 

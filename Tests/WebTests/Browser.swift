@@ -1,35 +1,27 @@
-import Dispatch
 import Foundation
 import Glibc
+import TestSupport
+import Testing
 
 /// Headless Chromium driven through chromedriver's WebDriver API (JSON over HTTP on 127.0.0.1). Launched
 /// with the flags that let WebRTC offer loopback candidates and autoplay, and nothing that reaches out
 /// (no sync, no component updates, no background networking).
 final class Browser: @unchecked Sendable {
-    private let driver = Process()
-    private let driverOutput = Pipe()
+    private var driver: ChildProcess?
     private let profile: URL
     private let endpoint: URL
     private var session = ""
-    private var launched = false
 
     /// Starts chromedriver on a free port, waits for its "started" line, and opens a browser session.
     init(width: Int = 800, height: Int = 600, touch: Bool = false) async throws {
         let port = try freePort()
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-chromium-\(UUID().uuidString)")
         endpoint = URL(string: "http://127.0.0.1:\(port)")!
-        driver.executableURL = URL(fileURLWithPath: "/usr/bin/chromedriver")
-        driver.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
-        driver.standardOutput = driverOutput
-        driver.standardError = FileHandle.nullDevice
-        try driver.run()
-        launched = true
-        // chromedriver prints one line when it listens: read until it (the read blocks; no polling).
-        var seen = ""
-        while !seen.contains("started successfully") {
-            let chunk = driverOutput.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw WebTestError("chromedriver ended: \(seen)") }
-            seen += String(decoding: chunk, as: UTF8.self)
+        let driver = try ChildProcess(["/usr/bin/chromedriver", "--port=\(port)", "--allowed-ips=127.0.0.1"])
+        self.driver = driver
+        // chromedriver prints one line when it listens.
+        guard driver.line(containing: "started successfully", timeout: 60) != nil else {
+            throw WebTestError("chromedriver ended: \(driver.transcript)")
         }
         let arguments = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -60,20 +52,15 @@ final class Browser: @unchecked Sendable {
     }
 
     /// Closes the session (chromedriver then ends Chromium), asks chromedriver to exit (it ignores SIGTERM),
-    /// and waits for it; SIGKILL to the one process we started if it will not go.
+    /// and waits for it; SIGKILL to the one process we started if it has not gone 10 s later.
     private func shutdown() {
-        guard launched else { return }
-        launched = false
+        guard let driver else { return }
+        self.driver = nil
         if !session.isEmpty, let port = endpoint.port {
             _ = try? exchange(port: port, Data("DELETE /session/\(session) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8), timeout: 30)
             _ = try? exchange(port: port, Data("GET /shutdown HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8), timeout: 10)
         }
-        let pid = driver.processIdentifier
-        let watchdog = DispatchWorkItem { kill(pid, SIGKILL) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10, execute: watchdog)
-        if session.isEmpty { kill(pid, SIGKILL) }
-        driver.waitUntilExit()
-        watchdog.cancel()
+        if session.isEmpty || driver.termination(within: 10) == nil { driver.kill() }
     }
 
     /// Runs before any script of every page from now on (DevTools `Page.addScriptToEvaluateOnNewDocument`).

@@ -2,6 +2,7 @@ import Dispatch
 import Capture
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The control socket and the page's WebSocket hold at most their maximum of connections (one more is refused with a
@@ -85,7 +86,7 @@ import Testing
     /// kernel counts a thread out a moment after its pidfd reports the exit, so `Threads:` is read after a round trip to
     /// the host (an event, not a pause), and again after each of up to two more while it is above `before`.
     static func usageOnceEnded(_ host: WebHost, since threadsBefore: Set<Int32>, before: Int) async throws -> (threads: Int, resident: Int) {
-        let pid = host.process.processIdentifier
+        let pid = host.child.pid
         let lingering = try waitForThreadsToEnd(namedThreadIDs(pid).subtracting(threadsBefore))
         #expect(lingering.isEmpty, "threads still running: \(lingering); the host's threads: \(threadNames(pid))")
         var now = try usage(pid)
@@ -100,7 +101,7 @@ import Testing
         let cap = 8, idle = 5
         let host = try Self.host("SWIFTCAM_CONTROL", cap: cap, idle: idle)
         defer { host.stop() }
-        let pid = host.process.processIdentifier
+        let pid = host.child.pid
         let path = host.runtime.appendingPathComponent("swiftcam/\(host.name).sock").path
         #expect(try host.ctl("help").isOK)
         let before = try Self.usage(pid)
@@ -151,7 +152,7 @@ import Testing
         let cap = 8, idle = 6
         let host = try Self.host("SWIFTCAM_WEB", cap: cap, idle: idle)
         defer { host.stop() }
-        let pid = host.process.processIdentifier
+        let pid = host.child.pid
 
         // One viewer first and let it go, so the encoder and GStreamer's thread pool are as they stay; then the baseline.
         try await Self.watchAndTimeOut(count: 1, host: host, idle: idle)

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 @testable import Web
 
@@ -8,19 +9,9 @@ import Testing
 @Suite struct DTLSCertificateTests {
     /// Runs `openssl arguments` on `input`; its stdout.
     static func openssl(_ arguments: [String], input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        stdin.fileHandleForWriting.write(Data(input.utf8))
-        try stdin.fileHandleForWriting.close()
-        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw WebTestError("openssl \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
-        return output
+        let result = try ChildProcess.run(["/usr/bin/openssl"] + arguments, input: input)
+        guard result.status == 0 else { throw WebTestError("openssl \(arguments.joined(separator: " ")) exited \(result.status)") }
+        return result.out
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs the openssl command"))

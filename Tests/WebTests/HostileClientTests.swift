@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The page's `/ws` against clients no browser would be: numbers out of every range, answers that are not answers,
@@ -20,8 +21,8 @@ struct HostileClientTests {
 
     /// The host's process is alive and a new page still gets an offer.
     static func expectServing(_ host: WebHost, after what: String) throws {
-        #expect(host.process.isRunning, "the host ended after \(what): \(host.errorText.suffix(400))")
-        guard host.process.isRunning else { throw WebTestError("the host ended after \(what)") }
+        #expect(host.child.isRunning, "the host ended after \(what): \(host.errorText.suffix(400))")
+        guard host.child.isRunning else { throw WebTestError("the host ended after \(what)") }
         let (socket, sdp) = try watcher(host)
         #expect(sdp.contains("m=video"), "after \(what): \(sdp)")
         socket.closeNow()
@@ -98,27 +99,23 @@ struct HostileClientTests {
         let host = try WebHost(config: "switch")
         defer { host.stop() }
         // Raw deflate (RFC 7692: no zlib header, the final empty block's 00 00 ff ff dropped) of a 48 MB ping.
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         let script = ["import sys, zlib", "c = zlib.compressobj(9, zlib.DEFLATED, -15)",
                       #"d = c.compress(b'{"type":"ping","pad":"' + b'a' * 48_000_000 + b'"}') + c.flush(zlib.Z_SYNC_FLUSH)"#,
                       "sys.stdout.buffer.write(d[:-4])"]
-        python.arguments = ["-c", script.joined(separator: "\n")]
-        let pipe = Pipe()
-        python.standardOutput = pipe
-        try python.run()
-        let compressed = [UInt8](pipe.fileHandleForReading.readDataToEndOfFile())
-        python.waitUntilExit()
+        let python = try ChildProcess(["/usr/bin/python3", "-c", script.joined(separator: "\n")])
+        python.closeInput()
+        python.waitForExit()
+        let compressed = python.bytes(.output)
         #expect(compressed.count > 1000 && compressed.count < 64 * 1024, "\(compressed.count) bytes compressed")
 
         let socket = try PageSocket(port: host.port, extensions: "permessage-deflate; client_max_window_bits")
         _ = try socket.readJSON { $0["type"] as? String == "state" }
         #expect(!socket.handshake.lowercased().contains("permessage-deflate"), "\(socket.handshake)")
-        let before = try ConnectionLimitTests.usage(host.process.processIdentifier).resident
+        let before = try ConnectionLimitTests.usage(host.child.pid).resident
         try socket.sendFrame(opcode: 0x1, payload: compressed, reserved: 0b100)
         let close = try socket.readClose()
         #expect(close.code == 1002 || close.code == 1006, "\(close)")
-        let after = try ConnectionLimitTests.usage(host.process.processIdentifier).resident
+        let after = try ConnectionLimitTests.usage(host.child.pid).resident
         print("deflate: \(compressed.count) bytes compressed; RSS \(before >> 20) MB before, \(after >> 20) MB after; closed \(close)")
         #expect(abs(after - before) <= 5 << 20, "RSS \(before) before, \(after) after")
         try Self.expectServing(host, after: "a compressed message")

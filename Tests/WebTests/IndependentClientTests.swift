@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A WebRTC client nobody on this project wrote: aiortc from PyPI (scripts/aiortc_viewer.py, in the venv
@@ -14,18 +15,10 @@ struct IndependentClientTests {
     /// Runs the client to its end; its stdout's JSON lines. The process is waited for (it ends by itself: each of its
     /// reads has its own deadline).
     static func client(_ arguments: [String]) throws -> [[String: Any]] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let failure = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw WebTestError("aiortc client exited \(process.terminationStatus): \(failure.suffix(800))") }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map { json(Data($0.utf8)) }
+        // Its own reads have deadlines; the harness's safety net only catches a client that hangs anyway.
+        let result = try ChildProcess.run([python, script] + arguments, timeout: 300)
+        guard result.status == 0 else { throw WebTestError("aiortc client exited \(result.status): \(result.err.suffix(800))") }
+        return result.out.split(separator: "\n").map { json(Data($0.utf8)) }
     }
 
     /// aiortc's answer goes back as it wrote it (a=setup:active): aiortc is the DTLS client and offers only ECDHE-ECDSA
@@ -73,7 +66,7 @@ struct IndependentClientTests {
         #expect(!line.contains("Fatal SSL error") && !line.contains("Could not read"), "GStreamer's words are for the debug log: \(line)")
         let after = try Self.client([String(host.port), "watch", "1"])
         #expect(after.contains { ($0["received"] as? Int ?? 0) > 0 }, "\(after)")
-        #expect(host.process.isRunning)
+        #expect(host.child.isRunning)
     }
 
     @Test func afterEveryHostileMessageANormalPageIsServed() throws {
@@ -95,7 +88,7 @@ struct IndependentClientTests {
         for line in lines {
             #expect(line["offered"] as? Bool == true && line["alive"] as? Bool == true && line["served"] as? Bool == true, "\(line)")
         }
-        #expect(host.process.isRunning)
+        #expect(host.child.isRunning)
         #expect(!host.errorText.contains("CRITICAL"), "\(host.errorText.suffix(800))")
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// 10 WebRTC viewers + 20 MJPEG viewers + 5 stills a second for 60 s against one host, plus one MJPEG viewer that
@@ -136,7 +137,7 @@ struct LoadTests {
         }
         let host = try WebHost(config: "load", json: config)
         defer { host.stop() }
-        let pid = host.process.processIdentifier
+        let pid = host.child.pid
         let browser = try await Browser(width: 800, height: 600)
         defer { Task { await browser.quit() } }
         try await browser.open(host.base.appendingPathComponent("api/status"))   // a page of the host's origin, no viewer of its own

@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// What the server refuses, and that it keeps serving after each refusal. Plain HTTP on 127.0.0.1 only.
@@ -131,7 +132,7 @@ import Testing
         let zoom = try await http("POST", host.base.appendingPathComponent("api/zoom"), body: Data(#"{"factor": 40}"#.utf8))
         #expect(zoom.status == 200)
         #expect((json(zoom.body)["reply"] as? String)?.contains("clamped from 40") == true)
-        #expect(host.process.isRunning)
+        #expect(host.child.isRunning)
         #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
     }
 
@@ -141,7 +142,7 @@ import Testing
         let token = "test-token-0123456789"
         for (arguments, headers, status) in [([String](), "", 413), (["--token", token], "", 401), (["--token", token], "X-SwiftCam-Token: \(token)\r\n", 413)] {
             let host = try WebHost(config: "switch", arguments: arguments)
-            let before = try residentBytes(host.process.processIdentifier)
+            let before = try residentBytes(host.child.pid)
             let size = 150 << 20
             let connection = try RawConnection(port: host.port)
             try connection.send(Data(("POST /api/command HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nContent-Type: application/json\r\n"
@@ -155,7 +156,7 @@ import Testing
             for _ in 0..<(size >> 20) where connection.sendSome(chunk) {}
             connection.close()
             #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": token]).status == 200)
-            let after = try residentBytes(host.process.processIdentifier)
+            let after = try residentBytes(host.child.pid)
             #expect(after - before < 40 << 20, "RSS grew from \(before >> 20) MB to \(after >> 20) MB")
             // A declared body that never comes is answered at once too.
             let silent = try exchange(port: host.port, Data(("POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nContent-Length: 99999999\r\n"

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Whole WebRTC viewer lifetimes, in Chromium against one host: watch, ICE, DTLS (the certificate checked), decoded
@@ -53,7 +54,7 @@ struct ViewerLifetimeTests {
         defer { host.stop() }
         let browser = try await Browser()
         try await browser.open(host.base.appendingPathComponent("api/status"))
-        let pid = host.process.processIdentifier
+        let pid = host.child.pid
         let warmup = 8, lanes = 2, total = Self.lifetimes
         let warmed = try await browser.wait(Self.lifetimesScript, [warmup, lanes], timeout: 120)
         #expect((warmed as? NSNumber)?.intValue == warmup, "\(warmed)")

@@ -1,42 +1,22 @@
 import Capture
-import Dispatch
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// A `swiftcam run CONFIG --http 127.0.0.1:0` in a scratch folder (captures/, recordings/, its own socket
-/// folder), with the URL it printed. Stopped (SIGTERM, then waited for) by `stop` or on deinit.
+/// folder), with the URL it printed. Stopped (SIGTERM, then waited for) by `stop`, killed at the latest on deinit.
 final class WebHost: @unchecked Sendable {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// The swiftcam built next to this test bundle (SWIFTCAM_BINARY names another, e.g. the release build).
-    static var binary: String {
-        if let chosen = ProcessInfo.processInfo.environment["SWIFTCAM_BINARY"], !chosen.isEmpty { return chosen }
-        let products = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
-        let beside = products.appendingPathComponent("swiftcam").path
-        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        return repository.appendingPathComponent(".build/debug/swiftcam").path
-    }
+    static let repository = Built.repository
 
     let directory: URL
     let runtime: URL
     let name: String
-    let process = Process()
-    private let output = Pipe()
-    private let errors = Pipe()
-    private let lines = Locked(Lines())
-    private let changed = DispatchSemaphore(value: 0)
+    /// The host's process.
+    let child: ChildProcess
     /// The page's base URL, e.g. http://127.0.0.1:40123/
     private(set) var base = URL(string: "http://127.0.0.1/")!
     private(set) var port = 0
-
-    private struct Lines {
-        var out = ""
-        var err = ""
-        var ended = false
-        /// stderr reached its end: everything the process wrote there is in `err`.
-        var errEnded = false
-    }
 
     /// Starts `swiftcam run CONFIG --http 127.0.0.1:0 ARGS`; `config` is a name in pipelines/ or a JSON text
     /// written to the scratch folder as NAME.json. Waits for the "camera screen" line (or the process's end).
@@ -56,41 +36,17 @@ final class WebHost: @unchecked Sendable {
             target = file.path
         }
         self.name = name ?? config
-        let command = [Self.binary, "run", target, "--quiet"] + (arguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]) + arguments
+        let command = [Built.swiftcam, "run", target, "--quiet"] + (arguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]) + arguments
         let launcher = unprivileged ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + command : command
-        process.executableURL = URL(fileURLWithPath: launcher[0])
-        process.arguments = Array(launcher.dropFirst())
-        process.currentDirectoryURL = directory
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
-        environment["SWIFTCAM_PIPELINES"] = Self.repository.appendingPathComponent("pipelines").path
+        environment["SWIFTCAM_PIPELINES"] = Built.pipelines
         environment.removeValue(forKey: "DISPLAY")
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
         environment.merge(extra) { $1 }
-        process.environment = environment
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = Pipe()
-        let lines = lines, changed = changed
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            lines.withLock { lines in
-                if chunk.isEmpty { lines.ended = true } else { lines.out += String(decoding: chunk, as: UTF8.self) }
-            }
-            changed.signal()
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-        }
-        errors.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            lines.withLock { lines in
-                if chunk.isEmpty { lines.errEnded = true } else { lines.err += String(decoding: chunk, as: UTF8.self) }
-            }
-            changed.signal()
-            if chunk.isEmpty { handle.readabilityHandler = nil }
-        }
-        try process.run()
+        child = try ChildProcess(launcher, environment: environment, directory: directory.path)
         guard expectServing else { return }
-        guard let line = waitForOutput(containing: "camera screen http://", timeout: 30),
+        guard let line = child.line(containing: "camera screen http://", timeout: 30),
               let url = line.split(separator: " ").last.map(String.init), let parsed = URL(string: url.split(separator: "?").first.map(String.init) ?? url),
               let port = parsed.port else {
             throw WebTestError("swiftcam did not serve: \(errorText)")
@@ -98,7 +54,7 @@ final class WebHost: @unchecked Sendable {
         self.port = port
         base = URL(string: "http://127.0.0.1:\(port)/")!
         if !arguments.contains("--no-control") {
-            guard waitForOutput(containing: "control socket", timeout: 30) != nil else { throw WebTestError("no control socket: \(errorText)") }
+            guard child.line(containing: "control socket", timeout: 30) != nil else { throw WebTestError("no control socket: \(errorText)") }
         }
     }
 
@@ -107,22 +63,8 @@ final class WebHost: @unchecked Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    var outputText: String { lines.withLock { $0.out } }
-    var errorText: String { lines.withLock { $0.err } }
-
-    /// The first stdout line holding `text`, waiting for it (the pipe's reader wakes this wait); nil when the
-    /// process ended first or `timeout` passed.
-    func waitForOutput(containing text: String, timeout: Double) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let (out, ended) = lines.withLock { ($0.out, $0.ended) }
-            if let line = out.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
-            if ended || !process.isRunning { return nil }
-            // Woken by the pipe's reader at each chunk and at the end of the output.
-            _ = changed.wait(timeout: .now() + deadline.timeIntervalSinceNow)
-        }
-        return nil
-    }
+    var outputText: String { child.text(.output) }
+    var errorText: String { child.text(.errors) }
 
     /// Sends a command over the control socket.
     func ctl(_ command: String) throws -> Reply {
@@ -135,22 +77,16 @@ final class WebHost: @unchecked Sendable {
             .filter { !$0.hasPrefix(".") }.sorted()
     }
 
-    /// SIGTERM and wait for the exit; returns the status.
+    /// SIGTERM and wait for the exit (a safety net of 60 s kills it and fails the test); returns the status.
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return process.terminationStatus
+        child.stop(timeout: 60)
     }
 
     /// Waits for the process to exit by itself (a refused start) and for both pipes to reach their end, so
-    /// `outputText` and `errorText` hold all it wrote (the exit can be seen before the readers' last chunk); returns
-    /// its status. The pipe wait is bounded: a child it left holding them must not hang the test.
+    /// `outputText` and `errorText` hold all it wrote; returns its status.
     func exitStatus() -> Int32 {
-        process.waitUntilExit()
-        let deadline = DispatchTime.now() + 30
-        while !lines.withLock({ $0.ended && $0.errEnded }), changed.wait(timeout: deadline) == .success {}
-        return process.terminationStatus
+        child.waitForExit().status
     }
 }
 
