@@ -146,6 +146,7 @@ final class LiveVideo: @unchecked Sendable {
     /// `GET /stream.mjpg` (loop thread): takes the connection over from libsoup and hands it to a viewer.
     func addMJPEGViewer(_ message: OpaquePointer) {
         guard let stream = soup_server_message_steal_connection(message).map({ ObjectReference(adopting: $0) }) else { return }
+        defer { withExtendedLifetime(stream) {} }
         let duplicate = Self.socketDescriptor(of: stream)
         // The viewer owns the duplicate alone: closing the stream closes libsoup's descriptor now, so when the
         // viewer closes its own the connection really ends (the page or reader sees the end of the stream).
@@ -180,8 +181,10 @@ final class LiveVideo: @unchecked Sendable {
         var current = stream
         for _ in 0..<4 {
             if current.isInstance(of: g_socket_connection_get_type()) {
-                guard let socket = g_socket_connection_get_socket(current.pointer(to: GSocketConnection.self)) else { return -1 }
-                return dup(g_socket_get_fd(socket))
+                return withExtendedLifetime(current) {
+                    guard let socket = g_socket_connection_get_socket(current.pointer(to: GSocketConnection.self)) else { return -1 }
+                    return dup(g_socket_get_fd(socket))
+                }
             }
             // The stolen stream still holds its base: this reference is one more.
             guard let base = current.objectProperty("base-iostream") else { return -1 }

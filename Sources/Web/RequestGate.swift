@@ -31,7 +31,8 @@ final class RequestGate: @unchecked Sendable {
             let reason = error != nil ? GLibError(consuming: &error).message : "unknown error"
             throw WebServerError.cannotListen(address: "", reason: reason)
         }
-        port = Int(g_inet_socket_address_get_port(ObjectReference(adopting: effective).pointer(to: GInetSocketAddress.self)))
+        let bound = ObjectReference(adopting: effective)
+        port = Int(withExtendedLifetime(bound) { g_inet_socket_address_get_port(bound.pointer(to: GInetSocketAddress.self)) })
         typealias Incoming = @convention(c) (UnsafeMutablePointer<GSocketService>?, UnsafeMutablePointer<GSocketConnection>?,
                                              UnsafeMutablePointer<GObject>?, gpointer?) -> gboolean
         let incoming: Incoming = { _, connection, _, data in
@@ -140,6 +141,7 @@ final class RequestGate: @unchecked Sendable {
         let connection = arrival.connection
         let local = g_socket_connection_get_local_address(connection, nil).map { ObjectReference(adopting: $0) }
         let remote = g_socket_connection_get_remote_address(connection, nil).map { ObjectReference(adopting: $0) }
+        defer { withExtendedLifetime((local, remote, arrival)) {} }
         let stream = UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self)
         if soup_server_accept_iostream(server, stream, local?.pointer(to: GSocketAddress.self), remote?.pointer(to: GSocketAddress.self), nil) == 0 {
             g_io_stream_close(stream, nil, nil)

@@ -339,8 +339,10 @@ final class WebRTCViewer: @unchecked Sendable {
 
     /// On the DTLS thread (or webrtcbin's): the transport's state changed.
     private func transportChanged() {
-        guard let transport = peer.withLock({ $0.ended ? nil : $0.transport })?.pointer(to: GObject.self) else { return }
-        switch CGstWebRTC_dtls_state(transport) {
+        // Held here: `stop` may drop the viewer's reference on another thread meanwhile.
+        guard let transport = peer.withLock({ $0.ended ? nil : $0.transport }) else { return }
+        defer { withExtendedLifetime(transport) {} }
+        switch CGstWebRTC_dtls_state(transport.pointer(to: GObject.self)) {
         case GST_WEBRTC_DTLS_TRANSPORT_STATE_CONNECTED:
             checkCertificate(transport)
         case GST_WEBRTC_DTLS_TRANSPORT_STATE_FAILED:
@@ -352,9 +354,9 @@ final class WebRTCViewer: @unchecked Sendable {
     }
 
     /// Compares the peer's certificate with the answer's fingerprint; frames flow only on a match.
-    private func checkCertificate(_ transport: UnsafeMutablePointer<GObject>) {
+    private func checkCertificate(_ transport: ObjectReference) {
         guard let expected = peer.withLock({ $0.verified ? nil : $0.fingerprint }) else { return }
-        let pem = CGstWebRTC_remote_certificate(transport).map { text in
+        let pem = CGstWebRTC_remote_certificate(transport.pointer(to: GObject.self)).map { text in
             defer { g_free(text) }
             return String(cString: text)
         }

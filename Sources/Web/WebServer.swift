@@ -141,6 +141,7 @@ public final class WebServer: @unchecked Sendable {
         guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)).map({ ObjectReference(adopting: $0) }) else {
             throw WebServerError.cannotListen(address: options.host, reason: "not a numeric IP address")
         }
+        defer { withExtendedLifetime(address) {} }
         do {
             gate = try RequestGate(server: server, address: address.pointer(to: GSocketAddress.self))
         } catch let WebServerError.cannotListen(_, reason) {
@@ -237,6 +238,7 @@ public final class WebServer: @unchecked Sendable {
     /// from libsoup (`soup_server_message_steal_connection`), so `message` must not be touched after this.
     private func refuseEarly(_ message: OpaquePointer, answer: Data) {
         guard let held = soup_server_message_steal_connection(message).map({ ObjectReference(adopting: $0) }) else { return }
+        defer { withExtendedLifetime(held) {} }
         let stream = held.pointer(to: GIOStream.self)
         guard let socket = CSoup_stream_socket(stream) else {
             // Not a socket underneath (never with the gate's connections): closed unanswered rather than read.

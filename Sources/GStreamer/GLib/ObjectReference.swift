@@ -6,7 +6,9 @@ public import CGStreamer
 ///
 /// Untyped on purpose: libsoup, GIO and gst-rtsp-server declare many of their instance structs opaque, so the
 /// same owner serves `UnsafeMutablePointer<T>` and `OpaquePointer` alike; `pointer(to:)` and `opaque` hand the
-/// pointer back typed as the caller's C function wants it, valid for this value's lifetime.
+/// pointer back typed as the caller's C function wants it, valid for this value's lifetime. Swift may end a local's
+/// lifetime at its last use, which for a pointer handed to C is `pointer(to:)` itself: a local reference whose pointer
+/// goes to C is kept to the end of the call (`withExtendedLifetime`, or `defer { withExtendedLifetime(reference) {} }`).
 public final class ObjectReference: @unchecked Sendable {
     /// The object; valid for this value's lifetime.
     public let raw: UnsafeMutableRawPointer

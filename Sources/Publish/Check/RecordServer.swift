@@ -62,6 +62,7 @@ final class RecordServer: @unchecked Sendable {
             throw .setup(error.description)
         }
         let mounts = ObjectReference(adopting: gst_rtsp_server_get_mount_points(server))
+        defer { withExtendedLifetime(mounts) {} }
         // The mount points take over the factory (transfer full).
         gst_rtsp_mount_points_add_factory(mounts.pointer(to: GstRTSPMountPoints.self), path, factory)
         sourceID = gst_rtsp_server_attach(server, thread.context)

@@ -101,6 +101,7 @@ public final class RTSPServer: @unchecked Sendable {
 
         if let user = settings.user, let password = settings.password {
             let auth = ObjectReference(adopting: gst_rtsp_auth_new())
+            defer { withExtendedLifetime(auth) {} }
             gst_rtsp_auth_set_supported_methods(auth.pointer(to: GstRTSPAuth.self),
                                                 GstRTSPAuthMethod(GST_RTSP_AUTH_BASIC.rawValue | GST_RTSP_AUTH_DIGEST.rawValue))
             let token = CGstRTSPServer_token_for_role("viewer")
@@ -115,6 +116,7 @@ public final class RTSPServer: @unchecked Sendable {
         }
 
         let mounts = ObjectReference(adopting: gst_rtsp_server_get_mount_points(server))
+        defer { withExtendedLifetime(mounts) {} }
         // The mount points take a reference of their own (transfer full); ours stays for `stop`.
         gst_rtsp_mount_points_add_factory(mounts.pointer(to: GstRTSPMountPoints.self), settings.path,
                                           factoryReference.newReference().assumingMemoryBound(to: GstRTSPMediaFactory.self))
