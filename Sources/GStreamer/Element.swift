@@ -64,11 +64,17 @@ public class Element: @unchecked Sendable {
     /// has a clock (not yet PLAYING). What a buffer handed from another pipeline is stamped with here.
     /// Calls `gst_element_get_clock`, `gst_clock_get_time` and `gst_element_get_base_time`.
     public var runningTime: UInt64? {
+        guard let (now, base) = clockAndBaseTime else { return nil }
+        return now >= base ? now - base : 0
+    }
+
+    /// The element's clock's time now and its base time, in nanoseconds; nil before it has a clock (not yet PLAYING).
+    /// For a caller that treats a base time still ahead of the clock as no running time at all.
+    /// Calls `gst_element_get_clock`, `gst_clock_get_time` and `gst_element_get_base_time`.
+    public var clockAndBaseTime: (now: UInt64, base: UInt64)? {
         guard let clock = gst_element_get_clock(pointer) else { return nil }
         defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
-        let now = gst_clock_get_time(clock), base = gst_element_get_base_time(pointer)
-        guard now != GstClockTime.max, base != GstClockTime.max else { return nil }
-        return now >= base ? UInt64(now - base) : 0
+        return (UInt64(gst_clock_get_time(clock)), UInt64(gst_element_get_base_time(pointer)))
     }
 
     /// The name of the factory that made this element, e.g. "videotestsrc". Calls `gst_element_get_factory`.

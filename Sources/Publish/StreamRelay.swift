@@ -111,7 +111,10 @@ final class StreamRelay: Sendable {
         }
         for source in targets {
             var copy = WritableBuffer(buffer)   // a copy of the metadata (the memory stays shared) to restamp
-            let now = source.runningTime
+            // Unset (appsrc's do-timestamp stamps it) until the pipeline has a clock and a base time behind it.
+            let now = source.clockAndBaseTime.flatMap { times in
+                times.now != UInt64.max && times.base != UInt64.max && times.now >= times.base ? times.now - times.base : nil
+            }
             copy.pts = now
             copy.dts = now
             if (try? source.push(copy)) != nil { delivered.add(1, ordering: .relaxed) }
