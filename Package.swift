@@ -68,10 +68,10 @@ let package = Package(
         .systemLibrary(name: "CGstWebRTC", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(["libgstreamer-plugins-bad1.0-dev"])]),
         // libcrypto: the ECDSA certificate webrtcbin's DTLS serves.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "Web", dependencies: ["Capture", "GStreamer", "CGStreamer", "Filters", "CSoup", "CGstWebRTC", "COpenSSL"],
+        .target(name: "Web", dependencies: ["Capture", "GStreamer", "Filters", "CSoup", "CGstWebRTC", "COpenSSL"],
                 resources: [.copy("Assets")], swiftSettings: strictImports),
         .systemLibrary(name: "CGstRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0", providers: [.apt(["libgstrtspserver-1.0-dev"])]),
-        .target(name: "Publish", dependencies: ["Capture", "GStreamer", "CGStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
+        .target(name: "Publish", dependencies: ["Capture", "GStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
         .target(name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
                 swiftSettings: strictImports),
         // The running host as a type: session, page, publishing, control socket, signals, the exit policy.

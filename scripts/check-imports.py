@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
-"""Every `import` in a target's sources names a dependency the target declares in Package.swift.
+"""Every `import` in a target's sources names a dependency the target declares in Package.swift; GStreamer's C API
+(`CGStreamer`) is declared only by the bindings and the element; GLib ownership calls are made only there.
 
 The compiler stops an undeclared arrow to one of our Swift modules (InternalImportsByDefault, MemberImportVisibility),
 but SwiftPM hands every target the header search paths of the C modules its dependencies use, so `import CGStreamer`
 would compile in a target that declares only `GStreamer`. This check closes that gap for every module, ours and C.
+
+Only the bindings (`GStreamer`), the element (`SwiftFilterElement`, and `FilterPlugin`, the plugin descriptor and filter
+table a user's plugin of filters links: the element's other half) and the C modules may declare `CGStreamer`; tests
+may, to make stand-in elements. Everywhere else a GObject reference, a signal connection and a main loop go through
+`ObjectReference`, `SignalConnection` and `MainContextThread`, so their raw calls are refused outside those modules.
 Usage: scripts/check-imports.py (from anywhere; reads `swift package dump-package`). Exit 1 lists each stray import.
 """
 import json
@@ -18,6 +24,13 @@ TOOLCHAIN = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Synchro
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:public |package |internal |fileprivate |private )?import\s+"
                     r"(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)", re.MULTILINE)
 
+# The modules that may call GStreamer's C API directly.
+BINDINGS = {"GStreamer", "SwiftFilterElement", "FilterPlugin"}
+# GLib's reference, signal and main-loop calls: one owner type each in GStreamer/GLib.
+OWNERSHIP = re.compile(r"\b(g_object_ref|g_object_ref_sink|g_object_unref|gst_object_ref|gst_object_unref|g_signal_connect\w*"
+                       r"|g_signal_handler_disconnect|g_main_loop_\w+|g_main_context_(?:new|ref|unref|push_thread_default"
+                       r"|pop_thread_default|invoke\w*))\b")
+
 root = pathlib.Path(__file__).resolve().parent.parent
 package = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=root, check=True,
                                     capture_output=True, text=True).stdout)
@@ -28,10 +41,20 @@ for target in package["targets"]:
     declared = {next(iter(dependency.values()))[0] for dependency in target["dependencies"]}
     folder = root / (target.get("path") or ("Tests" if target["type"] == "test" else "Sources")) / (
         "" if target.get("path") else target["name"])
+    # A C module (no Swift sources, e.g. CGstSwiftFilter) is the element's own C half.
+    bound = target["name"] in BINDINGS or target["type"] == "test" or not any(folder.rglob("*.swift"))
+    if "CGStreamer" in declared and not bound:
+        stray.append(f"Package.swift: target {target['name']} declares CGStreamer; only {', '.join(sorted(BINDINGS))} call GStreamer's C API")
     for source in sorted(folder.rglob("*.swift")):
-        for module in IMPORT.findall(source.read_text()):
+        text = source.read_text()
+        for module in IMPORT.findall(text):
             if module not in TOOLCHAIN and module not in declared and module != target["name"]:
                 stray.append(f"{source.relative_to(root)}: imports {module}, which target {target['name']} does not declare")
+        if not bound:
+            for number, line in enumerate(text.splitlines(), 1):
+                code = line.split("//", 1)[0]
+                for call in OWNERSHIP.findall(code):
+                    stray.append(f"{source.relative_to(root)}:{number}: calls {call}; use ObjectReference, SignalConnection or MainContextThread")
 for line in stray:
     print(line)
 if stray:

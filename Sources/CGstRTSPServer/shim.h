@@ -36,16 +36,4 @@ static inline void CGstRTSPServer_close_all_clients(GstRTSPServer *server) {
     g_list_free_full(kept, g_object_unref);
 }
 
-// Quits `loop` from inside its own context: a quit asked for before g_main_loop_run starts would be lost
-// (run resets it), an idle source attached to the context is not.
-static inline gboolean CGstRTSPServer_quit_idle(gpointer loop) {
-    g_main_loop_quit((GMainLoop *) loop);
-    return G_SOURCE_REMOVE;
-}
-static inline void CGstRTSPServer_quit_loop(GMainContext *context, GMainLoop *loop) {
-    GSource *idle = g_idle_source_new();
-    g_source_set_callback(idle, CGstRTSPServer_quit_idle, g_main_loop_ref(loop), (GDestroyNotify) g_main_loop_unref);
-    g_source_attach(idle, context);
-    g_source_unref(idle);
-}
 #endif

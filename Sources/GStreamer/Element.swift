@@ -64,16 +64,31 @@ public class Element: @unchecked Sendable {
     /// has a clock (not yet PLAYING). What a buffer handed from another pipeline is stamped with here.
     /// Calls `gst_element_get_clock`, `gst_clock_get_time` and `gst_element_get_base_time`.
     public var runningTime: UInt64? {
+        guard let (now, base) = clockAndBaseTime else { return nil }
+        return now >= base ? now - base : 0
+    }
+
+    /// The element's clock's time now and its base time, in nanoseconds; nil before it has a clock (not yet PLAYING).
+    /// For a caller that treats a base time still ahead of the clock as no running time at all.
+    /// Calls `gst_element_get_clock`, `gst_clock_get_time` and `gst_element_get_base_time`.
+    public var clockAndBaseTime: (now: UInt64, base: UInt64)? {
         guard let clock = gst_element_get_clock(pointer) else { return nil }
         defer { gst_object_unref(UnsafeMutableRawPointer(clock)) }
-        let now = gst_clock_get_time(clock), base = gst_element_get_base_time(pointer)
-        return now >= base ? UInt64(now - base) : 0
+        return (UInt64(gst_clock_get_time(clock)), UInt64(gst_element_get_base_time(pointer)))
     }
 
     /// The name of the factory that made this element, e.g. "videotestsrc". Calls `gst_element_get_factory`.
     public var factoryName: String? {
         guard let factory = gst_element_get_factory(pointer) else { return nil }
         return objectName(UnsafeMutableRawPointer(factory))
+    }
+
+    /// The classes its factory declares ("Codec/Decoder/Video" gives ["Codec", "Decoder", "Video"]); empty when it
+    /// has no factory. Calls `gst_element_factory_get_metadata` with `GST_ELEMENT_METADATA_KLASS`.
+    public var factoryClasses: [String] {
+        guard let factory = gst_element_get_factory(pointer),
+              let klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) else { return [] }
+        return String(cString: klass).split(separator: "/").map(String.init)
     }
 
     /// A static pad by name. Calls `gst_element_get_static_pad`.
@@ -163,6 +178,13 @@ public class Element: @unchecked Sendable {
     @discardableResult
     public func post(_ message: UnsafeMutablePointer<GstMessage>) -> Bool {
         gst_element_post_message(pointer, message) != 0
+    }
+
+    /// Posts an error from this element with `text` as its message (no GError domain of GStreamer's fits a reason
+    /// of ours, so it has none). Calls `gst_message_new_error`.
+    @discardableResult
+    public func postError(_ text: String) -> Bool {
+        post(gst_message_new_error(UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: GstObject.self), nil, text))
     }
 }
 

@@ -1,4 +1,4 @@
-import CGStreamer
+public import CGStreamer
 
 /// A copied GLib `GError`: an open set of domain/code/message, freed from C at once.
 public struct GLibError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -17,7 +17,7 @@ public struct GLibError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Copies and frees a `GError`, clearing the caller's pointer.
-    init(consuming error: inout UnsafeMutablePointer<GError>?) {
+    public init(consuming error: inout UnsafeMutablePointer<GError>?) {
         if let error {
             domain = String(borrowingCString: g_quark_to_string(error.pointee.domain)) ?? "unknown"
             code = Int(error.pointee.code)

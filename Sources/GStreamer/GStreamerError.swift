@@ -41,6 +41,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     case pushFailed(flow: String)
     /// A bus timeout or the stream ended before the expected message.
     case timedOut(String)
+    /// A GObject type has no signal of that name.
+    case signalNotFound(type: String, signal: String)
 
     /// One sentence a user can act on, naming the element, property or pad concerned.
     public var description: String {
@@ -76,6 +78,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "'\(element)' failed to go to \(state): \(message)"
         case let .stateChangeTimedOut(element, state, seconds):
             return "'\(element)' did not reach \(state) within \(seconds) s"
+        case let .signalNotFound(type, signal):
+            return "a \(type) has no signal '\(signal)'"
         case let .invalidCaps(text):
             return "caps '\(text)' do not parse"
         case let .invalidStructure(text):

@@ -17,4 +17,10 @@ extension GStreamer {
         guard let bytes = Int32(exactly: bytes), bytes > 0 else { return false }
         return mallopt(M_MMAP_THRESHOLD, bytes) == 1
     }
+
+    /// Gives the heap's free memory back to the system (glibc keeps what its arenas freed otherwise): for a host whose
+    /// last pipeline of many just went. Calls `malloc_trim`.
+    public static func returnFreeMemory() {
+        malloc_trim(0)
+    }
 }

@@ -24,6 +24,12 @@ private final class BufferHandler: Sendable {
     init(_ handler: @escaping @Sendable (UInt64?) -> Void) { self.handler = handler }
 }
 
+/// Says whether a buffer may pass a pad.
+private final class BufferGate: Sendable {
+    let passes: @Sendable () -> Bool
+    init(_ passes: @escaping @Sendable () -> Bool) { self.passes = passes }
+}
+
 /// Calls a closure with each buffer passing a pad, writable.
 private final class WritableBufferHandler: Sendable {
     let handler: @Sendable (inout WritableBuffer) -> Void
@@ -78,6 +84,20 @@ extension Pad {
             handler.handler(&buffer)
             info.pointee.data = UnsafeMutableRawPointer(buffer.release())
             return GST_PAD_PROBE_OK
+        }, context, { userData in CallbackRegistry.remove(userData) })
+        return UInt(id)
+    }
+
+    /// Lets a buffer (or buffer list) pass only while `passes` says so and drops it otherwise; events always pass.
+    /// `passes` runs on the streaming thread for every buffer: keep it to a lock and a flag. Returns the probe id.
+    /// Calls `gst_pad_add_probe`.
+    @discardableResult
+    public func dropBuffers(unless passes: @escaping @Sendable () -> Bool) -> UInt {
+        let context = CallbackRegistry.register(BufferGate(passes))
+        let types = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        let id = gst_pad_add_probe(pointer, types, { _, _, userData in
+            guard let gate = CallbackRegistry.lookup(userData, as: BufferGate.self) else { return GST_PAD_PROBE_DROP }
+            return gate.passes() ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP
         }, context, { userData in CallbackRegistry.remove(userData) })
         return UInt(id)
     }

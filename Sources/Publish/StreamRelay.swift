@@ -1,4 +1,3 @@
-import CGStreamer
 import GStreamer
 import Synchronization
 
@@ -112,21 +111,13 @@ final class StreamRelay: Sendable {
         }
         for source in targets {
             var copy = WritableBuffer(buffer)   // a copy of the metadata (the memory stays shared) to restamp
-            let now = runningTime(of: source)
+            // Unset (appsrc's do-timestamp stamps it) until the pipeline has a clock and a base time behind it.
+            let now = source.clockAndBaseTime.flatMap { times in
+                times.now != UInt64.max && times.base != UInt64.max && times.now >= times.base ? times.now - times.base : nil
+            }
             copy.pts = now
             copy.dts = now
             if (try? source.push(copy)) != nil { delivered.add(1, ordering: .relaxed) }
         }
     }
-}
-
-/// The element's pipeline's running time now, or nil before it has a clock (then appsrc's do-timestamp stamps).
-/// Calls `gst_element_get_clock`, `gst_clock_get_time` and `gst_element_get_base_time`.
-func runningTime(of element: Element) -> UInt64? {
-    guard let clock = gst_element_get_clock(element.pointer) else { return nil }
-    defer { gst_object_unref(clock) }
-    let now = gst_clock_get_time(clock)
-    let base = gst_element_get_base_time(element.pointer)
-    guard now != GstClockTime.max, base != GstClockTime.max, now >= base else { return nil }
-    return UInt64(now - base)
 }

@@ -1,4 +1,3 @@
-import CGStreamer
 import CSoup
 import Capture
 import Dispatch
@@ -137,7 +136,7 @@ final class LiveVideo: @unchecked Sendable {
             }
             // The last one gone: give the heap its pipelines used back to the system (glibc keeps freed memory otherwise,
             // in every thread's arena, and the host's resident size would stay at its most-viewers high).
-            if none { malloc_trim(0) }
+            if none { GStreamer.returnFreeMemory() }
             server?.broadcastState()
         }
     }
@@ -146,12 +145,12 @@ final class LiveVideo: @unchecked Sendable {
 
     /// `GET /stream.mjpg` (loop thread): takes the connection over from libsoup and hands it to a viewer.
     func addMJPEGViewer(_ message: OpaquePointer) {
-        guard let stream = soup_server_message_steal_connection(message) else { return }
-        let duplicate = Self.socketDescriptor(of: UnsafeMutableRawPointer(stream))
+        guard let stream = soup_server_message_steal_connection(message).map({ ObjectReference(adopting: $0) }) else { return }
+        defer { withExtendedLifetime(stream) {} }
+        let duplicate = Self.socketDescriptor(of: stream)
         // The viewer owns the duplicate alone: closing the stream closes libsoup's descriptor now, so when the
         // viewer closes its own the connection really ends (the page or reader sees the end of the stream).
-        g_io_stream_close(stream, nil, nil)
-        g_object_unref(UnsafeMutableRawPointer(stream))
+        g_io_stream_close(stream.pointer(to: GIOStream.self), nil, nil)
         let fd = duplicate
         guard fd >= 0 else { return }
         let id = nextViewer.withLock { id in
@@ -178,22 +177,17 @@ final class LiveVideo: @unchecked Sendable {
 
     /// A duplicate of the socket under a stolen stream (libsoup wraps the GSocketConnection in a SoupIOStream
     /// whose "base-iostream" is it), or -1.
-    private static func socketDescriptor(of stream: UnsafeMutableRawPointer) -> Int32 {
+    private static func socketDescriptor(of stream: ObjectReference) -> Int32 {
         var current = stream
         for _ in 0..<4 {
-            let instance = current.assumingMemoryBound(to: GTypeInstance.self)
-            if g_type_check_instance_is_a(instance, g_socket_connection_get_type()) != 0 {
-                guard let socket = g_socket_connection_get_socket(current.assumingMemoryBound(to: GSocketConnection.self)) else { return -1 }
-                return dup(g_socket_get_fd(socket))
+            if current.isInstance(of: g_socket_connection_get_type()) {
+                return withExtendedLifetime(current) {
+                    guard let socket = g_socket_connection_get_socket(current.pointer(to: GSocketConnection.self)) else { return -1 }
+                    return dup(g_socket_get_fd(socket))
+                }
             }
-            let object = current.assumingMemoryBound(to: GObject.self)
-            guard g_object_class_find_property(CGStreamer_object_class(current), "base-iostream") != nil else { return -1 }
-            var value = GValue()
-            g_value_init(&value, CGStreamer_type_object())
-            g_object_get_property(object, "base-iostream", &value)
-            let base = g_value_get_object(&value)
-            g_value_unset(&value)  // the stolen stream still holds its base
-            guard let base else { return -1 }
+            // The stolen stream still holds its base: this reference is one more.
+            guard let base = current.objectProperty("base-iostream") else { return -1 }
             current = base
         }
         return -1

@@ -1,5 +1,4 @@
 import Capture
-import CGStreamer
 import Foundation
 import GStreamer
 import Glibc

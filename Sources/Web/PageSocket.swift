@@ -13,7 +13,14 @@ extension WebServer {
             defer { sockets.next += 1 }
             return (sockets.next, sockets.open.count < limits.maxConnections)
         }
-        let client = WebSocketClient(id: id, address: address, connection: connection, server: self, idleSeconds: limits.idleSeconds)
+        let client: WebSocketClient
+        do {
+            client = try WebSocketClient(id: id, address: address, connection: connection, server: self, idleSeconds: limits.idleSeconds)
+        } catch {
+            // libsoup 3's WebSocket has both signals; were one missing, the log says so and this page goes unanswered.
+            DebugLog.warning("web: the WebSocket from \(address) could not be watched: \(error)")
+            return
+        }
         guard admitted else {
             // Held until libsoup's `closed`: dropping the connection now would cut it before the close frame is out.
             sockets.withLock { $0.refused[id] = client }

@@ -1,4 +1,4 @@
-import CGStreamer
+import GStreamer
 import CSoup
 import Foundation
 import Glibc
@@ -12,15 +12,17 @@ import Glibc
 ///
 /// Loop thread only (its sources run on the thread's default main context).
 final class Refusal {
-    private let socket: UnsafeMutablePointer<GSocket>
-    private let stream: UnsafeMutablePointer<GIOStream>
+    private let heldSocket: ObjectReference
+    private let heldStream: ObjectReference
+    private var socket: UnsafeMutablePointer<GSocket> { heldSocket.pointer(to: GSocket.self) }
+    private var stream: UnsafeMutablePointer<GIOStream> { heldStream.pointer(to: GIOStream.self) }
     private var sources: [UnsafeMutablePointer<GSource>] = []
 
     /// Answers on `stream` (whose socket is `socket`) and closes it; both are referenced until then.
     @discardableResult
     init(answer: Data, socket: UnsafeMutablePointer<GSocket>, stream: UnsafeMutablePointer<GIOStream>, linger: guint = 2) {
-        self.socket = UnsafeMutablePointer(mutating: g_object_ref(socket).assumingMemoryBound(to: GSocket.self))
-        self.stream = UnsafeMutablePointer(mutating: g_object_ref(stream).assumingMemoryBound(to: GIOStream.self))
+        heldSocket = ObjectReference(retaining: socket)
+        heldStream = ObjectReference(retaining: stream)
         let descriptor = g_socket_get_fd(socket)
         // Small enough for an empty send buffer: one non-blocking send writes it all.
         _ = answer.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
@@ -50,8 +52,6 @@ final class Refusal {
 
     deinit {
         for source in sources { g_source_unref(source) }
-        g_object_unref(stream)
-        g_object_unref(socket)
     }
 
     /// Reads and drops what is there, at most 1 MiB a turn (a client that never stops sending must not hold the loop

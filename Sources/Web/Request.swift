@@ -1,4 +1,3 @@
-import CGStreamer
 import CSoup
 import Foundation
 

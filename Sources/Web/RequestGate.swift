@@ -1,4 +1,4 @@
-import CGStreamer
+import GStreamer
 import CSoup
 import Foundation
 import Glibc
@@ -11,48 +11,48 @@ import Glibc
 /// (`soup_server_accept_iostream`). One request per connection (the server answers `Connection: close`, see
 /// `WebServer.screen`), so every request line passes here.
 ///
-/// Loop thread only.
-final class RequestGate {
+/// Loop thread only (unchecked Sendable: its signal handler holds it weakly, and runs on the loop thread too).
+final class RequestGate: @unchecked Sendable {
     let port: Int
     private let server: UnsafeMutablePointer<SoupServer>
-    private let service: UnsafeMutablePointer<GSocketService>
-    private var handler: gulong = 0
+    private let service: ObjectReference
+    private var incoming: SignalConnection?
 
     /// Listens on `address` (port 0: one is chosen) for `server`.
     init(server: UnsafeMutablePointer<SoupServer>, address: UnsafeMutablePointer<GSocketAddress>) throws(WebServerError) {
         self.server = server
-        service = g_socket_service_new()
+        let service = ObjectReference(adopting: g_socket_service_new())
+        self.service = service
         var effective: UnsafeMutablePointer<GSocketAddress>?
         var error: UnsafeMutablePointer<GError>?
-        let listener = UnsafeMutableRawPointer(service).assumingMemoryBound(to: GSocketListener.self)
+        let listener = service.pointer(to: GSocketListener.self)
         guard g_socket_listener_add_address(listener, address, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, nil, &effective, &error) != 0,
               let effective else {
-            let reason = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-            if let error { g_error_free(error) }
-            g_object_unref(service)
+            let reason = error != nil ? GLibError(consuming: &error).message : "unknown error"
             throw WebServerError.cannotListen(address: "", reason: reason)
         }
-        port = Int(g_inet_socket_address_get_port(UnsafeMutableRawPointer(effective).assumingMemoryBound(to: GInetSocketAddress.self)))
-        g_object_unref(effective)
+        let bound = ObjectReference(adopting: effective)
+        port = Int(withExtendedLifetime(bound) { g_inet_socket_address_get_port(bound.pointer(to: GInetSocketAddress.self)) })
         typealias Incoming = @convention(c) (UnsafeMutablePointer<GSocketService>?, UnsafeMutablePointer<GSocketConnection>?,
                                              UnsafeMutablePointer<GObject>?, gpointer?) -> gboolean
         let incoming: Incoming = { _, connection, _, data in
-            guard let connection, let data else { return 0 }
-            Unmanaged<RequestGate>.fromOpaque(data).takeUnretainedValue().admit(connection)
+            guard let connection, let gate = SignalConnection.handler(data, as: WeakReference<RequestGate>.self)?.object else { return 0 }
+            gate.admit(connection)
             return 1
         }
-        // The gate outlives the handler: `close` disconnects it.
-        handler = g_signal_connect_data(UnsafeMutableRawPointer(service), "incoming", unsafeBitCast(incoming, to: GCallback.self),
-                                        Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(rawValue: 0))
-        g_socket_service_start(service)
+        do {
+            self.incoming = try SignalConnection(to: service.raw, signal: "incoming", handler: WeakReference(self), trampoline: incoming)
+        } catch {
+            throw WebServerError.cannotListen(address: "", reason: error.description)
+        }
+        g_socket_service_start(service.pointer(to: GSocketService.self))
     }
 
     /// Stops listening. Connections already handed to libsoup are its own (`soup_server_disconnect` ends them).
     func close() {
-        g_signal_handler_disconnect(UnsafeMutableRawPointer(service), handler)
-        g_socket_service_stop(service)
-        g_socket_listener_close(UnsafeMutableRawPointer(service).assumingMemoryBound(to: GSocketListener.self))
-        g_object_unref(service)
+        incoming?.disconnect()
+        g_socket_service_stop(service.pointer(to: GSocketService.self))
+        g_socket_listener_close(service.pointer(to: GSocketListener.self))
     }
 
     /// Whether a request line's target has a dot segment in its path, once each segment is percent-decoded (so an
@@ -75,14 +75,14 @@ final class RequestGate {
 
     /// A connection whose request line is awaited.
     private final class Arrival {
-        let connection: UnsafeMutablePointer<GSocketConnection>
+        private let held: ObjectReference
         unowned let gate: RequestGate
         var waits = 0
         init(connection: UnsafeMutablePointer<GSocketConnection>, gate: RequestGate) {
-            self.connection = UnsafeMutablePointer(mutating: g_object_ref(connection).assumingMemoryBound(to: GSocketConnection.self))
+            held = ObjectReference(retaining: connection)
             self.gate = gate
         }
-        deinit { g_object_unref(connection) }
+        var connection: UnsafeMutablePointer<GSocketConnection> { held.pointer(to: GSocketConnection.self) }
         var descriptor: Int32 { g_socket_get_fd(g_socket_connection_get_socket(connection)) }
     }
 
@@ -139,14 +139,11 @@ final class RequestGate {
 
     private func handOver(_ arrival: Arrival) {
         let connection = arrival.connection
-        let local = g_socket_connection_get_local_address(connection, nil)
-        let remote = g_socket_connection_get_remote_address(connection, nil)
-        defer {
-            if let local { g_object_unref(local) }
-            if let remote { g_object_unref(remote) }
-        }
+        let local = g_socket_connection_get_local_address(connection, nil).map { ObjectReference(adopting: $0) }
+        let remote = g_socket_connection_get_remote_address(connection, nil).map { ObjectReference(adopting: $0) }
+        defer { withExtendedLifetime((local, remote, arrival)) {} }
         let stream = UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self)
-        if soup_server_accept_iostream(server, stream, local, remote, nil) == 0 {
+        if soup_server_accept_iostream(server, stream, local?.pointer(to: GSocketAddress.self), remote?.pointer(to: GSocketAddress.self), nil) == 0 {
             g_io_stream_close(stream, nil, nil)
         }
     }

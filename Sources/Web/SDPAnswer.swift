@@ -1,4 +1,3 @@
-import CGStreamer
 import CGstWebRTC
 import Filters
 import Foundation

@@ -1,5 +1,5 @@
-import CGStreamer
 import Capture
+import CGstWebRTC
 import Foundation
 import GStreamer
 

@@ -1,6 +1,5 @@
 import Capture
 import CGstWebRTC
-import CGStreamer
 import Foundation
 import GStreamer
 
@@ -40,7 +39,7 @@ final class WebRTCViewer: @unchecked Sendable {
     private let servesCertificate = Locked(false)
     private let negotiation = Locked(Negotiation())
     private let peer = Locked(Peer())
-    private var handlers: [gulong] = []
+    private var signals: [SignalConnection] = []
     private var watch: BusWatch?
 
     private struct Negotiation {
@@ -51,13 +50,12 @@ final class WebRTCViewer: @unchecked Sendable {
         var profileLevelID: String?
     }
 
-    /// Unchecked: the transport pointer is read and written under the lock only, and referenced while held.
-    private struct Peer: @unchecked Sendable {
+    private struct Peer: Sendable {
         /// The answer's fingerprint, once webrtcbin took the answer.
         var fingerprint: Fingerprint?
-        /// The DTLS transport watched (referenced) and its handler.
-        var transport: UnsafeMutablePointer<GObject>?
-        var handler: gulong = 0
+        /// The DTLS transport watched and its state's connection.
+        var transport: ObjectReference?
+        var watch: SignalConnection?
         /// The peer's certificate matched: frames flow.
         var verified = false
         /// Ended (a failure told, or stopped): nothing more is done.
@@ -105,45 +103,34 @@ final class WebRTCViewer: @unchecked Sendable {
             throw GStreamerError.elementNotFound(factory: "capsfilter", package: "gstreamer1.0-plugins-base")
         }
         let pad = try rtp.staticPad("src")
-        let types = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
-        // The probe holds the peer state (retained, released when the pad drops the probe with the pipeline).
-        gst_pad_add_probe(pad.pointer, types, { _, _, data in
-            guard let data else { return GST_PAD_PROBE_DROP }
-            let peer = Unmanaged<Locked<Peer>>.fromOpaque(data).takeUnretainedValue()
-            return peer.withLock { $0.verified && !$0.ended } ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP
-        }, Unmanaged.passRetained(peer).toOpaque(), { data in
-            guard let data else { return }
-            Unmanaged<Locked<Peer>>.fromOpaque(data).release()
-        })
+        // The probe holds the peer state until the pad drops it with the pipeline.
+        let peer = peer
+        pad.dropBuffers { peer.withLock { $0.verified && !$0.ended } }
     }
 
     /// Connects the signals and plays: webrtcbin then asks for negotiation.
     private func play() throws {
-        let me = Unmanaged.passUnretained(self).toOpaque()
         typealias OnNegotiation = @convention(c) (UnsafeMutablePointer<GstElement>?, gpointer?) -> Void
         typealias OnCandidate = @convention(c) (UnsafeMutablePointer<GstElement>?, guint, UnsafePointer<CChar>?, gpointer?) -> Void
         let onNegotiation: OnNegotiation = { _, data in
-            guard let data else { return }
-            let viewer = Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue()
-            viewer.offerWhenReady { $0.wanted = true }
+            SignalConnection.handler(data, as: WeakReference<WebRTCViewer>.self)?.object?.offerWhenReady { $0.wanted = true }
         }
         let onCandidate: OnCandidate = { _, mline, candidate, data in
-            guard let data, let candidate else { return }
-            let viewer = Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue()
+            guard let candidate, let viewer = SignalConnection.handler(data, as: WeakReference<WebRTCViewer>.self)?.object else { return }
             let object: [String: Any] = ["type": "ice", "candidate": String(cString: candidate), "sdpMLineIndex": Int(mline)]
             if let text = WebServer.jsonText(object) { viewer.send(text) }
         }
-        // The viewer outlives its handlers: `stop` disconnects them before the viewer is dropped.
-        let raw = UnsafeMutableRawPointer(webrtc.pointer)
-        handlers.append(g_signal_connect_data(raw, "on-negotiation-needed", unsafeBitCast(onNegotiation, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
-        handlers.append(g_signal_connect_data(raw, "on-ice-candidate", unsafeBitCast(onCandidate, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
+        // The handlers hold the viewer weakly; `stop` disconnects them, and one that comes later finds nothing.
+        let raw = UnsafeMutableRawPointer(webrtc.pointer), me = WeakReference(self)
+        signals.append(try SignalConnection(to: raw, signal: "on-negotiation-needed", handler: me, trampoline: onNegotiation))
+        signals.append(try SignalConnection(to: raw, signal: "on-ice-candidate", handler: me, trampoline: onCandidate))
         if certificate != nil {
             typealias OnElement = @convention(c) (gpointer?, gpointer?, UnsafeMutablePointer<GstElement>?, gpointer?) -> Void
             let onElement: OnElement = { _, _, element, data in
-                guard let data, let element else { return }
-                Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue().elementAdded(element)
+                guard let element else { return }
+                SignalConnection.handler(data, as: WeakReference<WebRTCViewer>.self)?.object?.elementAdded(element)
             }
-            handlers.append(g_signal_connect_data(raw, "deep-element-added", unsafeBitCast(onElement, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
+            signals.append(try SignalConnection(to: raw, signal: "deep-element-added", handler: me, trampoline: onElement))
         }
         let id = id
         watch = pipeline.bus.watch { [weak self] message in
@@ -312,9 +299,9 @@ final class WebRTCViewer: @unchecked Sendable {
     private func answerSet(_ promise: UnsafeMutablePointer<GstPromise>) {
         defer { gst_promise_unref(promise) }
         let replied = gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED
-        if let error = CGstWebRTC_reply_error(gst_promise_get_reply(promise)) {
-            let text = error.pointee.message.map { String(cString: $0) } ?? "no reason given"
-            g_error_free(error)
+        var error = CGstWebRTC_reply_error(gst_promise_get_reply(promise))
+        if error != nil {
+            let text = GLibError(consuming: &error).message
             DebugLog.warning("WebRTC viewer \(id): webrtcbin refused the answer: \(text)")
             fail("the answer was refused: it does not fit the camera's offer")
             return
@@ -325,34 +312,37 @@ final class WebRTCViewer: @unchecked Sendable {
 
     /// Watches the DTLS transport's state: connected → the peer's certificate is checked; failed → the viewer fails.
     private func watchTransport() {
-        guard let transport = CGstWebRTC_dtls_transport(webrtc.pointer) else {
+        guard let transport = CGstWebRTC_dtls_transport(webrtc.pointer).map({ ObjectReference(adopting: $0) }) else {
             fail("its DTLS transport is missing")
             return
         }
         typealias OnNotify = @convention(c) (gpointer?, gpointer?, gpointer?) -> Void
         let onNotify: OnNotify = { _, _, data in
-            guard let data else { return }
-            Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue().transportChanged()
+            SignalConnection.handler(data, as: WeakReference<WebRTCViewer>.self)?.object?.transportChanged()
+        }
+        let watch: SignalConnection
+        do {
+            watch = try SignalConnection(to: transport.raw, signal: "notify::state", handler: WeakReference(self), trampoline: onNotify)
+        } catch {
+            fail("its DTLS transport cannot be watched: \(error)")
+            return
         }
         let fresh = peer.withLock { peer -> Bool in
             guard peer.transport == nil, !peer.ended else { return false }
             peer.transport = transport
-            // Unretained: `stop` disconnects it before the viewer can go.
-            peer.handler = g_signal_connect_data(UnsafeMutableRawPointer(transport), "notify::state", unsafeBitCast(onNotify, to: GCallback.self),
-                                                 Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(rawValue: 0))
+            peer.watch = watch
             return true
         }
-        guard fresh else {
-            g_object_unref(UnsafeMutableRawPointer(transport))
-            return
-        }
+        guard fresh else { return }  // the transport and its watch go with `watch` and `transport` here
         transportChanged()   // it may have connected before the handler was there
     }
 
     /// On the DTLS thread (or webrtcbin's): the transport's state changed.
     private func transportChanged() {
+        // Held here: `stop` may drop the viewer's reference on another thread meanwhile.
         guard let transport = peer.withLock({ $0.ended ? nil : $0.transport }) else { return }
-        switch CGstWebRTC_dtls_state(transport) {
+        defer { withExtendedLifetime(transport) {} }
+        switch CGstWebRTC_dtls_state(transport.pointer(to: GObject.self)) {
         case GST_WEBRTC_DTLS_TRANSPORT_STATE_CONNECTED:
             checkCertificate(transport)
         case GST_WEBRTC_DTLS_TRANSPORT_STATE_FAILED:
@@ -364,9 +354,9 @@ final class WebRTCViewer: @unchecked Sendable {
     }
 
     /// Compares the peer's certificate with the answer's fingerprint; frames flow only on a match.
-    private func checkCertificate(_ transport: UnsafeMutablePointer<GObject>) {
+    private func checkCertificate(_ transport: ObjectReference) {
         guard let expected = peer.withLock({ $0.verified ? nil : $0.fingerprint }) else { return }
-        let pem = CGstWebRTC_remote_certificate(transport).map { text in
+        let pem = CGstWebRTC_remote_certificate(transport.pointer(to: GObject.self)).map { text in
             defer { g_free(text) }
             return String(cString: text)
         }
@@ -408,17 +398,13 @@ final class WebRTCViewer: @unchecked Sendable {
             defer { subscription = nil }
             return subscription
         }?.cancel()
-        let raw = UnsafeMutableRawPointer(webrtc.pointer)
-        for handler in handlers { g_signal_handler_disconnect(raw, handler) }
-        handlers = []
-        let (transport, handler) = peer.withLock { peer in
-            defer { peer.ended = true; peer.transport = nil; peer.handler = 0 }
-            return (peer.transport, peer.handler)
+        for signal in signals { signal.disconnect() }
+        signals = []
+        let watched = peer.withLock { peer in
+            defer { peer.ended = true; peer.transport = nil; peer.watch = nil }
+            return (peer.transport, peer.watch)
         }
-        if let transport {
-            if handler != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(transport), handler) }
-            g_object_unref(UnsafeMutableRawPointer(transport))
-        }
+        watched.1?.disconnect()
         try? pipeline.setState(.null)
         watch?.cancel()
     }

@@ -5,7 +5,6 @@
 // the C modules CGStreamer, CSoup and CGstWebRTC; only the `swiftcam` executable imports it.
 
 public import Capture
-import CGStreamer
 import CGstWebRTC
 import CSoup
 import Dispatch
@@ -30,7 +29,7 @@ public final class WebServer: @unchecked Sendable {
     let session: CaptureSession
     let interpreter: CommandInterpreter
     let galleryDirectories: [String]
-    let loop = MainLoop(name: "swiftcam-web")
+    let loop = MainContextThread(name: "swiftcam-web")
     let commands = DispatchQueue(label: "swiftcam.web.commands")
     /// Scrapes, off the loop thread and not behind a command that waits for a frame.
     private let scrapes = DispatchQueue(label: "swiftcam.web.metrics")
@@ -39,7 +38,7 @@ public final class WebServer: @unchecked Sendable {
     let sockets = Locked(Sockets())
     private let assets: URL?
     /// Loop thread only.
-    private var server: UnsafeMutablePointer<SoupServer>?
+    private var server: ObjectReference?
     private var gate: RequestGate?
     private let boundPort = Locked(0)
 
@@ -93,8 +92,7 @@ public final class WebServer: @unchecked Sendable {
             gate?.close()
             gate = nil
             if let server {
-                soup_server_disconnect(server)
-                g_object_unref(server)
+                soup_server_disconnect(server.pointer(to: SoupServer.self))
                 self.server = nil
             }
         }
@@ -113,46 +111,59 @@ public final class WebServer: @unchecked Sendable {
     /// Runs on the loop thread inside `start`.
     private func listen() throws {
         guard let server = CSoup_server_new() else { throw WebServerError.cannotListen(address: options.host, reason: "libsoup made no server") }
-        self.server = server
+        let reference = ObjectReference(adopting: server)
+        self.server = reference
         // No permessage-deflate: libsoup checks a message's size (`maxBody`) before inflating it, so 49 KB on the wire
         // became a 48 MB message in memory. The page's messages are small; without the extension they stay what they
         // were on the wire, and a compressed frame from a client that insists is a protocol error that closes it.
         soup_server_remove_websocket_extension(server, soup_websocket_extension_deflate_get_type())
-        let me = Unmanaged.passUnretained(self).toOpaque()
         soup_server_add_early_handler(server, nil, { _, message, _, _, data in
-            guard let message, let data else { return }
-            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().screen(message)
-        }, me, nil)
+            guard let message else { return }
+            WebServer.handling(data)?.screen(message)
+        }, Self.handlerData(self), Self.releaseHandlerData)
         soup_server_add_handler(server, nil, { _, message, path, _, data in
-            guard let message, let data else { return }
+            guard let message else { return }
             // Still percent-encoded (the server's "raw-paths"): `route` decodes.
             let path = path.map { String(cString: $0) } ?? "/"
-            Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().route(message, path: path)
-        }, me, nil)
+            WebServer.handling(data)?.route(message, path: path)
+        }, Self.handlerData(self), Self.releaseHandlerData)
         if options.servesPage {
             soup_server_add_websocket_handler(server, "/ws", nil, nil, { _, message, _, connection, data in
-                guard let connection, let data else { return }
-                Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().accept(connection, from: WebServer.remoteAddress(of: message))
-            }, me, nil)
+                guard let connection else { return }
+                WebServer.handling(data)?.accept(connection, from: WebServer.remoteAddress(of: message))
+            }, Self.handlerData(self), Self.releaseHandlerData)
             // Handlers are found by path, the early one included: "/ws" has its own entry, so it needs the screen too.
             soup_server_add_early_handler(server, "/ws", { _, message, _, _, data in
-                guard let message, let data else { return }
-                Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().screen(message)
-            }, me, nil)
+                guard let message else { return }
+                WebServer.handling(data)?.screen(message)
+            }, Self.handlerData(self), Self.releaseHandlerData)
         }
-        guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)) else {
+        guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)).map({ ObjectReference(adopting: $0) }) else {
             throw WebServerError.cannotListen(address: options.host, reason: "not a numeric IP address")
         }
-        defer { g_object_unref(address) }
+        defer { withExtendedLifetime(address) {} }
         do {
-            gate = try RequestGate(server: server, address: address)
+            gate = try RequestGate(server: server, address: address.pointer(to: GSocketAddress.self))
         } catch let WebServerError.cannotListen(_, reason) {
             soup_server_disconnect(server)
-            g_object_unref(server)
             self.server = nil
             throw WebServerError.cannotListen(address: "\(options.host):\(options.port)", reason: reason)
         }
         boundPort.withLock { $0 = gate?.port ?? options.port }
+    }
+
+    /// libsoup's handlers hold the server weakly, each through a box of its own that libsoup releases with the soup
+    /// server, so a request handled as the server goes finds nil rather than a freed object.
+    private static func handlerData(_ server: WebServer) -> gpointer {
+        Unmanaged.passRetained(WeakReference(server)).toOpaque()
+    }
+
+    private static let releaseHandlerData: GDestroyNotify = { data in
+        if let data { Unmanaged<WeakReference<WebServer>>.fromOpaque(data).release() }
+    }
+
+    private static func handling(_ data: gpointer?) -> WebServer? {
+        data.map { Unmanaged<WeakReference<WebServer>>.fromOpaque($0).takeUnretainedValue().object } ?? nil
     }
 
     // MARK: - Requests
@@ -179,14 +190,18 @@ public final class WebServer: @unchecked Sendable {
         guard soup_message_headers_get_encoding(headers) == SOUP_ENCODING_CHUNKED else { return }
         typealias Chunk = @convention(c) (OpaquePointer?, OpaquePointer?, gpointer?) -> Void
         let chunk: Chunk = { message, _, data in
-            guard let message, let data, let body = soup_server_message_get_request_body(message),
-                  body.pointee.length > WebServer.maxBody else { return }
-            let server = Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue()
+            guard let message, let server = SignalConnection.handler(data, as: WeakReference<WebServer>.self)?.object,
+                  let body = soup_server_message_get_request_body(message), body.pointee.length > WebServer.maxBody else { return }
             server.refuseEarly(message, answer: Refusal.answer(status: 413, json: ["ok": false, "error": server.tooLarge],
                                                                head: Request(message).method == "HEAD"))
         }
-        g_signal_connect_data(UnsafeMutableRawPointer(message), "got-chunk", unsafeBitCast(chunk, to: GCallback.self),
-                              Unmanaged.passUnretained(self).toOpaque(), nil, GConnectFlags(rawValue: 0))
+        do {
+            try SignalConnection.forLifetime(of: UnsafeMutableRawPointer(message), signal: "got-chunk", handler: WeakReference(self),
+                                             trampoline: chunk)
+        } catch {
+            // A chunked body then goes uncounted until libsoup has it whole, and is refused there.
+            DebugLog.warning("web: \(error)")
+        }
     }
 
     private var tooLarge: String { "the request body is over \(Self.maxBody / 1024) KiB" }
@@ -222,8 +237,9 @@ public final class WebServer: @unchecked Sendable {
     /// Answers a refused request itself and closes the connection without reading the body: the connection is taken
     /// from libsoup (`soup_server_message_steal_connection`), so `message` must not be touched after this.
     private func refuseEarly(_ message: OpaquePointer, answer: Data) {
-        guard let stream = soup_server_message_steal_connection(message) else { return }
-        defer { g_object_unref(stream) }
+        guard let held = soup_server_message_steal_connection(message).map({ ObjectReference(adopting: $0) }) else { return }
+        defer { withExtendedLifetime(held) {} }
+        let stream = held.pointer(to: GIOStream.self)
         guard let socket = CSoup_stream_socket(stream) else {
             // Not a socket underneath (never with the gate's connections): closed unanswered rather than read.
             g_io_stream_close(stream, nil, nil)
@@ -296,8 +312,7 @@ public final class WebServer: @unchecked Sendable {
     /// Runs a command off the loop thread (it may wait for a frame or a file's end) and answers through the loop.
     private func run(_ command: Command, _ message: OpaquePointer) {
         soup_server_message_pause(message)
-        g_object_ref(UnsafeMutableRawPointer(message))
-        nonisolated(unsafe) let message = message  // referenced above; touched again only on the loop thread
+        let held = ObjectReference(retaining: message)  // touched again only on the loop thread
         commands.async { [self] in
             let reply = interpreter.execute(command)
             var json: [String: Any]
@@ -315,10 +330,10 @@ public final class WebServer: @unchecked Sendable {
                 json = ["ok": false, "error": reason.escapingControls]
             }
             json["command"] = command.description
+            nonisolated(unsafe) let answer = json  // handed to the loop thread and read only there
             loop.invoke { [self] in
-                respond(message, status: status, json: json)
-                soup_server_message_unpause(message)
-                g_object_unref(UnsafeMutableRawPointer(message))
+                respond(held.opaque, status: status, json: answer)
+                soup_server_message_unpause(held.opaque)
             }
             switch command {
             case .snap, .recordStart, .recordStop, .switchCamera, .filter, .torch, .mirror: broadcastState()
@@ -330,15 +345,13 @@ public final class WebServer: @unchecked Sendable {
     /// `/metrics`: the host's figures in Prometheus's text format, made on `scrapes` and answered through the loop.
     private func serveMetrics(_ message: OpaquePointer) {
         soup_server_message_pause(message)
-        g_object_ref(UnsafeMutableRawPointer(message))
-        nonisolated(unsafe) let message = message  // referenced above; touched again only on the loop thread
+        let held = ObjectReference(retaining: message)  // touched again only on the loop thread
         scrapes.async { [self] in
             let snapshot = metrics?() ?? HostMetrics(session: session.metrics, viewers: video.viewerCounts)
             let body = Data(snapshot.text.utf8)
             loop.invoke { [self] in
-                respond(message, status: 200, type: MetricsText.contentType, body: body)
-                soup_server_message_unpause(message)
-                g_object_unref(UnsafeMutableRawPointer(message))
+                respond(held.opaque, status: 200, type: MetricsText.contentType, body: body)
+                soup_server_message_unpause(held.opaque)
             }
         }
     }

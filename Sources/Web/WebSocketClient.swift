@@ -1,5 +1,5 @@
 import CGstWebRTC
-import CGStreamer
+import GStreamer
 import CSoup
 import Foundation
 
@@ -10,28 +10,27 @@ final class WebSocketClient: @unchecked Sendable {
     let id: Int
     /// The page's end of the socket ("127.0.0.1:53124"; behind a proxy, the proxy's).
     let address: String
-    /// Loop thread only; holds one reference.
-    private var connection: OpaquePointer?
+    /// Loop thread only.
+    private var connection: ObjectReference?
     private unowned let server: WebServer
-    private var handlers: [gulong] = []
+    private var signals: [SignalConnection] = []
     private let idleSeconds: Int
-    /// Loop thread only; the pending idle timeout, referenced.
-    private var idleTimer: UnsafeMutablePointer<GSource>?
+    /// Loop thread only; the pending idle timeout.
+    private var idleTimer: MainContextSource?
 
-    init(id: Int, address: String, connection: OpaquePointer, server: WebServer, idleSeconds: Int) {
+    private typealias OnMessage = @convention(c) (OpaquePointer?, gint, OpaquePointer?, gpointer?) -> Void
+    private typealias OnClosed = @convention(c) (OpaquePointer?, gpointer?) -> Void
+
+    init(id: Int, address: String, connection: OpaquePointer, server: WebServer, idleSeconds: Int) throws {
         self.id = id
         self.address = address
         self.server = server
         self.idleSeconds = idleSeconds
-        g_object_ref(UnsafeMutableRawPointer(connection))
-        self.connection = connection
+        let reference = ObjectReference(retaining: connection)
+        self.connection = reference
         soup_websocket_connection_set_max_incoming_payload_size(connection, guint64(WebServer.maxBody))
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        typealias OnMessage = @convention(c) (OpaquePointer?, gint, OpaquePointer?, gpointer?) -> Void
-        typealias OnClosed = @convention(c) (OpaquePointer?, gpointer?) -> Void
         let onMessage: OnMessage = { _, type, bytes, data in
-            guard let data else { return }
-            let client = Unmanaged<WebSocketClient>.fromOpaque(data).takeUnretainedValue()
+            guard let client = SignalConnection.handler(data, as: WeakReference<WebSocketClient>.self)?.object else { return }
             client.heard()
             guard let bytes, type == gint(SOUP_WEBSOCKET_DATA_TEXT.rawValue) else { return }
             var size: gsize = 0
@@ -40,15 +39,13 @@ final class WebSocketClient: @unchecked Sendable {
             client.server.received(text, from: client)
         }
         let onClosed: OnClosed = { _, data in
-            guard let data else { return }
-            let client = Unmanaged<WebSocketClient>.fromOpaque(data).takeUnretainedValue()
+            guard let client = SignalConnection.handler(data, as: WeakReference<WebSocketClient>.self)?.object else { return }
             client.release()
             client.server.closed(client)
         }
-        handlers.append(g_signal_connect_data(UnsafeMutableRawPointer(connection), "message",
-                                              unsafeBitCast(onMessage, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
-        handlers.append(g_signal_connect_data(UnsafeMutableRawPointer(connection), "closed",
-                                              unsafeBitCast(onClosed, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
+        let me = WeakReference(self)
+        signals = [try SignalConnection(to: reference.raw, signal: "message", handler: me, trampoline: onMessage),
+                   try SignalConnection(to: reference.raw, signal: "closed", handler: me, trampoline: onClosed)]
         heard()
     }
 
@@ -56,44 +53,37 @@ final class WebSocketClient: @unchecked Sendable {
     private func heard() {
         stopIdleTimer()
         guard connection != nil else { return }
-        let timer = g_timeout_source_new_seconds(guint(idleSeconds))!
-        // Unretained: `release` destroys the timer before this client can go.
-        g_source_set_callback(timer, { data in
-            guard let data else { return 0 }
-            let client = Unmanaged<WebSocketClient>.fromOpaque(data).takeUnretainedValue()
-            client.close(code: SOUP_WEBSOCKET_CLOSE_GOING_AWAY, reason: "nothing received for \(client.idleSeconds) s: closed as idle")
-            return 0
-        }, Unmanaged.passUnretained(self).toOpaque(), nil)
-        g_source_attach(timer, server.loop.context)
-        idleTimer = timer
+        let idleSeconds = idleSeconds
+        idleTimer = server.loop.repeating(every: Double(idleSeconds)) { [weak self] in
+            self?.close(code: SOUP_WEBSOCKET_CLOSE_GOING_AWAY, reason: "nothing received for \(idleSeconds) s: closed as idle")
+            return false
+        }
     }
 
     private func stopIdleTimer() {
-        guard let idleTimer else { return }
-        g_source_destroy(idleTimer)
-        g_source_unref(idleTimer)
-        self.idleTimer = nil
+        idleTimer?.cancel()
+        idleTimer = nil
     }
 
     /// Starts the closing handshake with a reason the page can read (loop thread); libsoup's `closed` then releases it
     /// and tells the server, which removes its viewer.
     func close(code: SoupWebsocketCloseCode, reason: String) {
         stopIdleTimer()
-        guard let connection, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+        guard let connection = connection?.opaque, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { return }
         soup_websocket_connection_close(connection, gushort(code.rawValue), reason)
     }
 
     /// Sends one text message (from any thread); dropped once closed.
     func send(_ text: String) {
         server.loop.invoke { [self] in
-            guard let connection, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+            guard let connection = connection?.opaque, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { return }
             soup_websocket_connection_send_text(connection, text)
         }
     }
 
     /// Closes it (loop thread).
     func close() {
-        guard let connection else { return }
+        guard let connection = connection?.opaque else { return }
         if soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN {
             soup_websocket_connection_close(connection, gushort(SOUP_WEBSOCKET_CLOSE_GOING_AWAY.rawValue), "the camera stopped")
         }
@@ -103,10 +93,8 @@ final class WebSocketClient: @unchecked Sendable {
     /// Disconnects the signal handlers and drops the reference (loop thread).
     private func release() {
         stopIdleTimer()
-        guard let connection else { return }
-        for handler in handlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(connection), handler) }
-        handlers = []
-        g_object_unref(UnsafeMutableRawPointer(connection))
-        self.connection = nil
+        for signal in signals { signal.disconnect() }
+        signals = []
+        connection = nil
     }
 }

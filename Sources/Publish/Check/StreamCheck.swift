@@ -1,6 +1,4 @@
-import CGStreamer
 import Capture
-import CGstRTSPServer
 import Dispatch
 import Foundation
 import GStreamer
@@ -198,10 +196,8 @@ public final class StreamCheck: Sendable {
     /// The codec of the stream in `bin`, from the caps on its decoder's input.
     static func codec(in bin: Bin) -> String? {
         for element in bin.allElements {
-            guard let factory = gst_element_get_factory(element.pointer),
-                  let klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS),
-                  String(cString: klass).split(separator: "/").contains("Decoder"),
-                  String(cString: klass).split(separator: "/").contains(where: { $0 == "Video" || $0 == "Image" }),
+            let classes = element.factoryClasses
+            guard classes.contains("Decoder"), classes.contains(where: { $0 == "Video" || $0 == "Image" }),
                   let caps = try? element.staticPad("sink").currentCaps,
                   let name = caps.structure(at: 0)?.name else { continue }
             switch name {

@@ -1,7 +1,5 @@
-import CGStreamer
 import CGstRTSPServer
 public import Capture
-import Dispatch
 import Foundation
 import GStreamer
 import Glibc
@@ -56,14 +54,12 @@ public final class RTSPServer: @unchecked Sendable {
     /// The port it listens on (the one picked when `settings.port` was 0).
     public let port: Int
     private let relay: StreamRelay
-    private let context: OpaquePointer
-    private let loop: OpaquePointer
-    private let server: UnsafeMutablePointer<GstRTSPServer>
-    private let factory: UnsafeMutablePointer<GstRTSPMediaFactory>
+    private let thread = MainContextThread(name: "swiftcam-rtsp")
+    private let server: ObjectReference
+    private let factory: ObjectReference
     private let sourceID: guint
     private let handlers: Handlers
-    private let handlersID: UInt
-    private let finished = DispatchSemaphore(value: 0)
+    private let connections: [SignalConnection]
     private let stopped = Atomic<Bool>(false)
 
     /// Starts serving `stream`. Throws when the port is taken or credentials are missing beyond loopback.
@@ -75,13 +71,15 @@ public final class RTSPServer: @unchecked Sendable {
         }
         self.settings = settings
         relay = StreamRelay(stream: stream)
-        context = g_main_context_new()
-        loop = g_main_loop_new(context, 0)
-        server = gst_rtsp_server_new()
+        let serverReference = ObjectReference(adopting: gst_rtsp_server_new())
+        self.server = serverReference
+        let server = serverReference.pointer(to: GstRTSPServer.self)
         gst_rtsp_server_set_address(server, settings.address)
         gst_rtsp_server_set_service(server, "\(settings.port)")
 
-        factory = gst_rtsp_media_factory_new()
+        let factoryReference = ObjectReference(adopting: gst_rtsp_media_factory_new())
+        self.factory = factoryReference
+        let factory = factoryReference.pointer(to: GstRTSPMediaFactory.self)
         gst_rtsp_media_factory_set_launch(factory, Self.launch(payloader: stream.payloader))
         gst_rtsp_media_factory_set_shared(factory, 1)
         gst_rtsp_media_factory_set_protocols(factory, GstRTSPLowerTrans(GST_RTSP_LOWER_TRANS_UDP.rawValue | GST_RTSP_LOWER_TRANS_TCP.rawValue))
@@ -90,61 +88,50 @@ public final class RTSPServer: @unchecked Sendable {
 
         let handlers = Handlers(relay: relay)
         self.handlers = handlers
-        handlersID = HandlerRegistry.register(handlers)
-        let data = UnsafeMutableRawPointer(bitPattern: handlersID)!
-        connect(factory, "media-configure", unsafeBitCast(Self.mediaConfigure, to: GCallback.self), data)
-        connect(server, "client-connected", unsafeBitCast(Self.clientConnected, to: GCallback.self), data)
+        do {
+            connections = [
+                try SignalConnection(to: UnsafeMutableRawPointer(factory), signal: "media-configure", handler: handlers,
+                                     trampoline: Self.mediaConfigure),
+                try SignalConnection(to: UnsafeMutableRawPointer(server), signal: "client-connected", handler: handlers,
+                                     trampoline: Self.clientConnected),
+            ]
+        } catch {
+            throw .setup(error.description)
+        }
 
         if let user = settings.user, let password = settings.password {
-            let auth = gst_rtsp_auth_new()
-            gst_rtsp_auth_set_supported_methods(auth, GstRTSPAuthMethod(GST_RTSP_AUTH_BASIC.rawValue | GST_RTSP_AUTH_DIGEST.rawValue))
+            let auth = ObjectReference(adopting: gst_rtsp_auth_new())
+            defer { withExtendedLifetime(auth) {} }
+            gst_rtsp_auth_set_supported_methods(auth.pointer(to: GstRTSPAuth.self),
+                                                GstRTSPAuthMethod(GST_RTSP_AUTH_BASIC.rawValue | GST_RTSP_AUTH_DIGEST.rawValue))
             let token = CGstRTSPServer_token_for_role("viewer")
             if let basic = gst_rtsp_auth_make_basic(user, password) {
-                gst_rtsp_auth_add_basic(auth, basic, token)
+                gst_rtsp_auth_add_basic(auth.pointer(to: GstRTSPAuth.self), basic, token)
                 g_free(basic)
             }
-            gst_rtsp_auth_add_digest(auth, user, password, token)
+            gst_rtsp_auth_add_digest(auth.pointer(to: GstRTSPAuth.self), user, password, token)
             gst_rtsp_token_unref(token)
             CGstRTSPServer_allow_role(factory, "viewer")
-            gst_rtsp_server_set_auth(server, auth)
-            g_object_unref(auth)
+            gst_rtsp_server_set_auth(server, auth.pointer(to: GstRTSPAuth.self))
         }
 
-        let mounts = gst_rtsp_server_get_mount_points(server)
-        // The mount points take over our factory reference; ours stays valid while the server holds it.
-        g_object_ref(factory)
-        gst_rtsp_mount_points_add_factory(mounts, settings.path, factory)
-        g_object_unref(mounts)
+        let mounts = ObjectReference(adopting: gst_rtsp_server_get_mount_points(server))
+        defer { withExtendedLifetime(mounts) {} }
+        // The mount points take a reference of their own (transfer full); ours stays for `stop`.
+        gst_rtsp_mount_points_add_factory(mounts.pointer(to: GstRTSPMountPoints.self), settings.path,
+                                          factoryReference.newReference().assumingMemoryBound(to: GstRTSPMediaFactory.self))
 
-        sourceID = gst_rtsp_server_attach(server, context)
+        sourceID = gst_rtsp_server_attach(server, thread.context)
         guard sourceID != 0 else {
-            let reason = Self.bindProblem(address: settings.address, port: settings.port)
-            g_object_unref(factory)
-            g_object_unref(server)
-            g_main_loop_unref(loop)
-            g_main_context_unref(context)
-            HandlerRegistry.remove(handlersID)
-            throw .cannotListen(address: settings.address, port: settings.port, reason: reason)
+            throw .cannotListen(address: settings.address, port: settings.port,
+                                reason: Self.bindProblem(address: settings.address, port: settings.port))
         }
         port = Int(gst_rtsp_server_get_bound_port(server))
-        let main = MainLoop(context: context, loop: loop), finished = finished
-        let thread = Thread {
-            g_main_context_push_thread_default(main.context)
-            g_main_loop_run(main.loop)
-            g_main_context_pop_thread_default(main.context)
-            finished.signal()
-        }
-        thread.name = "swiftcam-rtsp"
         thread.start()
     }
 
     deinit {
         stop()
-        g_object_unref(factory)
-        g_object_unref(server)
-        g_main_loop_unref(loop)
-        g_main_context_unref(context)
-        HandlerRegistry.remove(handlersID)
     }
 
     /// The URL clients read, with this machine's name when it listens on every interface.
@@ -169,11 +156,11 @@ public final class RTSPServer: @unchecked Sendable {
     /// Closes every client, stops listening and ends the server's thread; idempotent.
     public func stop() {
         guard !stopped.exchange(true, ordering: .relaxed) else { return }
-        CGstRTSPServer_remove_source(context, sourceID)
-        CGstRTSPServer_close_all_clients(server)
+        CGstRTSPServer_remove_source(thread.context, sourceID)
+        CGstRTSPServer_close_all_clients(server.pointer(to: GstRTSPServer.self))
         relay.close()
-        CGstRTSPServer_quit_loop(context, loop)
-        finished.wait()
+        thread.stop()
+        for connection in connections { connection.disconnect() }
     }
 
     /// The media pipeline: a leaky live appsrc (the encoder never waits for a client) into the payloader.
@@ -217,88 +204,51 @@ public final class RTSPServer: @unchecked Sendable {
 
     // MARK: - Signal handlers (on the server's thread or a media's; they never trap)
 
-    /// What the signal handlers share; retained by the server while connected.
+    /// What the signal handlers share. Each connection's box holds it, so a media or client that calls in after `stop`
+    /// still finds it alive.
     final class Handlers: Sendable {
         let relay: StreamRelay
         let clients = Atomic<Int>(0)
         init(relay: StreamRelay) { self.relay = relay }
     }
 
+    private typealias ObjectSignal = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+    private typealias ObjectArgumentSignal = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+
     /// A media was made (the first client of a shared one): feed its appsrc until it is unprepared.
-    private static let mediaConfigure: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GstRTSPMedia>?, UnsafeMutableRawPointer?) -> Void = { _, media, data in
-        guard let media, let data else { return }
-        guard let handlers = HandlerRegistry.lookup(data) else { return }
-        guard let element = gst_rtsp_media_get_element(media) else { return }
-        defer { gst_object_unref(element) }
-        let bin = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstBin.self)
-        guard let found = gst_bin_get_by_name(bin, "src") else { return }
-        let source = AppSrc(adopting: found)
+    private static let mediaConfigure: ObjectArgumentSignal = { _, media, data in
+        guard let media, let handlers = SignalConnection.handler(data, as: Handlers.self),
+              let element = gst_rtsp_media_get_element(media.assumingMemoryBound(to: GstRTSPMedia.self)) else { return }
+        let bin = Bin(adopting: element)
+        guard let source = bin.element(named: "src", as: AppSrc.self) else { return }
         let key = UInt(bitPattern: media)
-        connect(media, "unprepared", unsafeBitCast(mediaUnprepared, to: GCallback.self), data)
+        try? SignalConnection.forLifetime(of: media, signal: "unprepared", handler: handlers, trampoline: mediaUnprepared)
         do {
             try handlers.relay.attach(source, key: key)
         } catch {
             // No stream to feed (the session stopped): the media cannot prepare and the client is told so.
-            let message = "no live stream: \(error)"
-            gst_element_post_message(element, gst_message_new_error(UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self),
-                                                                     nil, message))
+            bin.postError("no live stream: \(error)")
         }
     }
 
-    private static let mediaUnprepared: @convention(c) (UnsafeMutablePointer<GstRTSPMedia>?, UnsafeMutableRawPointer?) -> Void = { media, data in
-        guard let media, let data else { return }
-        HandlerRegistry.lookup(data)?.relay.detach(key: UInt(bitPattern: media))
+    private static let mediaUnprepared: ObjectSignal = { media, data in
+        guard let media else { return }
+        SignalConnection.handler(data, as: Handlers.self)?.relay.detach(key: UInt(bitPattern: media))
     }
 
-    private static let clientConnected: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<GstRTSPClient>?, UnsafeMutableRawPointer?) -> Void = { _, client, data in
-        guard let client, let data else { return }
-        HandlerRegistry.lookup(data)?.clients.add(1, ordering: .relaxed)
-        connect(client, "play-request", unsafeBitCast(playRequest, to: GCallback.self), data)
-        connect(client, "closed", unsafeBitCast(clientClosed, to: GCallback.self), data)
+    private static let clientConnected: ObjectArgumentSignal = { _, client, data in
+        guard let client, let handlers = SignalConnection.handler(data, as: Handlers.self) else { return }
+        handlers.clients.add(1, ordering: .relaxed)
+        try? SignalConnection.forLifetime(of: client, signal: "play-request", handler: handlers, trampoline: playRequest)
+        try? SignalConnection.forLifetime(of: client, signal: "closed", handler: handlers, trampoline: clientClosed)
     }
 
     /// A client started playing: when the media was already streaming, it needs a key frame now.
-    private static let playRequest: @convention(c) (UnsafeMutablePointer<GstRTSPClient>?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, _, data in
-        guard let data else { return }
-        HandlerRegistry.lookup(data)?.relay.requestKeyFrame()
+    private static let playRequest: ObjectArgumentSignal = { _, _, data in
+        SignalConnection.handler(data, as: Handlers.self)?.relay.requestKeyFrame()
     }
 
-    private static let clientClosed: @convention(c) (UnsafeMutablePointer<GstRTSPClient>?, UnsafeMutableRawPointer?) -> Void = { _, data in
-        guard let data else { return }
-        HandlerRegistry.lookup(data)?.clients.subtract(1, ordering: .relaxed)
+    private static let clientClosed: ObjectSignal = { _, data in
+        SignalConnection.handler(data, as: Handlers.self)?.clients.subtract(1, ordering: .relaxed)
     }
-}
-
-/// The server's context and loop, handed to its thread (GLib's are thread-safe).
-private struct MainLoop: @unchecked Sendable {
-    let context: OpaquePointer
-    let loop: OpaquePointer
-}
-
-/// The servers' signal handlers by number: a media or client may outlive its server by a moment and call in
-/// late, and then finds nothing instead of a freed object.
-private enum HandlerRegistry {
-    private static let entries = Locked((next: UInt(1), handlers: [UInt: RTSPServer.Handlers]()))
-
-    static func register(_ handlers: RTSPServer.Handlers) -> UInt {
-        entries.withLock { state in
-            defer { state.next += 1 }
-            state.handlers[state.next] = handlers
-            return state.next
-        }
-    }
-
-    static func lookup(_ data: UnsafeMutableRawPointer?) -> RTSPServer.Handlers? {
-        guard let data else { return nil }
-        return entries.withLock { $0.handlers[UInt(bitPattern: data)] }
-    }
-
-    static func remove(_ id: UInt) {
-        _ = entries.withLock { $0.handlers.removeValue(forKey: id) }
-    }
-}
-
-/// Connects a signal handler whose data is a `HandlerRegistry` number. Calls `g_signal_connect_data`.
-private func connect<Object>(_ object: UnsafeMutablePointer<Object>, _ signal: String, _ callback: GCallback, _ data: UnsafeMutableRawPointer) {
-    g_signal_connect_data(UnsafeMutableRawPointer(object), signal, callback, data, nil, GConnectFlags(0))
 }
