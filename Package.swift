@@ -10,6 +10,14 @@ let strictImports: [SwiftSetting] = [
 // FiltersAVX2 compiles the hottest Filters loops again for x86-64-v3 (AVX2); Filters picks it at
 // run time when the CPU has AVX2 (SIMDPath). Elsewhere the module is empty and never chosen.
 // SWIFTCAM_AVX2 lets a shared source file use 256-bit intrinsics in that copy only.
+// SWIFTCAM_PORTABLE=1 builds Filters as a machine without x86 intrinsics builds it (ARM64): no
+// `_Builtin_intrinsics.intel`, no FiltersAVX2/FiltersAVX512, only the portable kernels (Swift SIMD types).
+let portable = Context.environment["SWIFTCAM_PORTABLE"] == "1"
+// FiltersPortable compiles the shared cores again with SWIFTCAM_PORTABLE, so the normal build can run the
+// portable kernels as a KernelSet beside the others: the same source, the same setting.
+let portableCores: [SwiftSetting] = [.define("SWIFTCAM_PORTABLE")]
+let filtersDependencies: [Target.Dependency] = portable ? ["FiltersPortable"] : ["FiltersPortable", "FiltersAVX2", "FiltersAVX512"]
+
 #if arch(x86_64)
 let avx2: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
 // FiltersAVX512 does the same for AVX-512 (F, BW, DQ, VL, CD: skylake-avx512) with VBMI's byte permutes.
@@ -41,7 +49,8 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
         .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
         .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
-        .target(name: "Filters", dependencies: ["FiltersAVX2", "FiltersAVX512"], swiftSettings: strictImports),
+        .target(name: "FiltersPortable", swiftSettings: strictImports + portableCores),
+        .target(name: "Filters", dependencies: filtersDependencies, swiftSettings: strictImports + (portable ? portableCores : [])),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
         .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters"],
                 swiftSettings: strictImports),

@@ -1,4 +1,4 @@
-#if canImport(_Builtin_intrinsics.intel)
+#if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
 import _Builtin_intrinsics.intel
 #endif
 #if canImport(Glibc)
@@ -142,7 +142,7 @@ enum GaussianKernel {
                             }
                             if let amount {
                                 view.gather(row: y, into: original)
-                                for i in sharpenVectors(original, acc, amount: amount, samples: samples, into: out)..<samples {
+                                for i in sharpenVectors(original, acc, amount: amount, samples: samples, into: out, context.kernels)..<samples {
                                     let s = Float(original[i])
                                     let blurred = Float(acc[i] &- (1 << 21)) * (1 / 4_194_304)
                                     out[i] = clampByte(s + amount * (s - blurred))
@@ -167,7 +167,8 @@ enum GaussianKernel {
     @inline(__always)
     private static func horizontalVectors(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
                                           samples: Int, into out: UnsafeMutablePointer<UInt16>, _ kernels: KernelSet) -> Int {
-        #if canImport(_Builtin_intrinsics.intel)
+        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        guard kernels.hasSSE2 else { return 0 }
         let zero = _mm_setzero_si128(), flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let rounding = _mm_set1_epi32(32), recentre = _mm_set1_epi32(32768)
         @inline(__always) func widened(_ at: UnsafePointer<UInt8>) -> __m128i {
@@ -203,7 +204,8 @@ enum GaussianKernel {
     @inline(__always)
     private static func verticalVectors(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>,
                                         samples: Int, into acc: UnsafeMutablePointer<Int32>, _ kernels: KernelSet) -> Int {
-        #if canImport(_Builtin_intrinsics.intel)
+        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        guard kernels.hasSSE2 else { return 0 }
         let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let start = _mm_set1_epi32((1 << 21) + (1 << 29))
         @inline(__always) func rowPointer(_ k: Int) -> UnsafePointer<UInt16> { rows[k] }
@@ -236,8 +238,9 @@ enum GaussianKernel {
     /// loop's exact float operations and rounding (clamp, + 0.5, truncate); returns how many were done.
     @inline(__always)
     private static func sharpenVectors(_ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
-                                       into out: UnsafeMutablePointer<UInt8>) -> Int {
-        #if canImport(_Builtin_intrinsics.intel)
+                                       into out: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) -> Int {
+        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        guard kernels.hasSSE2 else { return 0 }
         let zero = _mm_setzero_si128(), zeroF = _mm_setzero_ps()
         let gain = _mm_set1_ps(amount), scale = _mm_set1_ps(1 / 4_194_304), top = _mm_set1_ps(255), half = _mm_set1_ps(0.5)
         let bias = _mm_set1_epi32(1 << 21)

@@ -1,4 +1,4 @@
-#if canImport(_Builtin_intrinsics.intel)
+#if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
 import _Builtin_intrinsics.intel
 #endif
 
@@ -114,22 +114,25 @@ enum ZoomKernel {
                               into d: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) {
         let wa = 256 &- w
         var i = kernels.zoomBlend(a, b, weight: w, count: count, into: d)
-        #if canImport(_Builtin_intrinsics.intel)
-        // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
-        // widening multiplies (about 7 instructions per sample against 2 here).
-        let weights = _mm_set1_epi32(Int32(bitPattern: w << 16 | wa))
-        let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
-        let bias = _mm_set1_epi32((1 << 23) + (1 << 15))
-        while i + 8 <= count {
-            let x = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(a + i).assumingMemoryBound(to: __m128i.self)), flip)
-            let y = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(b + i).assumingMemoryBound(to: __m128i.self)), flip)
-            let lo = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(x, y), weights), bias), 16)
-            let hi = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(x, y), weights), bias), 16)
-            _mm_storel_epi64(UnsafeMutableRawPointer(d + i).assumingMemoryBound(to: __m128i.self),
-                             _mm_packus_epi16(_mm_packs_epi32(lo, hi), lo))
-            i += 8
+        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        if kernels.hasSSE2 {
+            // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
+            // widening multiplies (about 7 instructions per sample against 2 here).
+            let weights = _mm_set1_epi32(Int32(bitPattern: w << 16 | wa))
+            let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
+            let bias = _mm_set1_epi32((1 << 23) + (1 << 15))
+            while i + 8 <= count {
+                let x = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(a + i).assumingMemoryBound(to: __m128i.self)), flip)
+                let y = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(b + i).assumingMemoryBound(to: __m128i.self)), flip)
+                let lo = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(x, y), weights), bias), 16)
+                let hi = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(x, y), weights), bias), 16)
+                _mm_storel_epi64(UnsafeMutableRawPointer(d + i).assumingMemoryBound(to: __m128i.self),
+                                 _mm_packus_epi16(_mm_packs_epi32(lo, hi), lo))
+                i += 8
+            }
         }
-        #else
+        #endif
+        // The portable path: the same arithmetic in Swift's SIMD types.
         var weights = I16x8()
         for j in 0..<4 { weights[2 * j] = Int16(wa); weights[2 * j + 1] = Int16(w) }
         let bias = SIMD4<Int32>(repeating: (1 << 23) + (1 << 15))
@@ -150,7 +153,6 @@ enum ZoomKernel {
             UnsafeMutableRawPointer(d + i).storeBytes(of: r, as: SIMD8<UInt8>.self)
             i += 8
         }
-        #endif
         while i < count {
             d[i] = UInt8(truncatingIfNeeded: (UInt32(a[i]) &* wa &+ UInt32(b[i]) &* w &+ 32768) &>> 16)
             i += 1
