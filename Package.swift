@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.
         .testTarget(name: "CameraTests", dependencies: ["Camera"], exclude: ["Fixtures"], swiftSettings: strictImports),
-        .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
+        .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "Filters", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
         // BrokenConfigs/ is read from the source tree (#filePath), not bundled.
         // CGStreamer: the encoder tests define stand-in elements that fail as hardware encoders do.
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"],

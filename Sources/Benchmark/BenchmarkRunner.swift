@@ -125,7 +125,7 @@ public struct BenchmarkRunner: Sendable {
     var uniqueVariants: [BenchmarkVariant] {
         var seen: Set<BenchmarkVariant> = []
         var result: [BenchmarkVariant] = []
-        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil || variant.copyThreads != nil {
+        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil || variant.copyThreads != nil || variant.chain != nil {
             if seen.insert(variant.key).inserted { result.append(variant) }
         }
         return result
@@ -186,6 +186,12 @@ public struct BenchmarkRunner: Sendable {
                 }
                 return .ready(try CallTimer(frames: frames, configuration: configuration, operation))
             }
+            if let chain = variant.chain, let path = SIMDPath.available.first(where: { $0.description == variant.simdPath }) {
+                return .ready(try CallTimer.filters(frames, chain: chain, path: path, configuration: configuration))
+            }
+            if variant.chain != nil {
+                return .unavailable(.skipped("this machine has no \(variant.simdPath ?? "such") SIMD path"))
+            }
             if let pipeline = variant.pipeline {
                 return .ready(try PipelineTimer(pipeline, frames: frames, configuration: configuration))
             }
@@ -236,7 +242,9 @@ extension BenchmarkVariant {
     /// What identifies the work: two labels for the same pipeline on the same frames are timed once.
     /// A libyuv call keeps its function: without it every libyuv variant was memcpy's key, never timed, and its row
     /// showed the memcpy.
-    var key: BenchmarkVariant { BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads) }
+    var key: BenchmarkVariant {
+        BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads, chain: chain, simdPath: simdPath)
+    }
 }
 
 extension Duration {

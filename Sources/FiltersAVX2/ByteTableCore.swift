@@ -15,21 +15,22 @@ package enum ByteTableCore {
     package static func uniform(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, table: UnsafePointer<UInt8>,
                                 mask: UInt32) -> Int {
         guard bytes >= 32 else { return 0 }
-        // slices[k]: entries 16k… xored with entries 16(k − 1)… (k mod 8 ≠ 0), in both 128-bit lanes.
+        // slices[k]: entries 16k… xored with entries 16(k − 1)… (k mod 8 ≠ 0), in both 128-bit lanes. Set up per
+        // call (a row): 16 loads and 14 xors.
         return withUnsafeTemporaryAllocation(of: __m256i.self, capacity: 16) { buffer -> Int in
             let slices = buffer.baseAddress!
-            for k in 0..<16 {
-                var bytes = SIMD32<UInt8>()
-                for i in 0..<16 {
-                    let entry = table[16 * k + i] ^ (k % 8 == 0 ? 0 : table[16 * (k - 1) + i])
-                    bytes[i] = entry
-                    bytes[16 + i] = entry
-                }
-                slices[k] = unsafeBitCast(bytes, to: __m256i.self)
+            @inline(__always) func slice(_ k: Int) -> __m256i {
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(UnsafeRawPointer(table + 16 &* k).assumingMemoryBound(to: __m128i.self)))
             }
-            var select = SIMD32<UInt8>()
-            for i in 0..<32 { select[i] = mask >> UInt32(i) & 1 == 1 ? 0xFF : 0 }
-            let lookedUp = unsafeBitCast(select, to: __m256i.self)
+            for k in 0..<16 { slices[k] = k % 8 == 0 ? slice(k) : _mm256_xor_si256(slice(k), slice(k - 1)) }
+            // Byte i of the blend mask is bit i of `mask`: each 32-bit lane shifts it so its own four bits come first,
+            // spread to the top bit of each byte.
+            let bits = _mm256_set1_epi32(Int32(bitPattern: mask))
+            let lanes = _mm256_srlv_epi32(bits, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28))
+            let spread = _mm256_shuffle_epi8(lanes, _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
+                                                                      0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12))
+            let bit = _mm256_set1_epi32(0x0804_0201)
+            let lookedUp = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit)
             let sixteen = _mm256_set1_epi8(16), top = _mm256_set1_epi8(-128)
             var o = 0
             while o &+ 32 <= bytes {

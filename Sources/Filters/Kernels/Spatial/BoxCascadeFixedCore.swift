@@ -72,7 +72,10 @@ package enum BoxCascadeFixedCore {
         }
         return Lanes(lowHalf: half(a.lowHalf, b.lowHalf), highHalf: half(a.highHalf, b.highHalf))
         #else
-        return Lanes(truncatingIfNeeded: (SIMD16<UInt32>(truncatingIfNeeded: a) &* SIMD16<UInt32>(truncatingIfNeeded: b)) &>> 16)
+        // A lane loop: the generic widening conversions stayed calls (LLVM finds pmulhuw / umull in this one).
+        var r = Lanes()
+        for i in 0..<16 { r[i] = UInt16(truncatingIfNeeded: (UInt32(a[i]) &* UInt32(b[i])) &>> 16) }
+        return r
         #endif
     }
 
@@ -245,8 +248,13 @@ package enum BoxCascadeFixedCore {
         }
         return SIMD32(lowHalf: pack(x), highHalf: pack(y))
         #else
-        let m = Lanes(repeating: 255)
-        return SIMD32(lowHalf: SIMD16(truncatingIfNeeded: pointwiseMin(x, m)), highHalf: SIMD16(truncatingIfNeeded: pointwiseMin(y, m)))
+        // A vector select for the clamp and the low byte of each lane (`evenHalf` of the bytes): lane loops of min and
+        // truncation stayed scalar.
+        let top = Lanes(repeating: 255)
+        var cx = x, cy = y
+        cx.replace(with: top, where: x .> top)
+        cy.replace(with: top, where: y .> top)
+        return SIMD32(lowHalf: unsafeBitCast(cx, to: SIMD32<UInt8>.self).evenHalf, highHalf: unsafeBitCast(cy, to: SIMD32<UInt8>.self).evenHalf)
         #endif
     }
 

@@ -118,8 +118,13 @@ package enum EdgesCore {
         }
         return unsafeBitCast(_mm_packus_epi16(eight(gx.lowHalf, gy.lowHalf), eight(gx.highHalf, gy.highHalf)), to: SIMD16<UInt8>.self)
         #else
-        let x = widen(gx), y = widen(gy)
-        return clampedBytes(roundedSquareRoot(x &* x &+ y &* y) &+ SIMD16<Int32>(repeating: offset))
+        // The squares in float (exact below 2²⁴): 32-bit integer multiplies are slow where SSE2 lowers them.
+        var x = SIMD16<Float>(), y = SIMD16<Float>()
+        for i in 0..<16 {
+            x[i] = Float(gx[i])
+            y[i] = Float(gy[i])
+        }
+        return clampedBytes(roundedSquareRoot(x * x + y * y) &+ SIMD16<Int32>(repeating: offset))
         #endif
     }
 
@@ -133,16 +138,8 @@ package enum EdgesCore {
         }
     }
 
-    // Lane conversions as lane loops: the generic SIMD16 `init(truncatingIfNeeded:)` and `pointwiseMin`
-    // stayed calls to outlined specialisations (about 14 instructions per pixel between them).
-    @inline(__always)
-    static func widen(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
-        var r = SIMD16<Int32>()
-        for i in 0..<16 { r[i] = Int32(v[i]) }
-        return r
-    }
-
-    /// Each lane clamped to 0...255, as bytes: two saturating packs (a lane loop of min/max and
+    /// Each lane clamped to 0...255, as bytes (lane loops where a generic SIMD conversion or `pointwiseMin` stayed a
+    /// call to an outlined specialisation): two saturating packs (a lane loop of min/max and
     /// truncation stayed scalar, about 60 instructions per 16 lanes).
     @inline(__always)
     static func clampedBytes(_ v: SIMD16<Int32>) -> SIMD16<UInt8> {
@@ -151,18 +148,22 @@ package enum EdgesCore {
         let words = (_mm_packs_epi32(m(v.lowHalf.lowHalf), m(v.lowHalf.highHalf)), _mm_packs_epi32(m(v.highHalf.lowHalf), m(v.highHalf.highHalf)))
         return unsafeBitCast(_mm_packus_epi16(words.0, words.1), to: SIMD16<UInt8>.self)
         #else
-        var r = SIMD16<UInt8>()
-        for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: min(max(v[i], 0), 255)) }
-        return r
+        // A vector select for the clamp, then the low half of each lane twice (`evenHalf` of 32 lanes; of the 64 bytes
+        // at once it went through the stack a byte at a time).
+        var c = v
+        c.replace(with: SIMD16<Int32>(repeating: 0), where: v .< SIMD16<Int32>(repeating: 0))
+        c.replace(with: SIMD16<Int32>(repeating: 255), where: v .> SIMD16<Int32>(repeating: 255))
+        let words = unsafeBitCast(c, to: SIMD32<UInt16>.self).evenHalf
+        return unsafeBitCast(words, to: SIMD32<UInt8>.self).evenHalf
         #endif
     }
 
-    /// round(√n) for 0 ≤ n < 2²⁴, lane-wise (off x86 only). Float √ is correctly rounded and √n (n whole)
+    /// round(√n) for whole 0 ≤ n < 2²⁴, lane-wise (the portable path). Float √ is correctly rounded and √n (n whole)
     /// never lies within 10⁻³ of a half for √n < 256, so rounding it is exact where the output is not saturated.
     @inline(__always)
-    static func roundedSquareRoot(_ squares: SIMD16<Int32>) -> SIMD16<Int32> {
+    static func roundedSquareRoot(_ squares: SIMD16<Float>) -> SIMD16<Int32> {
         var root = SIMD16<Float>()
-        for i in 0..<16 { root[i] = Float(squares[i]).squareRoot() }
+        for i in 0..<16 { root[i] = squares[i].squareRoot() }
         // Rounded through the mantissa (x + 1.5·2²³): no range-checked scalar conversions.
         return unsafeBitCast(root + SIMD16<Float>(repeating: 12_582_912), to: SIMD16<Int32>.self) &- 0x4B40_0000
     }
