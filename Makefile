@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test docs screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-webrtc load-rtsp
+.PHONY: deps build release demo test docs screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-webrtc load-rtsp leaks-webrtc
 
 deps:
 	@bash scripts/deps.sh
@@ -40,7 +40,8 @@ fuzz: deps
 
 # The real-driver tests: the kernel's vivid camera in a VM (scripts/vivid-vm.sh: QEMU, KVM or software
 # emulation; it installs QEMU and a Debian kernel when missing), ~6-7 min with the fault matrix; the second VM
-# boots systemd as init and ends with the Debian package installed and used with /opt/swift hidden.
+# boots systemd as init and ends with the Debian package installed and used with /opt/swift hidden, and its
+# swiftcam@ unit run by systemd (scripts/service-check.sh).
 test-hardware: deps
 	@bash scripts/test-hardware.sh
 
@@ -82,6 +83,11 @@ load-web: deps
 load-webrtc: deps
 	@bash scripts/load.sh webrtc
 
+# Whether the memory of many viewer lifetimes is a leak: LEAK_SHORT (20) then LEAK_LIFETIMES (1000) lifetimes against the
+# debug host with LeakSanitizer's runtime preloaded; the allocation stacks whose leaks grew between them (docs/web.md).
+leaks-webrtc: deps
+	@bash scripts/leaks-webrtc.sh
+
 # RTSP clients one host serves at 1280x720@30 before frames drop: 10, 25, 50, … depayloading readers (LOAD_SECONDS each).
 load-rtsp: deps
 	@bash scripts/load.sh rtsp
@@ -95,10 +101,11 @@ screenshots: deps
 package: deps
 	@bash scripts/package.sh
 
-# The package installed in a systemd-booted VM with the toolchain hidden, and used as a user would (also at the end
-# of test-hardware run alone; make test leaves it to this target to stay within its time).
+# The package installed in a systemd-booted VM (vivid loaded) with the toolchain hidden, used as a user would, its
+# swiftcam@ unit run by systemd, then removed and purged (make test runs the same without the removal, from the
+# debug build, at the end of its second VM).
 test-package: package
-	@VIVID_MODPROBE= VIVID_INIT=systemd bash scripts/vivid-vm.sh 'bash scripts/package-check.sh'
+	@VIVID_INIT=systemd bash scripts/vivid-vm.sh 'bash scripts/package-check.sh'
 
 # Copies the plugin where gst-launch-1.0 looks for a user's plugins.
 PLUGIN_DIR ?= $(HOME)/.local/share/gstreamer-1.0/plugins

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Imports are the architecture: a module sees only what it imports, and only `public import` re-exports.
@@ -7,24 +7,29 @@ let strictImports: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-// FiltersAVX2 compiles the hottest Filters loops again for x86-64-v3 (AVX2); Filters picks it at
-// run time when the CPU has AVX2 (SIMDPath). Elsewhere the module is empty and never chosen.
-// SWIFTCAM_AVX2 lets a shared source file use 256-bit intrinsics in that copy only.
-// SWIFTCAM_PORTABLE=1 builds Filters as a machine without x86 intrinsics builds it (ARM64): no
-// `_Builtin_intrinsics.intel`, no FiltersAVX2/FiltersAVX512, only the portable kernels (Swift SIMD types).
+// One switch for the SIMD kernels: the NativeSIMD trait (on by default).
+// - On (this repository's build, on x86-64): Filters uses x86 intrinsics (SWIFTCAM_INTRINSICS: its own SSE2 code)
+//   and picks at run time between four kernel sets: portable (FiltersPortable), SSE2, AVX2 (FiltersAVX2) and AVX-512
+//   (FiltersAVX512), as the CPU allows (SIMDPath).
+// - Off (a package that depends on SwiftCam, `traits: []`, since SwiftPM refuses the AVX targets' unsafe flags in a
+//   dependency; or `swift build --disable-default-traits` here): Filters is compiled as on ARM64, without x86
+//   intrinsics, and its own copies of the shared cores are the portable kernels, the only set it offers.
+// SWIFTCAM_PORTABLE=1 in the environment is shorthand for the second: it leaves NativeSIMD out of the default traits.
 let portable = Context.environment["SWIFTCAM_PORTABLE"] == "1"
-// FiltersPortable compiles the shared cores again with SWIFTCAM_PORTABLE, so the normal build can run the
-// portable kernels as a KernelSet beside the others: the same source, the same setting.
-let portableCores: [SwiftSetting] = [.define("SWIFTCAM_PORTABLE")]
-let filtersDependencies: [Target.Dependency] = portable ? ["FiltersPortable"] : ["FiltersPortable", "FiltersAVX2", "FiltersAVX512"]
 
+// FiltersAVX2 compiles the hottest Filters loops again for x86-64-v3 (AVX2), FiltersAVX512 for AVX-512 (F, BW, DQ,
+// VL, CD: skylake-avx512) with VBMI's byte permutes; SWIFTCAM_AVX2 and SWIFTCAM_AVX512 let a shared source file use
+// the wider intrinsics in that copy only. FiltersPortable compiles the shared cores without SWIFTCAM_INTRINSICS: the
+// portable kernels beside the others. The condition is the manifest's architecture, as for the CPU flags.
 #if arch(x86_64)
-let avx2: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
-// FiltersAVX512 does the same for AVX-512 (F, BW, DQ, VL, CD: skylake-avx512) with VBMI's byte permutes.
-let avx512: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512", "-Xcc", "-mavx512vbmi"]), .define("SWIFTCAM_AVX512")]
+let intrinsics: [SwiftSetting] = [.define("SWIFTCAM_INTRINSICS")]
+let avx2: [SwiftSetting] = intrinsics + [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
+let avx512: [SwiftSetting] = intrinsics + [.unsafeFlags(["-target-cpu", "skylake-avx512", "-Xcc", "-mavx512vbmi"]), .define("SWIFTCAM_AVX512")]
+let filtersIntrinsics: [SwiftSetting] = [.define("SWIFTCAM_INTRINSICS", .when(traits: ["NativeSIMD"]))]
 #else
 let avx2: [SwiftSetting] = []
 let avx512: [SwiftSetting] = []
+let filtersIntrinsics: [SwiftSetting] = []
 #endif
 
 let package = Package(
@@ -40,6 +45,12 @@ let package = Package(
         .library(name: "Web", targets: ["Web"]),
         // The plugin gst-launch-1.0 loads from GST_PLUGIN_PATH: libgstswiftfilter.so.
         .library(name: "gstswiftfilter", type: .dynamic, targets: ["SwiftFilterElement"]),
+        // What a user's package links into its own GStreamer plugin of filters (Examples/MyFilters).
+        .library(name: "FilterPlugin", targets: ["FilterPlugin"]),
+    ],
+    traits: [
+        .trait(name: "NativeSIMD", description: "x86 intrinsics: SSE2, AVX2 and AVX-512 kernels beside the portable ones, chosen at run time"),
+        .default(enabledTraits: portable ? [] : ["NativeSIMD"]),
     ],
     targets: [
         // C over pkg-config; the module map links the libraries pkg-config does not name.
@@ -49,11 +60,19 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
         .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
         .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
-        .target(name: "FiltersPortable", swiftSettings: strictImports + portableCores),
-        .target(name: "Filters", dependencies: filtersDependencies, swiftSettings: strictImports + (portable ? portableCores : [])),
+        .target(name: "FiltersPortable", swiftSettings: strictImports),
+        // The AVX and portable modules only with the NativeSIMD trait; without it Filters' own cores are the portable ones.
+        .target(name: "Filters", dependencies: [.target(name: "FiltersPortable", condition: .when(traits: ["NativeSIMD"])),
+                                                .target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
+                                                .target(name: "FiltersAVX512", condition: .when(traits: ["NativeSIMD"]))],
+                swiftSettings: strictImports + filtersIntrinsics),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
-        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters"],
+        // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type).
+        .target(name: "CFilterPlugin"),
+        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters", "CFilterPlugin"],
                 swiftSettings: strictImports),
+        // The plugin side of that table and the GStreamer plugin descriptor, for a user's plugin of filters.
+        .target(name: "FilterPlugin", dependencies: ["Filters", "CGStreamer", "CFilterPlugin"], swiftSettings: strictImports),
         // V4L2 only: never GStreamer.
         .target(name: "Camera", dependencies: ["CV4L2"], swiftSettings: strictImports),
         .target(name: "Capture", dependencies: ["Camera", "GStreamer", "Filters", "SwiftFilterElement"],
@@ -61,7 +80,9 @@ let package = Package(
         // The browser screen: HTTP and WebSocket (libsoup-3.0), WebRTC (webrtcbin) and MJPEG over the command interpreter.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         .systemLibrary(name: "CGstWebRTC", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(["libgstreamer-plugins-bad1.0-dev"])]),
-        .target(name: "Web", dependencies: ["Capture", "GStreamer", "CGStreamer", "Filters", "CSoup", "CGstWebRTC"],
+        // libcrypto: the ECDSA certificate webrtcbin's DTLS serves.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .target(name: "Web", dependencies: ["Capture", "GStreamer", "CGStreamer", "Filters", "CSoup", "CGstWebRTC", "COpenSSL"],
                 resources: [.copy("Assets")], swiftSettings: strictImports),
         .systemLibrary(name: "CGstRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0", providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .target(name: "Publish", dependencies: ["Capture", "GStreamer", "CGStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
@@ -81,7 +102,7 @@ let package = Package(
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"],
                     exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(name: "SwiftcamTests", dependencies: ["Capture", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "WebTests", dependencies: ["Web", "Capture", "GStreamer", "Filters"], swiftSettings: strictImports),
         .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "PublishTests", dependencies: ["Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
         .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Capture", "GStreamer", "Filters"],

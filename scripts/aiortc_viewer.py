@@ -1,22 +1,25 @@
 """An independent WebRTC client of the camera page's /ws signalling: aiortc (PyPI), not written for SwiftCam.
 
-Usage: aiortc_viewer.py PORT watch SECONDS [active]
+Usage: aiortc_viewer.py PORT watch SECONDS [passive|rsa-only]
                                                  one viewer: receives SECONDS of video after its first frame and prints
                                                  one JSON line: frames received, frames the stream's timestamps span
-                                                 (at 30 fps), and the colours of three SMPTE bars; or the camera's error
-                                                 if it ends the viewer first. `active`: aiortc's own DTLS role (see below)
+                                                 (at 30 fps), the colours of three SMPTE bars, and the DTLS handshake
+                                                 (the suite, the camera's key type, its certificate's and the offer's
+                                                 SHA-256 fingerprints); or the camera's error if it ends the viewer first.
+                                                 `passive`: the answer makes the camera the DTLS client; `rsa-only`:
+                                                 aiortc offers only ECDHE-RSA suites (see below)
        aiortc_viewer.py PORT hostile FILE…       for each file: a page that watches, gets its offer and sends the file's
                                                  bytes as one text message; then a normal page that must get an offer.
                                                  Prints one JSON line per file: the reply (if any) and whether served.
 
-aiortc is used unpatched, configured in two ways:
-- Loopback: aioice gathers host candidates on every interface except 127.0.0.1, so in a network namespace whose only
-  interface is lo it would offer none; its address list is replaced by ["127.0.0.1"] (aioice.ice.get_host_addresses,
-  the function it asks).
-- DTLS role: the answer says a=setup:passive, a choice RFC 5763 leaves to the answerer (aiortc picks active). aiortc
-  offers only ECDHE-ECDSA cipher suites, and GStreamer 1.22's webrtcbin has only an RSA certificate: as the DTLS
-  server the camera would have no suite to pick (the host reports that handshake as failed). As the client it
-  needs none of its own kind: aiortc serves its ECDSA certificate and the camera checks it against the answer.
+aiortc is used unpatched; one setting, for its loopback use:
+- aioice gathers host candidates on every interface except 127.0.0.1, so in a network namespace whose only interface is
+  lo it would offer none; its address list is replaced by ["127.0.0.1"] (aioice.ice.get_host_addresses, the function
+  it asks).
+Its answer goes back as aiortc wrote it: a=setup:active, so aiortc is the DTLS client and offers only ECDHE-ECDSA
+suites, which the camera's ECDSA certificate serves. (Against an RSA-only camera this needed a=setup:passive in the
+answer, making the camera the client; `passive` still asks for that role.) `rsa-only` replaces aiortc's suites with
+ECDHE-RSA ones, a client the camera's certificate cannot serve: its handshake must fail, and the camera say so.
 """
 import asyncio
 import base64
@@ -27,7 +30,9 @@ import sys
 
 import aioice.ice
 from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc.rtcdtlstransport import RTCCertificate, certificate_digest
 from aiortc.sdp import candidate_from_sdp
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
 aioice.ice.get_host_addresses = lambda use_ipv4, use_ipv6: ["127.0.0.1"] if use_ipv4 else []
 
@@ -85,11 +90,34 @@ class PageSocket:
         self.writer.close()
 
 
+def offer_only_rsa_suites():
+    make_context = RTCCertificate._create_ssl_context
+
+    def context(self, srtp_profiles):
+        ctx = make_context(self, srtp_profiles)
+        ctx.set_cipher_list(b"ECDHE-RSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-SHA")
+        return ctx
+    RTCCertificate._create_ssl_context = context
+
+
+def handshake(peer, offer):
+    """The DTLS handshake as aiortc saw it: suite, the camera's key type, its certificate's and the offer's fingerprints."""
+    dtls = peer.getTransceivers()[0].receiver.transport
+    certificate = dtls._ssl.get_peer_certificate(as_cryptography=True)
+    key = certificate.public_key()
+    kind = (f"ECDSA {key.curve.name}" if isinstance(key, ec.EllipticCurvePublicKey)
+            else f"RSA {key.key_size}" if isinstance(key, rsa.RSAPublicKey) else type(key).__name__)
+    offered = [line.split(" ", 1)[1] for line in offer.splitlines() if line.startswith("a=fingerprint:sha-256 ")]
+    return {"suite": dtls._ssl.get_cipher_name(), "key": kind, "certificate": certificate_digest(certificate, "sha-256"),
+            "offered": offered}
+
+
 async def watch(port, seconds, role):
     socket = await PageSocket.open(port)
     peer = RTCPeerConnection()
     first_frame = asyncio.get_running_loop().create_future()
     frames = []
+    offers = []
 
     @peer.on("track")
     def on_track(track):
@@ -110,9 +138,11 @@ async def watch(port, seconds, role):
             if message is None:
                 return
             if message["type"] == "offer":
+                offers.append(message["sdp"])
                 await peer.setRemoteDescription(RTCSessionDescription(sdp=message["sdp"], type="offer"))
                 answer = await peer.createAnswer()
-                await peer.setLocalDescription(RTCSessionDescription(sdp=answer.sdp.replace("a=setup:active", f"a=setup:{role}"), type="answer"))
+                sdp = answer.sdp.replace("a=setup:active", "a=setup:passive") if role == "passive" else answer.sdp
+                await peer.setLocalDescription(RTCSessionDescription(sdp=sdp, type="answer"))
                 socket.send(json.dumps({"type": "answer", "sdp": peer.localDescription.sdp}).encode())
             elif message["type"] == "ice" and message.get("candidate"):
                 candidate = candidate_from_sdp(message["candidate"].split(":", 1)[1])
@@ -139,7 +169,8 @@ async def watch(port, seconds, role):
     height, width, _ = picture.shape
     bars = {name: [int(v) for v in picture[int(0.3 * height), int(x * width)]]
             for name, x in (("white", 1 / 14), ("yellow", 3 / 14), ("cyan", 5 / 14))}
-    print(json.dumps({"received": len(received), "spanned": spanned, "size": [width, height], "bars": bars}), flush=True)
+    print(json.dumps({"received": len(received), "spanned": spanned, "size": [width, height], "bars": bars,
+                      "dtls": handshake(peer, offers[-1])}), flush=True)
     task.cancel()
     await peer.close()
     socket.close()
@@ -174,11 +205,14 @@ async def hostile(port, paths):
 def main():
     port, mode = int(sys.argv[1]), sys.argv[2]
     if mode == "watch":
-        asyncio.run(watch(port, float(sys.argv[3]), "active" if sys.argv[4:] == ["active"] else "passive"))
+        option = sys.argv[4] if len(sys.argv) > 4 else ""
+        if option == "rsa-only":
+            offer_only_rsa_suites()
+        asyncio.run(watch(port, float(sys.argv[3]), "passive" if option == "passive" else "active"))
     elif mode == "hostile":
         asyncio.run(hostile(port, sys.argv[3:]))
     else:
-        sys.exit("usage: aiortc_viewer.py PORT watch SECONDS [active] | hostile FILE…")
+        sys.exit("usage: aiortc_viewer.py PORT watch SECONDS [passive|rsa-only] | hostile FILE…")
 
 
 main()

@@ -11,6 +11,7 @@ packages=(
   python3-pil   # tests decode stills with a decoder other than GStreamer's (PIL)
   libsoup-3.0-dev   # the browser screen's HTTP and WebSocket server (Web)
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-nice   # webrtcbin's headers and its ICE agent (Web)
+  libssl-dev   # libcrypto: the ECDSA certificate of the page's WebRTC viewers (Web)
   libgstrtspserver-1.0-dev gstreamer1.0-rtsp   # RTSP serving and pushing (Publish)
   chromium chromium-driver   # the browser the Web tests drive, headless
   iproute2   # `ip link set lo up` in the Web tests' network namespace

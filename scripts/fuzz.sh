@@ -20,24 +20,27 @@ case "$mode" in full|short|build) ;; *) echo "usage: $0 [full|short|build] [TARG
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(Grammar Cube Command Config Launch Signalling)
 
-# Release: the same traps as debug (overflow, preconditions, exclusivity; SwiftCam has no assert), and
-# about twice the inputs per second.
+# Release (FUZZ_CONFIG, default release): the same traps as debug (overflow, preconditions, exclusivity; SwiftCam has
+# no assert), and about twice the inputs per second. make test's short run builds debug (FUZZ_CONFIG=debug): minutes
+# less compiling, for a run that is bounded by seconds, not inputs.
 # swiftc keeps only the last -sanitize= it is given, and SwiftPM passes --sanitize=fuzzer --sanitize=address
 # as two flags in a per-process order: each build would get either coverage or ASan in the Swift code, never
 # both. -Xswiftc -sanitize=fuzzer,address comes last and asks for both; the counters check and the ASan
 # canary below prove it.
 scratch=.build/fuzz
-build=(swift build -c release --package-path Tests/Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address
+config=${FUZZ_CONFIG:-release}
+case "$config" in debug|release) ;; *) echo "FUZZ_CONFIG is debug or release, not '$config'"; exit 64 ;; esac
+build=(swift build -c "$config" --package-path Tests/Fuzz --scratch-path "$scratch" --sanitize=fuzzer --sanitize=address
        -Xswiftc -sanitize=fuzzer,address)
 if [ "${FUZZ_SKIP_BUILD:-0}" = 1 ]; then
   printf '\n== fuzz targets: built ahead (%s)\n' "${build[*]}"
 else
   printf '\n== fuzz targets: building (%s)\n' "${build[*]}"
   mkdir -p "$scratch"
-  # SwiftCam is a path dependency of this package, and SwiftPM reuses its build plan (release.yaml) when only the
+  # SwiftCam is a path dependency of this package, and SwiftPM reuses its build plan (release.yaml, debug.yaml) when only the
   # dependency's files changed: sources added since the last build were left out ("module 'FiltersAVX2' has no member
   # named 'GaussianCore'"). Without the plan it plans again; what is compiled stays compiled.
-  rm -f "$scratch/release.yaml"
+  rm -f "$scratch/$config.yaml"
   if ! "${build[@]}" >"$scratch/build.log" 2>&1; then
     grep -E 'error:' "$scratch/build.log" | sort -u | head -20
     echo "FAIL: the fuzz targets do not build (log: $scratch/build.log)"

@@ -1,11 +1,14 @@
 """`/metrics` read by Prometheus's own parser (prometheus-client) from a running `swiftcam run`.
 
-Usage: metrics_test.py SWIFTCAM_BINARY. Run inside a network namespace with only lo (scripts/test.sh web). Starts two
-hosts on a test pattern and stops both:
+Usage: metrics_test.py SWIFTCAM_BINARY. Run as root inside a network namespace with only lo (scripts/test.sh metrics).
+Starts hosts one after another, each on a test pattern or a missing camera, and stops each:
 
 1. `--http --metrics --rtsp`: every metric docs/metrics.md names is on both servers, and each moves when its cause
    happens — frames flow, a still is taken, a recording runs and ends, an MJPEG viewer connects, an RTSP client reads.
-2. a camera that is missing, `--http` with a token and `--metrics`: the status metric says unconfigured, the page's
+2. `--metrics` with one-second segments and a storage budget on a tmpfs of its own (root, in the run's mount
+   namespace): free bytes fall by what is written beside the captures, segments close, the budget deletes.
+3. motion analysis on a moving ball with recordings on events: analysed frames, events, the pre-roll ring's bytes.
+4. a camera that is missing, `--http` with a token and `--metrics`: the status metric says unconfigured, the page's
    /metrics wants the token; then `--metrics` alone, which stays up to say so.
 
 Waits are for events (a reply line, a first JPEG, the RTSP client's caps), each with a safety net of 60 s.
@@ -21,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -28,10 +32,14 @@ from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAFETY = 60
-# Moved by what this host cannot do to a test pattern: a camera restart (CaptureTests' stall test checks it), drops (a
-# driver's gaps, a late filter), the storage budget's segments and deletions. Only their presence is checked here.
-PRESENCE_ONLY = {"swiftcam_restarts_total", "swiftcam_frames_dropped_total", "swiftcam_recording_segments_total",
-                 "swiftcam_storage_deletions_total", "swiftcam_storage_free_bytes"}
+# Moved by what a test pattern cannot do: a camera's restart and the frames its driver drops. The fault matrix
+# (Tests/CaptureTests/HardwareFaultTests.swift, in the VM with vivid) reads them with this parser through
+# scripts/metrics_sample.py as its faults happen; here only their presence is checked.
+MOVED_BY_THE_FAULT_MATRIX = {"swiftcam_restarts_total", "swiftcam_frames_dropped_total"}
+# Written only by a host with analysers (and, for the ring, recordings on events): checked on such a host.
+ANALYSIS_ONLY = {"swiftcam_analysis_frames_total", "swiftcam_events_total", "swiftcam_preroll_bytes"}
+# The budget's file system: a tmpfs of this size, so free bytes move only with what this test writes.
+BUDGET_TMPFS = 64 << 20
 failures = []
 
 
@@ -69,10 +77,11 @@ class Host:
         self.lines.put(None)
 
     def line(self, prefix, containing=""):
-        """The next line starting with `prefix` (and holding `containing`)."""
+        """The next line starting with `prefix` (and holding `containing`), within the safety net."""
+        deadline = time.monotonic() + SAFETY
         while True:
             try:
-                line = self.lines.get(timeout=SAFETY)
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
                 raise SystemExit(f"FAIL: no line starting {prefix!r} within {SAFETY} s; seen: {self.seen[-10:]}")
             if line is None:
@@ -269,6 +278,95 @@ def running_host(binary, folder, expected):
         check(host.stop("quit") == 0, "the first host exits 0")
 
 
+def budget_host(binary, folder):
+    """Segments and deletions under a storage budget on a tmpfs; free bytes as the file system says."""
+    budget = os.path.join(folder, "budget")
+    os.makedirs(budget)
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={BUDGET_TMPFS}", "budget", budget], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        raise SystemExit(f"FAIL: cannot mount a tmpfs for the storage budget (run as root, as scripts/test.sh does): {mounted.stderr.strip()}")
+    host = None
+    try:
+        write_config(folder, "metrics-budget", '{ "kind": "test", "pattern": "snow" }',
+                     ', "storage": { "maxBytes": "1M" }')
+        with open(os.path.join(folder, "pipelines", "metrics-budget.json")) as config:
+            text = config.read()
+        # Recordings in one-second segments, stills and recordings on the tmpfs.
+        text = text.replace('"directory": "captures"', f'"directory": "{budget}/captures"')
+        text = text.replace('"directory": "recordings" }', f'"directory": "{budget}/recordings", "segment": 1 }}')
+        with open(os.path.join(folder, "pipelines", "metrics-budget.json"), "w") as config:
+            config.write(text)
+        host = Host(binary, folder, "metrics-budget", ["--metrics", "127.0.0.1:0"])
+        metrics_url = host.line("metrics ").split(" ", 1)[1]
+        host.line("running ")
+        # The budget is checked at the start and every 2 s.
+        host.command("wait 5")
+        _, _, before, _ = scrape(metrics_url)
+        free = value(before, "swiftcam_storage_free_bytes")
+        stat = os.statvfs(budget)
+        check(free is not None and abs(free - stat.f_bavail * stat.f_frsize) <= (256 << 10),
+              f"swiftcam_storage_free_bytes is the tmpfs's free space ({free} against {stat.f_bavail * stat.f_frsize})")
+        # 8 MiB beside the captures, then frames for more than a check's interval (3 s at 30 fps).
+        with open(os.path.join(budget, "other-program.bin"), "wb") as other:
+            other.write(os.urandom(8 << 20))
+        host.command("wait 90")
+        _, _, written, _ = scrape(metrics_url)
+        moved = {"swiftcam_storage_free_bytes": value(written, "swiftcam_storage_free_bytes") <= free - (8 << 20) + (256 << 10)}
+        check(moved["swiftcam_storage_free_bytes"], "swiftcam_storage_free_bytes fell by the 8 MiB another program wrote "
+              f"({free} → {value(written, 'swiftcam_storage_free_bytes')})")
+        check(value(before, "swiftcam_recording_segments_total") == 0 and value(before, "swiftcam_storage_deletions_total") == 0,
+              "no segment and no deletion before recording")
+        host.command("record start")
+        # Snow in MJPEG is about a megabyte a second: over the 1M budget within a few segments.
+        host.line("storage: deleted ")
+        host.command("wait 30")
+        host.command("record stop")
+        _, _, after, _ = scrape(metrics_url)
+        moved["swiftcam_recording_segments_total"] = value(after, "swiftcam_recording_segments_total") >= 2
+        moved["swiftcam_storage_deletions_total"] = value(after, "swiftcam_storage_deletions_total") >= 1
+        check(moved["swiftcam_recording_segments_total"],
+              f"swiftcam_recording_segments_total moved with one-second segments ({value(after, 'swiftcam_recording_segments_total')})")
+        check(moved["swiftcam_storage_deletions_total"],
+              f"swiftcam_storage_deletions_total moved with the budget's deletions ({value(after, 'swiftcam_storage_deletions_total')})")
+        return set(moved)
+    finally:
+        if host:
+            check(host.stop("quit") == 0, "the budget host exits 0")
+        subprocess.run(["umount", budget], check=False)
+
+
+def analysis_host(binary, folder):
+    """Motion analysis on a moving ball, with recordings on events: analysed frames, events and the pre-roll ring."""
+    write_config(folder, "metrics-motion", '{ "kind": "test", "pattern": "ball" }',
+                 ', "analyze": [{ "motion": {} }], "triggers": { "record": { "on": "motion", "preRoll": 1, "postRoll": 1,'
+                 ' "directory": "events" } }')
+    host = Host(binary, folder, "metrics-motion", ["--metrics", "127.0.0.1:0"], quiet=False)
+    try:
+        metrics_url = host.line("metrics ").split(" ", 1)[1]
+        host.command("wait 5")
+        _, _, before, _ = scrape(metrics_url)
+        host.command("wait 60")
+        # The ball moves from the first frame: its start may have been printed while a reply was awaited.
+        if not any(line.startswith("event motion start") for line in host.seen):
+            host.line("event motion start")
+        _, _, after, _ = scrape(metrics_url)
+        analysed = ("swiftcam_analysis_frames_total", (("analyzer", "motion"), ("outcome", "analysed")))
+        moved = {
+            "swiftcam_analysis_frames_total": after.get(analysed, 0) >= before.get(analysed, 0) + 30,
+            # The start comes with the first frames, before any scrape: the counter holds every start the host printed.
+            "swiftcam_events_total": (value(after, "swiftcam_events_total", event="motion start") or 0)
+            == sum(line.startswith("event motion start") for line in host.seen) >= 1,
+            "swiftcam_preroll_bytes": (value(after, "swiftcam_preroll_bytes") or 0) > 0,
+        }
+        check(moved["swiftcam_analysis_frames_total"], f"swiftcam_analysis_frames_total moved with analysed frames "
+              f"({before.get(analysed)} → {after.get(analysed)})")
+        check(moved["swiftcam_events_total"], "swiftcam_events_total moved with a motion start")
+        check(moved["swiftcam_preroll_bytes"], f"swiftcam_preroll_bytes holds the ring ({value(after, 'swiftcam_preroll_bytes')})")
+        return {metric for metric, ok in moved.items() if ok}, after
+    finally:
+        check(host.stop("quit") == 0, "the motion host exits 0")
+
+
 def missing_camera_host(binary, folder):
     write_config(folder, "metrics-missing", '{ "kind": "v4l2", "device": "/dev/video-metrics-none" }')
     token = "metrics-token-1234"
@@ -320,11 +418,15 @@ def main():
     os.makedirs(os.path.join(ROOT, ".build"), exist_ok=True)
     folder = tempfile.mkdtemp(prefix="metrics-test.", dir=os.path.join(ROOT, ".build"))
     try:
-        moved = running_host(binary, folder, expected) | missing_camera_host(binary, folder)
+        analysed, analysis_samples = analysis_host(binary, folder)
+        for metric in ANALYSIS_ONLY:
+            check(present(analysis_samples, metric), f"{metric} is on the host with analysers")
+        moved = (running_host(binary, folder, [m for m in expected if m not in ANALYSIS_ONLY]) | budget_host(binary, folder)
+                 | analysed | missing_camera_host(binary, folder))
         metrics_only_host(binary, folder)
         taken_port_host(binary, folder)
         for metric in expected:
-            check(metric in moved or metric in PRESENCE_ONLY, f"{metric} moves in this test or is listed as presence-only")
+            check(metric in moved or metric in MOVED_BY_THE_FAULT_MATRIX, f"{metric} moves in this test or in the fault matrix")
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     if failures:

@@ -10,10 +10,13 @@
 # carries in the package, `gst-inspect-1.0 swiftfilter` and `gst-launch-1.0 videotestsrc ! swiftfilter
 # chain=sepia ! …` with no GST_* variable set, `swiftcam --version`, the installed configs found from a folder
 # without pipelines/, `swiftcam run demo` writing its stills, the camera page served from the installed
-# resources, then `dpkg -r` (the plugin is gone, the edited conffiles stay) and `dpkg -P`. --keep leaves the
-# package installed and skips those two (each dpkg run reads the whole package database: a minute in the VM).
+# resources; where systemd is PID 1, the swiftcam@ unit (scripts/service-check.sh: READY after the first frame,
+# the watchdog restarting a stalled source, reload, a stop finalizing a recording); then `dpkg -r` (the plugin is
+# gone, the edited conffiles stay) and `dpkg -P`. --keep leaves the package installed and skips those two (each
+# dpkg run reads the whole package database: a minute in the VM).
 # Prints `ok package: …` per check and `FAIL package: …` for each failure; exit 0 only when all passed.
 set -u
+service_check=$(dirname "$(readlink -f "$0")")/service-check.sh
 header=Sources/CGstSwiftFilter/include/SwiftCamVersion.h
 version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' "$header" 2>/dev/null)
 [ -n "$version" ] || { echo "package-check: no SWIFTCAM_VERSION in $header (run from the repository root)" >&2; exit 2; }
@@ -97,7 +100,9 @@ grep -q '^demo' <<<"$list" && ok "swiftcam list finds the configs in /etc/swiftc
 # The page's address is printed once the server listens and a line per still: fetch the page at the first,
 # stop the host with SIGTERM (as systemd would) at the first still, then look at what it left.
 mkfifo "$scratch/run.out"
-"${user[@]}" swiftcam run demo --no-control --http 127.0.0.1:0 --duration 3600 > "$scratch/run.out" 2> "$scratch/run.err" &
+# Small frames: `make test` installs its debug build, whose filters run many times slower than the release's.
+"${user[@]}" swiftcam run demo --no-control --http 127.0.0.1:0 --duration 3600 --set caps.width=160 --set caps.height=120 \
+  > "$scratch/run.out" 2> "$scratch/run.err" &
 run_pid=$!
 url='' page='' still=''
 while IFS= read -r out; do
@@ -119,6 +124,11 @@ if [ -z "$url" ]; then fail "swiftcam run demo --http printed no address: $(head
 elif grep -qi '<html' <<<"$page"; then ok "the camera page from the installed resources: $url"
 else fail "GET $url: $(head -c 200 <<<"$page")"; fi
 cd / || exit 1
+if [ "$(ps -p 1 -o comm=)" = systemd ]; then
+  bash "$service_check" || status=1
+else
+  echo "package: PID 1 is $(ps -p 1 -o comm=), not systemd: the swiftcam@ unit is left unchecked"
+fi
 if [ "$keep" = 1 ]; then
   rm -rf "$scratch"
   exit $status

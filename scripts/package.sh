@@ -21,8 +21,14 @@
 # The version is SWIFTCAM_VERSION in Sources/CGstSwiftFilter/include/SwiftCamVersion.h, the one that
 # `swiftcam --version` and the plugin print.
 #
-# Environment: SWIFTCAM_SKIP_BUILD=1 packages the release build as it is; SWIFTCAM_PACKAGE_DIR the
-# output folder (default .build/package); SWIFTCAM_MAINTAINER the Maintainer field.
+#   /lib/systemd/system/swiftcam@.service   swiftcam@NAME runs the config NAME (docs/service.md); the
+#                                maintainer scripts in packaging/debian (postinst makes the system user
+#                                swiftcam in group video; prerm stops the hosts on removal)
+#
+# Environment: SWIFTCAM_SKIP_BUILD=1 packages the build as it is; SWIFTCAM_PACKAGE_CONFIG=debug packages the
+# debug build (what `make test` already built: its VM check needs no release build; `make package` is
+# release); SWIFTCAM_PACKAGE_DIR the output folder (default .build/package); SWIFTCAM_MAINTAINER the
+# Maintainer field.
 # Exit status: 0 built; 1 a step failed (one line says which).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -40,12 +46,14 @@ arch=$(dpkg --print-architecture)
 plugindir=$(pkg-config --variable=pluginsdir gstreamer-1.0) || die "pkg-config knows no gstreamer-1.0 (libgstreamer1.0-dev)"
 libdir=/usr/lib/swiftcam
 
+config=${SWIFTCAM_PACKAGE_CONFIG:-release}
+case "$config" in release|debug) ;; *) die "SWIFTCAM_PACKAGE_CONFIG is release or debug, not '$config'" ;; esac
 if [ "${SWIFTCAM_SKIP_BUILD:-0}" != 1 ]; then
-  swift build -c release --product swiftcam >&2
-  swift build -c release --product gstswiftfilter >&2
+  swift build -c "$config" --product swiftcam >&2
+  swift build -c "$config" --product gstswiftfilter >&2
 fi
-bin=$(swift build -c release --show-bin-path)
-for f in swiftcam libgstswiftfilter.so; do [ -f "$bin/$f" ] || die "no $bin/$f; run swift build -c release"; done
+bin=$(swift build -c "$config" --show-bin-path)
+for f in swiftcam libgstswiftfilter.so; do [ -f "$bin/$f" ] || die "no $bin/$f; run swift build -c $config"; done
 
 out=${SWIFTCAM_PACKAGE_DIR:-.build/package}
 mkdir -p "$out"
@@ -89,6 +97,9 @@ done
 for unit in packaging/systemd/*; do
   [ -f "$unit" ] && install -D -m 0644 "$unit" "$root/lib/systemd/system/${unit##*/}"
 done
+for script in postinst prerm postrm; do
+  install -m 0755 "packaging/debian/$script" "$root/DEBIAN/$script"
+done
 install -m 0644 LICENSE "$root/usr/share/doc/swiftcam/copyright"
 gzip -9n < CHANGELOG.md > "$root/usr/share/doc/swiftcam/changelog.gz"
 (cd "$root" && find etc -type f | LC_ALL=C sort | sed 's|^|/|') > "$root/DEBIAN/conffiles"
@@ -104,7 +115,7 @@ shlibs=$(cd "$work" && dpkg-shlibdeps -O -l"$root$libdir" "${elves[@]}" 2>"$work
 linked=${shlibs#shlibs:Depends=}
 [ -n "$linked" ] && [ "$linked" != "$shlibs" ] || die "dpkg-shlibdeps found no dependencies: $shlibs"
 # The elements the host builds graphs from by name (videotestsrc, v4l2src, jpegenc, matroskamux, webrtcbin, …).
-depends="$linked, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-plugins-bad, gstreamer1.0-nice, gstreamer1.0-rtsp"
+depends="$linked, passwd, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-plugins-bad, gstreamer1.0-nice, gstreamer1.0-rtsp"
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 maintainer=${SWIFTCAM_MAINTAINER:-SwiftCam developers <swiftcam@localhost>}

@@ -23,16 +23,18 @@
 #      gst-launch line of each camera config played to EOS through /bin/sh on the two cameras), then, with an
 #      MJPEG-only webcam beside them (v4l2loopback fed by ffmpeg: scripts/mjpeg-camera.sh), `HardwareMJPEGTests`
 #      (every shipped v4l2 config on it with only the device overridden, vivid raw beside it, stills' colours,
-#      a recording, `swiftcam init` on both kinds of camera). Unless SWIFTCAM_SKIP_PACKAGE=1 (as make test sets it),
-#      this VM boots Debian's systemd as init (VIVID_INIT=systemd) and ends with the Debian package (`scripts/package.sh`, built on the host first):
-#      `scripts/package-check.sh --keep` installs it with /opt/swift hidden and uses it as a user would.
+#      a recording, `swiftcam init` on both kinds of camera). Unless SWIFTCAM_SKIP_PACKAGE=1, this VM boots Debian's
+#      systemd as init (VIVID_INIT=systemd) and ends with the Debian package (`scripts/package.sh`, built on the host
+#      first; `make test` packages its debug build): `scripts/package-check.sh --keep` installs it with /opt/swift
+#      hidden, uses it as a user would, and runs the swiftcam@ unit under systemd (scripts/service-check.sh).
 #   scripts/test-hardware.sh cameras    # only the second VM (3.)
 # SWIFTCAM_HARDWARE_FILTER=REGEX runs only the matching root tests (one VM).
 # The fault matrix's measured table is printed at the end and written to .build/fault-matrix.md.
 # Exit status: 0 all passed; 1 a test failed; other = build or VM failure (vivid-vm.sh's 124 timeout,
 # 125 the VM did not run).
 #
-# Environment: SWIFTCAM_SKIP_PACKAGE=1 leaves the package out of the second VM (`make test-package` alone runs it);
+# Environment: SWIFTCAM_SKIP_PACKAGE=1 leaves the package and the service out of the second VM (`make test-package`
+# alone runs them); SWIFTCAM_PACKAGE_CONFIG=debug packages the debug build (no release build needed);
 # SWIFTCAM_SKIP_BUILD=1 reuses the built binary; VIVID_RUN overrides the VM script
 # (same interface as scripts/vivid-vm.sh); VIVID_TIMEOUT, VIVID_ACCEL etc. pass through to it.
 set -euo pipefail
@@ -50,11 +52,14 @@ VIVID_RUN=${VIVID_RUN:-scripts/vivid-vm.sh}
 if [ "${SWIFTCAM_SKIP_BUILD:-0}" != 1 ]; then
   swift build --build-tests >&2
 fi
-# The package the second VM installs (the release build `make test` made for bench; otherwise it is built here).
+# The package the second VM installs, built here (SWIFTCAM_PACKAGE_CONFIG: release unless asked for debug; a build
+# that is up to date costs only swift build's check).
 deb=''
 if [ "$mode" != faults ] && [ -z "${SWIFTCAM_HARDWARE_FILTER:-}" ] && [ "${SWIFTCAM_SKIP_PACKAGE:-0}" != 1 ]; then
-  deb=$(bash scripts/package.sh) || { echo "test-hardware: scripts/package.sh failed" >&2; exit 2; }
+  deb=$(SWIFTCAM_SKIP_BUILD=0 bash scripts/package.sh) || { echo "test-hardware: scripts/package.sh failed" >&2; exit 2; }
 fi
+# The fault matrix reads each run's /metrics with Prometheus's own parser, from this venv (the guest sees it read-only).
+bash scripts/metrics-venv.sh >/dev/null || { echo "test-hardware: scripts/metrics-venv.sh failed" >&2; exit 2; }
 BIN="$(swift build --show-bin-path)/SwiftCamPackageTests.xctest"
 [ -x "$BIN" ] || { echo "test-hardware: $BIN missing; run swift build --build-tests" >&2; exit 2; }
 
@@ -109,7 +114,7 @@ else
   echo "FAIL HardwareMJPEGTests: the MJPEG camera did not come up"; status=1
 fi
 if [ -n "$deb" ]; then
-  echo "== the Debian package, /opt/swift hidden (systemd is PID 1: \$(ps -p 1 -o comm=))"
+  echo "== the Debian package, /opt/swift hidden, and its swiftcam@ unit (systemd is PID 1: \$(ps -p 1 -o comm=))"
   if bash scripts/package-check.sh --keep "$deb"; then echo "PASS package"; else echo "FAIL package"; status=1; fi
 fi
 exit \$status
@@ -146,7 +151,9 @@ if [ "$mode" = all ]; then
 fi
 two=0
 # Booted with systemd as init when it ends with the package (a service manager's world); busybox otherwise (quicker).
+# The package and the service add minutes under emulation on a loaded machine: the safety net grows with them.
 VIVID_INIT=${VIVID_INIT:-$([ -n "$deb" ] && echo systemd || echo busybox)} \
+  VIVID_TIMEOUT=${VIVID_TIMEOUT:-$([ -n "$deb" ] && echo 1800 || echo 900)} \
   VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1" bash "$VIVID_RUN" "$TWO" || two=$?
 [ $rc -ne 0 ] && exit $rc
 exit $two

@@ -135,6 +135,8 @@ note() { read -r up _ < /proc/uptime; echo "vivid-vm guest [$up]: $*"; }
 stop() { sync; poweroff -f; sleep 30; }
 broken() { note "setup failed: $*"; echo 125 > /ctl/status 2>/dev/null; stop; }
 note "init"
+# Loopback, for what the tests serve on 127.0.0.1 (the host's /metrics); the VM has no other interface.
+ip link set lo up || note "cannot bring lo up"
 while read -r mod; do insmod "/lib/vivid-vm/$mod" || note "insmod $mod failed"; done < /lib/vivid-vm/modules
 opts=trans=virtio,version=9p2000.L,msize=262144
 mkdir -p /ctl /host /mem /root

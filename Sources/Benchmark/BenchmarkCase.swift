@@ -16,6 +16,9 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
     public var chain: String?
     /// The SIMD path that chain is compiled for, as Filters prints it ("portable", "SSE2", "AVX2", "AVX-512").
     public var simdPath: String?
+    /// Frame analysis work called on each frame in this process: `motion` (the motion detector on the luma plane),
+    /// `luma-copy` (a memcpy of the luma plane alone), `preroll` (the pre-roll ring taking a 2 Mbit/s stream's frames).
+    public var analysis: String?
 
     /// A pipeline fragment fed `input` frames.
     public init(_ label: String, input: String, pipeline: String) {
@@ -36,7 +39,7 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
     }
 
     init(label: String, input: String, pipeline: String?, library: String? = nil, copyThreads: Int? = nil, chain: String? = nil,
-         simdPath: String? = nil) {
+         simdPath: String? = nil, analysis: String? = nil) {
         self.label = label
         self.input = input
         self.pipeline = pipeline
@@ -44,12 +47,29 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
         self.copyThreads = copyThreads
         self.chain = chain
         self.simdPath = simdPath
+        self.analysis = analysis
     }
 
     /// `chain` compiled for one thread on `path` and run on each `input` frame in this process (no pipeline): the
     /// rows per SIMD path, every path this machine has in one run.
     public static func filters(_ chain: String, input: String = "RGBA", path: SIMDPath) -> BenchmarkVariant {
         BenchmarkVariant(label: "Filters \(chain) on \(path)", input: input, pipeline: nil, chain: chain, simdPath: path.description)
+    }
+
+    /// The motion detector (default settings) on each `input` frame's luma plane.
+    public static func motion(_ input: String = "NV12") -> BenchmarkVariant {
+        BenchmarkVariant(label: "motion analysis", input: input, pipeline: nil, analysis: "motion")
+    }
+
+    /// A memcpy of each `input` frame's luma plane: what handing the luma to an analyser costs at least.
+    public static func lumaCopy(_ input: String = "NV12") -> BenchmarkVariant {
+        BenchmarkVariant(label: "memcpy of the luma plane", input: input, pipeline: nil, analysis: "luma-copy")
+    }
+
+    /// The pre-roll ring (5 s) taking a modelled 2 Mbit/s, 30 fps stream with a key frame each second; the row
+    /// also says the bytes the ring held at most.
+    public static func preRoll(_ input: String = "NV12") -> BenchmarkVariant {
+        BenchmarkVariant(label: "pre-roll ring append", input: input, pipeline: nil, analysis: "preroll")
     }
 
     /// libyuv's `function` on each `input` frame, loaded with `dlopen` (skipped when libyuv0 is absent).
@@ -191,6 +211,11 @@ extension BenchmarkCase {
                           reference: c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
             BenchmarkCase(id: "memcpy-nv12", title: "memcpy NV12 frame (floor)",
                           subject: .memcpy("NV12"), reference: nil),
+            // Frame analysis: the motion detector against a copy of the plane it reads (speed-up over 1: it costs less).
+            BenchmarkCase(id: "motion-nv12", title: "motion analysis per NV12 frame vs luma memcpy",
+                          subject: .motion(), reference: .lumaCopy()),
+            BenchmarkCase(id: "preroll-memory", title: "pre-roll ring 5 s at 2 Mbit/s (held bytes)",
+                          subject: .preRoll(), reference: nil),
             // What an MJPEG camera costs: its 4:2:2 JPEG frames decoded and brought to I420, against a raw YUYV
             // camera's frames brought to I420 (the same path without the decoder).
             BenchmarkCase(id: "mjpeg-decode", title: "MJPEG camera: jpegdec vs raw YUY2",

@@ -72,6 +72,8 @@ public struct BenchmarkRow: Sendable, Equatable, Codable {
     public var skipped: String?
     /// Why a side has no numbers: it ran and broke.
     public var failed: String?
+    /// For a row about memory (the pre-roll ring): the most bytes held.
+    public var heldBytes: Int?
 
     /// Assembles a row; `memcpy` is the median ms/frame of copying one frame of the row's format.
     public init(_ benchCase: BenchmarkCase, size: BenchmarkSize, swiftcam: BenchmarkMeasurement?,

@@ -67,6 +67,7 @@ public struct BenchmarkRunner: Sendable {
             var order: [BenchmarkVariant] = inputs.flatMap { [BenchmarkVariant.memcpy($0), .baseline($0)] }
             for variant in variants where !order.contains(where: { $0.key == variant.key }) { order.append(variant) }
             var raw: [BenchmarkVariant: BenchmarkOutcome] = [:]
+            var held: [BenchmarkVariant: Int] = [:]
             var timers: [(key: BenchmarkVariant, timer: any BenchmarkTimer)] = []
             for variant in order {
                 progress(BenchmarkProgress(done: done, total: total, size: size, label: "\(variant.input) \(variant.label)"))
@@ -83,7 +84,10 @@ public struct BenchmarkRunner: Sendable {
                                            label: "repetition \(round + 1) of \(configuration.repetitions), every variant in turn"))
                 done += 1
             }
-            for ((key, _), outcome) in zip(timers, outcomes) { raw[key] = outcome }
+            for ((key, timer), outcome) in zip(timers, outcomes) {
+                raw[key] = outcome
+                if let ring = timer as? PreRollTimer { held[key] = ring.heldBytes }
+            }
             var floor: [String: Double] = [:]
             var baseline: [String: Double] = [:]
             for input in inputs {
@@ -102,8 +106,10 @@ public struct BenchmarkRunner: Sendable {
                     return BenchmarkMeasurement(variant, outcome: outcome, baseline: subtract)
                 }
                 let memcpy = (benchCase.subject ?? benchCase.reference).flatMap { floor[$0.input] }
-                rows.append(BenchmarkRow(benchCase, size: size, swiftcam: result(benchCase.subject),
-                                         c: result(benchCase.reference), memcpy: memcpy))
+                var row = BenchmarkRow(benchCase, size: size, swiftcam: result(benchCase.subject),
+                                       c: result(benchCase.reference), memcpy: memcpy)
+                row.heldBytes = benchCase.subject.flatMap { held[$0.key] }
+                rows.append(row)
             }
         }
         return BenchmarkReport(date: BenchmarkReport.today, machine: BenchmarkMachine(
@@ -125,7 +131,8 @@ public struct BenchmarkRunner: Sendable {
     var uniqueVariants: [BenchmarkVariant] {
         var seen: Set<BenchmarkVariant> = []
         var result: [BenchmarkVariant] = []
-        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil || variant.copyThreads != nil || variant.chain != nil {
+        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil || variant.copyThreads != nil
+            || variant.chain != nil || variant.analysis != nil {
             if seen.insert(variant.key).inserted { result.append(variant) }
         }
         return result
@@ -195,6 +202,9 @@ public struct BenchmarkRunner: Sendable {
             if let pipeline = variant.pipeline {
                 return .ready(try PipelineTimer(pipeline, frames: frames, configuration: configuration))
             }
+            if let analysis = variant.analysis {
+                return .ready(try AnalysisTimers.make(analysis, frames: frames, configuration: configuration))
+            }
             if let threads = variant.copyThreads {
                 return .ready(try CallTimer.bandedCopy(frames, threads: threads, configuration: configuration))
             }
@@ -243,7 +253,8 @@ extension BenchmarkVariant {
     /// A libyuv call keeps its function: without it every libyuv variant was memcpy's key, never timed, and its row
     /// showed the memcpy.
     var key: BenchmarkVariant {
-        BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads, chain: chain, simdPath: simdPath)
+        BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads, chain: chain, simdPath: simdPath,
+                         analysis: analysis)
     }
 }
 

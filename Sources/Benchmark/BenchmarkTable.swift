@@ -19,7 +19,8 @@ extension BenchmarkReport {
             lines.append("")
             lines.append(Self.line(size + dimensions, "SwiftCam ms", "C ms", "speed-up", "x memcpy"))
             for row in sized {
-                lines.append(Self.line(row.title, Self.cell(row.swiftcam), Self.cell(row.c),
+                let title = row.heldBytes.map { row.title + ": \(Self.number(Double($0) / 1e6)) MB" } ?? row.title
+                lines.append(Self.line(title, Self.cell(row.swiftcam), Self.cell(row.c),
                                        row.speedUp.map { Self.number($0) + "x" } ?? "-",
                                        row.timesMemcpy.map { Self.number($0) } ?? "-"))
             }

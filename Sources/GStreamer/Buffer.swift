@@ -218,6 +218,15 @@ public final class Sample: @unchecked Sendable {
         gst_sample_get_caps(pointer).map { Caps(retaining: $0) }
     }
 
+    /// `time` (a buffer timestamp of this sample's stream) as running time in the sample's segment: what an encoder's
+    /// output is stamped with is not its input's (x264enc starts its stream an hour on), its running time is. Nil
+    /// without a time segment or outside it. Calls `gst_sample_get_segment` and `gst_segment_to_running_time`.
+    public func runningTime(of time: UInt64) -> UInt64? {
+        guard let segment = gst_sample_get_segment(pointer), segment.pointee.format == GST_FORMAT_TIME else { return nil }
+        let value = UInt64(gst_segment_to_running_time(segment, GST_FORMAT_TIME, guint64(time)))
+        return value == UInt64.max ? nil : value
+    }
+
     /// The video layout of the sample, when its caps are raw video.
     public var videoInfo: VideoInfo? {
         caps.flatMap { try? VideoInfo(caps: $0) }

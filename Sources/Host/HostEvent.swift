@@ -26,4 +26,31 @@ public enum HostEvent: Sendable {
     case ready(console: CommandInterpreter)
     /// The stats line, every second while the session runs (`HostOptions.reportsStats`).
     case stats(String)
+    /// A reload (SIGHUP) read the config and did what it asks.
+    case reloaded(ReloadOutcome)
+    /// A reload could not use the config (it does not load, or would not start): the running one goes on.
+    case reloadFailed(any Error)
+}
+
+/// What a reload did.
+public enum ReloadOutcome: Sendable, Equatable {
+    /// The config is as it was.
+    case unchanged
+    /// Only the filter changed: set on the running graph; `detail` is what the `filter` command answers.
+    case filterChanged(String)
+    /// More than the filter changed (`changed`: the config's top-level keys): the graph is rebuilt with the new config.
+    case restarting(changed: [String])
+}
+
+/// Why a reload left the running config in place, besides the config's own error.
+public enum ReloadError: Error, CustomStringConvertible {
+    /// The running graph refused the new filter chain; `reply` is the `filter` command's answer.
+    case filterRefused(reply: String)
+
+    /// One sentence.
+    public var description: String {
+        switch self {
+        case let .filterRefused(reply): "the running graph refused the new filter: \(reply)"
+        }
+    }
 }

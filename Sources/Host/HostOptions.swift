@@ -19,6 +19,16 @@ public struct HostOptions: Sendable {
     /// hears each one.
     public var handlesSignals = true
 
+    /// Re-reads the config for a reload (SIGHUP, `CameraHost.reload()`); it throws the config's error (file, key,
+    /// reason). Nil: SIGHUP stops the host, as a terminal going away.
+    public var reload: (@Sendable () throws -> PipelineConfig)?
+    /// The service manager that started the process (systemd: `ServiceManager(environment:)`), told of readiness,
+    /// the watchdog, the status, reloads and the stop; nil tells no one.
+    public var serviceManager: ServiceManager?
+    /// A test hook: after this many filtered frames the sources pause (no error, the process runs on), as a hung
+    /// camera would; the service manager's watchdog then stops hearing from the host. Nil in normal use.
+    public var stallAfterFrames: Int?
+
     /// A host for `config` under `name`, with the control socket, a stats line a second and the signals.
     public init(name: String, config: PipelineConfig) {
         self.name = name

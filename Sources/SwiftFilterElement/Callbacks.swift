@@ -31,11 +31,16 @@ func swiftfilterSetChain(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutabl
                          _ text: UnsafePointer<CChar>?) {
     guard let state = state(raw), let filter else { return }
     let newText = text.map { String(cString: $0) } ?? ""
+    // Filters from plugins in GStreamer's registry (GST_PLUGIN_PATH), found the first time any chain is set.
+    let refusedPlugins = FilterPlugins.loadInstalled()
     let chain: FilterChain
     do {
         chain = try FilterChain(parsing: newText)
     } catch {
-        let reason = "invalid chain \"\(newText)\": \(error)"
+        var reason = "invalid chain \"\(newText)\": \(error)"
+        if case .unknownFilter = error, !refusedPlugins.isEmpty {
+            reason += " " + refusedPlugins.map(\.description).joined(separator: " ")
+        }
         let running = state.settings.withLock { settings in
             if !settings.started { settings.rejected = reason }
             return settings.started

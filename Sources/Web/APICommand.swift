@@ -131,7 +131,7 @@ enum FilterCatalogJSON {
     }
 
     private static func parameter(_ info: ParameterInfo) -> [String: Any] {
-        var json: [String: Any] = ["key": info.key, "summary": info.summary]
+        var json: [String: Any] = ["key": info.key, "summary": info.summary, "unit": info.unit]
         switch info.defaultValue {
         case let .number(value): json["default"] = value
         case let .integer(value): json["default"] = value

@@ -94,6 +94,20 @@ public struct HostMetrics: Sendable, Equatable {
             .init(name: "swiftcam_publish_frames_total", help: "Encoded frames handed to each output.", kind: .counter,
                   samples: publish.map { Sample(labels: [Label("output", $0.output)], value: count($0.framesSent)) }),
         ]
+        if !s.analysis.isEmpty {
+            families.append(.init(name: "swiftcam_analysis_frames_total",
+                                  help: "Frames offered to each analyser, by outcome: analysed, or dropped because it was busy with an earlier one.",
+                                  kind: .counter, samples: s.analysis.flatMap { analyser in
+                                      [Sample(labels: [Label("analyzer", analyser.name), Label("outcome", "analysed")], value: count(analyser.analysed)),
+                                       Sample(labels: [Label("analyzer", analyser.name), Label("outcome", "dropped")], value: count(analyser.dropped))]
+                                  }))
+            families.append(.init(name: "swiftcam_events_total", help: "Analysis events, by name (motion start, motion end).", kind: .counter,
+                                  samples: s.events.keys.sorted().map { Sample(labels: [Label("event", $0)], value: count(s.events[$0] ?? 0)) }))
+        }
+        if let bytes = s.preRollBytes {
+            families.append(.init(name: "swiftcam_preroll_bytes", help: "Encoded bytes the pre-roll ring of recordings on events holds.",
+                                  kind: .gauge, value: count(bytes)))
+        }
         if let used = storage.usedBytes {
             families.append(.init(name: "swiftcam_storage_used_bytes", help: "Bytes the stills and recordings in the capture folders take.",
                                   kind: .gauge, value: count(used)))

@@ -13,6 +13,8 @@ final class LiveVideo: @unchecked Sendable {
     weak var server: WebServer?
     private let session: CaptureSession
     private let restrictICEToLoopback: Bool
+    /// The host's ECDSA certificate for every viewer's DTLS, made at start; nil: GStreamer's RSA one.
+    private let certificate: DTLSCertificate?
     private let queue = DispatchQueue(label: "swiftcam.web.video")
     /// Where WebRTC viewers are stopped, one after another, off `queue`.
     private let teardown = DispatchQueue(label: "swiftcam.web.video.teardown")
@@ -29,6 +31,13 @@ final class LiveVideo: @unchecked Sendable {
     init(session: CaptureSession, restrictICEToLoopback: Bool) {
         self.session = session
         self.restrictICEToLoopback = restrictICEToLoopback
+        do {
+            certificate = try DTLSCertificate.generate()
+        } catch {
+            DebugLog.warning("web: \(error): \(error.libraryText)")
+            session.warn("web: WebRTC viewers get GStreamer's RSA certificate (clients offering only ECDSA suites cannot connect): \(error)")
+            certificate = nil
+        }
     }
 
     /// Viewers now, by kind.
@@ -43,15 +52,17 @@ final class LiveVideo: @unchecked Sendable {
 
     // MARK: - WebRTC
 
-    func addWebRTCViewer(id: Int, send: @escaping @Sendable (String) -> Void) {
+    /// A page's `watch`: a viewer for page `id`, whose socket's peer is `address` (named when the viewer fails).
+    func addWebRTCViewer(id: Int, address: String, send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
             if let previous = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) {
                 retire(previous)   // a second `watch` from one page starts over
             }
             let codec = session.liveCodec(.video)
             do {
-                let viewer = try WebRTCViewer(id: id, codec: codec, restrictToLoopback: restrictICEToLoopback, send: send) { [weak self] viewer, reason in
-                    self?.viewerFailed(id: id, viewer: viewer, reason: reason, send: send)
+                let viewer = try WebRTCViewer(id: id, address: address, codec: codec, certificate: certificate,
+                                              restrictToLoopback: restrictICEToLoopback, send: send) { [weak self] viewer, reason in
+                    self?.viewerFailed(id: id, address: address, viewer: viewer, reason: reason, send: send)
                 }
                 do {
                     try viewer.subscribe(session)
@@ -78,7 +89,7 @@ final class LiveVideo: @unchecked Sendable {
             do {
                 answer = try SDPAnswer(sdp, payload: WebRTCViewer.payload)
             } catch {
-                viewerFailed(id: id, viewer: ObjectIdentifier(viewer), reason: "\(error)", send: send)
+                viewerFailed(id: id, address: viewer.address, viewer: ObjectIdentifier(viewer), reason: "\(error)", send: send)
                 return
             }
             viewer.setAnswer(answer)
@@ -105,10 +116,10 @@ final class LiveVideo: @unchecked Sendable {
     }
 
     /// A viewer that cannot go on (a refused answer, a certificate that does not match, a failed handshake): the page
-    /// is told why, the host's log says which viewer and why, and the viewer ends.
-    private func viewerFailed(id: Int, viewer: ObjectIdentifier, reason: String, send: @escaping @Sendable (String) -> Void) {
+    /// is told why, the host's log says which viewer (and from where) and why, and the viewer ends.
+    private func viewerFailed(id: Int, address: String, viewer: ObjectIdentifier, reason: String, send: @escaping @Sendable (String) -> Void) {
         send(WebServer.jsonText(["type": "error", "error": "WebRTC viewer ended: \(reason)"]) ?? "{}")
-        session.warn("web: WebRTC viewer \(id) ended: \(reason)")
+        session.warn("web: WebRTC viewer \(id) at \(address) ended: \(reason)")
         removeWebRTCViewer(id: id, only: viewer)
     }
 

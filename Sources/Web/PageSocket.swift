@@ -7,13 +7,13 @@ import GStreamer
 extension WebServer {
     /// A WebSocket opened (loop thread): it gets the state at once, with the idle time it must stay under (the page
     /// sends `ping` well within it). One over `options.limits.maxConnections` is told why and closed.
-    func accept(_ connection: OpaquePointer) {
+    func accept(_ connection: OpaquePointer, from address: String) {
         let limits = options.limits
         let (id, admitted) = sockets.withLock { sockets in
             defer { sockets.next += 1 }
             return (sockets.next, sockets.open.count < limits.maxConnections)
         }
-        let client = WebSocketClient(id: id, connection: connection, server: self, idleSeconds: limits.idleSeconds)
+        let client = WebSocketClient(id: id, address: address, connection: connection, server: self, idleSeconds: limits.idleSeconds)
         guard admitted else {
             // Held until libsoup's `closed`: dropping the connection now would cut it before the close frame is out.
             sockets.withLock { $0.refused[id] = client }
@@ -38,7 +38,7 @@ extension WebServer {
         }
         switch message {
         case .watch:
-            video.addWebRTCViewer(id: client.id) { [weak client] text in client?.send(text) }
+            video.addWebRTCViewer(id: client.id, address: client.address) { [weak client] text in client?.send(text) }
         case let .answer(sdp):
             video.setAnswer(id: client.id, sdp: sdp) { [weak client] text in client?.send(text) }
         case let .ice(mline, candidate):

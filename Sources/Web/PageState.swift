@@ -23,6 +23,11 @@ extension WebServer {
         ]
         json["recording"] = stats.recording.map { ($0 as NSString).lastPathComponent }
         json["lastCapture"] = Gallery.items(in: galleryDirectories).first.map { ($0.path as NSString).lastPathComponent }
+        let (events, active) = session.recentEvents
+        if !events.isEmpty {
+            json["events"] = events.reversed().map { "event " + $0.line }
+            json["activeEvents"] = active.sorted()
+        }
         return json
     }
 
@@ -44,8 +49,10 @@ extension WebServer {
     func galleryJSON() -> [[String: Any]] {
         Gallery.items(in: galleryDirectories).map { item in
             let name = (item.path as NSString).lastPathComponent
-            return ["name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
-                    "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)]
+            var entry: [String: Any] = ["name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
+                                        "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)]
+            if let event = item.event { entry["event"] = event }
+            return entry
         }
     }
 

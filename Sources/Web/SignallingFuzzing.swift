@@ -65,7 +65,7 @@ import GStreamer
         viewer?.stop()
         served = 0
         let replies = replies
-        let fresh = try WebRTCViewer(id: 1, codec: .vp8, restrictToLoopback: true, send: { text in
+        let fresh = try WebRTCViewer(id: 1, address: "the fuzzer", codec: .vp8, certificate: nil, restrictToLoopback: true, send: { text in
             replies.withLock { $0.append(text) }
         }, onFailure: { _, reason in
             replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reason]) ?? "{}") }

@@ -14,8 +14,13 @@ import GStreamer
 /// the viewer will get. No packet goes into webrtcbin until the peer's DTLS certificate matched the answer's
 /// `a=fingerprint` (webrtcbin completes the handshake with any certificate); a mismatch, a refused answer or a failed
 /// handshake ends the viewer through `onFailure` with the reason.
+///
+/// The camera's side of DTLS serves the host's ECDSA certificate (`DTLSCertificate`) when it has one: the DTLS decoder
+/// gets it as webrtcbin builds the transport, before the offer reads its fingerprint.
 final class WebRTCViewer: @unchecked Sendable {
     let id: Int
+    /// Where its page's WebSocket comes from ("127.0.0.1:53124"), to name it in the host's log.
+    let address: String
     /// Encoded frames handed to this viewer's pipeline.
     let frames = BufferCounter()
     /// The codec the payloader was made for.
@@ -30,6 +35,9 @@ final class WebRTCViewer: @unchecked Sendable {
     private let onFailure: @Sendable (ObjectIdentifier, String) -> Void
     private let lastCaps = Locked<Caps?>(nil)
     private let subscription = Locked<LiveSubscription?>(nil)
+    /// The host's certificate, and whether the DTLS decoder took it (then the offer says its fingerprint).
+    private let certificate: DTLSCertificate?
+    private let servesCertificate = Locked(false)
     private let negotiation = Locked(Negotiation())
     private let peer = Locked(Peer())
     private var handlers: [gulong] = []
@@ -57,9 +65,11 @@ final class WebRTCViewer: @unchecked Sendable {
     }
 
     /// Builds the viewer's pipeline for `codec` and plays it; `subscribe` then feeds it.
-    init(id: Int, codec: LiveCodec, restrictToLoopback: Bool, send: @escaping @Sendable (String) -> Void,
-         onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void) throws {
+    init(id: Int, address: String, codec: LiveCodec, certificate: DTLSCertificate?, restrictToLoopback: Bool,
+         send: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void) throws {
         self.id = id
+        self.address = address
+        self.certificate = certificate
         self.send = send
         self.onFailure = onFailure
         self.codec = codec
@@ -127,18 +137,41 @@ final class WebRTCViewer: @unchecked Sendable {
         let raw = UnsafeMutableRawPointer(webrtc.pointer)
         handlers.append(g_signal_connect_data(raw, "on-negotiation-needed", unsafeBitCast(onNegotiation, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
         handlers.append(g_signal_connect_data(raw, "on-ice-candidate", unsafeBitCast(onCandidate, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
+        if certificate != nil {
+            typealias OnElement = @convention(c) (gpointer?, gpointer?, UnsafeMutablePointer<GstElement>?, gpointer?) -> Void
+            let onElement: OnElement = { _, _, element, data in
+                guard let data, let element else { return }
+                Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue().elementAdded(element)
+            }
+            handlers.append(g_signal_connect_data(raw, "deep-element-added", unsafeBitCast(onElement, to: GCallback.self), me, nil, GConnectFlags(rawValue: 0)))
+        }
         let id = id
         watch = pipeline.bus.watch { [weak self] message in
             // A failed DTLS handshake is an error from the DTLS elements inside webrtcbin: GStreamer's words go to the
             // debug log, the reason to the viewer's owner.
             guard case let .error(source, text, debug, _) = message else { return }
-            DebugLog.warning("WebRTC viewer \(id): \(source): \(text) (\(debug ?? ""))")
-            let reason = source.lowercased().contains("dtls")
-                ? "the DTLS handshake failed: \(text)"
-                : "its pipeline failed in \(source): \(text)"
-            self?.fail(reason)
+            DebugLog.warning("WebRTC viewer \(id): \(source): \(text) (\(debug ?? "")); GST_DEBUG=dtlsconnection:1 shows OpenSSL's reason")
+            guard let self else { return }
+            self.fail(source.lowercased().contains("dtls") ? self.handshakeFailure : "its pipeline failed in \(source)")
         }
         try pipeline.setState(.playing, timeout: 5)
+    }
+
+    /// On webrtcbin's thread, inside `create-offer`: an element went into webrtcbin. The DTLS decoder of the transport
+    /// it builds for the offer (`dtlssrtpdec`, still in NULL) gets the host's certificate, and keeps it only if it reads
+    /// back: the encoder of the pair takes the same connection when both go to READY, right after.
+    private func elementAdded(_ pointer: UnsafeMutablePointer<GstElement>) {
+        guard let certificate else { return }
+        let element = Element(retaining: pointer)
+        guard element.factoryName == "dtlssrtpdec" else { return }
+        do {
+            try element.set("pem", certificate.pem)
+            let taken = try element.get("pem", as: String.self) == certificate.pem
+            servesCertificate.withLock { $0 = taken }
+            if !taken { DebugLog.warning("WebRTC viewer \(id): the DTLS decoder did not take the ECDSA certificate; it serves its own") }
+        } catch {
+            DebugLog.warning("WebRTC viewer \(id): the ECDSA certificate could not be set: \(error)")
+        }
     }
 
     /// Subscribes to the session's live video (the encoder's streaming thread calls back: set caps when they change,
@@ -204,6 +237,9 @@ final class WebRTCViewer: @unchecked Sendable {
         if codec == .h264, let profile = negotiation.withLock({ $0.profileLevelID }) {
             Self.addFormatParameters(to: offer.pointee.sdp, profileLevelID: profile)
         }
+        if let certificate, servesCertificate.withLock({ $0 }) {
+            Self.replaceFingerprint(in: offer.pointee.sdp, with: certificate.fingerprint)
+        }
         CGstWebRTC_set_local_description(webrtc.pointer, offer)
         guard let text = gst_sdp_message_as_text(offer.pointee.sdp) else { return }
         defer { g_free(text) }
@@ -216,22 +252,43 @@ final class WebRTCViewer: @unchecked Sendable {
         let value = "\(payload) " + H264Parameters.formatParameters(profileLevelID: profileLevelID)
         for index in 0..<gst_sdp_message_medias_len(sdp) {
             guard let media = gst_sdp_message_get_media(sdp, index).map({ UnsafeMutablePointer(mutating: $0) }) else { continue }
-            var existing: Int32 = -1
-            for attribute in 0..<gst_sdp_media_attributes_len(media) {
-                guard let entry = gst_sdp_media_get_attribute(media, attribute), let key = entry.pointee.key,
-                      String(cString: key) == "fmtp", let text = entry.pointee.value.map({ String(cString: $0) }),
-                      text.hasPrefix("\(payload) ") else { continue }
-                if text.contains("packetization-mode=1"), text.contains("profile-level-id=") { existing = -2 } else { existing = Int32(attribute) }
-            }
-            if existing == -2 { continue }
-            if existing >= 0 {
-                var replacement = GstSDPAttribute()
-                gst_sdp_attribute_set(&replacement, "fmtp", value)
-                gst_sdp_media_replace_attribute(media, guint(existing), &replacement)
-            } else {
-                gst_sdp_media_add_attribute(media, "fmtp", value)
-            }
+            let existing = attribute(in: media) { key, text in key == "fmtp" && text.hasPrefix("\(payload) ") }
+            if let text = existing?.value, text.contains("packetization-mode=1"), text.contains("profile-level-id=") { continue }
+            setAttribute(in: media, "fmtp", value, at: existing?.index)
         }
+    }
+
+    /// Every media section's `a=fingerprint` becomes `fingerprint`. webrtcbin hashes the whole text of the DTLS
+    /// decoder's `pem` (every line not starting with "-----", webrtcsdp.c `_generate_fingerprint_from_certificate`),
+    /// and a PEM the decoder can use holds the private key after the certificate: its own digest would be of both.
+    static func replaceFingerprint(in sdp: UnsafeMutablePointer<GstSDPMessage>, with fingerprint: Fingerprint) {
+        for index in 0..<gst_sdp_message_medias_len(sdp) {
+            guard let media = gst_sdp_message_get_media(sdp, index).map({ UnsafeMutablePointer(mutating: $0) }) else { continue }
+            setAttribute(in: media, "fingerprint", fingerprint.text, at: attribute(in: media) { key, _ in key == "fingerprint" }?.index)
+        }
+    }
+
+    /// The last attribute of `media` for which `matches(key, value)` holds: its index and value.
+    private static func attribute(in media: UnsafeMutablePointer<GstSDPMedia>,
+                                  where matches: (String, String) -> Bool) -> (index: guint, value: String)? {
+        var found: (index: guint, value: String)?
+        for index in 0..<gst_sdp_media_attributes_len(media) {
+            guard let entry = gst_sdp_media_get_attribute(media, index), let key = entry.pointee.key else { continue }
+            let value = entry.pointee.value.map { String(cString: $0) } ?? ""
+            if matches(String(cString: key), value) { found = (index, value) }
+        }
+        return found
+    }
+
+    /// Replaces the attribute at `index` with `key:value`, or adds it when there is none.
+    private static func setAttribute(in media: UnsafeMutablePointer<GstSDPMedia>, _ key: String, _ value: String, at index: guint?) {
+        guard let index else {
+            gst_sdp_media_add_attribute(media, key, value)
+            return
+        }
+        var replacement = GstSDPAttribute()
+        gst_sdp_attribute_set(&replacement, key, value)
+        gst_sdp_media_replace_attribute(media, index, &replacement)
     }
 
     /// The page's answer, checked: webrtcbin takes it or says why not (then the viewer fails with the reason).
@@ -299,7 +356,8 @@ final class WebRTCViewer: @unchecked Sendable {
         case GST_WEBRTC_DTLS_TRANSPORT_STATE_CONNECTED:
             checkCertificate(transport)
         case GST_WEBRTC_DTLS_TRANSPORT_STATE_FAILED:
-            fail("the DTLS handshake failed (the peer offered no cipher suite or certificate this camera accepts)")
+            DebugLog.warning("WebRTC viewer \(id): its DTLS transport failed; GST_DEBUG=dtlsconnection:1 shows OpenSSL's reason")
+            fail(handshakeFailure)
         default:
             break
         }
@@ -322,6 +380,13 @@ final class WebRTCViewer: @unchecked Sendable {
             return
         }
         peer.withLock { $0.verified = true }
+    }
+
+    /// A failed handshake in the user's words. GStreamer's DTLS says only "Fatal SSL error" on the bus (OpenSSL's reason
+    /// goes to its own debug category), so this names what a viewer can get wrong.
+    private var handshakeFailure: String {
+        let kind = servesCertificate.withLock { $0 } ? "ECDSA" : "RSA"
+        return "the DTLS handshake failed: it offered no cipher suite for the camera's \(kind) certificate, or its DTLS was not valid"
     }
 
     /// The viewer cannot go on: told once, with the reason, to its owner (which ends it off this thread).

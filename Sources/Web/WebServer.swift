@@ -101,6 +101,15 @@ public final class WebServer: @unchecked Sendable {
         loop.stop()
     }
 
+    /// "address:port" of the client that sent `message` ("[::1]:53124" for IPv6), or "an unknown address". Calls
+    /// `soup_server_message_get_remote_address` and `g_socket_connectable_to_string`.
+    static func remoteAddress(of message: OpaquePointer?) -> String {
+        guard let message, let address = soup_server_message_get_remote_address(message) else { return "an unknown address" }
+        guard let text = g_socket_connectable_to_string(OpaquePointer(address)) else { return "an unknown address" }
+        defer { g_free(text) }
+        return String(cString: text)
+    }
+
     /// Runs on the loop thread inside `start`.
     private func listen() throws {
         guard let server = CSoup_server_new() else { throw WebServerError.cannotListen(address: options.host, reason: "libsoup made no server") }
@@ -121,9 +130,9 @@ public final class WebServer: @unchecked Sendable {
             Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().route(message, path: path)
         }, me, nil)
         if options.servesPage {
-            soup_server_add_websocket_handler(server, "/ws", nil, nil, { _, _, _, connection, data in
+            soup_server_add_websocket_handler(server, "/ws", nil, nil, { _, message, _, connection, data in
                 guard let connection, let data else { return }
-                Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().accept(connection)
+                Unmanaged<WebServer>.fromOpaque(data).takeUnretainedValue().accept(connection, from: WebServer.remoteAddress(of: message))
             }, me, nil)
             // Handlers are found by path, the early one included: "/ws" has its own entry, so it needs the screen too.
             soup_server_add_early_handler(server, "/ws", { _, message, _, _, data in

@@ -8,6 +8,8 @@ import Foundation
 /// (a GLib timeout on the loop, restarted by every message).
 final class WebSocketClient: @unchecked Sendable {
     let id: Int
+    /// The page's end of the socket ("127.0.0.1:53124"; behind a proxy, the proxy's).
+    let address: String
     /// Loop thread only; holds one reference.
     private var connection: OpaquePointer?
     private unowned let server: WebServer
@@ -16,8 +18,9 @@ final class WebSocketClient: @unchecked Sendable {
     /// Loop thread only; the pending idle timeout, referenced.
     private var idleTimer: UnsafeMutablePointer<GSource>?
 
-    init(id: Int, connection: OpaquePointer, server: WebServer, idleSeconds: Int) {
+    init(id: Int, address: String, connection: OpaquePointer, server: WebServer, idleSeconds: Int) {
         self.id = id
+        self.address = address
         self.server = server
         self.idleSeconds = idleSeconds
         g_object_ref(UnsafeMutableRawPointer(connection))

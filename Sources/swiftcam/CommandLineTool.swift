@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import Glibc
+import Host
 
 /// sysexits(3) codes: one mapping from a failure to an exit code for every command.
 enum ExitCode {
@@ -50,9 +51,26 @@ func writeText(_ text: String, to path: String) -> String? {
 }
 
 /// Prints one line to stderr, its control characters escaped (a file name or device answer may carry them).
-func printError(_ line: String) {
-    let text = "swiftcam: \(line.terminalSafe)\n"
+func printError(_ line: String, priority: LogPriority = .error) {
+    let text = Journal.prefix(priority, standardError: true) + "swiftcam: \(line.terminalSafe)\n"
     _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+}
+
+/// How much a line matters, as syslog and journald number it (sd-daemon(3)).
+enum LogPriority: Int {
+    case error = 3, warning = 4, notice = 5, info = 6
+}
+
+/// Where systemd runs the command with its output in the journal: each line then starts with its priority (`<3>`),
+/// so `journalctl -p warning` finds the failures. Elsewhere nothing is added.
+enum Journal {
+    private static let standardOutput = ServiceManager.writesToJournal(STDOUT_FILENO)
+    private static let standardError = ServiceManager.writesToJournal(STDERR_FILENO)
+
+    /// `<N>` for a line of `priority` on standard error (or output), when that stream is the journal's; else nothing.
+    static func prefix(_ priority: LogPriority, standardError toError: Bool) -> String {
+        (toError ? standardError : standardOutput) ? "<\(priority.rawValue)>" : ""
+    }
 }
 
 /// A subcommand: its one-line summary, its help, and what it does with the remaining arguments.

@@ -8,6 +8,8 @@ enum CtlCommand {
         Sends one command to 'swiftcam run NAME' and prints its reply line; with --json (stats --json) a
         successful reply is printed as bare JSON, for jq.
         Commands: \(CommandInterpreter.help)
+        'swiftcam ctl NAME events' streams the session's analysis events (event motion start area=… box=…), one
+        line each, until the session ends or Ctrl-C.
         """
 
     static func run(_ arguments: [String]) -> Int32 {
@@ -15,6 +17,15 @@ enum CtlCommand {
         let name = ConfigStore.sessionName(for: arguments[0])
         let command = arguments.dropFirst().joined(separator: " ")
         do {
+            if command == "events" {
+                // A stream: the reply, then one line per event until the session ends or Ctrl-C.
+                let reply = try ControlSocket.streamEvents(from: name) { line in
+                    Output.line(line)   // written at once, control characters escaped
+                    return true
+                }
+                if !reply.isOK { print(reply.description) }
+                return reply.isOK ? ExitCode.ok : ExitCode.dataError
+            }
             let reply = try ControlSocket.send(command, to: name)
             // `stats --json` is for programs: the JSON alone, not the `ok ` of the reply line (errors stay lines on stdout).
             if case let .ok(json) = reply, arguments.dropFirst().contains("--json") {

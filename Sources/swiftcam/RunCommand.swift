@@ -22,6 +22,9 @@ enum RunCommand {
         missing or not allowed keeps the page up with the reason until Ctrl-C.
         --metrics serves GET /metrics (Prometheus text format; the --http server has it too) and nothing else on ADDR:PORT;
         a camera that is missing or not allowed keeps it up, showing the status, until Ctrl-C.
+        Under systemd (NOTIFY_SOCKET set), SIGHUP (systemctl reload) re-reads the config: a changed filter is set live, other
+        changes rebuild the graph, a config that does not load is refused and the running one stays; READY=1 comes with the
+        first filtered frame and WATCHDOG=1 while frames flow (docs/service.md).
         A camera that fails is reported in one sentence (`status failed: camera /dev/video0 …`); --verbose also prints
         GStreamer's own message for every failure and warning (GST_DEBUG=swiftcam:2 does the same).
         """
@@ -38,6 +41,7 @@ enum RunCommand {
             return usageFailure(UsageError("run takes one config name"), usage)
         }
         let config: PipelineConfig
+        let overrides: [String]
         do {
             // --duration and --frames set the config keys of the same names, but the user typed them here: a bad one is a
             // usage error naming the option (not the config file), bounded as the keys are.
@@ -55,7 +59,8 @@ enum RunCommand {
                 return usageFailure(UsageError("--http takes [ADDR:]PORT, e.g. --http 8080 or --http 0.0.0.0:8080"), usage)
             }
             let rtsp = options.value("--rtsp").map(rtspOverrides) ?? []
-            config = try ConfigStore.standard().load(nameOrPath, overrides: (options.values["--set"] ?? []) + limits + rtsp)
+            overrides = (options.values["--set"] ?? []) + limits + rtsp
+            config = try ConfigStore.standard().load(nameOrPath, overrides: overrides)
         } catch {
             printError("\(error)")
             return ExitCode.for(error)
@@ -78,6 +83,18 @@ enum RunCommand {
                                                + "--metrics 9464 or --metrics 0.0.0.0:9464 (got '\(text.terminalSafe)')"), usage)
             }
             hostOptions.metrics = address
+        }
+        hostOptions.serviceManager = ServiceManager()
+        // Under a service manager SIGHUP (systemctl reload) reads the same file with the same options again; anywhere
+        // else it still means the terminal went away, and ends the run.
+        if hostOptions.serviceManager != nil {
+            hostOptions.reload = { try ConfigStore.standard().load(nameOrPath, overrides: overrides) }
+        }
+        if let text = ProcessInfo.processInfo.environment["SWIFTCAM_TEST_STALL_AFTER_FRAMES"] {
+            guard let frames = Int(text), frames > 0 else {
+                return usageFailure(UsageError("SWIFTCAM_TEST_STALL_AFTER_FRAMES: \(text.terminalSafe) is not a whole number of frames, at least 1"), usage)
+            }
+            hostOptions.stallAfterFrames = frames
         }
         hostOptions.controlSocket = !options.flags.contains("--no-control")
         hostOptions.reportsStats = !options.flags.contains("--quiet")
@@ -119,10 +136,11 @@ enum RunCommand {
         case let .session(.stillWritten(path)): Output.line("still \(path)")
         case let .session(.stillFailed(reason)): Output.error("still failed: \(reason)")
         case let .session(.recordingFailed(reason)): Output.error("recording failed: \(reason)")
-        case let .session(.warning(text)): Output.error("warning: \(text)")
+        case let .session(.warning(text)): Output.error("warning: \(text)", priority: .warning)
         case let .session(.failed(status)): Output.error("status \(status)")
         case .session(.endOfStream): break
         case let .session(.notice(text)): Output.line(text)
+        case let .session(.analysis(event)): Output.line("event \(event.line)")
         case let .cameraScreen(url): Output.line("camera screen \(url)")
         case let .metrics(url): Output.line("metrics \(url)")
         case let .showingFailure(error): printError("\(error); \(shownOn) shows it until Ctrl-C")
@@ -131,6 +149,11 @@ enum RunCommand {
         case let .running(name, description): Output.line("running \(name)" + (description.map { ": \($0)" } ?? ""))
         case let .controlSocket(path): Output.line("control socket \(path)")
         case let .controlSocketUnavailable(error): Output.error("\(error); stdin control only")
+        case .reloaded(.unchanged): Output.line("reloaded: the config is unchanged")
+        case let .reloaded(.filterChanged(detail)): Output.line("reloaded: \(detail), on the running graph")
+        case let .reloaded(.restarting(changed)):
+            Output.line("reloaded: \(changed.isEmpty ? "the config" : changed.joined(separator: ", ")) changed; restarting the graph")
+        case let .reloadFailed(error): Output.error("reload refused, the running config stays: \(error)")
         case let .ready(console):
             readCommands(with: console)
             if let dot, let graph = console.session.dotDescription() {
@@ -140,11 +163,20 @@ enum RunCommand {
         }
     }
 
-    /// Reads command lines from stdin on a thread of its own until end of input.
+    /// The console's interpreter of the session running now (a reload that rebuilds the graph brings another).
+    private static let console = Mutex<CommandInterpreter?>(nil)
+
+    /// Reads command lines from stdin on a thread of its own until end of input, each for the session running then;
+    /// started once, with the first session.
     private static func readCommands(with interpreter: CommandInterpreter) {
+        let first = console.withLock { console in
+            defer { console = interpreter }
+            return console == nil
+        }
+        guard first else { return }
         let thread = Thread {
             while let line = readLine() {
-                guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+                guard !line.trimmingCharacters(in: .whitespaces).isEmpty, let interpreter = console.withLock({ $0 }) else { continue }
                 Output.line(interpreter.execute(line).description)
             }
         }
@@ -171,16 +203,16 @@ enum Output {
     /// One line, its control characters escaped: paths and descriptions come from files and configs.
     static func line(_ text: String) {
         state.withLock { state in
-            write((state.statsShown ? "\n" : "") + text.terminalSafe + "\n")
+            write((state.statsShown ? "\n" : "") + Journal.prefix(.info, standardError: false) + text.terminalSafe + "\n")
             state.statsShown = false
         }
     }
 
-    static func error(_ text: String) {
+    static func error(_ text: String, priority: LogPriority = .error) {
         state.withLock { state in
             if state.statsShown { write("\n") }
             state.statsShown = false
-            printError(text)
+            printError(text, priority: priority)
         }
     }
 
@@ -190,7 +222,7 @@ enum Output {
                 write("\r\u{1B}[K\(text)")
                 state.statsShown = true
             } else {
-                write("stats \(text)\n")
+                write(Journal.prefix(.info, standardError: false) + "stats \(text)\n")
             }
         }
     }

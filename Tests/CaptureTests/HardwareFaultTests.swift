@@ -16,6 +16,9 @@ import Testing
 /// can be unloaded while it runs.
 @Suite("HardwareFaultTests", .serialized, .enabled(if: Hardware.enabled && Hardware.isRoot, "needs the vivid VM (scripts/test-hardware.sh faults)"))
 struct HardwareFaultTests {
+    /// The /metrics sample of frames the camera driver lost.
+    static let sourceDrops = #"swiftcam_frames_dropped_total{cause="source"}"#
+
     init() {
         GStreamer.initialize()
         FaultRun.prepare()
@@ -169,6 +172,8 @@ struct HardwareFaultTests {
             // A loaded VM makes vivid miss frames on its own: that background rate is allowed on top.
             let start = try #require(run.stats())
             #expect(run.reply("wait 25").isOK)
+            // Read before `before`: the scrape takes a while, and frames in it must not count in the window below.
+            let metricBefore = try run.metrics()[Self.sourceDrops] ?? -1
             let before = try #require(run.stats())
             let background = Double(before.sourceDrops - start.sourceDrops) / Double(max(1, before.sourceDrops - start.sourceDrops + before.framesIn - start.framesIn))
             Live.setCtrl("percentage_of_dropped_buffers=\(percent)")
@@ -180,6 +185,11 @@ struct HardwareFaultTests {
             #expect(rate >= Double(percent) / 100 - 0.08 && rate <= Double(percent) / 100 + 0.08 + background,
                     "source drops \(lost) of \(lost + delivered) (background \(background))")
             #expect(after.status == "configured")
+            // /metrics says what `stats` says: the driver's drops, counted by cause.
+            let metricAfter = try run.metrics()[Self.sourceDrops] ?? -1
+            #expect(metricBefore >= 0 && metricBefore <= Double(before.sourceDrops) && metricAfter >= Double(after.sourceDrops)
+                    && metricAfter > metricBefore,
+                    "\(Self.sourceDrops): \(metricBefore) → \(metricAfter); stats \(before.sourceDrops) → \(after.sourceDrops)")
             Live.setCtrl("percentage_of_dropped_buffers=0")
             // Once the driver stops dropping, the counter stops rising: a clean window of 25 frames.
             let cleared = MonotonicClock.now
@@ -428,6 +438,8 @@ struct HardwareFaultTests {
         let recording = try run.startRecording()
         #expect(run.reply("wait 50").isOK)
         let atFault = try #require(run.stats())
+        let restartsBefore = try run.metrics()["swiftcam_restarts_total"]
+        #expect(restartsBefore == 0, "restarts before the fault: \(restartsBefore ?? -1)")
         let injectedAt = MonotonicClock.now
         inject()
         // Reported: a status line on stderr, `failed` in stats, commands refused with a reason.
@@ -458,6 +470,9 @@ struct HardwareFaultTests {
         #expect(run.reply("wait 25").isOK, "frames flow again")
         let after = run.stats()
         #expect(after?.status == "configured")
+        // /metrics counts the restart the recovery made.
+        let restarts = try run.metrics()["swiftcam_restarts_total"] ?? 0
+        #expect(restarts >= 1, "swiftcam_restarts_total after the recovery: \(restarts)")
         // The rates are the camera's (25 fps), not the frames of every graph over the new graph's seconds.
         #expect((after?.fpsIn ?? 0) <= 30, "fps in after recovery: \(after?.fpsIn ?? -1)")
         let stop = run.reply("record stop")
@@ -608,6 +623,7 @@ final class FaultRun: @unchecked Sendable {
     let name: String
     let pid: pid_t
     let socket: String
+    private(set) var metricsURL = ""
     private let output = Condition(Output())
 
     /// Starts a run of a new config named `name` (`fresh: false` reuses the written one) and waits until it
@@ -625,7 +641,8 @@ final class FaultRun: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
         for fd in outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
-        let arguments = [Live.swiftcam, "run", config, "--quiet"]
+        // /metrics on a port of its own: the fault matrix checks what the counters say of each fault.
+        let arguments = [Live.swiftcam, "run", config, "--quiet", "--metrics", "127.0.0.1:0"]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
@@ -664,10 +681,23 @@ final class FaultRun: @unchecked Sendable {
             let code = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             output.withLock { $0.exit = code }
         }.start()
-        guard line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("control socket ") }) != nil else {
+        guard line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("control socket ") }) != nil,
+              let served = line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("metrics ") }) else {
             end()
             throw HardwareTestError.commandFailed("swiftcam run \(name) never listened: \(lines().map(\.text))", -1)
         }
+        metricsURL = String(served.text.dropFirst("metrics ".count))
+    }
+
+    /// One scrape of the run's /metrics, read by Prometheus's own parser (scripts/metrics_sample.py in the venv
+    /// scripts/metrics-venv.sh makes): `name` or `name{label="value",…}` → value.
+    func metrics() throws -> [String: Double] {
+        let python = FileManager.default.currentDirectoryPath + "/.build/metrics-venv/bin/python"
+        let scrape = Live.run([python, "scripts/metrics_sample.py", metricsURL])
+        guard scrape.status == 0, let samples = try? JSONDecoder().decode([String: Double].self, from: Data(scrape.out.utf8)) else {
+            throw HardwareTestError.commandFailed("\(name): reading \(metricsURL) with prometheus-client: \(scrape.err)", scrape.status)
+        }
+        return samples
     }
 
     /// Everything printed so far.

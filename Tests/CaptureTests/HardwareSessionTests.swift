@@ -206,11 +206,12 @@ struct HardwareSessionTests {
         print("ok \(format) \(size.0)x\(size.1): \(stats.framesOut) frames through swiftfilter, still \(still) decodes")
     }
 
-    /// `swiftcam run preview --set sources.0.device=/dev/video0 --frames 60` exits 0; a `snap` from it decodes.
+    /// `swiftcam run preview --set sources.0.device=/dev/video0` runs sixty frames and exits 0 on `quit`; a `snap` from it
+    /// decodes. (With `--frames 60` instead of `quit`, a loaded machine could end the run before the snap was answered.)
     @Test func previewRunsSixtyFramesAndItsSnapshotDecodes() throws {
         let directory = "\(Live.scratch)/preview-snaps"
-        let result = Live.run([Live.swiftcam, "run", "preview", "--set", "sources.0.device=\(Hardware.device)", "--frames", "60",
-                               "--no-control", "--quiet"], input: "snap \(directory)\n")
+        let result = Live.run([Live.swiftcam, "run", "preview", "--set", "sources.0.device=\(Hardware.device)",
+                               "--no-control", "--quiet"], input: "wait 60\nsnap \(directory)\nquit\n")
         #expect(result.status == 0, "\(result.err)")
         let line = try #require(result.out.split(separator: "\n").first { $0.hasPrefix("ok \(directory)/") }, "\(result.out) \(result.err)")
         let path = String(line.dropFirst(3))

@@ -46,6 +46,22 @@ struct StorageTests {
                 "\(logged)")
     }
 
+    /// A capture folder not made yet (nothing captured so far) reports the free space of the file system it will be
+    /// made on, not 0: /metrics said `swiftcam_storage_free_bytes 0` until the first recording.
+    @Test func aFolderNotMadeYetHasItsParentsFreeSpace() throws {
+        let folder = try folder([])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let free = try #require(StorageBudget.freeBytes(in: folder.path))
+        #expect(free > 0)
+        let later = try #require(StorageBudget.freeBytes(in: folder.path + "/recordings/cam/"))
+        #expect(abs(later - free) < 64 << 20, "\(later) against \(free)")
+        #expect(StorageBudget.parent(of: "captures") == "." && StorageBudget.parent(of: "/srv") == "/"
+                && StorageBudget.parent(of: "a/b/") == "a" && StorageBudget.parent(of: "/") == nil && StorageBudget.parent(of: ".") == nil)
+        let counts = StorageBudget(limits: StorageConfig(maxBytes: 1 << 20), directories: [folder.path + "/recordings"], label: "t",
+                                   log: { _ in }, openFiles: { ([], 0) }).checkNow()
+        #expect(counts.freeBytes > 0)
+    }
+
     /// `maxAge` deletes what is older, whatever the space; `minFree` deletes the oldest while the disk has less free.
     @Test func maxAgeAndMinFreeDeleteTheOldest() throws {
         let folder = try folder([("old.png", 10, 7200), ("new.png", 10, 60), ("older.mkv", 10, 9000)])

@@ -79,7 +79,7 @@ import Testing
                 case let .unknownFilter(_, p), let .unknownKey(_, _, p), let .badNumber(_, _, _, p),
                      let .outOfRange(_, _, _, p), let .duplicateKey(_, _, p), let .syntax(_, _, p):
                     #expect(p >= 1 && p <= text.unicodeScalars.count + 1, "\(text) → \(error)")
-                case .missingArgument, .badLutFile:
+                case .missingArgument, .badLutFile, .refused:
                     break
                 }
             }

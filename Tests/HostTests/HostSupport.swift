@@ -35,9 +35,9 @@ final class HostRun: Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The first event that `matches`, past or coming; nil when the host ended without one.
-    func event(_ matches: @escaping @Sendable (HostEvent) -> Bool) async -> HostEvent? {
-        await log.event(matches)
+    /// The first event that `matches` (the `occurrence`th one), past or coming; nil when the host ended without it.
+    func event(occurrence: Int = 1, _ matches: @escaping @Sendable (HostEvent) -> Bool) async -> HostEvent? {
+        await log.event(matches, occurrence: occurrence)
     }
 
     /// Waits until everything is up; false when the host ended first.
@@ -59,7 +59,7 @@ private final class HostLog: Sendable {
     private struct State {
         var events: [HostEvent] = []
         var outcome: HostOutcome?
-        var eventWaiters: [(matches: @Sendable (HostEvent) -> Bool, continuation: CheckedContinuation<HostEvent?, Never>)] = []
+        var eventWaiters: [(matches: @Sendable (HostEvent) -> Bool, left: Int, continuation: CheckedContinuation<HostEvent?, Never>)] = []
         var outcomeWaiters: [CheckedContinuation<HostOutcome, Never>] = []
     }
 
@@ -70,8 +70,11 @@ private final class HostLog: Sendable {
     @Sendable func record(_ event: HostEvent) {
         let waiting = state.withLock { state in
             state.events.append(event)
-            let ready = state.eventWaiters.filter { $0.matches(event) }
-            state.eventWaiters.removeAll { $0.matches(event) }
+            for index in state.eventWaiters.indices where state.eventWaiters[index].matches(event) {
+                state.eventWaiters[index].left -= 1
+            }
+            let ready = state.eventWaiters.filter { $0.left <= 0 }
+            state.eventWaiters.removeAll { $0.left <= 0 }
             return ready.map(\.continuation)
         }
         for continuation in waiting { continuation.resume(returning: event) }
@@ -87,12 +90,13 @@ private final class HostLog: Sendable {
         for continuation in outcomes { continuation.resume(returning: outcome) }
     }
 
-    func event(_ matches: @escaping @Sendable (HostEvent) -> Bool) async -> HostEvent? {
+    func event(_ matches: @escaping @Sendable (HostEvent) -> Bool, occurrence: Int) async -> HostEvent? {
         await withCheckedContinuation { continuation in
             let found: HostEvent?? = state.withLock { state in
-                if let event = state.events.first(where: matches) { return .some(event) }
+                let past = state.events.filter(matches)
+                if past.count >= occurrence { return .some(past[occurrence - 1]) }
                 if state.outcome != nil { return .some(nil) }
-                state.eventWaiters.append((matches, continuation))
+                state.eventWaiters.append((matches, occurrence - past.count, continuation))
                 return nil
             }
             if let found { continuation.resume(returning: found) }

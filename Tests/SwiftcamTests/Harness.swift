@@ -46,12 +46,16 @@ final class SwiftcamRun: @unchecked Sendable {
         if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
+    /// Variables added to the process's environment (over the ones below).
+    var extraEnvironment: [String: String] = [:]
+
     var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
         environment["XDG_RUNTIME_DIR"] = runtime.path
         environment["SWIFTCAM_PIPELINES"] = Self.repository.appendingPathComponent("pipelines").path
         environment.removeValue(forKey: "DISPLAY")
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
+        if extraEnvironment["JOURNAL_STREAM"] == nil { environment.removeValue(forKey: "JOURNAL_STREAM") }
         return environment
     }
 

@@ -84,4 +84,21 @@ struct MetricsTextTests {
             #expect((family.kind == .counter) == family.name.hasSuffix("_total"), "\(family.name)")
         }
     }
+
+    /// Analysers' frames by outcome, events by name and the pre-roll ring, only when the session has them.
+    @Test func analysisFamilies() {
+        var session = SessionMetrics(status: "configured", framesIn: 5, framesOut: 5, drops: [:], filterFrames: 5, filterSeconds: 0,
+                                     filterMaxSeconds: 0, stills: 0, recording: false, storage: StorageMetrics(), encoders: [],
+                                     restarts: 0, uptime: 1)
+        #expect(!HostMetrics(session: session).text.contains("swiftcam_analysis"))
+        session.analysis = [AnalyzerStats(name: "motion", frames: 30, analysed: 12, dropped: 18, unreadable: 0, events: 2)]
+        session.events = ["motion start": 1, "motion end": 1]
+        session.preRollBytes = 1_500_000
+        let text = HostMetrics(session: session).text
+        for line in ["swiftcam_analysis_frames_total{analyzer=\"motion\",outcome=\"analysed\"} 12",
+                     "swiftcam_analysis_frames_total{analyzer=\"motion\",outcome=\"dropped\"} 18",
+                     "swiftcam_events_total{event=\"motion start\"} 1", "swiftcam_preroll_bytes 1500000"] {
+            #expect(text.contains(line + "\n"), "missing \(line)")
+        }
+    }
 }

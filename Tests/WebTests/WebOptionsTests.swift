@@ -1,4 +1,5 @@
 import Capture
+import Filters
 import Foundation
 import Glibc
 import Testing
@@ -129,4 +130,24 @@ import Testing
         #expect(intensity["kind"] as? String == "number")
         #expect(try JSONSerialization.data(withJSONObject: ["filters": catalog]).count > 100)
     }
+
+    /// A filter registered in the process (as a plugin's are) is in the page's picker with its keys, ranges and unit.
+    @Test func theCatalogHasRegisteredFilters() throws {
+        try FilterRegistry.registerShared(PageTestTint.self)
+        let tint = try #require(FilterCatalogJSON.all.first { $0["name"] as? String == "pagetest-tint" })
+        #expect(tint["summary"] as? String == "a test tint")
+        let amount = try #require((tint["parameters"] as? [[String: Any]])?.first)
+        #expect(amount["key"] as? String == "amount" && amount["max"] as? Double == 2 && amount["unit"] as? String == "stops")
+        #expect(throws: FilterRegistrationError.duplicateName(name: "pagetest-tint")) { try FilterRegistry.registerShared(PageTestTint.self) }
+    }
+}
+
+/// A point filter of a user's, for the picker test.
+private struct PageTestTint: PointFilter {
+    static let amount = NumberParameter("amount", default: 1, in: 0...2, unit: "stops", "how much")
+    static let info = FilterInfo(name: "pagetest-tint", summary: "a test tint", parameters: [amount])
+    var amount: Double
+    init(arguments: FilterArguments) { amount = arguments[Self.amount] }
+    var values: [ParameterValue] { [Self.amount.value(amount)] }
+    var pointMap: PointMap { .matrix(ColorMatrix(red: [amount, 0, 0], green: [0, 1, 0], blue: [0, 0, 1])) }
 }

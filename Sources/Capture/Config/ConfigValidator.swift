@@ -9,12 +9,24 @@ enum ConfigValidator {
     static func validate(_ config: PipelineConfig, file: String) throws(ConfigError) {
         func fail(_ path: String, _ reason: String) -> ConfigError { ConfigError(file: file, path: path, reason: reason) }
 
+        // Plugins first: the filter text (or a launch line's swiftfilter) may name their filters.
+        FilterPlugins.loadInstalled()
+        for (index, plugin) in (config.plugins ?? []).enumerated() {
+            let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+            let path = plugin.hasPrefix("/") ? plugin : folder.appendingPathComponent(plugin).path
+            do throws(FilterPluginError) {
+                try FilterPlugins.load(path: path)
+            } catch {
+                throw fail("plugins[\(index)]", error.description)
+            }
+        }
         if let launch = config.launch {
             let structured: [(String, Bool)] = [
                 ("sources", config.sources != nil), ("caps", config.caps != nil), ("filter", config.filter != nil),
                 ("mirror", config.mirror != nil), ("rotate", config.rotate != nil), ("preview", config.preview != nil),
                 ("still", config.still != nil), ("record", config.record != nil), ("tap", config.tap != nil),
                 ("publish", config.publish != nil), ("storage", config.storage != nil),
+                ("analyze", config.analyze != nil), ("triggers", config.triggers != nil),
             ]
             if let (key, _) = structured.first(where: { $0.1 }) {
                 throw fail(key, "a \"launch\" config describes the whole graph; remove \"\(key)\" or the \"launch\" string")
@@ -58,6 +70,7 @@ enum ConfigValidator {
             throw fail("record.segment", "must be a number of seconds from \(Int(Limits.minSegment)) to \(Int(Limits.maxSeconds))")
         }
         if let storage = config.storage { try validate(storage, config: config, fail: fail) }
+        try validateAnalysis(config, fail: fail)
         if let encoder = config.live?.encoder, let reason = EncoderChoice.problem(withLiveEncoder: encoder) {
             throw fail("live.encoder", reason)
         }

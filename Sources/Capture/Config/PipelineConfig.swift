@@ -37,9 +37,17 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var live: LiveConfig?
     /// The disk budget of the recording and still folders.
     public var storage: StorageConfig?
+    /// Analysers on the filtered frames, by name with their options: `[{"motion": {"minArea": 0.02}}]`.
+    public var analyze: [AnalyzerEntry]?
+    /// What analysis events set off: stills, recordings with pre-roll, a command.
+    public var triggers: TriggersConfig?
+    /// Filter plugins (libgstNAME.so built with SwiftCam's FilterPlugin) to load before the filter is read; a relative
+    /// path is relative to the config's folder.
+    public var plugins: [String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live, storage
+        case analyze, triggers, plugins
     }
 
     public init(from decoder: Decoder) throws {
@@ -66,6 +74,9 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         publish = try container.decodeIfPresent(PublishConfig.self, forKey: .publish)
         live = try container.decodeIfPresent(LiveConfig.self, forKey: .live)
         storage = try container.decodeIfPresent(StorageConfig.self, forKey: .storage)
+        analyze = try container.decodeIfPresent([AnalyzerEntry].self, forKey: .analyze)
+        triggers = try container.decodeIfPresent(TriggersConfig.self, forKey: .triggers)
+        plugins = try container.decodeIfPresent([String].self, forKey: .plugins)
     }
 
     /// Whether this is a raw gst-launch config.

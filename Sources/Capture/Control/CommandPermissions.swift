@@ -37,7 +37,7 @@ public struct CommandPermissions: OptionSet, Sendable, Hashable {
                 return .unreadableChain(error.description)
             }
             let opensAFile = names.first { name in
-                FilterCatalog.type(named: name)?.info.parameters.contains { if case .file = $0.kind { true } else { false } } == true
+                FilterCatalog.info(named: name)?.parameters.contains { if case .file = $0.kind { true } else { false } } == true
             }
             return opensAFile.map { .readsAFile(filter: $0) }
         default: return nil

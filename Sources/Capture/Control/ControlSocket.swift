@@ -36,6 +36,16 @@ public enum ControlSocket {
 
     /// Sends one command line to the session listening on `path`.
     public static func send(_ command: String, socket path: String, name: String? = nil, timeout: Double = 30) throws -> Reply {
+        try send(command, socket: path, name: name, timeout: timeout, then: nil)
+    }
+
+    /// `events`: the reply, then every analysis event as a line (`event motion start area=…`) to `onLine` until it
+    /// returns false or the session closes the connection. Waits for events without a timeout.
+    public static func streamEvents(from name: String, onLine: @escaping (String) -> Bool) throws -> Reply {
+        try send(EventStream.command, socket: path(for: name), name: name, timeout: 30, then: onLine)
+    }
+
+    private static func send(_ command: String, socket path: String, name: String?, timeout: Double, then onLine: ((String) -> Bool)?) throws -> Reply {
         let name = name ?? ConfigStore.sessionName(for: path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ControlError.notRunning(name: name, path: path, reason: errnoText()) }
@@ -57,8 +67,14 @@ public enum ControlSocket {
         // Replies may quote the command back, so they get more room than commands do.
         var reader = LineReader(descriptor: descriptor, limit: 16 * LineReader.limit)
         guard case let .text(reply) = reader.next() else { throw ControlError.noReply(name: name) }
-        if reply.hasPrefix("ok") { return .ok(String(reply.dropFirst(2)).trimmingCharacters(in: .whitespaces)) }
-        return .error(reply.hasPrefix("error ") ? String(reply.dropFirst(6)) : reply)
+        guard reply.hasPrefix("ok") else { return .error(reply.hasPrefix("error ") ? String(reply.dropFirst(6)) : reply) }
+        if let onLine {
+            // Events come when they come: no receive timeout from here on.
+            var forever = timeval(tv_sec: 0, tv_usec: 0)
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &forever, socklen_t(MemoryLayout<timeval>.size))
+            while case let .text(line) = reader.next(), onLine(line) {}
+        }
+        return .ok(String(reply.dropFirst(2)).trimmingCharacters(in: .whitespaces))
     }
 }
 
@@ -261,6 +277,9 @@ public final class ControlServer: @unchecked Sendable {
                 var reader = LineReader(descriptor: client, idleSeconds: limits.idleSeconds)
                 reading: while let line = reader.next() {
                     switch line {
+                    case let .text(command) where command.trimmingCharacters(in: .whitespaces) == EventStream.command:
+                        EventStream.serve(client, session: interpreter.session, reader: &reader)
+                        break reading
                     case let .text(command): Self.answer(client, interpreter.execute(command))
                     case .tooLong:
                         Self.answer(client, .error("line too long (the limit is \(LineReader.limit) bytes)"))
@@ -279,7 +298,7 @@ public final class ControlServer: @unchecked Sendable {
         }
     }
 
-    private static func answer(_ client: Int32, _ reply: Reply) {
+    static func answer(_ client: Int32, _ reply: Reply) {
         let bytes = Array((reply.description + "\n").utf8)
         _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
@@ -312,5 +331,29 @@ public final class ControlServer: @unchecked Sendable {
 
     deinit {
         shutdown()
+    }
+}
+
+/// `events` on the control socket: the connection becomes a stream of the session's analysis events, one line each,
+/// until the client closes it.
+enum EventStream {
+    static let command = "events"
+
+    /// Answers `ok`, then sends each event as it comes; a client that does not read loses events rather than holding up
+    /// the analyser (each line is sent without waiting). Returns when the client closes its end.
+    static func serve(_ client: Int32, session: CaptureSession, reader: inout LineReader) {
+        ControlServer.answer(client, .ok("streaming events until the connection closes"))
+        let subscription = session.subscribeEvents { event in
+            let bytes = Array("event \(event.line)\n".utf8)
+            _ = bytes.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
+        defer { subscription.cancel() }
+        // The client sends nothing more: wait for its end (idle spells are expected here, not a reason to close).
+        while true {
+            switch reader.next() {
+            case .idle?, .text?: continue
+            case .tooLong?, nil: return
+            }
+        }
     }
 }

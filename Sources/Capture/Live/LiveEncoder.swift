@@ -169,6 +169,11 @@ final class LiveEncoder: @unchecked Sendable {
         format == .mjpeg ? "jpegenc" : (current.withLock { $0 } ?? choice?.chosen)?.element
     }
 
+    /// The session's pipeline time of a stream time (an encoded sample's timestamp); nil before the first frame.
+    func pipelineTime(ofStream time: UInt64) -> UInt64? {
+        timeline.withLock { $0.pipelineTime(of: time) }
+    }
+
     /// Subscribers now.
     var subscriberCount: Int { subscribers.withLock { $0.count } }
 

@@ -20,6 +20,8 @@ public enum SessionEvent: Sendable {
     case endOfStream
     /// Something the session did on its own that a person should see (recovery, metering settled).
     case notice(String)
+    /// An analyser saw something (`motion start area=0.12 box=…`).
+    case analysis(AnalysisEvent)
 }
 
 /// One running pipeline and its controls: the `AVCaptureSession` of SwiftCam.
@@ -62,6 +64,8 @@ public final class CaptureSession: Sendable {
     let stallSettings = Locked(StallWatchdog.Settings())
     /// The disk budget of the recording and still folders, when the config has `storage`.
     let storage: StorageBudget?
+    /// The analysers, their events and triggers (Analysis/).
+    let analysis: SessionAnalysis
 
     /// A session for a validated config.
     public init(name: String, config: PipelineConfig, builder: PipelineBuilder? = nil) {
@@ -74,6 +78,7 @@ public final class CaptureSession: Sendable {
         recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
         failureQueue = DispatchQueue(label: "swiftcam.failures.\(name)")
         live = LiveStreams(session: name, state: state, encoder: config.live?.encoder)
+        analysis = SessionAnalysis(session: name, config: config)
         let state = state, recording = recording
         storage = config.storage.map { limits in
             // Where recordings and stills go (`snap` without a folder writes stills to `captures` even without `still`).
@@ -116,6 +121,7 @@ public final class CaptureSession: Sendable {
         emit(.warning(text))
     }
 
+    /// Tells the host `event` (on the caller's thread).
     func emit(_ event: SessionEvent) {
         Self.emit(event, state: state)
     }
@@ -172,6 +178,7 @@ public final class CaptureSession: Sendable {
         }
         if recovers { watchForStalls(graph) }
         live.graphChanged()
+        startAnalysis()
         storage?.start()
         if let every = config.still?.every { startPeriodicStills(every: every) }
         if config.record?.autostart == true { _ = try startRecording() }
@@ -231,6 +238,7 @@ public final class CaptureSession: Sendable {
             try graph.play(config: config, timeout: timeout, handler: { message in Self.handle(message, state: state, context: context) }) {
                 // Wakes `waitUntilDone` only while it waits for a frame count.
                 if goal.waiters.load(ordering: .relaxed) > 0 { state.withLock { _ in } }
+                goal.observer.withLock { $0 }?()
             }
         } catch let GStreamerError.stateChangeFailed(element, _, message) {
             // The bus thread reads the error that failed the change (its code, not GStreamer's words) and may not
@@ -292,6 +300,7 @@ public final class CaptureSession: Sendable {
         }
         // The recording has a pipeline of its own: end its file first, while frames still flow.
         finishRecording()
+        stopAnalysis()
         live.shutdown()
         if !hasEnded {
             graph.pipeline.sendEndOfStream()
@@ -340,6 +349,27 @@ public final class CaptureSession: Sendable {
             let seen = state.framesFiltered - start
             return seen >= count || state.ended ? seen : nil
         } ?? framesFiltered - start
+    }
+
+    /// Calls `handler` for every frame that leaves the filter, on GStreamer's streaming thread (keep it short, never
+    /// block); nil stops it. Graphs without `swiftfilter` (a `launch` config without one) call it never.
+    public func onFilteredFrame(_ handler: (@Sendable () -> Void)?) {
+        frameGoal.observer.withLock { $0 = handler }
+    }
+
+    /// Whether the playing graph has `swiftfilter`, so `onFilteredFrame` hears its frames.
+    public var filtersFrames: Bool { graph?.filter != nil }
+
+    /// A test hook: pauses the playing graph's sources (`source0`, `source1`, …) so frames stop flowing while the
+    /// process and the pipeline go on, as with a hung driver that posts no error. Returns how many it paused.
+    @discardableResult
+    public func stallSources() -> Int {
+        guard let graph else { return 0 }
+        var paused = 0
+        for index in 0..<max(1, config.sources?.count ?? 0) {
+            if let source = graph.pipeline.element(named: PipelineBuilder.Names.source(index)), source.requestState(.paused) { paused += 1 }
+        }
+        return paused
     }
 
     /// Frames that left the filter, across recoveries.

@@ -11,6 +11,8 @@ public enum Gallery {
         public var bytes: Int
         /// Modification time, ISO 8601.
         public var modified: String
+        /// The analyser whose event made it (`motion`), from its `.event.json` sidecar; nil for other captures.
+        public var event: String? = nil
     }
 
     /// Files with a still or recording extension in the folders (not recursing; half-written `.part` files excluded).
@@ -24,7 +26,8 @@ public enum Gallery {
                 guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }
                 let date = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
                 let bytes = (attributes[.size] as? NSNumber)?.intValue ?? 0
-                found.append((date, Item(path: path, kind: kind, bytes: bytes, modified: ISO8601DateFormatter().string(from: date))))
+                found.append((date, Item(path: path, kind: kind, bytes: bytes, modified: ISO8601DateFormatter().string(from: date),
+                                         event: EventSidecar.event(of: path))))
             }
         }
         // By time: a recording's segments each end before the next begins, so their times order them; files

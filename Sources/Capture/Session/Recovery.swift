@@ -62,6 +62,7 @@ extension CaptureSession {
             state.graph = nil
         }
         self.live.graphRetiring()
+        self.analysisGraphRetiring()
         old.teardown()
         return .some(recordedPath)
     }
@@ -99,6 +100,7 @@ extension CaptureSession {
                     reapplyChain()
                     watchForStalls(graph)
                     live.graphChanged()
+                    analysisGraphChanged()
                     var line = "recovered: \(devices.joined(separator: ", ")) streaming again"
                     if let recordedPath {
                         do {

@@ -31,6 +31,11 @@ public struct SessionMetrics: Sendable, Equatable {
     public var restarts: Int
     /// Seconds since the graph now playing started.
     public var uptime: Double
+    /// Each analyser's counts (frames offered, analysed, dropped while busy), and analysis events by name (`motion start`).
+    public var analysis: [AnalyzerStats] = []
+    public var events: [String: Int] = [:]
+    /// The pre-roll ring's bytes now, when the config records on events.
+    public var preRollBytes: Int?
 
     public init(status: String, framesIn: Int, framesOut: Int, drops: [String: Int], filterFrames: Int, filterSeconds: Double,
                 filterMaxSeconds: Double, stills: Int, recording: Bool, storage: StorageMetrics, encoders: [EncoderInfo], restarts: Int,
@@ -133,12 +138,16 @@ extension CaptureSession {
             encoders.append(.init(use: "record", element: encoder.element, codec: encoder.codec.rawValue))
         }
         let filterFrames = filter?.frames ?? 0
-        return SessionMetrics(
+        var metrics = SessionMetrics(
             status: stats.status, framesIn: stats.framesIn, framesOut: stats.framesOut,
             drops: ["queue": stats.queueDrops, "qos": stats.qosDrops, "source": stats.sourceDrops],
             filterFrames: carried.filterFrames + filterFrames,
             filterSeconds: carried.filterSeconds + Double(filterFrames) * (filter?.meanMilliseconds ?? 0) / 1000,
             filterMaxSeconds: (filter?.maxMilliseconds ?? 0) / 1000, stills: stats.stills, recording: recorder != nil,
             storage: storage, encoders: encoders, restarts: carried.recoveries, uptime: stats.uptime)
+        metrics.analysis = analyzerStats
+        metrics.events = eventCounts
+        metrics.preRollBytes = preRollBytes?.now
+        return metrics
     }
 }

@@ -42,9 +42,11 @@ struct SessionState: Sendable {
     var framesFiltered: Int { carried.framesOut + (graph?.filterOut.value ?? 0) }
 }
 
-/// How many threads wait for a frame count, so the frame probe wakes waiters only then.
+/// How many threads wait for a frame count, so the frame probe wakes waiters only then; and who else hears each
+/// filtered frame (a service manager's readiness and watchdog).
 final class FrameGoal: Sendable {
     let waiters = Atomic(0)
+    let observer = Mutex<(@Sendable () -> Void)?>(nil)
 }
 
 /// Counts carried over from graphs replaced during recovery.

@@ -50,6 +50,9 @@ public struct SessionStats: Codable, Sendable, Equatable {
     public var storageUsedBytes: Int? = nil
     public var storageFreeBytes: Int? = nil
     public var storageDeletions: Int? = nil
+    /// Each analyser's frames, analysed frames and drops (frames that came while it was busy), and the events so far by name.
+    public var analysis: [AnalyzerStats]? = nil
+    public var events: [String: Int]? = nil
 
     /// One line for terminals and logs.
     public var line: String {
@@ -68,6 +71,10 @@ public struct SessionStats: Codable, Sendable, Equatable {
         if let storageUsedBytes {
             text += " storage \(storageUsedBytes) bytes used \(storageFreeBytes ?? 0) free \(storageDeletions ?? 0) deleted"
         }
+        for analyser in analysis ?? [] {
+            text += " analysis \(analyser.name) \(analyser.analysed)/\(analyser.frames) drops \(analyser.dropped)"
+        }
+        for (name, count) in (events ?? [:]).sorted(by: { $0.key < $1.key }) { text += " events \(name) \(count)" }
         for output in outputs ?? [] { text += "; \(output)" }
         for camera in cameras ?? [] { text += "; \(camera)" }
         return text
@@ -124,7 +131,7 @@ extension CaptureSession {
         var queueDrops = base.queueDrops + (graph?.queueDrops ?? 0)
         if let recorder { queueDrops += recorder.droppedFrames(finished: false) }
         let filterStats = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
-        return SessionStats(
+        var stats = SessionStats(
             status: status.name, reason: status.reason, uptime: graph.map { now - $0.startTime } ?? 0,
             framesIn: framesIn, framesOut: framesOut, fpsIn: window.fpsIn, fpsOut: window.fpsOut,
             queueDrops: queueDrops, qosDrops: base.qosDrops + (filterStats?.dropped ?? 0),
@@ -137,6 +144,12 @@ extension CaptureSession {
             recordingBytes: base.recordingBytes + (recorder?.bytesWritten ?? 0),
             segmentsWritten: base.segments + (recorder?.segments?.now.finished ?? 0),
             storageUsedBytes: storageCounts?.usedBytes, storageFreeBytes: storageCounts?.freeBytes, storageDeletions: storageCounts?.deletions)
+        let analysers = analyzerStats
+        if !analysers.isEmpty {
+            stats.analysis = analysers
+            stats.events = eventCounts
+        }
+        return stats
     }
 
     /// Adds (or with nil removes) a phrase `stats` carries for an output another module runs, such as

@@ -19,15 +19,20 @@ extension CaptureSession {
     /// `snap DIR` counts toward `run`'s exit code like any failed still, so the host says why when it happens.
     @discardableResult
     public func snapshot(directory: String? = nil) throws -> String {
+        try snapshot(directory: directory, tag: nil)
+    }
+
+    /// A still named with `tag` after the session's name (`cam-motion-…`): what an event trigger takes.
+    func snapshot(directory: String? = nil, tag: String?) throws -> String {
         do {
-            return try takeStill(directory: directory)
+            return try takeStill(directory: directory, tag: tag)
         } catch {
             emit(.stillFailed(reason: "\(error)"))
             throw error
         }
     }
 
-    private func takeStill(directory: String?) throws -> String {
+    private func takeStill(directory: String?, tag: String?) throws -> String {
         let graph = try running()
         guard let tap = graph.stillFrames else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.stillFrames, command: "snap")
@@ -45,7 +50,7 @@ extension CaptureSession {
                 return state.sequence
             }
             path = try StillWriter.write(bytes, directory: directory ?? still?.directory ?? "captures",
-                                         base: stillBaseName(sequence: sequence), extension: format == .png ? "png" : "jpg")
+                                         base: stillBaseName(sequence: sequence, tag: tag), extension: format == .png ? "png" : "jpg")
         } catch {
             recordFailure("still failed: \(error)", unprompted: false, kind: FailureKind(of: error))
             throw error
@@ -56,11 +61,11 @@ extension CaptureSession {
         return path
     }
 
-    private func stillBaseName(sequence: Int) -> String {
+    private func stillBaseName(sequence: Int, tag: String?) -> String {
         let pattern = config.still?.pattern ?? "{name}-{date}-{n}"
         var number = String(sequence)
         while number.count < 4 { number = "0" + number }
-        return pattern.replacingOccurrences(of: "{name}", with: name)
+        return pattern.replacingOccurrences(of: "{name}", with: tag.map { "\(name)-\($0)" } ?? name)
             .replacingOccurrences(of: "{date}", with: timestamp())
             .replacingOccurrences(of: "{n}", with: number)
     }

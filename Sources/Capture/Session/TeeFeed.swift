@@ -58,6 +58,11 @@ struct StreamTimeline: Sendable {
     private var last: UInt64?
     private var step: UInt64 = 33_333_333
 
+    /// The pipeline time of consumer time `time` (nil before the first buffer).
+    func pipelineTime(of time: UInt64) -> UInt64? {
+        base.map { $0 &+ time }
+    }
+
     /// The consumer's time for a buffer at pipeline time `pts`.
     mutating func place(_ pts: UInt64, duration: UInt64?) -> UInt64 {
         if let duration, duration > 0 { step = duration }

@@ -151,11 +151,25 @@ final class StorageBudget: Sendable {
     }
 
     /// Bytes an unprivileged writer may still use on the file system holding `directory`; nil when it cannot be asked.
+    /// A folder not made yet (nothing captured into it so far) is asked of its nearest parent that exists, the file
+    /// system it will be made on.
     static func freeBytes(in directory: String) -> Int? {
         var info = statvfs()
-        guard statvfs(directory, &info) == 0 else { return nil }
+        var path = directory
+        while statvfs(path, &info) != 0 {
+            guard errno == ENOENT, let parent = Self.parent(of: path) else { return nil }
+            path = parent
+        }
         let (bytes, overflow) = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: Int(clamping: info.f_frsize))
         return overflow ? Int.max : bytes
+    }
+
+    /// The folder holding `path` ("." for a name without one), nil for the root and ".".
+    static func parent(of path: String) -> String? {
+        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        guard trimmed != "/", trimmed != "." else { return nil }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     /// "3600 s" for a log line.

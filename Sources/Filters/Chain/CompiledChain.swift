@@ -20,6 +20,8 @@ public final class CompiledChain: @unchecked Sendable {
 
     private let stages: [Stage]
     private let scratch = ScratchPool()
+    /// Frame filters' scratch slots: stage i from `frameSlots + 100·i`, above the point stages' tables.
+    private static let frameSlots = 1_000_000
     /// The point stages' scratch slots: stage i from `pointSlots + 100·i`, above SpatialContext's slots (1 000–7 999),
     /// whatever the chain's length (from 100·(i + 1), a tenth point stage's tables reached the blur's planes).
     private static let pointSlots = 100_000
@@ -59,6 +61,10 @@ public final class CompiledChain: @unchecked Sendable {
     /// True when the chain has no filters.
     public var isEmpty: Bool { chain.isEmpty }
 
+    /// How many passes over a frame the chain makes: each run of point filters (with mirrors and flips) is one,
+    /// each spatial or frame filter one more.
+    public var passCount: Int { stages.count }
+
     /// True when every stage is a point op: each output pixel depends only on the same input pixel.
     public var worksInPlace: Bool {
         stages.allSatisfy { if case .point = $0 { true } else { false } }
@@ -95,7 +101,7 @@ public final class CompiledChain: @unchecked Sendable {
             case let .point(operations, mirror, flip):
                 runPoint(index, operations, mirror: mirror, flip: flip, input, destination)
             case let .spatial(operation):
-                runSpatial(operation, input, destination)
+                runSpatial(index, operation, input, destination)
             }
             // Later stages work in place on the destination.
             input = destination
@@ -176,9 +182,15 @@ public final class CompiledChain: @unchecked Sendable {
         }
     }
 
-    private func runSpatial(_ operation: SpatialOperation, _ source: Frame, _ destination: Frame) {
+    private func runSpatial(_ index: Int, _ operation: SpatialOperation, _ source: Frame, _ destination: Frame) {
         let context = SpatialContext(scratch: scratch, threads: threads, kernels: kernels)
         switch operation {
+        case let .frame(box):
+            let input = context.unaliased(source, destination)
+            let scratch = scratch, base = Self.frameSlots + 100 * index
+            box.filter.apply(input, to: destination, context: FrameContext(threads: threads) { slot, bytes in
+                scratch.buffer(base + slot, bytes: bytes)
+            })
         case let .blur(sigma):
             GaussianKernel.run(source, destination, sigma: sigma, sharpenAmount: nil, context)
         case let .sharpen(amount, sigma):

@@ -9,6 +9,8 @@
 public protocol Filter: Sendable, CustomStringConvertible {
     /// Name, summary, keys, defaults and ranges: the one place a filter documents itself.
     static var info: FilterInfo { get }
+    /// This filter's description; `Self.info` except for filters that are not types of their own (a plugin's).
+    var filterInfo: FilterInfo { get }
     /// Creates the filter from text arguments the parser has already checked against `info`.
     init(arguments: FilterArguments) throws(FilterSpecError)
     /// The parameter values in the order of `info.parameters`.
@@ -22,8 +24,9 @@ public protocol Filter: Sendable, CustomStringConvertible {
 extension Filter {
     /// The canonical text, e.g. `sepia intensity=0.8`; parameters at their default are left out.
     public var description: String {
-        var text = Self.info.name
-        for (parameter, value) in zip(Self.info.parameters, values) where value != parameter.defaultValue {
+        let info = filterInfo
+        var text = info.name
+        for (parameter, value) in zip(info.parameters, values) where value != parameter.defaultValue {
             text += " \(parameter.key)=\(value.text)"
         }
         return text
@@ -31,8 +34,11 @@ extension Filter {
 
     /// True when `other` is the same filter with the same parameter values.
     public func isEqual(to other: any Filter) -> Bool {
-        type(of: other).info.name == Self.info.name && other.values == values
+        other.filterInfo.name == filterInfo.name && other.values == values
     }
+
+    /// `Self.info`.
+    public var filterInfo: FilterInfo { Self.info }
 }
 
 /// The pixel work a filter lowers to; opaque outside the engine.
@@ -72,6 +78,8 @@ enum PointOperation: Sendable {
 
 /// A resampling or neighbourhood operation.
 enum SpatialOperation: Sendable, Equatable {
+    /// A user's frame filter: the compiled chain hands it planes that never alias its output.
+    case frame(FrameFilterBox)
     case blur(sigma: Double)
     case sharpen(amount: Double, sigma: Double)
     case edges
@@ -79,6 +87,13 @@ enum SpatialOperation: Sendable, Equatable {
     case zoom(factor: Double, x: Double, y: Double)
     case mirror
     case flip
+}
+
+/// A frame filter inside a spatial operation; equal when the filters are.
+struct FrameFilterBox: Sendable, Equatable {
+    let filter: any FrameFilter
+
+    static func == (a: FrameFilterBox, b: FrameFilterBox) -> Bool { a.filter.isEqual(to: b.filter) }
 }
 
 extension SpatialOperation {

@@ -20,7 +20,12 @@ public struct FilterChain: Sendable, Equatable, CustomStringConvertible {
     ///
     /// LUT files are read here, so a bad file fails now rather than on the first frame.
     public init(parsing text: String) throws(FilterSpecError) {
-        self.filters = try FilterSpecParser.parse(text)
+        self.filters = try FilterSpecParser.parse(text, registry: .shared)
+    }
+
+    /// Parses the text grammar against `registry` instead of the process's shared one.
+    public init(parsing text: String, registry: FilterRegistry) throws(FilterSpecError) {
+        self.filters = try FilterSpecParser.parse(text, registry: registry)
     }
 
     /// The filter names in a chain's text, in order, read without making the filters: no LUT file is opened, so a

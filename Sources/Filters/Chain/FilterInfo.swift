@@ -63,7 +63,7 @@ public enum ParameterKind: Sendable, Hashable {
     }
 }
 
-/// One key of a filter: its name, default, allowed values and meaning.
+/// One key of a filter: its name, default, allowed values, unit and meaning.
 public struct ParameterInfo: Sendable, Hashable {
     /// The key as written in the grammar, e.g. `intensity`.
     public var key: String
@@ -71,25 +71,18 @@ public struct ParameterInfo: Sendable, Hashable {
     public var defaultValue: ParameterValue
     /// The allowed values.
     public var kind: ParameterKind
-    /// One line on what the parameter does, with its unit.
+    /// One line on what the parameter does.
     public var summary: String
+    /// The unit, e.g. "px" or "K"; empty for a plain factor or count.
+    public var unit: String
 
-    /// Creates a parameter description.
-    public init(key: String, defaultValue: ParameterValue, kind: ParameterKind, summary: String) {
+    /// Creates a parameter description; filters declare theirs with ``NumberParameter`` and its siblings.
+    public init(key: String, defaultValue: ParameterValue, kind: ParameterKind, summary: String, unit: String = "") {
         self.key = key
         self.defaultValue = defaultValue
         self.kind = kind
         self.summary = summary
-    }
-
-    /// A real-valued parameter.
-    static func number(_ key: String, _ defaultValue: Double, _ range: ClosedRange<Double>, _ summary: String) -> ParameterInfo {
-        ParameterInfo(key: key, defaultValue: .number(defaultValue), kind: .number(range), summary: summary)
-    }
-
-    /// A whole-number parameter.
-    static func integer(_ key: String, _ defaultValue: Int, _ range: ClosedRange<Int>, _ summary: String) -> ParameterInfo {
-        ParameterInfo(key: key, defaultValue: .integer(defaultValue), kind: .integer(range), summary: summary)
+        self.unit = unit
     }
 }
 
@@ -109,13 +102,19 @@ public struct FilterInfo: Sendable, Hashable {
         self.parameters = parameters
     }
 
+    /// Creates a filter description from its parameter declarations, in canonical order.
+    public init(name: String, summary: String, parameters: [any ParameterDeclaration]) {
+        self.init(name: name, summary: summary, parameters: parameters.map(\.info))
+    }
+
     /// The parameter called `key`, if any.
     public func parameter(_ key: String) -> ParameterInfo? {
         parameters.first { $0.key == key }
     }
 }
 
-/// Parsed, range-checked arguments of one filter, with defaults filled in.
+/// Parsed, range-checked arguments of one filter, with defaults filled in; read them with a parameter declaration
+/// (`arguments[Sepia.intensity]`), so a misspelt key does not compile.
 public struct FilterArguments: Sendable {
     /// Values by key; every key of the filter is present.
     public var values: [String: ParameterValue]
@@ -131,47 +130,23 @@ public struct FilterArguments: Sendable {
         self.values = filled
         self.position = position
     }
-
-    /// The real value of `key` (0 when the key is missing or not a number).
-    public func number(_ key: String) -> Double {
-        switch values[key] {
-        case let .number(value): value
-        case let .integer(value): Double(value)
-        default: 0
-        }
-    }
-
-    /// The whole-number value of `key` (0 when missing).
-    public func integer(_ key: String) -> Int {
-        switch values[key] {
-        case let .integer(value): value
-        case let .number(value) where value.isFinite && abs(value) < 1e9: Int(value)
-        default: 0
-        }
-    }
-
-    /// The text value of `key` ("" when missing).
-    public func text(_ key: String) -> String {
-        if case let .text(value) = values[key] { return value }
-        return ""
-    }
 }
 
-/// Every filter the text grammar knows, in the order `swiftcam filters` lists them.
+/// The built-in filters, and the listing of every filter the process knows (``FilterRegistry/shared``).
 public enum FilterCatalog {
-    /// The filter types by name.
+    /// The built-in filter types, in the order `swiftcam filters` lists them.
     public static let types: [any Filter.Type] = [
         Sepia.self, Vignette.self, Mono.self, Invert.self, ColorControls.self, Exposure.self,
         Temperature.self, Gamma.self, Posterize.self, Threshold.self, Blur.self, Sharpen.self,
         Edges.self, Pixelate.self, Zoom.self, Mirror.self, Flip.self, Lut.self,
     ]
 
-    /// The descriptions of every filter.
-    public static var all: [FilterInfo] { types.map { $0.info } }
+    /// The descriptions of every filter the process knows: the built-ins, then registered ones in order.
+    public static var all: [FilterInfo] { FilterRegistry.shared.all }
 
-    /// The filter type called `name`, if any.
-    public static func type(named name: String) -> (any Filter.Type)? {
-        types.first { $0.info.name == name }
+    /// The description of the filter called `name`, built in or registered, if any.
+    public static func info(named name: String) -> FilterInfo? {
+        FilterRegistry.shared.registration(named: name)?.info
     }
 
     /// A human-readable listing: one line per filter, then one indented line per key.
@@ -184,30 +159,5 @@ public enum FilterCatalog {
             }
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-/// Clamps `value` into `range`; NaN becomes `fallback`, so initializers never trap or store NaN.
-func clampParameter(_ value: Double, _ range: ClosedRange<Double>, default fallback: Double) -> Double {
-    guard !value.isNaN else { return fallback }
-    return min(max(value, range.lowerBound), range.upperBound)
-}
-
-/// Clamps a whole-number parameter into `range`.
-func clampParameter(_ value: Int, _ range: ClosedRange<Int>) -> Int {
-    min(max(value, range.lowerBound), range.upperBound)
-}
-
-extension FilterInfo {
-    /// The range of the number parameter `key` (0...0 when absent), for clamping in initializers.
-    func range(_ key: String) -> ClosedRange<Double> {
-        if case let .number(range)? = parameter(key)?.kind { return range }
-        return 0...0
-    }
-
-    /// The range of the whole-number parameter `key`.
-    func integerRange(_ key: String) -> ClosedRange<Int> {
-        if case let .integer(range)? = parameter(key)?.kind { return range }
-        return 0...0
     }
 }

@@ -16,6 +16,8 @@ public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
     case syntax(expected: String, found: String, position: Int)
     /// A `.cube` file could not be read or parsed; line 0 means the file as a whole.
     case badLutFile(path: String, line: Int, reason: String)
+    /// A plugin's filter did not accept the values it was given.
+    case refused(filter: String, position: Int)
 
     /// One sentence naming the problem, where it is, and what is allowed, on one line: input it quotes
     /// (a value, a path, a word of a LUT file) has its line breaks and control characters written as `\u{A}`.
@@ -42,6 +44,8 @@ public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
             return "Expected \(expected) at column \(position) but found \(shown); write filters as 'name key=value … | name …'."
         case let .badLutFile(path, line, reason):
             return line > 0 ? "LUT file \(path), line \(line): \(reason)." : "LUT file \(path): \(reason)."
+        case let .refused(filter, position):
+            return "Filter '\(filter)' at column \(position) refused its values; \(Self.keys(of: filter))."
         }
     }
 
@@ -50,14 +54,14 @@ public enum FilterSpecError: Error, Equatable, CustomStringConvertible {
     }
 
     static func keys(of filter: String) -> String {
-        guard let info = FilterCatalog.type(named: filter)?.info, !info.parameters.isEmpty else {
+        guard let info = FilterCatalog.info(named: filter), !info.parameters.isEmpty else {
             return "it takes no keys"
         }
         return "its keys are " + info.parameters.map { "\($0.key) (\($0.kind.allowed))" }.joined(separator: ", ")
     }
 
     static func allowed(_ filter: String, _ key: String) -> String {
-        FilterCatalog.type(named: filter)?.info.parameter(key)?.kind.allowed ?? "no value"
+        FilterCatalog.info(named: filter)?.parameter(key)?.kind.allowed ?? "no value"
     }
 }
 

@@ -12,7 +12,7 @@ enum FilterSpecParser {
         case assignment(key: String, keyPosition: Int, value: String, valuePosition: Int)
     }
 
-    static func parse(_ text: String) throws(FilterSpecError) -> [any Filter] {
+    static func parse(_ text: String, registry: FilterRegistry) throws(FilterSpecError) -> [any Filter] {
         let tokens = try tokenize(Array(text.unicodeScalars))
         var filters: [any Filter] = []
         var index = 0
@@ -20,7 +20,7 @@ enum FilterSpecParser {
             guard case let .word(name, namePosition) = tokens[index] else {
                 throw .syntax(expected: "a filter name", found: describe(tokens[index]), position: position(of: tokens[index]))
             }
-            guard let type = FilterCatalog.type(named: name) else {
+            guard let registration = registry.registration(named: name) else {
                 throw .unknownFilter(name: name, position: namePosition)
             }
             index += 1
@@ -32,7 +32,7 @@ enum FilterSpecParser {
                 case let .word(word, wordPosition):
                     throw .syntax(expected: "key=value or '|'", found: word, position: wordPosition)
                 case let .assignment(key, keyPosition, value, valuePosition):
-                    guard let parameter = type.info.parameter(key) else {
+                    guard let parameter = registration.info.parameter(key) else {
                         throw .unknownKey(filter: name, key: key, position: keyPosition)
                     }
                     guard values[key] == nil else {
@@ -42,7 +42,7 @@ enum FilterSpecParser {
                 }
                 index += 1
             }
-            filters.append(try type.init(arguments: FilterArguments(info: type.info, values: values, position: namePosition)))
+            filters.append(try registration.make(FilterArguments(info: registration.info, values: values, position: namePosition)))
             if index < tokens.count, case let .bar(barPosition) = tokens[index] {
                 index += 1
                 if index == tokens.count {

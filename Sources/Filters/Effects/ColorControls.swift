@@ -10,27 +10,29 @@ public struct ColorControls: Filter, Equatable {
     public var saturation: Double
 
     /// Creates the filter; every parameter clamps into its range.
-    public init(brightness: Double = 0, contrast: Double = 1, saturation: Double = 1) {
-        self.brightness = clampParameter(brightness, Self.info.range("brightness"), default: 0)
-        self.contrast = clampParameter(contrast, Self.info.range("contrast"), default: 1)
-        self.saturation = clampParameter(saturation, Self.info.range("saturation"), default: 1)
+    public init(brightness: Double = ColorControls.brightness.defaultValue, contrast: Double = ColorControls.contrast.defaultValue, saturation: Double = ColorControls.saturation.defaultValue) {
+        self.brightness = Self.brightness.clamp(brightness)
+        self.contrast = Self.contrast.clamp(contrast)
+        self.saturation = Self.saturation.clamp(saturation)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "colorcontrols", summary: "saturation, brightness and contrast", parameters: [
-        .number("brightness", 0, -1...1, "added to every component (0 = unchanged)"),
-        .number("contrast", 1, 0...4, "slope about mid-grey (1 = unchanged)"),
-        .number("saturation", 1, 0...4, "distance from grey (0 = greyscale, 1 = unchanged)"),
-    ])
+    /// The `brightness` key: its default, range and meaning.
+    public static let brightness = NumberParameter("brightness", default: 0, in: -1...1, "added to every component (0 = unchanged)")
+    /// The `contrast` key: its default, range and meaning.
+    public static let contrast = NumberParameter("contrast", default: 1, in: 0...4, "slope about mid-grey (1 = unchanged)")
+    /// The `saturation` key: its default, range and meaning.
+    public static let saturation = NumberParameter("saturation", default: 1, in: 0...4, "distance from grey (0 = greyscale, 1 = unchanged)")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "colorcontrols", summary: "saturation, brightness and contrast", parameters: [brightness, contrast, saturation])
 
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
-        self.init(brightness: arguments.number("brightness"), contrast: arguments.number("contrast"),
-                  saturation: arguments.number("saturation"))
+        self.init(brightness: arguments[Self.brightness], contrast: arguments[Self.contrast],
+                  saturation: arguments[Self.saturation])
     }
 
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(brightness), .number(contrast), .number(saturation)] }
+    public var values: [ParameterValue] { [Self.brightness.value(brightness), Self.contrast.value(contrast), Self.saturation.value(saturation)] }
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -4,7 +4,7 @@
 public struct Edges: Filter, Equatable {
     /// Creates the filter.
     public init() {}
-    /// The filter's name, keys, defaults and ranges.
+    /// The filter's name, summary and keys.
     public static let info = FilterInfo(name: "edges", summary: "Sobel gradient magnitude of luma, as grey")
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init() }

@@ -10,19 +10,19 @@ public struct Exposure: Filter, Equatable {
     public var ev: Double
 
     /// Creates the filter; `ev` clamps to −10...10.
-    public init(ev: Double = 0) {
-        self.ev = clampParameter(ev, Self.info.range("ev"), default: 0)
+    public init(ev: Double = Exposure.ev.defaultValue) {
+        self.ev = Self.ev.clamp(ev)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "exposure", summary: "multiply by 2^ev", parameters: [
-        .number("ev", 0, -10...10, "stops; +1 doubles, −1 halves"),
-    ])
+    /// The `ev` key: its default, range and meaning.
+    public static let ev = NumberParameter("ev", default: 0, in: -10...10, unit: "EV", "stops; +1 doubles, −1 halves")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "exposure", summary: "multiply by 2^ev", parameters: [ev])
 
     /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(ev: arguments.number("ev")) }
+    public init(arguments: FilterArguments) { self.init(ev: arguments[Self.ev]) }
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(ev)] }
+    public var values: [ParameterValue] { [Self.ev.value(ev)] }
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

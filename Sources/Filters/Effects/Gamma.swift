@@ -12,19 +12,19 @@ public struct Gamma: Filter, Equatable {
     public var value: Double
 
     /// Creates the filter; `value` clamps to 0.1...10.
-    public init(value: Double = 1) {
-        self.value = clampParameter(value, Self.info.range("value"), default: 1)
+    public init(value: Double = Gamma.value.defaultValue) {
+        self.value = Self.value.clamp(value)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "gamma", summary: "power curve out = in^value", parameters: [
-        .number("value", 1, 0.1...10, "exponent; above 1 darkens mid-tones (1 = unchanged)"),
-    ])
+    /// The `value` key: its default, range and meaning.
+    public static let value = NumberParameter("value", default: 1, in: 0.1...10, "exponent; above 1 darkens mid-tones (1 = unchanged)")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "gamma", summary: "power curve out = in^value", parameters: [value])
 
     /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(value: arguments.number("value")) }
+    public init(arguments: FilterArguments) { self.init(value: arguments[Self.value]) }
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(value)] }
+    public var values: [ParameterValue] { [Self.value.value(value)] }
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

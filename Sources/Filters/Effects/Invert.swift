@@ -2,7 +2,7 @@
 public struct Invert: Filter, Equatable {
     /// Creates the filter.
     public init() {}
-    /// The filter's name, keys, defaults and ranges.
+    /// The filter's name, summary and keys.
     public static let info = FilterInfo(name: "invert", summary: "negative: every colour component becomes 1 − value")
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init() }

@@ -26,14 +26,15 @@ public struct Lut: Filter, Equatable {
         self.cube = cube
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "lut", summary: "Adobe .cube 3D LUT, trilinear", parameters: [
-        ParameterInfo(key: "file", defaultValue: .text(""), kind: .file, summary: "path of the .cube file (required)"),
-    ])
+    /// The filter's name, summary and keys.
+    /// The `file` key: the path of the table.
+    public static let file = FileParameter("file", "path of the .cube file (required)")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "lut", summary: "Adobe .cube 3D LUT, trilinear", parameters: [file])
 
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) throws(FilterSpecError) {
-        let path = arguments.text("file")
+        let path = arguments[Self.file]
         guard !path.isEmpty else {
             throw .missingArgument(filter: "lut", key: "file", position: arguments.position)
         }
@@ -41,7 +42,7 @@ public struct Lut: Filter, Equatable {
     }
 
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.text(file)] }
+    public var values: [ParameterValue] { [Self.file.value(file)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.lut3D(cube)) }
 

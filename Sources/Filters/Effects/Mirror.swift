@@ -2,7 +2,7 @@
 public struct Mirror: Filter, Equatable {
     /// Creates the filter.
     public init() {}
-    /// The filter's name, keys, defaults and ranges.
+    /// The filter's name, summary and keys.
     public static let info = FilterInfo(name: "mirror", summary: "swap left and right")
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init() }

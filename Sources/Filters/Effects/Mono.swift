@@ -5,7 +5,7 @@
 public struct Mono: Filter, Equatable {
     /// Creates the filter.
     public init() {}
-    /// The filter's name, keys, defaults and ranges.
+    /// The filter's name, summary and keys.
     public static let info = FilterInfo(name: "mono", summary: "greyscale from the luma of the frame's colour matrix")
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) { self.init() }

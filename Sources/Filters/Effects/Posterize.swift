@@ -6,19 +6,19 @@ public struct Posterize: Filter, Equatable {
     public var levels: Int
 
     /// Creates the filter; `levels` clamps to 2...256.
-    public init(levels: Int = 6) {
-        self.levels = clampParameter(levels, Self.info.integerRange("levels"))
+    public init(levels: Int = Posterize.levels.defaultValue) {
+        self.levels = Self.levels.clamp(levels)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "posterize", summary: "quantize each component to a few levels", parameters: [
-        .integer("levels", 6, 2...256, "output levels per component"),
-    ])
+    /// The `levels` key: its default, range and meaning.
+    public static let levels = IntegerParameter("levels", default: 6, in: 2...256, "output levels per component")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "posterize", summary: "quantize each component to a few levels", parameters: [levels])
 
     /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(levels: arguments.integer("levels")) }
+    public init(arguments: FilterArguments) { self.init(levels: arguments[Self.levels]) }
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.integer(levels)] }
+    public var values: [ParameterValue] { [Self.levels.value(levels)] }
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

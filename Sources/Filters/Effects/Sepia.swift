@@ -13,19 +13,19 @@ public struct Sepia: Filter, Equatable {
     public var intensity: Double
 
     /// Creates a sepia filter; `intensity` clamps to 0...1.
-    public init(intensity: Double = 1) {
-        self.intensity = clampParameter(intensity, Self.info.range("intensity"), default: 1)
+    public init(intensity: Double = Sepia.intensity.defaultValue) {
+        self.intensity = Self.intensity.clamp(intensity)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "sepia", summary: "brown-toned monochrome that keeps luma", parameters: [
-        .number("intensity", 1, 0...1, "blend towards full sepia (0 = off)"),
-    ])
+    /// The `intensity` key: its default, range and meaning.
+    public static let intensity = NumberParameter("intensity", default: 1, in: 0...1, "blend towards full sepia (0 = off)")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "sepia", summary: "brown-toned monochrome that keeps luma", parameters: [intensity])
 
     /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(intensity: arguments.number("intensity")) }
+    public init(arguments: FilterArguments) { self.init(intensity: arguments[Self.intensity]) }
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(intensity)] }
+    public var values: [ParameterValue] { [Self.intensity.value(intensity)] }
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

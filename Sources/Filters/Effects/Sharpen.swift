@@ -6,24 +6,25 @@ public struct Sharpen: Filter, Equatable {
     public var radius: Double
 
     /// Creates the filter; parameters clamp into their ranges.
-    public init(amount: Double = 1, radius: Double = 1) {
-        self.amount = clampParameter(amount, Self.info.range("amount"), default: 1)
-        self.radius = clampParameter(radius, Self.info.range("radius"), default: 1)
+    public init(amount: Double = Sharpen.amount.defaultValue, radius: Double = Sharpen.radius.defaultValue) {
+        self.amount = Self.amount.clamp(amount)
+        self.radius = Self.radius.clamp(radius)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "sharpen", summary: "unsharp mask", parameters: [
-        .number("amount", 1, 0...10, "strength (0 = off)"),
-        .number("radius", 1, 0.5...50, "standard deviation in pixels of the subtracted blur"),
-    ])
+    /// The `amount` key: its default, range and meaning.
+    public static let amount = NumberParameter("amount", default: 1, in: 0...10, "strength (0 = off)")
+    /// The `radius` key: its default, range and meaning.
+    public static let radius = NumberParameter("radius", default: 1, in: 0.5...50, unit: "px", "standard deviation in pixels of the subtracted blur")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "sharpen", summary: "unsharp mask", parameters: [amount, radius])
 
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
-        self.init(amount: arguments.number("amount"), radius: arguments.number("radius"))
+        self.init(amount: arguments[Self.amount], radius: arguments[Self.radius])
     }
 
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(amount), .number(radius)] }
+    public var values: [ParameterValue] { [Self.amount.value(amount), Self.radius.value(radius)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.sharpen(amount: amount, sigma: radius)) }
 }

@@ -16,24 +16,25 @@ public struct Temperature: Filter, Equatable {
     public var tint: Double
 
     /// Creates the filter; parameters clamp into their ranges.
-    public init(kelvin: Double = 6500, tint: Double = 0) {
-        self.kelvin = clampParameter(kelvin, Self.info.range("kelvin"), default: 6500)
-        self.tint = clampParameter(tint, Self.info.range("tint"), default: 0)
+    public init(kelvin: Double = Temperature.kelvin.defaultValue, tint: Double = Temperature.tint.defaultValue) {
+        self.kelvin = Self.kelvin.clamp(kelvin)
+        self.tint = Self.tint.clamp(tint)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "temperature", summary: "white balance towards a colour temperature and tint", parameters: [
-        .number("kelvin", 6500, 2000...12000, "light colour in kelvin; lower is warmer (6500 = unchanged)"),
-        .number("tint", 0, -100...100, "positive towards magenta, negative towards green"),
-    ])
+    /// The `kelvin` key: its default, range and meaning.
+    public static let kelvin = NumberParameter("kelvin", default: 6500, in: 2000...12000, unit: "K", "light colour in kelvin; lower is warmer (6500 = unchanged)")
+    /// The `tint` key: its default, range and meaning.
+    public static let tint = NumberParameter("tint", default: 0, in: -100...100, "positive towards magenta, negative towards green")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "temperature", summary: "white balance towards a colour temperature and tint", parameters: [kelvin, tint])
 
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
-        self.init(kelvin: arguments.number("kelvin"), tint: arguments.number("tint"))
+        self.init(kelvin: arguments[Self.kelvin], tint: arguments[Self.tint])
     }
 
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(kelvin), .number(tint)] }
+    public var values: [ParameterValue] { [Self.kelvin.value(kelvin), Self.tint.value(tint)] }
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

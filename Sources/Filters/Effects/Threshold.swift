@@ -4,19 +4,19 @@ public struct Threshold: Filter, Equatable {
     public var level: Double
 
     /// Creates the filter; `level` clamps to 0...1.
-    public init(level: Double = 0.5) {
-        self.level = clampParameter(level, Self.info.range("level"), default: 0.5)
+    public init(level: Double = Threshold.level.defaultValue) {
+        self.level = Self.level.clamp(level)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "threshold", summary: "white where luma ≥ level, black elsewhere", parameters: [
-        .number("level", 0.5, 0...1, "luma cut"),
-    ])
+    /// The `level` key: its default, range and meaning.
+    public static let level = NumberParameter("level", default: 0.5, in: 0...1, "luma cut")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "threshold", summary: "white where luma ≥ level, black elsewhere", parameters: [level])
 
     /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(level: arguments.number("level")) }
+    public init(arguments: FilterArguments) { self.init(level: arguments[Self.level]) }
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(level)] }
+    public var values: [ParameterValue] { [Self.level.value(level)] }
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -9,24 +9,25 @@ public struct Vignette: Filter, Equatable {
     public var radius: Double
 
     /// Creates the filter; parameters clamp into their ranges.
-    public init(intensity: Double = 1, radius: Double = 1) {
-        self.intensity = clampParameter(intensity, Self.info.range("intensity"), default: 1)
-        self.radius = clampParameter(radius, Self.info.range("radius"), default: 1)
+    public init(intensity: Double = Vignette.intensity.defaultValue, radius: Double = Vignette.radius.defaultValue) {
+        self.intensity = Self.intensity.clamp(intensity)
+        self.radius = Self.radius.clamp(radius)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "vignette", summary: "darken towards the corners", parameters: [
-        .number("intensity", 1, -1...4, "strength (0 = off, negative brightens)"),
-        .number("radius", 1, 0.1...10, "falloff radius in half-diagonals; larger is gentler"),
-    ])
+    /// The `intensity` key: its default, range and meaning.
+    public static let intensity = NumberParameter("intensity", default: 1, in: -1...4, "strength (0 = off, negative brightens)")
+    /// The `radius` key: its default, range and meaning.
+    public static let radius = NumberParameter("radius", default: 1, in: 0.1...10, "falloff radius in half-diagonals; larger is gentler")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "vignette", summary: "darken towards the corners", parameters: [intensity, radius])
 
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
-        self.init(intensity: arguments.number("intensity"), radius: arguments.number("radius"))
+        self.init(intensity: arguments[Self.intensity], radius: arguments[Self.radius])
     }
 
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(intensity), .number(radius)] }
+    public var values: [ParameterValue] { [Self.intensity.value(intensity), Self.radius.value(radius)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.vignette(VignetteShape(intensity: intensity, radius: radius))) }
 }

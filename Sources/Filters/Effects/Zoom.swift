@@ -10,26 +10,28 @@ public struct Zoom: Filter, Equatable {
     public var y: Double
 
     /// Creates the filter; `factor` clamps to 1...16, `x` and `y` to 0...1.
-    public init(factor: Double = 2, x: Double = 0.5, y: Double = 0.5) {
-        self.factor = clampParameter(factor, Self.info.range("factor"), default: 2)
-        self.x = clampParameter(x, Self.info.range("x"), default: 0.5)
-        self.y = clampParameter(y, Self.info.range("y"), default: 0.5)
+    public init(factor: Double = Zoom.factor.defaultValue, x: Double = Zoom.x.defaultValue, y: Double = Zoom.y.defaultValue) {
+        self.factor = Self.factor.clamp(factor)
+        self.x = Self.x.clamp(x)
+        self.y = Self.y.clamp(y)
     }
 
-    /// The filter's name, keys, defaults and ranges.
-    public static let info = FilterInfo(name: "zoom", summary: "digital zoom about a normalized centre, bilinear", parameters: [
-        .number("factor", 2, 1...16, "magnification (1 = unchanged)"),
-        .number("x", 0.5, 0...1, "horizontal centre, 0 = left edge, 1 = right edge"),
-        .number("y", 0.5, 0...1, "vertical centre, 0 = top edge, 1 = bottom edge"),
-    ])
+    /// The `factor` key: its default, range and meaning.
+    public static let factor = NumberParameter("factor", default: 2, in: 1...16, "magnification (1 = unchanged)")
+    /// The `x` key: its default, range and meaning.
+    public static let x = NumberParameter("x", default: 0.5, in: 0...1, "horizontal centre, 0 = left edge, 1 = right edge")
+    /// The `y` key: its default, range and meaning.
+    public static let y = NumberParameter("y", default: 0.5, in: 0...1, "vertical centre, 0 = top edge, 1 = bottom edge")
+    /// The filter's name, summary and keys.
+    public static let info = FilterInfo(name: "zoom", summary: "digital zoom about a normalized centre, bilinear", parameters: [factor, x, y])
 
     /// Creates the filter from parsed text arguments.
     public init(arguments: FilterArguments) {
-        self.init(factor: arguments.number("factor"), x: arguments.number("x"), y: arguments.number("y"))
+        self.init(factor: arguments[Self.factor], x: arguments[Self.x], y: arguments[Self.y])
     }
 
     /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [.number(factor), .number(x), .number(y)] }
+    public var values: [ParameterValue] { [Self.factor.value(factor), Self.x.value(x), Self.y.value(y)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.zoom(factor: factor, x: x, y: y)) }
 }

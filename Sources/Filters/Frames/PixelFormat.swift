@@ -83,7 +83,7 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable {
     }
 
     /// Byte offsets of R, G, B and the fourth (alpha or unused) byte inside a pixel, for the RGB family.
-    var rgbOffsets: (r: Int, g: Int, b: Int, a: Int) {
+    public var rgbOffsets: (r: Int, g: Int, b: Int, a: Int) {
         switch self {
         case .rgba, .rgbx: (0, 1, 2, 3)
         case .bgra, .bgrx: (2, 1, 0, 3)

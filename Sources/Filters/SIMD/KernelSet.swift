@@ -39,7 +39,7 @@ public struct KernelSet: Sendable, Hashable, CustomStringConvertible {
 
     /// True where the SSE2 intrinsics of the Filters module itself run: every x86 path but the portable one.
     var hasSSE2: Bool {
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         path != .portable
         #else
         false

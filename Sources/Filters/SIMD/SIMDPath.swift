@@ -9,10 +9,10 @@ import Glibc
 /// A compiled chain keeps the one it runs on in its `KernelSet`. The CPU's flags say which paths this machine has
 /// (Linux reports CPUID, and only those the kernel saves, in /proc/cpuinfo); `best` is the widest of them unless
 /// `SWIFTCAM_SIMD` names another: `portable`, `sse2` or `avx2` (valgrind runs no AVX-512 and does not change
-/// /proc/cpuinfo, so it needs that). Off x86, and in a `SWIFTCAM_PORTABLE=1` build, the portable path is the only
-/// one. Every path gives the same bytes (tests run every path the machine has).
+/// /proc/cpuinfo, so it needs that). Off x86, and in a build without the NativeSIMD trait (a package depending on
+/// SwiftCam, or `SWIFTCAM_PORTABLE=1`), the portable path is the only one. Every path gives the same bytes (tests run every path the machine has).
 public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
-    /// Swift's SIMD types and no intrinsics: NEON on ARM64, SSE2 here (the same code as a `SWIFTCAM_PORTABLE=1` build).
+    /// Swift's SIMD types and no intrinsics: NEON on ARM64, SSE2 here (the same code as a build without NativeSIMD).
     case portable
     /// 128-bit SSE2, every x86-64.
     case sse2
@@ -23,7 +23,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// The paths this machine can run.
     public static let available: [SIMDPath] = {
-        #if arch(x86_64) && os(Linux) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS && os(Linux)
         guard let flags = cpuInfoLine(startingWith: "flags") else { return [.portable, .sse2] }
         let set = Set(flags.split(separator: " ").map(String.init))
         // What -target-cpu haswell lets LLVM use (lzcnt is reported as "abm").
@@ -32,7 +32,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
         let avx512: Set<String> = ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd", "avx512vbmi"]
         guard set.isSuperset(of: haswell) else { return [.portable, .sse2] }
         return set.isSuperset(of: avx512) ? [.portable, .sse2, .avx2, .avx512] : [.portable, .sse2, .avx2]
-        #elseif arch(x86_64) && !SWIFTCAM_PORTABLE
+        #elseif SWIFTCAM_INTRINSICS
         return [.portable, .sse2]
         #else
         return [.portable]

@@ -141,6 +141,18 @@ function applyState(state) {
     img.hidden = false;
   }
   if (state.filter !== undefined) markFilter(state.filter);
+  // Analysis events: a marker while one is under way (motion), and the newest events, newest first.
+  const active = state.activeEvents || [];
+  $('event-marker').hidden = active.length === 0;
+  $('event-marker').textContent = active.join(', ').toUpperCase();
+  const list = $('event-list');
+  list.hidden = !state.events || state.events.length === 0;
+  list.textContent = '';
+  for (const line of (state.events || []).slice(0, 5)) {
+    const entry = document.createElement('li');
+    entry.textContent = line.replace(/^event /, '');
+    list.append(entry);
+  }
 }
 
 setInterval(() => {
@@ -484,6 +496,12 @@ async function openGallery() {
       label.className = 'video-tile';
       label.textContent = '▶ ' + item.name;
       tile.append(label);
+    }
+    if (item.event) {
+      const tag = document.createElement('span');
+      tag.className = 'event-tag';
+      tag.textContent = item.event;
+      tile.append(tag);
     }
     tile.addEventListener('click', () => openItem(item));
     grid.append(tile);

@@ -1,14 +1,14 @@
 // This file is compiled four times: into Filters over its 128-bit SSE2 `Wide` and, through symlinks, into
-// FiltersAVX2 and FiltersAVX512 over theirs and into FiltersPortable (SWIFTCAM_PORTABLE) over Swift's SIMD types. Every step stays within 128-bit lanes (pmaddwd, packs,
-// unpacks), so each width gives the same bytes; RGBGreyPass.pixel is the same arithmetic one pixel at a time.
-#if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+// FiltersAVX2 and FiltersAVX512 over theirs and into FiltersPortable (without SWIFTCAM_INTRINSICS) over Swift's SIMD
+// types. Every step stays within 128-bit lanes (pmaddwd, packs, unpacks), so each width gives the same bytes; RGBGreyPass.pixel is the same arithmetic one pixel at a time.
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
 /// The row loops of the grey pass (RGBGreyPass): a colour map whose three matrix rows are equal (mono,
 /// sepia at full intensity, the luma before threshold's step) is one weighted sum per pixel.
 package enum GreyCore {
-    #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+    #if SWIFTCAM_INTRINSICS
     /// Runs whole steps (two vectors of pixels) of one row from `src` to `dst` (which may be the same
     /// memory); returns how many pixels it did.
     ///

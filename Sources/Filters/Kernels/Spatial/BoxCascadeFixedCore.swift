@@ -1,10 +1,10 @@
-#if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
-// Compiled three times, like BoxCascadeCore: into Filters for SSE2, through symlinks into FiltersPortable (SWIFTCAM_PORTABLE:
-// Swift SIMD types only) and into FiltersAVX2,
-// where each 16-lane vector is one ymm register. Lane-wise integer operations only, so both give the same bits.
+// Compiled three times, like BoxCascadeCore: into Filters for SSE2, through symlinks into FiltersPortable (without
+// SWIFTCAM_INTRINSICS: Swift SIMD types only) and into FiltersAVX2, where each 16-lane vector is one ymm register.
+// Lane-wise integer operations only, so every copy gives the same bits.
 
 /// The box cascade of blur in 16-bit fixed point: 16 samples a vector, where the float cascade has 8.
 ///
@@ -66,7 +66,7 @@ package enum BoxCascadeFixedCore {
     static func mulhi(_ a: Lanes, _ b: Lanes) -> Lanes {
         #if SWIFTCAM_AVX2
         return unsafeBitCast(_mm256_mulhi_epu16(unsafeBitCast(a, to: __m256i.self), unsafeBitCast(b, to: __m256i.self)), to: Lanes.self)
-        #elseif canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func half(_ x: SIMD8<UInt16>, _ y: SIMD8<UInt16>) -> SIMD8<UInt16> {
             unsafeBitCast(_mm_mulhi_epu16(unsafeBitCast(x, to: __m128i.self), unsafeBitCast(y, to: __m128i.self)), to: SIMD8<UInt16>.self)
         }
@@ -135,7 +135,7 @@ package enum BoxCascadeFixedCore {
     static func load16(_ rows: UnsafePointer<UnsafePointer<UInt8>>, from x0: Int, width: Int, fractionBits f: Int, into a: UnsafeMutablePointer<Lanes>) {
         let shift = Lanes(repeating: UInt16(f))
         var x = 0
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         let zero = _mm_setzero_si128()
         // The column count comes back as the closure's result: a `var` of the function captured by the closure (and
         // by `column` in it) was checked for exclusive access at run time on every access (swift_beginAccess and a
@@ -194,7 +194,7 @@ package enum BoxCascadeFixedCore {
         }
     }
 
-    #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+    #if SWIFTCAM_INTRINSICS
     /// An 8×8 transpose of 16-bit samples in SSE2 unpacks: `store(k, v)` gets lane k of each of `load(0…7)`.
     @inline(__always)
     static func transpose8x8(_ load: (Int) -> __m128i, _ store: (Int, __m128i) -> Void) {
@@ -214,7 +214,7 @@ package enum BoxCascadeFixedCore {
     /// The inverse of `load16` without the scaling: lane k to `out[k]`, eight positions a step by 8×8 transposes.
     static func store16(_ a: UnsafePointer<Lanes>, width: Int, into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
         var x = 0
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         let raw = UnsafeRawPointer(a)
         while x &+ 8 <= width {
             for half in 0..<2 {
@@ -242,7 +242,7 @@ package enum BoxCascadeFixedCore {
         let packed = _mm256_packus_epi16(unsafeBitCast(x, to: __m256i.self), unsafeBitCast(y, to: __m256i.self))
         let order = unsafeBitCast(SIMD8<Int32>(0, 1, 4, 5, 2, 3, 6, 7), to: __m256i.self)
         return unsafeBitCast(_mm256_permutevar8x32_epi32(packed, order), to: SIMD32<UInt8>.self)
-        #elseif canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func pack(_ v: Lanes) -> SIMD16<UInt8> {
             unsafeBitCast(_mm_packus_epi16(unsafeBitCast(v.lowHalf, to: __m128i.self), unsafeBitCast(v.highHalf, to: __m128i.self)), to: SIMD16<UInt8>.self)
         }

@@ -1,4 +1,4 @@
-#if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
@@ -215,7 +215,7 @@ enum BoxCascadeKernel {
     private static func load1(_ rows: [UnsafePointer<UInt8>], width: Int, into a: UnsafeMutablePointer<Lanes>, _ kernels: KernelSet) {
         let (r0, r1, r2, r3, r4, r5, r6, r7) = (rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], rows[7])
         var start = 0
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         if kernels.hasSSE2 {
             // An 8×8 byte transpose in SSE2 unpacks: eight columns of eight rows per step (the lane loop
             // below gathers one byte at a time).
@@ -260,7 +260,7 @@ enum BoxCascadeKernel {
     /// 8 positions by SSE2 8×8 16-bit transposes; returns how many positions were done.
     private static func transposeLanes(_ lanes: UnsafePointer<UInt16>, width: Int, into out: UnsafeMutablePointer<UInt16>, rowStride: Int,
                                        _ kernels: KernelSet) -> Int {
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         guard kernels.hasSSE2 else { return 0 }
         var x = 0
         while x + 8 <= width {

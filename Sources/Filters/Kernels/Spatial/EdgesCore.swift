@@ -1,7 +1,8 @@
 // This file is compiled three times, like BoxCascadeCore.swift: into Filters for baseline x86-64 (SSE2)
-// and, through symlinks, into FiltersPortable (SWIFTCAM_PORTABLE: Swift SIMD types only) and FiltersAVX2 (where
-// each 16-lane vector of 16-bit values is one ymm register). Integer arithmetic and one correctly rounded √: the same bytes on both.
-#if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+// and, through symlinks, into FiltersPortable (without SWIFTCAM_INTRINSICS: Swift SIMD types only) and FiltersAVX2
+// (where each 16-lane vector of 16-bit values is one ymm register). Integer arithmetic and one correctly rounded √: the
+// same bytes in every copy.
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
@@ -42,7 +43,7 @@ package enum EdgesCore {
         #if SWIFTCAM_AVX2
         @inline(__always) func m(_ a: SIMD8<Int32>) -> __m256i { unsafeBitCast(a, to: __m256i.self) }
         return unsafeBitCast(_mm256_add_epi32(_mm256_madd_epi16(m(lo), m(even)), _mm256_madd_epi16(m(hi), m(odd))), to: SIMD8<Int32>.self)
-        #elseif canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func m(_ a: SIMD4<Int32>) -> __m128i { unsafeBitCast(a, to: __m128i.self) }
         @inline(__always) func half(_ l: SIMD4<Int32>, _ h: SIMD4<Int32>, _ e: SIMD4<Int32>, _ o: SIMD4<Int32>) -> SIMD4<Int32> {
             unsafeBitCast(_mm_add_epi32(_mm_madd_epi16(m(l), m(e)), _mm_madd_epi16(m(h), m(o))), to: SIMD4<Int32>.self)
@@ -106,7 +107,7 @@ package enum EdgesCore {
         let halves = unsafeBitCast(words, to: SIMD16<Int16>.self)
         return unsafeBitCast(_mm_packus_epi16(unsafeBitCast(halves.lowHalf, to: __m128i.self), unsafeBitCast(halves.highHalf, to: __m128i.self)),
                              to: SIMD16<UInt8>.self)
-        #elseif canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func m(_ v: SIMD8<Int16>) -> __m128i { unsafeBitCast(v, to: __m128i.self) }
         let magic = _mm_set1_ps(12_582_912), unbias = _mm_set1_epi32(0x4B40_0000 &- offset)
         @inline(__always) func roots(_ squares: __m128i) -> __m128i {
@@ -143,7 +144,7 @@ package enum EdgesCore {
     /// truncation stayed scalar, about 60 instructions per 16 lanes).
     @inline(__always)
     static func clampedBytes(_ v: SIMD16<Int32>) -> SIMD16<UInt8> {
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         @inline(__always) func m(_ q: SIMD4<Int32>) -> __m128i { unsafeBitCast(q, to: __m128i.self) }
         let words = (_mm_packs_epi32(m(v.lowHalf.lowHalf), m(v.lowHalf.highHalf)), _mm_packs_epi32(m(v.highHalf.lowHalf), m(v.highHalf.highHalf)))
         return unsafeBitCast(_mm_packus_epi16(words.0, words.1), to: SIMD16<UInt8>.self)

@@ -1,4 +1,4 @@
-#if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 #if canImport(Glibc)
@@ -167,7 +167,7 @@ enum GaussianKernel {
     @inline(__always)
     private static func horizontalVectors(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
                                           samples: Int, into out: UnsafeMutablePointer<UInt16>, _ kernels: KernelSet) -> Int {
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         guard kernels.hasSSE2 else { return 0 }
         let zero = _mm_setzero_si128(), flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let rounding = _mm_set1_epi32(32), recentre = _mm_set1_epi32(32768)
@@ -204,7 +204,7 @@ enum GaussianKernel {
     @inline(__always)
     private static func verticalVectors(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>,
                                         samples: Int, into acc: UnsafeMutablePointer<Int32>, _ kernels: KernelSet) -> Int {
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         guard kernels.hasSSE2 else { return 0 }
         let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let start = _mm_set1_epi32((1 << 21) + (1 << 29))
@@ -239,7 +239,7 @@ enum GaussianKernel {
     @inline(__always)
     private static func sharpenVectors(_ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
                                        into out: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) -> Int {
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         guard kernels.hasSSE2 else { return 0 }
         let zero = _mm_setzero_si128(), zeroF = _mm_setzero_ps()
         let gain = _mm_set1_ps(amount), scale = _mm_set1_ps(1 / 4_194_304), top = _mm_set1_ps(255), half = _mm_set1_ps(0.5)

@@ -1,4 +1,4 @@
-#if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
@@ -114,7 +114,7 @@ enum ZoomKernel {
                               into d: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) {
         let wa = 256 &- w
         var i = kernels.zoomBlend(a, b, weight: w, count: count, into: d)
-        #if canImport(_Builtin_intrinsics.intel) && !SWIFTCAM_PORTABLE
+        #if SWIFTCAM_INTRINSICS
         if kernels.hasSSE2 {
             // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
             // widening multiplies (about 7 instructions per sample against 2 here).

@@ -74,7 +74,7 @@ private func column(of error: FilterSpecError) -> Int? {
     switch error {
     case let .unknownFilter(_, position), let .unknownKey(_, _, position), let .badNumber(_, _, _, position),
          let .outOfRange(_, _, _, position), let .duplicateKey(_, _, position), let .missingArgument(_, _, position),
-         let .syntax(_, _, position):
+         let .syntax(_, _, position), let .refused(_, position):
         position
     case .badLutFile:
         nil
