@@ -19,11 +19,6 @@ import _Builtin_intrinsics.intel
 ///
 /// Integer sums are exact, so the result does not depend on where a sweep starts: bands of rows give the
 /// same bits as one sweep over the frame.
-///
-/// Over 400 lines on purpose: it is one file compiled twice (FiltersAVX2 holds a symlink to it), and the
-/// loads, transposes, ring and passes share one lane layout and one set of fixed-point bounds (`growth`,
-/// `fractionBits`); split, each part would need its own symlink kept in step, and a reader would have to
-/// check the same bounds in each.
 package enum BoxCascadeFixedCore {
     /// Samples of one lane group per position.
     package typealias Lanes = SIMD16<UInt16>
@@ -39,10 +34,7 @@ package enum BoxCascadeFixedCore {
         package var bias: UInt16
 
         package init(radius: Int, inner: UInt16, outer: UInt16, bias: UInt16) {
-            self.radius = radius
-            self.inner = inner
-            self.outer = outer
-            self.bias = bias
+            (self.radius, self.inner, self.outer, self.bias) = (radius, inner, outer, bias)
         }
     }
 
