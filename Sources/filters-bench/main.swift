@@ -171,7 +171,8 @@ if everyPath {
     let s = Buffer(.rgba, seed: 1), d = Buffer(.rgba, seed: 2)
     let paths = SIMDPath.available
     let main = [("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
-                ("blur", "blur"), ("edges", "edges"), ("chain3", chainText), ("chain6", chain6Text)]
+                ("blur", "blur"), ("sharpen", "sharpen"), ("edges", "edges"), ("mirror", "mirror"), ("zoom", "zoom factor=2"),
+                ("posterize", "posterize"), ("chain3", chainText), ("chain6", chain6Text)]
     // Three rounds in turns, the best of each kept: a slow spell of the shared machine lands on every path alike.
     var copy = Double.infinity
     var best: [String: Double] = [:]
