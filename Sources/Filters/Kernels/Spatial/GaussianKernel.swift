@@ -267,7 +267,7 @@ enum GaussianKernel {
 
     // The portable path's accumulation loops: the same integer sums (and sharpen's float steps) in Swift's SIMD types,
     // 16 samples a step with the sums held in registers across the taps; the lane loops read and wrote the row of sums
-    // once per tap.
+    // once per tap. Widening is a lane loop: the generic `init(truncatingIfNeeded:)` from bytes stayed a call per tap.
 
     /// `horizontalVectors` in Swift's SIMD types.
     @inline(__always)
@@ -278,7 +278,9 @@ enum GaussianKernel {
         while i &+ 16 <= samples {
             var sum = SIMD16<UInt32>(repeating: 32)
             for k in 0..<taps.count {
-                let v = SIMD16<UInt32>(truncatingIfNeeded: row.loadUnaligned(fromByteOffset: i &+ k &* ch, as: SIMD16<UInt8>.self))
+                let bytes = row.loadUnaligned(fromByteOffset: i &+ k &* ch, as: SIMD16<UInt8>.self)
+                var v = SIMD16<UInt32>()
+                for j in 0..<16 { v[j] = UInt32(bytes[j]) }
                 sum &+= v &* UInt32(taps[k])
             }
             UnsafeMutableRawPointer(out + i).storeBytes(of: SIMD16<UInt16>(truncatingIfNeeded: sum &>> 6), as: SIMD16<UInt16>.self)
@@ -295,7 +297,9 @@ enum GaussianKernel {
         while i &+ 16 <= samples {
             var sum = SIMD16<UInt32>(repeating: 1 << 21)
             for k in 0..<taps.count {
-                let v = SIMD16<UInt32>(truncatingIfNeeded: UnsafeRawPointer(rows[k] + i).loadUnaligned(as: SIMD16<UInt16>.self))
+                let samples = UnsafeRawPointer(rows[k] + i).loadUnaligned(as: SIMD16<UInt16>.self)
+                var v = SIMD16<UInt32>()
+                for j in 0..<16 { v[j] = UInt32(samples[j]) }
                 sum &+= v &* UInt32(taps[k])
             }
             UnsafeMutableRawPointer(acc + i).storeBytes(of: sum, as: SIMD16<UInt32>.self)
