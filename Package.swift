@@ -7,16 +7,29 @@ let strictImports: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-// FiltersAVX2 compiles the hottest Filters loops again for x86-64-v3 (AVX2); Filters picks it at
-// run time when the CPU has AVX2 (SIMDPath). Elsewhere the module is empty and never chosen.
-// SWIFTCAM_AVX2 lets a shared source file use 256-bit intrinsics in that copy only.
+// One switch for the SIMD kernels: the NativeSIMD trait (on by default).
+// - On (this repository's build, on x86-64): Filters uses x86 intrinsics (SWIFTCAM_INTRINSICS: its own SSE2 code)
+//   and picks at run time between four kernel sets: portable (FiltersPortable), SSE2, AVX2 (FiltersAVX2) and AVX-512
+//   (FiltersAVX512), as the CPU allows (SIMDPath).
+// - Off (a package that depends on SwiftCam, `traits: []`, since SwiftPM refuses the AVX targets' unsafe flags in a
+//   dependency; or `swift build --disable-default-traits` here): Filters is compiled as on ARM64, without x86
+//   intrinsics, and its own copies of the shared cores are the portable kernels, the only set it offers.
+// SWIFTCAM_PORTABLE=1 in the environment is shorthand for the second: it leaves NativeSIMD out of the default traits.
+let portable = Context.environment["SWIFTCAM_PORTABLE"] == "1"
+
+// FiltersAVX2 compiles the hottest Filters loops again for x86-64-v3 (AVX2), FiltersAVX512 for AVX-512 (F, BW, DQ,
+// VL, CD: skylake-avx512) with VBMI's byte permutes; SWIFTCAM_AVX2 and SWIFTCAM_AVX512 let a shared source file use
+// the wider intrinsics in that copy only. FiltersPortable compiles the shared cores without SWIFTCAM_INTRINSICS: the
+// portable kernels beside the others. The condition is the manifest's architecture, as for the CPU flags.
 #if arch(x86_64)
-let avx2: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
-// FiltersAVX512 does the same for AVX-512 (F, BW, DQ, VL, CD: skylake-avx512) with VBMI's byte permutes.
-let avx512: [SwiftSetting] = [.unsafeFlags(["-target-cpu", "skylake-avx512", "-Xcc", "-mavx512vbmi"]), .define("SWIFTCAM_AVX512")]
+let intrinsics: [SwiftSetting] = [.define("SWIFTCAM_INTRINSICS")]
+let avx2: [SwiftSetting] = intrinsics + [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
+let avx512: [SwiftSetting] = intrinsics + [.unsafeFlags(["-target-cpu", "skylake-avx512", "-Xcc", "-mavx512vbmi"]), .define("SWIFTCAM_AVX512")]
+let filtersIntrinsics: [SwiftSetting] = [.define("SWIFTCAM_INTRINSICS", .when(traits: ["NativeSIMD"]))]
 #else
 let avx2: [SwiftSetting] = []
 let avx512: [SwiftSetting] = []
+let filtersIntrinsics: [SwiftSetting] = []
 #endif
 
 let package = Package(
@@ -36,8 +49,8 @@ let package = Package(
         .library(name: "FilterPlugin", targets: ["FilterPlugin"]),
     ],
     traits: [
-        .trait(name: "NativeSIMD", description: "The AVX2 and AVX-512 kernels, chosen at run time when the CPU has them"),
-        .default(enabledTraits: ["NativeSIMD"]),
+        .trait(name: "NativeSIMD", description: "x86 intrinsics: SSE2, AVX2 and AVX-512 kernels beside the portable ones, chosen at run time"),
+        .default(enabledTraits: portable ? [] : ["NativeSIMD"]),
     ],
     targets: [
         // C over pkg-config; the module map links the libraries pkg-config does not name.
@@ -47,11 +60,12 @@ let package = Package(
         .systemLibrary(name: "CV4L2"),
         .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
         .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
-        // The AVX modules only with the NativeSIMD trait (on by default): SwiftPM refuses their unsafe flags in a
-        // dependency, so a package that depends on SwiftCam (a plugin of filters) turns the trait off (`traits: []`).
-        .target(name: "Filters", dependencies: [.target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
+        .target(name: "FiltersPortable", swiftSettings: strictImports),
+        // The AVX and portable modules only with the NativeSIMD trait; without it Filters' own cores are the portable ones.
+        .target(name: "Filters", dependencies: [.target(name: "FiltersPortable", condition: .when(traits: ["NativeSIMD"])),
+                                                .target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
                                                 .target(name: "FiltersAVX512", condition: .when(traits: ["NativeSIMD"]))],
-                swiftSettings: strictImports),
+                swiftSettings: strictImports + filtersIntrinsics),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
         // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type).
         .target(name: "CFilterPlugin"),
@@ -87,7 +101,7 @@ let package = Package(
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.
         .testTarget(name: "CameraTests", dependencies: ["Camera"], exclude: ["Fixtures"], swiftSettings: strictImports),
-        .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
+        .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "Filters", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
         // BrokenConfigs/ is read from the source tree (#filePath), not bundled.
         // CGStreamer: the encoder tests define stand-in elements that fail as hardware encoders do.
         .testTarget(name: "CaptureTests", dependencies: ["TestSupport", "Capture", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"],

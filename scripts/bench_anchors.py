@@ -242,6 +242,46 @@ ROWS = [
 ]
 
 
+# The per-path table: the main filters on every SIMD path this machine has (filters-bench --paths), RGBA.
+PATH_ROWS = [("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
+             ("blur", "blur"), ("edges", "edges"), ("3-chain", "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"),
+             ("6-chain", "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert")]
+
+
+def per_path(anchors):
+    env = dict(os.environ, FILTERS_BENCH_INPUT=paths["RGBA"])
+    out = subprocess.run([BENCH, "--paths", "--tsv", "RGBA", *[text for _, text in PATH_ROWS]], env=env,
+                         capture_output=True, text=True, check=True).stdout
+    times, order, copy = {}, [], float("nan")
+    for line in out.splitlines():
+        if line.startswith("#"):
+            continue
+        columns = line.split("\t")
+        if columns[1] == "memcpy":
+            copy = float(columns[2])
+            continue
+        times[(columns[1], columns[3])] = float(columns[2])
+        if columns[3] not in order:
+            order.append(columns[3])
+    print()
+    print(f"Per SIMD path (filters-bench --paths, same frame, one thread, ms/frame (×memcpy {copy:.3f} ms)); "
+          f"portable is what an ARM64 or SWIFTCAM_PORTABLE=1 build runs")
+    print()
+    print("| filter | " + " | ".join(order) + " | portable / SSE2 |")
+    print("|---|" + "---|" * len(order) + "---|")
+    for label, text in PATH_ROWS:
+        cells = [f"{times[(text, p)]:.2f} ({times[(text, p)] / copy:.1f}×)" for p in order]
+        ratio = times[(text, "portable")] / times[(text, "SSE2")] if ("SSE2" in order and "portable" in order) else float("nan")
+        print(f"| {label} | " + " | ".join(cells) + f" | {ratio:.2f}× |")
+    chain6 = PATH_ROWS[-1][1]
+    if "AVX2" in order and "AVX-512" in order:
+        print(f"6-chain AVX2 / AVX-512: {times[(chain6, 'AVX2')] / times[(chain6, 'AVX-512')]:.2f}×")
+    if "sepia" in anchors:
+        name, ms = anchors["sepia"]
+        print(f"{name} {ms:.2f} ms: " + ", ".join(f"{p} {ms / times[('sepia', p)]:.2f}×" for p in order)
+              + " (> 1: SwiftCam faster)")
+
+
 def main():
     swift = {}
     for fmt in ("RGBA", "I420", "NV12"):
@@ -280,6 +320,7 @@ def main():
         print(line)
         for name, anchor in others:
             print(f"| ↳ for scale | | {name} | {anchor:.2f} | {anchor / ms:.2f}× |")
+    per_path(anchors)
 
 
 if __name__ == "__main__":

@@ -90,6 +90,8 @@ class Checker:
             return f"no make target {', '.join(missing)}" if missing else None
         if head in ("gst-inspect-1.0", "gst-launch-1.0"):
             return self.run_gstreamer(words, env)
+        if head in ("filters-bench", ".build/release/filters-bench", ".build/debug/filters-bench"):
+            return self.check_filters_bench(words[1:])
         if head in ("bash", "python3") and len(words) > 1:
             head = words[1]
         if head.startswith("scripts/"):
@@ -115,6 +117,14 @@ class Checker:
             if done.returncode != 0:
                 return f"exit {done.returncode}: {(done.stderr or done.stdout).strip()[:200]}"
         return None
+
+    def check_filters_bench(self, args):
+        """The benchmark takes minutes: only its --help is run, and it must mention every option the line uses."""
+        done = subprocess.run([os.path.join(self.bin_dir, "filters-bench"), "--help"], cwd=ROOT, capture_output=True, text=True)
+        if done.returncode != 0:
+            return f"'filters-bench --help' exits {done.returncode}"
+        missing = [w for w in args if w.startswith("--") and w not in done.stdout]
+        return f"'filters-bench --help' does not mention {', '.join(missing)}" if missing else None
 
     def run_gstreamer(self, words, env):
         full = dict(os.environ)

@@ -1,3 +1,5 @@
+public import Filters
+
 /// One thing the bench times: a pipeline fragment between `appsrc` and `fakesink`, or a plain memcpy.
 public struct BenchmarkVariant: Sendable, Hashable, Codable {
     /// What the table and JSON call it, e.g. "coloreffects preset=sepia".
@@ -10,6 +12,10 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
     public var library: String?
     /// For a copy split over threads: how many (Filters' row bands and worker pool); nil for everything else.
     public var copyThreads: Int?
+    /// For a chain run in this process on one SIMD path (`filters(_:input:path:)`): the chain text; nil otherwise.
+    public var chain: String?
+    /// The SIMD path that chain is compiled for, as Filters prints it ("portable", "SSE2", "AVX2", "AVX-512").
+    public var simdPath: String?
     /// Frame analysis work called on each frame in this process: `motion` (the motion detector on the luma plane),
     /// `luma-copy` (a memcpy of the luma plane alone), `preroll` (the pre-roll ring taking a 2 Mbit/s stream's frames).
     public var analysis: String?
@@ -32,13 +38,22 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
         BenchmarkVariant(label: "memcpy in \(threads) row bands", input: input, pipeline: nil, copyThreads: max(threads, 1))
     }
 
-    init(label: String, input: String, pipeline: String?, library: String? = nil, copyThreads: Int? = nil, analysis: String? = nil) {
+    init(label: String, input: String, pipeline: String?, library: String? = nil, copyThreads: Int? = nil, chain: String? = nil,
+         simdPath: String? = nil, analysis: String? = nil) {
         self.label = label
         self.input = input
         self.pipeline = pipeline
         self.library = library
         self.copyThreads = copyThreads
+        self.chain = chain
+        self.simdPath = simdPath
         self.analysis = analysis
+    }
+
+    /// `chain` compiled for one thread on `path` and run on each `input` frame in this process (no pipeline): the
+    /// rows per SIMD path, every path this machine has in one run.
+    public static func filters(_ chain: String, input: String = "RGBA", path: SIMDPath) -> BenchmarkVariant {
+        BenchmarkVariant(label: "Filters \(chain) on \(path)", input: input, pipeline: nil, chain: chain, simdPath: path.description)
     }
 
     /// The motion detector (default settings) on each `input` frame's luma plane.
@@ -218,6 +233,29 @@ extension BenchmarkCase {
             BenchmarkCase(id: "scaling-memcpy", title: "memcpy \(threads) row bands vs 1",
                           subject: .memcpy("RGBA", threads: threads), reference: .memcpy("RGBA")),
         ]
+    }
+
+    /// The main filters on every SIMD path this machine has, in this process (`swiftcam bench --paths`): each row a
+    /// path against the SSE2 one (the portable path is held to 2× it), sepia on each path against libyuv, and the
+    /// memcpy floor. Ids are "path-FILTER-PATH", e.g. "path-chain6-avx2".
+    public static func paths(_ available: [SIMDPath] = SIMDPath.available) -> [BenchmarkCase] {
+        let filters = [("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
+                       ("blur", "blur radius=4"), ("edges", "edges"), ("chain3", chain3), ("chain6", chain6)]
+        let reference = available.contains(.sse2) ? SIMDPath.sse2 : nil
+        func id(_ path: SIMDPath) -> String { path.description.lowercased().filter { $0 != "-" } }
+        var cases = filters.flatMap { name, chain in
+            available.map { path in
+                BenchmarkCase(id: "path-\(name)-\(id(path))", title: "\(name) on \(path)" + (reference == nil || path == reference ? "" : " vs SSE2"),
+                              subject: .filters(chain, path: path),
+                              reference: reference.flatMap { $0 == path ? nil : .filters(chain, path: $0) })
+            }
+        }
+        cases += available.map { path in
+            BenchmarkCase(id: "path-libyuv-sepia-\(id(path))", title: "sepia on \(path) vs libyuv",
+                          subject: .filters("sepia", path: path), reference: .libyuv("ARGBSepia"))
+        }
+        cases.append(BenchmarkCase(id: "memcpy-rgba", title: "memcpy RGBA frame (floor)", subject: .memcpy("RGBA"), reference: nil))
+        return cases
     }
 
     /// A row timing `chain` on all cores (`n-threads=0`) against one thread.

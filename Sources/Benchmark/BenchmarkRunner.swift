@@ -132,7 +132,7 @@ public struct BenchmarkRunner: Sendable {
         var seen: Set<BenchmarkVariant> = []
         var result: [BenchmarkVariant] = []
         for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil || variant.copyThreads != nil
-            || variant.analysis != nil {
+            || variant.chain != nil || variant.analysis != nil {
             if seen.insert(variant.key).inserted { result.append(variant) }
         }
         return result
@@ -193,6 +193,12 @@ public struct BenchmarkRunner: Sendable {
                 }
                 return .ready(try CallTimer(frames: frames, configuration: configuration, operation))
             }
+            if let chain = variant.chain, let path = SIMDPath.available.first(where: { $0.description == variant.simdPath }) {
+                return .ready(try CallTimer.filters(frames, chain: chain, path: path, configuration: configuration))
+            }
+            if variant.chain != nil {
+                return .unavailable(.skipped("this machine has no \(variant.simdPath ?? "such") SIMD path"))
+            }
             if let pipeline = variant.pipeline {
                 return .ready(try PipelineTimer(pipeline, frames: frames, configuration: configuration))
             }
@@ -247,7 +253,8 @@ extension BenchmarkVariant {
     /// A libyuv call keeps its function: without it every libyuv variant was memcpy's key, never timed, and its row
     /// showed the memcpy.
     var key: BenchmarkVariant {
-        BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads, analysis: analysis)
+        BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads, chain: chain, simdPath: simdPath,
+                         analysis: analysis)
     }
 }
 

@@ -160,11 +160,20 @@ final class CallTimer: BenchmarkTimer {
 
     /// The same copy with the rows of each frame split over `threads` threads by an empty chain compiled for them.
     static func bandedCopy(_ frames: BenchmarkFrames, threads: Int, configuration: BenchmarkConfiguration) throws -> CallTimer {
+        try compiled(FilterChain([]).compile(threads: threads), frames, configuration: configuration)
+    }
+
+    /// `chain` compiled for one thread on `path`, from each frame into one destination.
+    static func filters(_ frames: BenchmarkFrames, chain: String, path: SIMDPath, configuration: BenchmarkConfiguration) throws -> CallTimer {
+        try compiled(FilterChain(parsing: chain).compile(threads: 1, kernels: KernelSet(path: path)), frames, configuration: configuration)
+    }
+
+    /// `copier` from each frame into one destination.
+    private static func compiled(_ copier: CompiledChain, _ frames: BenchmarkFrames, configuration: BenchmarkConfiguration) throws -> CallTimer {
         let info = frames.info
         guard let format = PixelFormat(gstName: info.formatName) else {
             throw GStreamerError.mapFailed("a \(info.formatName) frame as a Filters frame")
         }
-        let copier = FilterChain([]).compile(threads: threads)
         func frame(_ base: UnsafeMutableRawPointer) -> Frame {
             Frame(format: format, width: info.width, height: info.height,
                   planes: (0..<info.planeCount).map { Plane(base: base + info.offset(plane: $0), stride: info.stride(plane: $0)) })

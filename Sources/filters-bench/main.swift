@@ -102,14 +102,15 @@ if let chain6 = try? FilterChain(parsing: chain6Text) { entries.append((chain6Te
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
-        usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12] [--threads T]] [--tsv FORMAT CHAIN…]
+        usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12] [--threads T]] [--paths] [--tsv FORMAT CHAIN…]
 
         Times every filter and the 3- and 6-filter chains at 1920x1080, RGBA and NV12, in ms/frame beside a
         memcpy of the same frame, then frames from memory (stream) and at a camera's 30 fps (paced), all threads
         against one (the paced rows take about 15 s). NAME… keeps the entries whose text starts with a name; --calls N runs each N
         times on one thread (--threads T: T, 0 = all) without timing (for valgrind --tool=callgrind, perf record); --tsv prints '# SIMD path NAME', then
-        FORMAT<TAB>CHAIN<TAB>ms for each chain text (for make bench-anchors). SWIFTCAM_SIMD=sse2 forces the
-        baseline SIMD path, SWIFTCAM_SIMD=avx2 AVX2 (needed under valgrind). Build with 'swift build -c release' first.
+        FORMAT<TAB>CHAIN<TAB>ms for each chain text (for make bench-anchors); --paths alone
+        times the main filters (RGBA) on every SIMD path this machine has, with --tsv each chain on every path (a fourth
+        column names it). SWIFTCAM_SIMD=portable, sse2 or avx2 forces that path (avx2 is needed under valgrind). Build with 'swift build -c release' first.
         """)
     exit(0)
 }
@@ -132,6 +133,8 @@ if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count
     onlyFormat = arguments[index + 1]
     arguments.removeSubrange(index...(index + 1))
 }
+let everyPath = arguments.contains("--paths")
+arguments.removeAll { $0 == "--paths" }
 // `filters-bench --tsv FORMAT CHAIN…` times each chain text (or `lut17`, the in-memory cube) on FORMAT,
 // one thread, and prints `format<TAB>chain<TAB>ms` lines, memcpy first: for scripts/bench-anchors.py.
 if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gstName: arguments[1]) {
@@ -151,12 +154,52 @@ if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gs
     print("\(format.gstName)\tmemcpy\t\(measure { _ in memcpyFrame(s.frame, d.frame) })")
     for text in arguments.dropFirst(2) {
         let chain = text == "lut17" ? warmCube().map { FilterChain([Lut(cube: $0)]) } : try? FilterChain(parsing: text)
-        guard let compiled = chain?.compile(threads: 1) else {
-            print("\(format.gstName)\t\(text)\tnan")
-            continue
+        // With --paths, one line per path this machine has (a fourth column names it), the paths taking turns.
+        let paths = everyPath ? SIMDPath.available : [SIMDPath.best]
+        let times = paths.map { path in
+            chain.map { chain in
+                let compiled = chain.compile(threads: 1, kernels: KernelSet(path: path))
+                return (try? measure { _ in try compiled.process(from: s.frame, to: d.frame) }) ?? .nan
+            } ?? .nan
         }
-        let ms = (try? measure { _ in try compiled.process(from: s.frame, to: d.frame) }) ?? .nan
-        print("\(format.gstName)\t\(text)\t\(ms)")
+        for (path, ms) in zip(paths, times) { print("\(format.gstName)\t\(text)\t\(ms)" + (everyPath ? "\t\(path)" : "")) }
+    }
+    exit(0)
+}
+// `filters-bench --paths`: the main filters on every SIMD path this machine has, RGBA, one thread, ratios in one run.
+if everyPath {
+    let s = Buffer(.rgba, seed: 1), d = Buffer(.rgba, seed: 2)
+    let paths = SIMDPath.available
+    let main = [("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
+                ("blur", "blur"), ("sharpen", "sharpen"), ("edges", "edges"), ("mirror", "mirror"), ("zoom", "zoom factor=2"),
+                ("posterize", "posterize"), ("chain3", chainText), ("chain6", chain6Text)]
+    // Three rounds in turns, the best of each kept: a slow spell of the shared machine lands on every path alike.
+    var copy = Double.infinity
+    var best: [String: Double] = [:]
+    let compiled = main.flatMap { name, text in
+        paths.compactMap { path in (try? FilterChain(parsing: text)).map { (name, path, $0.compile(threads: 1, kernels: KernelSet(path: path))) } }
+    }
+    for _ in 0..<3 {
+        copy = min(copy, measure { _ in memcpyFrame(s.frame, d.frame) })
+        for (name, path, chain) in compiled {
+            let ms = (try? measure { _ in try chain.process(from: s.frame, to: d.frame) }) ?? .nan
+            best["\(name)|\(path)"] = min(best["\(name)|\(path)"] ?? .infinity, ms)
+        }
+    }
+    print("filters-bench --paths: 1920x1080 RGBA, 1 thread, ms/frame (×memcpy of the same frame), per SIMD path; best of 3 rounds in turns")
+    print("memcpy: \(format3(copy)) ms")
+    print(pad("filter", 16) + paths.map { lpad($0.description, 18) }.joined() + lpad("portable/SSE2", 16))
+    for (name, _) in main {
+        var line = pad(name, 16)
+        for path in paths {
+            let ms = best["\(name)|\(path)"] ?? .nan
+            line += lpad("\(format3(ms)) (\(String(format: ms / copy))×)", 18)
+        }
+        if let portable = best["\(name)|portable"], let sse2 = best["\(name)|SSE2"] { line += lpad("\(String(format: portable / sse2))×", 16) }
+        print(line)
+    }
+    if let avx2 = best["chain6|AVX2"], let avx512 = best["chain6|AVX-512"] {
+        print("chain6 AVX2 / AVX-512: \(String(format: avx2 / avx512))×")
     }
     exit(0)
 }

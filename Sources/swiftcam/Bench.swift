@@ -5,7 +5,7 @@ import Glibc
 /// `swiftcam bench`: SwiftCam's filters against GStreamer's C elements, measured in one run.
 enum Bench {
     static let usage = """
-        usage: swiftcam bench [--quick] [--json FILE] [--repetitions N] [--frames N] [--sizes 1080p,720p] [--cases ID,...]
+        usage: swiftcam bench [--quick] [--paths] [--json FILE] [--repetitions N] [--frames N] [--sizes 1080p,720p] [--cases ID,...]
 
         Times SwiftCam's swiftfilter against GStreamer's own C elements on identical pre-made frames pushed
         through appsrc, each case as 'appsrc ! CASE ! fakesink sync=false' with the identity baseline taken off,
@@ -15,6 +15,8 @@ enum Bench {
 
         options:
           --quick            few frames and repetitions: under a minute, for CI (default: 20 frames x 15)
+          --paths            instead of the C elements: the main filters on every SIMD path this machine has
+                             (portable, SSE2, AVX2, AVX-512), run in this process, each against SSE2, sepia against libyuv
           --json FILE        also write the results as JSON to FILE
           --repetitions N    repetitions per case (median and spread are over these)
           --frames N         frames timed per repetition
@@ -38,7 +40,11 @@ enum Bench {
                 print(usage)
                 return ExitCode.ok
             case "--quick":
+                let cases = configuration.cases
                 configuration = .quick
+                configuration.cases = cases
+            case "--paths":
+                configuration.cases = BenchmarkCase.paths()
             case "--json":
                 guard let path = value(option), !path.isEmpty else { return usageError("--json needs a file name") }
                 jsonPath = path

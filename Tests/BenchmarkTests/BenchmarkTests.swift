@@ -1,4 +1,5 @@
 @testable import Benchmark
+import Filters
 import GStreamer
 import SwiftFilterElement
 import Testing
@@ -251,5 +252,31 @@ struct BenchmarkTests {
         let bands = try #require(row.swiftcam), plain = try #require(row.c)
         #expect(bands.isMeasured && plain.isMeasured)
         #expect(bands.samplesMs != plain.samplesMs, "the banded copy carries the memcpy's samples")
+    }
+
+    /// `swiftcam bench --paths`: a row per SIMD path this machine has for each main filter, each chain run on the path
+    /// its row names (its own samples, not another path's or the memcpy's).
+    @Test func everySIMDPathHasItsRow() throws {
+        let cases = BenchmarkCase.paths()
+        #expect(Set(cases.map(\.id)).count == cases.count)
+        for name in ["sepia", "colorcontrols", "vignette", "blur", "edges", "chain3", "chain6"] {
+            let paths = cases.filter { $0.id.hasPrefix("path-\(name)-") }.compactMap { $0.subject?.simdPath }
+            #expect(paths == SIMDPath.available.map(\.description), "\(name): \(paths)")
+        }
+        let chain3 = cases.filter { $0.id.hasPrefix("path-chain3-") }
+        let configuration = BenchmarkConfiguration(sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
+                                                   frames: 3, repetitions: 2, warmUpFrames: 1, distinctFrames: 2,
+                                                   cases: chain3, stallTimeout: 30)
+        var steps: [BenchmarkProgress] = []
+        let report = try BenchmarkRunner(configuration: configuration).run { steps.append($0) }
+        for path in SIMDPath.available {
+            #expect(steps.map(\.label).contains("RGBA Filters \(BenchmarkCase.chain3) on \(path)"), "\(steps.map(\.label))")
+        }
+        #expect(report.rows.count == chain3.count)
+        for row in report.rows {
+            #expect(row.failed == nil && row.skipped == nil, "\(row.failed ?? row.skipped ?? "")")
+            let subject = try #require(row.swiftcam)
+            #expect(subject.isMeasured && subject.samplesMs?.count == 2)
+        }
     }
 }

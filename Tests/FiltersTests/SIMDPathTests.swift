@@ -64,7 +64,7 @@ struct SIMDPathTests {
         let frame = TestFrame(.rgba, 211, 157)
         frame.fillPattern(seed: 21)
         let reference = frame.copy()
-        try chain.compile(threads: 1, kernels: KernelSet(path: .sse2)).process(reference.frame)
+        try chain.compile(threads: 1, kernels: KernelSet(path: .portable)).process(reference.frame)
         let paths = SIMDPath.available
         // Each iteration writes only its own frames.
         nonisolated(unsafe) let outputs = paths.map { _ in (0..<8).map { _ in frame.copy() } }
@@ -103,13 +103,13 @@ struct SIMDPathTests {
         }
     }
 
-    /// `chain` gives the SSE2 path's bytes on every path the machine has, in place and into another (padded) frame.
+    /// `chain` gives the portable path's bytes on every path the machine has, in place and into another (padded) frame.
     private func expectSameBytesOnEveryPath(_ format: PixelFormat, _ chain: String, width: Int, height: Int) throws {
         let reference = TestFrame(format, width, height)
         reference.fillPattern(seed: 12)
         let parsed = try FilterChain(parsing: chain)
         let original = reference.copy()
-        try parsed.compile(kernels: KernelSet(path: .sse2)).process(reference.frame)
+        try parsed.compile(kernels: KernelSet(path: .portable)).process(reference.frame)
         #expect(reference.difference(from: original) != nil)
         // On AVX-512 with the byte tables before the RGB 3×3 pass applied by the pass and by a table pass (`fusesTables`).
         for path in SIMDPath.available {

@@ -1,8 +1,3 @@
-#if canImport(FiltersAVX2)
-internal import FiltersAVX2
-internal import FiltersAVX512
-#endif
-
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -40,7 +35,16 @@ public struct KernelSet: Sendable, Hashable, CustomStringConvertible {
     public var description: String { path.description }
 
     /// True on the AVX2 and AVX-512 paths: the AVX2 kernels run on both.
-    var hasAVX2: Bool { path != .sse2 }
+    var hasAVX2: Bool { path == .avx2 || path == .avx512 }
+
+    /// True where the SSE2 intrinsics of the Filters module itself run: every x86 path but the portable one.
+    var hasSSE2: Bool {
+        #if SWIFTCAM_INTRINSICS
+        path != .portable
+        #else
+        false
+        #endif
+    }
 
     private static let tablesFuseHere: Bool = {
         #if os(Linux)

@@ -3,14 +3,17 @@
 import Glibc
 #endif
 
-/// The vector width the kernels with a wider version run at: SSE2 (the build's baseline), AVX2, or
-/// AVX-512 (with VBMI), which runs every AVX2 kernel and the 4:2:0 colour pass in 512 bits.
+/// The kernels a chain runs: portable (Swift SIMD types only, what ARM64 runs), SSE2 (x86-64's baseline, with
+/// intrinsics), AVX2, or AVX-512 (with VBMI), which runs every AVX2 kernel and the 4:2:0 colour pass in 512 bits.
 ///
 /// A compiled chain keeps the one it runs on in its `KernelSet`. The CPU's flags say which paths this machine has
 /// (Linux reports CPUID, and only those the kernel saves, in /proc/cpuinfo); `best` is the widest of them unless
-/// `SWIFTCAM_SIMD=sse2` forces the baseline or `SWIFTCAM_SIMD=avx2` AVX2 (valgrind runs no AVX-512 and does not
-/// change /proc/cpuinfo, so it needs that). Every path gives the same bytes (tests run every path the machine has).
+/// `SWIFTCAM_SIMD` names another: `portable`, `sse2` or `avx2` (valgrind runs no AVX-512 and does not change
+/// /proc/cpuinfo, so it needs that). Off x86, and in a build without the NativeSIMD trait (a package depending on
+/// SwiftCam, or `SWIFTCAM_PORTABLE=1`), the portable path is the only one. Every path gives the same bytes (tests run every path the machine has).
 public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
+    /// Swift's SIMD types and no intrinsics: NEON on ARM64, SSE2 here (the same code as a build without NativeSIMD).
+    case portable
     /// 128-bit SSE2, every x86-64.
     case sse2
     /// 256-bit AVX2 (x86-64-v3).
@@ -20,17 +23,19 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
 
     /// The paths this machine can run.
     public static let available: [SIMDPath] = {
-        #if arch(x86_64) && os(Linux) && canImport(FiltersAVX2)
-        guard let flags = cpuInfoLine(startingWith: "flags") else { return [.sse2] }
+        #if SWIFTCAM_INTRINSICS && os(Linux)
+        guard let flags = cpuInfoLine(startingWith: "flags") else { return [.portable, .sse2] }
         let set = Set(flags.split(separator: " ").map(String.init))
         // What -target-cpu haswell lets LLVM use (lzcnt is reported as "abm").
         let haswell: Set<String> = ["avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "movbe", "popcnt", "abm"]
         // What -target-cpu skylake-avx512 -mavx512vbmi adds.
         let avx512: Set<String> = ["avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd", "avx512vbmi"]
-        guard set.isSuperset(of: haswell) else { return [.sse2] }
-        return set.isSuperset(of: avx512) ? [.sse2, .avx2, .avx512] : [.sse2, .avx2]
+        guard set.isSuperset(of: haswell) else { return [.portable, .sse2] }
+        return set.isSuperset(of: avx512) ? [.portable, .sse2, .avx2, .avx512] : [.portable, .sse2, .avx2]
+        #elseif SWIFTCAM_INTRINSICS
+        return [.portable, .sse2]
         #else
-        return [.sse2]
+        return [.portable]
         #endif
     }()
 
@@ -55,6 +60,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// The name printed by the benchmarks.
     public var description: String {
         switch self {
+        case .portable: "portable"
         case .sse2: "SSE2"
         case .avx2: "AVX2"
         case .avx512: "AVX-512"
@@ -65,8 +71,7 @@ public enum SIMDPath: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// `SWIFTCAM_SIMD` names. Read once per process.
     public static let best: SIMDPath = {
         let forced = getenv("SWIFTCAM_SIMD").map { String(cString: $0).lowercased() }
-        if forced == "sse2" { return .sse2 }
-        if forced == "avx2", available.contains(.avx2) { return .avx2 }
-        return available.last ?? .sse2
+        if let forced, let path = available.first(where: { $0.description.lowercased() == forced && $0 != .avx512 }) { return path }
+        return available.last ?? .portable
     }()
 }

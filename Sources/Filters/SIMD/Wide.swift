@@ -1,7 +1,7 @@
 // FiltersAVX2's `Wide` at 128 bits (SSE2, the build's baseline): what GreyCore.swift, compiled here and
 // in both wider modules, needs of it.
 
-#if canImport(_Builtin_intrinsics.intel)
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 
 /// The 128-bit vector GreyCore is written in here; FiltersAVX2 and FiltersAVX512 have 256- and 512-bit ones.

@@ -121,3 +121,8 @@ func fixed(_ value: Double, bits: Int) -> Int16? {
     guard scaled.isFinite, abs(scaled) <= 32767 else { return nil }
     return Int16(scaled)
 }
+
+/// A compile-time switch for generic specialization: each combination gets its own loop.
+protocol Flag { static var on: Bool { get } }
+enum On: Flag { static var on: Bool { true } }
+enum Off: Flag { static var on: Bool { false } }

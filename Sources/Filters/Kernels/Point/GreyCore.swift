@@ -1,14 +1,14 @@
-// This file is compiled three times: into Filters over its 128-bit SSE2 `Wide` and, through symlinks, into
-// FiltersAVX2 and FiltersAVX512 over theirs. Every step stays within 128-bit lanes (pmaddwd, packs,
-// unpacks), so each width gives the same bytes; RGBGreyPass.pixel is the same arithmetic one pixel at a time.
-#if canImport(_Builtin_intrinsics.intel)
+// This file is compiled four times: into Filters over its 128-bit SSE2 `Wide` and, through symlinks, into
+// FiltersAVX2 and FiltersAVX512 over theirs and into FiltersPortable (without SWIFTCAM_INTRINSICS) over Swift's SIMD
+// types. Every step stays within 128-bit lanes (pmaddwd, packs, unpacks), so each width gives the same bytes; RGBGreyPass.pixel is the same arithmetic one pixel at a time.
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
 /// The row loops of the grey pass (RGBGreyPass): a colour map whose three matrix rows are equal (mono,
 /// sepia at full intensity, the luma before threshold's step) is one weighted sum per pixel.
 package enum GreyCore {
-    #if canImport(_Builtin_intrinsics.intel)
+    #if SWIFTCAM_INTRINSICS
     /// Runs whole steps (two vectors of pixels) of one row from `src` to `dst` (which may be the same
     /// memory); returns how many pixels it did.
     ///
@@ -56,6 +56,38 @@ package enum GreyCore {
             W.store(dst + 4 &* x, finish(outA, a))
             W.store(dst + 4 &* (x &+ W.pixels), finish(outB, b))
             x &+= step
+        }
+        return x
+    }
+    #else
+    /// `row` in Swift's SIMD types, 16 pixels a step: the same sums in 32-bit lanes (the pack to 16 bits never
+    /// saturates and the add never wraps for the weights and offsets RGBGreyPass accepts), so the same bytes.
+    package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
+                            offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32) -> Int {
+        typealias L = SIMD16<Int32>
+        let w0 = L(repeating: Int32(Int16(truncatingIfNeeded: even))), w2 = L(repeating: even &>> 16)
+        let w1 = L(repeating: Int32(Int16(truncatingIfNeeded: odd))), w3 = L(repeating: odd &>> 16)
+        let kept = SIMD16<UInt32>(repeating: keep), byte = SIMD16<UInt32>(repeating: 0xFF)
+        @inline(__always) func clamped(_ v: L) -> SIMD16<UInt32> {
+            var c = v
+            c.replace(with: L(repeating: 0), where: c .< 0)
+            c.replace(with: L(repeating: 255), where: c .> 255)
+            return unsafeBitCast(c, to: SIMD16<UInt32>.self)
+        }
+        var x = 0
+        while x &+ 16 <= width {
+            let v = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
+            @inline(__always) func b(_ shift: UInt32) -> L { unsafeBitCast((v &>> shift) & byte, to: L.self) }
+            let h = (b(0) &* w0 &+ b(8) &* w1 &+ b(16) &* w2 &+ b(24) &* w3) &>> 8
+            var out: SIMD16<UInt32>
+            if uniform {
+                out = clamped((h &+ L(repeating: Int32(offsets[0]))) &>> 6) &* 0x0101_0101
+            } else {
+                out = clamped((h &+ L(repeating: Int32(offsets[0]))) &>> 6)
+                for j in 1..<4 { out |= clamped((h &+ L(repeating: Int32(offsets[j]))) &>> 6) &<< UInt32(8 &* j) }
+            }
+            dst.storeBytes(of: (out & ~kept) | (v & kept), toByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
+            x &+= 16
         }
         return x
     }

@@ -1,9 +1,10 @@
-#if canImport(_Builtin_intrinsics.intel)
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
-// Compiled twice, like BoxCascadeCore: into Filters for SSE2 and, through a symlink, into FiltersAVX2,
-// where each 16-lane vector is one ymm register. Lane-wise integer operations only, so both give the same bits.
+// Compiled three times, like BoxCascadeCore: into Filters for SSE2, through symlinks into FiltersPortable (without
+// SWIFTCAM_INTRINSICS: Swift SIMD types only) and into FiltersAVX2, where each 16-lane vector is one ymm register.
+// Lane-wise integer operations only, so every copy gives the same bits.
 
 /// The box cascade of blur in 16-bit fixed point: 16 samples a vector, where the float cascade has 8.
 ///
@@ -18,11 +19,6 @@ import _Builtin_intrinsics.intel
 ///
 /// Integer sums are exact, so the result does not depend on where a sweep starts: bands of rows give the
 /// same bits as one sweep over the frame.
-///
-/// Over 400 lines on purpose: it is one file compiled twice (FiltersAVX2 holds a symlink to it), and the
-/// loads, transposes, ring and passes share one lane layout and one set of fixed-point bounds (`growth`,
-/// `fractionBits`); split, each part would need its own symlink kept in step, and a reader would have to
-/// check the same bounds in each.
 package enum BoxCascadeFixedCore {
     /// Samples of one lane group per position.
     package typealias Lanes = SIMD16<UInt16>
@@ -38,10 +34,7 @@ package enum BoxCascadeFixedCore {
         package var bias: UInt16
 
         package init(radius: Int, inner: UInt16, outer: UInt16, bias: UInt16) {
-            self.radius = radius
-            self.inner = inner
-            self.outer = outer
-            self.bias = bias
+            (self.radius, self.inner, self.outer, self.bias) = (radius, inner, outer, bias)
         }
     }
 
@@ -65,13 +58,16 @@ package enum BoxCascadeFixedCore {
     static func mulhi(_ a: Lanes, _ b: Lanes) -> Lanes {
         #if SWIFTCAM_AVX2
         return unsafeBitCast(_mm256_mulhi_epu16(unsafeBitCast(a, to: __m256i.self), unsafeBitCast(b, to: __m256i.self)), to: Lanes.self)
-        #elseif canImport(_Builtin_intrinsics.intel)
+        #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func half(_ x: SIMD8<UInt16>, _ y: SIMD8<UInt16>) -> SIMD8<UInt16> {
             unsafeBitCast(_mm_mulhi_epu16(unsafeBitCast(x, to: __m128i.self), unsafeBitCast(y, to: __m128i.self)), to: SIMD8<UInt16>.self)
         }
         return Lanes(lowHalf: half(a.lowHalf, b.lowHalf), highHalf: half(a.highHalf, b.highHalf))
         #else
-        return Lanes(truncatingIfNeeded: (SIMD16<UInt32>(truncatingIfNeeded: a) &* SIMD16<UInt32>(truncatingIfNeeded: b)) &>> 16)
+        // A lane loop: the generic widening conversions stayed calls (LLVM finds pmulhuw / umull in this one).
+        var r = Lanes()
+        for i in 0..<16 { r[i] = UInt16(truncatingIfNeeded: (UInt32(a[i]) &* UInt32(b[i])) &>> 16) }
+        return r
         #endif
     }
 
@@ -131,7 +127,7 @@ package enum BoxCascadeFixedCore {
     static func load16(_ rows: UnsafePointer<UnsafePointer<UInt8>>, from x0: Int, width: Int, fractionBits f: Int, into a: UnsafeMutablePointer<Lanes>) {
         let shift = Lanes(repeating: UInt16(f))
         var x = 0
-        #if canImport(_Builtin_intrinsics.intel)
+        #if SWIFTCAM_INTRINSICS
         let zero = _mm_setzero_si128()
         // The column count comes back as the closure's result: a `var` of the function captured by the closure (and
         // by `column` in it) was checked for exclusive access at run time on every access (swift_beginAccess and a
@@ -190,7 +186,7 @@ package enum BoxCascadeFixedCore {
         }
     }
 
-    #if canImport(_Builtin_intrinsics.intel)
+    #if SWIFTCAM_INTRINSICS
     /// An 8×8 transpose of 16-bit samples in SSE2 unpacks: `store(k, v)` gets lane k of each of `load(0…7)`.
     @inline(__always)
     static func transpose8x8(_ load: (Int) -> __m128i, _ store: (Int, __m128i) -> Void) {
@@ -210,7 +206,7 @@ package enum BoxCascadeFixedCore {
     /// The inverse of `load16` without the scaling: lane k to `out[k]`, eight positions a step by 8×8 transposes.
     static func store16(_ a: UnsafePointer<Lanes>, width: Int, into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
         var x = 0
-        #if canImport(_Builtin_intrinsics.intel)
+        #if SWIFTCAM_INTRINSICS
         let raw = UnsafeRawPointer(a)
         while x &+ 8 <= width {
             for half in 0..<2 {
@@ -238,14 +234,19 @@ package enum BoxCascadeFixedCore {
         let packed = _mm256_packus_epi16(unsafeBitCast(x, to: __m256i.self), unsafeBitCast(y, to: __m256i.self))
         let order = unsafeBitCast(SIMD8<Int32>(0, 1, 4, 5, 2, 3, 6, 7), to: __m256i.self)
         return unsafeBitCast(_mm256_permutevar8x32_epi32(packed, order), to: SIMD32<UInt8>.self)
-        #elseif canImport(_Builtin_intrinsics.intel)
+        #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func pack(_ v: Lanes) -> SIMD16<UInt8> {
             unsafeBitCast(_mm_packus_epi16(unsafeBitCast(v.lowHalf, to: __m128i.self), unsafeBitCast(v.highHalf, to: __m128i.self)), to: SIMD16<UInt8>.self)
         }
         return SIMD32(lowHalf: pack(x), highHalf: pack(y))
         #else
-        let m = Lanes(repeating: 255)
-        return SIMD32(lowHalf: SIMD16(truncatingIfNeeded: pointwiseMin(x, m)), highHalf: SIMD16(truncatingIfNeeded: pointwiseMin(y, m)))
+        // A vector select for the clamp and the low byte of each lane (`evenHalf` of the bytes): lane loops of min and
+        // truncation stayed scalar.
+        let top = Lanes(repeating: 255)
+        var cx = x, cy = y
+        cx.replace(with: top, where: x .> top)
+        cy.replace(with: top, where: y .> top)
+        return SIMD32(lowHalf: unsafeBitCast(cx, to: SIMD32<UInt8>.self).evenHalf, highHalf: unsafeBitCast(cy, to: SIMD32<UInt8>.self).evenHalf)
         #endif
     }
 

@@ -1,4 +1,4 @@
-#if canImport(_Builtin_intrinsics.intel)
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
@@ -92,7 +92,7 @@ enum BoxCascadeKernel {
                 switch ch {
                 case 4: context.kernels.load4(rows[0], rows[1], width: view.width, into: a + hPad)
                 case 2: load2(rows[0], rows[1], rows[2], rows[3], width: view.width, into: a + hPad)
-                default: load1(rows, width: view.width, into: a + hPad)
+                default: load1(rows, width: view.width, into: a + hPad, context.kernels)
                 }
                 for p in 0..<hPad {
                     a[p] = a[hPad]
@@ -113,7 +113,7 @@ enum BoxCascadeKernel {
                     // Per channel count, so the strided copies have constant strides (a generic
                     // channel loop here cost 21 instructions per sample). Eight luma rows: 8×8 transposes
                     // for whole blocks of 8 positions first (the strided copy is 2 instructions a sample).
-                    let transposed = ch == 1 && count == 8 ? transposeLanes(fixed, width: view.width, into: plane + first * samples, rowStride: samples) : 0
+                    let transposed = ch == 1 && count == 8 ? transposeLanes(fixed, width: view.width, into: plane + first * samples, rowStride: samples, context.kernels) : 0
                     for k in 0..<count {
                         let out = plane + (first + k) * samples
                         if ch == 1 {
@@ -212,36 +212,38 @@ enum BoxCascadeKernel {
     }
 
     @inline(__always)
-    private static func load1(_ rows: [UnsafePointer<UInt8>], width: Int, into a: UnsafeMutablePointer<Lanes>) {
+    private static func load1(_ rows: [UnsafePointer<UInt8>], width: Int, into a: UnsafeMutablePointer<Lanes>, _ kernels: KernelSet) {
         let (r0, r1, r2, r3, r4, r5, r6, r7) = (rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], rows[7])
         var start = 0
-        #if canImport(_Builtin_intrinsics.intel)
-        // An 8×8 byte transpose in SSE2 unpacks: eight columns of eight rows per step (the lane loop
-        // below gathers one byte at a time).
-        let zero = _mm_setzero_si128()
-        @inline(__always) func row(_ p: UnsafePointer<UInt8>, _ x: Int) -> __m128i {
-            _mm_loadl_epi64(UnsafeRawPointer(p + x).assumingMemoryBound(to: __m128i.self))
-        }
-        @inline(__always) func column(_ c: __m128i, _ at: UnsafeMutablePointer<Lanes>) {
-            let raw = UnsafeMutableRawPointer(at)
-            raw.storeBytes(of: _mm_cvtepi32_ps(_mm_unpacklo_epi16(c, zero)), as: SIMD4<Float>.self)
-            raw.storeBytes(of: _mm_cvtepi32_ps(_mm_unpackhi_epi16(c, zero)), toByteOffset: 16, as: SIMD4<Float>.self)
-        }
-        while start + 8 <= width {
-            let x = start
-            let t0 = _mm_unpacklo_epi8(row(r0, x), row(r1, x)), t1 = _mm_unpacklo_epi8(row(r2, x), row(r3, x))
-            let t2 = _mm_unpacklo_epi8(row(r4, x), row(r5, x)), t3 = _mm_unpacklo_epi8(row(r6, x), row(r7, x))
-            let u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1)
-            let u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3)
-            @inline(__always) func pair(_ v: __m128i, _ j: Int) {
-                column(_mm_unpacklo_epi8(v, zero), a + x + 2 * j)
-                column(_mm_unpackhi_epi8(v, zero), a + x + 2 * j + 1)
+        #if SWIFTCAM_INTRINSICS
+        if kernels.hasSSE2 {
+            // An 8×8 byte transpose in SSE2 unpacks: eight columns of eight rows per step (the lane loop
+            // below gathers one byte at a time).
+            let zero = _mm_setzero_si128()
+            @inline(__always) func row(_ p: UnsafePointer<UInt8>, _ x: Int) -> __m128i {
+                _mm_loadl_epi64(UnsafeRawPointer(p + x).assumingMemoryBound(to: __m128i.self))
             }
-            pair(_mm_unpacklo_epi32(u0, u2), 0)
-            pair(_mm_unpackhi_epi32(u0, u2), 1)
-            pair(_mm_unpacklo_epi32(u1, u3), 2)
-            pair(_mm_unpackhi_epi32(u1, u3), 3)
-            start += 8
+            @inline(__always) func column(_ c: __m128i, _ at: UnsafeMutablePointer<Lanes>) {
+                let raw = UnsafeMutableRawPointer(at)
+                raw.storeBytes(of: _mm_cvtepi32_ps(_mm_unpacklo_epi16(c, zero)), as: SIMD4<Float>.self)
+                raw.storeBytes(of: _mm_cvtepi32_ps(_mm_unpackhi_epi16(c, zero)), toByteOffset: 16, as: SIMD4<Float>.self)
+            }
+            while start + 8 <= width {
+                let x = start
+                let t0 = _mm_unpacklo_epi8(row(r0, x), row(r1, x)), t1 = _mm_unpacklo_epi8(row(r2, x), row(r3, x))
+                let t2 = _mm_unpacklo_epi8(row(r4, x), row(r5, x)), t3 = _mm_unpacklo_epi8(row(r6, x), row(r7, x))
+                let u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1)
+                let u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3)
+                @inline(__always) func pair(_ v: __m128i, _ j: Int) {
+                    column(_mm_unpacklo_epi8(v, zero), a + x + 2 * j)
+                    column(_mm_unpackhi_epi8(v, zero), a + x + 2 * j + 1)
+                }
+                pair(_mm_unpacklo_epi32(u0, u2), 0)
+                pair(_mm_unpackhi_epi32(u0, u2), 1)
+                pair(_mm_unpacklo_epi32(u1, u3), 2)
+                pair(_mm_unpackhi_epi32(u1, u3), 3)
+                start += 8
+            }
         }
         #endif
         for x in start..<width {
@@ -256,8 +258,10 @@ enum BoxCascadeKernel {
 
     /// Lane k of positions 0..<width (8 UInt16 lanes per position) to row k of `out`, for whole blocks of
     /// 8 positions by SSE2 8×8 16-bit transposes; returns how many positions were done.
-    private static func transposeLanes(_ lanes: UnsafePointer<UInt16>, width: Int, into out: UnsafeMutablePointer<UInt16>, rowStride: Int) -> Int {
-        #if canImport(_Builtin_intrinsics.intel)
+    private static func transposeLanes(_ lanes: UnsafePointer<UInt16>, width: Int, into out: UnsafeMutablePointer<UInt16>, rowStride: Int,
+                                       _ kernels: KernelSet) -> Int {
+        #if SWIFTCAM_INTRINSICS
+        guard kernels.hasSSE2 else { return 0 }
         var x = 0
         while x + 8 <= width {
             BoxCascadeFixedCore.transpose8x8({ i in _mm_loadu_si128(UnsafeRawPointer(lanes + 8 * (x + i)).assumingMemoryBound(to: __m128i.self)) }) { k, v in

@@ -1,7 +1,8 @@
-// This file is compiled twice, like BoxCascadeCore.swift: into Filters for baseline x86-64 (SSE2)
-// and, through a symlink, into FiltersAVX2 (where each 16-lane vector of 16-bit values is one ymm
-// register). Integer arithmetic and one correctly rounded √: the same bytes on both.
-#if canImport(_Builtin_intrinsics.intel)
+// This file is compiled three times, like BoxCascadeCore.swift: into Filters for baseline x86-64 (SSE2)
+// and, through symlinks, into FiltersPortable (without SWIFTCAM_INTRINSICS: Swift SIMD types only) and FiltersAVX2
+// (where each 16-lane vector of 16-bit values is one ymm register). Integer arithmetic and one correctly rounded √: the
+// same bytes in every copy.
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
@@ -42,7 +43,7 @@ package enum EdgesCore {
         #if SWIFTCAM_AVX2
         @inline(__always) func m(_ a: SIMD8<Int32>) -> __m256i { unsafeBitCast(a, to: __m256i.self) }
         return unsafeBitCast(_mm256_add_epi32(_mm256_madd_epi16(m(lo), m(even)), _mm256_madd_epi16(m(hi), m(odd))), to: SIMD8<Int32>.self)
-        #elseif canImport(_Builtin_intrinsics.intel)
+        #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func m(_ a: SIMD4<Int32>) -> __m128i { unsafeBitCast(a, to: __m128i.self) }
         @inline(__always) func half(_ l: SIMD4<Int32>, _ h: SIMD4<Int32>, _ e: SIMD4<Int32>, _ o: SIMD4<Int32>) -> SIMD4<Int32> {
             unsafeBitCast(_mm_add_epi32(_mm_madd_epi16(m(l), m(e)), _mm_madd_epi16(m(h), m(o))), to: SIMD4<Int32>.self)
@@ -106,7 +107,7 @@ package enum EdgesCore {
         let halves = unsafeBitCast(words, to: SIMD16<Int16>.self)
         return unsafeBitCast(_mm_packus_epi16(unsafeBitCast(halves.lowHalf, to: __m128i.self), unsafeBitCast(halves.highHalf, to: __m128i.self)),
                              to: SIMD16<UInt8>.self)
-        #elseif canImport(_Builtin_intrinsics.intel)
+        #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func m(_ v: SIMD8<Int16>) -> __m128i { unsafeBitCast(v, to: __m128i.self) }
         let magic = _mm_set1_ps(12_582_912), unbias = _mm_set1_epi32(0x4B40_0000 &- offset)
         @inline(__always) func roots(_ squares: __m128i) -> __m128i {
@@ -118,8 +119,13 @@ package enum EdgesCore {
         }
         return unsafeBitCast(_mm_packus_epi16(eight(gx.lowHalf, gy.lowHalf), eight(gx.highHalf, gy.highHalf)), to: SIMD16<UInt8>.self)
         #else
-        let x = widen(gx), y = widen(gy)
-        return clampedBytes(roundedSquareRoot(x &* x &+ y &* y) &+ SIMD16<Int32>(repeating: offset))
+        // The squares in float (exact below 2²⁴): 32-bit integer multiplies are slow where SSE2 lowers them.
+        var x = SIMD16<Float>(), y = SIMD16<Float>()
+        for i in 0..<16 {
+            x[i] = Float(gx[i])
+            y[i] = Float(gy[i])
+        }
+        return clampedBytes(roundedSquareRoot(x * x + y * y) &+ SIMD16<Int32>(repeating: offset))
         #endif
     }
 
@@ -133,36 +139,32 @@ package enum EdgesCore {
         }
     }
 
-    // Lane conversions as lane loops: the generic SIMD16 `init(truncatingIfNeeded:)` and `pointwiseMin`
-    // stayed calls to outlined specialisations (about 14 instructions per pixel between them).
-    @inline(__always)
-    static func widen(_ v: SIMD16<Int16>) -> SIMD16<Int32> {
-        var r = SIMD16<Int32>()
-        for i in 0..<16 { r[i] = Int32(v[i]) }
-        return r
-    }
-
-    /// Each lane clamped to 0...255, as bytes: two saturating packs (a lane loop of min/max and
+    /// Each lane clamped to 0...255, as bytes (lane loops where a generic SIMD conversion or `pointwiseMin` stayed a
+    /// call to an outlined specialisation): two saturating packs (a lane loop of min/max and
     /// truncation stayed scalar, about 60 instructions per 16 lanes).
     @inline(__always)
     static func clampedBytes(_ v: SIMD16<Int32>) -> SIMD16<UInt8> {
-        #if canImport(_Builtin_intrinsics.intel)
+        #if SWIFTCAM_INTRINSICS
         @inline(__always) func m(_ q: SIMD4<Int32>) -> __m128i { unsafeBitCast(q, to: __m128i.self) }
         let words = (_mm_packs_epi32(m(v.lowHalf.lowHalf), m(v.lowHalf.highHalf)), _mm_packs_epi32(m(v.highHalf.lowHalf), m(v.highHalf.highHalf)))
         return unsafeBitCast(_mm_packus_epi16(words.0, words.1), to: SIMD16<UInt8>.self)
         #else
-        var r = SIMD16<UInt8>()
-        for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: min(max(v[i], 0), 255)) }
-        return r
+        // A vector select for the clamp, then the low half of each lane twice (`evenHalf` of 32 lanes; of the 64 bytes
+        // at once it went through the stack a byte at a time).
+        var c = v
+        c.replace(with: SIMD16<Int32>(repeating: 0), where: v .< SIMD16<Int32>(repeating: 0))
+        c.replace(with: SIMD16<Int32>(repeating: 255), where: v .> SIMD16<Int32>(repeating: 255))
+        let words = unsafeBitCast(c, to: SIMD32<UInt16>.self).evenHalf
+        return unsafeBitCast(words, to: SIMD32<UInt8>.self).evenHalf
         #endif
     }
 
-    /// round(√n) for 0 ≤ n < 2²⁴, lane-wise (off x86 only). Float √ is correctly rounded and √n (n whole)
+    /// round(√n) for whole 0 ≤ n < 2²⁴, lane-wise (the portable path). Float √ is correctly rounded and √n (n whole)
     /// never lies within 10⁻³ of a half for √n < 256, so rounding it is exact where the output is not saturated.
     @inline(__always)
-    static func roundedSquareRoot(_ squares: SIMD16<Int32>) -> SIMD16<Int32> {
+    static func roundedSquareRoot(_ squares: SIMD16<Float>) -> SIMD16<Int32> {
         var root = SIMD16<Float>()
-        for i in 0..<16 { root[i] = Float(squares[i]).squareRoot() }
+        for i in 0..<16 { root[i] = squares[i].squareRoot() }
         // Rounded through the mantissa (x + 1.5·2²³): no range-checked scalar conversions.
         return unsafeBitCast(root + SIMD16<Float>(repeating: 12_582_912), to: SIMD16<Int32>.self) &- 0x4B40_0000
     }

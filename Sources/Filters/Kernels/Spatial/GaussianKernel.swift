@@ -1,4 +1,4 @@
-#if canImport(_Builtin_intrinsics.intel)
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 #if canImport(Glibc)
@@ -142,7 +142,7 @@ enum GaussianKernel {
                             }
                             if let amount {
                                 view.gather(row: y, into: original)
-                                for i in sharpenVectors(original, acc, amount: amount, samples: samples, into: out)..<samples {
+                                for i in sharpenVectors(original, acc, amount: amount, samples: samples, into: out, context.kernels)..<samples {
                                     let s = Float(original[i])
                                     let blurred = Float(acc[i] &- (1 << 21)) * (1 / 4_194_304)
                                     out[i] = clampByte(s + amount * (s - blurred))
@@ -167,7 +167,8 @@ enum GaussianKernel {
     @inline(__always)
     private static func horizontalVectors(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
                                           samples: Int, into out: UnsafeMutablePointer<UInt16>, _ kernels: KernelSet) -> Int {
-        #if canImport(_Builtin_intrinsics.intel)
+        #if SWIFTCAM_INTRINSICS
+        guard kernels.hasSSE2 else { return horizontalPortable(p, taps: taps, channels: ch, samples: samples, into: out) }
         let zero = _mm_setzero_si128(), flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let rounding = _mm_set1_epi32(32), recentre = _mm_set1_epi32(32768)
         @inline(__always) func widened(_ at: UnsafePointer<UInt8>) -> __m128i {
@@ -194,7 +195,7 @@ enum GaussianKernel {
         }
         return i
         #else
-        return 0
+        return horizontalPortable(p, taps: taps, channels: ch, samples: samples, into: out)
         #endif
     }
 
@@ -203,7 +204,8 @@ enum GaussianKernel {
     @inline(__always)
     private static func verticalVectors(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>,
                                         samples: Int, into acc: UnsafeMutablePointer<Int32>, _ kernels: KernelSet) -> Int {
-        #if canImport(_Builtin_intrinsics.intel)
+        #if SWIFTCAM_INTRINSICS
+        guard kernels.hasSSE2 else { return verticalPortable(rows, taps: taps, samples: samples, into: acc) }
         let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let start = _mm_set1_epi32((1 << 21) + (1 << 29))
         @inline(__always) func rowPointer(_ k: Int) -> UnsafePointer<UInt16> { rows[k] }
@@ -228,7 +230,7 @@ enum GaussianKernel {
         }
         return i
         #else
-        return 0
+        return verticalPortable(rows, taps: taps, samples: samples, into: acc)
         #endif
     }
 
@@ -236,8 +238,9 @@ enum GaussianKernel {
     /// loop's exact float operations and rounding (clamp, + 0.5, truncate); returns how many were done.
     @inline(__always)
     private static func sharpenVectors(_ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
-                                       into out: UnsafeMutablePointer<UInt8>) -> Int {
-        #if canImport(_Builtin_intrinsics.intel)
+                                       into out: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) -> Int {
+        #if SWIFTCAM_INTRINSICS
+        guard kernels.hasSSE2 else { return sharpenPortable(original, acc, amount: amount, samples: samples, into: out) }
         let zero = _mm_setzero_si128(), zeroF = _mm_setzero_ps()
         let gain = _mm_set1_ps(amount), scale = _mm_set1_ps(1 / 4_194_304), top = _mm_set1_ps(255), half = _mm_set1_ps(0.5)
         let bias = _mm_set1_epi32(1 << 21)
@@ -258,7 +261,80 @@ enum GaussianKernel {
         }
         return i
         #else
-        return 0
+        return sharpenPortable(original, acc, amount: amount, samples: samples, into: out)
         #endif
+    }
+
+    // The portable path's accumulation loops: the same integer sums (and sharpen's float steps) in Swift's SIMD types,
+    // 16 samples a step with the sums held in registers across the taps; the lane loops read and wrote the row of sums
+    // once per tap. Widening is a lane loop: the generic `init(truncatingIfNeeded:)` from bytes stayed a call per tap.
+
+    /// `horizontalVectors` in Swift's SIMD types.
+    @inline(__always)
+    private static func horizontalPortable(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
+                                           samples: Int, into out: UnsafeMutablePointer<UInt16>) -> Int {
+        let row = UnsafeRawPointer(p)
+        var i = 0
+        while i &+ 16 <= samples {
+            var sum = SIMD16<UInt32>(repeating: 32)
+            for k in 0..<taps.count {
+                let bytes = row.loadUnaligned(fromByteOffset: i &+ k &* ch, as: SIMD16<UInt8>.self)
+                var v = SIMD16<UInt32>()
+                for j in 0..<16 { v[j] = UInt32(bytes[j]) }
+                sum &+= v &* UInt32(taps[k])
+            }
+            UnsafeMutableRawPointer(out + i).storeBytes(of: SIMD16<UInt16>(truncatingIfNeeded: sum &>> 6), as: SIMD16<UInt16>.self)
+            i &+= 16
+        }
+        return i
+    }
+
+    /// `verticalVectors` in Swift's SIMD types (unsigned sums: below 2³¹, so the same bits as the signed ones).
+    @inline(__always)
+    private static func verticalPortable(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
+                                         into acc: UnsafeMutablePointer<Int32>) -> Int {
+        var i = 0
+        while i &+ 16 <= samples {
+            var sum = SIMD16<UInt32>(repeating: 1 << 21)
+            for k in 0..<taps.count {
+                let samples = UnsafeRawPointer(rows[k] + i).loadUnaligned(as: SIMD16<UInt16>.self)
+                var v = SIMD16<UInt32>()
+                for j in 0..<16 { v[j] = UInt32(samples[j]) }
+                sum &+= v &* UInt32(taps[k])
+            }
+            UnsafeMutableRawPointer(acc + i).storeBytes(of: sum, as: SIMD16<UInt32>.self)
+            i &+= 16
+        }
+        return i
+    }
+
+    /// `sharpenVectors` in Swift's SIMD types: the scalar loop's float operations lane by lane.
+    @inline(__always)
+    private static func sharpenPortable(_ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
+                                        into out: UnsafeMutablePointer<UInt8>) -> Int {
+        typealias F = SIMD8<Float>
+        let zero = F(repeating: 0), top = F(repeating: 255), big = F(repeating: 8_388_608)
+        var i = 0
+        while i &+ 8 <= samples {
+            let bytes = UnsafeRawPointer(original + i).loadUnaligned(as: SIMD8<UInt8>.self)
+            let sums = UnsafeRawPointer(acc + i).loadUnaligned(as: SIMD8<Int32>.self) &- (1 << 21)
+            var s = F(), blurred = F()
+            for j in 0..<8 {
+                s[j] = Float(bytes[j])
+                blurred[j] = Float(sums[j]) * (1 / 4_194_304)
+            }
+            var v = s + amount * (s - blurred)
+            v.replace(with: zero, where: .!(v .> zero))
+            v.replace(with: top, where: v .> top)
+            v += 0.5
+            // Truncated (v ≥ 0.5: floored) without a checked convert per lane: the nearest integer, less 1 where that
+            // is above v, read from the bits of 2²³ + it.
+            var t = (v + big) - big
+            t.replace(with: t - 1, where: t .> v)
+            let r = SIMD8<UInt8>(truncatingIfNeeded: unsafeBitCast(t + big, to: SIMD8<UInt32>.self))
+            UnsafeMutableRawPointer(out + i).storeBytes(of: r, as: SIMD8<UInt8>.self)
+            i &+= 8
+        }
+        return i
     }
 }

@@ -1,4 +1,4 @@
-#if canImport(_Builtin_intrinsics.intel)
+#if SWIFTCAM_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
@@ -114,43 +114,40 @@ enum ZoomKernel {
                               into d: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) {
         let wa = 256 &- w
         var i = kernels.zoomBlend(a, b, weight: w, count: count, into: d)
-        #if canImport(_Builtin_intrinsics.intel)
-        // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
-        // widening multiplies (about 7 instructions per sample against 2 here).
-        let weights = _mm_set1_epi32(Int32(bitPattern: w << 16 | wa))
-        let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
-        let bias = _mm_set1_epi32((1 << 23) + (1 << 15))
-        while i + 8 <= count {
-            let x = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(a + i).assumingMemoryBound(to: __m128i.self)), flip)
-            let y = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(b + i).assumingMemoryBound(to: __m128i.self)), flip)
-            let lo = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(x, y), weights), bias), 16)
-            let hi = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(x, y), weights), bias), 16)
-            _mm_storel_epi64(UnsafeMutableRawPointer(d + i).assumingMemoryBound(to: __m128i.self),
-                             _mm_packus_epi16(_mm_packs_epi32(lo, hi), lo))
-            i += 8
-        }
-        #else
-        var weights = I16x8()
-        for j in 0..<4 { weights[2 * j] = Int16(wa); weights[2 * j + 1] = Int16(w) }
-        let bias = SIMD4<Int32>(repeating: (1 << 23) + (1 << 15))
-        while i + 8 <= count {
-            let x = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<UInt16>.self) ^ 0x8000
-            let y = UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<UInt16>.self) ^ 0x8000
-            var lo = I16x8(), hi = I16x8()
-            for j in 0..<4 {
-                lo[2 * j] = Int16(bitPattern: x[j]); lo[2 * j + 1] = Int16(bitPattern: y[j])
-                hi[2 * j] = Int16(bitPattern: x[4 + j]); hi[2 * j + 1] = Int16(bitPattern: y[4 + j])
+        #if SWIFTCAM_INTRINSICS
+        if kernels.hasSSE2 {
+            // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
+            // widening multiplies (about 7 instructions per sample against 2 here).
+            let weights = _mm_set1_epi32(Int32(bitPattern: w << 16 | wa))
+            let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
+            let bias = _mm_set1_epi32((1 << 23) + (1 << 15))
+            while i + 8 <= count {
+                let x = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(a + i).assumingMemoryBound(to: __m128i.self)), flip)
+                let y = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(b + i).assumingMemoryBound(to: __m128i.self)), flip)
+                let lo = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(x, y), weights), bias), 16)
+                let hi = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(x, y), weights), bias), 16)
+                _mm_storel_epi64(UnsafeMutableRawPointer(d + i).assumingMemoryBound(to: __m128i.self),
+                                 _mm_packus_epi16(_mm_packs_epi32(lo, hi), lo))
+                i += 8
             }
-            let r0 = (multiplyAdd(lo, weights) &+ bias) &>> 16, r1 = (multiplyAdd(hi, weights) &+ bias) &>> 16
-            var r = SIMD8<UInt8>()
-            for j in 0..<4 {
-                r[j] = UInt8(truncatingIfNeeded: r0[j])
-                r[4 + j] = UInt8(truncatingIfNeeded: r1[j])
-            }
-            UnsafeMutableRawPointer(d + i).storeBytes(of: r, as: SIMD8<UInt8>.self)
-            i += 8
         }
         #endif
+        // The portable path: the scalar loop's sums in 32-bit lanes, 16 samples a step. Lane loops widen and narrow (the
+        // generic conversions stayed calls), and the weights (≤ 256) go through UInt16, so LLVM sees both factors fit
+        // 16 bits and multiplies in 16-bit halves (pmullw/pmulhuw here), not in emulated 32-bit ones.
+        let first = SIMD16<UInt32>(repeating: UInt32(UInt16(truncatingIfNeeded: wa)))
+        let second = SIMD16<UInt32>(repeating: UInt32(UInt16(truncatingIfNeeded: w)))
+        while i + 16 <= count {
+            let p = UnsafeRawPointer(a + i).loadUnaligned(as: SIMD16<UInt16>.self)
+            let q = UnsafeRawPointer(b + i).loadUnaligned(as: SIMD16<UInt16>.self)
+            var x = SIMD16<UInt32>(), y = SIMD16<UInt32>()
+            for j in 0..<16 { x[j] = UInt32(p[j]); y[j] = UInt32(q[j]) }
+            let r = (x &* first &+ y &* second &+ 32768) &>> 16
+            var out = SIMD16<UInt8>()
+            for j in 0..<16 { out[j] = UInt8(truncatingIfNeeded: r[j]) }
+            UnsafeMutableRawPointer(d + i).storeBytes(of: out, as: SIMD16<UInt8>.self)
+            i += 16
+        }
         while i < count {
             d[i] = UInt8(truncatingIfNeeded: (UInt32(a[i]) &* wa &+ UInt32(b[i]) &* w &+ 32768) &>> 16)
             i += 1
