@@ -78,9 +78,9 @@ public final class MainContextThread: @unchecked Sendable {
     /// before `start` waits for the loop; after `stop` it never runs, and goes with the context.
     /// Calls `g_main_context_invoke_full`.
     public func invoke(_ work: @escaping @Sendable () -> Void) {
-        let data = CallbackRegistry.register(Work(work))
+        let data = CallbackRegistry.register(Closure(work))
         g_main_context_invoke_full(context, 0, { data in
-            CallbackRegistry.lookup(data, as: Work.self)?.work()
+            CallbackRegistry.lookup(data, as: Closure<@Sendable () -> Void>.self)?.body()
             return 0  // G_SOURCE_REMOVE
         }, data, { data in CallbackRegistry.remove(data) })
     }
@@ -99,8 +99,8 @@ public final class MainContextThread: @unchecked Sendable {
         let milliseconds = guint(min(max(seconds * 1000, 0), Double(UInt32.max)))
         let source = g_timeout_source_new(milliseconds)!
         g_source_set_callback(source, { data in
-            (CallbackRegistry.lookup(data, as: Repeating.self)?.work() ?? false) ? 1 : 0
-        }, CallbackRegistry.register(Repeating(work)), { data in CallbackRegistry.remove(data) })
+            (CallbackRegistry.lookup(data, as: Closure<@Sendable () -> Bool>.self)?.body() ?? false) ? 1 : 0
+        }, CallbackRegistry.register(Closure(work)), { data in CallbackRegistry.remove(data) })
         g_source_attach(source, context)
         return MainContextSource(adopting: source)
     }
@@ -167,12 +167,8 @@ private struct Loop: @unchecked Sendable {
     let loop: OpaquePointer
 }
 
-private final class Work: Sendable {
-    let work: @Sendable () -> Void
-    init(_ work: @escaping @Sendable () -> Void) { self.work = work }
-}
-
-private final class Repeating: Sendable {
-    let work: @Sendable () -> Bool
-    init(_ work: @escaping @Sendable () -> Bool) { self.work = work }
+/// A closure the registry holds for a C callback.
+private final class Closure<Body: Sendable>: Sendable {
+    let body: Body
+    init(_ body: Body) { self.body = body }
 }
