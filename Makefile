@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test docs screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-webrtc load-rtsp leaks-webrtc
+.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-webrtc load-rtsp leaks-webrtc
 
 deps:
 	@bash scripts/deps.sh
@@ -25,6 +25,13 @@ test: deps
 # DocC archives of the public modules (Filters, GStreamer) in .build/docs; fails on a public symbol without a summary.
 docs: deps
 	@bash scripts/docs.sh
+
+# The house format (.swift-format) checked over every Swift file (`make test` runs it first); `make format` applies it.
+lint:
+	@bash scripts/lint.sh
+
+format:
+	@bash scripts/lint.sh fix
 
 test-asan: deps
 	@bash scripts/test.sh asan
