@@ -4,7 +4,7 @@ import Glibc
 import TestSupport
 import Testing
 
-/// What the CLI prints and exits with where issue 27 found it wrong: JSON for programs, text from files escaped
+/// What the CLI prints and exits with where it once went wrong: JSON for programs, text from files escaped
 /// before it reaches a terminal, outputs checked before the work, failures counted where they are told.
 @Suite("CLI output and exits")
 struct ExitAndOutputTests {
