@@ -29,6 +29,14 @@ struct ChannelView {
         copyRow(from: sourceRow(y), step: step, to: buffer, step: channels)
     }
 
+    /// Source row `y` packed: the row itself when the view is packed, else gathered into `buffer`.
+    @inline(__always)
+    func packedSourceRow(_ y: Int, buffer: UnsafeMutablePointer<UInt8>) -> UnsafePointer<UInt8> {
+        guard step != channels else { return UnsafePointer(sourceRow(y)) }
+        gather(row: y, into: buffer)
+        return UnsafePointer(buffer)
+    }
+
     /// Writes a packed row into destination row `y`.
     @inline(__always)
     func scatter(row y: Int, from buffer: UnsafePointer<UInt8>) {
