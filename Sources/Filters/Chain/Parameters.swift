@@ -43,13 +43,15 @@ extension Int: ParameterNumber {
     public var parameterValue: ParameterValue { .integer(self) }
     /// `.integer(range)`.
     public static func parameterKind(_ range: ClosedRange<Int>) -> ParameterKind { .integer(range) }
-    /// A whole number, or a finite number of magnitude below 10⁹ truncated towards zero (so the conversion never traps).
+    /// A whole number, or a number read as `Double` of magnitude below 10⁹ truncated towards zero (so the conversion
+    /// never traps).
     public init?(parameter value: ParameterValue) {
-        switch value {
-        case let .integer(integer): self = integer
-        case let .number(number) where number.isFinite && abs(number) < 1e9: self = Int(number)
-        default: return nil
+        if case let .integer(integer) = value {
+            self = integer
+            return
         }
+        guard let number = Double(parameter: value), number.isFinite, abs(number) < 1e9 else { return nil }
+        self = Int(number)
     }
 }
 
