@@ -49,15 +49,36 @@ struct DeclaredFilterTests {
         #expect(try FilterChain(parsing: chain.description, registry: registry).description == chain.description)
     }
 
+    /// Each key prints the property of its own name: a declaration bound to a sibling's property would still read back
+    /// what it wrote, so the text of filters made in Swift is what shows it.
+    @Test(arguments: [
+        (Sepia(intensity: 0.25) as any Filter, "sepia intensity=0.25"),
+        (Vignette(intensity: 2, radius: 3), "vignette intensity=2 radius=3"),
+        (ColorControls(brightness: 0.5, contrast: 2, saturation: 3), "colorcontrols brightness=0.5 contrast=2 saturation=3"),
+        (Exposure(ev: 1.5), "exposure ev=1.5"),
+        (Temperature(kelvin: 4000, tint: 20), "temperature kelvin=4000 tint=20"),
+        (Gamma(value: 2), "gamma value=2"),
+        (Posterize(levels: 3), "posterize levels=3"),
+        (Threshold(level: 0.25), "threshold level=0.25"),
+        (Blur(radius: 4), "blur radius=4"),
+        (Sharpen(amount: 2, radius: 3), "sharpen amount=2 radius=3"),
+        (Pixelate(size: 5), "pixelate size=5"),
+        (Zoom(factor: 3, x: 0.25, y: 0.75), "zoom factor=3 x=0.25 y=0.75"),
+    ])
+    func eachKeyPrintsItsOwnProperty(filter: any Filter, text: String) {
+        #expect(filter.description == text)
+    }
+
     @Test(arguments: FilterCatalog.types.compactMap { $0 as? any DeclaredFilter.Type })
     func everyBuiltInDeclaredFilterReadsBackItsOwnValues(type: any DeclaredFilter.Type) throws {
         let info = type.info
-        // Every key at the far end of its range from its default, so a key bound to the wrong property shows.
+        // Each key at its own point inside its range, away from its default: the text form must keep it, in `info` order.
         var values: [String: ParameterValue] = [:]
-        for parameter in info.parameters {
+        for (index, parameter) in info.parameters.enumerated() {
+            let fraction = Double(index + 1) / Double(info.parameters.count + 1)
             switch parameter.kind {
-            case let .number(range): values[parameter.key] = .number(parameter.defaultValue == .number(range.upperBound) ? range.lowerBound : range.upperBound)
-            case let .integer(range): values[parameter.key] = .integer(parameter.defaultValue == .integer(range.upperBound) ? range.lowerBound : range.upperBound)
+            case let .number(range): values[parameter.key] = .number(range.lowerBound + (range.upperBound - range.lowerBound) * fraction)
+            case let .integer(range): values[parameter.key] = .integer(range.lowerBound + Int(Double(range.upperBound - range.lowerBound) * fraction))
             case .file: Issue.record("\(info.name) declares a file key")
             }
         }
