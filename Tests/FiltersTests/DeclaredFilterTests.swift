@@ -72,7 +72,7 @@ struct DeclaredFilterTests {
     @Test(arguments: FilterCatalog.types.compactMap { $0 as? any DeclaredFilter.Type })
     func everyBuiltInDeclaredFilterReadsBackItsOwnValues(type: any DeclaredFilter.Type) throws {
         let info = type.info
-        // Each key at its own point inside its range, away from its default: the text form must keep it, in `info` order.
+        // Each key at its own point inside its range: the text form keeps it, in `info` order.
         var values: [String: ParameterValue] = [:]
         for (index, parameter) in info.parameters.enumerated() {
             let fraction = Double(index + 1) / Double(info.parameters.count + 1)
