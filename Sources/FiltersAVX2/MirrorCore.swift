@@ -25,19 +25,7 @@ package enum MirrorCore {
             _mm_storeu_si128((destination + o).assumingMemoryBound(to: __m128i.self), _mm_shuffle_epi8(a, mask))
             _mm_storeu_si128((destination + (o &+ 16)).assumingMemoryBound(to: __m128i.self), _mm_shuffle_epi8(b, mask))
         }
-        if readForward {
-            var o = done
-            while o > 0 {
-                o &-= 32
-                group(o)
-            }
-        } else {
-            var o = 0
-            while o < done {
-                group(o)
-                o &+= 32
-            }
-        }
+        sweepMirrorGroups(from: 0, to: done, step: 32, readForward: readForward, group)
         return done
     }
 }

@@ -31,19 +31,7 @@ package enum MirrorCore {
             }
             _mm512_storeu_si512(destination + o, r)
         }
-        if readForward {
-            var o = done
-            while o > 0 {
-                o &-= 64
-                group(o)
-            }
-        } else {
-            var o = 0
-            while o < done {
-                group(o)
-                o &+= 64
-            }
-        }
+        sweepMirrorGroups(from: 0, to: done, step: 64, readForward: readForward, group)
         return done
     }
 }

@@ -3,25 +3,74 @@
 /// A filter keeps each declaration as a static constant; its initializer clamps through it, its text arguments are
 /// read through it, and its ``FilterInfo`` lists it, so the default and range are written in one place only.
 public protocol ParameterDeclaration: Sendable {
+    /// The type a filter stores the value in.
+    associatedtype Value: Sendable
     /// The description `swiftcam filters`, the page and the parser read.
     var info: ParameterInfo { get }
+    /// The value given for this key in `arguments`, clamped into range; the default when the key was left out.
+    func value(in arguments: FilterArguments) -> Value
+    /// The value as the grammar prints it.
+    func value(_ value: Value) -> ParameterValue
 }
 
-/// A real-valued parameter, e.g. `intensity` in 0...1.
-public struct NumberParameter: ParameterDeclaration, Hashable {
+/// A number type a ranged parameter holds: `Double` for ``NumberParameter``, `Int` for ``IntegerParameter``.
+public protocol ParameterNumber: Comparable, Hashable, Sendable {
+    /// The value as the grammar holds it.
+    var parameterValue: ParameterValue { get }
+    /// The allowed values as the catalog describes them.
+    static func parameterKind(_ range: ClosedRange<Self>) -> ParameterKind
+    /// A value from the grammar in this type; nil for text or a number this type cannot hold.
+    init?(parameter value: ParameterValue)
+}
+
+extension Double: ParameterNumber {
+    /// `.number(self)`.
+    public var parameterValue: ParameterValue { .number(self) }
+    /// `.number(range)`.
+    public static func parameterKind(_ range: ClosedRange<Double>) -> ParameterKind { .number(range) }
+    /// A number, or a whole number as a number.
+    public init?(parameter value: ParameterValue) {
+        switch value {
+        case let .number(number): self = number
+        case let .integer(integer): self = Double(integer)
+        case .text: return nil
+        }
+    }
+}
+
+extension Int: ParameterNumber {
+    /// `.integer(self)`.
+    public var parameterValue: ParameterValue { .integer(self) }
+    /// `.integer(range)`.
+    public static func parameterKind(_ range: ClosedRange<Int>) -> ParameterKind { .integer(range) }
+    /// A whole number, or a number read as `Double` of magnitude below 10⁹ truncated towards zero (so the conversion
+    /// never traps).
+    public init?(parameter value: ParameterValue) {
+        if case let .integer(integer) = value {
+            self = integer
+            return
+        }
+        guard let number = Double(parameter: value), number.isFinite, abs(number) < 1e9 else { return nil }
+        self = Int(number)
+    }
+}
+
+/// A number in a closed range: ``NumberParameter`` (e.g. `intensity` in 0...1) or ``IntegerParameter`` (e.g. `size`
+/// in 1...256).
+public struct RangedParameter<Value: ParameterNumber>: ParameterDeclaration, Hashable {
     /// The key as written in the grammar.
     public let key: String
     /// The value used when the key is left out.
-    public let defaultValue: Double
+    public let defaultValue: Value
     /// The values the grammar accepts; initializers clamp into it.
-    public let range: ClosedRange<Double>
-    /// The unit, e.g. "px" or "K" (empty for a plain factor).
+    public let range: ClosedRange<Value>
+    /// The unit, e.g. "px" or "K" (empty for a plain factor or a count).
     public let unit: String
     /// One line on what the parameter does.
     public let summary: String
 
-    /// Declares a number parameter.
-    public init(_ key: String, default defaultValue: Double, in range: ClosedRange<Double>, unit: String = "", _ summary: String) {
+    /// Declares a ranged parameter.
+    public init(_ key: String, default defaultValue: Value, in range: ClosedRange<Value>, unit: String = "", _ summary: String) {
         self.key = key
         self.defaultValue = defaultValue
         self.range = range
@@ -31,52 +80,30 @@ public struct NumberParameter: ParameterDeclaration, Hashable {
 
     /// The description the catalog shows.
     public var info: ParameterInfo {
-        ParameterInfo(key: key, defaultValue: .number(defaultValue), kind: .number(range), summary: summary, unit: unit)
+        ParameterInfo(key: key, defaultValue: defaultValue.parameterValue, kind: Value.parameterKind(range), summary: summary, unit: unit)
     }
 
     /// `value` clamped into the range; NaN becomes the default, so an initializer never stores NaN.
-    public func clamp(_ value: Double) -> Double {
-        guard !value.isNaN else { return defaultValue }
+    public func clamp(_ value: Value) -> Value {
+        // Only NaN is unequal to itself.
+        guard value == value else { return defaultValue }
         return min(max(value, range.lowerBound), range.upperBound)
     }
 
+    /// The value given in `arguments`, clamped into the range (the default when the key was left out or holds text).
+    public func value(in arguments: FilterArguments) -> Value {
+        arguments.values[key].flatMap { Value(parameter: $0) }.map(clamp) ?? defaultValue
+    }
+
     /// The value as the grammar prints it.
-    public func value(_ value: Double) -> ParameterValue { .number(value) }
+    public func value(_ value: Value) -> ParameterValue { value.parameterValue }
 }
+
+/// A real-valued parameter, e.g. `intensity` in 0...1.
+public typealias NumberParameter = RangedParameter<Double>
 
 /// A whole-number parameter, e.g. `size` in 1...256.
-public struct IntegerParameter: ParameterDeclaration, Hashable {
-    /// The key as written in the grammar.
-    public let key: String
-    /// The value used when the key is left out.
-    public let defaultValue: Int
-    /// The values the grammar accepts; initializers clamp into it.
-    public let range: ClosedRange<Int>
-    /// The unit, e.g. "px" (empty for a count).
-    public let unit: String
-    /// One line on what the parameter does.
-    public let summary: String
-
-    /// Declares a whole-number parameter.
-    public init(_ key: String, default defaultValue: Int, in range: ClosedRange<Int>, unit: String = "", _ summary: String) {
-        self.key = key
-        self.defaultValue = defaultValue
-        self.range = range
-        self.unit = unit
-        self.summary = summary
-    }
-
-    /// The description the catalog shows.
-    public var info: ParameterInfo {
-        ParameterInfo(key: key, defaultValue: .integer(defaultValue), kind: .integer(range), summary: summary, unit: unit)
-    }
-
-    /// `value` clamped into the range.
-    public func clamp(_ value: Int) -> Int { min(max(value, range.lowerBound), range.upperBound) }
-
-    /// The value as the grammar prints it.
-    public func value(_ value: Int) -> ParameterValue { .integer(value) }
-}
+public typealias IntegerParameter = RangedParameter<Int>
 
 /// A file-path parameter, e.g. the LUT's `file`.
 public struct FileParameter: ParameterDeclaration, Hashable {
@@ -94,32 +121,19 @@ public struct FileParameter: ParameterDeclaration, Hashable {
     /// The description the catalog shows.
     public var info: ParameterInfo { ParameterInfo(key: key, defaultValue: .text(""), kind: .file, summary: summary) }
 
+    /// The path given in `arguments` ("" when the key was left out).
+    public func value(in arguments: FilterArguments) -> String {
+        if case let .text(value)? = arguments.values[key] { return value }
+        return ""
+    }
+
     /// The value as the grammar prints it.
     public func value(_ value: String) -> ParameterValue { .text(value) }
 }
 
 extension FilterArguments {
-    /// The value of a number parameter, clamped into its range (its default when the key was left out).
-    public subscript(_ parameter: NumberParameter) -> Double {
-        switch values[parameter.key] {
-        case let .number(value)?: parameter.clamp(value)
-        case let .integer(value)?: parameter.clamp(Double(value))
-        default: parameter.defaultValue
-        }
-    }
-
-    /// The value of a whole-number parameter, clamped into its range (its default when the key was left out).
-    public subscript(_ parameter: IntegerParameter) -> Int {
-        switch values[parameter.key] {
-        case let .integer(value)?: parameter.clamp(value)
-        case let .number(value)? where value.isFinite && abs(value) < 1e9: parameter.clamp(Int(value))
-        default: parameter.defaultValue
-        }
-    }
-
-    /// The path given for a file parameter ("" when the key was left out).
-    public subscript(_ parameter: FileParameter) -> String {
-        if case let .text(value)? = values[parameter.key] { return value }
-        return ""
+    /// The value of `parameter`, clamped into its range (its default when the key was left out).
+    public subscript<Declaration: ParameterDeclaration>(_ parameter: Declaration) -> Declaration.Value {
+        parameter.value(in: self)
     }
 }

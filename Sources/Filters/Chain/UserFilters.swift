@@ -112,19 +112,10 @@ public struct PointMap: Sendable {
     /// Outputs that are not finite become 0.
     public static func function(size: Int = 33, _ map: (SIMD3<Double>) -> SIMD3<Double>) -> PointMap {
         let n = min(max(size, 2), 65)
-        var table = [Float](repeating: 0, count: n * n * n * 3)
         let scale = 1 / Double(n - 1)
-        var index = 0
-        for b in 0..<n {
-            for g in 0..<n {
-                for r in 0..<n {
-                    let out = map(SIMD3(Double(r), Double(g), Double(b)) * scale)
-                    for channel in 0..<3 {
-                        table[index + channel] = out[channel].isFinite ? Float(out[channel]) : 0
-                    }
-                    index += 3
-                }
-            }
+        let table = Cube3D.table(size: n) { r, g, b in
+            let out = map(SIMD3(Double(r), Double(g), Double(b)) * scale)
+            return SIMD3(out.x.isFinite ? Float(out.x) : 0, out.y.isFinite ? Float(out.y) : 0, out.z.isFinite ? Float(out.z) : 0)
         }
         // n is in 2...65 and the table has n³ triples, so the cube always exists.
         guard let cube = Cube3D(size: n, table: table) else { return .identity }

@@ -1,5 +1,5 @@
 /// Gaussian blur, separable (one horizontal and one vertical pass), edges extended.
-public struct Blur: Filter, Equatable {
+public struct Blur: DeclaredFilter, Equatable {
     /// Standard deviation in pixels of the luma plane, 0...50 (0 = off).
     public var radius: Double
 
@@ -10,13 +10,10 @@ public struct Blur: Filter, Equatable {
 
     /// The `radius` key: its default, range and meaning.
     public static let radius = NumberParameter("radius", default: 2, in: 0...50, unit: "px", "standard deviation in pixels (0 = off)")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "blur", summary: "Gaussian blur", parameters: [radius])
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Blur>(name: "blur", summary: "Gaussian blur", defaults: Blur(),
+                                                      parameters: [.bind(radius, to: \.radius)])
 
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(radius: arguments[Self.radius]) }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.radius.value(radius)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.blur(sigma: radius)) }
 }

@@ -1,7 +1,7 @@
 /// Saturation, then brightness, then contrast, as Core Image's `CIColorControls` orders them.
 ///
 /// `s = Y + saturation·(in − Y)`, `b = s + brightness`, `out = (b − 0.5)·contrast + 0.5`.
-public struct ColorControls: Filter, Equatable {
+public struct ColorControls: DeclaredFilter, Equatable {
     /// Added to every component, −1...1 (0 = unchanged).
     public var brightness: Double
     /// Slope about mid-grey, 0...4 (1 = unchanged).
@@ -22,17 +22,9 @@ public struct ColorControls: Filter, Equatable {
     public static let contrast = NumberParameter("contrast", default: 1, in: 0...4, "slope about mid-grey (1 = unchanged)")
     /// The `saturation` key: its default, range and meaning.
     public static let saturation = NumberParameter("saturation", default: 1, in: 0...4, "distance from grey (0 = greyscale, 1 = unchanged)")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "colorcontrols", summary: "saturation, brightness and contrast", parameters: [brightness, contrast, saturation])
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) {
-        self.init(brightness: arguments[Self.brightness], contrast: arguments[Self.contrast],
-                  saturation: arguments[Self.saturation])
-    }
-
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.brightness.value(brightness), Self.contrast.value(contrast), Self.saturation.value(saturation)] }
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<ColorControls>(name: "colorcontrols", summary: "saturation, brightness and contrast", defaults: ColorControls(),
+                                                      parameters: [.bind(brightness, to: \.brightness), .bind(contrast, to: \.contrast), .bind(saturation, to: \.saturation)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -5,7 +5,7 @@ import Darwin
 #endif
 
 /// Multiplies every component by 2^ev, on the encoded (gamma) values.
-public struct Exposure: Filter, Equatable {
+public struct Exposure: DeclaredFilter, Equatable {
     /// Exposure change in stops, −10...10 (0 = unchanged).
     public var ev: Double
 
@@ -16,13 +16,9 @@ public struct Exposure: Filter, Equatable {
 
     /// The `ev` key: its default, range and meaning.
     public static let ev = NumberParameter("ev", default: 0, in: -10...10, unit: "EV", "stops; +1 doubles, −1 halves")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "exposure", summary: "multiply by 2^ev", parameters: [ev])
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(ev: arguments[Self.ev]) }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.ev.value(ev)] }
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Exposure>(name: "exposure", summary: "multiply by 2^ev", defaults: Exposure(),
+                                                      parameters: [.bind(ev, to: \.ev)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -1,13 +1,9 @@
 /// Turns the image upside down (top row becomes bottom row).
-public struct Flip: Filter, Equatable {
+public struct Flip: DeclaredFilter, Equatable {
     /// Creates the filter.
     public init() {}
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "flip", summary: "swap top and bottom")
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init() }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [] }
+    /// The filter's name and summary.
+    public static let declaration = FilterDeclaration<Flip>(name: "flip", summary: "swap top and bottom", defaults: Flip())
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.flip) }
 }

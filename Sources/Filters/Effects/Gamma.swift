@@ -7,7 +7,7 @@ import Darwin
 /// Power curve `out = in^value` on each of R, G, B, like Core Image's `CIGammaAdjust`.
 ///
 /// Values above 1 darken mid-tones, below 1 lighten them. On Y'CbCr the curve maps luma and keeps chroma.
-public struct Gamma: Filter, Equatable {
+public struct Gamma: DeclaredFilter, Equatable {
     /// The exponent, 0.1...10 (1 = unchanged).
     public var value: Double
 
@@ -18,13 +18,9 @@ public struct Gamma: Filter, Equatable {
 
     /// The `value` key: its default, range and meaning.
     public static let value = NumberParameter("value", default: 1, in: 0.1...10, "exponent; above 1 darkens mid-tones (1 = unchanged)")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "gamma", summary: "power curve out = in^value", parameters: [value])
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(value: arguments[Self.value]) }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.value.value(value)] }
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Gamma>(name: "gamma", summary: "power curve out = in^value", defaults: Gamma(),
+                                                      parameters: [.bind(value, to: \.value)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -1,13 +1,9 @@
 /// Mirrors left and right, like a front camera's preview.
-public struct Mirror: Filter, Equatable {
+public struct Mirror: DeclaredFilter, Equatable {
     /// Creates the filter.
     public init() {}
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "mirror", summary: "swap left and right")
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init() }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [] }
+    /// The filter's name and summary.
+    public static let declaration = FilterDeclaration<Mirror>(name: "mirror", summary: "swap left and right", defaults: Mirror())
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.mirror) }
 }

@@ -1,7 +1,7 @@
 /// Mosaic: each `size`×`size` block (from the top-left corner) becomes its average colour.
 ///
 /// Chroma planes of subsampled formats use blocks of `size` luma pixels, rounded up.
-public struct Pixelate: Filter, Equatable {
+public struct Pixelate: DeclaredFilter, Equatable {
     /// Block edge in pixels, 1...256 (1 = off).
     public var size: Int
 
@@ -12,13 +12,10 @@ public struct Pixelate: Filter, Equatable {
 
     /// The `size` key: its default, range and meaning.
     public static let size = IntegerParameter("size", default: 8, in: 1...256, unit: "px", "block edge in pixels (1 = off)")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "pixelate", summary: "mosaic of block averages", parameters: [size])
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Pixelate>(name: "pixelate", summary: "mosaic of block averages", defaults: Pixelate(),
+                                                      parameters: [.bind(size, to: \.size)])
 
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(size: arguments[Self.size]) }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.size.value(size)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.pixelate(size: size)) }
 }

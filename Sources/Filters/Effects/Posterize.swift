@@ -1,7 +1,7 @@
 /// Rounds each of R, G, B to one of `levels` evenly spaced values from 0 to 1.
 ///
 /// On Y'CbCr the levels apply to luma and chroma is kept.
-public struct Posterize: Filter, Equatable {
+public struct Posterize: DeclaredFilter, Equatable {
     /// Number of output levels per component, 2...256.
     public var levels: Int
 
@@ -12,13 +12,9 @@ public struct Posterize: Filter, Equatable {
 
     /// The `levels` key: its default, range and meaning.
     public static let levels = IntegerParameter("levels", default: 6, in: 2...256, "output levels per component")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "posterize", summary: "quantize each component to a few levels", parameters: [levels])
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(levels: arguments[Self.levels]) }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.levels.value(levels)] }
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Posterize>(name: "posterize", summary: "quantize each component to a few levels", defaults: Posterize(),
+                                                      parameters: [.bind(levels, to: \.levels)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -5,7 +5,7 @@
 /// the R'G'B' of chroma (Cb, Cr) = (−0.08, +0.05) at zero luma: the tone is Δ at mid grey, none at black.
 /// The map stays linear (no offset), so it fuses with the other point filters. On Y'CbCr this is exactly
 /// "luma unchanged, chroma blended towards the tone scaled by luma", so YUV frames never change their Y plane.
-public struct Sepia: Filter, Equatable {
+public struct Sepia: DeclaredFilter, Equatable {
     /// The sepia chroma (Cb, Cr) in −0.5...0.5 units.
     public static let tone = (cb: -0.08, cr: 0.05)
 
@@ -19,13 +19,9 @@ public struct Sepia: Filter, Equatable {
 
     /// The `intensity` key: its default, range and meaning.
     public static let intensity = NumberParameter("intensity", default: 1, in: 0...1, "blend towards full sepia (0 = off)")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "sepia", summary: "brown-toned monochrome that keeps luma", parameters: [intensity])
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(intensity: arguments[Self.intensity]) }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.intensity.value(intensity)] }
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Sepia>(name: "sepia", summary: "brown-toned monochrome that keeps luma", defaults: Sepia(),
+                                                      parameters: [.bind(intensity, to: \.intensity)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

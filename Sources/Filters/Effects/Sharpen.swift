@@ -1,5 +1,5 @@
 /// Unsharp mask: `out = in + amount·(in − gaussian(in, radius))`.
-public struct Sharpen: Filter, Equatable {
+public struct Sharpen: DeclaredFilter, Equatable {
     /// Strength, 0...10 (0 = off).
     public var amount: Double
     /// Standard deviation in pixels of the blur that is subtracted, 0.5...50.
@@ -15,16 +15,10 @@ public struct Sharpen: Filter, Equatable {
     public static let amount = NumberParameter("amount", default: 1, in: 0...10, "strength (0 = off)")
     /// The `radius` key: its default, range and meaning.
     public static let radius = NumberParameter("radius", default: 1, in: 0.5...50, unit: "px", "standard deviation in pixels of the subtracted blur")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "sharpen", summary: "unsharp mask", parameters: [amount, radius])
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Sharpen>(name: "sharpen", summary: "unsharp mask", defaults: Sharpen(),
+                                                      parameters: [.bind(amount, to: \.amount), .bind(radius, to: \.radius)])
 
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) {
-        self.init(amount: arguments[Self.amount], radius: arguments[Self.radius])
-    }
-
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.amount.value(amount), Self.radius.value(radius)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.sharpen(amount: amount, sigma: radius)) }
 }

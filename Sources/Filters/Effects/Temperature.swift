@@ -9,7 +9,7 @@ import Darwin
 /// Per-component gains `white(kelvin) / white(6500)` (black-body white points), tint scales green
 /// (positive = magenta, negative = green); the gains are normalized so luma is unchanged.
 /// Below 6500 K the image turns warmer (orange), above it cooler (blue).
-public struct Temperature: Filter, Equatable {
+public struct Temperature: DeclaredFilter, Equatable {
     /// Colour temperature of the light to simulate, 2000...12000 K (6500 = unchanged).
     public var kelvin: Double
     /// Green–magenta shift, −100...100 (0 = unchanged).
@@ -25,16 +25,9 @@ public struct Temperature: Filter, Equatable {
     public static let kelvin = NumberParameter("kelvin", default: 6500, in: 2000...12000, unit: "K", "light colour in kelvin; lower is warmer (6500 = unchanged)")
     /// The `tint` key: its default, range and meaning.
     public static let tint = NumberParameter("tint", default: 0, in: -100...100, "positive towards magenta, negative towards green")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "temperature", summary: "white balance towards a colour temperature and tint", parameters: [kelvin, tint])
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) {
-        self.init(kelvin: arguments[Self.kelvin], tint: arguments[Self.tint])
-    }
-
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.kelvin.value(kelvin), Self.tint.value(tint)] }
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Temperature>(name: "temperature", summary: "white balance towards a colour temperature and tint", defaults: Temperature(),
+                                                      parameters: [.bind(kelvin, to: \.kelvin), .bind(tint, to: \.tint)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -1,5 +1,5 @@
 /// Black and white: white where the luma is at least `level`, black elsewhere.
-public struct Threshold: Filter, Equatable {
+public struct Threshold: DeclaredFilter, Equatable {
     /// The luma cut, 0...1.
     public var level: Double
 
@@ -10,13 +10,9 @@ public struct Threshold: Filter, Equatable {
 
     /// The `level` key: its default, range and meaning.
     public static let level = NumberParameter("level", default: 0.5, in: 0...1, "luma cut")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "threshold", summary: "white where luma ≥ level, black elsewhere", parameters: [level])
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(level: arguments[Self.level]) }
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.level.value(level)] }
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Threshold>(name: "threshold", summary: "white where luma ≥ level, black elsewhere", defaults: Threshold(),
+                                                      parameters: [.bind(level, to: \.level)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -2,7 +2,7 @@
 ///
 /// With the defaults the corners go black; `intensity=1.5 radius=2` keeps 62.5 % in the corners.
 /// Negative intensity brightens the edges instead.
-public struct Vignette: Filter, Equatable {
+public struct Vignette: DeclaredFilter, Equatable {
     /// Strength, −1...4 (0 = off).
     public var intensity: Double
     /// Falloff radius in half-diagonals, 0.1...10; larger is gentler.
@@ -18,16 +18,10 @@ public struct Vignette: Filter, Equatable {
     public static let intensity = NumberParameter("intensity", default: 1, in: -1...4, "strength (0 = off, negative brightens)")
     /// The `radius` key: its default, range and meaning.
     public static let radius = NumberParameter("radius", default: 1, in: 0.1...10, "falloff radius in half-diagonals; larger is gentler")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "vignette", summary: "darken towards the corners", parameters: [intensity, radius])
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Vignette>(name: "vignette", summary: "darken towards the corners", defaults: Vignette(),
+                                                      parameters: [.bind(intensity, to: \.intensity), .bind(radius, to: \.radius)])
 
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) {
-        self.init(intensity: arguments[Self.intensity], radius: arguments[Self.radius])
-    }
-
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.intensity.value(intensity), Self.radius.value(radius)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.vignette(VignetteShape(intensity: intensity, radius: radius))) }
 }

@@ -1,7 +1,7 @@
 /// Digital zoom: enlarges the window of 1/factor of the frame around (x, y) to the full frame, bilinear.
 ///
 /// The window is moved inward when it would leave the frame, like a camera's crop zoom.
-public struct Zoom: Filter, Equatable {
+public struct Zoom: DeclaredFilter, Equatable {
     /// Magnification, clamped to 1...16 (1 = unchanged).
     public var factor: Double
     /// Horizontal centre of the window, 0 (left) ... 1 (right).
@@ -22,16 +22,10 @@ public struct Zoom: Filter, Equatable {
     public static let x = NumberParameter("x", default: 0.5, in: 0...1, "horizontal centre, 0 = left edge, 1 = right edge")
     /// The `y` key: its default, range and meaning.
     public static let y = NumberParameter("y", default: 0.5, in: 0...1, "vertical centre, 0 = top edge, 1 = bottom edge")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "zoom", summary: "digital zoom about a normalized centre, bilinear", parameters: [factor, x, y])
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Zoom>(name: "zoom", summary: "digital zoom about a normalized centre, bilinear", defaults: Zoom(),
+                                                      parameters: [.bind(factor, to: \.factor), .bind(x, to: \.x), .bind(y, to: \.y)])
 
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) {
-        self.init(factor: arguments[Self.factor], x: arguments[Self.x], y: arguments[Self.y])
-    }
-
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.factor.value(factor), Self.x.value(x), Self.y.value(y)] }
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.zoom(factor: factor, x: x, y: y)) }
 }

@@ -26,25 +26,33 @@ struct ChannelView {
     /// Copies one source row into `buffer`, packed (`channels` bytes per pixel, no gaps).
     @inline(__always)
     func gather(row y: Int, into buffer: UnsafeMutablePointer<UInt8>) {
-        let s = sourceRow(y)
-        if step == channels {
-            buffer.update(from: s, count: rowSamples)
-        } else {
-            for x in 0..<width {
-                for c in 0..<channels { buffer[x * channels + c] = s[x * step + c] }
-            }
-        }
+        copyRow(from: sourceRow(y), step: step, to: buffer, step: channels)
+    }
+
+    /// Source row `y` packed: the row itself when the view is packed, else gathered into `buffer`.
+    @inline(__always)
+    func packedSourceRow(_ y: Int, buffer: UnsafeMutablePointer<UInt8>) -> UnsafePointer<UInt8> {
+        guard step != channels else { return UnsafePointer(sourceRow(y)) }
+        gather(row: y, into: buffer)
+        return UnsafePointer(buffer)
     }
 
     /// Writes a packed row into destination row `y`.
     @inline(__always)
     func scatter(row y: Int, from buffer: UnsafePointer<UInt8>) {
-        let d = destinationRow(y)
+        copyRow(from: buffer, step: channels, to: destinationRow(y), step: step)
+    }
+
+    /// Copies `width` pixels of `channels` bytes, `sourceStep` and `destinationStep` bytes apart; one block copy when
+    /// the view is packed.
+    @inline(__always)
+    private func copyRow(from source: UnsafePointer<UInt8>, step sourceStep: Int, to destination: UnsafeMutablePointer<UInt8>,
+                         step destinationStep: Int) {
         if step == channels {
-            d.update(from: buffer, count: rowSamples)
+            destination.update(from: source, count: rowSamples)
         } else {
             for x in 0..<width {
-                for c in 0..<channels { d[x * step + c] = buffer[x * channels + c] }
+                for c in 0..<channels { destination[x * destinationStep + c] = source[x * sourceStep + c] }
             }
         }
     }

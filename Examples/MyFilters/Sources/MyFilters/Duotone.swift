@@ -4,15 +4,17 @@ import Filters
 ///
 /// The colours are given by hue: the dark one fully saturated at 35 % value, the light one half saturated at full
 /// value. It is a colour matrix, so it fuses into one pass with the built-in point filters around it.
-public struct Duotone: PointFilter, Equatable {
+public struct Duotone: PointFilter, DeclaredFilter, Equatable {
     /// The `dark` key: the hue of the shadows.
     public static let dark = NumberParameter("dark", default: 240, in: 0...360, unit: "°", "hue of the colour black becomes")
     /// The `light` key: the hue of the highlights.
     public static let light = NumberParameter("light", default: 60, in: 0...360, unit: "°", "hue of the colour white becomes")
     /// The `intensity` key: how far towards the two colours.
     public static let intensity = NumberParameter("intensity", default: 1, in: 0...1, "blend towards the duotone (0 = off)")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "duotone", summary: "two colours mapped by luma", parameters: [dark, light, intensity])
+    /// The filter's name, summary and keys, each bound to the property that holds it.
+    public static let declaration = FilterDeclaration<Duotone>(
+        name: "duotone", summary: "two colours mapped by luma", defaults: Duotone(),
+        parameters: [.bind(dark, to: \.dark), .bind(light, to: \.light), .bind(intensity, to: \.intensity)])
 
     /// Hue of the shadows in degrees.
     public var dark: Double
@@ -28,14 +30,6 @@ public struct Duotone: PointFilter, Equatable {
         self.light = Self.light.clamp(light)
         self.intensity = Self.intensity.clamp(intensity)
     }
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) {
-        self.init(dark: arguments[Self.dark], light: arguments[Self.light], intensity: arguments[Self.intensity])
-    }
-
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.dark.value(dark), Self.light.value(light), Self.intensity.value(intensity)] }
 
     /// The shadow colour (R, G, B in 0...1).
     public var darkColor: SIMD3<Double> { Self.color(hue: dark, saturation: 1, value: 0.35) }

@@ -4,11 +4,12 @@ import Filters
 ///
 /// `out = 128 + strength·(−Y[↖] − Y[↑] − Y[←] + Y[→] + Y[↓] + Y[↘])`, edges extended; the picture becomes grey
 /// (R = G = B, or neutral chroma), alpha is kept.
-public struct Emboss: FrameFilter, Equatable {
+public struct Emboss: FrameFilter, DeclaredFilter, Equatable {
     /// The `strength` key: how deep the relief is.
     public static let strength = NumberParameter("strength", default: 1, in: 0...8, "depth of the relief (0 = flat grey)")
-    /// The filter's name, summary and keys.
-    public static let info = FilterInfo(name: "emboss", summary: "3×3 relief of the luma, as grey", parameters: [strength])
+    /// The filter's name, summary and keys, each bound to the property that holds it.
+    public static let declaration = FilterDeclaration<Emboss>(name: "emboss", summary: "3×3 relief of the luma, as grey",
+                                                      defaults: Emboss(), parameters: [.bind(strength, to: \.strength)])
 
     /// Depth of the relief.
     public var strength: Double
@@ -17,12 +18,6 @@ public struct Emboss: FrameFilter, Equatable {
     public init(strength: Double = Emboss.strength.defaultValue) {
         self.strength = Self.strength.clamp(strength)
     }
-
-    /// Creates the filter from parsed text arguments.
-    public init(arguments: FilterArguments) { self.init(strength: arguments[Self.strength]) }
-
-    /// The parameter values in `info` order.
-    public var values: [ParameterValue] { [Self.strength.value(strength)] }
 
     /// Reads the luma of `input` into scratch, writes the relief into every plane of `output`.
     public func apply(_ input: Frame, to output: Frame, context: FrameContext) {

@@ -82,12 +82,7 @@ enum BoxCascadeKernel {
                 rows.reserveCapacity(8)
                 for k in 0..<group {
                     let y = min(first + k, view.height - 1)
-                    if view.step == ch {
-                        rows.append(UnsafePointer(view.sourceRow(y)))
-                    } else {
-                        view.gather(row: y, into: copies + k * samples)
-                        rows.append(UnsafePointer(copies + k * samples))
-                    }
+                    rows.append(view.packedSourceRow(y, buffer: copies + k * samples))
                 }
                 switch ch {
                 case 4: context.kernels.load4(rows[0], rows[1], width: view.width, into: a + hPad)

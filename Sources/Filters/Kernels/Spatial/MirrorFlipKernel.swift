@@ -144,20 +144,7 @@ enum MirrorFlipKernel {
         @inline(__always) func group(_ o: Int) {
             d.storeBytes(of: reversed(s.loadUnaligned(fromByteOffset: bytes &- o &- 16, as: V.self)), toByteOffset: o, as: V.self)
         }
-        // readForward: destination groups from the last to the first (see MirrorCore.reverse).
-        if readForward {
-            var o = whole
-            while o > start {
-                o &-= 16
-                group(o)
-            }
-        } else {
-            var o = start
-            while o < whole {
-                group(o)
-                o &+= 16
-            }
-        }
+        sweepMirrorGroups(from: start, to: whole, step: 16, readForward: readForward, group)
         var o = whole
         while o < bytes {
             (d + o).copyMemory(from: s + (bytes - o - size), byteCount: size)

@@ -29,14 +29,7 @@ enum PixelateKernel {
                     let bottom = min(top + bh, view.height)
                     sums.update(repeating: 0, count: padded)
                     for y in top..<bottom {
-                        let s: UnsafePointer<UInt8>
-                        if view.step == ch {
-                            s = UnsafePointer(view.sourceRow(y))
-                        } else {
-                            view.gather(row: y, into: gathered)
-                            s = UnsafePointer(gathered)
-                        }
-                        accumulate(s, count: samples, into: sums)
+                        accumulate(view.packedSourceRow(y, buffer: gathered), count: samples, into: sums)
                     }
                     for block in 0..<blocks {
                         let first = block * bw, last = min(first + bw, view.width)

@@ -67,13 +67,7 @@ enum ZoomKernel {
                 // Evict the slot not holding the other row this output row needs (rows only grow).
                 let slot = cached.0 < cached.1 ? 0 : 1
                 let h = cache + slot * padded
-                let s: UnsafePointer<UInt8>
-                if view.step == ch {
-                    s = UnsafePointer(view.sourceRow(r))
-                } else {
-                    view.gather(row: r, into: gathered)
-                    s = UnsafePointer(gathered)
-                }
+                let s = view.packedSourceRow(r, buffer: gathered)
                 if ch == 4 {
                     // One tap pair per pixel, four channels as one vector (on AVX2 four pixels a step first).
                     for x in context.kernels.zoomHorizontal4(s, columns: columns, width: view.width, into: h)..<view.width {

@@ -24,20 +24,24 @@ public struct Cube3D: Sendable, Equatable {
     /// The identity cube of `size` points per axis.
     public static func identity(size: Int) -> Cube3D? {
         guard (2...256).contains(size) else { return nil }
-        var table = [Float](repeating: 0, count: size * size * size * 3)
         let scale = 1 / Float(size - 1)
+        return Cube3D(size: size, table: table(size: size) { SIMD3(Float($0), Float($1), Float($2)) * scale })
+    }
+
+    /// `size`³ entries in the file's order (red fastest), each `entry(r, g, b)` of its grid indices.
+    static func table(size: Int, _ entry: (_ r: Int, _ g: Int, _ b: Int) -> SIMD3<Float>) -> [Float] {
+        var table = [Float](repeating: 0, count: size * size * size * 3)
         var index = 0
         for b in 0..<size {
             for g in 0..<size {
                 for r in 0..<size {
-                    table[index] = Float(r) * scale
-                    table[index + 1] = Float(g) * scale
-                    table[index + 2] = Float(b) * scale
+                    let value = entry(r, g, b)
+                    (table[index], table[index + 1], table[index + 2]) = (value.x, value.y, value.z)
                     index += 3
                 }
             }
         }
-        return Cube3D(size: size, table: table)
+        return table
     }
 
     /// Trilinear sample at normalized RGB; inputs outside the domain clamp to its edge.
