@@ -261,17 +261,28 @@ extension String: PropertyValue {
     public static var propertyTypeName: String { "a string" }
 }
 
+/// The boxed value `value` holds when it holds `type` (not copied), else nil. Calls `g_value_get_boxed`, as
+/// `gst_value_get_caps` and `gst_value_get_structure` do.
+private func boxed<Pointee>(in value: UnsafePointer<GValue>, of type: GType, as _: Pointee.Type) -> UnsafeMutablePointer<Pointee>? {
+    guard value.pointee.g_type == type else { return nil }
+    return g_value_get_boxed(value)?.assumingMemoryBound(to: Pointee.self)
+}
+
+/// Stores a copy of `boxed` in `value` when `value` holds `type`. Calls `g_value_set_boxed`, as `gst_value_set_caps`
+/// and `gst_value_set_structure` do.
+private func setBoxed(_ boxed: UnsafeRawPointer, into value: UnsafeMutablePointer<GValue>, of type: GType) -> Bool {
+    guard value.pointee.g_type == type else { return false }
+    g_value_set_boxed(value, boxed)
+    return true
+}
+
 extension Caps: PropertyValue {
     public static func read(from value: UnsafePointer<GValue>) -> Self? {
-        guard value.pointee.g_type == gst_caps_get_type() else { return nil }
-        guard let caps = gst_value_get_caps(value) else { return nil }
-        return Self(retaining: UnsafeMutablePointer(mutating: caps))
+        boxed(in: value, of: gst_caps_get_type(), as: GstCaps.self).map { Self(retaining: $0) }
     }
 
     public func write(into value: UnsafeMutablePointer<GValue>) -> Bool {
-        guard value.pointee.g_type == gst_caps_get_type() else { return false }
-        gst_value_set_caps(value, pointer)
-        return true
+        setBoxed(pointer, into: value, of: gst_caps_get_type())
     }
 
     public static var propertyTypeName: String { "GstCaps" }
@@ -279,15 +290,11 @@ extension Caps: PropertyValue {
 
 extension Structure: PropertyValue {
     public static func read(from value: UnsafePointer<GValue>) -> Self? {
-        guard value.pointee.g_type == gst_structure_get_type() else { return nil }
-        guard let structure = gst_value_get_structure(value) else { return nil }
-        return Self(copying: structure)
+        boxed(in: value, of: gst_structure_get_type(), as: GstStructure.self).map { Self(copying: $0) }
     }
 
     public func write(into value: UnsafeMutablePointer<GValue>) -> Bool {
-        guard value.pointee.g_type == gst_structure_get_type() else { return false }
-        gst_value_set_structure(value, pointer)
-        return true
+        setBoxed(pointer, into: value, of: gst_structure_get_type())
     }
 
     public static var propertyTypeName: String { "GstStructure" }
