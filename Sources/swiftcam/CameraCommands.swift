@@ -29,7 +29,7 @@ enum CameraCommands {
                                           arity: .one("init takes one config name, e.g. swiftcam init desk-camera"))
         else { return ExitCode.usage }
         let name = options.argument
-        do {
+        return ExitCode.reporting {
             let first = try FirstConfig.make(name: name, device: options.value("--device"))
             let path = try first.write(to: ConfigStore.standard())
             print("wrote \(path) for \(first.plan.summary)")
@@ -37,9 +37,6 @@ enum CameraCommands {
             print("its page:      swiftcam run \(name) --http 8080, then open http://127.0.0.1:8080/")
             print("take a still:  swiftcam ctl \(name) snap (while it runs)")
             return ExitCode.ok
-        } catch {
-            printError("\(error)")
-            return ExitCode.for(error)
         }
     }
 
@@ -65,13 +62,10 @@ enum CameraCommands {
                                           arity: .one("controls takes one device, e.g. swiftcam controls /dev/video0"))
         else { return ExitCode.usage }
         let path = options.argument
-        do {
+        return ExitCode.reporting {
             let controls = try CameraInventory.controls(of: path)
             print(options.flags.contains("--json") ? controls.json : controls.text)
             return ExitCode.ok
-        } catch {
-            printError("\(error)")
-            return ExitCode.for(error)
         }
     }
 }

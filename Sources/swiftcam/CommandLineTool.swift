@@ -33,6 +33,16 @@ enum ExitCode {
         case .software: software
         }
     }
+
+    /// What `body` returns; an error it throws is printed as one line and gives its exit code.
+    static func reporting(_ body: () throws -> Int32) -> Int32 {
+        do {
+            return try body()
+        } catch {
+            printError("\(error)")
+            return ExitCode.for(error)
+        }
+    }
 }
 
 /// Writes `text` to `path` (created 0644 or truncated); returns why not, in one line, on failure.

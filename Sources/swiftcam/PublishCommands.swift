@@ -23,7 +23,7 @@ enum PublishCommands {
             return usageFailure(UsageError("--seconds takes \(Limits.durationRule)"), checkUsage)
         }
         let listen = options.flags.contains("--listen")
-        do {
+        return ExitCode.reporting {
             let check = try StreamCheck(url: url, listen: listen)
             Output.line("\(listen ? "listening at" : "reading") \(PublishTarget.redacted(url)) for \(seconds) s")
             let report = try check.run(seconds: seconds) { report in
@@ -35,9 +35,6 @@ enum PublishCommands {
                 return ExitCode.unavailable
             }
             return ExitCode.ok
-        } catch {
-            printError("\(error)")
-            return ExitCode.for(error)
         }
     }
 }
