@@ -261,42 +261,40 @@ extension String: PropertyValue {
     public static var propertyTypeName: String { "a string" }
 }
 
-/// The boxed value `value` holds when it holds `type` (not copied), else nil. Calls `g_value_get_boxed`, as
-/// `gst_value_get_caps` and `gst_value_get_structure` do.
-private func boxed<Pointee>(in value: UnsafePointer<GValue>, of type: GType, as _: Pointee.Type) -> UnsafeMutablePointer<Pointee>? {
-    guard value.pointee.g_type == type else { return nil }
-    return g_value_get_boxed(value)?.assumingMemoryBound(to: Pointee.self)
+/// A boxed GStreamer type a property holds by pointer (`GstCaps`, `GstStructure`), read and written with
+/// `g_value_get_boxed` and `g_value_set_boxed`, as `gst_value_get_caps`, `gst_value_set_caps` and the structure pair do.
+protocol BoxedPropertyValue: PropertyValue {
+    associatedtype Boxed
+    /// The boxed type's `GType`.
+    static var boxedType: GType { get }
+    /// The wrapped value.
+    var pointer: UnsafeMutablePointer<Boxed> { get }
+    /// Wraps a value a `GValue` holds (transfer none: the wrapper takes a reference or a copy of its own).
+    init(borrowing boxed: UnsafeMutablePointer<Boxed>)
 }
 
-/// Stores a copy of `boxed` in `value` when `value` holds `type`. Calls `g_value_set_boxed`, as `gst_value_set_caps`
-/// and `gst_value_set_structure` do.
-private func setBoxed(_ boxed: UnsafeRawPointer, into value: UnsafeMutablePointer<GValue>, of type: GType) -> Bool {
-    guard value.pointee.g_type == type else { return false }
-    g_value_set_boxed(value, boxed)
-    return true
-}
-
-extension Caps: PropertyValue {
+extension BoxedPropertyValue {
     public static func read(from value: UnsafePointer<GValue>) -> Self? {
-        boxed(in: value, of: gst_caps_get_type(), as: GstCaps.self).map { Self(retaining: $0) }
+        guard value.pointee.g_type == boxedType, let boxed = g_value_get_boxed(value) else { return nil }
+        return Self(borrowing: boxed.assumingMemoryBound(to: Boxed.self))
     }
 
     public func write(into value: UnsafeMutablePointer<GValue>) -> Bool {
-        setBoxed(pointer, into: value, of: gst_caps_get_type())
+        guard value.pointee.g_type == Self.boxedType else { return false }
+        g_value_set_boxed(value, pointer)
+        return true
     }
+}
 
+extension Caps: BoxedPropertyValue {
+    static var boxedType: GType { gst_caps_get_type() }
+    convenience init(borrowing boxed: UnsafeMutablePointer<GstCaps>) { self.init(retaining: boxed) }
     public static var propertyTypeName: String { "GstCaps" }
 }
 
-extension Structure: PropertyValue {
-    public static func read(from value: UnsafePointer<GValue>) -> Self? {
-        boxed(in: value, of: gst_structure_get_type(), as: GstStructure.self).map { Self(copying: $0) }
-    }
-
-    public func write(into value: UnsafeMutablePointer<GValue>) -> Bool {
-        setBoxed(pointer, into: value, of: gst_structure_get_type())
-    }
-
+extension Structure: BoxedPropertyValue {
+    static var boxedType: GType { gst_structure_get_type() }
+    convenience init(borrowing boxed: UnsafeMutablePointer<GstStructure>) { self.init(copying: boxed) }
     public static var propertyTypeName: String { "GstStructure" }
 }
 
