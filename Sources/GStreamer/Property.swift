@@ -13,41 +13,47 @@ public protocol PropertyValue {
 extension Element {
     /// Sets a property, checking that it exists, is writable and takes this type. Calls `g_object_set_property`.
     public func set<Value: PropertyValue>(_ property: String, _ newValue: Value) throws(GStreamerError) {
-        let spec = try paramSpec(property)
-        guard spec.pointee.flags.rawValue & G_PARAM_WRITABLE.rawValue != 0 else {
-            throw .propertyNotWritable(element: name, property: property)
-        }
-        var value = GValue()
-        g_value_init(&value, spec.pointee.value_type)
-        defer { g_value_unset(&value) }
-        if !newValue.write(into: &value) {
-            if let text = newValue as? String, g_type_fundamental(spec.pointee.value_type) == CGStreamer_type_enum() {
-                throw .invalidEnumValue(element: name, property: property, value: text, allowed: enumNicks(spec))
+        try withValue(of: property, allowing: G_PARAM_WRITABLE) { spec, value throws(GStreamerError) in
+            if !newValue.write(into: value) {
+                if let text = newValue as? String, g_type_fundamental(spec.pointee.value_type) == CGStreamer_type_enum() {
+                    throw .invalidEnumValue(element: name, property: property, value: text, allowed: enumNicks(spec))
+                }
+                throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
             }
-            throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
+            // g_object_set_property would print a warning for a value outside the property's range and keep the
+            // old value; the caller hears of it instead.
+            if g_param_value_validate(spec, value) != 0 {
+                throw .propertyValueOutOfRange(element: name, property: property, value: "\(newValue)", allowed: allowedValues(spec))
+            }
+            g_object_set_property(objectPointer, property, value)
         }
-        // g_object_set_property would print a warning for a value outside the property's range and keep the
-        // old value; the caller hears of it instead.
-        if g_param_value_validate(spec, &value) != 0 {
-            throw .propertyValueOutOfRange(element: name, property: property, value: "\(newValue)", allowed: allowedValues(spec))
-        }
-        g_object_set_property(objectPointer, property, &value)
     }
 
     /// Reads a property as the given type. Calls `g_object_get_property`.
     public func get<Value: PropertyValue>(_ property: String, as type: Value.Type = Value.self) throws(GStreamerError) -> Value {
+        try withValue(of: property, allowing: G_PARAM_READABLE) { spec, value throws(GStreamerError) in
+            g_object_get_property(objectPointer, property, value)
+            guard let result = Value.read(from: value) else {
+                throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
+            }
+            return result
+        }
+    }
+
+    /// Runs `body` with the property's spec and a `GValue` initialized to its type (unset afterwards), once the
+    /// property is found and its flags include `access` (readable or writable).
+    private func withValue<Result>(
+        of property: String, allowing access: GParamFlags,
+        _ body: (UnsafeMutablePointer<GParamSpec>, UnsafeMutablePointer<GValue>) throws(GStreamerError) -> Result
+    ) throws(GStreamerError) -> Result {
         let spec = try paramSpec(property)
-        guard spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0 else {
+        guard spec.pointee.flags.rawValue & access.rawValue != 0 else {
             throw .propertyNotWritable(element: name, property: property)
         }
         var value = GValue()
         g_value_init(&value, spec.pointee.value_type)
         defer { g_value_unset(&value) }
-        g_object_get_property(objectPointer, property, &value)
-        guard let result = Value.read(from: &value) else {
-            throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
-        }
-        return result
+        return try withUnsafeMutablePointer(to: &value) { pointer throws(GStreamerError) in try body(spec, pointer) }
     }
 
     /// Whether the element has a property of that name. Calls `g_object_class_find_property`.
