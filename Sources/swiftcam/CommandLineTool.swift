@@ -213,6 +213,16 @@ struct Options {
         }
     }
 
+    /// Parses `arguments` as `parse` does (a usage error exits 64), then gives what `body` returns; an error it throws
+    /// is reported as `ExitCode.reporting` does.
+    static func run(_ arguments: [String], usage: String, valued: Set<String> = [], switches: Set<String> = [],
+                    arity: Arity = .any, _ body: (Options) throws -> Int32) -> Int32 {
+        guard let options = parse(arguments, usage: usage, valued: valued, switches: switches, arity: arity) else {
+            return ExitCode.usage
+        }
+        return ExitCode.reporting { try body(options) }
+    }
+
     /// The positional argument of a command whose arity is `.one` (empty when there is none).
     var argument: String { positional.first ?? "" }
 
