@@ -146,13 +146,6 @@ public struct MenuItem: Hashable, Sendable, Codable {
     public let name: String?
     /// The item's integer (integer-menu controls).
     public let value: Int64?
-
-    /// Creates an item; menus set `name`, integer menus set `value`.
-    public init(index: Int64, name: String?, value: Int64?) {
-        self.index = index
-        self.name = name
-        self.value = value
-    }
 }
 
 /// What `VIDIOC_QUERY_EXT_CTRL` (+ `VIDIOC_QUERYMENU`) says about one control; look controls up by `id`.

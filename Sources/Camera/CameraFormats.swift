@@ -79,12 +79,6 @@ public struct FrameSizeRates: Hashable, Sendable, Codable {
     public let size: FrameSize
     /// The rates at that size (for stepwise sizes: at the largest size).
     public let rates: FrameRates
-
-    /// Creates a size with its rates (tests, decoded reports).
-    public init(size: FrameSize, rates: FrameRates) {
-        self.size = size
-        self.rates = rates
-    }
 }
 
 /// A pixel format from `VIDIOC_ENUM_FMT` with its sizes and rates.
@@ -101,16 +95,6 @@ public struct PixelFormatDescription: Hashable, Sendable, Codable {
     public let emulated: Bool
     /// Sizes with their frame rates.
     public let sizes: [FrameSizeRates]
-
-    /// Creates a format description (tests, decoded reports).
-    public init(fourcc: String, code: UInt32, name: String, compressed: Bool, emulated: Bool, sizes: [FrameSizeRates]) {
-        self.fourcc = fourcc
-        self.code = code
-        self.name = name
-        self.compressed = compressed
-        self.emulated = emulated
-        self.sizes = sizes
-    }
 
     /// Renders a V4L2 fourcc code as its four characters.
     public static func fourcc(_ code: UInt32) -> String {

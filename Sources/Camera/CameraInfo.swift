@@ -13,25 +13,6 @@ public struct CameraInfo: Hashable, Sendable, Codable, CustomStringConvertible {
     /// This node's capabilities (`device_caps` when the driver reports them, else `capabilities`).
     public let capabilities: UInt32
 
-    /// Builds the info from a filled `v4l2_capability`.
-    init(path: String, capability cap: v4l2_capability) {
-        self.path = path
-        identity = DeviceIdentity(card: cString(cap.card), busInfo: cString(cap.bus_info))
-        driver = cString(cap.driver)
-        version = "\(cap.version >> 16).\((cap.version >> 8) & 0xff).\(cap.version & 0xff)"
-        let hasDeviceCaps = cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0
-        capabilities = hasDeviceCaps ? cap.device_caps : cap.capabilities
-    }
-
-    /// Creates an info value directly (tests, decoded reports).
-    public init(path: String, identity: DeviceIdentity, driver: String, version: String, capabilities: UInt32) {
-        self.path = path
-        self.identity = identity
-        self.driver = driver
-        self.version = version
-        self.capabilities = capabilities
-    }
-
     /// True when the node captures video (single- or multi-planar).
     public var isCapture: Bool {
         capabilities & (UInt32(V4L2_CAP_VIDEO_CAPTURE) | UInt32(V4L2_CAP_VIDEO_CAPTURE_MPLANE)) != 0
@@ -55,4 +36,16 @@ public struct CameraInfo: Hashable, Sendable, Codable, CustomStringConvertible {
 
     /// `/dev/video0: vivid (platform:vivid-000), driver vivid`.
     public var description: String { "\(path): \(identity), driver \(driver)" }
+}
+
+extension CameraInfo {
+    /// Builds the info from a filled `v4l2_capability`.
+    init(path: String, capability cap: v4l2_capability) {
+        self.path = path
+        identity = DeviceIdentity(card: cString(cap.card), busInfo: cString(cap.bus_info))
+        driver = cString(cap.driver)
+        version = "\(cap.version >> 16).\((cap.version >> 8) & 0xff).\(cap.version & 0xff)"
+        let hasDeviceCaps = cap.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0
+        capabilities = hasDeviceCaps ? cap.device_caps : cap.capabilities
+    }
 }

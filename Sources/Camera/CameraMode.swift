@@ -11,15 +11,6 @@ public struct CameraMode: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Seconds per frame, as the driver states it (1/30, 1001/30000, …).
     public let interval: FrameInterval
 
-    /// Creates a mode.
-    public init(fourcc: String, compressed: Bool, width: Int, height: Int, interval: FrameInterval) {
-        self.fourcc = fourcc
-        self.compressed = compressed
-        self.width = width
-        self.height = height
-        self.interval = interval
-    }
-
     /// Frames per second.
     public var framesPerSecond: Double { interval.framesPerSecond }
 

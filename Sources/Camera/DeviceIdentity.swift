@@ -5,12 +5,6 @@ public struct DeviceIdentity: Hashable, Sendable, Codable, CustomStringConvertib
     /// Where the device is attached, e.g. `"usb-0000:00:14.0-1"` or `"platform:vivid-000"`.
     public let busInfo: String
 
-    /// Creates an identity from `VIDIOC_QUERYCAP`'s card and bus info.
-    public init(card: String, busInfo: String) {
-        self.card = card
-        self.busInfo = busInfo
-    }
-
     /// `card (bus)`, e.g. `vivid (platform:vivid-000)`.
     public var description: String { "\(card) (\(busInfo))" }
 }

@@ -13,41 +13,47 @@ public protocol PropertyValue {
 extension Element {
     /// Sets a property, checking that it exists, is writable and takes this type. Calls `g_object_set_property`.
     public func set<Value: PropertyValue>(_ property: String, _ newValue: Value) throws(GStreamerError) {
-        let spec = try paramSpec(property)
-        guard spec.pointee.flags.rawValue & G_PARAM_WRITABLE.rawValue != 0 else {
-            throw .propertyNotWritable(element: name, property: property)
-        }
-        var value = GValue()
-        g_value_init(&value, spec.pointee.value_type)
-        defer { g_value_unset(&value) }
-        if !newValue.write(into: &value) {
-            if let text = newValue as? String, g_type_fundamental(spec.pointee.value_type) == CGStreamer_type_enum() {
-                throw .invalidEnumValue(element: name, property: property, value: text, allowed: enumNicks(spec))
+        try withValue(of: property, allowing: G_PARAM_WRITABLE) { spec, value throws(GStreamerError) in
+            if !newValue.write(into: value) {
+                if let text = newValue as? String, g_type_fundamental(spec.pointee.value_type) == CGStreamer_type_enum() {
+                    throw .invalidEnumValue(element: name, property: property, value: text, allowed: enumNicks(spec))
+                }
+                throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
             }
-            throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
+            // g_object_set_property would print a warning for a value outside the property's range and keep the
+            // old value; the caller hears of it instead.
+            if g_param_value_validate(spec, value) != 0 {
+                throw .propertyValueOutOfRange(element: name, property: property, value: "\(newValue)", allowed: allowedValues(spec))
+            }
+            g_object_set_property(objectPointer, property, value)
         }
-        // g_object_set_property would print a warning for a value outside the property's range and keep the
-        // old value; the caller hears of it instead.
-        if g_param_value_validate(spec, &value) != 0 {
-            throw .propertyValueOutOfRange(element: name, property: property, value: "\(newValue)", allowed: allowedValues(spec))
-        }
-        g_object_set_property(objectPointer, property, &value)
     }
 
     /// Reads a property as the given type. Calls `g_object_get_property`.
     public func get<Value: PropertyValue>(_ property: String, as type: Value.Type = Value.self) throws(GStreamerError) -> Value {
+        try withValue(of: property, allowing: G_PARAM_READABLE) { spec, value throws(GStreamerError) in
+            g_object_get_property(objectPointer, property, value)
+            guard let result = Value.read(from: value) else {
+                throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
+            }
+            return result
+        }
+    }
+
+    /// Runs `body` with the property's spec and a `GValue` initialized to its type (unset afterwards), once the
+    /// property is found and its flags include `access` (readable or writable).
+    private func withValue<Result>(
+        of property: String, allowing access: GParamFlags,
+        _ body: (UnsafeMutablePointer<GParamSpec>, UnsafeMutablePointer<GValue>) throws(GStreamerError) -> Result
+    ) throws(GStreamerError) -> Result {
         let spec = try paramSpec(property)
-        guard spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0 else {
+        guard spec.pointee.flags.rawValue & access.rawValue != 0 else {
             throw .propertyNotWritable(element: name, property: property)
         }
         var value = GValue()
         g_value_init(&value, spec.pointee.value_type)
         defer { g_value_unset(&value) }
-        g_object_get_property(objectPointer, property, &value)
-        guard let result = Value.read(from: &value) else {
-            throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
-        }
-        return result
+        return try withUnsafeMutablePointer(to: &value) { pointer throws(GStreamerError) in try body(spec, pointer) }
     }
 
     /// Whether the element has a property of that name. Calls `g_object_class_find_property`.
@@ -261,35 +267,40 @@ extension String: PropertyValue {
     public static var propertyTypeName: String { "a string" }
 }
 
-extension Caps: PropertyValue {
+/// A boxed GStreamer type a property holds by pointer (`GstCaps`, `GstStructure`), read and written with
+/// `g_value_get_boxed` and `g_value_set_boxed`, as `gst_value_get_caps`, `gst_value_set_caps` and the structure pair do.
+protocol BoxedPropertyValue: PropertyValue {
+    associatedtype Boxed
+    /// The boxed type's `GType`.
+    static var boxedType: GType { get }
+    /// The wrapped value.
+    var pointer: UnsafeMutablePointer<Boxed> { get }
+    /// Wraps a value a `GValue` holds (transfer none: the wrapper takes a reference or a copy of its own).
+    init(borrowing boxed: UnsafeMutablePointer<Boxed>)
+}
+
+extension BoxedPropertyValue {
     public static func read(from value: UnsafePointer<GValue>) -> Self? {
-        guard value.pointee.g_type == gst_caps_get_type() else { return nil }
-        guard let caps = gst_value_get_caps(value) else { return nil }
-        return Self(retaining: UnsafeMutablePointer(mutating: caps))
+        guard value.pointee.g_type == boxedType, let boxed = g_value_get_boxed(value) else { return nil }
+        return Self(borrowing: boxed.assumingMemoryBound(to: Boxed.self))
     }
 
     public func write(into value: UnsafeMutablePointer<GValue>) -> Bool {
-        guard value.pointee.g_type == gst_caps_get_type() else { return false }
-        gst_value_set_caps(value, pointer)
+        guard value.pointee.g_type == Self.boxedType else { return false }
+        g_value_set_boxed(value, pointer)
         return true
     }
+}
 
+extension Caps: BoxedPropertyValue {
+    static var boxedType: GType { gst_caps_get_type() }
+    convenience init(borrowing boxed: UnsafeMutablePointer<GstCaps>) { self.init(retaining: boxed) }
     public static var propertyTypeName: String { "GstCaps" }
 }
 
-extension Structure: PropertyValue {
-    public static func read(from value: UnsafePointer<GValue>) -> Self? {
-        guard value.pointee.g_type == gst_structure_get_type() else { return nil }
-        guard let structure = gst_value_get_structure(value) else { return nil }
-        return Self(copying: structure)
-    }
-
-    public func write(into value: UnsafeMutablePointer<GValue>) -> Bool {
-        guard value.pointee.g_type == gst_structure_get_type() else { return false }
-        gst_value_set_structure(value, pointer)
-        return true
-    }
-
+extension Structure: BoxedPropertyValue {
+    static var boxedType: GType { gst_structure_get_type() }
+    convenience init(borrowing boxed: UnsafeMutablePointer<GstStructure>) { self.init(copying: boxed) }
     public static var propertyTypeName: String { "GstStructure" }
 }
 

@@ -26,8 +26,7 @@ final class HostMetricsSource: Sendable {
         var outputs: [HostMetrics.PublishMetrics] = []
         let service = publishing.withLock { $0 }
         if let server = service?.server {
-            outputs.append(.init(output: "rtsp", state: "serving", states: ["serving"], clients: server.clients, failures: 0,
-                                 framesSent: server.framesSent))
+            outputs.append(.rtspServer(clients: server.clients, framesSent: server.framesSent))
         }
         if let publisher = service?.publisher {
             let state = switch publisher.phase {
@@ -36,8 +35,7 @@ final class HostMetricsSource: Sendable {
             case .retrying: "retrying"
             case .stopped: "stopped"
             }
-            outputs.append(.init(output: "push", state: state, states: ["connecting", "connected", "retrying", "stopped"],
-                                 clients: state == "connected" ? 1 : 0, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
+            outputs.append(.push(state: state, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
         }
         return HostMetrics(session: session.metrics, viewers: viewers() ?? ["webrtc": 0, "mjpeg": 0], publish: outputs)
     }

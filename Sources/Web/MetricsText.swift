@@ -9,40 +9,24 @@ public struct MetricFamily: Sendable, Equatable {
 
     /// One line: the family's name plus `suffix` (`_sum`, `_count` for a summary), its labels in the order given, a value.
     public struct Sample: Sendable, Equatable {
-        public var suffix: String
-        public var labels: [Label]
+        public var suffix: String = ""
+        public var labels: [Label] = []
         public var value: Double
-
-        public init(suffix: String = "", labels: [Label] = [], value: Double) {
-            self.suffix = suffix
-            self.labels = labels
-            self.value = value
-        }
     }
 
     /// A label name and its value (any text: it is escaped when written).
     public struct Label: Sendable, Equatable {
         public var name: String
         public var value: String
-
-        public init(_ name: String, _ value: String) {
-            self.name = name
-            self.value = value
-        }
     }
 
     public var name: String
     public var help: String
     public var kind: Kind
     public var samples: [Sample]
+}
 
-    public init(name: String, help: String, kind: Kind, samples: [Sample]) {
-        self.name = name
-        self.help = help
-        self.kind = kind
-        self.samples = samples
-    }
-
+extension MetricFamily {
     /// A family of one sample without labels.
     public init(name: String, help: String, kind: Kind, value: Double) {
         self.init(name: name, help: help, kind: kind, samples: [Sample(value: value)])

@@ -202,15 +202,21 @@ final class WebRTCViewer: @unchecked Sendable {
             return true
         }
         guard ready else { return }
-        let me = Unmanaged.passRetained(self).toOpaque()
-        let promise = gst_promise_new_with_change_func({ promise, data in
+        CGstWebRTC_create_offer(webrtc.pointer, promise(replyingTo: WebRTCViewer.offerCreated))
+    }
+
+    /// A promise whose reply goes to `reply` on this viewer; the promise keeps the viewer alive until it is freed.
+    private func promise(replyingTo reply: @escaping (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void)
+        -> UnsafeMutablePointer<GstPromise>? {
+        let box = Unmanaged.passRetained(PromiseReply(viewer: self, reply: reply)).toOpaque()
+        return gst_promise_new_with_change_func({ promise, data in
             guard let promise, let data else { return }
-            Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue().offerCreated(promise)
-        }, me, { data in
+            let box = Unmanaged<PromiseReply>.fromOpaque(data).takeUnretainedValue()
+            box.reply(box.viewer)(promise)
+        }, box, { data in
             guard let data else { return }
-            Unmanaged<WebRTCViewer>.fromOpaque(data).release()
+            Unmanaged<PromiseReply>.fromOpaque(data).release()
         })
-        CGstWebRTC_create_offer(webrtc.pointer, promise)
     }
 
     private func offerCreated(_ promise: UnsafeMutablePointer<GstPromise>) {
@@ -282,14 +288,7 @@ final class WebRTCViewer: @unchecked Sendable {
     func setAnswer(_ answer: SDPAnswer) {
         let fingerprint = answer.fingerprint
         guard let description = answer.takeDescription() else { return }
-        let me = Unmanaged.passRetained(self).toOpaque()
-        let promise = gst_promise_new_with_change_func({ promise, data in
-            guard let promise, let data else { return }
-            Unmanaged<WebRTCViewer>.fromOpaque(data).takeUnretainedValue().answerSet(promise)
-        }, me, { data in
-            guard let data else { return }
-            Unmanaged<WebRTCViewer>.fromOpaque(data).release()
-        })
+        let promise = self.promise(replyingTo: WebRTCViewer.answerSet)
         peer.withLock { $0.fingerprint = fingerprint }
         CGstWebRTC_set_remote_description(webrtc.pointer, description, promise)
         gst_webrtc_session_description_free(description)
@@ -407,5 +406,16 @@ final class WebRTCViewer: @unchecked Sendable {
         watched.1?.disconnect()
         try? pipeline.setState(.null)
         watch?.cancel()
+    }
+}
+
+/// A viewer and the method a promise's reply goes to: the user data of `gst_promise_new_with_change_func`.
+private final class PromiseReply {
+    let viewer: WebRTCViewer
+    let reply: (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void
+
+    init(viewer: WebRTCViewer, reply: @escaping (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void) {
+        self.viewer = viewer
+        self.reply = reply
     }
 }

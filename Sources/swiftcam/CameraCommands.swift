@@ -25,11 +25,9 @@ enum CameraCommands {
         """
 
     static func initConfig(_ arguments: [String]) -> Int32 {
-        guard let options = Options.parse(arguments, usage: initUsage, valued: ["--device"],
-                                          arity: .one("init takes one config name, e.g. swiftcam init desk-camera"))
-        else { return ExitCode.usage }
-        let name = options.argument
-        do {
+        Options.run(arguments, usage: initUsage, valued: ["--device"],
+                    arity: .one("init takes one config name, e.g. swiftcam init desk-camera")) { options in
+            let name = options.argument
             let first = try FirstConfig.make(name: name, device: options.value("--device"))
             let path = try first.write(to: ConfigStore.standard())
             print("wrote \(path) for \(first.plan.summary)")
@@ -37,9 +35,6 @@ enum CameraCommands {
             print("its page:      swiftcam run \(name) --http 8080, then open http://127.0.0.1:8080/")
             print("take a still:  swiftcam ctl \(name) snap (while it runs)")
             return ExitCode.ok
-        } catch {
-            printError("\(error)")
-            return ExitCode.for(error)
         }
     }
 
@@ -61,17 +56,11 @@ enum CameraCommands {
     }
 
     static func controls(_ arguments: [String]) -> Int32 {
-        guard let options = Options.parse(arguments, usage: controlsUsage, switches: ["--json"],
-                                          arity: .one("controls takes one device, e.g. swiftcam controls /dev/video0"))
-        else { return ExitCode.usage }
-        let path = options.argument
-        do {
-            let controls = try CameraInventory.controls(of: path)
+        Options.run(arguments, usage: controlsUsage, switches: ["--json"],
+                    arity: .one("controls takes one device, e.g. swiftcam controls /dev/video0")) { options in
+            let controls = try CameraInventory.controls(of: options.argument)
             print(options.flags.contains("--json") ? controls.json : controls.text)
             return ExitCode.ok
-        } catch {
-            printError("\(error)")
-            return ExitCode.for(error)
         }
     }
 }

@@ -33,6 +33,16 @@ enum ExitCode {
         case .software: software
         }
     }
+
+    /// What `body` returns; an error it throws is printed as one line and gives its exit code.
+    static func reporting(_ body: () throws -> Int32) -> Int32 {
+        do {
+            return try body()
+        } catch {
+            printError("\(error)")
+            return ExitCode.for(error)
+        }
+    }
 }
 
 /// Writes `text` to `path` (created 0644 or truncated); returns why not, in one line, on failure.
@@ -201,6 +211,16 @@ struct Options {
             _ = usageFailure(error, usage)
             return nil
         }
+    }
+
+    /// Parses `arguments` as `parse` does (a usage error exits 64), then gives what `body` returns; an error it throws
+    /// is reported as `ExitCode.reporting` does.
+    static func run(_ arguments: [String], usage: String, valued: Set<String> = [], switches: Set<String> = [],
+                    arity: Arity = .any, _ body: (Options) throws -> Int32) -> Int32 {
+        guard let options = parse(arguments, usage: usage, valued: valued, switches: switches, arity: arity) else {
+            return ExitCode.usage
+        }
+        return ExitCode.reporting { try body(options) }
     }
 
     /// The positional argument of a command whose arity is `.one` (empty when there is none).

@@ -16,7 +16,7 @@ enum CtlCommand {
         guard arguments.count >= 2 else { return usageFailure(UsageError("ctl takes a session name and a command"), usage) }
         let name = ConfigStore.sessionName(for: arguments[0])
         let command = arguments.dropFirst().joined(separator: " ")
-        do {
+        return ExitCode.reporting {
             if command == "events" {
                 // A stream: the reply, then one line per event until the session ends or Ctrl-C.
                 let reply = try ControlSocket.streamEvents(from: name) { line in
@@ -34,9 +34,6 @@ enum CtlCommand {
                 print(reply.description)
             }
             return reply.isOK ? ExitCode.ok : ExitCode.dataError
-        } catch {
-            printError("\(error)")
-            return ExitCode.for(error)
         }
     }
 }

@@ -15,15 +15,14 @@ enum PublishCommands {
         """
 
     static func check(_ arguments: [String]) -> Int32 {
-        guard let options = Options.parse(arguments, usage: checkUsage, valued: ["--seconds"], switches: ["--listen"],
-                                          arity: .one("publish-check takes one URL")) else { return ExitCode.usage }
-        let url = options.argument
-        let seconds = options.value("--seconds").map { Double($0) } ?? 10
-        guard let seconds, Limits.isDuration(seconds) else {
-            return usageFailure(UsageError("--seconds takes \(Limits.durationRule)"), checkUsage)
-        }
-        let listen = options.flags.contains("--listen")
-        do {
+        Options.run(arguments, usage: checkUsage, valued: ["--seconds"], switches: ["--listen"],
+                    arity: .one("publish-check takes one URL")) { options in
+            let url = options.argument
+            let seconds = options.value("--seconds").map { Double($0) } ?? 10
+            guard let seconds, Limits.isDuration(seconds) else {
+                return usageFailure(UsageError("--seconds takes \(Limits.durationRule)"), checkUsage)
+            }
+            let listen = options.flags.contains("--listen")
             let check = try StreamCheck(url: url, listen: listen)
             Output.line("\(listen ? "listening at" : "reading") \(PublishTarget.redacted(url)) for \(seconds) s")
             let report = try check.run(seconds: seconds) { report in
@@ -35,9 +34,6 @@ enum PublishCommands {
                 return ExitCode.unavailable
             }
             return ExitCode.ok
-        } catch {
-            printError("\(error)")
-            return ExitCode.for(error)
         }
     }
 }

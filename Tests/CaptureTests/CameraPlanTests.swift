@@ -1,4 +1,4 @@
-import Camera
+@testable import Camera
 @testable import Capture
 import Foundation
 import GStreamer

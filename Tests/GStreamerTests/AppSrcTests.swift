@@ -84,6 +84,11 @@ struct AppSrcTests {
         let filter = try Element.make("capsfilter")
         try filter.set("caps", Caps(parsing: "video/x-raw,width=4"))
         #expect(try filter.get("caps", as: Caps.self).description == "video/x-raw, width=(int)4")
+        // A structure property (v4l2src's extra-controls) round-trips, and is not read as caps.
+        let camera = try Element.make("v4l2src")
+        try camera.set("extra-controls", Structure(parsing: "controls,brightness=5"))
+        #expect(try camera.get("extra-controls", as: Structure.self).int("brightness") == 5)
+        #expect(throws: GStreamerError.self) { try camera.get("extra-controls", as: Caps.self) }
         let structure = Structure(name: "stats")
         structure.set("frames", UInt64(7))
         structure.set("chain", "sepia")

@@ -1,4 +1,4 @@
-import Capture
+@testable import Capture
 import Testing
 @testable import Web
 
@@ -29,9 +29,9 @@ struct MetricsTextTests {
     /// Families sorted by name; one given twice is written once, its samples together, in the order given.
     @Test func familiesAreSortedAndMerged() {
         let text = MetricsText.render([
-            Family(name: "b_gauge", help: "B.", kind: .gauge, samples: [Sample(labels: [Label("kind", "z")], value: 1)]),
+            Family(name: "b_gauge", help: "B.", kind: .gauge, samples: [Sample(labels: [Label(name: "kind", value: "z")], value: 1)]),
             Family(name: "a_total", help: "A.", kind: .counter, value: 1),
-            Family(name: "b_gauge", help: "B again.", kind: .gauge, samples: [Sample(labels: [Label("kind", "a")], value: 2)]),
+            Family(name: "b_gauge", help: "B again.", kind: .gauge, samples: [Sample(labels: [Label(name: "kind", value: "a")], value: 2)]),
         ])
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines == ["# HELP a_total A.", "# TYPE a_total counter", "a_total 1",
@@ -42,7 +42,7 @@ struct MetricsTextTests {
     @Test func labelValuesAndHelpAreEscaped() {
         let text = MetricsText.render([
             Family(name: "swiftcam_encoder_info", help: "Back\\slash and\nnew line.", kind: .gauge,
-                   samples: [Sample(labels: [Label("element", "a\"b\\c\nd\r\ne"), Label("codec", "h264")], value: 1)]),
+                   samples: [Sample(labels: [Label(name: "element", value: "a\"b\\c\nd\r\ne"), Label(name: "codec", value: "h264")], value: 1)]),
         ])
         #expect(text.contains("# HELP swiftcam_encoder_info Back\\\\slash and\\nnew line.\n"))
         #expect(text.contains("swiftcam_encoder_info{element=\"a\\\"b\\\\c\\nd\r\\ne\",codec=\"h264\"} 1\n"))
@@ -52,7 +52,7 @@ struct MetricsTextTests {
 
     @Test func namesAreMadeValid() {
         let text = MetricsText.render([
-            Family(name: "9 bad-name.é", help: "x", kind: .untyped, samples: [Sample(labels: [Label("la-bel:x", "v")], value: 1)]),
+            Family(name: "9 bad-name.é", help: "x", kind: .untyped, samples: [Sample(labels: [Label(name: "la-bel:x", value: "v")], value: 1)]),
         ])
         #expect(text == "# HELP _9_bad_name__ x\n# TYPE _9_bad_name__ untyped\n_9_bad_name__{la_bel_x=\"v\"} 1\n")
     }

@@ -123,12 +123,6 @@ public struct SourceConfig: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label, timecode, realtime, controls
     }
-
-    public init(kind: Kind, device: String? = nil, pattern: String? = nil) {
-        self.kind = kind
-        self.device = device
-        self.pattern = pattern
-    }
 }
 
 /// The raw format sources are brought to.
@@ -143,14 +137,10 @@ public struct CapsConfig: Codable, Sendable, Equatable {
     public var format: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case width, height, framerate, format }
+}
 
-    public init(width: Int? = nil, height: Int? = nil, framerate: String? = nil, format: String? = nil) {
-        self.width = width
-        self.height = height
-        self.framerate = framerate
-        self.format = format
-    }
-
+extension CapsConfig {
+    /// Reads a whole-number `framerate` as `N/1`.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         width = try container.decodeIfPresent(Int.self, forKey: .width)
@@ -273,10 +263,6 @@ public struct LiveConfig: Codable, Sendable, Equatable {
     public var encoder: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case encoder }
-
-    public init(encoder: String? = nil) {
-        self.encoder = encoder
-    }
 }
 
 /// Publishing the filtered stream beyond this machine: an RTSP server of our own, a push to a media server, or both.
@@ -287,11 +273,6 @@ public struct PublishConfig: Codable, Sendable, Equatable {
     public var to: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case rtsp, to }
-
-    public init(rtsp: RTSPServeConfig? = nil, to: String? = nil) {
-        self.rtsp = rtsp
-        self.to = to
-    }
 }
 
 /// The RTSP server's settings. Loopback unless `address` says otherwise; beyond loopback a user and password
@@ -309,12 +290,4 @@ public struct RTSPServeConfig: Codable, Sendable, Equatable {
     public var password: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case port, path, address, user, password }
-
-    public init(port: Int? = nil, path: String? = nil, address: String? = nil, user: String? = nil, password: String? = nil) {
-        self.port = port
-        self.path = path
-        self.address = address
-        self.user = user
-        self.password = password
-    }
 }

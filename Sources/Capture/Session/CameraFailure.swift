@@ -46,12 +46,6 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
     /// What SwiftCam does next.
     public var next: Next
 
-    public init(device: String, cause: Cause, next: Next) {
-        self.device = device
-        self.cause = cause
-        self.next = next
-    }
-
     /// The sentence.
     public var description: String { "camera \(device) \(happened); \(nextText)" }
 

@@ -37,24 +37,6 @@ public struct SessionMetrics: Sendable, Equatable {
     /// The pre-roll ring's bytes now, when the config records on events.
     public var preRollBytes: Int?
 
-    public init(status: String, framesIn: Int, framesOut: Int, drops: [String: Int], filterFrames: Int, filterSeconds: Double,
-                filterMaxSeconds: Double, stills: Int, recording: Bool, storage: StorageMetrics, encoders: [EncoderInfo], restarts: Int,
-                uptime: Double) {
-        self.status = status
-        self.framesIn = framesIn
-        self.framesOut = framesOut
-        self.drops = drops
-        self.filterFrames = filterFrames
-        self.filterSeconds = filterSeconds
-        self.filterMaxSeconds = filterMaxSeconds
-        self.stills = stills
-        self.recording = recording
-        self.storage = storage
-        self.encoders = encoders
-        self.restarts = restarts
-        self.uptime = uptime
-    }
-
     /// One encoder in use.
     public struct EncoderInfo: Sendable, Equatable {
         /// What it encodes for: `video`, `mjpeg` (the live streams) or `record`.
@@ -63,12 +45,6 @@ public struct SessionMetrics: Sendable, Equatable {
         public var element: String
         /// The codec, e.g. `h264`.
         public var codec: String
-
-        public init(use: String, element: String, codec: String) {
-            self.use = use
-            self.element = element
-            self.codec = codec
-        }
     }
 }
 
@@ -88,16 +64,6 @@ public struct StorageMetrics: Sendable, Equatable {
     public var freeBytes: Int?
     /// Files deleted to keep within the storage budget.
     public var deletions: Int = 0
-
-    public init(recordingBytes: Int = 0, recordingsWritten: Int = 0, segmentsWritten: Int = 0, usedBytes: Int? = nil,
-                freeBytes: Int? = nil, deletions: Int = 0) {
-        self.recordingBytes = recordingBytes
-        self.recordingsWritten = recordingsWritten
-        self.segmentsWritten = segmentsWritten
-        self.usedBytes = usedBytes
-        self.freeBytes = freeBytes
-        self.deletions = deletions
-    }
 
     /// Bytes free to an unprivileged user on the file system holding `directory`; nil when it cannot be read.
     public static func freeBytes(at directory: String) -> Int? {

@@ -181,23 +181,24 @@ public final class RTSPServer: @unchecked Sendable {
         let descriptor = socket(address.contains(":") ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return "no socket" }
         defer { close(descriptor) }
-        var result: Int32 = -1
+        func bindTo<Address>(_ socketAddress: Address) -> Int32 {
+            withUnsafePointer(to: socketAddress) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<Address>.size)) }
+            }
+        }
+        let result: Int32
         if address.contains(":") {
             var socketAddress = sockaddr_in6()
             socketAddress.sin6_family = sa_family_t(AF_INET6)
             socketAddress.sin6_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET6, address, &socketAddress.sin6_addr)
-            result = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
-            }
+            result = bindTo(socketAddress)
         } else {
             var socketAddress = sockaddr_in()
             socketAddress.sin_family = sa_family_t(AF_INET)
             socketAddress.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, address, &socketAddress.sin_addr)
-            result = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            result = bindTo(socketAddress)
         }
         return result == 0 ? "GStreamer refused it" : String(cString: strerror(errno))
     }
