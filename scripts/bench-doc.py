@@ -69,9 +69,10 @@ def machine_line(machine, build=None, load_average=None):
     if path:
         available = machine.get("availablePaths")
         parts.append(f"SIMD path {path}" + (f" (this machine has {', '.join(available)})" if available else ""))
-    for anchor in ("libyuv", "ffmpeg", "opencv"):
-        if anchor in machine:
-            parts.append(f"{anchor} {machine[anchor]}" if machine[anchor] else f"no {anchor}")
+    for key, name in (("libyuv", "libyuv"), ("ffmpeg", "ffmpeg"), ("opencv", "OpenCV")):
+        if key in machine:
+            version = (machine[key] or "").removeprefix("ffmpeg version ").removeprefix("libyuv ")
+            parts.append(f"{name} ({version})" if version else f"no {name}")
     if build:
         parts.append(f"{build} build")
     if load_average is not None:
@@ -85,6 +86,13 @@ def cell(side):
     if side.get("medianMs") is None:
         return side.get("status", "-")
     return f"{number(side['medianMs'])} ±{number(side.get('spreadMs') or 0)}"
+
+
+def microseconds(side):
+    """A side's median and spread in microseconds, for work far below a millisecond."""
+    if side is None or side.get("medianMs") is None:
+        return (side or {}).get("status", "-")
+    return f"{number(side['medianMs'] * 1000)} ±{number((side.get('spreadMs') or 0) * 1000)}"
 
 
 def bench_blocks(data, path):
@@ -134,7 +142,7 @@ def bench_blocks(data, path):
         megabytes = held.get("heldBytes")
         analysis += ["", f"Pre-roll ring (5 s of a 2 Mbit/s, 30 fps stream, a key frame each second): "
                          f"{number(megabytes / 1e6) if megabytes is not None else '-'} MB held at most, "
-                         f"{cell(held.get('swiftcam'))} ms per frame appended."]
+                         f"{microseconds(held.get('swiftcam'))} µs per frame appended."]
     missing = [name for name in ANALYSIS if name not in found]
     if missing:
         raise DocError(f"{path}: no {', '.join(missing)} row; the analysis block needs both")
@@ -158,7 +166,8 @@ def paths_block(data, path):
                  for p in order]
         portable, sse2 = times.get("portable"), times.get("SSE2")
         share = portable / sse2 if portable is not None and sse2 else None
-        lines.append(f"| {row.get('name', '?')} | " + " | ".join(cells) + f" | {ratio(share)} |")
+        name = {"chain3": "3-chain", "chain6": "6-chain"}.get(row.get("name"), row.get("name", "?"))
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {ratio(share)} |")
     chain6 = next((row["ms"] for row in data["rows"] if row.get("name") == "chain6"), {})
     if chain6.get("AVX2") and chain6.get("AVX-512"):
         lines += ["", f"6-chain AVX2 / AVX-512: {ratio(chain6['AVX2'] / chain6['AVX-512'])}"]
@@ -189,7 +198,7 @@ def anchors_block(data, path):
     sepia = per_path.get("sepiaAnchor")
     sepia_times = next((row["ms"] for row in per_path.get("rows", []) if row.get("label") == "sepia"), None)
     if sepia and sepia_times:
-        lines += ["", f"Sepia on each SIMD path against {sepia['anchor']} ({number(sepia['anchorMs'])} ms): "
+        lines += ["", f"Sepia on each SIMD path against {sepia['anchor']}, {number(sepia['anchorMs'])} ms: "
                   + ", ".join(f"{p} {ratio(sepia['anchorMs'] / ms)}" for p, ms in sepia_times.items() if ms)
                   + " (above 1: SwiftCam is faster)."]
     return {"anchors": "\n".join(lines)}
@@ -259,7 +268,7 @@ def main():
     # From the last block to the first, so the earlier offsets stay valid.
     for name, (start, end) in sorted(found.items(), key=lambda item: -item[1][0]):
         if name in blocks:
-            text = text[:start] + "\n" + blocks[name] + "\n" + text[end:]
+            text = text[:start] + "\n\n" + blocks[name] + "\n\n" + text[end:]
     temporary = arguments.doc + f".tmp-{os.getpid()}"
     with open(temporary, "w", encoding="utf-8") as file:
         file.write(text)

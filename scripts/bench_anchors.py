@@ -313,7 +313,7 @@ def machine():
     ffmpeg = subprocess.run(["sh", "-c", "ffmpeg -hide_banner -version 2>/dev/null | head -1"], capture_output=True, text=True).stdout
     return {"cores": os.cpu_count(), "cpu": cpu, "simdPath": simd_path,
             "opencv": cv2.__version__ if cv2 is not None else None,
-            "ffmpeg": " ".join(ffmpeg.split()[:3]) or None,
+            "ffmpeg": ffmpeg.split()[2] if len(ffmpeg.split()) > 2 else None,
             "libyuv": "libyuv.so.0" if yuv is not None else None}
 
 
