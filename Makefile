@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-web load-web load-webrtc load-rtsp leaks-webrtc
+.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-doc bench-web load-web load-webrtc load-rtsp leaks-webrtc
 
 deps:
 	@bash scripts/deps.sh
@@ -75,6 +75,16 @@ storage-soak: deps
 # Installs Debian ffmpeg/libyuv0 and a venv with opencv-python-headless under .build when missing.
 bench-anchors: deps
 	@bash scripts/bench-anchors.sh
+
+# docs/benchmarks.md's measured tables regenerated on the release build (~8 min on 2 cores): swiftcam bench, filters-bench
+# --paths and the anchors write JSON to .build/bench-doc/, and scripts/bench-doc.py rewrites the tables from it (no dates).
+bench-doc: release
+	mkdir -p .build/bench-doc
+	$(RELEASE_BIN)/swiftcam bench --json .build/bench-doc/bench.json
+	$(RELEASE_BIN)/filters-bench --paths --json .build/bench-doc/paths.json
+	bash scripts/bench-anchors.sh --json .build/bench-doc/anchors.json
+	python3 scripts/bench-doc.py --bench .build/bench-doc/bench.json --paths .build/bench-doc/paths.json \
+		--anchors .build/bench-doc/anchors.json
 
 # The camera page's glass-to-glass latency on loopback (WebRTC and MJPEG, 640x480@30, release host, headless
 # Chromium in a network namespace with only lo): p50/p95 (~1 min after the builds).

@@ -7,8 +7,12 @@ frame SwiftCam reads (FILTERS_BENCH_INPUT): smooth gradients, edges and sensor-l
 SwiftCam and OpenCV/libyuv: best batch mean (filters-bench's rule; the machine may be shared).
 ffmpeg: (wall time of N frames through the filter − the same through `null`) / N, best of two runs,
 `-threads 1 -filter_threads 1`. Ratio = best anchor ms / SwiftCam ms: above 1, SwiftCam is faster.
+
+`--json FILE` also writes the tables as JSON (the machine, no date) for scripts/bench-doc.py.
 """
+import argparse
 import ctypes
+import json
 import os
 import re
 import subprocess
@@ -248,7 +252,7 @@ PATH_ROWS = [("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 s
              ("6-chain", "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert")]
 
 
-def per_path(anchors):
+def per_path(anchors, result):
     env = dict(os.environ, FILTERS_BENCH_INPUT=paths["RGBA"])
     out = subprocess.run([BENCH, "--paths", "--tsv", "RGBA", *[text for _, text in PATH_ROWS]], env=env,
                          capture_output=True, text=True, check=True).stdout
@@ -280,9 +284,49 @@ def per_path(anchors):
         name, ms = anchors["sepia"]
         print(f"{name} {ms:.2f} ms: " + ", ".join(f"{p} {ms / times[('sepia', p)]:.2f}×" for p in order)
               + " (> 1: SwiftCam faster)")
+    result["perPath"] = {
+        "memcpyMs": copy, "paths": order,
+        "rows": [{"label": label, "chain": text, "ms": {p: times[(text, p)] for p in order}} for label, text in PATH_ROWS],
+        "sepiaAnchor": {"anchor": anchors["sepia"][0], "anchorMs": anchors["sepia"][1]} if "sepia" in anchors else None,
+    }
+
+
+def finite(value):
+    """The same structure with every time that was not measured (NaN) as null, which JSON can carry."""
+    if isinstance(value, float):
+        return value if value == value and abs(value) != float("inf") else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [finite(item) for item in value]
+    return value
+
+
+def machine():
+    """Where the run was: cores, CPU, SwiftCam's SIMD path and the anchors' versions."""
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), cpu)
+    except OSError:
+        pass
+    ffmpeg = subprocess.run(["sh", "-c", "ffmpeg -hide_banner -version 2>/dev/null | head -1"], capture_output=True, text=True).stdout
+    return {"cores": os.cpu_count(), "cpu": cpu, "simdPath": simd_path,
+            "opencv": cv2.__version__ if cv2 is not None else None,
+            "ffmpeg": ffmpeg.split()[2] if len(ffmpeg.split()) > 2 else None,
+            "libyuv": "libyuv.so.0" if yuv is not None else None}
 
 
 def main():
+    parser = argparse.ArgumentParser(description="SwiftCam's filters beside libyuv, ffmpeg and OpenCV")
+    parser.add_argument("--json", metavar="FILE", help="also write the tables as JSON to FILE")
+    arguments = parser.parse_args()
+    if arguments.json:  # before the run: a file that cannot be written costs a moment, not the whole table
+        try:
+            open(arguments.json + f".tmp-{os.getpid()}", "w").close()
+            os.remove(arguments.json + f".tmp-{os.getpid()}")
+        except OSError as error:
+            sys.exit(f"bench-anchors: cannot write {arguments.json}: {error.strerror}")
     swift = {}
     for fmt in ("RGBA", "I420", "NV12"):
         specs = sorted({text for _, f, text, _ in ROWS if f == fmt})
@@ -307,20 +351,34 @@ def main():
     print()
     print(f"| filter | SwiftCam ms (×memcpy) | best anchor | anchor ms | ratio |")
     print(f"|---|---|---|---|---|")
+    rows = []
     for label, fmt, text, keys in ROWS:
         ms = swift.get((fmt, text), float("nan"))
         copy = swift[(fmt, "memcpy")]
         found = [anchors[k] for k in keys if k in anchors and same_job(k)]
         others = [anchors[k] for k in keys if k in anchors and not same_job(k)]
+        row = {"label": label, "format": fmt, "chain": text, "swiftcamMs": ms, "anchor": None, "anchorMs": None,
+               "forScale": [{"anchor": name, "anchorMs": anchor} for name, anchor in others]}
         if found:
             name, anchor = min(found, key=lambda a: a[1])
+            row.update(anchor=name, anchorMs=anchor)
             line = f"| {label} | {ms:.2f} ({ms / copy:.1f}×) | {name} | {anchor:.2f} | {anchor / ms:.2f}× |"
         else:
             line = f"| {label} | {ms:.2f} ({ms / copy:.1f}×) | — | — | — |"
+        rows.append(row)
         print(line)
         for name, anchor in others:
             print(f"| ↳ for scale | | {name} | {anchor:.2f} | {anchor / ms:.2f}× |")
-    per_path(anchors)
+    result = {"tool": "make bench-anchors", "width": W, "height": H,
+              "memcpyMs": {fmt: swift[(fmt, "memcpy")] for fmt in ("RGBA", "I420", "NV12")}, "rows": rows}
+    per_path(anchors, result)
+    if arguments.json:
+        result["machine"] = machine()
+        temporary = arguments.json + f".tmp-{os.getpid()}"
+        with open(temporary, "w", encoding="utf-8") as out:
+            json.dump(finite(result), out, indent=1, ensure_ascii=False, allow_nan=False)
+            out.write("\n")
+        os.replace(temporary, arguments.json)
 
 
 if __name__ == "__main__":

@@ -190,6 +190,9 @@ bench() {
   measured=$(grep -c '"status" : "measured"' "$json" || true)
   skipped=$(grep -c '"status" : "skipped"' "$json" || true)
   echo "ok: bench.json has every case at $sizes sizes ($measured sides measured, $skipped skipped with a reason)"
+  # docs/benchmarks.md's tables are made from this JSON by scripts/bench-doc.py: it renders this fresh one and finds
+  # every marker pair in the document (make bench-doc writes them from the release build).
+  python3 scripts/bench-doc.py --check --bench "$json" || { echo "FAIL: scripts/bench-doc.py --check"; exit 1; }
   rm -rf "$dir"
 }
 

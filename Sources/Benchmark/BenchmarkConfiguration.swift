@@ -88,13 +88,21 @@ public struct BenchmarkMachine: Sendable, Equatable, Codable {
     /// The one-minute load average when the run started: above about half the cores, other work shared the CPU
     /// and the numbers (the scaling rows most of all) are noisy.
     public var load: Double
+    /// The SIMD path Filters ran on unless a row names another, as Filters prints it ("AVX-512"); nil in a report
+    /// written before the field existed.
+    public var simdPath: String?
+    /// Every SIMD path this machine has, narrowest first ("portable", "SSE2", …); nil in an older report.
+    public var availablePaths: [String]?
 
     /// A description given field by field (tests, other machines).
-    public init(cores: Int, cpu: String, gstreamer: String, load: Double = 0) {
+    public init(cores: Int, cpu: String, gstreamer: String, load: Double = 0, simdPath: String? = nil,
+                availablePaths: [String]? = nil) {
         self.cores = cores
         self.cpu = cpu
         self.gstreamer = gstreamer
         self.load = load
+        self.simdPath = simdPath
+        self.availablePaths = availablePaths
     }
 
     /// The one-minute load average. Calls `getloadavg`.

@@ -113,7 +113,8 @@ public struct BenchmarkRunner: Sendable {
             }
         }
         return BenchmarkReport(date: BenchmarkReport.today, machine: BenchmarkMachine(
-            cores: BenchmarkMachine.cores, cpu: BenchmarkMachine.cpuModel, gstreamer: GStreamer.versionString, load: load),
+            cores: BenchmarkMachine.cores, cpu: BenchmarkMachine.cpuModel, gstreamer: GStreamer.versionString, load: load,
+            simdPath: SIMDPath.best.description, availablePaths: SIMDPath.available.map(\.description)),
             frames: configuration.frames, repetitions: configuration.repetitions, rows: rows, baselines: baselines)
     }
 

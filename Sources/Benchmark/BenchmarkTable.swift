@@ -7,7 +7,7 @@ extension BenchmarkReport {
     public func table() -> String {
         var lines = [
             "swiftcam bench: \(date), \(machine.cores) cores, \(machine.cpu), \(machine.gstreamer), \(build) build, "
-                + "Filters SIMD path \(SIMDPath.best), load \(Self.number(machine.load)) at start",
+                + "Filters SIMD path \(machine.simdPath ?? SIMDPath.best.description), load \(Self.number(machine.load)) at start",
             "ms/frame = median of \(repetitions) repetitions x \(frames) frames, ± half their range, "
                 + "appsrc ! identity ! fakesink baseline subtracted; speed-up = C / SwiftCam",
         ]

@@ -102,7 +102,7 @@ if let chain6 = try? FilterChain(parsing: chain6Text) { entries.append((chain6Te
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
     print("""
-        usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12] [--threads T]] [--paths] [--tsv FORMAT CHAIN…]
+        usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12] [--threads T]] [--paths [--json FILE]] [--tsv FORMAT CHAIN…]
 
         Times every filter and the 3- and 6-filter chains at 1920x1080, RGBA and NV12, in ms/frame beside a
         memcpy of the same frame, then frames from memory (stream) and at a camera's 30 fps (paced), all threads
@@ -110,7 +110,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
         times on one thread (--threads T: T, 0 = all) without timing (for valgrind --tool=callgrind, perf record); --tsv prints '# SIMD path NAME', then
         FORMAT<TAB>CHAIN<TAB>ms for each chain text (for make bench-anchors); --paths alone
         times the main filters (RGBA) on every SIMD path this machine has, with --tsv each chain on every path (a fourth
-        column names it). SWIFTCAM_SIMD=portable, sse2 or avx2 forces that path (avx2 is needed under valgrind). Build with 'swift build -c release' first.
+        column names it); --paths --json FILE also writes that table as JSON (for scripts/bench-doc.py). SWIFTCAM_SIMD=portable, sse2 or avx2 forces that path (avx2 is needed under valgrind). Build with 'swift build -c release' first.
         """)
     exit(0)
 }
@@ -135,6 +135,20 @@ if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count
 }
 let everyPath = arguments.contains("--paths")
 arguments.removeAll { $0 == "--paths" }
+var jsonPath: String?
+if let index = arguments.firstIndex(of: "--json") {
+    guard everyPath, index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
+        _ = "filters-bench: --json FILE goes with --paths\n".withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        exit(64)
+    }
+    jsonPath = arguments[index + 1]
+    arguments.removeSubrange(index...(index + 1))
+    // Before the run, not after it: a file that cannot be written costs a moment, not the whole table.
+    if let problem = PathsJSON.problemWriting(jsonPath ?? "") {
+        _ = "filters-bench: cannot write \(jsonPath ?? ""): \(problem)\n".withCString { write(STDERR_FILENO, $0, strlen($0)) }
+        exit(73)
+    }
+}
 // `filters-bench --tsv FORMAT CHAIN…` times each chain text (or `lut17`, the in-memory cube) on FORMAT,
 // one thread, and prints `format<TAB>chain<TAB>ms` lines, memcpy first: for scripts/bench-anchors.py.
 if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gstName: arguments[1]) {
@@ -200,6 +214,15 @@ if everyPath {
     }
     if let avx2 = best["chain6|AVX2"], let avx512 = best["chain6|AVX-512"] {
         print("chain6 AVX2 / AVX-512: \(String(format: avx2 / avx512))×")
+    }
+    if let jsonPath {
+        let text = PathsJSON.text(memcpy: copy, paths: paths, rows: main.map { name, chain in
+            (name, chain, paths.map { best["\(name)|\($0)"] ?? .nan })
+        })
+        if let problem = PathsJSON.write(text, to: jsonPath) {
+            _ = "filters-bench: cannot write \(jsonPath): \(problem)\n".withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            exit(73)
+        }
     }
     exit(0)
 }

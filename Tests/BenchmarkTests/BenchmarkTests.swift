@@ -90,7 +90,8 @@ struct BenchmarkTests {
         let frei0r = BenchmarkVariant("frei0r-filter-vignette", input: "RGBA", pipeline: "frei0r-filter-vignette")
         let fast = try #require(BenchmarkStatistics(samples: [1.5, 1.0, 2.0]))
         let slow = try #require(BenchmarkStatistics(samples: [12.5, 13.5, 13.0]))
-        return BenchmarkReport(date: "2025-01-02", machine: BenchmarkMachine(cores: 2, cpu: "Test CPU", gstreamer: "GStreamer 1.22.0"),
+        return BenchmarkReport(date: "2025-01-02", machine: BenchmarkMachine(cores: 2, cpu: "Test CPU", gstreamer: "GStreamer 1.22.0",
+                                                                                       simdPath: "AVX2", availablePaths: ["portable", "SSE2", "AVX2"]),
                                frames: 10, repetitions: 3, rows: [
             BenchmarkRow(BenchmarkCase(id: "sepia", title: "sepia vs coloreffects", subject: swift, reference: c), size: size,
                          swiftcam: BenchmarkMeasurement(swift, outcome: .measured(fast), baseline: 0.5),
@@ -141,6 +142,20 @@ struct BenchmarkTests {
         #expect(text.contains("\"medianMs\" : 1"))
         let decoded = try BenchmarkReport.decode(json: text)
         #expect(decoded == report)
+    }
+
+    /// scripts/bench-doc.py prints the machine line from these fields; a report written without them still reads.
+    @Test func jsonCarriesTheSIMDPathAndOlderReportsStillRead() throws {
+        let report = try Self.sampleReport()
+        let text = try report.json()
+        #expect(text.contains("\"simdPath\" : \"AVX2\""))
+        #expect(text.contains("\"availablePaths\" : ["))
+        var older = report
+        older.machine.simdPath = nil
+        older.machine.availablePaths = nil
+        let olderText = try older.json()
+        #expect(!olderText.contains("simdPath") && !olderText.contains("availablePaths"))
+        #expect(try BenchmarkReport.decode(json: olderText) == older)
     }
 
     @Test func sizesParse() {
