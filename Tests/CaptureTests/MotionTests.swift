@@ -1,3 +1,4 @@
+import Analysis
 import Filters
 import Foundation
 import Testing

@@ -96,10 +96,10 @@ struct FilterPluginTests {
     /// A copy whose stamp names another SwiftCam is refused, by file and version, before GStreamer loads it.
     @Test func pluginOfAnotherVersionIsRefused() throws {
         let original = try Data(contentsOf: URL(fileURLWithPath: #require(Self.plugin)))
-        let stamp = Data("SwiftCam filter plugin ABI 1, SwiftCam \(SwiftFilterElement.version)\0".utf8)
+        let stamp = Data("SwiftCam filter plugin ABI 2, SwiftCam \(SwiftFilterElement.version)\0".utf8)
         let range = try #require(original.range(of: stamp))
         var patched = original
-        var replacement = Data("SwiftCam filter plugin ABI 1, SwiftCam 9.9.9\0".utf8)
+        var replacement = Data("SwiftCam filter plugin ABI 2, SwiftCam 9.9.9\0".utf8)
         replacement.append(Data(count: max(0, stamp.count - replacement.count)))
         patched.replaceSubrange(range, with: replacement)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-old-plugin-\(getpid())")
