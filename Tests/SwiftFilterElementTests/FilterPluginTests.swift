@@ -1,3 +1,4 @@
+import Analysis
 import Filters
 import Foundation
 import SwiftFilterElement
@@ -24,6 +25,35 @@ struct FilterPluginTests {
         #expect(duotone.parameters.map(\.key) == ["dark", "light", "intensity"])
         #expect(duotone.parameters[0].kind == .number(0...360) && duotone.parameters[0].unit == "°")
         #expect(FilterCatalog.info(named: "emboss")?.parameters.map(\.key) == ["strength"])
+    }
+
+    /// The plugin's analyser, registered as the host loads the plugin: its options declared through the C table and
+    /// checked like a built-in's, its frames and events crossing the table. The mean of the visible bytes (never the
+    /// rows' padding) crossing the level by more than the hysteresis makes one event each way.
+    @Test func brightnessAnalyserCrossesItsLevelWithHysteresis() throws {
+        let kind = try #require(AnalyzerRegistry.kind(named: "brightness"))
+        #expect(kind.options.map(\.name) == ["level", "hysteresis"])
+        do {
+            _ = try AnalyzerRegistry.make("brightness", options: AnalyzerOptions(["level": .number(300)]))
+            Issue.record("level 300 was accepted")
+        } catch {
+            #expect(error.key == "level" && error.reason.contains("outside 0…255"), "\(error)")
+        }
+        let analyzer = try AnalyzerRegistry.make("brightness", options: AnalyzerOptions(["level": .number(100), "hysteresis": .number(10)]))
+        #expect(analyzer.name == "brightness")
+        // 7 × 3 visible bytes of `mean`, rows 9 apart whose two padding bytes are 255: counted, they would lift the
+        // mean of 105 past 110.
+        func frame(_ mean: UInt8, _ index: Int) -> AnalysisFrame {
+            var bytes = [UInt8](repeating: 255, count: 9 * 3)
+            for row in 0..<3 { for x in 0..<7 { bytes[row * 9 + x] = mean } }
+            return AnalysisFrame(time: UInt64(index) * 1000, index: index,
+                                 luma: LumaPlane(width: 7, height: 3, stride: 9, isFullRange: false, bytes: bytes))
+        }
+        let means: [UInt8] = [50, 105, 115, 120, 95, 85, 111]
+        let events = means.enumerated().flatMap { analyzer.analyze(frame($1, $0)) }
+        #expect(events.map(\.name) == ["brightness start", "brightness end", "brightness start"])
+        #expect(events.map(\.time) == [2000, 5000, 6000])
+        #expect(events.allSatisfy { $0.area == nil && $0.box == nil })
     }
 
     @Test func grammarValidatesAndPrintsItsFilters() throws {
