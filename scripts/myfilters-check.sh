@@ -91,6 +91,13 @@ out=$(timeout 120 "$bin/swiftcam" run "$work/bright.json" --no-control 2>"$work/
 grep -q "^event brightness start " <<<"$out" || fail "no brightness start event on stdout: $out"
 grep -q "^event brightness end " <<<"$out" || fail "no brightness end event on stdout: $out"
 echo "ok: the host runs the plugin's brightness analyser: $(grep -c '^event brightness' <<<"$out") events on stdout"
+# Found on GStreamer's plugin path instead of named by the config: its analyser is known just the same.
+sed 's|"plugins": \["mine/libgstmyfilters.so"\], ||' "$work/bright.json" >"$work/bright-path.json"
+GST_PLUGIN_PATH="$work/mine" GST_REGISTRY="$work/registry-mine.bin" "$bin/swiftcam" validate "$work/bright-path.json" >/dev/null \
+  || fail "swiftcam validate did not know brightness from the plugin on GST_PLUGIN_PATH"
+if log=$(env -u GST_PLUGIN_PATH "$bin/swiftcam" validate "$work/bright-path.json" 2>&1); then fail "brightness was known without the plugin"; fi
+grep -q 'analyze\[0\]: no analyser "brightness"' <<<"$log" || fail "without the plugin, validate did not name analyze[0]: $log"
+echo "ok: the plugin's analyser is known when the plugin is on GST_PLUGIN_PATH, and unknown without it"
 sed 's/"level": 120/"level": 300/' "$work/bright.json" >"$work/bright-bad.json"
 if log=$("$bin/swiftcam" validate "$work/bright-bad.json" 2>&1); then fail "swiftcam validate accepted brightness level 300"; fi
 grep -q 'analyze\[0\]\.brightness\.level: 300' <<<"$log" || fail "swiftcam validate did not name analyze[0].brightness.level: $log"
