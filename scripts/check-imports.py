@@ -10,6 +10,8 @@ Only the bindings (`GStreamer`), the element (`SwiftFilterElement`, and `FilterP
 table a user's plugin of filters links: the element's other half) and the C modules may declare `CGStreamer`; tests
 may, to make stand-in elements. Everywhere else a GObject reference, a signal connection and a main loop go through
 `ObjectReference`, `SignalConnection` and `MainContextThread`, so their raw calls are refused outside those modules.
+The modules a user's plugin links beside FilterPlugin (`Filters`, `Analysis`: the analysis contract) and `Camera` stay
+free of GStreamer: none of them may declare `GStreamer` or `CGStreamer`, nor depend on a module that does.
 Usage: scripts/check-imports.py (from anywhere; reads `swift package dump-package`). Exit 1 lists each stray import.
 """
 import json
@@ -26,6 +28,8 @@ IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:public |package |internal |fileprivate 
 
 # The modules that may call GStreamer's C API directly.
 BINDINGS = {"GStreamer", "SwiftFilterElement", "FilterPlugin"}
+# The modules that must not reach GStreamer, directly or through a dependency.
+GSTREAMER_FREE = {"Filters", "Analysis", "Camera"}
 # GLib's reference, signal and main-loop calls: one owner type each in GStreamer/GLib.
 OWNERSHIP = re.compile(r"\b(g_object_ref|g_object_ref_sink|g_object_unref|gst_object_ref|gst_object_unref|g_signal_connect\w*"
                        r"|g_signal_handler_disconnect|g_main_loop_\w+|g_main_context_(?:new|ref|unref|push_thread_default"
@@ -35,6 +39,20 @@ root = pathlib.Path(__file__).resolve().parent.parent
 package = json.loads(subprocess.run(["swift", "package", "dump-package"], cwd=root, check=True,
                                     capture_output=True, text=True).stdout)
 stray = []
+targets = {target["name"]: target for target in package["targets"]}
+
+
+def reaches_gstreamer(name, seen=()):
+    target = targets.get(name)
+    if target is None or name in seen:
+        return False
+    names = {next(iter(dependency.values()))[0] for dependency in target["dependencies"]}
+    return bool(names & {"GStreamer", "CGStreamer"}) or any(reaches_gstreamer(n, seen + (name,)) for n in names)
+
+
+for name in sorted(GSTREAMER_FREE):
+    if reaches_gstreamer(name):
+        stray.append(f"Package.swift: target {name} reaches GStreamer; it must stay GStreamer-free (a plugin links it)")
 for target in package["targets"]:
     if target["type"] == "system":
         continue

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Builds Examples/MyFilters as a user's package (its own build folder, SwiftCam as a dependency by URL and version,
 # without the NativeSIMD trait) and checks its plugin, libgstmyfilters.so: from plain gst-launch-1.0 with pixel checks on RGBA and NV12, in
-# `swiftcam filters`, through the host's loader (FilterPluginTests: fusion, pixels, a copy stamped with another SwiftCam
-# version), and a wrongly stamped copy refused by gst-launch-1.0 and `swiftcam validate` with a clear message.
+# `swiftcam filters`, through the host's loader (FilterPluginTests: fusion, pixels, the brightness analyser, a copy
+# stamped with another SwiftCam version), its analyser run by the host on a scene that crosses its level and a bad
+# option of it refused by `swiftcam validate`, and a wrongly stamped copy refused by gst-launch-1.0 and `swiftcam
+# validate` with a clear message. The plugin stays in .build/myfilters for the page's tests (scripts/test.sh web).
 # Usage: myfilters-check.sh (after `swift build --build-tests`, as make test runs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,15 +80,39 @@ run=$(timeout 120 "$bin/swiftcam" run "$work/mine.json" --no-control 2>&1) || fa
 grep -q 'chain "duotone dark=200 | emboss"' <<<"$run" || fail "swiftcam run did not run the plugin's chain: $run"
 echo "ok: a config's plugins are loaded by the host, which runs their filters"
 
+# The plugin's analyser run by the host: videotestsrc's blink pattern shows black and white frames in turn, so the
+# mean luma crosses any level both ways and the host prints brightness start and end events on stdout.
+printf '%s\n' '{"plugins": ["mine/libgstmyfilters.so"], "sources": [{"kind": "test", "pattern": "blink"}], "preview": "none",' \
+  '"frames": 30, "caps": {"width": 160, "height": 120, "format": "NV12"}, "analyze": [{"brightness": {"level": 120, "hysteresis": 20}}]}' \
+  >"$work/bright.json"
+"$bin/swiftcam" validate "$work/bright.json" >/dev/null || fail "swiftcam validate refused analyze: [{brightness: …}] from the plugin"
+out=$(timeout 120 "$bin/swiftcam" run "$work/bright.json" --no-control 2>"$work/bright.err") \
+  || fail "swiftcam run with the plugin's analyser failed: $(cat "$work/bright.err")"
+grep -q "^event brightness start " <<<"$out" || fail "no brightness start event on stdout: $out"
+grep -q "^event brightness end " <<<"$out" || fail "no brightness end event on stdout: $out"
+echo "ok: the host runs the plugin's brightness analyser: $(grep -c '^event brightness' <<<"$out") events on stdout"
+# Found on GStreamer's plugin path instead of named by the config: its analyser is known just the same.
+sed 's|"plugins": \["mine/libgstmyfilters.so"\], ||' "$work/bright.json" >"$work/bright-path.json"
+GST_PLUGIN_PATH="$work/mine" GST_REGISTRY="$work/registry-mine.bin" "$bin/swiftcam" validate "$work/bright-path.json" >/dev/null \
+  || fail "swiftcam validate did not know brightness from the plugin on GST_PLUGIN_PATH"
+if log=$(env -u GST_PLUGIN_PATH "$bin/swiftcam" validate "$work/bright-path.json" 2>&1); then fail "brightness was known without the plugin"; fi
+grep -q 'analyze\[0\]: no analyser "brightness"' <<<"$log" || fail "without the plugin, validate did not name analyze[0]: $log"
+echo "ok: the plugin's analyser is known when the plugin is on GST_PLUGIN_PATH, and unknown without it"
+sed 's/"level": 120/"level": 300/' "$work/bright.json" >"$work/bright-bad.json"
+if log=$("$bin/swiftcam" validate "$work/bright-bad.json" 2>&1); then fail "swiftcam validate accepted brightness level 300"; fi
+grep -q 'analyze\[0\]\.brightness\.level: 300' <<<"$log" || fail "swiftcam validate did not name analyze[0].brightness.level: $log"
+[ "$(wc -l <<<"$log")" -eq 1 ] || fail "swiftcam validate said more than one line: $log"
+echo "ok: swiftcam validate refuses a bad option of the plugin's analyser in one line: $log"
+
 SWIFTCAM_MYFILTERS_PLUGIN="$plugin" swift test --skip-build --filter SwiftFilterElementTests.FilterPluginTests
 
 # A copy stamped with another SwiftCam version: refused before it is loaded, with the file and both versions.
 python3 - "$plugin" "$work/old/libgstmyfilters.so" "$version" <<'PY'
 import sys
 data = open(sys.argv[1], 'rb').read()
-stamp = f"SwiftCam filter plugin ABI 1, SwiftCam {sys.argv[3]}\0".encode()
+stamp = f"SwiftCam filter plugin ABI 2, SwiftCam {sys.argv[3]}\0".encode()
 assert data.count(stamp) == 1, "the plugin has no stamp"
-open(sys.argv[2], 'wb').write(data.replace(stamp, b"SwiftCam filter plugin ABI 1, SwiftCam 9.9.9\0".ljust(len(stamp), b"\0")))
+open(sys.argv[2], 'wb').write(data.replace(stamp, b"SwiftCam filter plugin ABI 2, SwiftCam 9.9.9\0".ljust(len(stamp), b"\0")))
 PY
 cp "$bin/libgstswiftfilter.so" "$work/old/"
 if log=$(GST_PLUGIN_PATH="$work/old" GST_REGISTRY="$work/registry-old.bin" env -u LD_LIBRARY_PATH gst-launch-1.0 \
@@ -95,7 +121,7 @@ if log=$(GST_PLUGIN_PATH="$work/old" GST_REGISTRY="$work/registry-old.bin" env -
 fi
 grep -q "was built against SwiftCam 9.9.9, but this is SwiftCam $version; rebuild the plugin against $version" <<<"$log" \
   || fail "gst-launch-1.0 did not say why the 9.9.9 plugin was refused: $log"
-printf '{"plugins": ["old/libgstmyfilters.so"], "sources": [{"kind": "test"}], "filter": "duotone", "frames": 1}\n' >"$work/old.json"
+printf '{"plugins": ["old/libgstmyfilters.so"], "sources": [{"kind": "test"}], "filter": "duotone", "frames": 1, "analyze": [{"brightness": {}}]}\n' >"$work/old.json"
 if log=$("$bin/swiftcam" validate "$work/old.json" 2>&1); then fail "swiftcam validate accepted a plugin stamped 9.9.9"; fi
 grep -q "plugins\[0\].*built against SwiftCam 9.9.9" <<<"$log" || fail "swiftcam validate did not name the plugin and versions: $log"
 echo "ok: a plugin built against another SwiftCam is refused with its file and both versions (gst-launch-1.0, swiftcam validate)"

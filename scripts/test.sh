@@ -91,6 +91,9 @@ web() {
   # namespace whose only interface is lo, so no ICE candidate or check can reach another address of this machine, and a
   # PID namespace, so whatever the tests leave running (a chromedriver of a test killed mid-way) ends with them.
   step "the camera page in headless Chromium, in a network namespace with only lo"
+  # The page's plugin test loads Examples/MyFilters' plugin, which the plugin stage builds (before this one in a whole
+  # run); without it that test is skipped and says so.
+  [ -f .build/myfilters/debug/libgstmyfilters.so ] || echo "note: .build/myfilters/debug/libgstmyfilters.so is not built (scripts/test.sh myfilters): the plugin page test is skipped"
   # The independent WebRTC client (aiortc from PyPI) of IndependentClientTests, in a venv under .build, made once
   # (out here: the namespace has no network).
   local venv=.build/webrtc-venv
@@ -241,6 +244,7 @@ case "$what" in
   bench) swift build; bench ;;
   hardware) swift build --build-tests; hardware ;;
   fuzz) fuzz ;;
-  all) unit; web; plugin; bench; hardware; asan; fuzz; tsan ;;
+  # plugin before web: it builds Examples/MyFilters (.build/myfilters), whose filters the page test lists and applies.
+  all) unit; plugin; web; bench; hardware; asan; fuzz; tsan ;;
   *) echo "usage: $0 [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
 esac

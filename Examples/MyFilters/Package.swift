@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// A user's own filters, built into their own GStreamer plugin, libgstmyfilters.so. A package of yours depends on
+// A user's own filters and analyser, built into their own GStreamer plugin, libgstmyfilters.so. A package of yours depends on
 // SwiftCam by URL and version, without SwiftCam's default `NativeSIMD` trait (its AVX builds use compiler flags
 // SwiftPM does not allow in a dependency; your plugin's filters run inside the host's SwiftCam, which has them):
 //
@@ -30,6 +30,7 @@ let package = Package(
         .target(name: "MyFilters", dependencies: [
             .product(name: "Filters", package: "SwiftCam"),
             .product(name: "FilterPlugin", package: "SwiftCam"),
+            .product(name: "Analysis", package: "SwiftCam"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,7 +1,8 @@
 // The plugin side of a filter plugin: a user's package links this module into its own GStreamer plugin
 // (libgstNAME.so) and returns `FilterPlugin.descriptor(…)` from `gst_plugin_NAME_get_desc`. The process's
 // `swiftfilter` (SwiftFilterElement) finds the plugin in GStreamer's registry, checks its stamp and reads the C table
-// made here; nothing Swift crosses between the two copies of Filters.
+// made here; nothing Swift crosses between the two copies of Filters (and of Analysis, for the plugin's analysers).
+public import Analysis
 import CFilterPlugin
 import CGStreamer
 public import Filters
@@ -9,14 +10,16 @@ import Synchronization
 
 /// Builds the GStreamer plugin that carries your filters.
 public enum FilterPlugin {
-    /// GStreamer's descriptor of a plugin whose filters are `filters`; return it from `gst_plugin_NAME_get_desc`,
-    /// where NAME is the plugin's file name without `libgst` and `.so`. The first call fixes the plugin's contents.
+    /// GStreamer's descriptor of a plugin whose filters are `filters` and whose analysers (for the host's `"analyze"`)
+    /// are `analyzers`; return it from `gst_plugin_NAME_get_desc`, where NAME is the plugin's file name without
+    /// `libgst` and `.so`. The first call fixes the plugin's contents.
     public static func descriptor(name: String, summary: String, version: String = "1.0", license: String = "MIT/X11",
-                                  filters: [any Filter.Type]) -> UnsafeRawPointer {
+                                  filters: [any Filter.Type], analyzers: [AnalyzerKind] = []) -> UnsafeRawPointer {
         exported.withLock { state in
             if let descriptor = state.descriptor { return descriptor }
-            let table = makeTable(filters)
+            let table = makeTable(filters, analyzers: analyzers)
             state.types = filters
+            state.analyzers = analyzers
             state.table = table
             var major: guint = 0, minor: guint = 0, micro: guint = 0, nano: guint = 0
             gst_version(&major, &minor, &micro, &nano)
@@ -33,16 +36,17 @@ public enum FilterPlugin {
 }
 
 /// What this plugin exports; made once, then only read. The table and descriptor live as long as the process.
-private struct Exported: @unchecked Sendable {
+struct Exported: @unchecked Sendable {
     var types: [any Filter.Type] = []
+    var analyzers: [AnalyzerKind] = []
     var table: UnsafeMutablePointer<SwiftCamFilterPlugin>?
     var descriptor: UnsafeRawPointer?
 }
 
-private let exported = Mutex(Exported())
+let exported = Mutex(Exported())
 
 /// A C string for the process's lifetime (the descriptor and table are never freed).
-private func keep(_ text: String) -> UnsafePointer<CChar> {
+func keep(_ text: String) -> UnsafePointer<CChar> {
     UnsafePointer(strdup(text))
 }
 
@@ -63,7 +67,7 @@ private let pluginInit: @convention(c) (OpaquePointer?) -> gboolean = { plugin i
 /// `G_TYPE_STRING`: a macro over a fundamental type number, which Swift does not import.
 private let stringType = GType(16 << 2)
 
-private func makeTable(_ types: [any Filter.Type]) -> UnsafeMutablePointer<SwiftCamFilterPlugin> {
+private func makeTable(_ types: [any Filter.Type], analyzers: [AnalyzerKind]) -> UnsafeMutablePointer<SwiftCamFilterPlugin> {
     let descriptors = UnsafeMutablePointer<SwiftCamFilterDescriptor>.allocate(capacity: max(1, types.count))
     for (index, type) in types.enumerated() {
         let info = type.info
@@ -89,7 +93,8 @@ private func makeTable(_ types: [any Filter.Type]) -> UnsafeMutablePointer<Swift
             parameters: parameters, create: createInstance, destroy: destroyInstance, point_steps: pointSteps, apply: applyFrame)
     }
     let table = UnsafeMutablePointer<SwiftCamFilterPlugin>.allocate(capacity: 1)
-    table.initialize(to: SwiftCamFilterPlugin(stamp: CFilterPlugin_stamp(), filter_count: Int32(types.count), filters: descriptors))
+    table.initialize(to: SwiftCamFilterPlugin(stamp: CFilterPlugin_stamp(), filter_count: Int32(types.count), filters: descriptors,
+                                              analyzer_count: Int32(analyzers.count), analyzers: analyzerTable(analyzers)))
     return table
 }
 

@@ -1,3 +1,4 @@
+import Analysis
 import CFilterPlugin
 import CGStreamer
 public import Filters
@@ -32,7 +33,8 @@ public enum FilterPluginError: Error, Equatable, CustomStringConvertible {
 }
 
 /// Loads filter plugins (libgstNAME.so built with the FilterPlugin module) and registers their filters in the
-/// process's ``FilterRegistry``, so chains, `swiftcam filters` and the page know them like built-ins.
+/// process's ``FilterRegistry``, so chains, `swiftcam filters` and the page know them like built-ins, and their
+/// analysers in the ``AnalyzerRegistry``, so a config's `"analyze"` names and checks them like `motion`.
 ///
 /// A plugin's stamp (its SwiftCam version) is read from the file before GStreamer loads it, and again from its table,
 /// so a plugin built against another SwiftCam is refused before any of its code runs here.
@@ -129,8 +131,13 @@ public enum FilterPlugins {
         }
     }
 
+    /// The SwiftCam version in a stamp, and its table's ABI when that is not this build's (the same version with
+    /// another table would otherwise read as no difference at all).
     private static func version(in stamp: String) -> String {
-        stamp.split(separator: " ").last.map(String.init) ?? stamp
+        let version = stamp.split(separator: " ").last.map(String.init) ?? stamp
+        let abi = { (text: String) in text.dropFirst(SWIFTCAM_FILTER_PLUGIN_STAMP_PREFIX.count).prefix { $0 != "," } }
+        let host = String(cString: CFilterPlugin_stamp())
+        return abi(stamp) == abi(host) ? version : "\(version) (plugin table \(abi(stamp)))"
     }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
@@ -184,6 +191,14 @@ public enum FilterPlugins {
                 let registration = PluginFilterFactory.registration(descriptor, index: Int32(index))
                 try FilterRegistry.registerShared(registration)
                 names.append(registration.info.name)
+            } catch {
+                firstError = firstError ?? .registration(path: path, reason: error.description)
+            }
+        }
+        for index in 0..<max(0, Int(table.pointee.analyzer_count)) {
+            guard let descriptor = table.pointee.analyzers?.advanced(by: index) else { break }
+            do throws(AnalyzerOptionError) {
+                try AnalyzerRegistry.registerShared(PluginAnalyzerFactory.kind(descriptor, index: Int32(index)))
             } catch {
                 firstError = firstError ?? .registration(path: path, reason: error.description)
             }

@@ -50,15 +50,18 @@ enum PluginFilterFactory {
         }
     }
 
+    /// A table's string; empty for NULL.
+    static func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
+
+    /// A table's whole number, bounded before conversion: a table is input, and Int(_:) traps on what does not fit.
+    static func whole(_ x: Double) -> Int { x.isFinite ? Int(min(max(x, -1e15), 1e15)) : 0 }
+
     private static func info(_ c: SwiftCamFilterDescriptor) -> FilterInfo {
-        func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
         var parameters: [ParameterInfo] = []
         for index in 0..<max(0, Int(c.parameter_count)) {
             guard let p = c.parameters?[index] else { break }
             let kind: ParameterKind, value: ParameterValue
             if p.kind == SWIFTCAM_PARAMETER_INTEGER {
-                // Bounded before conversion: a table is input, and Int(_:) traps on what does not fit.
-                func whole(_ x: Double) -> Int { x.isFinite ? Int(min(max(x, -1e15), 1e15)) : 0 }
                 let low = whole(p.minimum), high = whole(p.maximum)
                 kind = .integer(low...max(low, high))
                 value = .integer(whole(p.default_value))

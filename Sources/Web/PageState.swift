@@ -1,3 +1,4 @@
+import Analysis
 public import Capture
 import Foundation
 import GStreamer

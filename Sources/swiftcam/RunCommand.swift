@@ -1,3 +1,4 @@
+import Analysis
 import Capture
 import Foundation
 import Glibc

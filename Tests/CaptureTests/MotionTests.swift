@@ -1,3 +1,4 @@
+import Analysis
 import Filters
 import Foundation
 import Testing
@@ -95,6 +96,22 @@ import Testing
 @Suite struct AnalyzerOptionTests {
     func load(_ json: String) throws -> PipelineConfig {
         try ConfigLoader.load(data: Data(json.utf8), file: "m.json")
+    }
+
+    /// A plugin's analyser may not take a name already registered (motion's, another plugin's), nor a name a config
+    /// key and an event line cannot carry; a new one is then known to configs.
+    @Test func sharedRegistrationRefusesTakenAndBadNames() throws {
+        let kind = { (name: String) in AnalyzerKind(name: name, summary: "", options: []) { _ in MotionAnalyzer(name: name) } }
+        #expect(throws: AnalyzerOptionError(key: "", reason: "an analyser named \"motion\" is already registered")) {
+            try AnalyzerRegistry.registerShared(kind("motion"))
+        }
+        #expect(throws: AnalyzerOptionError.self) { try AnalyzerRegistry.registerShared(kind("two words")) }
+        #expect(AnalyzerRegistry.kind(named: "two words") == nil)
+        try AnalyzerRegistry.registerShared(kind("motion-copy-for-a-test"))
+        #expect(AnalyzerRegistry.names.contains("motion-copy-for-a-test"))
+        #expect(throws: AnalyzerOptionError.self) { try AnalyzerRegistry.registerShared(kind("motion-copy-for-a-test")) }
+        let config = try load(#"{"sources": [{"kind": "test"}], "analyze": [{"motion-copy-for-a-test": {}}]}"#)
+        #expect(config.analyze?.first?.name == "motion-copy-for-a-test")
     }
 
     @Test func motionOptionsLoad() throws {

@@ -1,3 +1,4 @@
+import Analysis
 import Filters
 import Foundation
 import SwiftFilterElement
@@ -24,6 +25,35 @@ struct FilterPluginTests {
         #expect(duotone.parameters.map(\.key) == ["dark", "light", "intensity"])
         #expect(duotone.parameters[0].kind == .number(0...360) && duotone.parameters[0].unit == "°")
         #expect(FilterCatalog.info(named: "emboss")?.parameters.map(\.key) == ["strength"])
+    }
+
+    /// The plugin's analyser, registered as the host loads the plugin: its options declared through the C table and
+    /// checked like a built-in's, its frames and events crossing the table. The mean of the visible bytes (never the
+    /// rows' padding) crossing the level by more than the hysteresis makes one event each way.
+    @Test func brightnessAnalyserCrossesItsLevelWithHysteresis() throws {
+        let kind = try #require(AnalyzerRegistry.kind(named: "brightness"))
+        #expect(kind.options.map(\.name) == ["level", "hysteresis"])
+        do {
+            _ = try AnalyzerRegistry.make("brightness", options: AnalyzerOptions(["level": .number(300)]))
+            Issue.record("level 300 was accepted")
+        } catch {
+            #expect(error.key == "level" && error.reason.contains("outside 0…255"), "\(error)")
+        }
+        let analyzer = try AnalyzerRegistry.make("brightness", options: AnalyzerOptions(["level": .number(100), "hysteresis": .number(10)]))
+        #expect(analyzer.name == "brightness")
+        // 7 × 3 visible bytes of `mean`, rows 9 apart whose two padding bytes are 255: counted, they would lift the
+        // mean of 105 past 110.
+        func frame(_ mean: UInt8, _ index: Int) -> AnalysisFrame {
+            var bytes = [UInt8](repeating: 255, count: 9 * 3)
+            for row in 0..<3 { for x in 0..<7 { bytes[row * 9 + x] = mean } }
+            return AnalysisFrame(time: UInt64(index) * 1000, index: index,
+                                 luma: LumaPlane(width: 7, height: 3, stride: 9, isFullRange: false, bytes: bytes))
+        }
+        let means: [UInt8] = [50, 105, 115, 120, 95, 85, 111]
+        let events = means.enumerated().flatMap { analyzer.analyze(frame($1, $0)) }
+        #expect(events.map(\.name) == ["brightness start", "brightness end", "brightness start"])
+        #expect(events.map(\.time) == [2000, 5000, 6000])
+        #expect(events.allSatisfy { $0.area == nil && $0.box == nil })
     }
 
     @Test func grammarValidatesAndPrintsItsFilters() throws {
@@ -94,21 +124,37 @@ struct FilterPluginTests {
     }
 
     /// A copy whose stamp names another SwiftCam is refused, by file and version, before GStreamer loads it.
-    @Test func pluginOfAnotherVersionIsRefused() throws {
+    /// A copy of the plugin whose stamp is `stamp` in place of its own, loaded: refused, and the error returned.
+    static func loadRestamped(_ stamp: String, as name: String) throws -> FilterPluginError? {
         let original = try Data(contentsOf: URL(fileURLWithPath: #require(Self.plugin)))
-        let stamp = Data("SwiftCam filter plugin ABI 1, SwiftCam \(SwiftFilterElement.version)\0".utf8)
-        let range = try #require(original.range(of: stamp))
+        let own = Data("SwiftCam filter plugin ABI 2, SwiftCam \(SwiftFilterElement.version)\0".utf8)
+        let range = try #require(original.range(of: own))
         var patched = original
-        var replacement = Data("SwiftCam filter plugin ABI 1, SwiftCam 9.9.9\0".utf8)
-        replacement.append(Data(count: max(0, stamp.count - replacement.count)))
+        var replacement = Data("\(stamp)\0".utf8)
+        replacement.append(Data(count: max(0, own.count - replacement.count)))
         patched.replaceSubrange(range, with: replacement)
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-old-plugin-\(getpid())")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-\(name)-plugin-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("libgstoldfilters.so").path
+        let path = folder.appendingPathComponent("libgst\(name)filters.so").path
         try patched.write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: FilterPluginError.self) { try FilterPlugins.load(path: path) }
-        #expect(error == .versionMismatch(path: path, plugin: "9.9.9", host: SwiftFilterElement.version))
+        #expect(error.map { "\($0)" }?.contains(path) == true)
+        return error
+    }
+
+    @Test func pluginOfAnotherVersionIsRefused() throws {
+        let error = try Self.loadRestamped("SwiftCam filter plugin ABI 2, SwiftCam 9.9.9", as: "old")
+        #expect(error?.description.contains("was built against SwiftCam 9.9.9, but this is SwiftCam \(SwiftFilterElement.version)") == true)
         #expect(error?.description.contains("rebuild the plugin against \(SwiftFilterElement.version)") == true)
+    }
+
+    /// A plugin of this version with the table before analysers (ABI 1) is refused too, and the message says why
+    /// rather than naming the same version twice.
+    @Test func pluginWithTheOlderTableIsRefused() throws {
+        let error = try Self.loadRestamped("SwiftCam filter plugin ABI 1, SwiftCam \(SwiftFilterElement.version)", as: "abi1")
+        let version = SwiftFilterElement.version
+        #expect(error?.description.contains("was built against SwiftCam \(version) (plugin table 1), but this is SwiftCam \(version)") == true,
+                "\(String(describing: error))")
     }
 }

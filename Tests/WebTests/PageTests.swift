@@ -286,6 +286,65 @@ struct PageTests {
         await browser.quit()
     }
 
+    /// The example plugin (Examples/MyFilters) as scripts/myfilters-check.sh leaves it, or the file
+    /// `SWIFTCAM_MYFILTERS_PLUGIN` names; nil when it has not been built.
+    static let myFiltersPlugin: String? = {
+        let environment = ProcessInfo.processInfo.environment["SWIFTCAM_MYFILTERS_PLUGIN"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = environment ?? WebHost.repository.appendingPathComponent(".build/myfilters/debug/libgstmyfilters.so").path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }()
+
+    /// A host with the MyFilters plugin loaded by its config, on a moving scene (videotestsrc's ball on black) that
+    /// `motion` watches: the picker lists the plugin's filters like built-ins and choosing `duotone` turns the black
+    /// background its dark blue; the motion shows as the marker and an entry in the event list.
+    @Test(.enabled(if: myFiltersPlugin != nil, "the example plugin is not built: scripts/myfilters-check.sh builds it (make test does, before this stage)"))
+    func aPluginsFiltersAreInThePickerAndMotionShowsInTheEventList() async throws {
+        let plugin = try #require(Self.myFiltersPlugin)
+        let host = try WebHost(config: "plugin-motion", json: """
+            { "plugins": ["\(plugin)"], "sources": [{ "kind": "test", "pattern": "ball" }],
+              "caps": { "width": 320, "height": 240, "framerate": "30/1", "format": "I420" },
+              "analyze": [{ "motion": { "cooldown": 5 } }] }
+            """)
+        defer { host.stop() }
+        let browser = try await Browser()
+        defer { Task { await browser.quit() } }
+        try await browser.open(host.base)
+        let playing = try await browser.wait(Self.playingScript)
+        try #require(playing as? [Any] != nil, "the page did not play WebRTC video: \(playing)")
+        // The ball moves from the first frame: the marker says MOTION and the list's newest entry is its start.
+        let shown = try await browser.wait("""
+            const marker = document.getElementById('event-marker'), list = document.getElementById('event-list');
+            const check = () => {
+              const first = list.querySelector('li');
+              if (!marker.hidden && !list.hidden && first) done([marker.textContent, first.textContent]); else requestAnimationFrame(check);
+            };
+            check();
+            """) as? [String] ?? []
+        #expect(shown.first == "MOTION", "\(shown)")
+        #expect(shown.last?.hasPrefix("motion start area=") == true && shown.last?.contains(" box=") == true, "\(shown)")
+        #expect(try host.ctl("stats").description.contains("motion"))
+        try Self.save(try await browser.screenshot(), as: "events.png")
+
+        // The background is black before the filter.
+        let before = try await Self.pixel(browser, x: 0.02, y: 0.05)
+        #expect(before.count == 3 && before.allSatisfy { $0 < 40 }, "black first: \(before)")
+        try await browser.click("#filters")
+        let names = try await browser.wait("""
+            const check = () => {
+              const names = [...document.querySelectorAll('#filter-list button')].map((b) => b.dataset.name);
+              if (names.includes('duotone')) done(names); else requestAnimationFrame(check);
+            };
+            check();
+            """) as? [String] ?? []
+        #expect(names.contains("duotone") && names.contains("emboss") && names.contains("mono"), "\(names)")
+        try await browser.click("#filter-list button[data-name=\"duotone\"]")
+        // duotone's dark colour: hue 240 at 35 % value, (0, 0, 89).
+        let blue = try await Self.waitForPixel(browser, x: 0.02, y: 0.05, "b > 60 && b - r > 40 && b - g > 40")
+        #expect(blue.count == 3)
+        #expect(try host.ctl("stats").description.contains("duotone"))
+        try Self.save(try await browser.screenshot(), as: "plugin-filters.png")
+    }
+
     @Test func recordOnAndOffLeavesAPlayableFile() async throws {
         let (host, browser) = try await Self.livePage()
         defer { host.stop() }

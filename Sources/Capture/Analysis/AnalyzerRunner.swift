@@ -1,5 +1,6 @@
+public import Analysis
 import Dispatch
-import GStreamer
+public import GStreamer
 
 /// How one analyser is keeping up, for `stats` and `/metrics`.
 public struct AnalyzerStats: Sendable, Equatable, Codable {
@@ -94,7 +95,7 @@ final class AnalyzerRunner: @unchecked Sendable {
             counts.withLock { $0.unreadable += 1 }
             return
         }
-        let frame = AnalysisFrame(time: buffer.pts ?? 0, index: index, luma: luma, sample: wantsFullFrame ? sample : nil)
+        let frame = AnalysisFrame(time: buffer.pts ?? 0, index: index, luma: luma, fullFrame: wantsFullFrame ? sample : nil)
         let events = analyzer.analyze(frame)
         counts.withLock {
             $0.analysed += 1
@@ -149,4 +150,9 @@ enum LumaCopy {
         guard ok == true else { return nil }
         return LumaPlane(width: width, height: height, stride: width, isFullRange: info.isFullRange || rgb[format] != nil, bytes: scratch)
     }
+}
+
+extension AnalysisFrame {
+    /// The whole frame (its buffer and caps) the host filled in for an analyser whose `wantsFullFrame` is true.
+    public var sample: Sample? { fullFrame as? Sample }
 }

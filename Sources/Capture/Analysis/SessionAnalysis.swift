@@ -1,5 +1,6 @@
+public import Analysis
 import Dispatch
-public import GStreamer
+import GStreamer
 
 /// A listener's handle on a session's analysis events; cancel it when the listener leaves.
 public final class AnalysisSubscription: Sendable {

@@ -1,5 +1,6 @@
 /// One analyser in a config's `"analyze"` list: `{"motion": {"threshold": 25, "zones": […]}}` — exactly one key,
 /// the analyser's name, with its options (checked by `ConfigValidator` against `AnalyzerRegistry`).
+public import Analysis
 public struct AnalyzerEntry: Codable, Sendable, Equatable {
     public var name: String
     public var options: AnalyzerOptions

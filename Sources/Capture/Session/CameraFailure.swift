@@ -1,3 +1,4 @@
+import Analysis
 public import Camera
 import Glibc
 public import GStreamer

@@ -1,3 +1,4 @@
+public import Analysis
 import Camera
 import Dispatch
 import Filters

@@ -1,3 +1,4 @@
+import Analysis
 import GStreamer
 import SwiftFilterElement
 
@@ -79,20 +80,6 @@ public struct SessionStats: Codable, Sendable, Equatable {
         for camera in cameras ?? [] { text += "; \(camera)" }
         return text
     }
-}
-
-/// Fixed-point formatting without Foundation's locale machinery.
-func fmt(_ value: Double, _ decimals: Int) -> String {
-    guard value.isFinite else { return "0" }
-    var scale = 1.0
-    for _ in 0..<decimals { scale *= 10 }
-    let scaled = (value * scale).rounded()
-    let whole = Int(scaled / scale)
-    let fraction = Int(abs(scaled).truncatingRemainder(dividingBy: scale))
-    guard decimals > 0 else { return "\(whole)" }
-    var digits = String(fraction)
-    while digits.count < decimals { digits = "0" + digits }
-    return (value < 0 && whole == 0 ? "-" : "") + "\(whole).\(digits)"
 }
 
 /// The window the frame rates are measured over.

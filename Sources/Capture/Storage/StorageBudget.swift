@@ -1,3 +1,4 @@
+import Analysis
 import Dispatch
 import Foundation
 import Glibc

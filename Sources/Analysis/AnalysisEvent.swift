@@ -1,4 +1,4 @@
-import Filters
+public import Filters
 
 /// What an analyser saw, at a frame's time: `motion start area=0.12 box=0.40,0.20,0.10,0.30`.
 public struct AnalysisEvent: Sendable, Equatable, Codable {
@@ -44,9 +44,24 @@ public struct AnalysisEvent: Sendable, Equatable, Codable {
 
 extension AnalysisEvent {
     /// An analyser of a user's may give any number: printed ones stay within what `fmt` handles.
-    static func bounded(_ value: Double) -> Double { value.isFinite ? min(max(value, -1e9), 1e9) : 0 }
+    package static func bounded(_ value: Double) -> Double { value.isFinite ? min(max(value, -1e9), 1e9) : 0 }
 }
 
 extension MotionBox {
-    var fractions: [Double] { [x, y, width, height] }
+    /// x, y, width, height: an event's `box`.
+    public var fractions: [Double] { [x, y, width, height] }
+}
+
+/// Fixed-point formatting without Foundation's locale machinery.
+package func fmt(_ value: Double, _ decimals: Int) -> String {
+    guard value.isFinite else { return "0" }
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (value * scale).rounded()
+    let whole = Int(scaled / scale)
+    let fraction = Int(abs(scaled).truncatingRemainder(dividingBy: scale))
+    guard decimals > 0 else { return "\(whole)" }
+    var digits = String(fraction)
+    while digits.count < decimals { digits = "0" + digits }
+    return (value < 0 && whole == 0 ? "-" : "") + "\(whole).\(digits)"
 }

@@ -1,5 +1,5 @@
 public import Filters
-import GStreamer
+import Synchronization
 
 /// A value in an analyser's options, as JSON gives it.
 public enum AnalyzerValue: Sendable, Equatable, Codable {
@@ -61,7 +61,7 @@ public struct AnalyzerOption: Sendable {
     }
 
     /// Why `value` does not fit, or nil.
-    func problem(with value: AnalyzerValue) -> String? {
+    public func problem(with value: AnalyzerValue) -> String? {
         switch (kind, value) {
         case let (.number(range), .number(number)):
             return range.contains(number) ? nil : "\(number) is outside \(Self.text(range.lowerBound))…\(Self.text(range.upperBound))"
@@ -80,7 +80,7 @@ public struct AnalyzerOption: Sendable {
     }
 
     /// Zones from their JSON form, or the first problem with it.
-    static func zones(from value: AnalyzerValue) -> (zones: [MotionZone], problem: String?) {
+    public static func zones(from value: AnalyzerValue) -> (zones: [MotionZone], problem: String?) {
         guard case let .list(items) = value else { return ([], "must be a list of {\"include\" or \"exclude\": [[x, y], …]}") }
         var zones: [MotionZone] = []
         for (index, item) in items.enumerated() {
@@ -136,6 +136,11 @@ public struct AnalyzerOptionError: Error, Sendable, Equatable, CustomStringConve
     public let key: String
     public let reason: String
 
+    public init(key: String, reason: String) {
+        self.key = key
+        self.reason = reason
+    }
+
     public var description: String { key.isEmpty ? reason : "\(key): \(reason)" }
 }
 
@@ -145,10 +150,11 @@ public struct AnalyzerKind: Sendable {
     /// One line for `docs/motion.md` and errors.
     public let summary: String
     public let options: [AnalyzerOption]
-    /// Makes an analyser from options already checked against `options`.
-    public let make: @Sendable (AnalyzerOptions) -> any FrameAnalyzer
+    /// Makes an analyser from options already checked against `options` (a plugin's analyser may still refuse them).
+    public let make: @Sendable (AnalyzerOptions) throws(AnalyzerOptionError) -> any FrameAnalyzer
 
-    public init(name: String, summary: String, options: [AnalyzerOption], make: @escaping @Sendable (AnalyzerOptions) -> any FrameAnalyzer) {
+    public init(name: String, summary: String, options: [AnalyzerOption],
+                make: @escaping @Sendable (AnalyzerOptions) throws(AnalyzerOptionError) -> any FrameAnalyzer) {
         self.name = name
         self.summary = summary
         self.options = options
@@ -171,11 +177,30 @@ public struct AnalyzerKind: Sendable {
 
 /// The analysers configs can name: `motion` built in, more registered by Swift code or a plugin before configs load.
 public enum AnalyzerRegistry {
-    private static let kinds = Locked<[String: AnalyzerKind]>(["motion": MotionAnalyzer.kind])
+    private static let kinds = Mutex<[String: AnalyzerKind]>(["motion": MotionAnalyzer.kind])
 
     /// Adds (or replaces) a kind under its name.
     public static func register(_ kind: AnalyzerKind) {
         kinds.withLock { $0[kind.name] = kind }
+    }
+
+    /// Adds a kind from a plugin: a name already taken (a built-in's, another plugin's) is refused, not replaced.
+    public static func registerShared(_ kind: AnalyzerKind) throws(AnalyzerOptionError) {
+        guard isName(kind.name) else {
+            throw AnalyzerOptionError(key: "", reason: "analyser name \"\(kind.name)\" is not a lowercase word (a-z, 0-9, -)")
+        }
+        let taken = kinds.withLock { kinds in
+            if kinds[kind.name] != nil { return true }
+            kinds[kind.name] = kind
+            return false
+        }
+        if taken { throw AnalyzerOptionError(key: "", reason: "an analyser named \"\(kind.name)\" is already registered") }
+    }
+
+    /// A name a config can give as a JSON key and events can carry in a line: a lowercase word.
+    static func isName(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, ("a"..."z").contains(first), text.unicodeScalars.count <= 64 else { return false }
+        return text.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }
     }
 
     /// The kind named `name`, or nil.
@@ -194,6 +219,6 @@ public enum AnalyzerRegistry {
             throw AnalyzerOptionError(key: "", reason: "no analyser \"\(name)\" (there are: \(names.joined(separator: ", ")))")
         }
         try kind.validate(options)
-        return kind.make(options)
+        return try kind.make(options)
     }
 }

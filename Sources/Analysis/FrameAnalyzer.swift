@@ -1,5 +1,5 @@
-public import GStreamer
-
+// The analysis contract, free of GStreamer: the host (Capture) feeds frames from the pipeline, and a plugin of a
+// user's (FilterPlugin) carries analysers of its own that the host loads beside its filters.
 /// The luma of one frame, read-only: `width` × `height` bytes, rows `stride` apart. NV12, NV21, I420, YV12 and GRAY8
 /// frames hand over their Y plane as the camera wrote it (limited range 16–235 unless `isFullRange`); RGB frames a
 /// luma computed from them, full range.
@@ -28,9 +28,17 @@ public struct AnalysisFrame: Sendable {
     public let index: Int
     /// The luma plane, copied out of the pipeline's buffer (which went back to the camera at once).
     public let luma: LumaPlane
-    /// The whole frame (its buffer and caps), only for an analyser whose `wantsFullFrame` is true: it holds a buffer
-    /// of the camera's pool until `analyze` returns.
-    public let sample: Sample?
+    /// The whole frame, only for an analyser whose `wantsFullFrame` is true, as the host that runs the analyser gives
+    /// it (SwiftCam's host: a GStreamer `Sample`, read through `Capture`'s `AnalysisFrame.sample`). It holds a buffer of
+    /// the camera's pool until `analyze` returns. A plugin's analyser gets the luma plane only.
+    public let fullFrame: (any Sendable)?
+
+    public init(time: UInt64, index: Int, luma: LumaPlane, fullFrame: (any Sendable)? = nil) {
+        self.time = time
+        self.index = index
+        self.luma = luma
+        self.fullFrame = fullFrame
+    }
 }
 
 /// Something that reads every frame it can keep up with and tells what it saw (`AVCaptureVideoDataOutput`'s delegate).

@@ -24,7 +24,7 @@ public final class MotionAnalyzer: FrameAnalyzer {
     }
 
     /// The options configs give `motion`, and how they make its settings.
-    static let kind = AnalyzerKind(
+    public static let kind = AnalyzerKind(
         name: "motion",
         summary: "luma against a running background; motion start / motion end with the changed area and its box",
         options: [
@@ -37,7 +37,7 @@ public final class MotionAnalyzer: FrameAnalyzer {
         ],
         make: { options in MotionAnalyzer(settings: settings(options)) })
 
-    static func settings(_ options: AnalyzerOptions) -> MotionSettings {
+    public static func settings(_ options: AnalyzerOptions) -> MotionSettings {
         var settings = MotionSettings()
         if let value = options.integer("threshold") { settings.threshold = value }
         if let value = options.number("minArea") { settings.minArea = value }
