@@ -4,7 +4,7 @@ import PackageDescription
 // Imports are the architecture: a module sees only what it imports, and only `public import` re-exports.
 let strictImports: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
-    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("MemberImportVisibility")
 ]
 
 // One switch for the SIMD kernels: the NativeSIMD trait (on by default).
@@ -24,7 +24,8 @@ let portable = Context.environment["SWIFTCAM_PORTABLE"] == "1"
 #if arch(x86_64)
 let intrinsics: [SwiftSetting] = [.define("SWIFTCAM_INTRINSICS")]
 let avx2: [SwiftSetting] = intrinsics + [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
-let avx512: [SwiftSetting] = intrinsics + [.unsafeFlags(["-target-cpu", "skylake-avx512", "-Xcc", "-mavx512vbmi"]), .define("SWIFTCAM_AVX512")]
+let avx512: [SwiftSetting] =
+    intrinsics + [.unsafeFlags(["-target-cpu", "skylake-avx512", "-Xcc", "-mavx512vbmi"]), .define("SWIFTCAM_AVX512")]
 let filtersIntrinsics: [SwiftSetting] = [.define("SWIFTCAM_INTRINSICS", .when(traits: ["NativeSIMD"]))]
 #else
 let avx2: [SwiftSetting] = []
@@ -48,53 +49,65 @@ let package = Package(
         // What a user's package links into its own GStreamer plugin of filters (Examples/MyFilters).
         .library(name: "FilterPlugin", targets: ["FilterPlugin"]),
         // The analysis contract (analysers, frames, events, their registry) without GStreamer, for a plugin's analysers.
-        .library(name: "Analysis", targets: ["Analysis"]),
+        .library(name: "Analysis", targets: ["Analysis"])
     ],
     traits: [
-        .trait(name: "NativeSIMD", description: "x86 intrinsics: SSE2, AVX2 and AVX-512 kernels beside the portable ones, chosen at run time"),
-        .default(enabledTraits: portable ? [] : ["NativeSIMD"]),
+        .trait(
+            name: "NativeSIMD", description: "x86 intrinsics: SSE2, AVX2 and AVX-512 kernels beside the portable ones, chosen at run time"),
+        .default(enabledTraits: portable ? [] : ["NativeSIMD"])
     ],
     targets: [
         // C over pkg-config; the module map links the libraries pkg-config does not name.
-        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-app-1.0",
-                       providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        .systemLibrary(
+            name: "CGStreamer", pkgConfig: "gstreamer-app-1.0",
+            providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .target(name: "GStreamer", dependencies: ["CGStreamer"], swiftSettings: strictImports),
         .systemLibrary(name: "CV4L2"),
         .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
         .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
         .target(name: "FiltersPortable", swiftSettings: strictImports),
         // The AVX and portable modules only with the NativeSIMD trait; without it Filters' own cores are the portable ones.
-        .target(name: "Filters", dependencies: [.target(name: "FiltersPortable", condition: .when(traits: ["NativeSIMD"])),
-                                                .target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
-                                                .target(name: "FiltersAVX512", condition: .when(traits: ["NativeSIMD"]))],
-                swiftSettings: strictImports + filtersIntrinsics),
+        .target(
+            name: "Filters",
+            dependencies: [
+                .target(name: "FiltersPortable", condition: .when(traits: ["NativeSIMD"])),
+                .target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
+                .target(name: "FiltersAVX512", condition: .when(traits: ["NativeSIMD"]))
+            ],
+            swiftSettings: strictImports + filtersIntrinsics),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
         // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type).
         .target(name: "CFilterPlugin"),
         // The analysis contract: pure Swift over Filters (the motion detector), so a plugin can carry analysers.
         .target(name: "Analysis", dependencies: ["Filters"], swiftSettings: strictImports),
-        .target(name: "SwiftFilterElement", dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters", "Analysis", "CFilterPlugin"],
-                swiftSettings: strictImports),
+        .target(
+            name: "SwiftFilterElement",
+            dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters", "Analysis", "CFilterPlugin"],
+            swiftSettings: strictImports),
         // The plugin side of that table and the GStreamer plugin descriptor, for a user's plugin of filters.
         .target(name: "FilterPlugin", dependencies: ["Filters", "Analysis", "CGStreamer", "CFilterPlugin"], swiftSettings: strictImports),
         // V4L2 only: never GStreamer.
         .target(name: "Camera", dependencies: ["CV4L2"], swiftSettings: strictImports),
-        .target(name: "Capture", dependencies: ["Camera", "GStreamer", "Filters", "Analysis", "SwiftFilterElement"],
-                swiftSettings: strictImports),
+        .target(
+            name: "Capture", dependencies: ["Camera", "GStreamer", "Filters", "Analysis", "SwiftFilterElement"],
+            swiftSettings: strictImports),
         // The browser screen: HTTP and WebSocket (libsoup-3.0), WebRTC (webrtcbin) and MJPEG over the command interpreter.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         .systemLibrary(name: "CGstWebRTC", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(["libgstreamer-plugins-bad1.0-dev"])]),
         // libcrypto: the ECDSA certificate webrtcbin's DTLS serves.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "Web", dependencies: ["Capture", "GStreamer", "Filters", "Analysis", "CSoup", "CGstWebRTC", "COpenSSL"],
-                resources: [.copy("Assets")], swiftSettings: strictImports),
+        .target(
+            name: "Web", dependencies: ["Capture", "GStreamer", "Filters", "Analysis", "CSoup", "CGstWebRTC", "COpenSSL"],
+            resources: [.copy("Assets")], swiftSettings: strictImports),
         .systemLibrary(name: "CGstRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0", providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .target(name: "Publish", dependencies: ["Capture", "GStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
-        .target(name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
-                swiftSettings: strictImports),
+        .target(
+            name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
+            swiftSettings: strictImports),
         // The running host as a type: session, page, publishing, control socket, signals, the exit policy.
         .target(name: "Host", dependencies: ["Capture", "Web", "Publish"], swiftSettings: strictImports),
-        .executableTarget(name: "swiftcam", dependencies: ["Host", "Capture", "Analysis", "Web", "Publish", "Benchmark"], swiftSettings: strictImports),
+        .executableTarget(
+            name: "swiftcam", dependencies: ["Host", "Capture", "Analysis", "Web", "Publish", "Benchmark"], swiftSettings: strictImports),
         .executableTarget(name: "filters-bench", dependencies: ["Filters"], swiftSettings: strictImports),
         // What the suites share: one harness for the programs they run, and where the built ones are. Tests only.
         .target(name: "TestSupport", dependencies: ["GStreamer", "CChildProcess"], path: "Tests/TestSupport", swiftSettings: strictImports),
@@ -105,17 +118,27 @@ let package = Package(
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.
         .testTarget(name: "CameraTests", dependencies: ["Camera"], exclude: ["Fixtures"], swiftSettings: strictImports),
-        .testTarget(name: "BenchmarkTests", dependencies: ["Benchmark", "Filters", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
+        .testTarget(
+            name: "BenchmarkTests", dependencies: ["Benchmark", "Filters", "GStreamer", "SwiftFilterElement"], swiftSettings: strictImports),
         // BrokenConfigs/ is read from the source tree (#filePath), not bundled.
         // CGStreamer: the encoder tests define stand-in elements that fail as hardware encoders do.
-        .testTarget(name: "CaptureTests", dependencies: ["TestSupport", "Capture", "Analysis", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"],
-                    exclude: ["BrokenConfigs"], swiftSettings: strictImports),
+        .testTarget(
+            name: "CaptureTests",
+            dependencies: [
+                "TestSupport", "Capture", "Analysis", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"
+            ],
+            exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(name: "SwiftcamTests", dependencies: ["TestSupport", "Capture", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "WebTests", dependencies: ["TestSupport", "Web", "Capture", "Analysis", "GStreamer", "Filters"], swiftSettings: strictImports),
+        .testTarget(
+            name: "WebTests", dependencies: ["TestSupport", "Web", "Capture", "Analysis", "GStreamer", "Filters"],
+            swiftSettings: strictImports),
         .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "PublishTests", dependencies: ["TestSupport", "Publish", "Capture", "GStreamer", "CGStreamer"], swiftSettings: strictImports),
-        .testTarget(name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Analysis", "Capture", "GStreamer", "Filters"],
-                    swiftSettings: strictImports),
+        .testTarget(
+            name: "PublishTests", dependencies: ["TestSupport", "Publish", "Capture", "GStreamer", "CGStreamer"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Analysis", "Capture", "GStreamer", "Filters"],
+            swiftSettings: strictImports)
     ],
     swiftLanguageModes: [.v6]
 )

@@ -56,6 +56,7 @@ built_ahead() {
 
 unit() {
   step "unit and pipeline tests (debug build)"
+  bash scripts/lint.sh
   python3 scripts/check-imports.py
   swift build --build-tests
   [ "$what" != all ] || build_ahead

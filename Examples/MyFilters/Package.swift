@@ -11,7 +11,9 @@ import PackageDescription
 // way a user's package is built, by URL and version, from a clone of the checkout tagged with its version
 // (SWIFTCAM_PACKAGE_URL, SWIFTCAM_PACKAGE_VERSION); without them it builds against the checkout around it.
 let swiftCam: Package.Dependency
-if let url = Context.environment["SWIFTCAM_PACKAGE_URL"], let version = Context.environment["SWIFTCAM_PACKAGE_VERSION"].flatMap(Version.init) {
+if let url = Context.environment["SWIFTCAM_PACKAGE_URL"],
+    let version = Context.environment["SWIFTCAM_PACKAGE_VERSION"].flatMap(Version.init)
+{
     swiftCam = .package(url: url, from: version, traits: [])
 } else {
     swiftCam = .package(name: "SwiftCam", path: "../..", traits: [])
@@ -21,17 +23,19 @@ let package = Package(
     name: "MyFilters",
     products: [
         // GStreamer loads plugins named libgstNAME.so; NAME is also in the descriptor function's name (Plugin.swift).
-        .library(name: "gstmyfilters", type: .dynamic, targets: ["MyFilters"]),
+        .library(name: "gstmyfilters", type: .dynamic, targets: ["MyFilters"])
     ],
     dependencies: [
-        swiftCam,
+        swiftCam
     ],
     targets: [
-        .target(name: "MyFilters", dependencies: [
-            .product(name: "Filters", package: "SwiftCam"),
-            .product(name: "FilterPlugin", package: "SwiftCam"),
-            .product(name: "Analysis", package: "SwiftCam"),
-        ]),
+        .target(
+            name: "MyFilters",
+            dependencies: [
+                .product(name: "Filters", package: "SwiftCam"),
+                .product(name: "FilterPlugin", package: "SwiftCam"),
+                .product(name: "Analysis", package: "SwiftCam")
+            ])
     ],
     swiftLanguageModes: [.v6]
 )

@@ -34,8 +34,10 @@ public struct AnalysisEvent: Sendable, Equatable, Codable {
 
     /// The environment a per-event command gets: `SWIFTCAM_EVENT=motion start`, …
     public var environment: [String: String] {
-        var values = ["SWIFTCAM_EVENT": name, "SWIFTCAM_EVENT_SOURCE": source, "SWIFTCAM_EVENT_KIND": kind,
-                      "SWIFTCAM_EVENT_TIME": fmt(Double(time) / 1e9, 3)]
+        var values = [
+            "SWIFTCAM_EVENT": name, "SWIFTCAM_EVENT_SOURCE": source, "SWIFTCAM_EVENT_KIND": kind,
+            "SWIFTCAM_EVENT_TIME": fmt(Double(time) / 1e9, 3)
+        ]
         if let area { values["SWIFTCAM_EVENT_AREA"] = fmt(Self.bounded(area), 2) }
         if let box { values["SWIFTCAM_EVENT_BOX"] = box.map { fmt(Self.bounded($0), 2) }.joined(separator: ",") }
         return values

@@ -85,7 +85,8 @@ public struct AnalyzerOption: Sendable {
         var zones: [MotionZone] = []
         for (index, item) in items.enumerated() {
             guard case let .object(fields) = item, fields.count == 1, let (key, corners) = fields.first,
-                  let mode = MotionZone.Mode(rawValue: key) else {
+                let mode = MotionZone.Mode(rawValue: key)
+            else {
                 return ([], "zone \(index) must be one key, \"include\" or \"exclude\", with a list of [x, y] corners")
             }
             guard case let .list(points) = corners, points.count >= 3 else {
@@ -94,7 +95,8 @@ public struct AnalyzerOption: Sendable {
             var polygon: [MotionPoint] = []
             for point in points {
                 guard case let .list(pair) = point, pair.count == 2, case let .number(x) = pair[0], case let .number(y) = pair[1],
-                      (0...1).contains(x), (0...1).contains(y) else {
+                    (0...1).contains(x), (0...1).contains(y)
+                else {
                     return ([], "zone \(index): every corner is [x, y] with x and y from 0 to 1 (fractions of the picture)")
                 }
                 polygon.append(MotionPoint(x: x, y: y))
@@ -153,8 +155,10 @@ public struct AnalyzerKind: Sendable {
     /// Makes an analyser from options already checked against `options` (a plugin's analyser may still refuse them).
     public let make: @Sendable (AnalyzerOptions) throws(AnalyzerOptionError) -> any FrameAnalyzer
 
-    public init(name: String, summary: String, options: [AnalyzerOption],
-                make: @escaping @Sendable (AnalyzerOptions) throws(AnalyzerOptionError) -> any FrameAnalyzer) {
+    public init(
+        name: String, summary: String, options: [AnalyzerOption],
+        make: @escaping @Sendable (AnalyzerOptions) throws(AnalyzerOptionError) -> any FrameAnalyzer
+    ) {
         self.name = name
         self.summary = summary
         self.options = options

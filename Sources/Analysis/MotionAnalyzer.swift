@@ -33,7 +33,7 @@ public final class MotionAnalyzer: FrameAnalyzer {
             AnalyzerOption("cooldown", .number(0...3600), "seconds without motion before the event ends (default 2)"),
             AnalyzerOption("learningRate", .number(0.001...1), "how fast the background follows the scene per frame (default 0.05)"),
             AnalyzerOption("cellSize", .integer(4...64), "pixels per grid cell side (default 8)"),
-            AnalyzerOption("zones", .zones, "[{\"include\" | \"exclude\": [[x, y], …]}] in picture fractions"),
+            AnalyzerOption("zones", .zones, "[{\"include\" | \"exclude\": [[x, y], …]}] in picture fractions")
         ],
         make: { options in MotionAnalyzer(settings: settings(options)) })
 

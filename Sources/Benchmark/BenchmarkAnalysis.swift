@@ -1,6 +1,6 @@
 import Filters
-import Glibc
 import GStreamer
+import Glibc
 
 /// The frame analysis variants: work called on each frame in this process, like a memcpy.
 enum AnalysisTimers {
@@ -13,7 +13,8 @@ enum AnalysisTimers {
             let detector = DetectorBox()
             var time: UInt64 = 0
             return try CallTimer(frames: frames, configuration: configuration) { source, _ in
-                let plane = UnsafeBufferPointer(start: (source + offset).assumingMemoryBound(to: UInt8.self), count: stride * (height - 1) + width)
+                let plane = UnsafeBufferPointer(
+                    start: (source + offset).assumingMemoryBound(to: UInt8.self), count: stride * (height - 1) + width)
                 time += 33_333_333
                 _ = detector.value.process(luma: plane, width: width, height: height, stride: stride, time: time)
             }
@@ -65,8 +66,10 @@ final class PreRollTimer: BenchmarkTimer {
         let unit = Self.bitrate / 8 / (Self.fps / Self.keyInterval) / (Self.keyInterval + 4)
         for _ in 0..<count {
             let isKey = index % Self.keyInterval == 0
-            ring.append(.init(time: UInt64(index) * 1_000_000_000 / UInt64(Self.fps), bytes: isKey ? unit * 5 : unit,
-                              isKeyFrame: isKey, payload: index))
+            ring.append(
+                .init(
+                    time: UInt64(index) * 1_000_000_000 / UInt64(Self.fps), bytes: isKey ? unit * 5 : unit,
+                    isKeyFrame: isKey, payload: index))
             index += 1
         }
     }

@@ -38,8 +38,10 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
         BenchmarkVariant(label: "memcpy in \(threads) row bands", input: input, pipeline: nil, copyThreads: max(threads, 1))
     }
 
-    init(label: String, input: String, pipeline: String?, library: String? = nil, copyThreads: Int? = nil, chain: String? = nil,
-         simdPath: String? = nil, analysis: String? = nil) {
+    init(
+        label: String, input: String, pipeline: String?, library: String? = nil, copyThreads: Int? = nil, chain: String? = nil,
+        simdPath: String? = nil, analysis: String? = nil
+    ) {
         self.label = label
         self.input = input
         self.pipeline = pipeline
@@ -74,8 +76,9 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
 
     /// libyuv's `function` on each `input` frame, loaded with `dlopen` (skipped when libyuv0 is absent).
     public static func libyuv(_ function: String, _ input: String = "RGBA") -> BenchmarkVariant {
-        BenchmarkVariant(label: "libyuv \(function)" + (function.hasSuffix("Sepia") || function.hasSuffix("Gray") ? " (in place)" : ""),
-                         input: input, pipeline: nil, library: function)
+        BenchmarkVariant(
+            label: "libyuv \(function)" + (function.hasSuffix("Sepia") || function.hasSuffix("Gray") ? " (in place)" : ""),
+            input: input, pipeline: nil, library: function)
     }
 
     /// `appsrc ! identity ! fakesink` for `input` frames: the cost every pipeline variant has taken off.
@@ -85,8 +88,9 @@ public struct BenchmarkVariant: Sendable, Hashable, Codable {
 
     /// `swiftfilter chain="…" n-threads=N` on `input` frames.
     public static func swiftfilter(_ chain: String, input: String, threads: Int = 1) -> BenchmarkVariant {
-        BenchmarkVariant("swiftfilter \(chain)" + (threads == 1 ? "" : " n-threads=\(threads)"), input: input,
-                         pipeline: swiftfilterElement(chain, threads: threads))
+        BenchmarkVariant(
+            "swiftfilter \(chain)" + (threads == 1 ? "" : " n-threads=\(threads)"), input: input,
+            pipeline: swiftfilterElement(chain, threads: threads))
     }
 
     /// The gst-launch text of one `swiftfilter`.
@@ -145,7 +149,8 @@ extension BenchmarkCase {
     /// A six-filter chain with a C element for every link.
     public static let chain6 = "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"
     /// Its C counterpart, element for element.
-    public static let chain6C = "gamma gamma=1.2 ! videobalance contrast=1.2 saturation=0.8 ! coloreffects preset=sepia"
+    public static let chain6C =
+        "gamma gamma=1.2 ! videobalance contrast=1.2 saturation=0.8 ! coloreffects preset=sepia"
         + " ! frei0r-filter-vignette ! videoflip method=horizontal-flip ! frei0r-filter-invert0r"
 
     /// The standard cases. SwiftCam runs on one thread in every comparison (GStreamer's C filters are
@@ -166,61 +171,86 @@ extension BenchmarkCase {
             Self.scaling(id, chain, input, cores: cores)
         }
         return [
-            BenchmarkCase(id: "sepia", title: "sepia vs coloreffects",
-                          subject: swift("sepia"), reference: c("coloreffects preset=sepia")),
-            BenchmarkCase(id: "colorcontrols", title: "colorcontrols vs videobalance",
-                          subject: swift("colorcontrols brightness=0.1 contrast=1.2 saturation=0.8"),
-                          reference: c("videobalance brightness=0.1 contrast=1.2 saturation=0.8")),
-            BenchmarkCase(id: "vignette", title: "vignette vs frei0r vignette",
-                          subject: swift("vignette"), reference: c("frei0r-filter-vignette")),
-            BenchmarkCase(id: "blur", title: "blur radius=4 vs gaussianblur (+AYUV conv.)",
-                          subject: swift("blur radius=4"),
-                          reference: c("\(toAYUV) ! gaussianblur sigma=4 ! \(toRGBA)",
-                                       label: "videoconvert ! AYUV ! gaussianblur sigma=4 ! videoconvert ! RGBA")),
-            BenchmarkCase(id: "blur-conversion", title: "  of which RGBA>AYUV>RGBA conv.", subject: nil,
-                          reference: c("\(toAYUV) ! \(toRGBA)", label: "videoconvert ! AYUV ! videoconvert ! RGBA")),
-            BenchmarkCase(id: "gaussianblur-ayuv", title: "  gaussianblur alone on AYUV", subject: nil,
-                          reference: c("gaussianblur sigma=4", "AYUV")),
-            BenchmarkCase(id: "edges", title: "edges vs frei0r sobel",
-                          subject: swift("edges"), reference: c("frei0r-filter-sobel")),
-            BenchmarkCase(id: "libyuv-sepia", title: "sepia vs libyuv",
-                          subject: swift("sepia"), reference: .libyuv("ARGBSepia")),
-            BenchmarkCase(id: "libyuv-matrix", title: "colorcontrols vs libyuv matrix",
-                          subject: swift("colorcontrols contrast=1.2 saturation=0.8"), reference: .libyuv("ARGBColorMatrix")),
-            BenchmarkCase(id: "libyuv-gray", title: "mono vs libyuv gray",
-                          subject: swift("mono"), reference: .libyuv("ARGBGray")),
-            BenchmarkCase(id: "libyuv-mirror", title: "mirror vs libyuv",
-                          subject: swift("mirror"), reference: .libyuv("ARGBMirror")),
-            BenchmarkCase(id: "libyuv-mirror-i420", title: "mirror I420 vs libyuv",
-                          subject: swift("mirror", "I420"), reference: .libyuv("I420Mirror", "I420")),
-            BenchmarkCase(id: "chain3", title: "3-chain vs C chain",
-                          subject: swift(chain3), reference: c(chain3C)),
-            BenchmarkCase(id: "chain6", title: "6-chain vs C chain",
-                          subject: swift(chain6), reference: c(chain6C)),
-            BenchmarkCase(id: "memcpy-rgba", title: "memcpy RGBA frame (floor)",
-                          subject: .memcpy("RGBA"), reference: nil),
-            BenchmarkCase(id: "nv12-roundtrip", title: "NV12 3-chain native vs via RGBA",
-                          subject: swift(chain3, "NV12"),
-                          reference: c("\(toRGBA) ! \(BenchmarkVariant.swiftfilterElement(chain3)) ! \(toNV12)", "NV12",
-                                       label: "videoconvert ! RGBA ! swiftfilter \(chain3) ! videoconvert ! NV12")),
-            BenchmarkCase(id: "nv12-c-chain", title: "NV12 3-chain native vs C chain+conv.",
-                          subject: swift(chain3, "NV12"),
-                          reference: c("\(toRGBA) ! \(chain3C) ! \(toNV12)", "NV12",
-                                       label: "videoconvert ! RGBA ! \(chain3C) ! videoconvert ! NV12")),
-            BenchmarkCase(id: "nv12-conversion", title: "  of which NV12>RGBA>NV12 conv.", subject: nil,
-                          reference: c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
-            BenchmarkCase(id: "memcpy-nv12", title: "memcpy NV12 frame (floor)",
-                          subject: .memcpy("NV12"), reference: nil),
+            BenchmarkCase(
+                id: "sepia", title: "sepia vs coloreffects",
+                subject: swift("sepia"), reference: c("coloreffects preset=sepia")),
+            BenchmarkCase(
+                id: "colorcontrols", title: "colorcontrols vs videobalance",
+                subject: swift("colorcontrols brightness=0.1 contrast=1.2 saturation=0.8"),
+                reference: c("videobalance brightness=0.1 contrast=1.2 saturation=0.8")),
+            BenchmarkCase(
+                id: "vignette", title: "vignette vs frei0r vignette",
+                subject: swift("vignette"), reference: c("frei0r-filter-vignette")),
+            BenchmarkCase(
+                id: "blur", title: "blur radius=4 vs gaussianblur (+AYUV conv.)",
+                subject: swift("blur radius=4"),
+                reference: c(
+                    "\(toAYUV) ! gaussianblur sigma=4 ! \(toRGBA)",
+                    label: "videoconvert ! AYUV ! gaussianblur sigma=4 ! videoconvert ! RGBA")),
+            BenchmarkCase(
+                id: "blur-conversion", title: "  of which RGBA>AYUV>RGBA conv.", subject: nil,
+                reference: c("\(toAYUV) ! \(toRGBA)", label: "videoconvert ! AYUV ! videoconvert ! RGBA")),
+            BenchmarkCase(
+                id: "gaussianblur-ayuv", title: "  gaussianblur alone on AYUV", subject: nil,
+                reference: c("gaussianblur sigma=4", "AYUV")),
+            BenchmarkCase(
+                id: "edges", title: "edges vs frei0r sobel",
+                subject: swift("edges"), reference: c("frei0r-filter-sobel")),
+            BenchmarkCase(
+                id: "libyuv-sepia", title: "sepia vs libyuv",
+                subject: swift("sepia"), reference: .libyuv("ARGBSepia")),
+            BenchmarkCase(
+                id: "libyuv-matrix", title: "colorcontrols vs libyuv matrix",
+                subject: swift("colorcontrols contrast=1.2 saturation=0.8"), reference: .libyuv("ARGBColorMatrix")),
+            BenchmarkCase(
+                id: "libyuv-gray", title: "mono vs libyuv gray",
+                subject: swift("mono"), reference: .libyuv("ARGBGray")),
+            BenchmarkCase(
+                id: "libyuv-mirror", title: "mirror vs libyuv",
+                subject: swift("mirror"), reference: .libyuv("ARGBMirror")),
+            BenchmarkCase(
+                id: "libyuv-mirror-i420", title: "mirror I420 vs libyuv",
+                subject: swift("mirror", "I420"), reference: .libyuv("I420Mirror", "I420")),
+            BenchmarkCase(
+                id: "chain3", title: "3-chain vs C chain",
+                subject: swift(chain3), reference: c(chain3C)),
+            BenchmarkCase(
+                id: "chain6", title: "6-chain vs C chain",
+                subject: swift(chain6), reference: c(chain6C)),
+            BenchmarkCase(
+                id: "memcpy-rgba", title: "memcpy RGBA frame (floor)",
+                subject: .memcpy("RGBA"), reference: nil),
+            BenchmarkCase(
+                id: "nv12-roundtrip", title: "NV12 3-chain native vs via RGBA",
+                subject: swift(chain3, "NV12"),
+                reference: c(
+                    "\(toRGBA) ! \(BenchmarkVariant.swiftfilterElement(chain3)) ! \(toNV12)", "NV12",
+                    label: "videoconvert ! RGBA ! swiftfilter \(chain3) ! videoconvert ! NV12")),
+            BenchmarkCase(
+                id: "nv12-c-chain", title: "NV12 3-chain native vs C chain+conv.",
+                subject: swift(chain3, "NV12"),
+                reference: c(
+                    "\(toRGBA) ! \(chain3C) ! \(toNV12)", "NV12",
+                    label: "videoconvert ! RGBA ! \(chain3C) ! videoconvert ! NV12")),
+            BenchmarkCase(
+                id: "nv12-conversion", title: "  of which NV12>RGBA>NV12 conv.", subject: nil,
+                reference: c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
+            BenchmarkCase(
+                id: "memcpy-nv12", title: "memcpy NV12 frame (floor)",
+                subject: .memcpy("NV12"), reference: nil),
             // Frame analysis: the motion detector against a copy of the plane it reads (speed-up over 1: it costs less).
-            BenchmarkCase(id: "motion-nv12", title: "motion analysis per NV12 frame vs luma memcpy",
-                          subject: .motion(), reference: .lumaCopy()),
-            BenchmarkCase(id: "preroll-memory", title: "pre-roll ring 5 s at 2 Mbit/s (held bytes)",
-                          subject: .preRoll(), reference: nil),
+            BenchmarkCase(
+                id: "motion-nv12", title: "motion analysis per NV12 frame vs luma memcpy",
+                subject: .motion(), reference: .lumaCopy()),
+            BenchmarkCase(
+                id: "preroll-memory", title: "pre-roll ring 5 s at 2 Mbit/s (held bytes)",
+                subject: .preRoll(), reference: nil),
             // What an MJPEG camera costs: its 4:2:2 JPEG frames decoded and brought to I420, against a raw YUYV
             // camera's frames brought to I420 (the same path without the decoder).
-            BenchmarkCase(id: "mjpeg-decode", title: "MJPEG camera: jpegdec vs raw YUY2",
-                          subject: c("jpegdec ! \(toI420)", BenchmarkFrames.jpeg, label: "jpegdec ! videoconvert ! I420"),
-                          reference: c(toI420, "YUY2", label: "raw YUY2: videoconvert ! I420")),
+            BenchmarkCase(
+                id: "mjpeg-decode", title: "MJPEG camera: jpegdec vs raw YUY2",
+                subject: c("jpegdec ! \(toI420)", BenchmarkFrames.jpeg, label: "jpegdec ! videoconvert ! I420"),
+                reference: c(toI420, "YUY2", label: "raw YUY2: videoconvert ! I420")),
             scaling("chain3", chain3),
             scaling("blur", "blur radius=4"),
             scaling("sharpen", "sharpen"),
@@ -230,8 +260,9 @@ extension BenchmarkCase {
             scaling("mirror", "mirror"),
             scaling("nv12-chain3", chain3, "NV12"),
             // No filter can scale past what the memory does: the frames do not fit in the last-level cache.
-            BenchmarkCase(id: "scaling-memcpy", title: "memcpy \(threads) row bands vs 1",
-                          subject: .memcpy("RGBA", threads: threads), reference: .memcpy("RGBA")),
+            BenchmarkCase(
+                id: "scaling-memcpy", title: "memcpy \(threads) row bands vs 1",
+                subject: .memcpy("RGBA", threads: threads), reference: .memcpy("RGBA"))
         ]
     }
 
@@ -239,20 +270,24 @@ extension BenchmarkCase {
     /// path against the SSE2 one (the portable path is held to 2× it), sepia on each path against libyuv, and the
     /// memcpy floor. Ids are "path-FILTER-PATH", e.g. "path-chain6-avx2".
     public static func paths(_ available: [SIMDPath] = SIMDPath.available) -> [BenchmarkCase] {
-        let filters = [("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
-                       ("blur", "blur radius=4"), ("edges", "edges"), ("chain3", chain3), ("chain6", chain6)]
+        let filters = [
+            ("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
+            ("blur", "blur radius=4"), ("edges", "edges"), ("chain3", chain3), ("chain6", chain6)
+        ]
         let reference = available.contains(.sse2) ? SIMDPath.sse2 : nil
         func id(_ path: SIMDPath) -> String { path.description.lowercased().filter { $0 != "-" } }
         var cases = filters.flatMap { name, chain in
             available.map { path in
-                BenchmarkCase(id: "path-\(name)-\(id(path))", title: "\(name) on \(path)" + (reference == nil || path == reference ? "" : " vs SSE2"),
-                              subject: .filters(chain, path: path),
-                              reference: reference.flatMap { $0 == path ? nil : .filters(chain, path: $0) })
+                BenchmarkCase(
+                    id: "path-\(name)-\(id(path))", title: "\(name) on \(path)" + (reference == nil || path == reference ? "" : " vs SSE2"),
+                    subject: .filters(chain, path: path),
+                    reference: reference.flatMap { $0 == path ? nil : .filters(chain, path: $0) })
             }
         }
         cases += available.map { path in
-            BenchmarkCase(id: "path-libyuv-sepia-\(id(path))", title: "sepia on \(path) vs libyuv",
-                          subject: .filters("sepia", path: path), reference: .libyuv("ARGBSepia"))
+            BenchmarkCase(
+                id: "path-libyuv-sepia-\(id(path))", title: "sepia on \(path) vs libyuv",
+                subject: .filters("sepia", path: path), reference: .libyuv("ARGBSepia"))
         }
         cases.append(BenchmarkCase(id: "memcpy-rgba", title: "memcpy RGBA frame (floor)", subject: .memcpy("RGBA"), reference: nil))
         return cases
@@ -262,10 +297,11 @@ extension BenchmarkCase {
     static func scaling(_ id: String, _ chain: String, _ input: String = "RGBA", cores: Int) -> BenchmarkCase {
         let threads = max(cores, 1)
         let name = chain == BenchmarkCase.chain3 ? "3-chain" : chain
-        return BenchmarkCase(id: "scaling-\(id)", title: (input == "RGBA" ? "" : "\(input) ") + "\(name) \(threads) threads vs 1",
-                             subject: .swiftfilter(chain, input: input, threads: 0)
-                                 .relabelled("swiftfilter \(chain) n-threads=0 (\(threads) cores)"),
-                             reference: .swiftfilter(chain, input: input))
+        return BenchmarkCase(
+            id: "scaling-\(id)", title: (input == "RGBA" ? "" : "\(input) ") + "\(name) \(threads) threads vs 1",
+            subject: .swiftfilter(chain, input: input, threads: 0)
+                .relabelled("swiftfilter \(chain) n-threads=0 (\(threads) cores)"),
+            reference: .swiftfilter(chain, input: input))
     }
 }
 

@@ -1,5 +1,5 @@
-import Glibc
 import Filters
+import Glibc
 
 /// A frame size the bench runs at.
 public struct BenchmarkSize: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -31,7 +31,8 @@ public struct BenchmarkSize: Sendable, Hashable, Codable, CustomStringConvertibl
         default:
             let sides = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
             guard sides.count == 2, let width = Int(sides[0]), let height = Int(sides[1]),
-                  (16...8192).contains(width), (16...8192).contains(height) else { return nil }
+                (16...8192).contains(width), (16...8192).contains(height)
+            else { return nil }
             self.init(name: "\(width)x\(height)", width: width, height: height)
         }
     }
@@ -58,8 +59,10 @@ public struct BenchmarkConfiguration: Sendable {
     public var stallTimeout: Double
 
     /// A configuration; `cases` defaults to the standard rows (`BenchmarkCase.standard`).
-    public init(sizes: [BenchmarkSize] = [.hd1080, .hd720], frames: Int = 20, repetitions: Int = 15,
-                warmUpFrames: Int = 4, distinctFrames: Int = 8, cases: [BenchmarkCase]? = nil, stallTimeout: Double = 60) {
+    public init(
+        sizes: [BenchmarkSize] = [.hd1080, .hd720], frames: Int = 20, repetitions: Int = 15,
+        warmUpFrames: Int = 4, distinctFrames: Int = 8, cases: [BenchmarkCase]? = nil, stallTimeout: Double = 60
+    ) {
         self.sizes = sizes
         self.frames = max(frames, 1)
         self.repetitions = max(repetitions, 1)
@@ -95,8 +98,10 @@ public struct BenchmarkMachine: Sendable, Equatable, Codable {
     public var availablePaths: [String]?
 
     /// A description given field by field (tests, other machines).
-    public init(cores: Int, cpu: String, gstreamer: String, load: Double = 0, simdPath: String? = nil,
-                availablePaths: [String]? = nil) {
+    public init(
+        cores: Int, cpu: String, gstreamer: String, load: Double = 0, simdPath: String? = nil,
+        availablePaths: [String]? = nil
+    ) {
         self.cores = cores
         self.cpu = cpu
         self.gstreamer = gstreamer

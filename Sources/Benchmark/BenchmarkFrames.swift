@@ -62,10 +62,12 @@ public struct BenchmarkFrames: @unchecked Sendable {
         if format == info.formatName { return self }
         let compressed = format == Self.jpeg
         let target = compressed ? info : try VideoInfo(format: format, width: info.width, height: info.height)
-        let encoder = compressed ? "videoconvert ! video/x-raw,format=Y42B ! jpegenc quality=85" : "videoconvert ! video/x-raw,format=\(format)"
+        let encoder =
+            compressed ? "videoconvert ! video/x-raw,format=Y42B ! jpegenc quality=85" : "videoconvert ! video/x-raw,format=\(format)"
         let pipeline = try Pipeline.parse("appsrc name=in ! \(encoder) ! appsink name=out sync=false")
         guard let source = pipeline.element(named: "in", as: AppSrc.self),
-              let sink = pipeline.element(named: "out", as: AppSink.self) else {
+            let sink = pipeline.element(named: "out", as: AppSink.self)
+        else {
             throw GStreamerError.padNotFound(element: "converter pipeline", pad: "in/out")
         }
         source.caps = info.caps
@@ -78,7 +80,8 @@ public struct BenchmarkFrames: @unchecked Sendable {
         while result.count < buffers.count, let sample = sink.pullSample(timeout: 30) {
             // A copy of our own, so the converter's pool gets its buffer back.
             guard let buffer = sample.buffer,
-                  let copy = try buffer.withMappedBytes({ Buffer(copying: UnsafeRawBufferPointer($0)) }) else {
+                let copy = try buffer.withMappedBytes({ Buffer(copying: UnsafeRawBufferPointer($0)) })
+            else {
                 throw GStreamerError.mapFailed("a converted \(format) frame")
             }
             result.append(copy)
@@ -88,14 +91,20 @@ public struct BenchmarkFrames: @unchecked Sendable {
             throw GStreamerError.timedOut("videoconvert to turn \(buffers.count) frames into \(format) (got \(result.count))")
         }
         guard compressed else { return BenchmarkFrames(info: target, buffers: result) }
-        let caps = try Caps(CapsDescription("image/jpeg", [("width", .int(info.width)), ("height", .int(info.height)),
-                                                           ("framerate", .fraction(30, 1))]))
+        let caps = try Caps(
+            CapsDescription(
+                "image/jpeg",
+                [
+                    ("width", .int(info.width)), ("height", .int(info.height)),
+                    ("framerate", .fraction(30, 1))
+                ]))
         return BenchmarkFrames(info: target, buffers: result, compressedCaps: caps)
     }
 
     /// One frame of the SMPTE pattern as packed bytes of `info`'s layout.
     private static func render(_ info: VideoInfo) throws -> [UInt8] {
-        let pipeline = try Pipeline.parse("""
+        let pipeline = try Pipeline.parse(
+            """
             videotestsrc pattern=smpte num-buffers=1 ! video/x-raw,format=\(info.formatName),\
             width=\(info.width),height=\(info.height) ! appsink name=out sync=false
             """)

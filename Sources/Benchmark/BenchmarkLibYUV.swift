@@ -18,9 +18,12 @@ enum LibYUV {
     typealias InPlace = @convention(c) (UnsafeMutableRawPointer?, Int32, Int32, Int32, Int32, Int32) -> Int32
     typealias Copying = @convention(c) (UnsafeRawPointer?, Int32, UnsafeMutableRawPointer?, Int32, Int32, Int32) -> Int32
     typealias Matrix = @convention(c) (UnsafeRawPointer?, Int32, UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, Int32) -> Int32
-    typealias Planar = @convention(c) (UnsafeRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?, Int32,
-                                       UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?, Int32,
-                                       Int32, Int32) -> Int32
+    typealias Planar =
+        @convention(c) (
+            UnsafeRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?, Int32,
+            UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?, Int32, UnsafeMutableRawPointer?, Int32,
+            Int32, Int32
+        ) -> Int32
 
     /// A sepia-like matrix in libyuv's signed 1/64 units (B, G, R, A rows).
     static let matrix: [Int8] = [17, 68, 35, 0, 22, 88, 45, 0, 24, 98, 50, 0, 0, 0, 0, 64]

@@ -76,8 +76,10 @@ public struct BenchmarkRow: Sendable, Equatable, Codable {
     public var heldBytes: Int?
 
     /// Assembles a row; `memcpy` is the median ms/frame of copying one frame of the row's format.
-    public init(_ benchCase: BenchmarkCase, size: BenchmarkSize, swiftcam: BenchmarkMeasurement?,
-                c: BenchmarkMeasurement?, memcpy: Double?) {
+    public init(
+        _ benchCase: BenchmarkCase, size: BenchmarkSize, swiftcam: BenchmarkMeasurement?,
+        c: BenchmarkMeasurement?, memcpy: Double?
+    ) {
         id = benchCase.id
         title = benchCase.title
         self.size = size.name
@@ -135,8 +137,10 @@ public struct BenchmarkReport: Sendable, Equatable, Codable {
     public var baselines: [BenchmarkBaseline]
 
     /// A report; `build` is this binary's own configuration.
-    public init(date: String, machine: BenchmarkMachine, frames: Int, repetitions: Int,
-                rows: [BenchmarkRow], baselines: [BenchmarkBaseline]) {
+    public init(
+        date: String, machine: BenchmarkMachine, frames: Int, repetitions: Int,
+        rows: [BenchmarkRow], baselines: [BenchmarkBaseline]
+    ) {
         self.date = date
         self.machine = machine
         build = Self.isReleaseBuild ? "release" : "debug"
@@ -203,7 +207,9 @@ public struct BenchmarkReport: Sendable, Equatable, Codable {
             throw BenchmarkError.cannotWrite(path: path, reason: "Is a directory")
         }
         let temporary = path + ".tmp-\(getpid())"
-        guard let file = fopen(temporary, "w") else { throw BenchmarkError.cannotWrite(path: path, reason: String(cString: strerror(errno))) }
+        guard let file = fopen(temporary, "w") else {
+            throw BenchmarkError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+        }
         fclose(file)
         unlink(temporary)
     }

@@ -1,6 +1,6 @@
 import Filters
-import Glibc
 import GStreamer
+import Glibc
 import SwiftFilterElement
 
 /// What measuring one variant gave.
@@ -80,8 +80,10 @@ public struct BenchmarkRunner: Sendable {
             }
             done += variants.count + inputs.count * 2 - order.count
             let outcomes = Self.takeTurns(timers.map(\.timer), repetitions: configuration.repetitions) { round in
-                progress(BenchmarkProgress(done: done, total: total, size: size,
-                                           label: "repetition \(round + 1) of \(configuration.repetitions), every variant in turn"))
+                progress(
+                    BenchmarkProgress(
+                        done: done, total: total, size: size,
+                        label: "repetition \(round + 1) of \(configuration.repetitions), every variant in turn"))
                 done += 1
             }
             for ((key, timer), outcome) in zip(timers, outcomes) {
@@ -106,15 +108,18 @@ public struct BenchmarkRunner: Sendable {
                     return BenchmarkMeasurement(variant, outcome: outcome, baseline: subtract)
                 }
                 let memcpy = (benchCase.subject ?? benchCase.reference).flatMap { floor[$0.input] }
-                var row = BenchmarkRow(benchCase, size: size, swiftcam: result(benchCase.subject),
-                                       c: result(benchCase.reference), memcpy: memcpy)
+                var row = BenchmarkRow(
+                    benchCase, size: size, swiftcam: result(benchCase.subject),
+                    c: result(benchCase.reference), memcpy: memcpy)
                 row.heldBytes = benchCase.subject.flatMap { held[$0.key] }
                 rows.append(row)
             }
         }
-        return BenchmarkReport(date: BenchmarkReport.today, machine: BenchmarkMachine(
-            cores: BenchmarkMachine.cores, cpu: BenchmarkMachine.cpuModel, gstreamer: GStreamer.versionString, load: load,
-            simdPath: SIMDPath.best.description, availablePaths: SIMDPath.available.map(\.description)),
+        return BenchmarkReport(
+            date: BenchmarkReport.today,
+            machine: BenchmarkMachine(
+                cores: BenchmarkMachine.cores, cpu: BenchmarkMachine.cpuModel, gstreamer: GStreamer.versionString, load: load,
+                simdPath: SIMDPath.best.description, availablePaths: SIMDPath.available.map(\.description)),
             frames: configuration.frames, repetitions: configuration.repetitions, rows: rows, baselines: baselines)
     }
 
@@ -132,8 +137,10 @@ public struct BenchmarkRunner: Sendable {
     var uniqueVariants: [BenchmarkVariant] {
         var seen: Set<BenchmarkVariant> = []
         var result: [BenchmarkVariant] = []
-        for variant in configuration.cases.flatMap(\.variants) where variant.pipeline != nil || variant.library != nil || variant.copyThreads != nil
-            || variant.chain != nil || variant.analysis != nil {
+        for variant in configuration.cases.flatMap(\.variants)
+        where variant.pipeline != nil || variant.library != nil || variant.copyThreads != nil
+            || variant.chain != nil || variant.analysis != nil
+        {
             if seen.insert(variant.key).inserted { result.append(variant) }
         }
         return result
@@ -254,8 +261,9 @@ extension BenchmarkVariant {
     /// A libyuv call keeps its function: without it every libyuv variant was memcpy's key, never timed, and its row
     /// showed the memcpy.
     var key: BenchmarkVariant {
-        BenchmarkVariant(label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads, chain: chain, simdPath: simdPath,
-                         analysis: analysis)
+        BenchmarkVariant(
+            label: "", input: input, pipeline: pipeline, library: library, copyThreads: copyThreads, chain: chain, simdPath: simdPath,
+            analysis: analysis)
     }
 }
 

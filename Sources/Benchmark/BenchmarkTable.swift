@@ -9,7 +9,7 @@ extension BenchmarkReport {
             "swiftcam bench: \(date), \(machine.cores) cores, \(machine.cpu), \(machine.gstreamer), \(build) build, "
                 + "Filters SIMD path \(machine.simdPath ?? SIMDPath.best.description), load \(Self.number(machine.load)) at start",
             "ms/frame = median of \(repetitions) repetitions x \(frames) frames, ± half their range, "
-                + "appsrc ! identity ! fakesink baseline subtracted; speed-up = C / SwiftCam",
+                + "appsrc ! identity ! fakesink baseline subtracted; speed-up = C / SwiftCam"
         ]
         var sizes: [String] = []
         for row in rows where !sizes.contains(row.size) { sizes.append(row.size) }
@@ -20,9 +20,11 @@ extension BenchmarkReport {
             lines.append(Self.line(size + dimensions, "SwiftCam ms", "C ms", "speed-up", "x memcpy"))
             for row in sized {
                 let title = row.heldBytes.map { row.title + ": \(Self.number(Double($0) / 1e6)) MB" } ?? row.title
-                lines.append(Self.line(title, Self.cell(row.swiftcam), Self.cell(row.c),
-                                       row.speedUp.map { Self.number($0) + "x" } ?? "-",
-                                       row.timesMemcpy.map { Self.number($0) } ?? "-"))
+                lines.append(
+                    Self.line(
+                        title, Self.cell(row.swiftcam), Self.cell(row.c),
+                        row.speedUp.map { Self.number($0) + "x" } ?? "-",
+                        row.timesMemcpy.map { Self.number($0) } ?? "-"))
             }
         }
         let notes = rows.compactMap { row in

@@ -1,6 +1,6 @@
 import Filters
-import Glibc
 import GStreamer
+import Glibc
 
 /// One variant, set up once and then timed a repetition at a time, so that a run can take turns between its
 /// variants: on a shared machine the speed drifts over seconds, and a ratio of two variants timed one after the
@@ -28,7 +28,8 @@ final class PipelineTimer: BenchmarkTimer {
     init(_ fragment: String, frames: BenchmarkFrames, configuration: BenchmarkConfiguration) throws {
         let pipeline = try Pipeline.parse("appsrc name=benchsrc ! \(fragment) ! fakesink name=benchsink sync=false")
         guard let source = pipeline.element(named: "benchsrc", as: AppSrc.self),
-              let sink = pipeline.element(named: "benchsink") else {
+            let sink = pipeline.element(named: "benchsink")
+        else {
             pipeline.requestState(.null)
             throw GStreamerError.padNotFound(element: "bench pipeline", pad: "benchsrc/benchsink")
         }
@@ -42,8 +43,9 @@ final class PipelineTimer: BenchmarkTimer {
             try source.set("max-bytes", UInt64(0))
             counter = try BenchmarkFrameCounter(counting: sink.staticPad("sink"))
             guard pipeline.requestState(.playing) else {
-                throw Self.busError(pipeline.bus) ?? GStreamerError.stateChangeFailed(
-                    element: "bench pipeline", state: .playing, message: "the state change was refused")
+                throw Self.busError(pipeline.bus)
+                    ?? GStreamerError.stateChangeFailed(
+                        element: "bench pipeline", state: .playing, message: "the state change was refused")
             }
             try push(configuration.warmUpFrames)
         } catch {
@@ -116,8 +118,10 @@ final class CallTimer: BenchmarkTimer {
     private let operation: (UnsafeRawPointer, UnsafeMutableRawPointer) throws -> Void
     private var index = 0
 
-    init(frames: BenchmarkFrames, configuration: BenchmarkConfiguration,
-         _ operation: @escaping (UnsafeRawPointer, UnsafeMutableRawPointer) throws -> Void) throws {
+    init(
+        frames: BenchmarkFrames, configuration: BenchmarkConfiguration,
+        _ operation: @escaping (UnsafeRawPointer, UnsafeMutableRawPointer) throws -> Void
+    ) throws {
         let size = frames.info.size
         let destination = UnsafeMutableRawPointer.allocate(byteCount: max(size, 1), alignment: 64)
         (self.frames, self.configuration, self.destination, self.operation) = (frames, configuration, destination, operation)
@@ -164,19 +168,23 @@ final class CallTimer: BenchmarkTimer {
     }
 
     /// `chain` compiled for one thread on `path`, from each frame into one destination.
-    static func filters(_ frames: BenchmarkFrames, chain: String, path: SIMDPath, configuration: BenchmarkConfiguration) throws -> CallTimer {
+    static func filters(_ frames: BenchmarkFrames, chain: String, path: SIMDPath, configuration: BenchmarkConfiguration) throws -> CallTimer
+    {
         try compiled(FilterChain(parsing: chain).compile(threads: 1, kernels: KernelSet(path: path)), frames, configuration: configuration)
     }
 
     /// `copier` from each frame into one destination.
-    private static func compiled(_ copier: CompiledChain, _ frames: BenchmarkFrames, configuration: BenchmarkConfiguration) throws -> CallTimer {
+    private static func compiled(
+        _ copier: CompiledChain, _ frames: BenchmarkFrames, configuration: BenchmarkConfiguration
+    ) throws -> CallTimer {
         let info = frames.info
         guard let format = PixelFormat(gstName: info.formatName) else {
             throw GStreamerError.mapFailed("a \(info.formatName) frame as a Filters frame")
         }
         func frame(_ base: UnsafeMutableRawPointer) -> Frame {
-            Frame(format: format, width: info.width, height: info.height,
-                  planes: (0..<info.planeCount).map { Plane(base: base + info.offset(plane: $0), stride: info.stride(plane: $0)) })
+            Frame(
+                format: format, width: info.width, height: info.height,
+                planes: (0..<info.planeCount).map { Plane(base: base + info.offset(plane: $0), stride: info.stride(plane: $0)) })
         }
         return try CallTimer(frames: frames, configuration: configuration) { source, destination in
             try copier.process(from: frame(UnsafeMutableRawPointer(mutating: source)), to: frame(destination))

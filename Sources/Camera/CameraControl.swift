@@ -65,17 +65,20 @@ public enum ControlType: Hashable, Sendable, Codable, CustomStringConvertible {
     /// Decodes from the `v4l2-ctl` name (or `type_0x…` for others).
     public init(from decoder: Decoder) throws {
         let name = try decoder.singleValueContainer().decode(String.self)
-        let known: [ControlType] = [.integer, .boolean, .menu, .button, .integer64, .controlClass, .string,
-                                    .bitmask, .integerMenu, .other(V4L2_CTRL_TYPE_U8.rawValue),
-                                    .other(V4L2_CTRL_TYPE_U16.rawValue), .other(V4L2_CTRL_TYPE_U32.rawValue),
-                                    .other(V4L2_CTRL_TYPE_AREA.rawValue)]
+        let known: [ControlType] = [
+            .integer, .boolean, .menu, .button, .integer64, .controlClass, .string,
+            .bitmask, .integerMenu, .other(V4L2_CTRL_TYPE_U8.rawValue),
+            .other(V4L2_CTRL_TYPE_U16.rawValue), .other(V4L2_CTRL_TYPE_U32.rawValue),
+            .other(V4L2_CTRL_TYPE_AREA.rawValue)
+        ]
         if let match = known.first(where: { $0.description == name }) {
             self = match
         } else if name.hasPrefix("type_0x"), let code = UInt32(name.dropFirst(7), radix: 16) {
             self = .other(code)
         } else {
-            throw DecodingError.dataCorruptedError(in: try decoder.singleValueContainer(),
-                                                   debugDescription: "unknown control type \(name)")
+            throw DecodingError.dataCorruptedError(
+                in: try decoder.singleValueContainer(),
+                debugDescription: "unknown control type \(name)")
         }
     }
 
@@ -132,7 +135,7 @@ public struct ControlFlags: OptionSet, Hashable, Sendable, Codable {
             (.disabled, "disabled"), (.grabbed, "grabbed"), (.readOnly, "read-only"), (.update, "update"),
             (.inactive, "inactive"), (.slider, "slider"), (.writeOnly, "write-only"), (.volatile, "volatile"),
             (.hasPayload, "has-payload"), (.executeOnWrite, "execute-on-write"),
-            (.modifyLayout, "modify-layout"), (.dynamicArray, "dynamic-array"),
+            (.modifyLayout, "modify-layout"), (.dynamicArray, "dynamic-array")
         ]
         return table.filter { contains($0.0) }.map(\.1)
     }
@@ -178,9 +181,11 @@ public struct CameraControl: Hashable, Sendable, Codable {
     public let menu: [MenuItem]
 
     /// Creates a control description; `name` is derived from `label` the way `v4l2-ctl` does.
-    public init(id: UInt32, label: String, type: ControlType, minimum: Int64, maximum: Int64, step: UInt64,
-                defaultValue: Int64, flags: ControlFlags, elementSize: UInt32 = 4, elements: UInt32 = 1,
-                dimensions: [UInt32] = [], menu: [MenuItem] = []) {
+    public init(
+        id: UInt32, label: String, type: ControlType, minimum: Int64, maximum: Int64, step: UInt64,
+        defaultValue: Int64, flags: ControlFlags, elementSize: UInt32 = 4, elements: UInt32 = 1,
+        dimensions: [UInt32] = [], menu: [MenuItem] = []
+    ) {
         self.id = id
         self.label = label
         self.name = ControlNames.key(for: label)

@@ -57,11 +57,12 @@ public enum ManualExposureOutcome: Hashable, Sendable, CustomStringConvertible {
 extension CameraDevice {
     /// Looks up the exposure-related controls by ID.
     public func exposureControls() throws(DeviceError) -> ExposureControls {
-        ExposureControls(autoExposure: try control(id: ControlID.exposureAuto),
-                         exposureTime: try control(id: ControlID.exposureTimeAbsolute),
-                         gain: try control(id: ControlID.gain),
-                         autoGain: try control(id: ControlID.autoGain),
-                         bias: try control(id: ControlID.autoExposureBias))
+        ExposureControls(
+            autoExposure: try control(id: ControlID.exposureAuto),
+            exposureTime: try control(id: ControlID.exposureTimeAbsolute),
+            gain: try control(id: ControlID.gain),
+            autoGain: try control(id: ControlID.autoGain),
+            bias: try control(id: ControlID.autoExposureBias))
     }
 
     /// Sets exposure compensation to the bias value nearest `ev` when the camera has it, else returns `.digital`.
@@ -71,8 +72,10 @@ extension CameraDevice {
         let target = ev * 1000
         switch bias.type {
         case .integerMenu:
-            guard let nearest = bias.menu.compactMap({ item in item.value.map { (item.index, $0) } })
-                .min(by: { abs(Double($0.1) - target) < abs(Double($1.1) - target) }) else { return .digital(ev: ev) }
+            guard
+                let nearest = bias.menu.compactMap({ item in item.value.map { (item.index, $0) } })
+                    .min(by: { abs(Double($0.1) - target) < abs(Double($1.1) - target) })
+            else { return .digital(ev: ev) }
             try set(bias, to: .integer(nearest.0))
             return .hardware(requested: ev, applied: Double(nearest.1) / 1000)
         case .integer, .integer64:
@@ -93,7 +96,8 @@ extension CameraDevice {
         if let time, let timeControl = controls.exposureTime, timeControl.isWritable {
             let manual = Int64(V4L2_EXPOSURE_MANUAL.rawValue)
             if let auto = controls.autoExposure, auto.isWritable, auto.menu.contains(where: { $0.index == manual }),
-               try value(of: auto)?.integerValue != manual {
+                try value(of: auto)?.integerValue != manual
+            {
                 try set(auto, to: .integer(manual))
             }
             appliedTime = timeControl.snapped(Double(time))

@@ -16,8 +16,9 @@ extension CameraDevice {
     /// auto-exposure bit of `…_AUTO`); nil when the camera has no such controls (then meter in software).
     public func exposeRegion(at point: NormalizedPoint) throws(DeviceError) -> ExposureRegionOutcome? {
         guard let rect = try control(id: ControlID.uvcRegionOfInterestRect), rect.isWritableCompound(elementSize: 16),
-              let auto = try writableControl(ControlID.uvcRegionOfInterestAuto),
-              let frame = node.currentFrameSize(bufferType: info.captureBufferType) else { return nil }
+            let auto = try writableControl(ControlID.uvcRegionOfInterestAuto),
+            let frame = node.currentFrameSize(bufferType: info.captureBufferType)
+        else { return nil }
         let autoExposureBit: Int64 = 1 << 0  // V4L2_UVC_REGION_OF_INTEREST_AUTO_EXPOSURE
         guard auto.maximum & autoExposureBit != 0 else { return nil }
         var region = point.square(in: frame, sideFraction: 8)

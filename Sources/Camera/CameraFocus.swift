@@ -54,8 +54,9 @@ extension CameraDevice {
     /// (`V4L2_CID_AUTO_FOCUS_START`), else `.unsupported`.
     public func focus(at point: NormalizedPoint) throws(DeviceError) -> FocusOutcome {
         if let rect = try control(id: ControlID.uvcRegionOfInterestRect), rect.isWritableCompound(elementSize: 16),
-           let auto = try writableControl(ControlID.uvcRegionOfInterestAuto),
-           let frame = node.currentFrameSize(bufferType: info.captureBufferType) {
+            let auto = try writableControl(ControlID.uvcRegionOfInterestAuto),
+            let frame = node.currentFrameSize(bufferType: info.captureBufferType)
+        {
             var region = point.square(in: frame, sideFraction: 10)
             try node.setCompound(rect, &region)
             let autoFocusBit: Int64 = 1 << 3  // V4L2_UVC_REGION_OF_INTEREST_AUTO_FOCUS
@@ -91,7 +92,8 @@ extension DeviceNode {
         var format = v4l2_format()
         format.type = bufferType
         guard attempt(CV4L2_VIDIOC_G_FMT, &format) == 0 else { return nil }
-        let size = bufferType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
+        let size =
+            bufferType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
             ? (format.fmt.pix_mp.width, format.fmt.pix_mp.height) : (format.fmt.pix.width, format.fmt.pix.height)
         return size.0 > 0 && size.1 > 0 ? size : nil
     }

@@ -6,8 +6,9 @@ public enum FrameSize: Hashable, Sendable, Codable, CustomStringConvertible {
     /// One fixed size.
     case discrete(width: UInt32, height: UInt32)
     /// Any size in the ranges, in steps (continuous ranges have step 1).
-    case stepwise(minWidth: UInt32, maxWidth: UInt32, widthStep: UInt32,
-                  minHeight: UInt32, maxHeight: UInt32, heightStep: UInt32)
+    case stepwise(
+        minWidth: UInt32, maxWidth: UInt32, widthStep: UInt32,
+        minHeight: UInt32, maxHeight: UInt32, heightStep: UInt32)
 
     /// `640x480` or `16x16-1920x1080 step 2x2`.
     public var description: String {
@@ -125,12 +126,13 @@ extension DeviceNode {
         let descriptions = try enumerate(CV4L2_VIDIOC_ENUM_FMT, "VIDIOC_ENUM_FMT", query, index: \.index, endingOn: [EINVAL])
         var result: [PixelFormatDescription] = []
         for desc in descriptions {
-            result.append(PixelFormatDescription(
-                fourcc: PixelFormatDescription.fourcc(desc.pixelformat), code: desc.pixelformat,
-                name: cString(desc.description),
-                compressed: desc.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
-                emulated: desc.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
-                sizes: try sizes(of: desc.pixelformat)))
+            result.append(
+                PixelFormatDescription(
+                    fourcc: PixelFormatDescription.fourcc(desc.pixelformat), code: desc.pixelformat,
+                    name: cString(desc.description),
+                    compressed: desc.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
+                    emulated: desc.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
+                    sizes: try sizes(of: desc.pixelformat)))
         }
         return result
     }
@@ -139,8 +141,9 @@ extension DeviceNode {
         // Stepwise and continuous sizes come as a single entry.
         var query = v4l2_frmsizeenum()
         query.pixel_format = pixelFormat
-        let sizes = try enumerate(CV4L2_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES", query, index: \.index,
-                                  stopAfter: { $0.type != V4L2_FRMSIZE_TYPE_DISCRETE.rawValue })
+        let sizes = try enumerate(
+            CV4L2_VIDIOC_ENUM_FRAMESIZES, "VIDIOC_ENUM_FRAMESIZES", query, index: \.index,
+            stopAfter: { $0.type != V4L2_FRMSIZE_TYPE_DISCRETE.rawValue })
         var result: [FrameSizeRates] = []
         for size in sizes {
             let frameSize: FrameSize
@@ -148,12 +151,15 @@ extension DeviceNode {
                 frameSize = .discrete(width: size.discrete.width, height: size.discrete.height)
             } else {
                 let s = size.stepwise
-                frameSize = .stepwise(minWidth: s.min_width, maxWidth: s.max_width, widthStep: s.step_width,
-                                      minHeight: s.min_height, maxHeight: s.max_height, heightStep: s.step_height)
+                frameSize = .stepwise(
+                    minWidth: s.min_width, maxWidth: s.max_width, widthStep: s.step_width,
+                    minHeight: s.min_height, maxHeight: s.max_height, heightStep: s.step_height)
             }
             let largest = frameSize.largest
-            result.append(FrameSizeRates(size: frameSize,
-                                         rates: try rates(of: pixelFormat, width: largest.width, height: largest.height)))
+            result.append(
+                FrameSizeRates(
+                    size: frameSize,
+                    rates: try rates(of: pixelFormat, width: largest.width, height: largest.height)))
         }
         return result
     }
@@ -164,13 +170,15 @@ extension DeviceNode {
         query.pixel_format = pixelFormat
         query.width = width
         query.height = height
-        let intervals = try enumerate(CV4L2_VIDIOC_ENUM_FRAMEINTERVALS, "VIDIOC_ENUM_FRAMEINTERVALS", query, index: \.index,
-                                      stopAfter: { $0.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue })
+        let intervals = try enumerate(
+            CV4L2_VIDIOC_ENUM_FRAMEINTERVALS, "VIDIOC_ENUM_FRAMEINTERVALS", query, index: \.index,
+            stopAfter: { $0.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue })
         if let range = intervals.last, range.type != V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
             let s = range.stepwise
-            return .stepwise(min: FrameInterval(numerator: s.min.numerator, denominator: s.min.denominator),
-                             max: FrameInterval(numerator: s.max.numerator, denominator: s.max.denominator),
-                             step: FrameInterval(numerator: s.step.numerator, denominator: s.step.denominator))
+            return .stepwise(
+                min: FrameInterval(numerator: s.min.numerator, denominator: s.min.denominator),
+                max: FrameInterval(numerator: s.max.numerator, denominator: s.max.denominator),
+                step: FrameInterval(numerator: s.step.numerator, denominator: s.step.denominator))
         }
         return .discrete(intervals.map { FrameInterval(numerator: $0.discrete.numerator, denominator: $0.discrete.denominator) })
     }

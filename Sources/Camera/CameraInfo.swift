@@ -29,7 +29,7 @@ public struct CameraInfo: Hashable, Sendable, Codable, CustomStringConvertible {
         let table: [(Int32, String)] = [
             (V4L2_CAP_VIDEO_CAPTURE, "video-capture"), (V4L2_CAP_VIDEO_CAPTURE_MPLANE, "video-capture-mplane"),
             (V4L2_CAP_VIDEO_OUTPUT, "video-output"), (V4L2_CAP_META_CAPTURE, "metadata-capture"),
-            (V4L2_CAP_READWRITE, "read-write"), (V4L2_CAP_STREAMING, "streaming"),
+            (V4L2_CAP_READWRITE, "read-write"), (V4L2_CAP_STREAMING, "streaming")
         ]
         return table.filter { capabilities & UInt32(bitPattern: $0.0) != 0 }.map(\.1)
     }

@@ -86,7 +86,7 @@ public enum ModeChooser {
     public static let rawFormats: [String: String] = [
         "YUYV": "YUY2", "UYVY": "UYVY", "YVYU": "YVYU", "NV12": "NV12", "NV21": "NV21", "YU12": "I420",
         "YV12": "YV12", "NV16": "NV16", "GREY": "GRAY8", "RGB3": "RGB", "BGR3": "BGR", "XR24": "BGRx",
-        "AR24": "BGRA", "RX24": "xBGR", "XB24": "RGBx", "AB24": "RGBA", "BA24": "ARGB", "RGBP": "RGB16",
+        "AR24": "BGRA", "RX24": "xBGR", "XB24": "RGBx", "AB24": "RGBA", "BA24": "ARGB", "RGBP": "RGB16"
     ]
     /// Compressed fourccs v4l2src delivers as `image/jpeg`.
     public static let jpegFormats: Set<String> = ["MJPG", "JPEG"]
@@ -106,8 +106,10 @@ public enum ModeChooser {
             for offer in format.sizes {
                 for (width, height) in sizes(of: offer.size, near: request) {
                     for interval in intervals(of: offer.rates, near: request.framesPerSecond) {
-                        modes.append(CameraMode(fourcc: format.fourcc, compressed: jpegFormats.contains(format.fourcc),
-                                                width: width, height: height, interval: interval))
+                        modes.append(
+                            CameraMode(
+                                fourcc: format.fourcc, compressed: jpegFormats.contains(format.fourcc),
+                                width: width, height: height, interval: interval))
                     }
                 }
             }
@@ -116,12 +118,16 @@ public enum ModeChooser {
     }
 
     /// The mode for `request` among `formats` of the camera at `path`.
-    public static func choose(_ request: ModeRequest, from formats: [PixelFormatDescription],
-                              path: String) throws(ModeChoiceError) -> ModeChoice {
+    public static func choose(
+        _ request: ModeRequest, from formats: [PixelFormatDescription],
+        path: String
+    ) throws(ModeChoiceError) -> ModeChoice {
         var all = modes(of: formats, near: request)
         guard !all.isEmpty else {
             let names = formats.map(\.fourcc)
-            let note = names.isEmpty ? "it reports no formats"
+            let note =
+                names.isEmpty
+                ? "it reports no formats"
                 : "it offers only \(names.joined(separator: ", ")), which SwiftCam cannot decode"
             throw ModeChoiceError(path: path, asked: describe(request), offered: [], note: note)
         }
@@ -258,7 +264,9 @@ public enum ModeChooser {
         if picked.isEmpty {
             for fourcc in formats { add(byFormat[fourcc]?.max(by: largestFirst)) }
         }
-        return Array(picked.sorted { $0.framesPerSecond != $1.framesPerSecond ? $0.framesPerSecond > $1.framesPerSecond : listOrder($0, $1) }.prefix(4))
+        return Array(
+            picked.sorted { $0.framesPerSecond != $1.framesPerSecond ? $0.framesPerSecond > $1.framesPerSecond : listOrder($0, $1) }.prefix(
+                4))
     }
 
     /// `1920x1080 at 60 fps`, `60 fps`, `1920x1080`.
@@ -288,10 +296,11 @@ public enum ModeChooser {
         case let .stepwise(minW, maxW, stepW, minH, maxH, stepH):
             var result = [(Int(maxW), Int(maxH))]
             if let width = request.width ?? request.height.map({ _ in Int(maxW) }),
-               let height = request.height ?? request.width.map({ _ in Int(maxH) }),
-               let w = onGrid(width, min: minW, max: maxW, step: stepW),
-               let h = onGrid(height, min: minH, max: maxH, step: stepH),
-               (w, h) != (Int(maxW), Int(maxH)) {
+                let height = request.height ?? request.width.map({ _ in Int(maxH) }),
+                let w = onGrid(width, min: minW, max: maxW, step: stepW),
+                let h = onGrid(height, min: minH, max: maxH, step: stepH),
+                (w, h) != (Int(maxW), Int(maxH))
+            {
                 result.append((w, h))
             }
             return result

@@ -49,7 +49,8 @@ extension CameraDevice {
         let torchIndex = Int64(V4L2_FLASH_LED_MODE_TORCH.rawValue)
         for candidate in try flashCandidates() {
             if let mode = try candidate.queryControl(id: ControlID.flashLEDMode), mode.isWritable,
-               mode.menu.contains(where: { $0.index == torchIndex }) {
+                mode.menu.contains(where: { $0.index == torchIndex })
+            {
                 return (candidate, mode)
             }
         }

@@ -41,17 +41,19 @@ extension DeviceNode {
     private func control(from query: v4l2_query_ext_ctrl, type: ControlType, flags: ControlFlags) -> CameraControl {
         let dims = withUnsafeBytes(of: query.dims) { Array($0.bindMemory(to: UInt32.self)) }
         let menu = (type == .menu || type == .integerMenu) ? menuItems(query, integer: type == .integerMenu) : []
-        return CameraControl(id: query.id, label: cString(query.name), type: type,
-                             minimum: query.minimum, maximum: query.maximum, step: query.step,
-                             defaultValue: query.default_value, flags: flags,
-                             elementSize: query.elem_size, elements: query.elems,
-                             dimensions: Array(dims.prefix(Int(min(query.nr_of_dims, 4)))), menu: menu)
+        return CameraControl(
+            id: query.id, label: cString(query.name), type: type,
+            minimum: query.minimum, maximum: query.maximum, step: query.step,
+            defaultValue: query.default_value, flags: flags,
+            elementSize: query.elem_size, elements: query.elems,
+            dimensions: Array(dims.prefix(Int(min(query.nr_of_dims, 4)))), menu: menu)
     }
 
     /// `VIDIOC_QUERYMENU` for every index in range; indexes the driver rejects are skipped (menu_skip_mask).
     private func menuItems(_ query: v4l2_query_ext_ctrl, integer: Bool) -> [MenuItem] {
         guard query.minimum >= 0, query.maximum >= query.minimum, query.maximum - query.minimum < 1024,
-              query.maximum <= Int64(UInt32.max) else { return [] }
+            query.maximum <= Int64(UInt32.max)
+        else { return [] }
         var items: [MenuItem] = []
         for index in query.minimum...query.maximum {
             var item = v4l2_querymenu()
@@ -122,7 +124,8 @@ extension DeviceNode {
         case 0: return
         case EACCES: throw DeviceError.invalidControlValue(control: control.name, reason: "the driver does not allow writing it")
         case ERANGE, EINVAL:
-            throw DeviceError.invalidControlValue(control: control.name, reason: "the driver rejected \(value) (\(DeviceError.errnoText(code)))")
+            throw DeviceError.invalidControlValue(
+                control: control.name, reason: "the driver rejected \(value) (\(DeviceError.errnoText(code)))")
         default: throw DeviceError.ioctl("VIDIOC_S_EXT_CTRLS", errno: code, path: path)
         }
     }
@@ -154,7 +157,11 @@ extension DeviceNode {
         case .bitmask:
             guard let number = value.integerValue, number >= 0, number <= Int64(UInt32.max) else { throw reject("it takes a 32-bit mask") }
             let extra = UInt32(number) & ~UInt32(truncatingIfNeeded: control.maximum)
-            guard extra == 0 else { throw reject("bits 0x\(String(extra, radix: 16)) are not settable (mask 0x\(String(UInt32(truncatingIfNeeded: control.maximum), radix: 16)))") }
+            guard extra == 0 else {
+                throw reject(
+                    "bits 0x\(String(extra, radix: 16)) are not settable (mask 0x\(String(UInt32(truncatingIfNeeded: control.maximum), radix: 16)))"
+                )
+            }
         case .integer, .integer64:
             guard let number = value.integerValue else { throw reject("it takes an integer") }
             guard number >= control.minimum, number <= control.maximum else {

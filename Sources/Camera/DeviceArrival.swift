@@ -34,8 +34,10 @@ public final class DeviceArrival: @unchecked Sendable {
     /// Blocks until something changes in the directory, `cancel()` is called, or `timeout` seconds pass.
     /// Returns false once cancelled (and on every later call).
     public func wait(timeout: Double) -> Bool {
-        var descriptors = [pollfd(fd: notify, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: wake, events: Int16(POLLIN), revents: 0)]
+        var descriptors = [
+            pollfd(fd: notify, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: wake, events: Int16(POLLIN), revents: 0)
+        ]
         let milliseconds = Int32(max(0, min(timeout, 3600)) * 1000)
         let ready = poll(&descriptors, 2, milliseconds)
         if ready > 0, descriptors[1].revents != 0 { return false }

@@ -26,7 +26,8 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case let .deviceNotFound(path, available):
             if available.isEmpty {
-                return "No camera at \(path): this machine has no video capture devices; connect one and run `swiftcam devices` to list them."
+                return
+                    "No camera at \(path): this machine has no video capture devices; connect one and run `swiftcam devices` to list them."
             }
             return "No camera at \(path); cameras present: \(available.joined(separator: ", ")) (`swiftcam devices` lists them)."
         case let .permissionDenied(path):
@@ -66,8 +67,10 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// Maps the errno of a failed ioctl `request` on the open device at `path`.
-    public static func ioctl(_ request: String, errno code: Int32, path: String,
-                             holder: (String) -> String? = { ProcessHolder.holder(of: $0) }) -> DeviceError {
+    public static func ioctl(
+        _ request: String, errno code: Int32, path: String,
+        holder: (String) -> String? = { ProcessHolder.holder(of: $0) }
+    ) -> DeviceError {
         switch code {
         case ENODEV, ENXIO: return .deviceGone(path: path)
         case EBUSY: return .deviceBusy(path: path, holder: holder(path))

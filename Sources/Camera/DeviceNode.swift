@@ -36,8 +36,10 @@ final class DeviceNode {
     /// Runs an enumeration ioctl (`VIDIOC_ENUM_*`) with `query` for index 0, 1, … (at most 1024) until the driver answers
     /// one of `ends` (no more entries; `ENOTTY` from a driver without that enumeration) or an entry `isLast`. Any other
     /// errno throws.
-    func enumerate<T>(_ request: UInt, _ name: String, _ query: T, index: WritableKeyPath<T, UInt32>,
-                      endingOn ends: [Int32] = [EINVAL, ENOTTY], stopAfter isLast: (T) -> Bool = { _ in false }) throws(DeviceError) -> [T] {
+    func enumerate<T>(
+        _ request: UInt, _ name: String, _ query: T, index: WritableKeyPath<T, UInt32>,
+        endingOn ends: [Int32] = [EINVAL, ENOTTY], stopAfter isLast: (T) -> Bool = { _ in false }
+    ) throws(DeviceError) -> [T] {
         var entries: [T] = []
         var entry = query
         for number in 0..<UInt32(1024) {

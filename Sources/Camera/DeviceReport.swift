@@ -30,8 +30,15 @@ public struct ControlReport: Hashable, Sendable, Codable, CustomStringConvertibl
     public let note: String?
 
     enum CodingKeys: String, CodingKey {
-        case name, label, id, type, minimum = "min", maximum = "max", step, defaultValue = "default", value,
-             flags, menu, dimensions = "dims", note
+        case name, label, id, type
+        case minimum = "min"
+        case maximum = "max"
+        case step
+        case defaultValue = "default"
+        case value,
+            flags, menu
+        case dimensions = "dims"
+        case note
     }
 
     /// Builds the report line for a control and the value read from it.
@@ -60,7 +67,9 @@ public struct ControlReport: Hashable, Sendable, Codable, CustomStringConvertibl
         case .boolean: parts.append("default=\(defaultValue)")
         case .button: break
         case .bitmask:
-            parts.append("max=0x\(String(UInt32(truncatingIfNeeded: maximum), radix: 16)) default=0x\(String(UInt32(truncatingIfNeeded: defaultValue), radix: 16))")
+            parts.append(
+                "max=0x\(String(UInt32(truncatingIfNeeded: maximum), radix: 16)) default=0x\(String(UInt32(truncatingIfNeeded: defaultValue), radix: 16))"
+            )
         case .menu, .integerMenu: parts.append("min=\(minimum) max=\(maximum) default=\(defaultValue)")
         case .string: parts.append("min=\(minimum) max=\(maximum) step=\(step)")
         default: parts.append("min=\(minimum) max=\(maximum) step=\(step) default=\(defaultValue)")
@@ -123,9 +132,13 @@ public struct DeviceReport: Hashable, Sendable, Codable, CustomStringConvertible
             do {
                 value = try device.value(of: control)
                 if value == nil {
-                    if control.isArrayOrCompound { note = "array/compound value not read" }
-                    else if control.type == .button { note = "button: no value" }
-                    else { note = "write-only" }
+                    if control.isArrayOrCompound {
+                        note = "array/compound value not read"
+                    } else if control.type == .button {
+                        note = "button: no value"
+                    } else {
+                        note = "write-only"
+                    }
                 }
             } catch .deviceGone(let path) {
                 throw .deviceGone(path: path)

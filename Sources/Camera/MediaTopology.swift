@@ -11,14 +11,15 @@ enum MediaTopology {
         guard !subdevs.isEmpty else { return [] }
         for media in entries.filter({ $0.hasPrefix("media") }).sorted() {
             guard let graph = Graph(path: "\(dev)/\(media)"),
-                  graph.interfaces.contains(where: { $0.type == UInt32(MEDIA_INTF_T_V4L_VIDEO) && $0.device == videoDevice })
+                graph.interfaces.contains(where: { $0.type == UInt32(MEDIA_INTF_T_V4L_VIDEO) && $0.device == videoDevice })
             else { continue }
             let flashEntities = Set(graph.entities.filter { $0.function == UInt32(MEDIA_ENT_F_FLASH) }.map(\.id))
             let linkType = UInt32(truncatingIfNeeded: MEDIA_LNK_FL_LINK_TYPE)
             let interfaceLink = UInt32(truncatingIfNeeded: MEDIA_LNK_FL_INTERFACE_LINK)
-            let flashInterfaces = Set(graph.links
-                .filter { $0.flags & linkType == interfaceLink && flashEntities.contains($0.sink) }
-                .map(\.source))
+            let flashInterfaces = Set(
+                graph.links
+                    .filter { $0.flags & linkType == interfaceLink && flashEntities.contains($0.sink) }
+                    .map(\.source))
             let numbers = Set(graph.interfaces.filter { flashInterfaces.contains($0.id) }.map(\.device))
             return subdevs.filter { path in
                 var info = stat()

@@ -13,8 +13,10 @@ public enum FilterPlugin {
     /// GStreamer's descriptor of a plugin whose filters are `filters` and whose analysers (for the host's `"analyze"`)
     /// are `analyzers`; return it from `gst_plugin_NAME_get_desc`, where NAME is the plugin's file name without
     /// `libgst` and `.so`. The first call fixes the plugin's contents.
-    public static func descriptor(name: String, summary: String, version: String = "1.0", license: String = "MIT/X11",
-                                  filters: [any Filter.Type], analyzers: [AnalyzerKind] = []) -> UnsafeRawPointer {
+    public static func descriptor(
+        name: String, summary: String, version: String = "1.0", license: String = "MIT/X11",
+        filters: [any Filter.Type], analyzers: [AnalyzerKind] = []
+    ) -> UnsafeRawPointer {
         exported.withLock { state in
             if let descriptor = state.descriptor { return descriptor }
             let table = makeTable(filters, analyzers: analyzers)
@@ -24,11 +26,12 @@ public enum FilterPlugin {
             var major: guint = 0, minor: guint = 0, micro: guint = 0, nano: guint = 0
             gst_version(&major, &minor, &micro, &nano)
             let descriptor = UnsafeMutablePointer<GstPluginDesc>.allocate(capacity: 1)
-            descriptor.initialize(to: GstPluginDesc(
-                major_version: gint(major), minor_version: gint(minor), name: keep(name), description: keep(summary),
-                plugin_init: pluginInit, version: keep(version), license: keep(license),
-                source: keep(SWIFTCAM_FILTER_PLUGIN_KEY), package: keep(name), origin: keep("SwiftCam filter plugin"),
-                release_datetime: nil, _gst_reserved: (nil, nil, nil, nil)))
+            descriptor.initialize(
+                to: GstPluginDesc(
+                    major_version: gint(major), minor_version: gint(minor), name: keep(name), description: keep(summary),
+                    plugin_init: pluginInit, version: keep(version), license: keep(license),
+                    source: keep(SWIFTCAM_FILTER_PLUGIN_KEY), package: keep(name), origin: keep("SwiftCam filter plugin"),
+                    release_datetime: nil, _gst_reserved: (nil, nil, nil, nil)))
             state.descriptor = UnsafeRawPointer(descriptor)
             return UnsafeRawPointer(descriptor)
         }
@@ -73,8 +76,9 @@ private func makeTable(_ types: [any Filter.Type], analyzers: [AnalyzerKind]) ->
         let info = type.info
         let parameters = UnsafeMutablePointer<SwiftCamParameter>.allocate(capacity: max(1, info.parameters.count))
         for (p, parameter) in info.parameters.enumerated() {
-            var c = SwiftCamParameter(key: keep(parameter.key), summary: keep(parameter.summary), unit: keep(parameter.unit),
-                                      kind: Int32(SWIFTCAM_PARAMETER_NUMBER), default_value: 0, minimum: 0, maximum: 0)
+            var c = SwiftCamParameter(
+                key: keep(parameter.key), summary: keep(parameter.summary), unit: keep(parameter.unit),
+                kind: Int32(SWIFTCAM_PARAMETER_NUMBER), default_value: 0, minimum: 0, maximum: 0)
             switch (parameter.kind, parameter.defaultValue) {
             case let (.number(range), .number(value)):
                 (c.default_value, c.minimum, c.maximum) = (value, range.lowerBound, range.upperBound)
@@ -93,8 +97,10 @@ private func makeTable(_ types: [any Filter.Type], analyzers: [AnalyzerKind]) ->
             parameters: parameters, create: createInstance, destroy: destroyInstance, point_steps: pointSteps, apply: applyFrame)
     }
     let table = UnsafeMutablePointer<SwiftCamFilterPlugin>.allocate(capacity: 1)
-    table.initialize(to: SwiftCamFilterPlugin(stamp: CFilterPlugin_stamp(), filter_count: Int32(types.count), filters: descriptors,
-                                              analyzer_count: Int32(analyzers.count), analyzers: analyzerTable(analyzers)))
+    table.initialize(
+        to: SwiftCamFilterPlugin(
+            stamp: CFilterPlugin_stamp(), filter_count: Int32(types.count), filters: descriptors,
+            analyzer_count: Int32(analyzers.count), analyzers: analyzerTable(analyzers)))
     return table
 }
 
@@ -178,8 +184,10 @@ private let pointSteps: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeM
         case let .matrix(make):
             let m = make(color)
             c.kind = Int32(SWIFTCAM_STEP_MATRIX)
-            c.matrix = (m.red.x, m.red.y, m.red.z, m.green.x, m.green.y, m.green.z, m.blue.x, m.blue.y, m.blue.z,
-                        m.offset.x, m.offset.y, m.offset.z)
+            c.matrix = (
+                m.red.x, m.red.y, m.red.z, m.green.x, m.green.y, m.green.z, m.blue.x, m.blue.y, m.blue.z,
+                m.offset.x, m.offset.y, m.offset.z
+            )
         case .curve:
             c.kind = Int32(SWIFTCAM_STEP_CURVE)
             c.curve = UnsafePointer(instance.curves[index])
@@ -194,23 +202,28 @@ private let pointSteps: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeM
     return Int32(instance.steps.count)
 }
 
-private let applyFrame: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<SwiftCamFrame>?, UnsafePointer<SwiftCamFrame>?,
-                                        UnsafePointer<SwiftCamFrameContext>?) -> Void = { raw, input, output, context in
-    guard let filter = instance(raw)?.filter as? any FrameFilter, let input, let output, let context,
-          let scratch = context.pointee.scratch, let source = frame(input.pointee), let destination = frame(output.pointee),
-          (try? source.validate()) != nil, (try? destination.validate()) != nil else { return }
-    let host = context.pointee.host
-    let frameContext = FrameContext(threads: Int(context.pointee.threads)) { slot, bytes in
-        // The host's scratch never fails; a block of our own only keeps a broken host from making us write through NULL.
-        scratch(host, Int32(slot), Int64(bytes)) ?? UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 64), alignment: 64)
+private let applyFrame:
+    @convention(c) (
+        UnsafeMutableRawPointer?, UnsafePointer<SwiftCamFrame>?, UnsafePointer<SwiftCamFrame>?,
+        UnsafePointer<SwiftCamFrameContext>?
+    ) -> Void = { raw, input, output, context in
+        guard let filter = instance(raw)?.filter as? any FrameFilter, let input, let output, let context,
+            let scratch = context.pointee.scratch, let source = frame(input.pointee), let destination = frame(output.pointee),
+            (try? source.validate()) != nil, (try? destination.validate()) != nil
+        else { return }
+        let host = context.pointee.host
+        let frameContext = FrameContext(threads: Int(context.pointee.threads)) { slot, bytes in
+            // The host's scratch never fails; a block of our own only keeps a broken host from making us write through NULL.
+            scratch(host, Int32(slot), Int64(bytes)) ?? UnsafeMutableRawPointer.allocate(byteCount: max(bytes, 64), alignment: 64)
+        }
+        filter.apply(source, to: destination, context: frameContext)
     }
-    filter.apply(source, to: destination, context: frameContext)
-}
 
 /// The Filters view of a frame the host described; nil for a format this build does not know.
 private func frame(_ c: SwiftCamFrame) -> Frame? {
     guard let name = c.format.map({ String(cString: $0) }), let format = PixelFormat(gstName: name),
-          Int(c.plane_count) == format.planeCount else { return nil }
+        Int(c.plane_count) == format.planeCount
+    else { return nil }
     let pointers = [c.planes.0, c.planes.1, c.planes.2]
     let strides = [c.strides.0, c.strides.1, c.strides.2]
     var planes: [Plane] = []

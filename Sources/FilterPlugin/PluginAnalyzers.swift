@@ -11,8 +11,9 @@ func analyzerTable(_ kinds: [AnalyzerKind]) -> UnsafeMutablePointer<SwiftCamAnal
     for (index, kind) in kinds.enumerated() {
         let options = UnsafeMutablePointer<SwiftCamAnalyzerOption>.allocate(capacity: max(1, kind.options.count))
         for (o, option) in kind.options.enumerated() {
-            var c = SwiftCamAnalyzerOption(key: keep(option.name), summary: keep(option.summary), kind: Int32(SWIFTCAM_OPTION_NUMBER),
-                                           minimum: 0, maximum: 0)
+            var c = SwiftCamAnalyzerOption(
+                key: keep(option.name), summary: keep(option.summary), kind: Int32(SWIFTCAM_OPTION_NUMBER),
+                minimum: 0, maximum: 0)
             switch option.kind {
             case let .number(range):
                 (c.minimum, c.maximum) = (range.lowerBound, range.upperBound)
@@ -71,48 +72,56 @@ private func options(of kind: AnalyzerKind, values: UnsafePointer<SwiftCamAnalyz
     return AnalyzerOptions(result)
 }
 
-private let createAnalyzer: @convention(c) (Int32, UnsafePointer<SwiftCamAnalyzerValue>?, UnsafeMutablePointer<CChar>?, Int32)
-    -> UnsafeMutableRawPointer? = { index, values, reason, capacity in
-    let kinds = exported.withLock { $0.analyzers }
-    guard kinds.indices.contains(Int(index)) else { return nil }
-    let kind = kinds[Int(index)]
-    let options = options(of: kind, values: values)
-    do throws(AnalyzerOptionError) {
-        try kind.validate(options)
-        return Unmanaged.passRetained(AnalyzerInstance(try kind.make(options))).toOpaque()
-    } catch {
-        if let reason, capacity > 0 {
-            let bytes = Array(error.description.utf8.prefix(Int(capacity) - 1))
-            for (offset, byte) in bytes.enumerated() { reason[offset] = CChar(bitPattern: byte) }
-            reason[bytes.count] = 0
+private let createAnalyzer:
+    @convention(c) (Int32, UnsafePointer<SwiftCamAnalyzerValue>?, UnsafeMutablePointer<CChar>?, Int32)
+        -> UnsafeMutableRawPointer? = { index, values, reason, capacity in
+            let kinds = exported.withLock { $0.analyzers }
+            guard kinds.indices.contains(Int(index)) else { return nil }
+            let kind = kinds[Int(index)]
+            let options = options(of: kind, values: values)
+            do throws(AnalyzerOptionError) {
+                try kind.validate(options)
+                return Unmanaged.passRetained(AnalyzerInstance(try kind.make(options))).toOpaque()
+            } catch {
+                if let reason, capacity > 0 {
+                    let bytes = Array(error.description.utf8.prefix(Int(capacity) - 1))
+                    for (offset, byte) in bytes.enumerated() { reason[offset] = CChar(bitPattern: byte) }
+                    reason[bytes.count] = 0
+                }
+                return nil
+            }
         }
-        return nil
-    }
-}
 
 private let destroyAnalyzer: @convention(c) (UnsafeMutableRawPointer?) -> Void = { raw in
     guard let raw else { return }
     Unmanaged<AnalyzerInstance>.fromOpaque(raw).release()
 }
 
-private let analyzeFrame: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<SwiftCamLumaFrame>?, UnsafeMutableRawPointer?,
-                                          (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<SwiftCamAnalysisEvent>?) -> Void)?)
-    -> Void = { raw, frame, host, emit in
-    guard let raw, let frame, let emit, let bytes = frame.pointee.luma else { return }
-    let c = frame.pointee
-    // A frame the host describes impossibly is not read at all.
-    guard c.width > 0, c.height > 0, c.width <= 1 << 15, c.height <= 1 << 15, c.stride >= Int64(c.width), c.stride <= 1 << 20 else { return }
-    let (width, height, stride) = (Int(c.width), Int(c.height), Int(c.stride))
-    let luma = LumaPlane(width: width, height: height, stride: stride, isFullRange: c.full_range != 0,
-                         bytes: Array(UnsafeBufferPointer(start: bytes, count: stride * (height - 1) + width)))
-    let analyzer = Unmanaged<AnalyzerInstance>.fromOpaque(raw).takeUnretainedValue().analyzer
-    for event in analyzer.analyze(AnalysisFrame(time: c.time, index: Int(c.index), luma: luma)) {
-        let box = event.box ?? []
-        event.kind.withCString { kind in
-            var out = SwiftCamAnalysisEvent(kind: kind, has_area: event.area == nil ? 0 : 1, area: event.area ?? 0,
-                                            has_box: box.count == 4 ? 1 : 0, box: (0, 0, 0, 0))
-            if box.count == 4 { out.box = (box[0], box[1], box[2], box[3]) }
-            emit(host, &out)
+private let analyzeFrame:
+    @convention(c) (
+        UnsafeMutableRawPointer?, UnsafePointer<SwiftCamLumaFrame>?, UnsafeMutableRawPointer?,
+        (@convention(c) (UnsafeMutableRawPointer?, UnsafePointer<SwiftCamAnalysisEvent>?) -> Void)?
+    )
+        -> Void = { raw, frame, host, emit in
+            guard let raw, let frame, let emit, let bytes = frame.pointee.luma else { return }
+            let c = frame.pointee
+            // A frame the host describes impossibly is not read at all.
+            guard c.width > 0, c.height > 0, c.width <= 1 << 15, c.height <= 1 << 15, c.stride >= Int64(c.width), c.stride <= 1 << 20 else {
+                return
+            }
+            let (width, height, stride) = (Int(c.width), Int(c.height), Int(c.stride))
+            let luma = LumaPlane(
+                width: width, height: height, stride: stride, isFullRange: c.full_range != 0,
+                bytes: Array(UnsafeBufferPointer(start: bytes, count: stride * (height - 1) + width)))
+            let analyzer = Unmanaged<AnalyzerInstance>.fromOpaque(raw).takeUnretainedValue().analyzer
+            for event in analyzer.analyze(AnalysisFrame(time: c.time, index: Int(c.index), luma: luma)) {
+                let box = event.box ?? []
+                event.kind.withCString { kind in
+                    var out = SwiftCamAnalysisEvent(
+                        kind: kind, has_area: event.area == nil ? 0 : 1, area: event.area ?? 0,
+                        has_box: box.count == 4 ? 1 : 0, box: (0, 0, 0, 0))
+                    if box.count == 4 { out.box = (box[0], box[1], box[2], box[3]) }
+                    emit(host, &out)
+                }
+            }
         }
-    }
-}

@@ -12,8 +12,10 @@ package enum ByteTableCore {
     /// Looks the bytes of `source` whose bit is set in `mask` (repeating every 32 bytes) up through the 256-byte
     /// `table`, copies the others, into `destination` (may be `source`), whole groups of 32 bytes; returns how many
     /// bytes it did.
-    package static func uniform(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, table: UnsafePointer<UInt8>,
-                                mask: UInt32) -> Int {
+    package static func uniform(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, table: UnsafePointer<UInt8>,
+        mask: UInt32
+    ) -> Int {
         guard bytes >= 32 else { return 0 }
         // slices[k]: entries 16k… xored with entries 16(k − 1)… (k mod 8 ≠ 0), in both 128-bit lanes. Set up per
         // call (a row): 16 loads and 14 xors.
@@ -27,8 +29,11 @@ package enum ByteTableCore {
             // spread to the top bit of each byte.
             let bits = _mm256_set1_epi32(Int32(bitPattern: mask))
             let lanes = _mm256_srlv_epi32(bits, _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28))
-            let spread = _mm256_shuffle_epi8(lanes, _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
-                                                                      0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12))
+            let spread = _mm256_shuffle_epi8(
+                lanes,
+                _mm256_setr_epi8(
+                    0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
+                    0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12))
             let bit = _mm256_set1_epi32(0x0804_0201)
             let lookedUp = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit)
             let sixteen = _mm256_set1_epi8(16), top = _mm256_set1_epi8(-128)

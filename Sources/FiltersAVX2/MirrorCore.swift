@@ -9,8 +9,10 @@ package enum MirrorCore {
     /// ending `o` bytes before the end) for whole 16-byte groups; returns how many bytes were done.
     /// `readForward` goes through the source from its start (the destination from its end): for a source in
     /// memory, which the prefetchers then follow row after row; else the destination is written from its start.
-    package static func reverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
-                                readForward: Bool) -> Int {
+    package static func reverse(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
+        readForward: Bool
+    ) -> Int {
         let mask: __m128i
         switch size {
         case 4: mask = _mm_setr_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3)

@@ -16,8 +16,10 @@ package enum RGBFixedCore {
     /// after a gain (3 fraction bits: rounding and a map after the gain); `keep`: the alpha mask;
     /// `columns`/`row`: the vignette's Q15 column table and row term, nil when there is no gain;
     /// `mirrored`: pixel x goes to `width − 1 − x` of `dst` (which must not be `src`'s memory).
-    package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
-                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
+    package static func row(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
+        passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool
+    ) -> Int {
         switch (columns != nil, passFirst, mirrored) {
         case (false, false, false): run(src, dst, width, m, o, keep, false, false, false, columns, row)
         case (false, true, false): run(src, dst, width, m, o, keep, false, true, false, columns, row)
@@ -31,8 +33,11 @@ package enum RGBFixedCore {
     }
 
     @inline(__always)
-    private static func run(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: UnsafePointer<Int16>, _ o: UnsafePointer<Int16>, _ keep: UInt32,
-                            _ gain: Bool, _ passFirst: Bool, _ mirrored: Bool, _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16) -> Int {
+    private static func run(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: UnsafePointer<Int16>, _ o: UnsafePointer<Int16>,
+        _ keep: UInt32,
+        _ gain: Bool, _ passFirst: Bool, _ mirrored: Bool, _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16
+    ) -> Int {
         typealias W = Wide
         // Splatted one by one: a `map` here allocated an array per row.
         let k0 = W.splat16(m[0]), k1 = W.splat16(m[1]), k2 = W.splat16(m[2])

@@ -31,7 +31,9 @@ enum Wide {
     @inline(__always) static func shiftRight32(_ a: V, _ n: Int32) -> V { _mm256_srli_epi32(a, n) }
     // For GreyCore.swift (shared with Filters' 128-bit `Wide`): all within 128-bit lanes.
     @inline(__always) static func splat64(_ v: Int64) -> V { _mm256_set1_epi64x(v) }
-    @inline(__always) static func store(_ p: UnsafeMutableRawPointer, _ v: V) { _mm256_storeu_si256(p.assumingMemoryBound(to: __m256i.self), v) }
+    @inline(__always) static func store(_ p: UnsafeMutableRawPointer, _ v: V) {
+        _mm256_storeu_si256(p.assumingMemoryBound(to: __m256i.self), v)
+    }
     @inline(__always) static func andNot(_ a: V, _ b: V) -> V { _mm256_andnot_si256(a, b) }
     @inline(__always) static func add32(_ a: V, _ b: V) -> V { _mm256_add_epi32(a, b) }
     @inline(__always) static func shiftRightArithmetic32(_ a: V, _ n: Int32) -> V { _mm256_srai_epi32(a, n) }
@@ -56,7 +58,8 @@ enum Wide {
     /// Stores what `loadBlocks` loaded back in pixel order.
     @inline(__always) static func storeBlocks(_ p: UnsafeMutableRawPointer, _ a: V, _ b: V) {
         @inline(__always) func store(_ v: V, _ at: Int, _ second: Int) {
-            _mm256_storeu2_m128i((p + 4 * second).assumingMemoryBound(to: __m128i.self), (p + 4 * at).assumingMemoryBound(to: __m128i.self), v)
+            _mm256_storeu2_m128i(
+                (p + 4 * second).assumingMemoryBound(to: __m128i.self), (p + 4 * at).assumingMemoryBound(to: __m128i.self), v)
         }
         store(a, 0, 8)
         store(b, 4, 12)
@@ -66,7 +69,8 @@ enum Wide {
     @inline(__always) static func storeBlocksReversed(_ p: UnsafeMutableRawPointer, _ a: V, _ b: V) {
         let reverse = _mm256_setr_epi32(3, 2, 1, 0, 7, 6, 5, 4)
         @inline(__always) func store(_ v: V, _ at: Int, _ second: Int) {
-            _mm256_storeu2_m128i((p + 4 * second).assumingMemoryBound(to: __m128i.self), (p + 4 * at).assumingMemoryBound(to: __m128i.self), v)
+            _mm256_storeu2_m128i(
+                (p + 4 * second).assumingMemoryBound(to: __m128i.self), (p + 4 * at).assumingMemoryBound(to: __m128i.self), v)
         }
         // a: pixels 0–3 | 8–11, each half reversed, to 12–15 | 4–7; b: 4–7 | 12–15 to 8–11 | 0–3.
         store(_mm256_permutevar8x32_epi32(a, reverse), 12, 4)

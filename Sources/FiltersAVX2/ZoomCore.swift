@@ -6,8 +6,10 @@ import _Builtin_intrinsics.intel
 package enum ZoomCore {
     /// d[i] = (a[i]·(256 − w) + b[i]·w + 2¹⁵) >> 16 for whole groups of 16; returns how many were done.
     /// Centred samples through pmaddwd, as in ZoomKernel.blend.
-    package static func blend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight w: UInt32, count: Int,
-                              into d: UnsafeMutablePointer<UInt8>) -> Int {
+    package static func blend(
+        _ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight w: UInt32, count: Int,
+        into d: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         let weights = _mm256_set1_epi32(Int32(bitPattern: w << 16 | (256 &- w)))
         let flip = _mm256_set1_epi16(Int16(bitPattern: 0x8000))
         let bias = _mm256_set1_epi32((1 << 23) + (1 << 15))
@@ -31,14 +33,17 @@ package enum ZoomCore {
     /// outputs' taps come from 8 source pixels loaded at once (one `vpermd` picks them), so a step needs its taps
     /// within 8 pixels of the first and inside the row: zooming in, all but a row's last few. Returns the pixels done
     /// (the caller finishes from there).
-    package static func horizontal4(_ s: UnsafePointer<UInt8>, columns: UnsafePointer<Int32>, width: Int,
-                                    into h: UnsafeMutablePointer<UInt16>) -> Int {
+    package static func horizontal4(
+        _ s: UnsafePointer<UInt8>, columns: UnsafePointer<Int32>, width: Int,
+        into h: UnsafeMutablePointer<UInt16>
+    ) -> Int {
         let duplicate = _mm256_setr_epi32(0, 0, 2, 2, 4, 4, 6, 6), odd = _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1)
         let full = _mm256_set1_epi32(256)
         let even = _mm256_setr_epi32(1, 1, 1, 1, 5, 5, 5, 5), later = _mm256_setr_epi32(3, 3, 3, 3, 7, 7, 7, 7)
         // Per 128-bit half: pixel p's byte c beside pixel q's.
-        let pairs = _mm256_setr_epi8(0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15,
-                                     0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15)
+        let pairs = _mm256_setr_epi8(
+            0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15,
+            0, 4, 1, 5, 2, 6, 3, 7, 8, 12, 9, 13, 10, 14, 11, 15)
         let zero = _mm256_setzero_si256()
         @inline(__always) func weights(_ w: __m256i) -> __m256i { _mm256_or_si256(_mm256_sub_epi32(full, w), _mm256_slli_epi32(w, 16)) }
         var x = 0

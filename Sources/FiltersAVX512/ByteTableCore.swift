@@ -12,15 +12,18 @@ package enum ByteTableCore {
     /// Looks the bytes of `source` whose bit is set in `mask` (repeating every 64 bytes) up through the
     /// 256-byte `table`, copies the others, into `destination` (may be `source`), whole groups of 64 bytes;
     /// returns how many bytes it did.
-    package static func uniform(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, table: UnsafePointer<UInt8>,
-                                mask: UInt64) -> Int {
+    package static func uniform(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, table: UnsafePointer<UInt8>,
+        mask: UInt64
+    ) -> Int {
         let t = UnsafeRawPointer(table)
         let t0 = _mm512_loadu_si512(t), t1 = _mm512_loadu_si512(t + 64), t2 = _mm512_loadu_si512(t + 128), t3 = _mm512_loadu_si512(t + 192)
         let lookedUp: __mmask64 = mask
         var o = 0
         while o &+ 64 <= bytes {
             let v = _mm512_loadu_si512(source + o)
-            let found = _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), _mm512_permutex2var_epi8(t0, v, t1), _mm512_permutex2var_epi8(t2, v, t3))
+            let found = _mm512_mask_blend_epi8(
+                _mm512_movepi8_mask(v), _mm512_permutex2var_epi8(t0, v, t1), _mm512_permutex2var_epi8(t2, v, t3))
             _mm512_storeu_si512(destination + o, _mm512_mask_blend_epi8(lookedUp, v, found))
             o &+= 64
         }
@@ -29,7 +32,9 @@ package enum ByteTableCore {
 
     /// Looks `source` up through `tables` (4 × 256 bytes: byte position mod 4, then value) into
     /// `destination` (may be `source`), whole groups of 64 bytes; returns how many bytes it did.
-    package static func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>) -> Int {
+    package static func lookup(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>
+    ) -> Int {
         let t = UnsafeRawPointer(tables)
         @inline(__always) func load(_ offset: Int) -> __m512i { _mm512_loadu_si512(t + offset) }
         let a0 = load(0), a1 = load(64), a2 = load(128), a3 = load(192)

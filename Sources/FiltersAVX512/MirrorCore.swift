@@ -7,13 +7,17 @@ import _Builtin_intrinsics.intel
 /// the loads, shuffles and stores of the 16-byte steps.
 package enum MirrorCore {
     /// FiltersAVX2's `MirrorCore.reverse` (the same arguments and result) for whole 64-byte groups.
-    package static func reverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
-                                readForward: Bool) -> Int {
+    package static func reverse(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
+        readForward: Bool
+    ) -> Int {
         let order: __m512i
         switch size {
         case 4: order = _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
-        case 2: order = _mm512_set_epi64(0x0000_0001_0002_0003, 0x0004_0005_0006_0007, 0x0008_0009_000A_000B, 0x000C_000D_000E_000F,
-                                         0x0010_0011_0012_0013, 0x0014_0015_0016_0017, 0x0018_0019_001A_001B, 0x001C_001D_001E_001F)
+        case 2:
+            order = _mm512_set_epi64(
+                0x0000_0001_0002_0003, 0x0004_0005_0006_0007, 0x0008_0009_000A_000B, 0x000C_000D_000E_000F,
+                0x0010_0011_0012_0013, 0x0014_0015_0016_0017, 0x0018_0019_001A_001B, 0x001C_001D_001E_001F)
         case 1:
             var indices = (Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0), Int64(0))
             withUnsafeMutableBytes(of: &indices) { raw in for i in 0..<64 { raw[i] = UInt8(63 - i) } }

@@ -67,22 +67,29 @@ package enum RGBFixedCore {
     /// are FiltersAVX2's `RGBFixedCore.row`'s.
     /// `table`, when given, is a 256-byte table every colour byte goes through first, each entry xored with
     /// 0x80 (the centring): the table pass before the matrix (gamma in the 6-chain) in this one.
-    package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
-                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, table: UnsafePointer<UInt8>? = nil) -> Int {
+    package static func row(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
+        passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, table: UnsafePointer<UInt8>? = nil
+    ) -> Int {
         let index = UnsafeRawPointer(indices + (passFirst ? 8 * 64 : 0))
         let none = UnsafePointer<Int16>(bitPattern: 64)!
         switch (columns, table) {
-        case let (columns?, table?): return run(src, dst, width, m, o, index, passFirst, mirrored, true, columns, row, true, UnsafeRawPointer(table))
-        case let (columns?, nil): return run(src, dst, width, m, o, index, passFirst, mirrored, true, columns, row, false, UnsafeRawPointer(none))
-        case let (nil, table?): return run(src, dst, width, m, o, index, passFirst, mirrored, false, none, row, true, UnsafeRawPointer(table))
+        case let (columns?, table?):
+            return run(src, dst, width, m, o, index, passFirst, mirrored, true, columns, row, true, UnsafeRawPointer(table))
+        case let (columns?, nil):
+            return run(src, dst, width, m, o, index, passFirst, mirrored, true, columns, row, false, UnsafeRawPointer(none))
+        case let (nil, table?):
+            return run(src, dst, width, m, o, index, passFirst, mirrored, false, none, row, true, UnsafeRawPointer(table))
         case (nil, nil): return run(src, dst, width, m, o, index, passFirst, mirrored, false, none, row, false, UnsafeRawPointer(none))
         }
     }
 
     @inline(__always)
-    private static func run(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: UnsafePointer<Int16>, _ o: UnsafePointer<Int16>,
-                            _ index: UnsafeRawPointer, _ passFirst: Bool, _ mirrored: Bool, _ gain: Bool,
-                            _ columns: UnsafePointer<Int16>, _ rowTerm: Int16, _ lookup: Bool, _ table: UnsafeRawPointer) -> Int {
+    private static func run(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ m: UnsafePointer<Int16>, _ o: UnsafePointer<Int16>,
+        _ index: UnsafeRawPointer, _ passFirst: Bool, _ mirrored: Bool, _ gain: Bool,
+        _ columns: UnsafePointer<Int16>, _ rowTerm: Int16, _ lookup: Bool, _ table: UnsafeRawPointer
+    ) -> Int {
         @inline(__always) func splat(_ v: Int16) -> __m512i { _mm512_set1_epi16(v) }
         let k0 = splat(m[0]), k1 = splat(m[1]), k2 = splat(m[2])
         let k3 = splat(m[3]), k4 = splat(m[4]), k5 = splat(m[5])
@@ -112,13 +119,16 @@ package enum RGBFixedCore {
             let b1 = _mm512_maskz_permutex2var_epi8(high, c0, i1, c1)
             let b2 = _mm512_maskz_permutex2var_epi8(high, c0, i2, c1)
             @inline(__always) func dot(_ a0: __m512i, _ a1: __m512i, _ a2: __m512i, _ offset: __m512i) -> __m512i {
-                _mm512_add_epi16(_mm512_add_epi16(_mm512_add_epi16(_mm512_mulhi_epi16(b0, a0), _mm512_mulhi_epi16(b1, a1)),
-                                                  _mm512_mulhi_epi16(b2, a2)), offset)
+                _mm512_add_epi16(
+                    _mm512_add_epi16(
+                        _mm512_add_epi16(_mm512_mulhi_epi16(b0, a0), _mm512_mulhi_epi16(b1, a1)),
+                        _mm512_mulhi_epi16(b2, a2)), offset)
             }
             var p0: __m512i, p1: __m512i, p2: __m512i
             if equalRows {
                 // One sum for the three channels (16-bit adds wrap, so the same lanes as three).
-                let sum = _mm512_add_epi16(_mm512_add_epi16(_mm512_mulhi_epi16(b0, k0), _mm512_mulhi_epi16(b1, k1)), _mm512_mulhi_epi16(b2, k2))
+                let sum = _mm512_add_epi16(
+                    _mm512_add_epi16(_mm512_mulhi_epi16(b0, k0), _mm512_mulhi_epi16(b1, k1)), _mm512_mulhi_epi16(b2, k2))
                 (p0, p1, p2) = (_mm512_add_epi16(sum, o0), _mm512_add_epi16(sum, o1), _mm512_add_epi16(sum, o2))
             } else {
                 (p0, p1, p2) = (dot(k0, k1, k2, o0), dot(k3, k4, k5, o1), dot(k6, k7, k8, o2))

@@ -55,10 +55,12 @@ package enum YUV420Core {
     /// Two luma rows (`s1` may be `s0`) and their chroma row when luma and chroma mix (no curve), whole
     /// groups of 64 luma columns and 32 pairs; returns how many luma columns it did. `l.row` is the first
     /// row's term, `c.row` the chroma row's.
-    package static func jointRows(_ s0: UnsafePointer<UInt8>, _ d0: UnsafeMutablePointer<UInt8>, _ s1: UnsafePointer<UInt8>,
-                                  _ d1: UnsafeMutablePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?,
-                                  _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?, width: Int,
-                                  _ l: Luma, _ c: Chroma, _ m: Mixing) -> Int {
+    package static func jointRows(
+        _ s0: UnsafePointer<UInt8>, _ d0: UnsafeMutablePointer<UInt8>, _ s1: UnsafePointer<UInt8>,
+        _ d1: UnsafeMutablePointer<UInt8>, _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?,
+        _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?, width: Int,
+        _ l: Luma, _ c: Chroma, _ m: Mixing
+    ) -> Int {
         let rows = JointRows(s0: s0, d0: d0, s1: s1, d1: d1, u: u, v: v, du: du, dv: dv)
         switch (v != nil, c.cross != nil, c.columns != nil) {
         case (false, false, false): return joint(rows, width, l, c, m, planar: false, cross: false, gain: false)
@@ -78,7 +80,9 @@ package enum YUV420Core {
     }
 
     @inline(__always)
-    private static func joint(_ r: JointRows, _ width: Int, _ l: Luma, _ c: Chroma, _ m: Mixing, planar: Bool, cross: Bool, gain: Bool) -> Int {
+    private static func joint(
+        _ r: JointRows, _ width: Int, _ l: Luma, _ c: Chroma, _ m: Mixing, planar: Bool, cross: Bool, gain: Bool
+    ) -> Int {
         @inline(__always) func splat(_ pair: UInt32) -> __m512i { _mm512_set1_epi32(Int32(bitPattern: pair)) }
         let scale = _mm512_set1_epi16(l.scale), lumaBias = _mm512_set1_epi16(l.bias)
         let row0 = _mm512_set1_epi16(l.row), row1 = _mm512_set1_epi16(m.row1), chromaRow = _mm512_set1_epi16(c.row)
@@ -99,8 +103,9 @@ package enum YUV420Core {
             let (da, db) = (spread(ca), spread(cb))
             @inline(__always) func luma(_ y: __m512i, _ row: __m512i) -> __m512i {
                 let (a, b) = words(zero, _mm512_xor_si512(y, centre))
-                return bytes(finish(_mm512_add_epi16(_mm512_mulhi_epi16(a, scale), da), l.columns, x, row, lumaBias, gain: gain),
-                             finish(_mm512_add_epi16(_mm512_mulhi_epi16(b, scale), db), l.columns, x &+ 32, row, lumaBias, gain: gain))
+                return bytes(
+                    finish(_mm512_add_epi16(_mm512_mulhi_epi16(a, scale), da), l.columns, x, row, lumaBias, gain: gain),
+                    finish(_mm512_add_epi16(_mm512_mulhi_epi16(b, scale), db), l.columns, x &+ 32, row, lumaBias, gain: gain))
             }
             // The block's four luma samples summed, ×32, in both halves: chroma reads it as mean·128.
             let (za0, zb0) = words(y0, zero), (za1, zb1) = words(y1, zero)
@@ -132,8 +137,10 @@ package enum YUV420Core {
         /// The store's permutes (NV12 mirrored: the pairs reversed; I420: Cb's and Cr's split), loaded once.
         let first: __m512i, second: __m512i, zip: __m512i
 
-        init(u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?,
-             mirrored: Bool = false, pairs: Int = 0) {
+        init(
+            u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?,
+            mirrored: Bool = false, pairs: Int = 0
+        ) {
             (self.u, self.v, self.du, self.dv, self.mirrored, self.pairs) = (u, v, du, dv, mirrored, pairs)
             zip = permute(.zip)
             if v == nil {
@@ -158,10 +165,12 @@ package enum YUV420Core {
                 _mm512_storeu_si512(UnsafeMutableRawPointer(du + 2 * at), mirrored ? _mm512_permutexvar_epi8(first, out) : out)
                 return
             }
-            _mm256_storeu_si256(UnsafeMutableRawPointer(du + at).assumingMemoryBound(to: __m256i.self),
-                                _mm512_castsi512_si256(_mm512_permutexvar_epi8(first, out)))
-            _mm256_storeu_si256(UnsafeMutableRawPointer(dv + at).assumingMemoryBound(to: __m256i.self),
-                                _mm512_castsi512_si256(_mm512_permutexvar_epi8(second, out)))
+            _mm256_storeu_si256(
+                UnsafeMutableRawPointer(du + at).assumingMemoryBound(to: __m256i.self),
+                _mm512_castsi512_si256(_mm512_permutexvar_epi8(first, out)))
+            _mm256_storeu_si256(
+                UnsafeMutableRawPointer(dv + at).assumingMemoryBound(to: __m256i.self),
+                _mm512_castsi512_si256(_mm512_permutexvar_epi8(second, out)))
         }
     }
 
@@ -179,8 +188,10 @@ package enum YUV420Core {
     /// Runs whole groups of 32 chroma pairs; returns how many pairs it did. `v`/`dv` nil: NV12, pairs
     /// interleaved in `u`/`du`; otherwise I420's two planes. `mirrored`: pair x goes to pair `pairs − 1 − x`
     /// of the destination (which must not be the source's memory).
-    package static func chromaRow(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>,
-                                  _ dv: UnsafeMutablePointer<UInt8>?, pairs: Int, _ p: Chroma, mirrored: Bool) -> Int {
+    package static func chromaRow(
+        _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>,
+        _ dv: UnsafeMutablePointer<UInt8>?, pairs: Int, _ p: Chroma, mirrored: Bool
+    ) -> Int {
         let rows = Pairs(u: u, v: v, du: du, dv: dv, mirrored: mirrored, pairs: pairs)
         // Chroma that does not depend on the input (sepia's, mono's: a constant, times the gain) is not read.
         if p.diagonal == 0 && p.cross == nil {
@@ -236,8 +247,10 @@ package enum YUV420Core {
     @inline(__always)
     private static func words(_ low: __m512i, _ high: __m512i) -> (__m512i, __m512i) {
         let w0 = _mm512_unpacklo_epi8(low, high), w1 = _mm512_unpackhi_epi8(low, high)
-        return (_mm512_permutex2var_epi64(w0, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), w1),
-                _mm512_permutex2var_epi64(w0, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), w1))
+        return (
+            _mm512_permutex2var_epi64(w0, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), w1),
+            _mm512_permutex2var_epi64(w0, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), w1)
+        )
     }
 
     /// Words of samples 0–31 and 32–63 packed (unsigned saturation) back to 64 bytes in sample order.
@@ -256,15 +269,19 @@ package enum YUV420Core {
 
     /// `(mulHigh(t, max(0, row − column)) + bias) >> 3`, or `(t + bias) >> 4` without a gain.
     @inline(__always)
-    private static func finish(_ t: __m512i, _ columns: UnsafePointer<Int16>?, _ at: Int, _ row: __m512i, _ bias: __m512i, gain: Bool) -> __m512i {
+    private static func finish(
+        _ t: __m512i, _ columns: UnsafePointer<Int16>?, _ at: Int, _ row: __m512i, _ bias: __m512i, gain: Bool
+    ) -> __m512i {
         guard gain, let columns else { return _mm512_srai_epi16(_mm512_add_epi16(t, bias), 4) }
         let g = _mm512_max_epi16(_mm512_sub_epi16(row, _mm512_loadu_si512(UnsafeRawPointer(columns + at))), _mm512_setzero_si512())
         return _mm512_srai_epi16(_mm512_add_epi16(_mm512_mulhi_epi16(t, g), bias), 3)
     }
 
     @inline(__always)
-    private static func luma(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int, _ p: Luma, curve: Bool, gain: Bool,
-                             mirrored: Bool) -> Int {
+    private static func luma(
+        _ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int, _ p: Luma, curve: Bool, gain: Bool,
+        mirrored: Bool
+    ) -> Int {
         let reverse = permute(.reverseBytes)
         let scale = _mm512_set1_epi16(p.scale), constant = _mm512_set1_epi16(p.constant), bias = _mm512_set1_epi16(p.bias)
         let row = _mm512_set1_epi16(p.row), centre = _mm512_set1_epi8(-128), zero = _mm512_setzero_si512()
@@ -289,7 +306,8 @@ package enum YUV420Core {
             // The table holds the curve with the scale and constant applied.
             let ta = curve ? a : _mm512_add_epi16(_mm512_mulhi_epi16(a, scale), constant)
             let tb = curve ? b : _mm512_add_epi16(_mm512_mulhi_epi16(b, scale), constant)
-            let out = _mm512_packus_epi16(finish(ta, p.columns, x, row, bias, gain: gain), finish(tb, p.columns, x &+ 32, row, bias, gain: gain))
+            let out = _mm512_packus_epi16(
+                finish(ta, p.columns, x, row, bias, gain: gain), finish(tb, p.columns, x &+ 32, row, bias, gain: gain))
             if mirrored {
                 _mm512_storeu_si512(UnsafeMutableRawPointer(d + (width &- x &- 64)), _mm512_permutexvar_epi8(reverse, out))
             } else {

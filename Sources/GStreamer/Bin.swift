@@ -64,7 +64,7 @@ public class Bin: Element, @unchecked Sendable {
         guard let ghost = gst_ghost_pad_new(name, target.pointer) else {
             throw .padNotFound(element: self.name, pad: name)
         }
-        gst_object_ref(ghost) // our reference; the floating one goes to the element
+        gst_object_ref(ghost)  // our reference; the floating one goes to the element
         guard gst_element_add_pad(pointer, ghost) != 0 else {
             gst_object_unref(ghost)
             throw .addFailed(bin: self.name, element: name)

@@ -95,7 +95,7 @@ public struct WritableBuffer: ~Copyable, @unchecked Sendable {
     /// no other holder ever sees a change. Calls `gst_mini_object_make_writable` (`gst_buffer_make_writable`).
     public init(_ buffer: consuming Buffer) {
         let raw: UnsafeMutablePointer<GstBuffer> = gst_buffer_ref(buffer.pointer)
-        _ = consume buffer   // drop our wrapper first: when it held the last other reference, no copy is made
+        _ = consume buffer  // drop our wrapper first: when it held the last other reference, no copy is made
         // Never NULL for a buffer: it returns the buffer itself or a new copy.
         let writable: UnsafeMutablePointer<GstMiniObject> =
             gst_mini_object_make_writable(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self))
@@ -170,8 +170,10 @@ private func clockTime(_ value: GstClockTime) -> UInt64? {
 }
 
 /// Maps a whole buffer for the closure's duration. Calls `gst_buffer_map` and `gst_buffer_unmap`.
-private func mapBytes<R, E: Error>(_ buffer: UnsafeMutablePointer<GstBuffer>, flags: GstMapFlags,
-                                   _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R) throws -> R {
+private func mapBytes<R, E: Error>(
+    _ buffer: UnsafeMutablePointer<GstBuffer>, flags: GstMapFlags,
+    _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
+) throws -> R {
     var info = GstMapInfo()
     guard gst_buffer_map(buffer, &info, flags) != 0 else {
         let writing = flags.rawValue & GST_MAP_WRITE.rawValue != 0
@@ -183,12 +185,15 @@ private func mapBytes<R, E: Error>(_ buffer: UnsafeMutablePointer<GstBuffer>, fl
 
 /// Maps a buffer as a video frame for the closure's duration; every plane's address, stride and size come
 /// from the mapping (rows can be padded). Calls `gst_video_frame_map` and `gst_video_frame_unmap`.
-private func mapFrame<R>(_ buffer: UnsafeMutablePointer<GstBuffer>, _ info: VideoInfo, flags: GstMapFlags,
-                         _ body: (consuming VideoFrame) throws -> R) throws -> R {
+private func mapFrame<R>(
+    _ buffer: UnsafeMutablePointer<GstBuffer>, _ info: VideoInfo, flags: GstMapFlags,
+    _ body: (consuming VideoFrame) throws -> R
+) throws -> R {
     var frame = GstVideoFrame()
     var videoInfo = info.raw
     guard gst_video_frame_map(&frame, &videoInfo, buffer, flags) != 0 else {
-        throw GStreamerError.mapFailed("a \(info.formatName) \(info.width)x\(info.height) frame from a buffer of \(gst_buffer_get_size(buffer)) bytes")
+        throw GStreamerError.mapFailed(
+            "a \(info.formatName) \(info.width)x\(info.height) frame from a buffer of \(gst_buffer_get_size(buffer)) bytes")
     }
     defer { gst_video_frame_unmap(&frame) }
     return try body(VideoFrame(mapped: frame))

@@ -60,11 +60,14 @@ public final class BusWatch: Sendable {
         // The thread owns one retain of the state and releases it when its loop ends.
         let context = Unmanaged.passRetained(state)
         var thread = pthread_t()
-        if pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<WatchState>.fromOpaque(raw).takeRetainedValue().run()
-            return nil
-        }, context.toOpaque()) == 0 {
+        if pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<WatchState>.fromOpaque(raw).takeRetainedValue().run()
+                return nil
+            }, context.toOpaque()) == 0
+        {
             self.thread = thread
         } else {
             self.thread = nil
@@ -85,7 +88,7 @@ public final class BusWatch: Sendable {
         if pthread_equal(pthread_self(), thread) == 0 {
             pthread_join(thread, nil)
         } else {
-            pthread_detach(thread) // cancelled from inside its own handler
+            pthread_detach(thread)  // cancelled from inside its own handler
         }
     }
 
@@ -151,7 +154,8 @@ private final class WatchState: Sendable {
     /// Posts the application message that ends `run`; false when the bus is flushing. Calls `gst_bus_post`.
     func postWake() -> Bool {
         guard let structure = gst_structure_new_empty(wakeName),
-              let message = gst_message_new_application(nil, structure) else { return false }
+            let message = gst_message_new_application(nil, structure)
+        else { return false }
         return gst_bus_post(bus.pointer, message) != 0
     }
 
@@ -166,7 +170,8 @@ private final class WatchState: Sendable {
             }
             defer { gst_mini_object_unref(UnsafeMutableRawPointer(raw).assumingMemoryBound(to: GstMiniObject.self)) }
             if raw.pointee.type == GST_MESSAGE_APPLICATION, let structure = gst_message_get_structure(raw),
-               let name = String(borrowingCString: gst_structure_get_name(structure)), name.hasPrefix(Self.wakePrefix) {
+                let name = String(borrowingCString: gst_structure_get_name(structure)), name.hasPrefix(Self.wakePrefix)
+            {
                 if name == wakeName { return }
                 continue
             }

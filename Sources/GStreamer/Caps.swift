@@ -139,7 +139,8 @@ public final class Structure: @unchecked Sendable, CustomStringConvertible {
         var strings: [String] = []
         for index in 0..<gst_value_list_get_size(value) {
             guard let item = gst_value_list_get_value(value, index), item.pointee.g_type == CGStreamer_type_string(),
-                  let string = String(borrowingCString: g_value_get_string(item)) else { return nil }
+                let string = String(borrowingCString: g_value_get_string(item))
+            else { return nil }
             strings.append(string)
         }
         return strings

@@ -41,8 +41,9 @@ public class Element: @unchecked Sendable {
         guard isInstance(element, of: gType) else {
             let actual = typeName(of: element)
             gst_object_unref(element)
-            throw .wrongElementType(factory: factory, expected: String(borrowingCString: g_type_name(gType)) ?? "?",
-                                    actual: actual)
+            throw .wrongElementType(
+                factory: factory, expected: String(borrowingCString: g_type_name(gType)) ?? "?",
+                actual: actual)
         }
         return Self(adopting: element)
     }
@@ -87,7 +88,8 @@ public class Element: @unchecked Sendable {
     /// has no factory. Calls `gst_element_factory_get_metadata` with `GST_ELEMENT_METADATA_KLASS`.
     public var factoryClasses: [String] {
         guard let factory = gst_element_get_factory(pointer),
-              let klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS) else { return [] }
+            let klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS)
+        else { return [] }
         return String(cString: klass).split(separator: "/").map(String.init)
     }
 
@@ -103,7 +105,8 @@ public class Element: @unchecked Sendable {
     /// take; nil when there is no such template. Calls `gst_element_get_pad_template` and `gst_pad_template_get_caps`.
     public func padTemplateCaps(_ name: String) -> Caps? {
         guard let template = gst_element_get_pad_template(pointer, name),
-              let caps = gst_pad_template_get_caps(template) else { return nil }
+            let caps = gst_pad_template_get_caps(template)
+        else { return nil }
         return Caps(adopting: caps)
     }
 
@@ -124,8 +127,9 @@ public class Element: @unchecked Sendable {
     @discardableResult
     public func link(to next: Element, caps: Caps? = nil) throws(GStreamerError) -> Element {
         guard gst_element_link_filtered(pointer, next.pointer, caps?.pointer) != 0 else {
-            throw .linkFailed(source: name, sink: next.name,
-                              reason: caps.map { "no common format with \($0)" } ?? "no compatible pads or formats")
+            throw .linkFailed(
+                source: name, sink: next.name,
+                reason: caps.map { "no common format with \($0)" } ?? "no compatible pads or formats")
         }
         return next
     }
@@ -217,8 +221,9 @@ public final class Pad: @unchecked Sendable {
     public func link(to sink: Pad) throws(GStreamerError) {
         let result = gst_pad_link(pointer, sink.pointer)
         guard result == GST_PAD_LINK_OK else {
-            throw .linkFailed(source: name, sink: sink.name,
-                              reason: String(borrowingCString: gst_pad_link_get_name(result)) ?? "refused")
+            throw .linkFailed(
+                source: name, sink: sink.name,
+                reason: String(borrowingCString: gst_pad_link_get_name(result)) ?? "refused")
         }
     }
 

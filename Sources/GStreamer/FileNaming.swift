@@ -9,12 +9,15 @@ extension Element {
         let handler: @convention(c) (UnsafeMutablePointer<GstElement>?, guint, UnsafeMutableRawPointer?) -> UnsafeMutablePointer<gchar>? = {
             _, fragment, userData in
             // On a streaming thread: an unknown context names nothing, never traps.
-            guard let box = CallbackRegistry.lookup(userData, as: FormatLocation.self), let text = box.name(Int(fragment)) else { return nil }
+            guard let box = CallbackRegistry.lookup(userData, as: FormatLocation.self), let text = box.name(Int(fragment)) else {
+                return nil
+            }
             // The signal's return is transfer full: GLib memory the caller frees.
             return g_strdup(text)
         }
-        g_signal_connect_data(UnsafeMutableRawPointer(pointer), "format-location", unsafeBitCast(handler, to: GCallback.self), context,
-                              { userData, _ in CallbackRegistry.remove(userData) }, GConnectFlags(0))
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(pointer), "format-location", unsafeBitCast(handler, to: GCallback.self), context,
+            { userData, _ in CallbackRegistry.remove(userData) }, GConnectFlags(0))
     }
 }
 
@@ -35,7 +38,8 @@ extension Element {
             throw .propertyNotFound(element: name, property: property)
         }
         guard isInstance(UnsafeMutableRawPointer(child.pointer), of: spec.pointee.value_type) else {
-            throw .propertyTypeMismatch(element: name, property: property, expected: String(borrowingCString: g_type_name(spec.pointee.value_type)) ?? "an object")
+            throw .propertyTypeMismatch(
+                element: name, property: property, expected: String(borrowingCString: g_type_name(spec.pointee.value_type)) ?? "an object")
         }
         var value = GValue()
         g_value_init(&value, spec.pointee.value_type)

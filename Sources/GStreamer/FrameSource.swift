@@ -12,8 +12,10 @@ public final class FrameSource: Sendable {
     private let index = Atomic<Int>(0)
 
     /// A source of `format` (GStreamer name, e.g. "NV12") frames of one size.
-    public init(format: String, width: Int, height: Int, framerate: (Int, Int) = (30, 1),
-                isLive: Bool = false, name: String? = nil) throws(GStreamerError) {
+    public init(
+        format: String, width: Int, height: Int, framerate: (Int, Int) = (30, 1),
+        isLive: Bool = false, name: String? = nil
+    ) throws(GStreamerError) {
         info = try VideoInfo(format: format, width: width, height: height, framerate: framerate)
         self.isLive = isLive
         guard let caps = info.caps else { throw .notVideoCaps("\(format) \(width)x\(height)") }
@@ -41,7 +43,8 @@ public final class FrameSource: Sendable {
     /// Queues a whole frame given in GStreamer's layout for `info` (`info.size` bytes).
     public func push(bytes: [UInt8]) throws {
         guard bytes.count == info.size else {
-            throw GStreamerError.mapFailed("a frame of \(bytes.count) bytes where \(info.formatName) \(info.width)x\(info.height) needs \(info.size)")
+            throw GStreamerError.mapFailed(
+                "a frame of \(bytes.count) bytes where \(info.formatName) \(info.width)x\(info.height) needs \(info.size)")
         }
         guard var buffer = WritableBuffer(size: info.size) else { throw GStreamerError.mapFailed("a new frame of \(info.size) bytes") }
         try buffer.withMappedBytes { $0.copyBytes(from: bytes) }

@@ -71,7 +71,8 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .addFailed(bin, element):
             return "cannot add '\(element)' to '\(bin)': it already has a parent or the name is taken"
         case let .nameNotReferenceable(name):
-            return "'\(name)' cannot be referred to in gst-launch text; name the element (and pad) with ASCII letters, digits and -_%: only, not starting with '-'"
+            return
+                "'\(name)' cannot be referred to in gst-launch text; name the element (and pad) with ASCII letters, digits and -_%: only, not starting with '-'"
         case let .parse(error):
             return "pipeline description rejected: \(error.message)"
         case let .stateChangeFailed(element, state, message):
@@ -99,11 +100,11 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     static func package(forFactory factory: String) -> String? {
         switch factory {
         case "videotestsrc", "videoconvert", "videoscale", "appsrc", "appsink", "tee", "queue",
-             "input-selector", "fakesink", "identity", "capsfilter", "theoraenc", "oggmux", "videorate":
+            "input-selector", "fakesink", "identity", "capsfilter", "theoraenc", "oggmux", "videorate":
             return "gstreamer1.0-plugins-base"
         case "v4l2src", "jpegenc", "jpegdec", "pngenc", "pngdec", "matroskamux", "matroskademux",
-             "qtmux", "mp4mux", "qtdemux", "videoflip", "videobalance",
-             "multifilesink", "splitmuxsink", "vp8enc", "vp8dec", "autovideosink", "ximagesink":
+            "qtmux", "mp4mux", "qtdemux", "videoflip", "videobalance",
+            "multifilesink", "splitmuxsink", "vp8enc", "vp8dec", "autovideosink", "ximagesink":
             return "gstreamer1.0-plugins-good"
         case "x264enc":
             return "gstreamer1.0-plugins-ugly"

@@ -119,7 +119,8 @@ extension Caps {
     public convenience init(_ description: CapsDescription) throws(GStreamerError) {
         GStreamer.initialize()
         guard CapsDescription.isName(description.mediaType, startingWithLetter: true),
-              let caps = gst_caps_new_empty_simple(description.mediaType) else {
+            let caps = gst_caps_new_empty_simple(description.mediaType)
+        else {
             throw .invalidCaps(description.mediaType)
         }
         self.init(adopting: caps)
@@ -303,8 +304,9 @@ public struct GraphDescription: Sendable, Equatable {
             // A loop (`a ! b` and `b ! a`) sends linking's caps query round it until the stack overflows (found by
             // fuzzing): data flows one way, so the link that would close one is refused.
             guard !Self.reaches(from: link.sink.index, to: link.source.index, downstream) else {
-                throw .linkFailed(source: elements[link.source.index].name, sink: elements[link.sink.index].name,
-                                  reason: "the link would close a loop, and data flows one way")
+                throw .linkFailed(
+                    source: elements[link.source.index].name, sink: elements[link.sink.index].name,
+                    reason: "the link would close a loop, and data flows one way")
             }
             downstream[link.source.index].insert(link.sink.index)
             try elements[link.source.index].linkPads(link.sourcePad, to: elements[link.sink.index], link.sinkPad)
@@ -332,23 +334,27 @@ extension Element {
     public func linkPads(_ sourcePad: String?, to sink: Element, _ sinkPad: String?) throws(GStreamerError) {
         if gst_element_link_pads(pointer, sourcePad, sink.pointer, sinkPad) != 0 { return }
         guard hasSometimesSourcePads else {
-            throw .linkFailed(source: sourcePad.map { "\(name).\($0)" } ?? name,
-                              sink: sinkPad.map { "\(sink.name).\($0)" } ?? sink.name,
-                              reason: "no compatible pads or formats")
+            throw .linkFailed(
+                source: sourcePad.map { "\(name).\($0)" } ?? name,
+                sink: sinkPad.map { "\(sink.name).\($0)" } ?? sink.name,
+                reason: "no compatible pads or formats")
         }
         let context = CallbackRegistry.register(DelayedLink(sink: sink, sourcePad: sourcePad, sinkPad: sinkPad))
-        let added: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, UnsafeMutableRawPointer?) -> Void = { element, pad, userData in
+        let added: @convention(c) (UnsafeMutablePointer<GstElement>?, UnsafeMutablePointer<GstPad>?, UnsafeMutableRawPointer?) -> Void = {
+            element, pad, userData in
             // On a streaming thread: a pad that does not fit is left alone, never an error.
             guard let element, let pad, gst_pad_get_direction(pad) == GST_PAD_SRC,
-                  let link = CallbackRegistry.lookup(userData, as: DelayedLink.self), !link.done.load(ordering: .acquiring) else { return }
+                let link = CallbackRegistry.lookup(userData, as: DelayedLink.self), !link.done.load(ordering: .acquiring)
+            else { return }
             let padName = objectName(UnsafeMutableRawPointer(pad))
             if let wanted = link.sourcePad, wanted != padName { return }
             if gst_element_link_pads(element, padName, link.sink.pointer, link.sinkPad) != 0 {
                 link.done.store(true, ordering: .releasing)
             }
         }
-        g_signal_connect_data(UnsafeMutableRawPointer(pointer), "pad-added", unsafeBitCast(added, to: GCallback.self), context,
-                              { userData, _ in CallbackRegistry.remove(userData) }, GConnectFlags(0))
+        g_signal_connect_data(
+            UnsafeMutableRawPointer(pointer), "pad-added", unsafeBitCast(added, to: GCallback.self), context,
+            { userData, _ in CallbackRegistry.remove(userData) }, GConnectFlags(0))
     }
 
     /// Whether the element's class has a source pad template with "sometimes" presence.
@@ -358,7 +364,8 @@ extension Element {
         var node = gst_element_class_get_pad_template_list(elementClass)
         while let current = node {
             if let template = current.pointee.data?.assumingMemoryBound(to: GstPadTemplate.self),
-               template.pointee.direction == GST_PAD_SRC, template.pointee.presence == GST_PAD_SOMETIMES {
+                template.pointee.direction == GST_PAD_SRC, template.pointee.presence == GST_PAD_SOMETIMES
+            {
                 return true
             }
             node = current.pointee.next

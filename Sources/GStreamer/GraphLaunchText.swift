@@ -29,7 +29,9 @@ extension GraphDescription {
                     var words = [nodes[index].factory]
                     if let name = names[index] { words.append("name=\(launchQuoted(GraphValue.string(name).serialized))") }
                     for property in nodes[index].properties {
-                        words.append("\(property.name)=\(launchQuoted(property.value.launchSerialized(factory: nodes[index].factory, property: property.name)))")
+                        words.append(
+                            "\(property.name)=\(launchQuoted(property.value.launchSerialized(factory: nodes[index].factory, property: property.name)))"
+                        )
                     }
                     return words
                 }
@@ -162,9 +164,11 @@ private func isPlainLaunch(_ scalar: Unicode.Scalar) -> Bool {
 /// One launch word as a POSIX shell word: bare when nothing in it is special to the shell, else in single
 /// quotes (a single quote inside becomes `'\''`).
 func shellQuoted(_ word: String) -> String {
-    let plain = !word.isEmpty && word.unicodeScalars.allSatisfy {
-        $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-+/:.,=@%".unicodeScalars.contains($0))
-    }
+    let plain =
+        !word.isEmpty
+        && word.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-+/:.,=@%".unicodeScalars.contains($0))
+        }
     // A lone "!" is a link; bash expands "!" only before a word character.
     if plain || word == "!" { return word }
     var quoted = "'"
@@ -173,4 +177,3 @@ func shellQuoted(_ word: String) -> String {
     }
     return quoted + "'"
 }
-

@@ -13,7 +13,8 @@ extension Element {
     /// pointer) or cannot be read. Calls `g_object_get_property` and `gst_value_serialize`.
     public func serializedProperty(_ property: String) -> String? {
         guard let spec = g_object_class_find_property(CGStreamer_object_class(objectPointer), property),
-              spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0 else { return nil }
+            spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0
+        else { return nil }
         var value = GValue()
         g_value_init(&value, spec.pointee.value_type)
         defer { g_value_unset(&value) }

@@ -28,8 +28,8 @@ public enum Message: Sendable, CustomStringConvertible {
     public var source: String {
         switch self {
         case let .eos(source), let .error(source, _, _, _), let .warning(source, _, _), let .info(source, _, _),
-             let .stateChanged(source, _, _, _), let .qos(source, _, _, _), let .streamStart(source),
-             let .element(source, _), let .application(source, _), let .other(_, source):
+            let .stateChanged(source, _, _, _), let .qos(source, _, _, _), let .streamStart(source),
+            let .element(source, _), let .application(source, _), let .other(_, source):
             return source
         }
     }
@@ -75,8 +75,10 @@ public enum Message: Sendable, CustomStringConvertible {
             self = .streamStart(source: source)
         case GST_MESSAGE_ELEMENT, GST_MESSAGE_APPLICATION:
             let structure = gst_message_get_structure(message).map { Structure(copying: $0) } ?? Structure(name: "empty")
-            self = type == GST_MESSAGE_ELEMENT ? .element(source: source, structure: structure)
-                                               : .application(source: source, structure: structure)
+            self =
+                type == GST_MESSAGE_ELEMENT
+                ? .element(source: source, structure: structure)
+                : .application(source: source, structure: structure)
         default:
             self = .other(type: String(borrowingCString: gst_message_type_get_name(type)) ?? "unknown", source: source)
         }

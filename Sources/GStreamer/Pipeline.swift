@@ -52,11 +52,14 @@ public func parseLaunch(_ description: String) throws(GStreamerError) -> Element
     // Empty text has no link to resolve; GStreamer says "empty pipeline not allowed" itself.
     guard let first = text.first else { return try parseLaunchText(description) }
     let start = String(String.UnicodeScalarView(text.prefix(3)))
-    let startsAChain = first.isASCII && (first.properties.isAlphabetic || ("0"..."9").contains(first) || "_(/".unicodeScalars.contains(first))
+    let startsAChain =
+        first.isASCII && (first.properties.isAlphabetic || ("0"..."9").contains(first) || "_(/".unicodeScalars.contains(first))
         || start.hasPrefix("./") || start.hasPrefix("../")
     guard startsAChain, !startsWithAssignment(text) else {
-        throw .parse(GLibError(domain: "gst_parse_error", code: Int(GST_PARSE_ERROR_SYNTAX.rawValue),
-                               message: "syntax error: a description starts with an element, a URI, a bin or a reference"))
+        throw .parse(
+            GLibError(
+                domain: "gst_parse_error", code: Int(GST_PARSE_ERROR_SYNTAX.rawValue),
+                message: "syntax error: a description starts with an element, a URI, a bin or a reference"))
     }
     let sentinel = "swiftcam-parse-sentinel"
     let top = try parseLaunchText("bin name=\(sentinel) " + description)
@@ -79,7 +82,9 @@ public func parseLaunch(_ description: String) throws(GStreamerError) -> Element
 
 /// Whether the text starts `identifier=`: a property with no element before it.
 private func startsWithAssignment(_ text: Substring.UnicodeScalarView) -> Bool {
-    let identifier = text.prefix { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-%:".unicodeScalars.contains($0)) }
+    let identifier = text.prefix {
+        $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "_-%:".unicodeScalars.contains($0))
+    }
     return text.dropFirst(identifier.count).drop { $0.properties.isWhitespace }.first == "="
 }
 
@@ -91,8 +96,9 @@ private func parseLaunchText(_ description: String) throws(GStreamerError) -> El
         if let element { gst_object_unref(UnsafeMutableRawPointer(element)) }
         let copied = GLibError(consuming: &error)
         if copied.domain == "gst_parse_error" || copied.domain.contains("parse"),
-           copied.code == Int(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue),
-           let factory = quotedName(in: copied.message) {
+            copied.code == Int(GST_PARSE_ERROR_NO_SUCH_ELEMENT.rawValue),
+            let factory = quotedName(in: copied.message)
+        {
             throw .elementNotFound(factory: factory, package: GStreamerError.package(forFactory: factory))
         }
         throw .parse(copied)

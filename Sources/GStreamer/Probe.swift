@@ -43,15 +43,17 @@ extension Pad {
         let counter = BufferCounter()
         let context = CallbackRegistry.register(counter)
         let types = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
-        let id = gst_pad_add_probe(pointer, types, { _, info, userData in
-            guard let info, let counter = CallbackRegistry.lookup(userData, as: BufferCounter.self) else { return GST_PAD_PROBE_OK }
-            if info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0 {
-                counter.record()
-            } else if let list = info.pointee.data {
-                for _ in 0..<gst_buffer_list_length(OpaquePointer(list)) { counter.record() }
-            }
-            return GST_PAD_PROBE_OK
-        }, context, { userData in CallbackRegistry.remove(userData) })
+        let id = gst_pad_add_probe(
+            pointer, types,
+            { _, info, userData in
+                guard let info, let counter = CallbackRegistry.lookup(userData, as: BufferCounter.self) else { return GST_PAD_PROBE_OK }
+                if info.pointee.type.rawValue & GST_PAD_PROBE_TYPE_BUFFER.rawValue != 0 {
+                    counter.record()
+                } else if let list = info.pointee.data {
+                    for _ in 0..<gst_buffer_list_length(OpaquePointer(list)) { counter.record() }
+                }
+                return GST_PAD_PROBE_OK
+            }, context, { userData in CallbackRegistry.remove(userData) })
         return (counter, UInt(id))
     }
 
@@ -61,12 +63,14 @@ extension Pad {
     @discardableResult
     public func onBuffer(_ handler: @escaping @Sendable (_ offset: UInt64?) -> Void) -> UInt {
         let context = CallbackRegistry.register(BufferHandler(handler))
-        let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_BUFFER, { _, info, userData in
-            guard let info, let handler = CallbackRegistry.lookup(userData, as: BufferHandler.self) else { return GST_PAD_PROBE_OK }
-            let offset = info.pointee.data?.assumingMemoryBound(to: GstBuffer.self).pointee.offset
-            handler.handler(offset.flatMap { $0 == UInt64.max ? nil : UInt64($0) })
-            return GST_PAD_PROBE_OK
-        }, context, { userData in CallbackRegistry.remove(userData) })
+        let id = gst_pad_add_probe(
+            pointer, GST_PAD_PROBE_TYPE_BUFFER,
+            { _, info, userData in
+                guard let info, let handler = CallbackRegistry.lookup(userData, as: BufferHandler.self) else { return GST_PAD_PROBE_OK }
+                let offset = info.pointee.data?.assumingMemoryBound(to: GstBuffer.self).pointee.offset
+                handler.handler(offset.flatMap { $0 == UInt64.max ? nil : UInt64($0) })
+                return GST_PAD_PROBE_OK
+            }, context, { userData in CallbackRegistry.remove(userData) })
         return UInt(id)
     }
 
@@ -76,15 +80,18 @@ extension Pad {
     @discardableResult
     public func onWritableBuffer(_ handler: @escaping @Sendable (inout WritableBuffer) -> Void) -> UInt {
         let context = CallbackRegistry.register(WritableBufferHandler(handler))
-        let id = gst_pad_add_probe(pointer, GST_PAD_PROBE_TYPE_BUFFER, { _, info, userData in
-            guard let info, let data = info.pointee.data,
-                  let handler = CallbackRegistry.lookup(userData, as: WritableBufferHandler.self) else { return GST_PAD_PROBE_OK }
-            // The probe owns the reference in `info`: take it, make it writable, hand the result back in `info`.
-            var buffer = WritableBuffer(Buffer(adopting: data.assumingMemoryBound(to: GstBuffer.self)))
-            handler.handler(&buffer)
-            info.pointee.data = UnsafeMutableRawPointer(buffer.release())
-            return GST_PAD_PROBE_OK
-        }, context, { userData in CallbackRegistry.remove(userData) })
+        let id = gst_pad_add_probe(
+            pointer, GST_PAD_PROBE_TYPE_BUFFER,
+            { _, info, userData in
+                guard let info, let data = info.pointee.data,
+                    let handler = CallbackRegistry.lookup(userData, as: WritableBufferHandler.self)
+                else { return GST_PAD_PROBE_OK }
+                // The probe owns the reference in `info`: take it, make it writable, hand the result back in `info`.
+                var buffer = WritableBuffer(Buffer(adopting: data.assumingMemoryBound(to: GstBuffer.self)))
+                handler.handler(&buffer)
+                info.pointee.data = UnsafeMutableRawPointer(buffer.release())
+                return GST_PAD_PROBE_OK
+            }, context, { userData in CallbackRegistry.remove(userData) })
         return UInt(id)
     }
 
@@ -95,10 +102,12 @@ extension Pad {
     public func dropBuffers(unless passes: @escaping @Sendable () -> Bool) -> UInt {
         let context = CallbackRegistry.register(BufferGate(passes))
         let types = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
-        let id = gst_pad_add_probe(pointer, types, { _, _, userData in
-            guard let gate = CallbackRegistry.lookup(userData, as: BufferGate.self) else { return GST_PAD_PROBE_DROP }
-            return gate.passes() ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP
-        }, context, { userData in CallbackRegistry.remove(userData) })
+        let id = gst_pad_add_probe(
+            pointer, types,
+            { _, _, userData in
+                guard let gate = CallbackRegistry.lookup(userData, as: BufferGate.self) else { return GST_PAD_PROBE_DROP }
+                return gate.passes() ? GST_PAD_PROBE_OK : GST_PAD_PROBE_DROP
+            }, context, { userData in CallbackRegistry.remove(userData) })
         return UInt(id)
     }
 

@@ -237,7 +237,8 @@ extension String: PropertyValue {
             return g_enum_get_value(enumClass, g_value_get_enum(value)).flatMap { String(borrowingCString: $0.pointee.value_nick) }
         default:
             if value.pointee.g_type == gst_caps_get_type() || value.pointee.g_type == gst_structure_get_type()
-                || fundamental(value) == CGStreamer_type_flags() {
+                || fundamental(value) == CGStreamer_type_flags()
+            {
                 return String(adoptingGLibString: gst_value_serialize(value))
             }
             return nil
@@ -308,7 +309,8 @@ extension Structure: BoxedPropertyValue {
 extension Pad: PropertyValue {
     public static func read(from value: UnsafePointer<GValue>) -> Pad? {
         guard g_type_is_a(value.pointee.g_type, gst_pad_get_type()) != 0,
-              let object = g_value_get_object(value) else { return nil }
+            let object = g_value_get_object(value)
+        else { return nil }
         return Pad(retaining: object.assumingMemoryBound(to: GstPad.self))
     }
 

@@ -18,8 +18,9 @@ public struct VideoInfo: @unchecked Sendable {
         let videoFormat = gst_video_format_from_string(format)
         var info = GstVideoInfo()
         guard videoFormat != GST_VIDEO_FORMAT_UNKNOWN, width > 0, height > 0,
-              let w = guint(exactly: width), let h = guint(exactly: height),
-              gst_video_info_set_format(&info, videoFormat, w, h) != 0 else {
+            let w = guint(exactly: width), let h = guint(exactly: height),
+            gst_video_info_set_format(&info, videoFormat, w, h) != 0
+        else {
             throw .notVideoCaps("video/x-raw,format=\(format),width=\(width),height=\(height)")
         }
         info.fps_n = gint(framerate.0)
@@ -113,8 +114,13 @@ public struct VideoPlane: Sendable, Equatable {
             let first = components.first ?? 0
             // A row ends with the last sample of whichever component reaches furthest (YUY2's V, not its Y).
             let rowBytes = components.map { samples(width, wSub[$0]) * Int(pixelStrides[$0]) }.max() ?? 0
-            planes.append((base, VideoPlane(stride: Int(strides[plane]), width: samples(width, wSub[first]),
-                                            height: samples(height, hSub[first]), rowBytes: rowBytes)))
+            planes.append(
+                (
+                    base,
+                    VideoPlane(
+                        stride: Int(strides[plane]), width: samples(width, wSub[first]),
+                        height: samples(height, hSub[first]), rowBytes: rowBytes)
+                ))
         }
         return planes
     }

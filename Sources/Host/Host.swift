@@ -60,10 +60,12 @@ public final class CameraHost: Sendable {
     /// A session for `config` and the console's interpreter over it; `quit` on any transport stops the host.
     private static func generation(_ config: PipelineConfig, name: String, stopAsked: StopRequest) -> Generation {
         let session = CaptureSession(name: name, config: config)
-        return Generation(config: config, session: session, console: CommandInterpreter(session: session, permissions: .console) {
-            stopAsked.asked.store(true, ordering: .sequentiallyConsistent)
-            session.requestStop()
-        })
+        return Generation(
+            config: config, session: session,
+            console: CommandInterpreter(session: session, permissions: .console) {
+                stopAsked.asked.store(true, ordering: .sequentiallyConsistent)
+                session.requestStop()
+            })
     }
 
     /// Ends the run as Ctrl-C does: end-of-stream, files finalized, then everything stopped.
@@ -136,9 +138,10 @@ public final class CameraHost: Sendable {
             }
         }
         if let web = options.web {
-            let server = WebServer(session: session, interpreter: console, options: web,
-                                   galleryDirectories: [config.still?.directory ?? "captures", config.record?.directory ?? "recordings"],
-                                   metrics: { metrics.snapshot() })
+            let server = WebServer(
+                session: session, interpreter: console, options: web,
+                galleryDirectories: [config.still?.directory ?? "captures", config.record?.directory ?? "recordings"],
+                metrics: { metrics.snapshot() })
             do {
                 try server.start()
             } catch {
@@ -214,8 +217,10 @@ public final class CameraHost: Sendable {
     }
 
     /// Starts what the config's `publish` asks for, fed from the session's encoded stream; nil when it asks for nothing.
-    private func startPublishing(_ config: PipelineConfig, session: CaptureSession,
-                                 into services: inout HostServices) throws -> PublishService? {
+    private func startPublishing(
+        _ config: PipelineConfig, session: CaptureSession,
+        into services: inout HostServices
+    ) throws -> PublishService? {
         guard let publish = config.publish else { return nil }
         let service = try PublishService(config: publish, name: options.name, stream: SessionVideoStream(session: session))
         services.started(service.stop)
@@ -334,7 +339,8 @@ public final class CameraHost: Sendable {
         encoder.outputFormatting = .sortedKeys
         func fields(_ config: PipelineConfig) -> [String: String] {
             guard let data = try? encoder.encode(config),
-                  let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return [:] }
+                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            else { return [:] }
             return object.mapValues { value in
                 (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]))
                     .map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"

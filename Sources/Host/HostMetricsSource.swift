@@ -29,12 +29,13 @@ final class HostMetricsSource: Sendable {
             outputs.append(.rtspServer(clients: server.clients, framesSent: server.framesSent))
         }
         if let publisher = service?.publisher {
-            let state = switch publisher.phase {
-            case .connecting: "connecting"
-            case .connected: "connected"
-            case .retrying: "retrying"
-            case .stopped: "stopped"
-            }
+            let state =
+                switch publisher.phase {
+                case .connecting: "connecting"
+                case .connected: "connected"
+                case .retrying: "retrying"
+                case .stopped: "stopped"
+                }
             outputs.append(.push(state: state, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
         }
         return HostMetrics(session: session.metrics, viewers: viewers() ?? ["webrtc": 0, "mjpeg": 0], publish: outputs)
@@ -44,8 +45,9 @@ final class HostMetricsSource: Sendable {
     func serve(_ options: WebOptions, interpreter: CommandInterpreter) throws -> WebServer {
         var options = options
         options.servesPage = false
-        let server = WebServer(session: session, interpreter: interpreter, options: options, galleryDirectories: [],
-                               metrics: { [self] in snapshot() })
+        let server = WebServer(
+            session: session, interpreter: interpreter, options: options, galleryDirectories: [],
+            metrics: { [self] in snapshot() })
         do {
             try server.start()
         } catch let WebServerError.cannotListen(address, reason) {

@@ -28,7 +28,8 @@ public struct ServiceManager: Sendable, Equatable {
         self.socket = socket
         let watchedPID = environment["WATCHDOG_PID"].map { Int32($0) }
         if let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0,
-           watchedPID == nil || watchedPID == pid {
+            watchedPID == nil || watchedPID == pid
+        {
             watchdog = Double(microseconds) / 1_000_000
         } else {
             watchdog = nil
@@ -118,7 +119,8 @@ final class ServiceNotifier: Sendable {
         guard pingEvery != .max else { return }
         let now = Self.now, last = lastPing.load(ordering: .relaxed)
         guard now - last >= pingEvery,
-              lastPing.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged else { return }
+            lastPing.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+        else { return }
         _ = send(["WATCHDOG=1"], flags: Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
     }
 

@@ -11,8 +11,10 @@ public final class PublishService: Sendable {
 
     /// Starts what `config` asks for. `name` is the session's name (the default path is `/NAME`); credentials
     /// missing from the config come from `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` in `environment`.
-    public init(config: PublishConfig, name: String, stream: any LiveStream,
-                environment: [String: String]? = nil) throws(PublishError) {
+    public init(
+        config: PublishConfig, name: String, stream: any LiveStream,
+        environment: [String: String]? = nil
+    ) throws(PublishError) {
         let environment = environment ?? ProcessInfo.processInfo.environment
         try Self.check(config, name: name, environment: environment)
         if let rtsp = config.rtsp {
@@ -50,11 +52,17 @@ public final class PublishService: Sendable {
     private static func checkEnvironmentCredentials(_ environment: [String: String]) throws(PublishError) {
         let user = environment["SWIFTCAM_RTSP_USER"], password = environment["SWIFTCAM_RTSP_PASSWORD"]
         if (user == nil) != (password == nil) {
-            throw .badCredentials(variable: user == nil ? "SWIFTCAM_RTSP_PASSWORD without SWIFTCAM_RTSP_USER" : "SWIFTCAM_RTSP_USER without SWIFTCAM_RTSP_PASSWORD",
-                                  reason: "set both, or neither")
+            throw .badCredentials(
+                variable: user == nil
+                    ? "SWIFTCAM_RTSP_PASSWORD without SWIFTCAM_RTSP_USER" : "SWIFTCAM_RTSP_USER without SWIFTCAM_RTSP_PASSWORD",
+                reason: "set both, or neither")
         }
-        if let problem = user.flatMap(RTSPCredentials.userProblem) { throw .badCredentials(variable: "SWIFTCAM_RTSP_USER", reason: problem) }
-        if let problem = password.flatMap(RTSPCredentials.passwordProblem) { throw .badCredentials(variable: "SWIFTCAM_RTSP_PASSWORD", reason: problem) }
+        if let problem = user.flatMap(RTSPCredentials.userProblem) {
+            throw .badCredentials(variable: "SWIFTCAM_RTSP_USER", reason: problem)
+        }
+        if let problem = password.flatMap(RTSPCredentials.passwordProblem) {
+            throw .badCredentials(variable: "SWIFTCAM_RTSP_PASSWORD", reason: problem)
+        }
     }
 
     /// What `config` publishes, one line each, for `swiftcam show`: the URL clients read (port 0: picked at
@@ -66,9 +74,12 @@ public final class PublishService: Sendable {
             let settings = RTSPServer.Settings(config: rtsp, name: name, environment: environment)
             let url = RTSPServer.url(address: settings.address, port: settings.port, path: settings.path)
                 .replacingOccurrences(of: ":0/", with: ":PORT/")
-            let access = settings.authenticates ? "basic or digest authentication as \"\(settings.user ?? "")\""
-                : PublishAddress.isLoopback(settings.address) ? "no authentication (loopback only)"
-                : "refused at start: no user and password (publish.rtsp.user/password or SWIFTCAM_RTSP_USER/PASSWORD)"
+            let access =
+                settings.authenticates
+                ? "basic or digest authentication as \"\(settings.user ?? "")\""
+                : PublishAddress.isLoopback(settings.address)
+                    ? "no authentication (loopback only)"
+                    : "refused at start: no user and password (publish.rtsp.user/password or SWIFTCAM_RTSP_USER/PASSWORD)"
             lines.append("serve \(url) (RTP over UDP or TCP, one shared media; \(access))")
         }
         if let to = config.to {

@@ -110,7 +110,7 @@ final class StreamRelay: Sendable {
             return targets
         }
         for source in targets {
-            var copy = WritableBuffer(buffer)   // a copy of the metadata (the memory stays shared) to restamp
+            var copy = WritableBuffer(buffer)  // a copy of the metadata (the memory stays shared) to restamp
             // Unset (appsrc's do-timestamp stamps it) until the pipeline has a clock and a base time behind it.
             let now = source.clockAndBaseTime.flatMap { times in
                 times.now != UInt64.max && times.base != UInt64.max && times.now >= times.base ? times.now - times.base : nil

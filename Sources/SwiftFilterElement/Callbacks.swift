@@ -27,8 +27,10 @@ func swiftfilterStateFree(_ raw: UnsafeMutableRawPointer?) {
 }
 
 @_cdecl("swiftfilter_set_chain")
-func swiftfilterSetChain(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
-                         _ text: UnsafePointer<CChar>?) {
+func swiftfilterSetChain(
+    _ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+    _ text: UnsafePointer<CChar>?
+) {
     guard let state = state(raw), let filter else { return }
     let newText = text.map { String(cString: $0) } ?? ""
     // Filters from plugins in GStreamer's registry (GST_PLUGIN_PATH), found the first time any chain is set.
@@ -52,13 +54,15 @@ func swiftfilterSetChain(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutabl
         return
     }
     let threads = state.settings.withLock { $0.threads }
-    let compiled = chain.compile(threads: threads)   // outside the lock: may load LUT files
+    let compiled = chain.compile(threads: threads)  // outside the lock: may load LUT files
     state.settings.withLock { settings in
         settings.text = chain.description
         settings.compiled = compiled
         settings.rejected = nil
     }
-    log(filter, GST_LEVEL_INFO, "chain is now \"\(chain.description)\" (\(compiled.isEmpty ? "passthrough" : compiled.worksInPlace ? "in place" : "copy"))")
+    log(
+        filter, GST_LEVEL_INFO,
+        "chain is now \"\(chain.description)\" (\(compiled.isEmpty ? "passthrough" : compiled.worksInPlace ? "in place" : "copy"))")
 }
 
 @_cdecl("swiftfilter_get_chain")
@@ -88,7 +92,9 @@ func swiftfilterGetThreads(_ raw: UnsafeMutableRawPointer?) -> guint {
 }
 
 @_cdecl("swiftfilter_get_stats")
-func swiftfilterGetStats(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?) -> UnsafeMutablePointer<GstStructure>? {
+func swiftfilterGetStats(
+    _ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?
+) -> UnsafeMutablePointer<GstStructure>? {
     let counters = state(raw)?.counters.withLock { $0 } ?? FilterState.Counters()
     let text = state(raw)?.settings.withLock { $0.text } ?? ""
     let stats = Structure(name: "swiftfilter-stats")
@@ -122,13 +128,15 @@ func swiftfilterStop(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePoi
 }
 
 @_cdecl("swiftfilter_set_info")
-func swiftfilterSetInfo(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
-                        _ inInfo: UnsafeMutablePointer<GstVideoInfo>?, _ outInfo: UnsafeMutablePointer<GstVideoInfo>?) -> gboolean {
+func swiftfilterSetInfo(
+    _ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+    _ inInfo: UnsafeMutablePointer<GstVideoInfo>?, _ outInfo: UnsafeMutablePointer<GstVideoInfo>?
+) -> gboolean {
     guard let state = state(raw), let filter, let inInfo else { return 0 }
     let info = VideoInfo(borrowing: inInfo)
     guard let format = PixelFormat(gstName: info.formatName) else {
         log(filter, GST_LEVEL_WARNING, "format \(info.formatName) has no kernel")
-        return 0   // not negotiated, not a crash
+        return 0  // not negotiated, not a crash
     }
     let color = ColorDescription(matrix: info.isBT709 ? .bt709 : .bt601, range: info.isFullRange ? .full : .limited)
     let supported = state.settings.withLock { settings in
@@ -144,13 +152,16 @@ func swiftfilterSetInfo(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutable
 private func filtersFrame(_ mapped: UnsafeMutablePointer<GstVideoFrame>, format: PixelFormat, color: ColorDescription) -> Frame? {
     let planes = UnsafeVideoPlane.planes(of: mapped)
     guard planes.count == format.planeCount else { return nil }
-    return Frame(format: format, width: Int(mapped.pointee.info.width), height: Int(mapped.pointee.info.height),
-                 planes: planes.map { Plane(base: $0.baseAddress, stride: $0.layout.stride) }, color: color)
+    return Frame(
+        format: format, width: Int(mapped.pointee.info.width), height: Int(mapped.pointee.info.height),
+        planes: planes.map { Plane(base: $0.baseAddress, stride: $0.layout.stride) }, color: color)
 }
 
 /// Runs one frame through the chain picked for it when its output was prepared; records its time.
-private func process(_ state: FilterState, _ filter: UnsafeMutablePointer<GstSwiftFilter>,
-                     _ work: (CompiledChain, PixelFormat, ColorDescription) throws -> Void) -> GstFlowReturn {
+private func process(
+    _ state: FilterState, _ filter: UnsafeMutablePointer<GstSwiftFilter>,
+    _ work: (CompiledChain, PixelFormat, ColorDescription) throws -> Void
+) -> GstFlowReturn {
     let (current, format, color) = state.settings.withLock { ($0.compiled, $0.format, $0.color) }
     let compiled = state.inFlight.withLock { $0 } ?? current
     guard let format else {
@@ -176,8 +187,10 @@ private func process(_ state: FilterState, _ filter: UnsafeMutablePointer<GstSwi
 
 /// Picks the chain for this buffer and says whether the input itself becomes the output.
 @_cdecl("swiftfilter_prepare")
-func swiftfilterPrepare(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
-                        _ input: UnsafeMutablePointer<GstBuffer>?) -> gboolean {
+func swiftfilterPrepare(
+    _ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+    _ input: UnsafeMutablePointer<GstBuffer>?
+) -> gboolean {
     guard let state = state(raw), let input else { return 0 }
     let compiled = state.settings.withLock { $0.compiled }
     state.inFlight.withLock { $0 = compiled }
@@ -188,8 +201,10 @@ func swiftfilterPrepare(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutable
 
 /// Maps a buffer as a frame of the negotiated layout for the closure's duration. NO_REF: the mapping must
 /// not take a reference of its own, or the buffer would stop being writable while mapped.
-private func withMappedFrame<R>(_ buffer: UnsafeMutablePointer<GstBuffer>, _ info: inout GstVideoInfo, _ flags: GstMapFlags,
-                                _ body: (UnsafeMutablePointer<GstVideoFrame>) throws -> R) throws -> R {
+private func withMappedFrame<R>(
+    _ buffer: UnsafeMutablePointer<GstBuffer>, _ info: inout GstVideoInfo, _ flags: GstMapFlags,
+    _ body: (UnsafeMutablePointer<GstVideoFrame>) throws -> R
+) throws -> R {
     var frame = GstVideoFrame()
     let all = GstMapFlags(rawValue: flags.rawValue | GST_VIDEO_FRAME_MAP_FLAG_NO_REF.rawValue)
     guard gst_video_frame_map(&frame, &info, buffer, all) != 0 else { throw FrameMappingError.map }
@@ -198,8 +213,10 @@ private func withMappedFrame<R>(_ buffer: UnsafeMutablePointer<GstBuffer>, _ inf
 }
 
 @_cdecl("swiftfilter_transform_buffers")
-func swiftfilterTransformBuffers(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
-                                 _ input: UnsafeMutablePointer<GstBuffer>?, _ output: UnsafeMutablePointer<GstBuffer>?) -> GstFlowReturn {
+func swiftfilterTransformBuffers(
+    _ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+    _ input: UnsafeMutablePointer<GstBuffer>?, _ output: UnsafeMutablePointer<GstBuffer>?
+) -> GstFlowReturn {
     guard let state = state(raw), let filter, let input, let output else { return GST_FLOW_ERROR }
     var info = filter.pointee.parent.in_info
     var outInfo = filter.pointee.parent.out_info
@@ -217,7 +234,8 @@ func swiftfilterTransformBuffers(_ raw: UnsafeMutableRawPointer?, _ filter: Unsa
         try withMappedFrame(input, &info, GST_MAP_READ) { inFrame in
             try withMappedFrame(output, &outInfo, GST_MAP_WRITE) { outFrame in
                 guard let source = filtersFrame(inFrame, format: format, color: color),
-                      let destination = filtersFrame(outFrame, format: format, color: color) else {
+                    let destination = filtersFrame(outFrame, format: format, color: color)
+                else {
                     throw FrameMappingError.layout
                 }
                 try compiled.process(from: source, to: destination)
@@ -229,10 +247,13 @@ func swiftfilterTransformBuffers(_ raw: UnsafeMutableRawPointer?, _ filter: Unsa
 /// Sees each message the element posts, before it leaves. GstBaseTransform reports the frames it dropped for
 /// lateness only in its QoS messages (a running total in buffers), so the stats take the count from there.
 @_cdecl("swiftfilter_observe_message")
-func swiftfilterObserveMessage(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
-                               _ message: UnsafeMutablePointer<GstMessage>?) {
+func swiftfilterObserveMessage(
+    _ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
+    _ message: UnsafeMutablePointer<GstMessage>?
+) {
     guard let state = state(raw), let filter, let message, message.pointee.type == GST_MESSAGE_QOS,
-          UnsafeMutableRawPointer(message.pointee.src) == UnsafeMutableRawPointer(filter) else { return }
+        UnsafeMutableRawPointer(message.pointee.src) == UnsafeMutableRawPointer(filter)
+    else { return }
     var format = GST_FORMAT_UNDEFINED
     var processed: guint64 = 0, dropped: guint64 = 0
     gst_message_parse_qos_stats(message, &format, &processed, &dropped)

@@ -58,10 +58,11 @@ public enum FilterPlugins {
     private static let loading = Mutex(())
 
     private static func loadAlone(path: String) throws(FilterPluginError) -> [String] {
-        let resolved = realpath(path, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        } ?? path
+        let resolved =
+            realpath(path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            } ?? path
         if let names = state.withLock({ $0.loaded[resolved] }) { return names }
         try checkStamp(file: resolved)
         GStreamer.initialize()

@@ -1,6 +1,6 @@
 import CGstSwiftFilter
-import GStreamer
 import Filters
+import GStreamer
 import Glibc
 
 /// Per-element state behind the C object: settings under a lock, statistics, and the running chain.

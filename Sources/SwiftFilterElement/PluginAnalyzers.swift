@@ -37,13 +37,15 @@ enum PluginAnalyzerFactory {
             case SWIFTCAM_OPTION_BOOL: kind = .bool
             case SWIFTCAM_OPTION_ZONES: kind = .zones
             default:
-                throw AnalyzerOptionError(key: key, reason: "analyser \"\(name)\" declares option \"\(key)\" of a kind this SwiftCam does not know")
+                throw AnalyzerOptionError(
+                    key: key, reason: "analyser \"\(name)\" declares option \"\(key)\" of a kind this SwiftCam does not know")
             }
             options.append(AnalyzerOption(key, kind, PluginFilterFactory.text(option.summary)))
         }
         let descriptor = Descriptor(pointer: pointer)
         let declared = options
-        return AnalyzerKind(name: name, summary: PluginFilterFactory.text(c.summary), options: options) { values throws(AnalyzerOptionError) in
+        return AnalyzerKind(name: name, summary: PluginFilterFactory.text(c.summary), options: options) {
+            values throws(AnalyzerOptionError) in
             try PluginAnalyzer(descriptor, index: index, name: name, options: declared, values: values)
         }
     }
@@ -57,8 +59,10 @@ final class PluginAnalyzer: FrameAnalyzer {
     private let descriptor: PluginAnalyzerFactory.Descriptor
     private let instance: UnsafeMutableRawPointer
 
-    init(_ descriptor: PluginAnalyzerFactory.Descriptor, index: Int32, name: String, options: [AnalyzerOption],
-         values: AnalyzerOptions) throws(AnalyzerOptionError) {
+    init(
+        _ descriptor: PluginAnalyzerFactory.Descriptor, index: Int32, name: String, options: [AnalyzerOption],
+        values: AnalyzerOptions
+    ) throws(AnalyzerOptionError) {
         self.name = name
         self.descriptor = descriptor
         let arguments = PluginAnalyzerArguments(options: options, values: values)
@@ -82,9 +86,10 @@ final class PluginAnalyzer: FrameAnalyzer {
         guard luma.width > 0, luma.bytes.count >= needed else { return [] }
         let sink = EventSink(source: name, time: frame.time)
         luma.bytes.withUnsafeBufferPointer { bytes in
-            var c = SwiftCamLumaFrame(time: frame.time, index: Int64(frame.index), width: Int32(clamping: luma.width),
-                                      height: Int32(clamping: luma.height), stride: Int64(luma.stride),
-                                      full_range: luma.isFullRange ? 1 : 0, luma: bytes.baseAddress)
+            var c = SwiftCamLumaFrame(
+                time: frame.time, index: Int64(frame.index), width: Int32(clamping: luma.width),
+                height: Int32(clamping: luma.height), stride: Int64(luma.stride),
+                full_range: luma.isFullRange ? 1 : 0, luma: bytes.baseAddress)
             descriptor.pointer.pointee.analyze?(instance, &c, Unmanaged.passUnretained(sink).toOpaque(), emitEvent)
         }
         return sink.events
@@ -109,7 +114,8 @@ private let emitEvent: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<S
     let c = event.pointee
     // An event's kind goes into one-line output (`event NAME KIND …`): a word, whatever the plugin wrote.
     let written = PluginFilterFactory.text(c.kind).unicodeScalars.prefix(64).map { scalar -> Character in
-        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-" ? Character(scalar) : "-"
+        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-"
+            ? Character(scalar) : "-"
     }
     let kind = written.isEmpty ? "event" : String(written)
     let box = c.has_box != 0 ? [c.box.0, c.box.1, c.box.2, c.box.3] : nil

@@ -16,7 +16,8 @@ final class PluginInstance: @unchecked Sendable {
 
     init?(_ descriptor: UnsafePointer<SwiftCamFilterDescriptor>, index: Int32, values: [Double]) {
         guard let create = descriptor.pointee.create,
-              let pointer = values.withUnsafeBufferPointer({ create(index, $0.baseAddress) }) else { return nil }
+            let pointer = values.withUnsafeBufferPointer({ create(index, $0.baseAddress) })
+        else { return nil }
         self.descriptor = descriptor
         self.pointer = pointer
     }
@@ -45,8 +46,9 @@ enum PluginFilterFactory {
             guard let instance = PluginInstance(descriptor.pointer, index: index, values: numbers) else {
                 throw .refused(filter: info.name, position: arguments.position)
             }
-            return isFrame ? PluginFrameFilter(filterInfo: info, values: values, instance: instance)
-                           : PluginPointFilter(filterInfo: info, values: values, instance: instance)
+            return isFrame
+                ? PluginFrameFilter(filterInfo: info, values: values, instance: instance)
+                : PluginPointFilter(filterInfo: info, values: values, instance: instance)
         }
     }
 
@@ -70,7 +72,8 @@ enum PluginFilterFactory {
                 kind = .number(low...max(low, high))
                 value = .number(p.minimum <= p.maximum ? p.default_value : .nan)
             }
-            parameters.append(ParameterInfo(key: text(p.key), defaultValue: value, kind: kind, summary: text(p.summary), unit: text(p.unit)))
+            parameters.append(
+                ParameterInfo(key: text(p.key), defaultValue: value, kind: kind, summary: text(p.summary), unit: text(p.unit)))
         }
         return FilterInfo(name: text(c.name), summary: text(c.summary), parameters: parameters)
     }
@@ -93,7 +96,6 @@ struct PluginPointFilter: PointFilter, PluginFilter {
     let values: [ParameterValue]
     let instance: PluginInstance
 
-
     var pointMap: PointMap {
         let instance = instance
         let layout = steps(instance, matrix: 0)
@@ -101,26 +103,30 @@ struct PluginPointFilter: PointFilter, PluginFilter {
         for (index, step) in layout.enumerated() {
             switch step.kind {
             case Int32(SWIFTCAM_STEP_MATRIX):
-                result.append(.matrix { color in
-                    let all = steps(instance, matrix: color.matrix == .bt709 ? 1 : 0)
-                    guard all.indices.contains(index) else { return .identity }
-                    let m = all[index].matrix
-                    return ColorMatrix(red: [m.0, m.1, m.2], green: [m.3, m.4, m.5], blue: [m.6, m.7, m.8], offset: [m.9, m.10, m.11])
-                })
+                result.append(
+                    .matrix { color in
+                        let all = steps(instance, matrix: color.matrix == .bt709 ? 1 : 0)
+                        guard all.indices.contains(index) else { return .identity }
+                        let m = all[index].matrix
+                        return ColorMatrix(red: [m.0, m.1, m.2], green: [m.3, m.4, m.5], blue: [m.6, m.7, m.8], offset: [m.9, m.10, m.11])
+                    })
             case Int32(SWIFTCAM_STEP_CURVE):
                 guard let samples = step.curve else { continue }
                 let table = Array(UnsafeBufferPointer(start: samples, count: Int(SWIFTCAM_CURVE_SAMPLES)))
-                result.append(.curve { x in
-                    let position = min(max(x, 0), 1) * Double(table.count - 1)
-                    let i = min(Int(position), table.count - 2)
-                    return table[i] + (table[i + 1] - table[i]) * (position - Double(i))
-                })
+                result.append(
+                    .curve { x in
+                        let position = min(max(x, 0), 1) * Double(table.count - 1)
+                        let i = min(Int(position), table.count - 2)
+                        return table[i] + (table[i + 1] - table[i]) * (position - Double(i))
+                    })
             case Int32(SWIFTCAM_STEP_CUBE):
                 let size = Int(step.cube_size)
                 guard (2...256).contains(size), let data = step.cube else { continue }
                 let d = step.cube_domain
-                if let cube = Cube3D(size: size, table: Array(UnsafeBufferPointer(start: data, count: size * size * size * 3)),
-                                     domainMin: (d.0, d.1, d.2), domainMax: (d.3, d.4, d.5)) {
+                if let cube = Cube3D(
+                    size: size, table: Array(UnsafeBufferPointer(start: data, count: size * size * size * 3)),
+                    domainMin: (d.0, d.1, d.2), domainMax: (d.3, d.4, d.5))
+                {
                     result.append(.cube(cube))
                 }
             default:
@@ -147,17 +153,18 @@ struct PluginFrameFilter: FrameFilter, PluginFilter {
     let values: [ParameterValue]
     let instance: PluginInstance
 
-
     func apply(_ input: Frame, to output: Frame, context: FrameContext) {
         guard let apply = instance.descriptor.pointee.apply else { return }
         input.gstName.withCString { format in
             var source = cFrame(input, format: format)
             var destination = cFrame(output, format: format)
             withUnsafePointer(to: context) { host in
-                var c = SwiftCamFrameContext(host: UnsafeMutableRawPointer(mutating: host), scratch: { host, slot, bytes in
-                    guard let host else { return nil }
-                    return host.assumingMemoryBound(to: FrameContext.self).pointee.scratch(Int(slot), bytes: Int(clamping: bytes))
-                }, threads: Int32(clamping: context.threads))
+                var c = SwiftCamFrameContext(
+                    host: UnsafeMutableRawPointer(mutating: host),
+                    scratch: { host, slot, bytes in
+                        guard let host else { return nil }
+                        return host.assumingMemoryBound(to: FrameContext.self).pointee.scratch(Int(slot), bytes: Int(clamping: bytes))
+                    }, threads: Int32(clamping: context.threads))
                 apply(instance.pointer, &source, &destination, &c)
             }
         }
@@ -169,9 +176,10 @@ struct PluginFrameFilter: FrameFilter, PluginFilter {
             return (frame.planes[index].base.assumingMemoryBound(to: UInt8.self), Int64(frame.planes[index].stride))
         }
         let (p0, s0) = plane(0), (p1, s1) = plane(1), (p2, s2) = plane(2)
-        return SwiftCamFrame(format: format, width: Int32(clamping: frame.width), height: Int32(clamping: frame.height),
-                             matrix: frame.color.matrix == .bt709 ? 1 : 0, range: frame.color.range == .full ? 1 : 0,
-                             plane_count: Int32(frame.planes.count), planes: (p0, p1, p2), strides: (s0, s1, s2))
+        return SwiftCamFrame(
+            format: format, width: Int32(clamping: frame.width), height: Int32(clamping: frame.height),
+            matrix: frame.color.matrix == .bt709 ? 1 : 0, range: frame.color.range == .full ? 1 : 0,
+            plane_count: Int32(frame.planes.count), planes: (p0, p1, p2), strides: (s0, s1, s2))
     }
 }
 

@@ -16,7 +16,8 @@ enum APICommand {
             throw APIError.badRequest(error.description)
         }
         guard command.description.utf8.count <= Command.lineLimit else {
-            throw APIError.tooLarge("the command line is \(command.description.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
+            throw APIError.tooLarge(
+                "the command line is \(command.description.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
         }
         switch permissions.refusal(of: command) {
         case .readsAFile?: throw APIError.forbidden(permissions.refusal(of: command)?.description ?? "")
@@ -44,7 +45,9 @@ enum APICommand {
         case "brightness", "contrast", "saturation", "hue":
             return try Command.adjust(name, level: try number(object, "value"))
         case "filter":
-            guard let chain = object["chain"] as? String else { throw APIError.badRequest("filter takes {\"chain\": \"sepia | vignette\"} (\"\" or \"none\" for no filter)") }
+            guard let chain = object["chain"] as? String else {
+                throw APIError.badRequest("filter takes {\"chain\": \"sepia | vignette\"} (\"\" or \"none\" for no filter)")
+            }
             return .filterChain(chain)
         case "record":
             switch object["action"] as? String {
@@ -58,7 +61,8 @@ enum APICommand {
         case "command":
             guard let line = object["line"] as? String else { throw APIError.badRequest("command takes {\"line\": \"zoom 2\"}") }
             guard line.utf8.count <= Command.lineLimit else {
-                throw APIError.tooLarge("the command line is \(line.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
+                throw APIError.tooLarge(
+                    "the command line is \(line.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
             }
             return try Command(parsing: line)
         default:
@@ -67,7 +71,9 @@ enum APICommand {
     }
 
     private static func notFound(_ name: String) -> APIError {
-        .notFound("no command /api/\(name.escapingControls); commands: snap, switch, zoom, focus, exposure, torch, mirror, wb, brightness, contrast, saturation, hue, filter, record, stats, command")
+        .notFound(
+            "no command /api/\(name.escapingControls); commands: snap, switch, zoom, focus, exposure, torch, mirror, wb, brightness, contrast, saturation, hue, filter, record, stats, command"
+        )
     }
 
     private static func json(_ body: Data) throws -> [String: Any] {
@@ -92,7 +98,9 @@ enum APICommand {
     }
 
     private static func flag(_ object: [String: Any], _ key: String) throws -> Bool {
-        guard let raw = object[key], type(of: raw) != NSNumber.self, let value = raw as? Bool else { throw APIError.badRequest("\"\(key)\" must be true or false") }
+        guard let raw = object[key], type(of: raw) != NSNumber.self, let value = raw as? Bool else {
+            throw APIError.badRequest("\"\(key)\" must be true or false")
+        }
         return value
     }
 }

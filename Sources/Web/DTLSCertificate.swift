@@ -19,11 +19,14 @@ struct DTLSCertificate: Sendable {
 
     /// Makes a key and a certificate. Calls `EVP_PKEY_generate`, `X509_sign` and `PEM_write_bio_*`.
     static func generate() throws(DTLSCertificateError) -> DTLSCertificate {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw .failed(step: "a key context", library: lastLibraryError()) }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else {
+            throw .failed(step: "a key context", library: lastLibraryError())
+        }
         defer { EVP_PKEY_CTX_free(context) }
         var key: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1, EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &key) == 1, let key else {
+            EVP_PKEY_generate(context, &key) == 1, let key
+        else {
             throw .failed(step: "a P-256 key", library: lastLibraryError())
         }
         defer { EVP_PKEY_free(key) }
@@ -31,18 +34,20 @@ struct DTLSCertificate: Sendable {
         defer { X509_free(certificate) }
         let serial = Int.random(in: 1...Int(Int32.max))
         let name = X509_get_subject_name(certificate)
-        guard X509_set_version(certificate, 2) == 1,   // X.509 v3
-              ASN1_INTEGER_set(X509_get_serialNumber(certificate), serial) == 1,
-              X509_gmtime_adj(X509_getm_notBefore(certificate), -86_400) != nil,   // a peer's clock a little behind
-              X509_gmtime_adj(X509_getm_notAfter(certificate), Int(validDays) * 86_400) != nil,
-              X509_set_pubkey(certificate, key) == 1,
-              X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, "swiftcam", -1, -1, 0) == 1,
-              X509_set_issuer_name(certificate, name) == 1,
-              X509_sign(certificate, key, EVP_sha256()) > 0 else {
+        guard X509_set_version(certificate, 2) == 1,  // X.509 v3
+            ASN1_INTEGER_set(X509_get_serialNumber(certificate), serial) == 1,
+            X509_gmtime_adj(X509_getm_notBefore(certificate), -86_400) != nil,  // a peer's clock a little behind
+            X509_gmtime_adj(X509_getm_notAfter(certificate), Int(validDays) * 86_400) != nil,
+            X509_set_pubkey(certificate, key) == 1,
+            X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, "swiftcam", -1, -1, 0) == 1,
+            X509_set_issuer_name(certificate, name) == 1,
+            X509_sign(certificate, key, EVP_sha256()) > 0
+        else {
             throw .failed(step: "the self-signed certificate", library: lastLibraryError())
         }
         guard let certificateText = pemText({ PEM_write_bio_X509($0, certificate) }),
-              let keyText = pemText({ PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) }) else {
+            let keyText = pemText({ PEM_write_bio_PrivateKey($0, key, nil, nil, 0, nil, nil) })
+        else {
             throw .failed(step: "its PEM text", library: lastLibraryError())
         }
         guard let fingerprint = Fingerprint.of(pem: certificateText, hash: .sha256) else {

@@ -34,7 +34,8 @@ final class LiveVideo: @unchecked Sendable {
             certificate = try DTLSCertificate.generate()
         } catch {
             DebugLog.warning("web: \(error): \(error.libraryText)")
-            session.warn("web: WebRTC viewers get GStreamer's RSA certificate (clients offering only ECDSA suites cannot connect): \(error)")
+            session.warn(
+                "web: WebRTC viewers get GStreamer's RSA certificate (clients offering only ECDSA suites cannot connect): \(error)")
             certificate = nil
         }
     }
@@ -55,12 +56,14 @@ final class LiveVideo: @unchecked Sendable {
     func addWebRTCViewer(id: Int, address: String, send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
             if let previous = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) {
-                retire(previous)   // a second `watch` from one page starts over
+                retire(previous)  // a second `watch` from one page starts over
             }
             let codec = session.liveCodec(.video)
             do {
-                let viewer = try WebRTCViewer(id: id, address: address, codec: codec, certificate: certificate,
-                                              restrictToLoopback: restrictICEToLoopback, send: send) { [weak self] viewer, reason in
+                let viewer = try WebRTCViewer(
+                    id: id, address: address, codec: codec, certificate: certificate,
+                    restrictToLoopback: restrictICEToLoopback, send: send
+                ) { [weak self] viewer, reason in
                     self?.viewerFailed(id: id, address: address, viewer: viewer, reason: reason, send: send)
                 }
                 do {
@@ -116,7 +119,9 @@ final class LiveVideo: @unchecked Sendable {
 
     /// A viewer that cannot go on (a refused answer, a certificate that does not match, a failed handshake): the page
     /// is told why, the host's log says which viewer (and from where) and why, and the viewer ends.
-    private func viewerFailed(id: Int, address: String, viewer: ObjectIdentifier, reason: String, send: @escaping @Sendable (String) -> Void) {
+    private func viewerFailed(
+        id: Int, address: String, viewer: ObjectIdentifier, reason: String, send: @escaping @Sendable (String) -> Void
+    ) {
         send(WebServer.jsonText(["type": "error", "error": "WebRTC viewer ended: \(reason)"]) ?? "{}")
         session.warn("web: WebRTC viewer \(id) at \(address) ended: \(reason)")
         removeWebRTCViewer(id: id, only: viewer)
@@ -168,7 +173,8 @@ final class LiveVideo: @unchecked Sendable {
                 viewers.withLock { $0.mjpeg[id] = viewer }
                 server?.broadcastState()
             } catch {
-                let text = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nno live picture: \(error)\n"
+                let text =
+                    "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nno live picture: \(error)\n"
                 _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 close(fd)
             }
@@ -218,4 +224,3 @@ final class LiveVideo: @unchecked Sendable {
         teardown.sync {}
     }
 }
-

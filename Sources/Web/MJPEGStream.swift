@@ -60,16 +60,19 @@ final class MJPEGViewer: @unchecked Sendable {
     }
 
     private func writeLoop() {
-        let header = "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=swiftcamframe\r\n"
+        let header =
+            "HTTP/1.1 200 OK\r\nContent-Type: multipart/x-mixed-replace; boundary=swiftcamframe\r\n"
             + "Cache-Control: no-store\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\n\r\n"
         guard write(Data(header.utf8)) else { return }
         while true {
-            guard let jpeg = state.wait(for: { state -> Data?? in
-                if state.closed { return .some(nil) }
-                guard let latest = state.latest else { return nil }
-                state.latest = nil
-                return .some(latest)
-            }) ?? nil else { return }
+            guard
+                let jpeg = state.wait(for: { state -> Data?? in
+                    if state.closed { return .some(nil) }
+                    guard let latest = state.latest else { return nil }
+                    state.latest = nil
+                    return .some(latest)
+                }) ?? nil
+            else { return }
             let part = "--swiftcamframe\r\nContent-Type: image/jpeg\r\nContent-Length: \(jpeg.count)\r\n\r\n"
             guard write(Data(part.utf8)), write(jpeg), write(Data("\r\n".utf8)) else { return }
             state.withLock { $0.sent += 1 }

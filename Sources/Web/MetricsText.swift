@@ -61,7 +61,8 @@ public enum MetricsText {
             for sample in family.samples {
                 text += metricName(name + sample.suffix)
                 if !sample.labels.isEmpty {
-                    text += "{" + sample.labels.map { "\(labelName($0.name))=\"\(escapeLabelValue($0.value))\"" }.joined(separator: ",") + "}"
+                    text +=
+                        "{" + sample.labels.map { "\(labelName($0.name))=\"\(escapeLabelValue($0.value))\"" }.joined(separator: ",") + "}"
                 }
                 text += " \(number(sample.value))\n"
             }
@@ -105,11 +106,14 @@ public enum MetricsText {
     static func labelName(_ name: String) -> String { sanitized(name, allowingColon: false) }
 
     private static func sanitized(_ name: String, allowingColon: Bool) -> String {
-        var out = String(String.UnicodeScalarView(name.unicodeScalars.map { scalar in
-            let valid = (0x61...0x7A).contains(scalar.value) || (0x41...0x5A).contains(scalar.value)
-                || (0x30...0x39).contains(scalar.value) || scalar == "_" || (allowingColon && scalar == ":")
-            return valid ? scalar : "_"
-        }))
+        var out = String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { scalar in
+                    let valid =
+                        (0x61...0x7A).contains(scalar.value) || (0x41...0x5A).contains(scalar.value)
+                        || (0x30...0x39).contains(scalar.value) || scalar == "_" || (allowingColon && scalar == ":")
+                    return valid ? scalar : "_"
+                }))
         if out.first.map({ $0.isNumber }) ?? true { out = "_" + out }
         return out
     }

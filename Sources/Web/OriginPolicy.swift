@@ -22,7 +22,8 @@ enum OriginPolicy {
     /// request was sent to. `null` (a sandboxed frame, a file) is not.
     static func isSameOrigin(_ origin: String, host: String?) -> Bool {
         guard let host, let ours = split(host), origin.lowercased().hasPrefix("http://"),
-              let theirs = split(String(origin.dropFirst("http://".count))) else { return false }
+            let theirs = split(String(origin.dropFirst("http://".count)))
+        else { return false }
         return ours.name.lowercased() == theirs.name.lowercased() && ours.port == theirs.port
     }
 

@@ -23,8 +23,9 @@ enum PageMessage: Equatable {
     /// Reads one text message; throws a `PageMessageError` naming what is wrong.
     init(parsing text: String) throws(PageMessageError) {
         guard let data = text.data(using: .utf8),
-              let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-              let object = parsed as? [String: Any] else {
+            let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
+            let object = parsed as? [String: Any]
+        else {
             throw .notAnObject
         }
         guard let type = object["type"] as? String else { throw .notAnObject }

@@ -1,5 +1,5 @@
-import Capture
 import CSoup
+import Capture
 import Foundation
 import GStreamer
 
@@ -24,8 +24,9 @@ extension WebServer {
         guard admitted else {
             // Held until libsoup's `closed`: dropping the connection now would cut it before the close frame is out.
             sockets.withLock { $0.refused[id] = client }
-            client.close(code: SOUP_WEBSOCKET_CLOSE_POLICY_VIOLATION,
-                         reason: "this camera has \(limits.maxConnections) pages open, its limit: close one and reload")
+            client.close(
+                code: SOUP_WEBSOCKET_CLOSE_POLICY_VIOLATION,
+                reason: "this camera has \(limits.maxConnections) pages open, its limit: close one and reload")
             return
         }
         sockets.withLock { $0.open[id] = client }
@@ -53,7 +54,7 @@ extension WebServer {
         case .unwatch:
             video.removeWebRTCViewer(id: client.id)
         case .endOfCandidates, .ping:
-            break   // the page is there: its idle timeout has started over
+            break  // the page is there: its idle timeout has started over
         }
     }
 

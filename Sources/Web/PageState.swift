@@ -20,7 +20,7 @@ extension WebServer {
             "filter": session.userChain,
             "maxZoom": session.maxZoom,
             "viewers": video.viewerCounts,
-            "name": session.name,
+            "name": session.name
         ]
         json["recording"] = stats.recording.map { ($0 as NSString).lastPathComponent }
         json["lastCapture"] = Gallery.items(in: galleryDirectories).first.map { ($0.path as NSString).lastPathComponent }
@@ -38,8 +38,10 @@ extension WebServer {
         var json: [String: Any] = [:]
         for format in LiveFormat.allCases {
             let stats = session.liveStats(format)
-            var entry: [String: Any] = ["codec": stats.codec.rawValue, "subscribers": stats.subscribers,
-                                        "framesIn": stats.framesIn, "framesEncoded": stats.framesEncoded]
+            var entry: [String: Any] = [
+                "codec": stats.codec.rawValue, "subscribers": stats.subscribers,
+                "framesIn": stats.framesIn, "framesEncoded": stats.framesEncoded
+            ]
             entry["encoder"] = stats.encoder
             entry["failure"] = stats.failure
             json[format.rawValue] = entry
@@ -50,8 +52,10 @@ extension WebServer {
     func galleryJSON() -> [[String: Any]] {
         Gallery.items(in: galleryDirectories).map { item in
             let name = (item.path as NSString).lastPathComponent
-            var entry: [String: Any] = ["name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
-                                        "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)]
+            var entry: [String: Any] = [
+                "name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
+                "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)
+            ]
             if let event = item.event { entry["event"] = event }
             return entry
         }
@@ -70,7 +74,9 @@ extension WebServer {
     }
 
     static func jsonText(_ object: [String: Any]) -> String? {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return nil }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return nil
+        }
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,6 +1,6 @@
-import GStreamer
 import CSoup
 import Foundation
+import GStreamer
 import Glibc
 
 /// An answer written straight to a connection that libsoup does not (or no longer) owns, before the request's body is
@@ -39,11 +39,14 @@ final class Refusal {
             if let data { Unmanaged<Refusal>.fromOpaque(data).release() }
         }
         let timer = g_timeout_source_new_seconds(linger)!
-        g_source_set_callback(timer, { data in
-            guard let data else { return 0 }
-            Unmanaged<Refusal>.fromOpaque(data).takeUnretainedValue().finish()
-            return 0
-        }, Unmanaged.passRetained(self).toOpaque()) { data in
+        g_source_set_callback(
+            timer,
+            { data in
+                guard let data else { return 0 }
+                Unmanaged<Refusal>.fromOpaque(data).takeUnretainedValue().finish()
+                return 0
+            }, Unmanaged.passRetained(self).toOpaque()
+        ) { data in
             if let data { Unmanaged<Refusal>.fromOpaque(data).release() }
         }
         sources = [reading, timer]
@@ -86,7 +89,8 @@ final class Refusal {
     /// `HTTP/1.1 STATUS PHRASE` with a body of `type`, closing the connection; no body for HEAD.
     static func answer(status: Int, type: String, body: Data, head: Bool = false) -> Data {
         let phrase = soup_status_get_phrase(guint(status)).map { String(cString: $0) } ?? "Error"
-        let headers = "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n"
+        let headers =
+            "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n"
             + "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n"
         return Data(headers.utf8) + (head ? Data() : body)
     }

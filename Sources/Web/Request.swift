@@ -34,7 +34,8 @@ struct Request {
     /// The token of `Authorization: Bearer TOKEN`; the scheme's case does not matter (RFC 9110, 11.1).
     var bearerToken: String? {
         guard let parts = header("Authorization")?.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true),
-              parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+            parts.count == 2, parts[0].lowercased() == "bearer"
+        else { return nil }
         return parts[1].trimmingCharacters(in: .whitespaces)
     }
 
@@ -49,7 +50,9 @@ struct Request {
 
     /// The request body as read (libsoup has it whole by the time the handler runs).
     var body: Data {
-        guard let body = soup_server_message_get_request_body(message), let data = body.pointee.data, body.pointee.length > 0 else { return Data() }
+        guard let body = soup_server_message_get_request_body(message), let data = body.pointee.data, body.pointee.length > 0 else {
+            return Data()
+        }
         return Data(bytes: data, count: Int(body.pointee.length))
     }
 }

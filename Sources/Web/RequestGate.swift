@@ -1,6 +1,6 @@
-import GStreamer
 import CSoup
 import Foundation
+import GStreamer
 import Glibc
 
 /// The server's listening socket, in front of libsoup: each new connection's request line is read (peeked, not
@@ -27,14 +27,18 @@ final class RequestGate: @unchecked Sendable {
         var error: UnsafeMutablePointer<GError>?
         let listener = service.pointer(to: GSocketListener.self)
         guard g_socket_listener_add_address(listener, address, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, nil, &effective, &error) != 0,
-              let effective else {
+            let effective
+        else {
             let reason = error != nil ? GLibError(consuming: &error).message : "unknown error"
             throw WebServerError.cannotListen(address: "", reason: reason)
         }
         let bound = ObjectReference(adopting: effective)
         port = Int(withExtendedLifetime(bound) { g_inet_socket_address_get_port(bound.pointer(to: GInetSocketAddress.self)) })
-        typealias Incoming = @convention(c) (UnsafeMutablePointer<GSocketService>?, UnsafeMutablePointer<GSocketConnection>?,
-                                             UnsafeMutablePointer<GObject>?, gpointer?) -> gboolean
+        typealias Incoming =
+            @convention(c) (
+                UnsafeMutablePointer<GSocketService>?, UnsafeMutablePointer<GSocketConnection>?,
+                UnsafeMutablePointer<GObject>?, gpointer?
+            ) -> gboolean
         let incoming: Incoming = { _, connection, _, data in
             guard let connection, let gate = SignalConnection.handler(data, as: WeakReference<RequestGate>.self)?.object else { return 0 }
             gate.admit(connection)
@@ -61,7 +65,7 @@ final class RequestGate: @unchecked Sendable {
         let parts = line.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count >= 2 else { return false }
         var target = parts[1]
-        if let scheme = target.range(of: "://") {   // absolute form: http://host/path
+        if let scheme = target.range(of: "://") {  // absolute form: http://host/path
             let rest = target[scheme.upperBound...]
             target = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
         }
@@ -97,7 +101,7 @@ final class RequestGate: @unchecked Sendable {
             guard let data else { return 0 }
             let arrival = Unmanaged<Arrival>.fromOpaque(data).takeUnretainedValue()
             arrival.gate.readable(arrival)
-            return 0   // one shot: `readable` watches again when it needs more
+            return 0  // one shot: `readable` watches again when it needs more
         }
         let condition = GIOCondition(rawValue: G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue)
         let source = g_socket_create_source(g_socket_connection_get_socket(arrival.connection), condition, nil)
@@ -113,7 +117,7 @@ final class RequestGate: @unchecked Sendable {
     private func readable(_ arrival: Arrival) {
         var bytes = [UInt8](repeating: 0, count: 8192)
         let count = recv(arrival.descriptor, &bytes, bytes.count, Int32(MSG_PEEK | MSG_DONTWAIT))
-        guard count > 0 else { return handOver(arrival) }   // ended or failed: libsoup cleans up
+        guard count > 0 else { return handOver(arrival) }  // ended or failed: libsoup cleans up
         let head = bytes[..<count]
         guard let end = head.firstIndex(of: UInt8(ascii: "\n")) else {
             arrival.waits += 1
@@ -121,12 +125,15 @@ final class RequestGate: @unchecked Sendable {
             guard count < bytes.count, arrival.waits < 500 else { return handOver(arrival) }
             let retained = Unmanaged.passRetained(arrival).toOpaque()
             let source = g_timeout_source_new(10)
-            g_source_set_callback(source, { data in
-                guard let data else { return 0 }
-                let arrival = Unmanaged<Arrival>.fromOpaque(data).takeUnretainedValue()
-                arrival.gate.watch(arrival)
-                return 0
-            }, retained) { data in
+            g_source_set_callback(
+                source,
+                { data in
+                    guard let data else { return 0 }
+                    let arrival = Unmanaged<Arrival>.fromOpaque(data).takeUnretainedValue()
+                    arrival.gate.watch(arrival)
+                    return 0
+                }, retained
+            ) { data in
                 if let data { Unmanaged<Arrival>.fromOpaque(data).release() }
             }
             g_source_attach(source, g_main_context_get_thread_default())
@@ -143,7 +150,9 @@ final class RequestGate: @unchecked Sendable {
         let remote = g_socket_connection_get_remote_address(connection, nil).map { ObjectReference(adopting: $0) }
         defer { withExtendedLifetime((local, remote, arrival)) {} }
         let stream = UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self)
-        if soup_server_accept_iostream(server, stream, local?.pointer(to: GSocketAddress.self), remote?.pointer(to: GSocketAddress.self), nil) == 0 {
+        if soup_server_accept_iostream(
+            server, stream, local?.pointer(to: GSocketAddress.self), remote?.pointer(to: GSocketAddress.self), nil) == 0
+        {
             g_io_stream_close(stream, nil, nil)
         }
     }
@@ -151,7 +160,8 @@ final class RequestGate: @unchecked Sendable {
     /// Answers 404 and closes (after the client's bytes, see `Refusal`).
     private func refuse(_ arrival: Arrival) {
         let stream = UnsafeMutableRawPointer(arrival.connection).assumingMemoryBound(to: GIOStream.self)
-        Refusal(answer: Refusal.answer(status: 404, json: ["ok": false, "error": "no such page"]),
-                socket: g_socket_connection_get_socket(arrival.connection), stream: stream)
+        Refusal(
+            answer: Refusal.answer(status: 404, json: ["ok": false, "error": "no such page"]),
+            socket: g_socket_connection_get_socket(arrival.connection), stream: stream)
     }
 }

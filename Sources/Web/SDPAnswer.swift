@@ -72,7 +72,10 @@ struct Fingerprint: Equatable, Sendable {
 
     /// The hash functions GLib computes (GChecksum), by their SDP names.
     enum Hash: String, Sendable {
-        case sha1 = "sha-1", sha256 = "sha-256", sha384 = "sha-384", sha512 = "sha-512"
+        case sha1 = "sha-1"
+        case sha256 = "sha-256"
+        case sha384 = "sha-384"
+        case sha512 = "sha-512"
 
         var length: Int {
             switch self {
@@ -137,8 +140,8 @@ struct Fingerprint: Equatable, Sendable {
     }
 }
 
-private extension String {
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }
 
 /// Why an answer was refused before webrtcbin saw it; the text goes back to the page.
@@ -156,19 +159,20 @@ enum SDPAnswerError: Error, Equatable, CustomStringConvertible {
     case badFingerprint
 
     var description: String {
-        let reason: String = switch self {
-        case .empty: "it is empty"
-        case .notSDP: "it is not SDP (RFC 8866: it starts with v=0)"
-        case let .mediaSections(count): "it has \(count) media sections; the offer has 1 (video)"
-        case let .notVideo(kind): "its media section is \"\(kind)\", not video"
-        case .rejected: "it rejects the video (port 0)"
-        case let .notSecure(proto): "its transport is \"\(proto)\", not DTLS-SRTP (UDP/TLS/RTP/SAVPF)"
-        case let .noPayload(payload): "it does not accept the offered payload type \(payload)"
-        case .noICECredentials: "it has no a=ice-ufrag and a=ice-pwd"
-        case let .badSetup(value): "its a=setup is \"\(value)\" (active, passive or actpass expected)"
-        case .noFingerprint: "it has no a=fingerprint, so the peer's DTLS certificate cannot be checked"
-        case .badFingerprint: "its a=fingerprint is not sha-1, sha-256, sha-384 or sha-512 with a digest of that length in hex pairs"
-        }
+        let reason: String =
+            switch self {
+            case .empty: "it is empty"
+            case .notSDP: "it is not SDP (RFC 8866: it starts with v=0)"
+            case let .mediaSections(count): "it has \(count) media sections; the offer has 1 (video)"
+            case let .notVideo(kind): "its media section is \"\(kind)\", not video"
+            case .rejected: "it rejects the video (port 0)"
+            case let .notSecure(proto): "its transport is \"\(proto)\", not DTLS-SRTP (UDP/TLS/RTP/SAVPF)"
+            case let .noPayload(payload): "it does not accept the offered payload type \(payload)"
+            case .noICECredentials: "it has no a=ice-ufrag and a=ice-pwd"
+            case let .badSetup(value): "its a=setup is \"\(value)\" (active, passive or actpass expected)"
+            case .noFingerprint: "it has no a=fingerprint, so the peer's DTLS certificate cannot be checked"
+            case .badFingerprint: "its a=fingerprint is not sha-1, sha-256, sha-384 or sha-512 with a digest of that length in hex pairs"
+            }
         return "the answer was refused: " + reason
     }
 }

@@ -1,5 +1,5 @@
-import Capture
 import CGstWebRTC
+import Capture
 import Foundation
 import GStreamer
 
@@ -65,11 +65,14 @@ import GStreamer
         viewer?.stop()
         served = 0
         let replies = replies
-        let fresh = try WebRTCViewer(id: 1, address: "the fuzzer", codec: .vp8, certificate: nil, restrictToLoopback: true, send: { text in
-            replies.withLock { $0.append(text) }
-        }, onFailure: { _, reason in
-            replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reason]) ?? "{}") }
-        })
+        let fresh = try WebRTCViewer(
+            id: 1, address: "the fuzzer", codec: .vp8, certificate: nil, restrictToLoopback: true,
+            send: { text in
+                replies.withLock { $0.append(text) }
+            },
+            onFailure: { _, reason in
+                replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reason]) ?? "{}") }
+            })
         viewer = fresh
         return fresh
     }

@@ -42,7 +42,8 @@ public struct WebOptions: Sendable, Equatable {
             portText = String(text[text.index(after: colon)...])
         }
         guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty,
-              host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { throw .invalid(text) }
+            host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })
+        else { throw .invalid(text) }
         self.init(host: host, port: port, token: token)
     }
 
@@ -95,8 +96,10 @@ public enum WebOptionsError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .invalid(text): "--http takes [ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. 127.0.0.1:8080 (got '\(text.escapingControls)')"
-        case let .tokenRequired(host): "binding \(host) (not loopback) needs a token: pass --token TOKEN, or --token generate to have one made and printed"
+        case let .invalid(text):
+            "--http takes [ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. 127.0.0.1:8080 (got '\(text.escapingControls)')"
+        case let .tokenRequired(host):
+            "binding \(host) (not loopback) needs a token: pass --token TOKEN, or --token generate to have one made and printed"
         case .weakToken: "the token must be at least 8 characters"
         }
     }

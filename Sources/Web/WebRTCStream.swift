@@ -1,5 +1,5 @@
-import Capture
 import CGstWebRTC
+import Capture
 import Foundation
 import GStreamer
 
@@ -63,8 +63,10 @@ final class WebRTCViewer: @unchecked Sendable {
     }
 
     /// Builds the viewer's pipeline for `codec` and plays it; `subscribe` then feeds it.
-    init(id: Int, address: String, codec: LiveCodec, certificate: DTLSCertificate?, restrictToLoopback: Bool,
-         send: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void) throws {
+    init(
+        id: Int, address: String, codec: LiveCodec, certificate: DTLSCertificate?, restrictToLoopback: Bool,
+        send: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void
+    ) throws {
         self.id = id
         self.address = address
         self.certificate = certificate
@@ -75,13 +77,25 @@ final class WebRTCViewer: @unchecked Sendable {
         var payloader: [(String, GraphValue)] = [("pt", .int(Self.payload))]
         if codec == .h264 { payloader += [("config-interval", -1), ("aggregate-mode", "zero-latency")] }
         graph.chain(
-            graph.add("appsrc", name: "viewer-src", ["format": "time", "is-live": true, "do-timestamp": false, "max-buffers": 8,
-                                                     "max-bytes": 0, "leaky-type": "downstream", "block": false]),
+            graph.add(
+                "appsrc", name: "viewer-src",
+                [
+                    "format": "time", "is-live": true, "do-timestamp": false, "max-buffers": 8,
+                    "max-bytes": 0, "leaky-type": "downstream", "block": false
+                ]),
             graph.add(codec.payloader, properties: payloader),
-            graph.add("capsfilter", name: "viewer-rtp", ["caps": .caps(CapsDescription("application/x-rtp", [
-                ("media", .string("video")), ("encoding-name", .string(codec.encodingName)), ("payload", .int(Self.payload)),
-                ("clock-rate", .int(90000)),
-            ]))]),
+            graph.add(
+                "capsfilter", name: "viewer-rtp",
+                [
+                    "caps": .caps(
+                        CapsDescription(
+                            "application/x-rtp",
+                            [
+                                ("media", .string("video")), ("encoding-name", .string(codec.encodingName)),
+                                ("payload", .int(Self.payload)),
+                                ("clock-rate", .int(90000))
+                            ]))
+                ]),
             graph.add("webrtcbin", name: "viewer", ["bundle-policy": "max-bundle"]))
         pipeline = try graph.build()
         guard let source = pipeline.element(named: "viewer-src", as: AppSrc.self), let webrtc = pipeline.element(named: "viewer") else {
@@ -168,13 +182,16 @@ final class WebRTCViewer: @unchecked Sendable {
         let subscribed = try session.subscribeLive(.video) { [weak self] sample in
             guard let buffer = sample.buffer else { return }
             if codec == .h264, self?.negotiation.withLock({ $0.profileLevelID == nil }) == true,
-               let profile = try? buffer.withMappedBytes({ H264Parameters.profileLevelID(in: $0) }) {
+                let profile = try? buffer.withMappedBytes({ H264Parameters.profileLevelID(in: $0) })
+            {
                 self?.offerWhenReady { $0.profileLevelID = profile }
             }
-            if let caps = sample.caps, lastCaps.withLock({ last in
-                defer { last = caps }
-                return last.map { !$0.isEqual(to: caps) } ?? true
-            }) {
+            if let caps = sample.caps,
+                lastCaps.withLock({ last in
+                    defer { last = caps }
+                    return last.map { !$0.isEqual(to: caps) } ?? true
+                })
+            {
                 source.caps = caps
             }
             // webrtcbin paces by running time: frames are stamped with this pipeline's own.
@@ -187,7 +204,10 @@ final class WebRTCViewer: @unchecked Sendable {
         // as this viewer joined delivers none of its frames here: the viewer is refused and its next try fits.
         guard subscribed.codec == codec else {
             subscribed.cancel()
-            throw SessionError.liveFailed(reason: "the live encoder changed from \(codec.encodingName) to \(subscribed.codec.encodingName) as this viewer joined; join again")
+            throw SessionError.liveFailed(
+                reason:
+                    "the live encoder changed from \(codec.encodingName) to \(subscribed.codec.encodingName) as this viewer joined; join again"
+            )
         }
         subscription.withLock { $0 = subscribed }
     }
@@ -206,23 +226,29 @@ final class WebRTCViewer: @unchecked Sendable {
     }
 
     /// A promise whose reply goes to `reply` on this viewer; the promise keeps the viewer alive until it is freed.
-    private func promise(replyingTo reply: @escaping (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void)
-        -> UnsafeMutablePointer<GstPromise>? {
+    private func promise(
+        replyingTo reply: @escaping (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void
+    )
+        -> UnsafeMutablePointer<GstPromise>?
+    {
         let box = Unmanaged.passRetained(PromiseReply(viewer: self, reply: reply)).toOpaque()
-        return gst_promise_new_with_change_func({ promise, data in
-            guard let promise, let data else { return }
-            let box = Unmanaged<PromiseReply>.fromOpaque(data).takeUnretainedValue()
-            box.reply(box.viewer)(promise)
-        }, box, { data in
-            guard let data else { return }
-            Unmanaged<PromiseReply>.fromOpaque(data).release()
-        })
+        return gst_promise_new_with_change_func(
+            { promise, data in
+                guard let promise, let data else { return }
+                let box = Unmanaged<PromiseReply>.fromOpaque(data).takeUnretainedValue()
+                box.reply(box.viewer)(promise)
+            }, box,
+            { data in
+                guard let data else { return }
+                Unmanaged<PromiseReply>.fromOpaque(data).release()
+            })
     }
 
     private func offerCreated(_ promise: UnsafeMutablePointer<GstPromise>) {
         defer { gst_promise_unref(promise) }
         guard gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED,
-              let offer = CGstWebRTC_offer_from_reply(gst_promise_get_reply(promise)) else {
+            let offer = CGstWebRTC_offer_from_reply(gst_promise_get_reply(promise))
+        else {
             send(WebServer.jsonText(["type": "error", "error": "the camera could not make a WebRTC offer"]) ?? "{}")
             return
         }
@@ -262,8 +288,10 @@ final class WebRTCViewer: @unchecked Sendable {
     }
 
     /// The last attribute of `media` for which `matches(key, value)` holds: its index and value.
-    private static func attribute(in media: UnsafeMutablePointer<GstSDPMedia>,
-                                  where matches: (String, String) -> Bool) -> (index: guint, value: String)? {
+    private static func attribute(
+        in media: UnsafeMutablePointer<GstSDPMedia>,
+        where matches: (String, String) -> Bool
+    ) -> (index: guint, value: String)? {
         var found: (index: guint, value: String)?
         for index in 0..<gst_sdp_media_attributes_len(media) {
             guard let entry = gst_sdp_media_get_attribute(media, index), let key = entry.pointee.key else { continue }
@@ -333,7 +361,7 @@ final class WebRTCViewer: @unchecked Sendable {
             return true
         }
         guard fresh else { return }  // the transport and its watch go with `watch` and `transport` here
-        transportChanged()   // it may have connected before the handler was there
+        transportChanged()  // it may have connected before the handler was there
     }
 
     /// On the DTLS thread (or webrtcbin's): the transport's state changed.

@@ -4,9 +4,9 @@
 // to Capture's shared live encoders; the page itself is in Assets/. Imports Capture, GStreamer, Filters and
 // the C modules CGStreamer, CSoup and CGstWebRTC; only the `swiftcam` executable imports it.
 
-public import Capture
 import CGstWebRTC
 import CSoup
+public import Capture
 import Dispatch
 import Filters
 import Foundation
@@ -53,8 +53,10 @@ public final class WebServer: @unchecked Sendable {
     /// recordings are looked up (by name only). Commands run with the page's permissions, whatever `interpreter` has.
     /// `metrics` makes what `/metrics` reports, on a queue of the server's own (it must not wait for the session's
     /// commands); without it, the session's counters and this server's viewers.
-    public init(session: CaptureSession, interpreter: CommandInterpreter, options: WebOptions, galleryDirectories: [String],
-                metrics: (@Sendable () -> HostMetrics)? = nil) {
+    public init(
+        session: CaptureSession, interpreter: CommandInterpreter, options: WebOptions, galleryDirectories: [String],
+        metrics: (@Sendable () -> HostMetrics)? = nil
+    ) {
         self.session = session
         self.metrics = metrics
         self.interpreter = interpreter.restricted(to: .page)
@@ -110,35 +112,46 @@ public final class WebServer: @unchecked Sendable {
 
     /// Runs on the loop thread inside `start`.
     private func listen() throws {
-        guard let server = CSoup_server_new() else { throw WebServerError.cannotListen(address: options.host, reason: "libsoup made no server") }
+        guard let server = CSoup_server_new() else {
+            throw WebServerError.cannotListen(address: options.host, reason: "libsoup made no server")
+        }
         let reference = ObjectReference(adopting: server)
         self.server = reference
         // No permessage-deflate: libsoup checks a message's size (`maxBody`) before inflating it, so 49 KB on the wire
         // became a 48 MB message in memory. The page's messages are small; without the extension they stay what they
         // were on the wire, and a compressed frame from a client that insists is a protocol error that closes it.
         soup_server_remove_websocket_extension(server, soup_websocket_extension_deflate_get_type())
-        soup_server_add_early_handler(server, nil, { _, message, _, _, data in
-            guard let message else { return }
-            WebServer.handling(data)?.screen(message)
-        }, Self.handlerData(self), Self.releaseHandlerData)
-        soup_server_add_handler(server, nil, { _, message, path, _, data in
-            guard let message else { return }
-            // Still percent-encoded (the server's "raw-paths"): `route` decodes.
-            let path = path.map { String(cString: $0) } ?? "/"
-            WebServer.handling(data)?.route(message, path: path)
-        }, Self.handlerData(self), Self.releaseHandlerData)
-        if options.servesPage {
-            soup_server_add_websocket_handler(server, "/ws", nil, nil, { _, message, _, connection, data in
-                guard let connection else { return }
-                WebServer.handling(data)?.accept(connection, from: WebServer.remoteAddress(of: message))
-            }, Self.handlerData(self), Self.releaseHandlerData)
-            // Handlers are found by path, the early one included: "/ws" has its own entry, so it needs the screen too.
-            soup_server_add_early_handler(server, "/ws", { _, message, _, _, data in
+        soup_server_add_early_handler(
+            server, nil,
+            { _, message, _, _, data in
                 guard let message else { return }
                 WebServer.handling(data)?.screen(message)
             }, Self.handlerData(self), Self.releaseHandlerData)
+        soup_server_add_handler(
+            server, nil,
+            { _, message, path, _, data in
+                guard let message else { return }
+                // Still percent-encoded (the server's "raw-paths"): `route` decodes.
+                let path = path.map { String(cString: $0) } ?? "/"
+                WebServer.handling(data)?.route(message, path: path)
+            }, Self.handlerData(self), Self.releaseHandlerData)
+        if options.servesPage {
+            soup_server_add_websocket_handler(
+                server, "/ws", nil, nil,
+                { _, message, _, connection, data in
+                    guard let connection else { return }
+                    WebServer.handling(data)?.accept(connection, from: WebServer.remoteAddress(of: message))
+                }, Self.handlerData(self), Self.releaseHandlerData)
+            // Handlers are found by path, the early one included: "/ws" has its own entry, so it needs the screen too.
+            soup_server_add_early_handler(
+                server, "/ws",
+                { _, message, _, _, data in
+                    guard let message else { return }
+                    WebServer.handling(data)?.screen(message)
+                }, Self.handlerData(self), Self.releaseHandlerData)
         }
-        guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)).map({ ObjectReference(adopting: $0) }) else {
+        guard let address = g_inet_socket_address_new_from_string(options.host, guint(options.port)).map({ ObjectReference(adopting: $0) })
+        else {
             throw WebServerError.cannotListen(address: options.host, reason: "not a numeric IP address")
         }
         defer { withExtendedLifetime(address) {} }
@@ -179,8 +192,10 @@ public final class WebServer: @unchecked Sendable {
         }
         if let (status, reason) = refusal(request) {
             // A browser opening the page without the token gets a page that says what to do; API clients the JSON.
-            let answer = status == 401 && TokenPage.isWanted(accept: request.header("Accept"))
-                ? Refusal.answer(status: status, type: "text/html; charset=utf-8", body: Data(TokenPage.html.utf8), head: request.method == "HEAD")
+            let answer =
+                status == 401 && TokenPage.isWanted(accept: request.header("Accept"))
+                ? Refusal.answer(
+                    status: status, type: "text/html; charset=utf-8", body: Data(TokenPage.html.utf8), head: request.method == "HEAD")
                 : Refusal.answer(status: status, json: ["ok": false, "error": reason], head: request.method == "HEAD")
             refuseEarly(message, answer: answer)
             return
@@ -191,13 +206,18 @@ public final class WebServer: @unchecked Sendable {
         typealias Chunk = @convention(c) (OpaquePointer?, OpaquePointer?, gpointer?) -> Void
         let chunk: Chunk = { message, _, data in
             guard let message, let server = SignalConnection.handler(data, as: WeakReference<WebServer>.self)?.object,
-                  let body = soup_server_message_get_request_body(message), body.pointee.length > WebServer.maxBody else { return }
-            server.refuseEarly(message, answer: Refusal.answer(status: 413, json: ["ok": false, "error": server.tooLarge],
-                                                               head: Request(message).method == "HEAD"))
+                let body = soup_server_message_get_request_body(message), body.pointee.length > WebServer.maxBody
+            else { return }
+            server.refuseEarly(
+                message,
+                answer: Refusal.answer(
+                    status: 413, json: ["ok": false, "error": server.tooLarge],
+                    head: Request(message).method == "HEAD"))
         }
         do {
-            try SignalConnection.forLifetime(of: UnsafeMutableRawPointer(message), signal: "got-chunk", handler: WeakReference(self),
-                                             trampoline: chunk)
+            try SignalConnection.forLifetime(
+                of: UnsafeMutableRawPointer(message), signal: "got-chunk", handler: WeakReference(self),
+                trampoline: chunk)
         } catch {
             // A chunked body then goes uncounted until libsoup has it whole, and is refused there.
             DebugLog.warning("web: \(error)")
@@ -214,14 +234,18 @@ public final class WebServer: @unchecked Sendable {
         // another site that re-points a name at it learns only numbers.
         if options.token == nil, options.servesPage, !OriginPolicy.isLocal(host: host, bound: options.host, port: port) {
             let named = (host ?? "none").escapingControls
-            return (403, "this camera answers only to its own address (http://127.0.0.1:\(port)/ or http://localhost:\(port)/), not to host \(named)")
+            return (
+                403,
+                "this camera answers only to its own address (http://127.0.0.1:\(port)/ or http://localhost:\(port)/), not to host \(named)"
+            )
         }
         let changes = !["GET", "HEAD"].contains(request.method) || request.path == "/ws"
         if changes, let origin = request.header("Origin"), !OriginPolicy.isSameOrigin(origin, host: host) {
             return (403, "commands come from this camera's own page, not from \(origin.escapingControls)")
         }
         if let token = options.token {
-            let offered = request.header("X-SwiftCam-Token")
+            let offered =
+                request.header("X-SwiftCam-Token")
                 ?? request.bearerToken
                 ?? request.cookie("swiftcam-token")
                 ?? (request.path == "/" ? request.query["token"] : nil)
@@ -275,7 +299,7 @@ public final class WebServer: @unchecked Sendable {
             }
             serveAsset("index.html", message)
         case ("GET", "/app.js"), ("GET", "/style.css"), ("GET", "/favicon.svg"),
-             ("HEAD", "/app.js"), ("HEAD", "/style.css"), ("HEAD", "/favicon.svg"):
+            ("HEAD", "/app.js"), ("HEAD", "/style.css"), ("HEAD", "/favicon.svg"):
             serveAsset(String(path.dropFirst()), message)
         case ("GET", "/api/status"):
             respond(message, status: 200, json: stateJSON())
@@ -300,10 +324,11 @@ public final class WebServer: @unchecked Sendable {
                 return
             }
             run(command, message)
-        case ("GET", capturePrefix), ("HEAD", capturePrefix):   // libsoup sends HEAD's headers only
+        case ("GET", capturePrefix), ("HEAD", capturePrefix):  // libsoup sends HEAD's headers only
             serveCapture(named: String(encodedPath.dropFirst(capturePrefix.count)), message)
         case (_, _) where path.hasPrefix("/api/"):
-            respond(message, status: 405, json: ["ok": false, "error": "\(method) is not allowed on \(path); commands are POST, listings GET"])
+            respond(
+                message, status: 405, json: ["ok": false, "error": "\(method) is not allowed on \(path); commands are POST, listings GET"])
         default:
             respond(message, status: 404, json: ["ok": false, "error": "no such page"])
         }
@@ -361,13 +386,14 @@ public final class WebServer: @unchecked Sendable {
             respond(message, status: 404, json: ["ok": false, "error": "no such asset"])
             return
         }
-        let type = switch (name as NSString).pathExtension {
-        case "html": "text/html; charset=utf-8"
-        case "js": "text/javascript; charset=utf-8"
-        case "css": "text/css; charset=utf-8"
-        case "svg": "image/svg+xml"
-        default: "application/octet-stream"
-        }
+        let type =
+            switch (name as NSString).pathExtension {
+            case "html": "text/html; charset=utf-8"
+            case "js": "text/javascript; charset=utf-8"
+            case "css": "text/css; charset=utf-8"
+            case "svg": "image/svg+xml"
+            default: "application/octet-stream"
+            }
         respond(message, status: 200, type: type, body: data)
     }
 
@@ -375,19 +401,21 @@ public final class WebServer: @unchecked Sendable {
     private func serveCapture(named encoded: String, _ message: OpaquePointer) {
         let name = encoded.removingPercentEncoding ?? ""
         guard !name.isEmpty, !name.contains("/"),
-              let item = Gallery.items(in: galleryDirectories).first(where: { ($0.path as NSString).lastPathComponent == name }),
-              let data = try? Data(contentsOf: URL(fileURLWithPath: item.path), options: .alwaysMapped) else {
+            let item = Gallery.items(in: galleryDirectories).first(where: { ($0.path as NSString).lastPathComponent == name }),
+            let data = try? Data(contentsOf: URL(fileURLWithPath: item.path), options: .alwaysMapped)
+        else {
             respond(message, status: 404, json: ["ok": false, "error": "no capture of that name"])
             return
         }
-        let type = switch (name as NSString).pathExtension.lowercased() {
-        case "jpg", "jpeg": "image/jpeg"
-        case "png": "image/png"
-        case "mkv": "video/x-matroska"
-        case "mp4": "video/mp4"
-        case "webm": "video/webm"
-        default: "application/octet-stream"
-        }
+        let type =
+            switch (name as NSString).pathExtension.lowercased() {
+            case "jpg", "jpeg": "image/jpeg"
+            case "png": "image/png"
+            case "mkv": "video/x-matroska"
+            case "mp4": "video/mp4"
+            case "webm": "video/webm"
+            default: "application/octet-stream"
+            }
         respond(message, status: 200, type: type, body: data)
     }
 
@@ -402,7 +430,8 @@ public final class WebServer: @unchecked Sendable {
         soup_message_headers_append(headers, "Cache-Control", "no-store")
         soup_message_headers_append(headers, "X-Content-Type-Options", "nosniff")
         body.withUnsafeBytes { bytes in
-            soup_server_message_set_response(message, type, SOUP_MEMORY_COPY, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count))
+            soup_server_message_set_response(
+                message, type, SOUP_MEMORY_COPY, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count))
         }
     }
 }

@@ -1,7 +1,7 @@
 import CGstWebRTC
-import GStreamer
 import CSoup
 import Foundation
+import GStreamer
 
 /// One open WebSocket (a page): state pushes and WebRTC signalling. Sends may come from any thread; they
 /// are handed to the loop thread, where libsoup wants them. A socket that sends nothing for `idleSeconds` is closed
@@ -44,8 +44,10 @@ final class WebSocketClient: @unchecked Sendable {
             client.server.closed(client)
         }
         let me = WeakReference(self)
-        signals = [try SignalConnection(to: reference.raw, signal: "message", handler: me, trampoline: onMessage),
-                   try SignalConnection(to: reference.raw, signal: "closed", handler: me, trampoline: onClosed)]
+        signals = [
+            try SignalConnection(to: reference.raw, signal: "message", handler: me, trampoline: onMessage),
+            try SignalConnection(to: reference.raw, signal: "closed", handler: me, trampoline: onClosed)
+        ]
         heard()
     }
 
@@ -69,14 +71,18 @@ final class WebSocketClient: @unchecked Sendable {
     /// and tells the server, which removes its viewer.
     func close(code: SoupWebsocketCloseCode, reason: String) {
         stopIdleTimer()
-        guard let connection = connection?.opaque, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+        guard let connection = connection?.opaque, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else {
+            return
+        }
         soup_websocket_connection_close(connection, gushort(code.rawValue), reason)
     }
 
     /// Sends one text message (from any thread); dropped once closed.
     func send(_ text: String) {
         server.loop.invoke { [self] in
-            guard let connection = connection?.opaque, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+            guard let connection = connection?.opaque, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN else {
+                return
+            }
             soup_websocket_connection_send_text(connection, text)
         }
     }

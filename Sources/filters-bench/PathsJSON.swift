@@ -25,12 +25,13 @@ enum PathsJSON {
             "  \"width\": 1920, \"height\": 1080, \"format\": \"RGBA\", \"threads\": 1, \"rounds\": 3,",
             "  \"memcpyMs\": \(number(memcpy)),",
             "  \"paths\": [\(names)],",
-            "  \"rows\": [",
+            "  \"rows\": ["
         ]
         for (index, row) in rows.enumerated() {
             let times = zip(paths, row.ms).map { "\(quoted($0.description)): \(number($1))" }.joined(separator: ", ")
-            lines.append("    {\"name\": \(quoted(row.name)), \"chain\": \(quoted(row.chain)), \"ms\": {\(times)}}"
-                + (index + 1 < rows.count ? "," : ""))
+            lines.append(
+                "    {\"name\": \(quoted(row.name)), \"chain\": \(quoted(row.chain)), \"ms\": {\(times)}}"
+                    + (index + 1 < rows.count ? "," : ""))
         }
         lines += ["  ]", "}"]
         return lines.joined(separator: "\n") + "\n"

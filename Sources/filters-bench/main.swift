@@ -64,8 +64,9 @@ func measure(_ body: (Int) throws -> Void) rethrows -> Double {
 
 func memcpyFrame(_ source: Frame, _ destination: Frame) {
     for index in source.planes.indices {
-        destination.planes[index].base.copyMemory(from: source.planes[index].base,
-                                                  byteCount: source.rowBytes(plane: index) * source.rows(plane: index))
+        destination.planes[index].base.copyMemory(
+            from: source.planes[index].base,
+            byteCount: source.rowBytes(plane: index) * source.rows(plane: index))
     }
 }
 
@@ -73,19 +74,25 @@ func memcpyFrame(_ source: Frame, _ destination: Frame) {
 func warmCube() -> Cube3D? {
     let n = 17
     var table: [Float] = []
-    for b in 0..<n { for g in 0..<n { for r in 0..<n {
-        let (rr, gg, bb) = (Float(r) / 16, Float(g) / 16, Float(b) / 16)
-        table += [min(1, rr * 1.05 + 0.02), gg, bb * 0.9]
-    } } }
+    for b in 0..<n {
+        for g in 0..<n {
+            for r in 0..<n {
+                let (rr, gg, bb) = (Float(r) / 16, Float(g) / 16, Float(b) / 16)
+                table += [min(1, rr * 1.05 + 0.02), gg, bb * 0.9]
+            }
+        }
+    }
     return Cube3D(size: n, table: table)
 }
 
 let chainText = "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"
 // One entry per filter, with parameters that do work (defaults of colorcontrols, exposure and
 // temperature are the identity, which the engine turns into a copy).
-let specs = ["sepia", "vignette", "mono", "invert", "colorcontrols contrast=1.2 saturation=0.8", "exposure ev=0.5",
-             "temperature kelvin=4000", "gamma value=1.5", "posterize", "threshold", "blur", "sharpen", "edges",
-             "pixelate", "zoom", "mirror", "flip"]
+let specs = [
+    "sepia", "vignette", "mono", "invert", "colorcontrols contrast=1.2 saturation=0.8", "exposure ev=0.5",
+    "temperature kelvin=4000", "gamma value=1.5", "posterize", "threshold", "blur", "sharpen", "edges",
+    "pixelate", "zoom", "mirror", "flip"
+]
 var entries: [(String, FilterChain)] = specs.compactMap { text in (try? FilterChain(parsing: text)).map { (text, $0) } }
 if let cube = warmCube() { entries.append(("lut (17³, in memory)", FilterChain([Lut(cube: cube)]))) }
 let chain3: FilterChain
@@ -101,7 +108,8 @@ if let chain6 = try? FilterChain(parsing: chain6Text) { entries.append((chain6Te
 // prints no timings: for `valgrind --tool=callgrind`, whose instruction counts do not depend on the load.
 var arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") || arguments.contains("-h") {
-    print("""
+    print(
+        """
         usage: filters-bench [NAME…] [--calls N [--format RGBA|NV12] [--threads T]] [--paths [--json FILE]] [--tsv FORMAT CHAIN…]
 
         Times every filter and the 3- and 6-filter chains at 1920x1080, RGBA and NV12, in ms/frame beside a
@@ -184,14 +192,18 @@ if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gs
 if everyPath {
     let s = Buffer(.rgba, seed: 1), d = Buffer(.rgba, seed: 2)
     let paths = SIMDPath.available
-    let main = [("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
-                ("blur", "blur"), ("sharpen", "sharpen"), ("edges", "edges"), ("mirror", "mirror"), ("zoom", "zoom factor=2"),
-                ("posterize", "posterize"), ("chain3", chainText), ("chain6", chain6Text)]
+    let main = [
+        ("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
+        ("blur", "blur"), ("sharpen", "sharpen"), ("edges", "edges"), ("mirror", "mirror"), ("zoom", "zoom factor=2"),
+        ("posterize", "posterize"), ("chain3", chainText), ("chain6", chain6Text)
+    ]
     // Three rounds in turns, the best of each kept: a slow spell of the shared machine lands on every path alike.
     var copy = Double.infinity
     var best: [String: Double] = [:]
     let compiled = main.flatMap { name, text in
-        paths.compactMap { path in (try? FilterChain(parsing: text)).map { (name, path, $0.compile(threads: 1, kernels: KernelSet(path: path))) } }
+        paths.compactMap { path in
+            (try? FilterChain(parsing: text)).map { (name, path, $0.compile(threads: 1, kernels: KernelSet(path: path))) }
+        }
     }
     for _ in 0..<3 {
         copy = min(copy, measure { _ in memcpyFrame(s.frame, d.frame) })
@@ -207,18 +219,22 @@ if everyPath {
         var line = pad(name, 16)
         for path in paths {
             let ms = best["\(name)|\(path)"] ?? .nan
-            line += lpad("\(format3(ms)) (\(String(format: ms / copy))×)", 18)
+            line += lpad("\(format3(ms)) (\(ratio2(ms / copy))×)", 18)
         }
-        if let portable = best["\(name)|portable"], let sse2 = best["\(name)|SSE2"] { line += lpad("\(String(format: portable / sse2))×", 16) }
+        if let portable = best["\(name)|portable"], let sse2 = best["\(name)|SSE2"] {
+            line += lpad("\(ratio2(portable / sse2))×", 16)
+        }
         print(line)
     }
     if let avx2 = best["chain6|AVX2"], let avx512 = best["chain6|AVX-512"] {
-        print("chain6 AVX2 / AVX-512: \(String(format: avx2 / avx512))×")
+        print("chain6 AVX2 / AVX-512: \(ratio2(avx2 / avx512))×")
     }
     if let jsonPath {
-        let text = PathsJSON.text(memcpy: copy, paths: paths, rows: main.map { name, chain in
-            (name, chain, paths.map { best["\(name)|\($0)"] ?? .nan })
-        })
+        let text = PathsJSON.text(
+            memcpy: copy, paths: paths,
+            rows: main.map { name, chain in
+                (name, chain, paths.map { best["\(name)|\($0)"] ?? .nan })
+            })
         if let problem = PathsJSON.write(text, to: jsonPath) {
             _ = "filters-bench: cannot write \(jsonPath): \(problem)\n".withCString { write(STDERR_FILENO, $0, strlen($0)) }
             exit(73)
@@ -246,7 +262,9 @@ let hotDestinations = Dictionary(uniqueKeysWithValues: formats.map { ($0, Buffer
 let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
 print("filters-bench: 1920x1080, ms/frame (×memcpy of the same frame, same run); source → destination")
-print("cores online: \(cores); 'all' = threads 0; SIMD path: \(SIMDPath.best) (of \(SIMDPath.available.map(\.description).joined(separator: ", ")); SWIFTCAM_SIMD=sse2 or avx2 forces that path)")
+print(
+    "cores online: \(cores); 'all' = threads 0; SIMD path: \(SIMDPath.best) (of \(SIMDPath.available.map(\.description).joined(separator: ", ")); SWIFTCAM_SIMD=sse2 or avx2 forces that path)"
+)
 var memcpyHot: [PixelFormat: Double] = [:]
 for format in formats {
     let s = hotSources[format]!, d = hotDestinations[format]!
@@ -283,13 +301,13 @@ for (name, chain) in entries {
             let s = hotSources[format]!, d = hotDestinations[format]!
             let ms = (try? measure { _ in try compiled.process(from: s.frame, to: d.frame) }) ?? .nan
             results["\(name)|\(format)|\(threads)"] = ms
-            line += lpad("\(format3(ms)) (\(String(format: ms / memcpyHot[format]!))×)", 20)
+            line += lpad("\(format3(ms)) (\(ratio2(ms / memcpyHot[format]!))×)", 20)
         }
     }
     print(line)
 }
 
-func String(format ratio: Double) -> String {
+func ratio2(_ ratio: Double) -> String {
     let scaled = (ratio * 100).rounded() / 100
     return String(scaled)
 }
@@ -307,7 +325,7 @@ for format in formats {
         let ms = (try? measure { i in try compiled.process(from: sources[i % 8].frame, to: destinations[i % 8].frame) }) ?? .nan
         results["stream|\(name)|\(format)"] = ms
         results["stream|memcpy|\(format)"] = copy
-        line += ", \(name) \(format3(ms)) ms (\(String(format: ms / copy))×)"
+        line += ", \(name) \(format3(ms)) ms (\(ratio2(ms / copy))×)"
     }
     print(line)
 }
@@ -322,7 +340,7 @@ func threadsLines(seed: Int, _ cases: [(String, String)], _ time: (CompiledChain
         for (name, text) in cases {
             guard let chain = text.isEmpty ? FilterChain([]) : try? FilterChain(parsing: text) else { continue }
             let times = [1, 0].map { time(chain.compile(threads: $0), sources, destinations) }
-            line += " \(name) \(format3(times[0]))/\(format3(times[1])) ms (\(String(format: times[0] / times[1]))×)"
+            line += " \(name) \(format3(times[0]))/\(format3(times[1])) ms (\(ratio2(times[0] / times[1]))×)"
         }
         print(line)
     }
@@ -332,8 +350,13 @@ func threadsLines(seed: Int, _ cases: [(String, String)], _ time: (CompiledChain
 // (the copy in pieces is the bound for the passes near a memcpy).
 print("")
 print("stream, all threads vs 1 (same 8 frame pairs):")
-threadsLines(seed: 10, [("copy", ""), ("chain", chainText), ("mirror", "mirror"), ("edges", "edges"), ("pixelate", "pixelate"),
-                        ("zoom", "zoom"), ("blur", "blur")]) { compiled, sources, destinations in
+threadsLines(
+    seed: 10,
+    [
+        ("copy", ""), ("chain", chainText), ("mirror", "mirror"), ("edges", "edges"), ("pixelate", "pixelate"),
+        ("zoom", "zoom"), ("blur", "blur")
+    ]
+) { compiled, sources, destinations in
     (try? measure { i in try compiled.process(from: sources[i % 8].frame, to: destinations[i % 8].frame) }) ?? .nan
 }
 
@@ -369,6 +392,6 @@ let sepiaNV12 = results["sepia|\(PixelFormat.nv12)|1"] ?? .nan
 let streamChain = (results["stream|chain|\(PixelFormat.rgba)"] ?? .nan) / (results["stream|memcpy|\(PixelFormat.rgba)"] ?? .nan)
 print("")
 print("targets (1 thread):")
-print("  3-filter chain RGBA ≤ 4× memcpy: hot \(String(format: chainRGBA / memcpyHot[.rgba]!))×, stream \(String(format: streamChain))×")
-print("  chain ≤ 1.5× sepia alone (RGBA): \(String(format: chainRGBA / sepiaRGBA))×")
+print("  3-filter chain RGBA ≤ 4× memcpy: hot \(ratio2(chainRGBA / memcpyHot[.rgba]!))×, stream \(ratio2(streamChain))×")
+print("  chain ≤ 1.5× sepia alone (RGBA): \(ratio2(chainRGBA / sepiaRGBA))×")
 print("  NV12 sepia ≤ RGBA sepia: \(format3(sepiaNV12)) ms vs \(format3(sepiaRGBA)) ms")

@@ -1,5 +1,4 @@
 import Benchmark
-
 import Glibc
 
 /// `swiftcam bench`: SwiftCam's filters against GStreamer's C elements, measured in one run.

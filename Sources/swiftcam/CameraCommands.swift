@@ -25,8 +25,10 @@ enum CameraCommands {
         """
 
     static func initConfig(_ arguments: [String]) -> Int32 {
-        Options.run(arguments, usage: initUsage, valued: ["--device"],
-                    arity: .one("init takes one config name, e.g. swiftcam init desk-camera")) { options in
+        Options.run(
+            arguments, usage: initUsage, valued: ["--device"],
+            arity: .one("init takes one config name, e.g. swiftcam init desk-camera")
+        ) { options in
             let name = options.argument
             let first = try FirstConfig.make(name: name, device: options.value("--device"))
             let path = try first.write(to: ConfigStore.standard())
@@ -39,8 +41,11 @@ enum CameraCommands {
     }
 
     static func devices(_ arguments: [String]) -> Int32 {
-        guard let options = Options.parse(arguments, usage: devicesUsage, switches: ["--json"],
-                                          arity: .none("devices takes no arguments")) else { return ExitCode.usage }
+        guard
+            let options = Options.parse(
+                arguments, usage: devicesUsage, switches: ["--json"],
+                arity: .none("devices takes no arguments"))
+        else { return ExitCode.usage }
         let inventory = CameraInventory.scan()
         if options.flags.contains("--json") {
             print(inventory.json)
@@ -56,8 +61,10 @@ enum CameraCommands {
     }
 
     static func controls(_ arguments: [String]) -> Int32 {
-        Options.run(arguments, usage: controlsUsage, switches: ["--json"],
-                    arity: .one("controls takes one device, e.g. swiftcam controls /dev/video0")) { options in
+        Options.run(
+            arguments, usage: controlsUsage, switches: ["--json"],
+            arity: .one("controls takes one device, e.g. swiftcam controls /dev/video0")
+        ) { options in
             let controls = try CameraInventory.controls(of: options.argument)
             print(options.flags.contains("--json") ? controls.json : controls.text)
             return ExitCode.ok

@@ -68,7 +68,10 @@ func printError(_ line: String, priority: LogPriority = .error) {
 
 /// How much a line matters, as syslog and journald number it (sd-daemon(3)).
 enum LogPriority: Int {
-    case error = 3, warning = 4, notice = 5, info = 6
+    case error = 3
+    case warning = 4
+    case notice = 5
+    case info = 6
 }
 
 /// Where systemd runs the command with its output in the journal: each line then starts with its priority (`<3>`),
@@ -97,18 +100,37 @@ struct CommandLineTool {
 
     static let subcommands: [Subcommand] = [
         Subcommand(name: "list", summary: "list the named pipeline configs", usage: ConfigCommands.listUsage, run: ConfigCommands.list),
-        Subcommand(name: "show", summary: "print a config's description and its gst-launch graph", usage: ConfigCommands.showUsage, run: ConfigCommands.show),
-        Subcommand(name: "validate", summary: "check configs (all shipped ones, or the files given)", usage: ConfigCommands.validateUsage, run: ConfigCommands.validate),
-        Subcommand(name: "run", summary: "run a named pipeline with live control on stdin and a socket", usage: RunCommand.usage, run: RunCommand.run),
+        Subcommand(
+            name: "show", summary: "print a config's description and its gst-launch graph", usage: ConfigCommands.showUsage,
+            run: ConfigCommands.show),
+        Subcommand(
+            name: "validate", summary: "check configs (all shipped ones, or the files given)", usage: ConfigCommands.validateUsage,
+            run: ConfigCommands.validate),
+        Subcommand(
+            name: "run", summary: "run a named pipeline with live control on stdin and a socket", usage: RunCommand.usage,
+            run: RunCommand.run),
         Subcommand(name: "ctl", summary: "send a command to a running pipeline", usage: CtlCommand.usage, run: CtlCommand.run),
-        Subcommand(name: "init", summary: "write a config for a camera found here, in its best live mode", usage: CameraCommands.initUsage, run: CameraCommands.initConfig),
-        Subcommand(name: "devices", summary: "list the cameras present with formats and controls", usage: CameraCommands.devicesUsage, run: CameraCommands.devices),
-        Subcommand(name: "encoders", summary: "list the video encoders (hardware first), which are here and which is chosen", usage: EncoderCommands.usage, run: EncoderCommands.run),
-        Subcommand(name: "controls", summary: "list a camera's controls like v4l2-ctl --list-ctrls", usage: CameraCommands.controlsUsage, run: CameraCommands.controls),
-        Subcommand(name: "filters", summary: "list the filters, their keys, defaults and ranges", usage: InfoCommands.filtersUsage, run: InfoCommands.filters),
-        Subcommand(name: "gallery", summary: "list captured stills and recordings", usage: InfoCommands.galleryUsage, run: InfoCommands.gallery),
-        Subcommand(name: "publish-check", summary: "read a published stream (or --listen for a push) and report what arrives", usage: PublishCommands.checkUsage, run: PublishCommands.check),
-        Subcommand(name: "bench", summary: "measure the filters against GStreamer's own C elements", usage: Bench.usage, run: Bench.run),
+        Subcommand(
+            name: "init", summary: "write a config for a camera found here, in its best live mode", usage: CameraCommands.initUsage,
+            run: CameraCommands.initConfig),
+        Subcommand(
+            name: "devices", summary: "list the cameras present with formats and controls", usage: CameraCommands.devicesUsage,
+            run: CameraCommands.devices),
+        Subcommand(
+            name: "encoders", summary: "list the video encoders (hardware first), which are here and which is chosen",
+            usage: EncoderCommands.usage, run: EncoderCommands.run),
+        Subcommand(
+            name: "controls", summary: "list a camera's controls like v4l2-ctl --list-ctrls", usage: CameraCommands.controlsUsage,
+            run: CameraCommands.controls),
+        Subcommand(
+            name: "filters", summary: "list the filters, their keys, defaults and ranges", usage: InfoCommands.filtersUsage,
+            run: InfoCommands.filters),
+        Subcommand(
+            name: "gallery", summary: "list captured stills and recordings", usage: InfoCommands.galleryUsage, run: InfoCommands.gallery),
+        Subcommand(
+            name: "publish-check", summary: "read a published stream (or --listen for a push) and report what arrives",
+            usage: PublishCommands.checkUsage, run: PublishCommands.check),
+        Subcommand(name: "bench", summary: "measure the filters against GStreamer's own C elements", usage: Bench.usage, run: Bench.run)
     ]
 
     static var usage: String {
@@ -203,8 +225,10 @@ struct Options {
     }
 
     /// Parses `arguments` as `init` does; a usage error is printed with the command's usage line, giving nil.
-    static func parse(_ arguments: [String], usage: String, valued: Set<String> = [], switches: Set<String> = [],
-                      arity: Arity = .any) -> Options? {
+    static func parse(
+        _ arguments: [String], usage: String, valued: Set<String> = [], switches: Set<String> = [],
+        arity: Arity = .any
+    ) -> Options? {
         do {
             return try Options(arguments, valued: valued, switches: switches, arity: arity)
         } catch {
@@ -215,8 +239,10 @@ struct Options {
 
     /// Parses `arguments` as `parse` does (a usage error exits 64), then gives what `body` returns; an error it throws
     /// is reported as `ExitCode.reporting` does.
-    static func run(_ arguments: [String], usage: String, valued: Set<String> = [], switches: Set<String> = [],
-                    arity: Arity = .any, _ body: (Options) throws -> Int32) -> Int32 {
+    static func run(
+        _ arguments: [String], usage: String, valued: Set<String> = [], switches: Set<String> = [],
+        arity: Arity = .any, _ body: (Options) throws -> Int32
+    ) -> Int32 {
         guard let options = parse(arguments, usage: usage, valued: valued, switches: switches, arity: arity) else {
             return ExitCode.usage
         }

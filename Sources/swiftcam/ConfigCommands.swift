@@ -6,8 +6,10 @@ import Web
 /// `list`, `show`, `validate`.
 enum ConfigCommands {
     static let listUsage = "usage: swiftcam list [--json]\n\nLists the configs in pipelines/ with their descriptions."
-    static let showUsage = "usage: swiftcam show NAME [--set key=value…] [--dot FILE]\n\nPrints the description and the gst-launch equivalent of the built graph; --dot writes its Graphviz graph."
-    static let validateUsage = "usage: swiftcam validate [FILE…]\n\nChecks every shipped config, or the files given; prints one line per problem."
+    static let showUsage =
+        "usage: swiftcam show NAME [--set key=value…] [--dot FILE]\n\nPrints the description and the gst-launch equivalent of the built graph; --dot writes its Graphviz graph."
+    static let validateUsage =
+        "usage: swiftcam validate [FILE…]\n\nChecks every shipped config, or the files given; prints one line per problem."
 
     static func list(_ arguments: [String]) -> Int32 {
         guard let options = Options.parse(arguments, usage: listUsage, switches: ["--json"]) else { return ExitCode.usage }
@@ -22,15 +24,20 @@ enum ConfigCommands {
         } else {
             let width = rows.map { $0["name", default: ""].count }.max() ?? 0
             for row in rows {
-                print("\(row["name", default: ""].padding(toLength: width + 2, withPad: " ", startingAt: 0))\(row["description", default: ""].terminalSafe)")
+                print(
+                    "\(row["name", default: ""].padding(toLength: width + 2, withPad: " ", startingAt: 0))\(row["description", default: ""].terminalSafe)"
+                )
             }
         }
         return ExitCode.ok
     }
 
     static func show(_ arguments: [String]) -> Int32 {
-        guard let options = Options.parse(arguments, usage: showUsage, valued: ["--set", "--dot"],
-                                          arity: .one("show takes one config name")) else { return ExitCode.usage }
+        guard
+            let options = Options.parse(
+                arguments, usage: showUsage, valued: ["--set", "--dot"],
+                arity: .one("show takes one config name"))
+        else { return ExitCode.usage }
         let nameOrPath = options.argument
         let name = ConfigStore.sessionName(for: nameOrPath)
         let config: PipelineConfig
@@ -52,7 +59,9 @@ enum ConfigCommands {
             if let plan = builder.cameraPlans[index] {
                 print(plan.summary)
             } else {
-                print("camera \(source.device ?? "/dev/video0"): not present here; its mode is chosen when it is (`swiftcam devices` lists the cameras)")
+                print(
+                    "camera \(source.device ?? "/dev/video0"): not present here; its mode is chosen when it is (`swiftcam devices` lists the cameras)"
+                )
             }
         }
         print("")
@@ -90,7 +99,9 @@ enum ConfigCommands {
         if let http = config.http {
             if let web = try? WebOptions(parsing: http) {
                 let access = web.isLoopback ? "loopback, no token" : "beyond loopback: run needs --token TOKEN or --token generate"
-                print("camera screen: http://\(web.host.contains(":") ? "[\(web.host)]" : web.host):\(web.port)/ (\(access); run --http overrides it)")
+                print(
+                    "camera screen: http://\(web.host.contains(":") ? "[\(web.host)]" : web.host):\(web.port)/ (\(access); run --http overrides it)"
+                )
             } else {
                 print("camera screen: \(http) is not [ADDR:]PORT")
             }

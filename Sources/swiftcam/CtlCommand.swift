@@ -20,7 +20,7 @@ enum CtlCommand {
             if command == "events" {
                 // A stream: the reply, then one line per event until the session ends or Ctrl-C.
                 let reply = try ControlSocket.streamEvents(from: name) { line in
-                    Output.line(line)   // written at once, control characters escaped
+                    Output.line(line)  // written at once, control characters escaped
                     return true
                 }
                 if !reply.isOK { print(reply.description) }

@@ -3,8 +3,10 @@ import Foundation
 
 /// `filters`, `gallery`.
 enum InfoCommands {
-    static let filtersUsage = "usage: swiftcam filters\n\nLists every filter with its keys, defaults and allowed values, with the filters of plugins on GST_PLUGIN_PATH."
-    static let galleryUsage = "usage: swiftcam gallery [DIR…] [--json]\n\nLists captured stills and recordings, newest first (default: captures/ and recordings/)."
+    static let filtersUsage =
+        "usage: swiftcam filters\n\nLists every filter with its keys, defaults and allowed values, with the filters of plugins on GST_PLUGIN_PATH."
+    static let galleryUsage =
+        "usage: swiftcam gallery [DIR…] [--json]\n\nLists captured stills and recordings, newest first (default: captures/ and recordings/)."
 
     static func filters(_ arguments: [String]) -> Int32 {
         guard arguments.isEmpty else { return usageFailure(UsageError("filters takes no arguments"), filtersUsage) }
@@ -26,7 +28,9 @@ enum InfoCommands {
             print("nothing captured yet in \(directories.joined(separator: ", ").terminalSafe)")
         } else {
             for item in items {
-                print("\(item.modified)  \(item.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(item.bytes) bytes  \(item.path.terminalSafe)" + (item.event.map { "  event \($0.terminalSafe)" } ?? ""))
+                print(
+                    "\(item.modified)  \(item.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(item.bytes) bytes  \(item.path.terminalSafe)"
+                        + (item.event.map { "  event \($0.terminalSafe)" } ?? ""))
             }
         }
         return ExitCode.ok

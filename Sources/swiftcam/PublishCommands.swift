@@ -15,8 +15,10 @@ enum PublishCommands {
         """
 
     static func check(_ arguments: [String]) -> Int32 {
-        Options.run(arguments, usage: checkUsage, valued: ["--seconds"], switches: ["--listen"],
-                    arity: .one("publish-check takes one URL")) { options in
+        Options.run(
+            arguments, usage: checkUsage, valued: ["--seconds"], switches: ["--listen"],
+            arity: .one("publish-check takes one URL")
+        ) { options in
             let url = options.argument
             let seconds = options.value("--seconds").map { Double($0) } ?? 10
             guard let seconds, Limits.isDuration(seconds) else {
@@ -26,7 +28,8 @@ enum PublishCommands {
             let check = try StreamCheck(url: url, listen: listen)
             Output.line("\(listen ? "listening at" : "reading") \(PublishTarget.redacted(url)) for \(seconds) s")
             let report = try check.run(seconds: seconds) { report in
-                Output.line("frames \(report.frames) lost \(report.lost)" + (report.firstFrame == nil ? " (waiting for the first frame)" : ""))
+                Output.line(
+                    "frames \(report.frames) lost \(report.lost)" + (report.firstFrame == nil ? " (waiting for the first frame)" : ""))
             }
             Output.line(report.line)
             if report.frames == 0 {

@@ -31,9 +31,11 @@ enum RunCommand {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        guard let options = Options.parse(arguments, usage: usage,
-                                          valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token", "--metrics"],
-                                          switches: ["--no-control", "--quiet", "--verbose"], arity: .one("run takes one config name"))
+        guard
+            let options = Options.parse(
+                arguments, usage: usage,
+                valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token", "--metrics"],
+                switches: ["--no-control", "--quiet", "--verbose"], arity: .one("run takes one config name"))
         else { return ExitCode.usage }
         let nameOrPath = options.argument
         let config: PipelineConfig
@@ -47,9 +49,13 @@ enum RunCommand {
             for text in options.values["--frames"] ?? [] where !((Int(text) ?? 0) > 0) {
                 return usageFailure(UsageError("--frames: \(text) is not a whole number of frames, at least 1"), usage)
             }
-            let limits = (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
+            let limits =
+                (options.values["--duration"] ?? []).map { "duration=\($0)" } + (options.values["--frames"] ?? []).map { "frames=\($0)" }
             if let value = options.value("--rtsp"), !validRTSPAddress(value) {
-                return usageFailure(UsageError("--rtsp takes [ADDR:]PORT with PORT 0…65535 and ADDR an IP address, e.g. --rtsp 8554 or --rtsp 0.0.0.0:8554"), usage)
+                return usageFailure(
+                    UsageError(
+                        "--rtsp takes [ADDR:]PORT with PORT 0…65535 and ADDR an IP address, e.g. --rtsp 8554 or --rtsp 0.0.0.0:8554"), usage
+                )
             }
             if options.value("--http")?.isEmpty == true {
                 return usageFailure(UsageError("--http takes [ADDR:]PORT, e.g. --http 8080 or --http 0.0.0.0:8080"), usage)
@@ -75,8 +81,10 @@ enum RunCommand {
         }
         if let text = options.value("--metrics") {
             guard !text.isEmpty, let address = try? WebOptions(parsing: text) else {
-                return usageFailure(UsageError("--metrics takes [ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. "
-                                               + "--metrics 9464 or --metrics 0.0.0.0:9464 (got '\(text.terminalSafe)')"), usage)
+                return usageFailure(
+                    UsageError(
+                        "--metrics takes [ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. "
+                            + "--metrics 9464 or --metrics 0.0.0.0:9464 (got '\(text.terminalSafe)')"), usage)
             }
             hostOptions.metrics = address
         }
@@ -88,7 +96,8 @@ enum RunCommand {
         }
         if let text = ProcessInfo.processInfo.environment["SWIFTCAM_TEST_STALL_AFTER_FRAMES"] {
             guard let frames = Int(text), frames > 0 else {
-                return usageFailure(UsageError("SWIFTCAM_TEST_STALL_AFTER_FRAMES: \(text.terminalSafe) is not a whole number of frames, at least 1"), usage)
+                return usageFailure(
+                    UsageError("SWIFTCAM_TEST_STALL_AFTER_FRAMES: \(text.terminalSafe) is not a whole number of frames, at least 1"), usage)
             }
             hostOptions.stallAfterFrames = frames
         }

@@ -1,8 +1,9 @@
-@testable import Benchmark
 import Filters
 import GStreamer
 import SwiftFilterElement
 import Testing
+
+@testable import Benchmark
 
 /// `swiftcam bench`'s pieces: statistics, formatting, JSON, skipping, and one tiny real run.
 /// No test asserts a wall-clock time: only that numbers exist and are positive.
@@ -41,8 +42,10 @@ struct BenchmarkTests {
     // MARK: cases
 
     @Test func factoriesSkipCapsAndQuotedChains() {
-        let variant = BenchmarkVariant("x", input: "NV12", pipeline:
-            "videoconvert ! video/x-raw,format=RGBA ! swiftfilter n-threads=1 chain=\"sepia | vignette ! x\" ! videoconvert")
+        let variant = BenchmarkVariant(
+            "x", input: "NV12",
+            pipeline:
+                "videoconvert ! video/x-raw,format=RGBA ! swiftfilter n-threads=1 chain=\"sepia | vignette ! x\" ! videoconvert")
         #expect(variant.factories == ["videoconvert", "swiftfilter"])
         #expect(BenchmarkVariant.memcpy("RGBA").factories.isEmpty)
     }
@@ -50,9 +53,11 @@ struct BenchmarkTests {
     @Test func standardCasesCoverTheIssue() {
         let cases = BenchmarkCase.standard(cores: 2)
         let ids = Set(cases.map(\.id))
-        for id in ["sepia", "colorcontrols", "vignette", "blur", "blur-conversion", "edges", "chain3", "chain6",
-                   "nv12-roundtrip", "nv12-c-chain", "memcpy-rgba", "scaling-chain3", "scaling-blur", "scaling-edges",
-                   "scaling-zoom", "scaling-pixelate", "scaling-sharpen", "scaling-mirror", "scaling-nv12-chain3", "scaling-memcpy"] {
+        for id in [
+            "sepia", "colorcontrols", "vignette", "blur", "blur-conversion", "edges", "chain3", "chain6",
+            "nv12-roundtrip", "nv12-c-chain", "memcpy-rgba", "scaling-chain3", "scaling-blur", "scaling-edges",
+            "scaling-zoom", "scaling-pixelate", "scaling-sharpen", "scaling-mirror", "scaling-nv12-chain3", "scaling-memcpy"
+        ] {
             #expect(ids.contains(id), "missing case \(id)")
         }
         #expect(ids.count == cases.count, "case ids are unique")
@@ -66,16 +71,18 @@ struct BenchmarkTests {
         let frames = try BenchmarkFrames.rgba(width: 32, height: 16, count: 1)
         let variant = BenchmarkVariant("nope", input: "RGBA", pipeline: "videoconvert ! swiftcam-no-such-element-xyz")
         #expect(BenchmarkRunner.missingElement(variant)?.contains("swiftcam-no-such-element-xyz not installed") == true)
-        let runner = BenchmarkRunner(configuration: BenchmarkConfiguration(
-            sizes: [BenchmarkSize(name: "tiny", width: 32, height: 16)], frames: 1, repetitions: 1, warmUpFrames: 0, cases: []))
+        let runner = BenchmarkRunner(
+            configuration: BenchmarkConfiguration(
+                sizes: [BenchmarkSize(name: "tiny", width: 32, height: 16)], frames: 1, repetitions: 1, warmUpFrames: 0, cases: []))
         guard case let .skipped(reason) = runner.measure(variant, frames: frames) else {
             Issue.record("a missing element must give .skipped")
             return
         }
         #expect(reason.contains("not installed"))
-        let row = BenchmarkRow(BenchmarkCase(id: "nope", title: "nope", subject: .memcpy("RGBA"), reference: variant),
-                               size: .hd720, swiftcam: nil,
-                               c: BenchmarkMeasurement(variant, outcome: .skipped(reason), baseline: 0), memcpy: 1)
+        let row = BenchmarkRow(
+            BenchmarkCase(id: "nope", title: "nope", subject: .memcpy("RGBA"), reference: variant),
+            size: .hd720, swiftcam: nil,
+            c: BenchmarkMeasurement(variant, outcome: .skipped(reason), baseline: 0), memcpy: 1)
         #expect(row.skipped == reason)
         #expect(row.failed == nil)
         #expect(row.speedUp == nil)
@@ -90,17 +97,23 @@ struct BenchmarkTests {
         let frei0r = BenchmarkVariant("frei0r-filter-vignette", input: "RGBA", pipeline: "frei0r-filter-vignette")
         let fast = try #require(BenchmarkStatistics(samples: [1.5, 1.0, 2.0]))
         let slow = try #require(BenchmarkStatistics(samples: [12.5, 13.5, 13.0]))
-        return BenchmarkReport(date: "2025-01-02", machine: BenchmarkMachine(cores: 2, cpu: "Test CPU", gstreamer: "GStreamer 1.22.0",
-                                                                                       simdPath: "AVX2", availablePaths: ["portable", "SSE2", "AVX2"]),
-                               frames: 10, repetitions: 3, rows: [
-            BenchmarkRow(BenchmarkCase(id: "sepia", title: "sepia vs coloreffects", subject: swift, reference: c), size: size,
-                         swiftcam: BenchmarkMeasurement(swift, outcome: .measured(fast), baseline: 0.5),
-                         c: BenchmarkMeasurement(c, outcome: .measured(slow), baseline: 0.5), memcpy: 0.25),
-            BenchmarkRow(BenchmarkCase(id: "vignette", title: "vignette vs frei0r vignette", subject: swift, reference: frei0r),
-                         size: size, swiftcam: BenchmarkMeasurement(swift, outcome: .measured(fast), baseline: 0.5),
-                         c: BenchmarkMeasurement(frei0r, outcome: .skipped("frei0r-filter-vignette not installed"), baseline: 0),
-                         memcpy: 0.25),
-        ], baselines: [BenchmarkBaseline(size: size, input: "RGBA", statistics: fast)])
+        return BenchmarkReport(
+            date: "2025-01-02",
+            machine: BenchmarkMachine(
+                cores: 2, cpu: "Test CPU", gstreamer: "GStreamer 1.22.0",
+                simdPath: "AVX2", availablePaths: ["portable", "SSE2", "AVX2"]),
+            frames: 10, repetitions: 3,
+            rows: [
+                BenchmarkRow(
+                    BenchmarkCase(id: "sepia", title: "sepia vs coloreffects", subject: swift, reference: c), size: size,
+                    swiftcam: BenchmarkMeasurement(swift, outcome: .measured(fast), baseline: 0.5),
+                    c: BenchmarkMeasurement(c, outcome: .measured(slow), baseline: 0.5), memcpy: 0.25),
+                BenchmarkRow(
+                    BenchmarkCase(id: "vignette", title: "vignette vs frei0r vignette", subject: swift, reference: frei0r),
+                    size: size, swiftcam: BenchmarkMeasurement(swift, outcome: .measured(fast), baseline: 0.5),
+                    c: BenchmarkMeasurement(frei0r, outcome: .skipped("frei0r-filter-vignette not installed"), baseline: 0),
+                    memcpy: 0.25)
+            ], baselines: [BenchmarkBaseline(size: size, input: "RGBA", statistics: fast)])
     }
 
     @Test func rowComputesSpeedUpAndMemcpyRatio() throws {
@@ -128,8 +141,10 @@ struct BenchmarkTests {
         #expect(table.contains("1080p vignette: skipped: frei0r-filter-vignette not installed"))
     }
 
-    @Test(arguments: [(0.1234, "0.123"), (1.234, "1.23"), (12.34, "12.3"), (123.4, "123"), (0, "0.000"), (9.999, "10.00"),
-                      (-1.5, "-1.50")])
+    @Test(arguments: [
+        (0.1234, "0.123"), (1.234, "1.23"), (12.34, "12.3"), (123.4, "123"), (0, "0.000"), (9.999, "10.00"),
+        (-1.5, "-1.50")
+    ])
     func numbersKeepThreeSignificantDigits(value: Double, text: String) {
         #expect(BenchmarkReport.number(value) == text)
     }
@@ -170,16 +185,18 @@ struct BenchmarkTests {
     // MARK: a real run
 
     @Test func tinyRealRunGivesPositiveNumbers() throws {
-        let benchCase = BenchmarkCase(id: "sepia", title: "sepia vs identity",
-                                      subject: .swiftfilter("sepia", input: "RGBA"),
-                                      reference: BenchmarkVariant("videoconvert", input: "RGBA", pipeline: "videoconvert ! videoflip method=horizontal-flip"))
+        let benchCase = BenchmarkCase(
+            id: "sepia", title: "sepia vs identity",
+            subject: .swiftfilter("sepia", input: "RGBA"),
+            reference: BenchmarkVariant("videoconvert", input: "RGBA", pipeline: "videoconvert ! videoflip method=horizontal-flip"))
         let memcpy = BenchmarkCase(id: "memcpy-rgba", title: "memcpy", subject: .memcpy("RGBA"), reference: nil)
-        let configuration = BenchmarkConfiguration(sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
-                                                   frames: 5, repetitions: 2, warmUpFrames: 1, distinctFrames: 2,
-                                                   cases: [benchCase, memcpy], stallTimeout: 30)
+        let configuration = BenchmarkConfiguration(
+            sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
+            frames: 5, repetitions: 2, warmUpFrames: 1, distinctFrames: 2,
+            cases: [benchCase, memcpy], stallTimeout: 30)
         var steps: [BenchmarkProgress] = []
         let report = try BenchmarkRunner(configuration: configuration).run { steps.append($0) }
-        #expect(steps.count == 6) // memcpy, baseline, two variants set up, then two rounds
+        #expect(steps.count == 6)  // memcpy, baseline, two variants set up, then two rounds
         #expect(steps.last.map { $0.done + 1 == $0.total } == true)
         #expect(report.rows.count == 2)
         let row = report.rows[0]
@@ -231,12 +248,14 @@ struct BenchmarkTests {
     /// A libyuv reference is timed on its own (or skipped with the reason), never read off the memcpy of the same
     /// frames: both have no pipeline, and the variant key once dropped the libyuv function.
     @Test func libyuvIsTimedNotTheMemcpy() throws {
-        let gray = BenchmarkCase(id: "libyuv-gray", title: "mono vs libyuv gray",
-                                 subject: .swiftfilter("mono", input: "RGBA"), reference: .libyuv("ARGBGray"))
+        let gray = BenchmarkCase(
+            id: "libyuv-gray", title: "mono vs libyuv gray",
+            subject: .swiftfilter("mono", input: "RGBA"), reference: .libyuv("ARGBGray"))
         let memcpy = BenchmarkCase(id: "memcpy-rgba", title: "memcpy", subject: .memcpy("RGBA"), reference: nil)
-        let configuration = BenchmarkConfiguration(sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
-                                                   frames: 5, repetitions: 3, warmUpFrames: 1, distinctFrames: 2,
-                                                   cases: [gray, memcpy], stallTimeout: 30)
+        let configuration = BenchmarkConfiguration(
+            sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
+            frames: 5, repetitions: 3, warmUpFrames: 1, distinctFrames: 2,
+            cases: [gray, memcpy], stallTimeout: 30)
         var steps: [BenchmarkProgress] = []
         let report = try BenchmarkRunner(configuration: configuration).run { steps.append($0) }
         #expect(steps.map(\.label).contains { $0.contains("libyuv ARGBGray") }, "\(steps.map(\.label))")
@@ -254,11 +273,13 @@ struct BenchmarkTests {
     /// I420 frame's planes as Filters frames), not read off the plain memcpy.
     @Test(arguments: ["RGBA", "NV12", "I420"])
     func bandedCopyIsTimedOnItsOwn(format: String) throws {
-        let banded = BenchmarkCase(id: "scaling-memcpy", title: "memcpy 2 row bands vs 1",
-                                   subject: .memcpy(format, threads: 2), reference: .memcpy(format))
-        let configuration = BenchmarkConfiguration(sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
-                                                   frames: 5, repetitions: 3, warmUpFrames: 1, distinctFrames: 2,
-                                                   cases: [banded], stallTimeout: 30)
+        let banded = BenchmarkCase(
+            id: "scaling-memcpy", title: "memcpy 2 row bands vs 1",
+            subject: .memcpy(format, threads: 2), reference: .memcpy(format))
+        let configuration = BenchmarkConfiguration(
+            sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
+            frames: 5, repetitions: 3, warmUpFrames: 1, distinctFrames: 2,
+            cases: [banded], stallTimeout: 30)
         var steps: [BenchmarkProgress] = []
         let report = try BenchmarkRunner(configuration: configuration).run { steps.append($0) }
         #expect(steps.map(\.label).contains("\(format) memcpy in 2 row bands"), "\(steps.map(\.label))")
@@ -279,9 +300,10 @@ struct BenchmarkTests {
             #expect(paths == SIMDPath.available.map(\.description), "\(name): \(paths)")
         }
         let chain3 = cases.filter { $0.id.hasPrefix("path-chain3-") }
-        let configuration = BenchmarkConfiguration(sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
-                                                   frames: 3, repetitions: 2, warmUpFrames: 1, distinctFrames: 2,
-                                                   cases: chain3, stallTimeout: 30)
+        let configuration = BenchmarkConfiguration(
+            sizes: [BenchmarkSize(name: "64x48", width: 64, height: 48)],
+            frames: 3, repetitions: 2, warmUpFrames: 1, distinctFrames: 2,
+            cases: chain3, stallTimeout: 30)
         var steps: [BenchmarkProgress] = []
         let report = try BenchmarkRunner(configuration: configuration).run { steps.append($0) }
         for path in SIMDPath.available {

@@ -1,31 +1,36 @@
 import Glibc
 import Testing
+
 @testable import Camera
 
 @Suite struct CameraDecisionTests {
-    static let zoomControl = CameraControl(id: ControlID.zoomAbsolute, label: "Zoom, Absolute", type: .integer,
-                                           minimum: 100, maximum: 500, step: 1, defaultValue: 100, flags: [])
-    static let brightness = CameraControl(id: ControlID.brightness, label: "Brightness", type: .integer,
-                                          minimum: 0, maximum: 255, step: 1, defaultValue: 128, flags: .slider)
+    static let zoomControl = CameraControl(
+        id: ControlID.zoomAbsolute, label: "Zoom, Absolute", type: .integer,
+        minimum: 100, maximum: 500, step: 1, defaultValue: 100, flags: [])
+    static let brightness = CameraControl(
+        id: ControlID.brightness, label: "Brightness", type: .integer,
+        minimum: 0, maximum: 255, step: 1, defaultValue: 128, flags: .slider)
 
     @Test(arguments: [
         (2.0, 4.0, 2.0), (0.5, 4.0, 1.0), (10.0, 4.0, 4.0), (Double.nan, 4.0, 1.0), (3.0, 0.5, 1.0),
-        (Double.infinity, 5.0, 5.0), (2.0, Double.nan, 1.0),
+        (Double.infinity, 5.0, 5.0), (2.0, Double.nan, 1.0)
     ])
     func zoomIsClampedToOneAndMax(factor: Double, maxZoom: Double, expected: Double) {
         #expect(CameraDevice.clampZoom(factor, maxZoom: maxZoom) == expected)
     }
 
     @Test func snappingRoundsToStepAndRange() {
-        let stepped = CameraControl(id: 1, label: "Stepped", type: .integer, minimum: 10, maximum: 100, step: 20,
-                                    defaultValue: 10, flags: [])
+        let stepped = CameraControl(
+            id: 1, label: "Stepped", type: .integer, minimum: 10, maximum: 100, step: 20,
+            defaultValue: 10, flags: [])
         #expect(stepped.snapped(39) == 30)
         #expect(stepped.snapped(41) == 50)
         #expect(stepped.snapped(1000) == 90)  // 100 is off the grid; the last step inside is 90
         #expect(stepped.snapped(-5) == 10)
         #expect(stepped.snapped(.nan) == 10)
-        let wide = CameraControl(id: 2, label: "Integer 64 Bits", type: .integer64, minimum: .min, maximum: .max,
-                                 step: 1, defaultValue: 0, flags: [])
+        let wide = CameraControl(
+            id: 2, label: "Integer 64 Bits", type: .integer64, minimum: .min, maximum: .max,
+            step: 1, defaultValue: 0, flags: [])
         #expect(wide.snapped(1e30) == .max)
         #expect(wide.snapped(-1e30) == .min)
         #expect(wide.snapped(integer: .max) == .max)
@@ -46,13 +51,16 @@ import Testing
         #expect(ZoomOutcome.hardware(factor: 2, value: 200, maximum: 500).description == "zoom 2.0 (hardware 200/500)")
         #expect(ZoomOutcome.digital(factor: 2).description == "zoom 2.0 (digital)")
         #expect(TorchOutcome.unsupported.description == "this camera has no torch")
-        #expect(TorchOutcome.hardware(on: true, node: "/dev/v4l-subdev2", intensity: 120, maximum: 200).description
+        #expect(
+            TorchOutcome.hardware(on: true, node: "/dev/v4l-subdev2", intensity: 120, maximum: 200).description
                 == "torch on (hardware /dev/v4l-subdev2, intensity 120/200)")
-        #expect(FocusOutcome.unsupported(NormalizedPoint(x: 0.5, y: 0.5)).description
+        #expect(
+            FocusOutcome.unsupported(NormalizedPoint(x: 0.5, y: 0.5)).description
                 == "focus 0.5,0.5: this camera cannot focus on a point (no autofocus controls)")
         #expect(MirrorOutcome.digital(on: true).description == "mirror on (digital)")
         #expect(MirrorOutcome.hardware(on: false).description == "mirror off (hardware horizontal_flip)")
-        #expect(ColorOutcome.hardware(.brightness, value: 160, minimum: 0, maximum: 255).description
+        #expect(
+            ColorOutcome.hardware(.brightness, value: 160, minimum: 0, maximum: 255).description
                 == "brightness 160 (hardware 0…255)")
         #expect(ColorOutcome.digital(.hue, level: -0.25).description == "hue -0.25 (digital)")
         #expect(WhiteBalanceOutcome.digital(.kelvin(5000)).description == "wb 5000K (digital)")

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import Camera
 
 @Suite struct CameraDeviceTests {
@@ -69,12 +70,16 @@ import Testing
 }
 
 @Suite struct DeviceReportTests {
-    static let brightness = CameraControl(id: 0x0098_0900, label: "Brightness", type: .integer, minimum: 0, maximum: 255,
-                                          step: 1, defaultValue: 128, flags: .slider)
-    static let menu = CameraControl(id: 0x0098_f904, label: "Menu", type: .menu, minimum: 1, maximum: 4, step: 1,
-                                    defaultValue: 3, flags: [],
-                                    menu: [MenuItem(index: 1, name: "Menu Item 1", value: nil),
-                                           MenuItem(index: 3, name: "Menu Item 3", value: nil)])
+    static let brightness = CameraControl(
+        id: 0x0098_0900, label: "Brightness", type: .integer, minimum: 0, maximum: 255,
+        step: 1, defaultValue: 128, flags: .slider)
+    static let menu = CameraControl(
+        id: 0x0098_f904, label: "Menu", type: .menu, minimum: 1, maximum: 4, step: 1,
+        defaultValue: 3, flags: [],
+        menu: [
+            MenuItem(index: 1, name: "Menu Item 1", value: nil),
+            MenuItem(index: 3, name: "Menu Item 3", value: nil)
+        ])
 
     @Test func controlLineLooksLikeV4l2Ctl() {
         let line = ControlReport(control: Self.brightness, value: .integer(128), note: nil).description
@@ -84,15 +89,23 @@ import Testing
     }
 
     @Test func controlReportJSONRoundTrips() throws {
-        let reports = [ControlReport(control: Self.brightness, value: .integer(128), note: nil),
-                       ControlReport(control: Self.menu, value: .integer(3), note: nil),
-                       ControlReport(control: CameraControl(id: 1, label: "Boolean", type: .boolean, minimum: 0, maximum: 1,
-                                                            step: 1, defaultValue: 1, flags: []), value: .boolean(true), note: nil),
-                       ControlReport(control: CameraControl(id: 2, label: "String", type: .string, minimum: 2, maximum: 4,
-                                                            step: 1, defaultValue: 0, flags: .hasPayload), value: .string("ab"), note: nil),
-                       ControlReport(control: CameraControl(id: 3, label: "U8 Array", type: .other(0x100), minimum: 0, maximum: 255,
-                                                            step: 1, defaultValue: 0, flags: .hasPayload, elementSize: 1,
-                                                            elements: 6, dimensions: [2, 3]), value: nil, note: "array/compound value not read")]
+        let reports = [
+            ControlReport(control: Self.brightness, value: .integer(128), note: nil),
+            ControlReport(control: Self.menu, value: .integer(3), note: nil),
+            ControlReport(
+                control: CameraControl(
+                    id: 1, label: "Boolean", type: .boolean, minimum: 0, maximum: 1,
+                    step: 1, defaultValue: 1, flags: []), value: .boolean(true), note: nil),
+            ControlReport(
+                control: CameraControl(
+                    id: 2, label: "String", type: .string, minimum: 2, maximum: 4,
+                    step: 1, defaultValue: 0, flags: .hasPayload), value: .string("ab"), note: nil),
+            ControlReport(
+                control: CameraControl(
+                    id: 3, label: "U8 Array", type: .other(0x100), minimum: 0, maximum: 255,
+                    step: 1, defaultValue: 0, flags: .hasPayload, elementSize: 1,
+                    elements: 6, dimensions: [2, 3]), value: nil, note: "array/compound value not read")
+        ]
         let data = try JSONEncoder().encode(reports)
         let text = String(decoding: data, as: UTF8.self)
         #expect(text.contains("\"name\":\"brightness\""))
@@ -102,15 +115,18 @@ import Testing
     }
 
     @Test func arraysAndCompoundAreListedButNotWritable() {
-        let array = CameraControl(id: 3, label: "U8 Array", type: .other(0x100), minimum: 0, maximum: 255, step: 1,
-                                  defaultValue: 0, flags: .hasPayload, elementSize: 1, elements: 6, dimensions: [2, 3])
+        let array = CameraControl(
+            id: 3, label: "U8 Array", type: .other(0x100), minimum: 0, maximum: 255, step: 1,
+            defaultValue: 0, flags: .hasPayload, elementSize: 1, elements: 6, dimensions: [2, 3])
         #expect(array.isArrayOrCompound && !array.isReadable && !array.isWritable)
-        let area = CameraControl(id: 4, label: "Area", type: .other(0x106), minimum: 0, maximum: 0, step: 0,
-                                 defaultValue: 0, flags: .hasPayload, elementSize: 8)
+        let area = CameraControl(
+            id: 4, label: "Area", type: .other(0x106), minimum: 0, maximum: 0, step: 0,
+            defaultValue: 0, flags: .hasPayload, elementSize: 8)
         #expect(area.isArrayOrCompound && !area.isWritable)
         #expect(Self.brightness.isReadable && Self.brightness.isWritable)
-        let button = CameraControl(id: 5, label: "Button", type: .button, minimum: 0, maximum: 0, step: 0,
-                                   defaultValue: 0, flags: [.writeOnly, .executeOnWrite])
+        let button = CameraControl(
+            id: 5, label: "Button", type: .button, minimum: 0, maximum: 0, step: 0,
+            defaultValue: 0, flags: [.writeOnly, .executeOnWrite])
         #expect(!button.isReadable && button.isWritable)
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import Camera
 
 @Suite struct DeviceErrorTests {
@@ -30,10 +31,14 @@ import Testing
     }
 
     @Test func otherErrnos() {
-        #expect(DeviceError.opening("/dev/video0", errno: ENODEV, available: { [] }, holder: { _ in nil }) == .deviceGone(path: "/dev/video0"))
-        #expect(DeviceError.opening("/dev/video0", errno: ENXIO, available: { [] }, holder: { _ in nil }) == .deviceGone(path: "/dev/video0"))
+        #expect(
+            DeviceError.opening("/dev/video0", errno: ENODEV, available: { [] }, holder: { _ in nil }) == .deviceGone(path: "/dev/video0"))
+        #expect(
+            DeviceError.opening("/dev/video0", errno: ENXIO, available: { [] }, holder: { _ in nil }) == .deviceGone(path: "/dev/video0"))
         #expect(DeviceError.opening("/dev/null", errno: ENOTTY, available: { [] }, holder: { _ in nil }) == .notACamera(path: "/dev/null"))
-        #expect(DeviceError.ioctl("VIDIOC_S_FMT", errno: EBUSY, path: "/dev/video0", holder: { _ in nil }) == .deviceBusy(path: "/dev/video0", holder: nil))
+        #expect(
+            DeviceError.ioctl("VIDIOC_S_FMT", errno: EBUSY, path: "/dev/video0", holder: { _ in nil })
+                == .deviceBusy(path: "/dev/video0", holder: nil))
         #expect(DeviceError.ioctl("VIDIOC_G_EXT_CTRLS", errno: ENODEV, path: "/dev/video0") == .deviceGone(path: "/dev/video0"))
         let failed = DeviceError.ioctl("VIDIOC_ENUM_FMT", errno: EIO, path: "/dev/video0")
         #expect(failed == .ioctlFailed(request: "VIDIOC_ENUM_FMT", errno: EIO))
@@ -45,7 +50,7 @@ import Testing
             .deviceNotFound(path: "/dev/video9", available: []), .permissionDenied(path: "/dev/video0"),
             .deviceBusy(path: "/dev/video0", holder: nil), .deviceGone(path: "/dev/video0"),
             .notACamera(path: "/dev/null"), .ioctlFailed(request: "VIDIOC_QUERYCAP", errno: EIO),
-            .controlNotFound(id: 0x98_0900), .invalidControlValue(control: "brightness", reason: "300 is outside 0…255"),
+            .controlNotFound(id: 0x98_0900), .invalidControlValue(control: "brightness", reason: "300 is outside 0…255")
         ]
         for error in errors {
             #expect(!error.description.contains("\n"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Camera
 
 /// The mode choice against the mode lists real cameras publish (`Fixtures/*.txt`, `v4l2-ctl --list-formats-ext`).
@@ -54,12 +55,15 @@ import Testing
         Case("logitech-c920", ModeRequest(width: 640, height: 480, fourcc: "MJPG"), "MJPG 640x480@30"),
         Case("raspberry-pi-camera-v1", ModeRequest(width: 640, height: 480, framesPerSecond: 30, fourcc: "JPEG"), "JPEG 640x480@30"),
         // What a camera cannot do is refused in one sentence naming what it can.
-        Case("logitech-c920", ModeRequest(width: 1920, height: 1080, framesPerSecond: 60), nil,
-             says: "cannot deliver 1920x1080 at 60 fps; it offers MJPG 1920x1080@30"),
+        Case(
+            "logitech-c920", ModeRequest(width: 1920, height: 1080, framesPerSecond: 60), nil,
+            says: "cannot deliver 1920x1080 at 60 fps; it offers MJPG 1920x1080@30"),
         Case("laptop-720p", ModeRequest(width: 1920, height: 1080), nil, says: "it offers MJPG 1280x720@30, YUYV 1280x720@10"),
         Case("usb-endoscope", hd30, nil, says: "it offers YUYV 640x480@30"),
-        Case("usb-endoscope", ModeRequest(fourcc: "MJPG"), nil, says: "cannot deliver format MJPG: it offers YUYV (`swiftcam devices` lists every mode)."),
-        Case("raspberry-pi-camera-v1", ModeRequest(framesPerSecond: 120), nil, says: "cannot deliver 120 fps"),
+        Case(
+            "usb-endoscope", ModeRequest(fourcc: "MJPG"), nil,
+            says: "cannot deliver format MJPG: it offers YUYV (`swiftcam devices` lists every mode)."),
+        Case("raspberry-pi-camera-v1", ModeRequest(framesPerSecond: 120), nil, says: "cannot deliver 120 fps")
     ])
     func choosesTheModeThatServes(_ test: Case) throws {
         let formats = try Self.fixture(test.camera)
@@ -77,9 +81,13 @@ import Testing
     }
 
     @Test func aCameraWithOnlyFormatsNobodyDecodesIsRefusedByName() {
-        let h264 = PixelFormatDescription(fourcc: "H264", code: 0, name: "H.264", compressed: true, emulated: false,
-                                          sizes: [FrameSizeRates(size: .discrete(width: 1920, height: 1080),
-                                                                 rates: .discrete([FrameInterval(numerator: 1, denominator: 30)]))])
+        let h264 = PixelFormatDescription(
+            fourcc: "H264", code: 0, name: "H.264", compressed: true, emulated: false,
+            sizes: [
+                FrameSizeRates(
+                    size: .discrete(width: 1920, height: 1080),
+                    rates: .discrete([FrameInterval(numerator: 1, denominator: 30)]))
+            ])
         #expect(throws: ModeChoiceError.self) { try ModeChooser.choose(ModeRequest(), from: [h264], path: "/dev/video4") }
         do {
             _ = try ModeChooser.choose(ModeRequest(), from: [h264], path: "/dev/video4")
@@ -97,14 +105,18 @@ import Testing
         #expect(!modes.contains { $0.fourcc == "H264" })
         #expect(modes.first?.description == "YUYV 2304x1536@2")
         let emulated = c920.map {
-            PixelFormatDescription(fourcc: $0.fourcc, code: $0.code, name: $0.name, compressed: $0.compressed,
-                                   emulated: true, sizes: $0.sizes)
+            PixelFormatDescription(
+                fourcc: $0.fourcc, code: $0.code, name: $0.name, compressed: $0.compressed,
+                emulated: true, sizes: $0.sizes)
         }
         #expect(ModeChooser.modes(of: emulated).isEmpty)
     }
 
-    @Test(arguments: [("YUYV", "YUYV"), ("YUY2", "YUYV"), ("yuy2", "YUYV"), ("MJPG", "MJPG"), ("I420", "YU12"),
-                      ("NV12", "NV12"), ("GRAY8", "GREY"), ("H264", nil), ("nonsense", nil)] as [(String, String?)])
+    @Test(
+        arguments: [
+            ("YUYV", "YUYV"), ("YUY2", "YUYV"), ("yuy2", "YUYV"), ("MJPG", "MJPG"), ("I420", "YU12"),
+            ("NV12", "NV12"), ("GRAY8", "GREY"), ("H264", nil), ("nonsense", nil)
+        ] as [(String, String?)])
     func formatNamesAreCameraOrGStreamerNames(name: String, fourcc: String?) {
         #expect(ModeChooser.fourcc(named: name) == fourcc)
     }
@@ -144,22 +156,29 @@ import Testing
                 let words = line.dropFirst("Size: Stepwise ".count).split(separator: " ")
                 let low = try dimensions(words[0]), high = try dimensions(words[2])
                 let step = words[5].split(separator: "/").compactMap { UInt32($0) }
-                formats[formats.count - 1].sizes.append((.stepwise(minWidth: low.0, maxWidth: high.0, widthStep: step[0],
-                                                                  minHeight: low.1, maxHeight: high.1, heightStep: step[1]), [], nil))
+                formats[formats.count - 1].sizes.append(
+                    (
+                        .stepwise(
+                            minWidth: low.0, maxWidth: high.0, widthStep: step[0],
+                            minHeight: low.1, maxHeight: high.1, heightStep: step[1]), [], nil
+                    ))
             } else if line.hasPrefix("Interval: Discrete "), let fps = line.split(separator: "(").last?.split(separator: " ").first,
-                      let rate = Double(fps) {
+                let rate = Double(fps)
+            {
                 formats[formats.count - 1].sizes[formats[formats.count - 1].sizes.count - 1].1.append(FrameInterval(framesPerSecond: rate))
             } else if line.hasPrefix("Interval: Continuous "), let range = line.split(separator: "(").last?.split(separator: " ").first {
                 let rates = range.split(separator: "-").compactMap { Double($0) }
                 let last = formats[formats.count - 1].sizes.count - 1
-                formats[formats.count - 1].sizes[last].2 = .stepwise(min: FrameInterval(framesPerSecond: rates[1]),
-                                                                      max: FrameInterval(framesPerSecond: rates[0]),
-                                                                      step: FrameInterval(numerator: 1, denominator: 1))
+                formats[formats.count - 1].sizes[last].2 = .stepwise(
+                    min: FrameInterval(framesPerSecond: rates[1]),
+                    max: FrameInterval(framesPerSecond: rates[0]),
+                    step: FrameInterval(numerator: 1, denominator: 1))
             }
         }
         return formats.map { format in
-            PixelFormatDescription(fourcc: format.fourcc, code: 0, name: format.name, compressed: format.compressed, emulated: false,
-                                   sizes: format.sizes.map { FrameSizeRates(size: $0.0, rates: $0.2 ?? .discrete($0.1)) })
+            PixelFormatDescription(
+                fourcc: format.fourcc, code: 0, name: format.name, compressed: format.compressed, emulated: false,
+                sizes: format.sizes.map { FrameSizeRates(size: $0.0, rates: $0.2 ?? .discrete($0.1)) })
         }
     }
 

@@ -2,6 +2,7 @@ import Analysis
 import Foundation
 import GStreamer
 import Testing
+
 @testable import Capture
 
 /// An analyser that takes ten frame intervals per frame, measured in frames: it waits until ten more frames have
@@ -20,7 +21,8 @@ final class TenFramesAnalyzer: FrameAnalyzer {
 
 @Suite(.serialized) struct AnalysisSessionTests {
     @Test func slowAnalyzerDropsFramesWithoutSlowingTheCamera() throws {
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             {"sources": [{"kind": "test", "pattern": "ball"}], "caps": {"width": 320, "height": 240, "framerate": 30, "format": "NV12"},
              "preview": "none"}
             """)
@@ -58,7 +60,8 @@ final class TenFramesAnalyzer: FrameAnalyzer {
     /// cooldown, a still per event, a recording from two seconds before to one second after.
     @Test func motionTriggersAStillAndARecordingWithPreRoll() throws {
         let scene = MotionScene(frames: 210, motionStart: 90, motionFrames: 30)
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             {"sources": [{"kind": "file", "path": "DIR/scene.mkv"}], "caps": {"format": "I420"}, "preview": "none",
              "still": {"directory": "DIR/stills"},
              "analyze": [{"motion": {"cooldown": 0.5}}],
@@ -89,7 +92,8 @@ final class TenFramesAnalyzer: FrameAnalyzer {
         let recordings = Gallery.items(in: [folder.appendingPathComponent("events").path])
         try #require(recordings.count == 1 && recordings.first?.event == "motion", "\(recordings)")
         let path = try #require(recordings.first?.path)
-        let sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".event.json"))) as? [String: Any] ?? [:]
+        let sidecar =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".event.json"))) as? [String: Any] ?? [:]
         let first = try #require(sidecar["firstFrame"] as? Double), last = try #require(sidecar["lastFrame"] as? Double)
         let eventTime = Double(start.time) / 1e9, endTime = Double(end.time) / 1e9
         #expect(eventTime - first >= 2 - 0.5, "\(sidecar)")
@@ -128,7 +132,8 @@ final class TickAnalyzer: FrameAnalyzer {
 @Suite struct EventStreamTests {
     /// `events` on the control socket: the reply, then one line per event as it comes.
     @Test func controlSocketStreamsEvents() throws {
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             {"sources": [{"kind": "test"}], "caps": {"width": 160, "height": 120, "framerate": 30, "format": "I420"}, "preview": "none"}
             """)
         defer { try? FileManager.default.removeItem(at: folder) }

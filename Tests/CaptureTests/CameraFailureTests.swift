@@ -3,11 +3,14 @@ import Dispatch
 import Foundation
 import GStreamer
 import Testing
+
 @testable import Capture
 
 /// GStreamer's words a user must never read in a failure line: its debug text (source files, internal states).
-let gstreamerDebugText = ["poll error", "gstv4l2src.c", "gstv4l2bufferpool.c", "v4l2_calls.c", "gstbasesrc.c",
-                          "reason not-negotiated", "Internal data stream error", "streaming stopped", "/GstPipeline:"]
+let gstreamerDebugText = [
+    "poll error", "gstv4l2src.c", "gstv4l2bufferpool.c", "v4l2_calls.c", "gstbasesrc.c",
+    "reason not-negotiated", "Internal data stream error", "streaming stopped", "/GstPipeline:"
+]
 
 /// The debug text in `line`, if any.
 func debugText(in line: String) -> [String] {
@@ -33,57 +36,97 @@ func debugText(in line: String) -> [String] {
     static let rows: [Row] = [
         // gstv4l2bufferpool.c gst_v4l2_buffer_pool_poll: select_error. vivid's disconnect, a driver unbind, a fatal
         // streaming error (vb2 queue error) all end here.
-        Row(what: "poll error, node still there", reason: .resource(.read), message: "Could not read from resource.",
-            debug: "../sys/v4l2/gstv4l2bufferpool.c(1220): gst_v4l2_buffer_pool_poll (): /GstPipeline:pipeline0/GstV4l2Src:source0:\npoll error 1: No data available (61)",
-            sentence: "camera /dev/video0 stopped sending frames (unplugged, or a driver error?); waiting for it to come back — recording continues in \(part2)"),
-        Row(what: "poll error, node gone", reason: .resource(.read), message: "Could not read from resource.",
-            debug: "../sys/v4l2/gstv4l2bufferpool.c(1220): gst_v4l2_buffer_pool_poll (): /GstPipeline:pipeline0/GstV4l2Src:source0:\npoll error 1: No such device (19)",
+        Row(
+            what: "poll error, node still there", reason: .resource(.read), message: "Could not read from resource.",
+            debug:
+                "../sys/v4l2/gstv4l2bufferpool.c(1220): gst_v4l2_buffer_pool_poll (): /GstPipeline:pipeline0/GstV4l2Src:source0:\npoll error 1: No data available (61)",
+            sentence:
+                "camera /dev/video0 stopped sending frames (unplugged, or a driver error?); waiting for it to come back — recording continues in \(part2)"
+        ),
+        Row(
+            what: "poll error, node gone", reason: .resource(.read), message: "Could not read from resource.",
+            debug:
+                "../sys/v4l2/gstv4l2bufferpool.c(1220): gst_v4l2_buffer_pool_poll (): /GstPipeline:pipeline0/GstV4l2Src:source0:\npoll error 1: No such device (19)",
             nodeExists: false,
-            sentence: "camera /dev/video0 went away (unplugged, or its driver was unloaded); waiting for it to come back — recording continues in \(part2)"),
+            sentence:
+                "camera /dev/video0 went away (unplugged, or its driver was unloaded); waiting for it to come back — recording continues in \(part2)"
+        ),
         // gstbasesrc.c gst_base_src_loop: GST_ELEMENT_FLOW_ERROR after the camera could not take the caps asked.
-        Row(what: "not-negotiated", reason: .stream(.failed, flow: .notNegotiated), message: "Internal data stream error.",
-            debug: "../libs/gst/base/gstbasesrc.c(3132): gst_base_src_loop (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nstreaming stopped, reason not-negotiated (-4)",
-            sentence: "camera /dev/video0 cannot deliver the format asked (YUY2 1280x720 at 30 fps); `swiftcam devices` lists the modes it has"),
+        Row(
+            what: "not-negotiated", reason: .stream(.failed, flow: .notNegotiated), message: "Internal data stream error.",
+            debug:
+                "../libs/gst/base/gstbasesrc.c(3132): gst_base_src_loop (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nstreaming stopped, reason not-negotiated (-4)",
+            sentence:
+                "camera /dev/video0 cannot deliver the format asked (YUY2 1280x720 at 30 fps); `swiftcam devices` lists the modes it has"),
         // gstv4l2object.c gst_v4l2_object_set_format_full: S_FMT → EBUSY (another process streams from it).
-        Row(what: "S_FMT busy", reason: .resource(.busy), message: "Device '/dev/video0' is busy",
-            debug: "../sys/v4l2/gstv4l2object.c(4030): gst_v4l2_object_set_format_full (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nCall to S_FMT failed for YUYV @ 1280x720: Device or resource busy",
+        Row(
+            what: "S_FMT busy", reason: .resource(.busy), message: "Device '/dev/video0' is busy",
+            debug:
+                "../sys/v4l2/gstv4l2object.c(4030): gst_v4l2_object_set_format_full (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nCall to S_FMT failed for YUYV @ 1280x720: Device or resource busy",
             sentence: "camera /dev/video0 is in use by cheese (pid 4242); waiting for it to be free — recording continues in \(part2)"),
         // v4l2_calls.c gst_v4l2_open: not_open, errno EACCES.
-        Row(what: "open: permission", reason: .resource(.openReadWrite), message: "Could not open device '/dev/video0' for reading and writing.",
-            debug: "../sys/v4l2/v4l2_calls.c(622): gst_v4l2_open (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nsystem error: Permission denied",
-            sentence: "camera /dev/video0 may not be opened by this user (permission denied); waiting for it to come back — recording continues in \(part2)"),
+        Row(
+            what: "open: permission", reason: .resource(.openReadWrite),
+            message: "Could not open device '/dev/video0' for reading and writing.",
+            debug:
+                "../sys/v4l2/v4l2_calls.c(622): gst_v4l2_open (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nsystem error: Permission denied",
+            sentence:
+                "camera /dev/video0 may not be opened by this user (permission denied); waiting for it to come back — recording continues in \(part2)"
+        ),
         // v4l2_calls.c gst_v4l2_open: stat_failed (the node vanished between the preflight and the open).
-        Row(what: "open: no such device", reason: .resource(.notFound), message: "Cannot identify device '/dev/video0'.",
-            debug: "../sys/v4l2/v4l2_calls.c(608): gst_v4l2_open (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nsystem error: No such file or directory",
+        Row(
+            what: "open: no such device", reason: .resource(.notFound), message: "Cannot identify device '/dev/video0'.",
+            debug:
+                "../sys/v4l2/v4l2_calls.c(608): gst_v4l2_open (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nsystem error: No such file or directory",
             nodeExists: false,
-            sentence: "camera /dev/video0 went away (unplugged, or its driver was unloaded); waiting for it to come back — recording continues in \(part2)"),
+            sentence:
+                "camera /dev/video0 went away (unplugged, or its driver was unloaded); waiting for it to come back — recording continues in \(part2)"
+        ),
         // gstv4l2src.c gst_v4l2src_decide_allocation: activate_failed (vivid's inject_vidioc_streamon_error).
-        Row(what: "buffer pool activation", reason: .resource(.settings), message: "Failed to allocate required memory.",
-            debug: "../sys/v4l2/gstv4l2src.c(759): gst_v4l2src_decide_allocation (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nBuffer pool activation failed",
-            sentence: "camera /dev/video0 would not start streaming (its driver refused the buffers); waiting for it to come back — recording continues in \(part2)"),
+        Row(
+            what: "buffer pool activation", reason: .resource(.settings), message: "Failed to allocate required memory.",
+            debug:
+                "../sys/v4l2/gstv4l2src.c(759): gst_v4l2src_decide_allocation (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nBuffer pool activation failed",
+            sentence:
+                "camera /dev/video0 would not start streaming (its driver refused the buffers); waiting for it to come back — recording continues in \(part2)"
+        ),
         // gstv4l2object.c: invalid_dimensions.
-        Row(what: "cannot capture at", reason: .resource(.settings), message: "Device '/dev/video0' cannot capture at 1280x720",
-            debug: "../sys/v4l2/gstv4l2object.c(4052): gst_v4l2_object_set_format_full (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nTried to capture at 1280x720, but device returned size 640x480",
-            sentence: "camera /dev/video0 cannot deliver the format asked (YUY2 1280x720 at 30 fps); `swiftcam devices` lists the modes it has"),
+        Row(
+            what: "cannot capture at", reason: .resource(.settings), message: "Device '/dev/video0' cannot capture at 1280x720",
+            debug:
+                "../sys/v4l2/gstv4l2object.c(4052): gst_v4l2_object_set_format_full (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nTried to capture at 1280x720, but device returned size 640x480",
+            sentence:
+                "camera /dev/video0 cannot deliver the format asked (YUY2 1280x720 at 30 fps); `swiftcam devices` lists the modes it has"),
         // gstv4l2src.c gst_v4l2src_create: GST_V4L2_FLOW_LAST_BUFFER.
-        Row(what: "empty buffer", reason: .resource(.failed),
+        Row(
+            what: "empty buffer", reason: .resource(.failed),
             message: "Driver returned a buffer with no payload, this most likely indicate a bug in the driver.",
             debug: "../sys/v4l2/gstv4l2src.c(1155): gst_v4l2src_create (): /GstPipeline:pipeline0/GstV4l2Src:source0",
-            sentence: "camera /dev/video0 failed while streaming (its driver reported an error); waiting for it to come back — recording continues in \(part2)"),
+            sentence:
+                "camera /dev/video0 failed while streaming (its driver reported an error); waiting for it to come back — recording continues in \(part2)"
+        ),
         // gstbasesrc.c: a flow error after a dequeue failed (gstv4l2allocator.c logs why and returns GST_FLOW_ERROR).
-        Row(what: "flow error", reason: .stream(.failed, flow: .error), message: "Internal data stream error.",
-            debug: "../libs/gst/base/gstbasesrc.c(3132): gst_base_src_loop (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nstreaming stopped, reason error (-5)",
-            sentence: "camera /dev/video0 failed while streaming (its driver reported an error); waiting for it to come back — recording continues in \(part2)"),
+        Row(
+            what: "flow error", reason: .stream(.failed, flow: .error), message: "Internal data stream error.",
+            debug:
+                "../libs/gst/base/gstbasesrc.c(3132): gst_base_src_loop (): /GstPipeline:pipeline0/GstV4l2Src:source0:\nstreaming stopped, reason error (-5)",
+            sentence:
+                "camera /dev/video0 failed while streaming (its driver reported an error); waiting for it to come back — recording continues in \(part2)"
+        )
     ]
 
-    static let context = FailureContext(config: try! ConfigLoader.load(data: Data("""
-        { "sources": [{ "kind": "v4l2", "device": "/dev/video0", "format": "YUY2" }],
-          "caps": { "width": 1280, "height": 720, "framerate": "30/1" }, "preview": "none" }
-        """.utf8), file: "cam.json"))
+    static let context = FailureContext(
+        config: try! ConfigLoader.load(
+            data: Data(
+                """
+                { "sources": [{ "kind": "v4l2", "device": "/dev/video0", "format": "YUY2" }],
+                  "caps": { "width": 1280, "height": 720, "framerate": "30/1" }, "preview": "none" }
+                """.utf8), file: "cam.json"))
 
     static func status(_ row: Row, next: CameraFailure.Next) -> CameraStatus {
-        context.status(source: "source0", message: row.message, debug: row.debug, reason: row.reason, next: next,
-                       deviceExists: { _ in row.nodeExists }, holder: { _ in "cheese (pid 4242)" })
+        context.status(
+            source: "source0", message: row.message, debug: row.debug, reason: row.reason, next: next,
+            deviceExists: { _ in row.nodeExists }, holder: { _ in "cheese (pid 4242)" })
     }
 
     /// Each v4l2src error becomes the camera's sentence: the device, what happened, what SwiftCam does next.
@@ -101,9 +144,10 @@ func debugText(in line: String) -> [String] {
     func noFailureLineCarriesGStreamerDebugText(_ row: Row) throws {
         for next in [CameraFailure.Next.waiting(continuesIn: Self.part2), .restarting(continuesIn: nil), .stopping] {
             let status = Self.status(row, next: next)
-            var stats = SessionStats(status: status.name, reason: status.reason, uptime: 1, framesIn: 0, framesOut: 0, fpsIn: 0, fpsOut: 0,
-                                     queueDrops: 0, qosDrops: 0, sourceDrops: 0, filterMeanMs: 0, filterMaxMs: 0, chain: "",
-                                     activeSource: 0, stills: 0)
+            var stats = SessionStats(
+                status: status.name, reason: status.reason, uptime: 1, framesIn: 0, framesOut: 0, fpsIn: 0, fpsOut: 0,
+                queueDrops: 0, qosDrops: 0, sourceDrops: 0, filterMeanMs: 0, filterMaxMs: 0, chain: "",
+                activeSource: 0, stills: 0)
             stats.recording = nil
             let encoder = JSONEncoder()
             encoder.outputFormatting = .withoutEscapingSlashes
@@ -117,12 +161,14 @@ func debugText(in line: String) -> [String] {
 
     /// An element that is not a camera keeps its name, in words: a flow error says what the return means.
     @Test func otherElementsFailInWords() {
-        let stopped = Self.context.status(source: "x264enc0", message: "Internal data stream error.",
-                                          debug: "gstbasesrc.c: streaming stopped, reason not-negotiated (-4)",
-                                          reason: .stream(.failed, flow: .notNegotiated), next: .stopping)
+        let stopped = Self.context.status(
+            source: "x264enc0", message: "Internal data stream error.",
+            debug: "gstbasesrc.c: streaming stopped, reason not-negotiated (-4)",
+            reason: .stream(.failed, flow: .notNegotiated), next: .stopping)
         #expect(stopped == .failed(element: "x264enc0", message: "could not agree on a video format with the elements next to it"))
-        let encoder = Self.context.status(source: "x264enc0", message: "Could not initialize supporting library.", debug: nil,
-                                          reason: ErrorReason(domain: .library, code: 2), next: .stopping)
+        let encoder = Self.context.status(
+            source: "x264enc0", message: "Could not initialize supporting library.", debug: nil,
+            reason: ErrorReason(domain: .library, code: 2), next: .stopping)
         #expect(encoder.description == "failed: x264enc0: Could not initialize supporting library.")
     }
 
@@ -140,7 +186,9 @@ func debugText(in line: String) -> [String] {
     /// A stall restarts the camera; the sentence says for how long nothing came.
     @Test func aStallSaysHowLongNothingCame() {
         let failure = CameraFailure(device: "/dev/video0", cause: .stalled(seconds: 5), next: .restarting(continuesIn: "a-part2.mkv"))
-        #expect(CameraStatus(failure).description == "failed: camera /dev/video0 sent no frame for 5 s; restarting it — recording continues in a-part2.mkv")
+        #expect(
+            CameraStatus(failure).description
+                == "failed: camera /dev/video0 sent no frame for 5 s; restarting it — recording continues in a-part2.mkv")
     }
 
     /// What a config asks of its camera, in words.
@@ -159,7 +207,8 @@ func debugText(in line: String) -> [String] {
     /// start with the element and what happened in words, not "Internal data stream error. (streaming stopped, reason
     /// not-negotiated (-4))" as GStreamer posts it.
     @Test func aRefusedFormatAtStartIsOneSentence() throws {
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             { "launch": "videotestsrc name=source0 ! video/x-raw,width=64,height=48 ! jpegenc ! jpegdec ! video/x-raw,format=GRAY8 ! fakesink" }
             """, name: "refused")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -191,7 +240,8 @@ func debugText(in line: String) -> [String] {
     /// as a hung driver) is reported in the camera's words, recovered like a failure, and the recording running
     /// across it continues in the part the sentence named.
     @Test func aSilentSourceIsRestarted() throws {
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             { "sources": [{ "kind": "test", "pattern": "ball" }],
               "caps": { "width": 64, "height": 48, "framerate": "30/1", "format": "I420" },
               "preview": "none", "record": { "encoder": "mjpeg", "directory": "DIR" } }
@@ -225,7 +275,9 @@ func debugText(in line: String) -> [String] {
         #expect(failed.wait(timeout: .now() + 60) == .success, "no stall reported")
         let status = try #require(failures.withLock { $0.first })
         let part2 = CaptureSession.nextPart(after: first)
-        #expect(status.description == "failed: camera source0 (test pattern) sent no frame for 1 s; restarting it — recording continues in \(part2)")
+        #expect(
+            status.description
+                == "failed: camera source0 (test pattern) sent no frame for 1 s; restarting it — recording continues in \(part2)")
         #expect(recovered.wait(timeout: .now() + 60) == .success, "no recovery after the stall")
         #expect(session.waitForFrames(15) >= 15, "frames flow again")
         #expect(session.status == .configured && session.recoveries == 1)

@@ -1,8 +1,9 @@
-@testable import Capture
 import Camera
 import Foundation
 import GStreamer
 import Testing
+
+@testable import Capture
 
 /// Each transport's permission set, held by the interpreter: what the page may not do is refused there, whatever
 /// the transport checked before, and a command built without a line keeps the parser's bounds.
@@ -14,7 +15,7 @@ import Testing
 
     @Test(arguments: [
         Command.quit, .wait(frames: 10), .snap(directory: "/etc"), .filter("lut file=/etc/shadow"), .filter("mono | lut file=/x"),
-        .filter("mono \"unterminated"),
+        .filter("mono \"unterminated")
     ])
     func thePageMayNotStopTheHostOrNameAFile(command: Command) {
         #expect(CommandPermissions.page.refusal(of: command) != nil, "\(command)")
@@ -44,11 +45,12 @@ import Testing
     }
 
     /// A command built from values (the page's JSON) is held to the bounds a typed line is, with the same usage.
-    @Test(arguments: [
-        (Command.focus(x: 2, y: 0), "focus 2 0"), (.exposurePoint(x: 0.5, y: -1), "exposure 0.5 -1"), (.zoom(.infinity), "zoom inf"),
-        (.exposureCompensation(ev: .nan), "exposure ev=nan"), (.whiteBalance(.kelvin(0)), "wb 0"), (.wait(frames: 0), "wait 0"),
-        (.adjust(.hue, .normalized(.infinity)), "hue inf"),
-    ] as [(Command, String)])
+    @Test(
+        arguments: [
+            (Command.focus(x: 2, y: 0), "focus 2 0"), (.exposurePoint(x: 0.5, y: -1), "exposure 0.5 -1"), (.zoom(.infinity), "zoom inf"),
+            (.exposureCompensation(ev: .nan), "exposure ev=nan"), (.whiteBalance(.kelvin(0)), "wb 0"), (.wait(frames: 0), "wait 0"),
+            (.adjust(.hue, .normalized(.infinity)), "hue inf")
+        ] as [(Command, String)])
     func builtCommandsKeepTheParsersBounds(command: Command, line: String) {
         #expect(throws: CommandError.self) { try command.checked() }
         do {

@@ -21,8 +21,10 @@ import Testing
         }
 
         func store(environment: [String: String] = [:]) -> String {
-            ConfigStore.standard(executable: executable, environment: environment, workingDirectory: work,
-                                 installed: installed).directory
+            ConfigStore.standard(
+                executable: executable, environment: environment, workingDirectory: work,
+                installed: installed
+            ).directory
         }
 
         func remove() { try? FileManager.default.removeItem(at: root) }

@@ -1,9 +1,10 @@
 import Camera
-@testable import Capture
 import Filters
 import Foundation
 import GStreamer
 import Testing
+
+@testable import Capture
 
 /// The repository's own folders, found from this source file.
 enum Repository {
@@ -54,7 +55,7 @@ struct ConfigTests {
         ("bad-rotate", "rotate", "90"),
         ("not-json", "", "not valid JSON"),
         ("not-an-object", "", "JSON object"),
-        ("bad-record-container", "record.container", "matroska, mp4"),
+        ("bad-record-container", "record.container", "matroska, mp4")
     ]
 
     @Test(arguments: broken)
@@ -77,7 +78,8 @@ struct ConfigTests {
 
     @Test func overridesSetAnyKeyAndAreValidated() throws {
         let store = ConfigStore(directory: Repository.pipelines)
-        let config = try store.load("preview", overrides: ["sources.0.device=/dev/video7", "caps.width=320", "filter=mono | invert", "still.every=1.5"])
+        let config = try store.load(
+            "preview", overrides: ["sources.0.device=/dev/video7", "caps.width=320", "filter=mono | invert", "still.every=1.5"])
         #expect(config.sources?.first?.device == "/dev/video7")
         #expect(config.caps?.width == 320)
         #expect(config.filter == "mono | invert")
@@ -95,7 +97,7 @@ struct ConfigTests {
         (#"{"sources":[{"kind":"test"}],"duration":1e308}"#, "duration"),
         (#"{"sources":[{"kind":"test"}],"duration":1e20}"#, "duration"),
         (#"{"sources":[{"kind":"test"}],"still":{"every":1e20}}"#, "still.every"),
-        (#"{"sources":[{"kind":"test"}],"still":{"every":1e-300}}"#, "still.every"),
+        (#"{"sources":[{"kind":"test"}],"still":{"every":1e-300}}"#, "still.every")
     ])
     func hugeSecondsAreRefusedWhereRead(json: String, path: String) {
         #expect(throws: ConfigError.self) { try ConfigLoader.load(data: Data(json.utf8), file: "big.json") }
@@ -126,7 +128,8 @@ struct ConfigTests {
             _ = try ConfigLoader.load(data: Data(json.utf8), file: "mp4.json")
             Issue.record("mp4 with \(encoder) loaded")
         } catch {
-            #expect(error.path == "record" && error.reason.contains("\"container\": \"mp4\" holds H.264 only")
+            #expect(
+                error.path == "record" && error.reason.contains("\"container\": \"mp4\" holds H.264 only")
                     && error.reason.contains("\"encoder\": \"\(encoder)\"") && error.reason.contains("matroska"), "\(error)")
             #expect(!error.description.contains("\n"))
         }
@@ -141,7 +144,8 @@ struct ConfigTests {
         #expect(onlyVP8.chosen == nil)
         let matroska = EncoderChoice.record(.auto, container: .matroska, available: everything, failures: FailedEncoders())
         #expect(matroska.candidates.contains { $0.codec == .vp8 })
-        let config = try ConfigLoader.load(data: Data(#"{"sources":[{"kind":"test"}],"record":{"container":"mp4"}}"#.utf8), file: "mp4.json")
+        let config = try ConfigLoader.load(
+            data: Data(#"{"sources":[{"kind":"test"}],"record":{"container":"mp4"}}"#.utf8), file: "mp4.json")
         #expect(PipelineBuilder(config: config, hasDisplay: false).recordEncoders.candidates.allSatisfy { $0.codec == .h264 })
     }
 
@@ -198,7 +202,8 @@ struct SessionTests {
     }
 
     @Test func tapDeliversFilteredFramesAndZoomIsClamped() throws {
-        let (session, folder) = try session("""
+        let (session, folder) = try session(
+            """
             {"sources":[{"kind":"test","pattern":"solid-color"}],"caps":{"width":64,"height":48,"format":"RGBA"},
              "filter":"invert","tap":true,"still":{"directory":"DIR"}}
             """)
@@ -241,7 +246,8 @@ struct SessionTests {
 
     /// A `snap` waits for the next frame without holding anything `stats` or `zoom` need.
     @Test func statsAndZoomAnswerWhileASnapWaitsForASlowFrame() throws {
-        let (session, folder) = try session("""
+        let (session, folder) = try session(
+            """
             {"sources":[{"kind":"test"}],"caps":{"width":64,"height":48,"framerate":"1/10"},"still":{"directory":"DIR"}}
             """)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -274,7 +280,8 @@ struct SessionTests {
     }
 
     @Test func stopFinalizesARunningRecording() throws {
-        let (session, folder) = try session("""
+        let (session, folder) = try session(
+            """
             {"sources":[{"kind":"test"}],"caps":{"width":160,"height":120,"framerate":"30/1"},
              "record":{"directory":"DIR","encoder":"mjpeg"}}
             """)

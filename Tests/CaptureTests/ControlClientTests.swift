@@ -8,7 +8,8 @@ import Testing
     /// A session that takes the command and never answers: the client says it waited, and for how long, rather than
     /// that the session closed the connection.
     @Test func aSilentSessionIsReportedAsNotReplyingInTime() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-silent-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "swiftcam-silent-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("silent.sock").path

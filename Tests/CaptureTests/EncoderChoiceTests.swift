@@ -1,7 +1,8 @@
-@testable import Capture
 import Foundation
 import GStreamer
 import Testing
+
+@testable import Capture
 
 /// Warnings an encoder start gave, and a wait for them.
 private final class Warnings: Sendable {
@@ -34,8 +35,9 @@ private final class Samples: Sendable {
 
 /// A live camera stand-in: a test pattern into `tee name=t`, for a live encoder or a recording to hang on.
 private func camera(frames: Int = -1) throws -> (Pipeline, Element) {
-    let camera = try Pipeline.parse("videotestsrc is-live=true num-buffers=\(frames) pattern=ball ! "
-                                    + "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! tee name=t allow-not-linked=true")
+    let camera = try Pipeline.parse(
+        "videotestsrc is-live=true num-buffers=\(frames) pattern=ball ! "
+            + "video/x-raw,format=I420,width=160,height=120,framerate=30/1 ! tee name=t allow-not-linked=true")
     try camera.setState(.playing)
     return (camera, try #require(camera.element(named: "t")))
 }
@@ -49,7 +51,8 @@ struct EncoderChoiceTests {
         let all = EncoderChoice.live(named: nil, available: Self.everything, failures: FailedEncoders())
         #expect(all.usable.map(\.element) == ["v4l2h264enc", "vah264enc", "vaapih264enc", "nvh264enc", "x264enc", "openh264enc", "vp8enc"])
         let software: Set = ["x264enc", "openh264enc", "vp8enc"]
-        #expect(EncoderChoice.live(named: nil, available: { software.contains($0) }, failures: FailedEncoders()).chosen?.element == "x264enc")
+        #expect(
+            EncoderChoice.live(named: nil, available: { software.contains($0) }, failures: FailedEncoders()).chosen?.element == "x264enc")
         #expect(EncoderChoice.live(named: nil, available: { $0 == "vp8enc" }, failures: FailedEncoders()).chosen?.codec == .vp8)
         #expect(EncoderChoice.live(named: nil, available: { _ in false }, failures: FailedEncoders()).chosen == nil)
         // Recordings: h264 never falls back to VP8; vp8 and mjpeg are one encoder each.
@@ -82,10 +85,13 @@ struct EncoderChoiceTests {
         #expect(unknown.hasPrefix("'x265enc' is not an encoder SwiftCam knows: use auto, v4l2h264enc,"), "\(unknown)")
         #expect(unknown.hasSuffix("this machine has x264enc, vp8enc"), "\(unknown)")
         #expect(EncoderChoice.problem(withLiveEncoder: "jpegenc", available: available)?.contains("not an encoder SwiftCam knows") == true)
-        #expect(EncoderChoice.problem(withLiveEncoder: "nvh264enc", available: available)
+        #expect(
+            EncoderChoice.problem(withLiveEncoder: "nvh264enc", available: available)
                 == "nvh264enc is not installed here; this machine has x264enc, vp8enc (see 'swiftcam encoders')")
         #expect(EncoderChoice.problem(withLiveEncoder: "x264enc", available: available) == nil)
-        #expect(EncoderChoice.problem(withRecordEncoder: .h264, available: { $0 == "vp8enc" })?.hasPrefix("no h264 encoder is installed here") == true)
+        #expect(
+            EncoderChoice.problem(withRecordEncoder: .h264, available: { $0 == "vp8enc" })?.hasPrefix("no h264 encoder is installed here")
+                == true)
         #expect(EncoderChoice.problem(withRecordEncoder: .mjpeg, available: available) == nil)
         // Through the loader, at the key.
         #expect(throws: ConfigError.self) {
@@ -98,8 +104,9 @@ struct EncoderChoiceTests {
             #expect("\(error)".hasPrefix("t.json: record.encoder: 'nosuchenc' is not an encoder SwiftCam knows"), "\(error)")
             #expect(!"\(error)".contains("\n"))
         }
-        let config = try ConfigLoader.load(data: Data(#"{"sources":[{"kind":"test"}],"record":{"encoder":"vp8enc"},"live":{"encoder":"auto"}}"#.utf8),
-                                           file: "t.json")
+        let config = try ConfigLoader.load(
+            data: Data(#"{"sources":[{"kind":"test"}],"record":{"encoder":"vp8enc"},"live":{"encoder":"auto"}}"#.utf8),
+            file: "t.json")
         #expect(config.record?.encoder == .element("vp8enc") && config.live?.encoder == "auto")
     }
 }
@@ -112,7 +119,8 @@ struct EncoderStandInTests {
     @Test func aWorkingHardwareEncoderIsChosen() throws {
         try #require(EncoderStandIns.register(), "x264enc, which the stand-ins are made of, is not installed")
         let failing: Set = [EncoderStandIns.refusing, EncoderStandIns.erroring]
-        let choice = EncoderChoice.live(named: nil, available: { !failing.contains($0) && Element.factoryExists($0) }, failures: FailedEncoders())
+        let choice = EncoderChoice.live(
+            named: nil, available: { !failing.contains($0) && Element.factoryExists($0) }, failures: FailedEncoders())
         #expect(choice.chosen?.element == EncoderStandIns.working)
         let (camera, tee) = try camera()
         defer { try? camera.setState(.null) }
@@ -160,7 +168,9 @@ struct EncoderStandInTests {
         #expect(failures.reason(for: "v4l2h264enc") != nil && failures.reason(for: "vah264enc") != nil)
         // The next encoder of this process goes straight to the one that works.
         let again = Warnings()
-        let later = LiveEncoder(format: .video, session: "later", choice: .live(named: nil, failures: failures), warn: again.add) { (camera, tee) }
+        let later = LiveEncoder(format: .video, session: "later", choice: .live(named: nil, failures: failures), warn: again.add) {
+            (camera, tee)
+        }
         let more = Samples()
         let second = try later.subscribe(more.take)
         #expect(more.wait(for: 5).count >= 5)
@@ -182,8 +192,10 @@ struct EncoderStandInTests {
         let (camera, tee) = try camera(frames: 90)
         defer { try? camera.setState(.null) }
         let warnings = Warnings()
-        let recorder = try Recorder(pipeline: camera, tee: tee, choice: .record(.h264, failures: FailedEncoders()), path: path,
-                                    graph: { builder.recordingGraph(location: path, encoder: $0) }, onWarning: warnings.add) { reason in
+        let recorder = try Recorder(
+            pipeline: camera, tee: tee, choice: .record(.h264, failures: FailedEncoders()), path: path,
+            graph: { builder.recordingGraph(location: path, encoder: $0) }, onWarning: warnings.add
+        ) { reason in
             Issue.record("the recording failed: \(reason)")
         }
         let lines = warnings.wait(for: 2)
@@ -192,7 +204,9 @@ struct EncoderStandInTests {
         if case .eos = end {} else { Issue.record("the camera did not end: \(String(describing: end))") }
         #expect(recorder.finish(), "\(recorder.failureReason ?? "its end was not written")")
         #expect(recorder.encoderElement == EncoderStandIns.working)
-        #expect(lines.map { $0.prefix(while: { $0 != "(" }) } == ["encoder v4l2h264enc failed to start ", "encoder vah264enc failed to start "], "\(lines)")
+        #expect(
+            lines.map { $0.prefix(while: { $0 != "(" }) } == ["encoder v4l2h264enc failed to start ", "encoder vah264enc failed to start "],
+            "\(lines)")
         let (frames, endedCleanly) = try decodeRecording(path, decoder: "h264parse ! openh264dec")
         #expect(endedCleanly, "the file ends cleanly")
         #expect(frames >= 30, "\(frames) frames decode")
@@ -202,7 +216,8 @@ struct EncoderStandInTests {
     /// encoder that fails is not replaced, and the error names it.
     @Test func aNamedEncoderIsUsedAlone() throws {
         try #require(EncoderStandIns.register(), "x264enc, which the stand-ins are made of, is not installed")
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             {"sources":[{"kind":"test"}],"caps":{"width":160,"height":120,"framerate":"30/1"},"live":{"encoder":"x264enc"}}
             """)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -217,8 +232,10 @@ struct EncoderStandInTests {
         let (camera, tee) = try camera()
         defer { try? camera.setState(.null) }
         let warnings = Warnings()
-        let named = LiveEncoder(format: .video, session: "named", choice: .live(named: EncoderStandIns.refusing, failures: FailedEncoders()),
-                                warn: warnings.add) { (camera, tee) }
+        let named = LiveEncoder(
+            format: .video, session: "named", choice: .live(named: EncoderStandIns.refusing, failures: FailedEncoders()),
+            warn: warnings.add
+        ) { (camera, tee) }
         #expect(throws: SessionError.self) { try named.subscribe { _ in } }
         #expect(warnings.all.count == 1 && warnings.all.first?.hasPrefix("encoder v4l2h264enc failed to start") == true, "\(warnings.all)")
         #expect(warnings.all.first?.hasSuffix("the config names it, so there is no other") == true, "\(warnings.all)")
@@ -233,9 +250,13 @@ struct EncoderStandInTests {
         let installed = Dictionary(uniqueKeysWithValues: inventory.encoders.map { ($0.element, $0.installed) })
         #expect(installed["v4l2h264enc"] == true && installed["vah264enc"] == true && installed["nvh264enc"] == true)
         #expect(installed["vaapih264enc"] == false)
-        #expect(inventory.choices.first == .init(use: "live", element: "v4l2h264enc",
-                                                 order: ["v4l2h264enc", "vah264enc", "nvh264enc", "x264enc", "openh264enc", "vp8enc"]))
-        #expect(inventory.text.contains("  live: v4l2h264enc (then vah264enc, nvh264enc, x264enc, openh264enc, vp8enc)"), "\(inventory.text)")
+        #expect(
+            inventory.choices.first
+                == .init(
+                    use: "live", element: "v4l2h264enc",
+                    order: ["v4l2h264enc", "vah264enc", "nvh264enc", "x264enc", "openh264enc", "vp8enc"]))
+        #expect(
+            inventory.text.contains("  live: v4l2h264enc (then vah264enc, nvh264enc, x264enc, openh264enc, vp8enc)"), "\(inventory.text)")
         failures.record("v4l2h264enc", reason: "stand-in refused")
         let after = EncoderInventory.scan(failures: failures)
         #expect(after.choices.first?.element == "vah264enc")

@@ -35,8 +35,9 @@ enum EncoderStandIns {
             gst_util_set_object_arg(object, "tune", "zerolatency")
             gst_util_set_object_arg(object, "speed-preset", "ultrafast")
         }
-        return g_type_register_static_simple(parentType, "SwiftCamWorkingEncoder", query.class_size, nil,
-                                             query.instance_size, setUp, GTypeFlags(rawValue: 0))
+        return g_type_register_static_simple(
+            parentType, "SwiftCamWorkingEncoder", query.class_size, nil,
+            query.instance_size, setUp, GTypeFlags(rawValue: 0))
     }
 
     /// x264enc's element type, the parent of the failing ones.
@@ -57,7 +58,8 @@ enum EncoderStandIns {
             klass.assumingMemoryBound(to: GstElementClass.self).pointee.change_state = { element, transition in
                 let result = EncoderStandIns.chainUp(element, transition)
                 if transition == GST_STATE_CHANGE_PAUSED_TO_PLAYING, let element {
-                    let failure = g_error_new_literal(gst_core_error_quark(), gint(GST_CORE_ERROR_FAILED.rawValue), "no VA display for the stand-in")
+                    let failure = g_error_new_literal(
+                        gst_core_error_quark(), gint(GST_CORE_ERROR_FAILED.rawValue), "no VA display for the stand-in")
                     let source = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GstObject.self)
                     gst_element_post_message(element, gst_message_new_error(source, failure, "stand-in for a hardware encoder"))
                     g_error_free(failure)
@@ -65,14 +67,16 @@ enum EncoderStandIns {
                 return result
             }
         }
-        return g_type_register_static_simple(parentType, name, query.class_size, refusing ? refuse : error,
-                                             query.instance_size, nil, GTypeFlags(rawValue: 0))
+        return g_type_register_static_simple(
+            parentType, name, query.class_size, refusing ? refuse : error,
+            query.instance_size, nil, GTypeFlags(rawValue: 0))
     }
 
     /// x264enc's own `change_state`.
     private static func chainUp(_ element: UnsafeMutablePointer<GstElement>?, _ transition: GstStateChange) -> GstStateChangeReturn {
         guard let parent = g_type_class_peek(parentType)?.assumingMemoryBound(to: GstElementClass.self),
-              let changeState = parent.pointee.change_state else { return GST_STATE_CHANGE_FAILURE }
+            let changeState = parent.pointee.change_state
+        else { return GST_STATE_CHANGE_FAILURE }
         return changeState(element, transition)
     }
 }

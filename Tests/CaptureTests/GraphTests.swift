@@ -101,16 +101,18 @@ struct GraphTests {
     /// Device paths a shell or the launch parser would split, quote or read as links.
     static let awkwardDevices = [
         "/dev/video 0", "/dev/it's", "/dev/say \"hi\"", "/dev/a!b", "/dev/a=b",
-        "/dev/v 0\"'!=x", "/dev/x ! fakesink videotestsrc", "/dev/\"quoted\"", "/dev/back\\slash", "/dev/caméra",
+        "/dev/v 0\"'!=x", "/dev/x ! fakesink videotestsrc", "/dev/\"quoted\"", "/dev/back\\slash", "/dev/caméra"
     ]
 
     @Test(arguments: awkwardDevices)
     func awkwardDeviceIsOnePropertyValueAndNothingElse(device: String) throws {
         let caps: [String: Any] = ["width": 320, "height": 240, "framerate": "25/1"]
-        let plain = PipelineBuilder(config: try config(["sources": [["kind": "v4l2", "device": "/dev/video0"]], "caps": caps]),
-                                    hasDisplay: false)
-        let awkward = PipelineBuilder(config: try config(["sources": [["kind": "v4l2", "device": device]], "caps": caps]),
-                                      hasDisplay: false)
+        let plain = PipelineBuilder(
+            config: try config(["sources": [["kind": "v4l2", "device": "/dev/video0"]], "caps": caps]),
+            hasDisplay: false)
+        let awkward = PipelineBuilder(
+            config: try config(["sources": [["kind": "v4l2", "device": device]], "caps": caps]),
+            hasDisplay: false)
         let pipeline = try awkward.build()
         let sources = pipeline.allElements.filter { $0.factoryName == "v4l2src" }
         #expect(sources.count == 1)
@@ -210,8 +212,9 @@ struct FileSourceTests {
         let span = (times.last ?? 0) - asked
         #expect(span >= 0.65, "the 8th frame at 10 fps left the filter \(span) s after play was asked: not paced")
 
-        let fast = PipelineBuilder(config: try config(["sources": [["kind": "file", "path": path, "realtime": false]], "caps": caps]),
-                                   hasDisplay: false)
+        let fast = PipelineBuilder(
+            config: try config(["sources": [["kind": "file", "path": path, "realtime": false]], "caps": caps]),
+            hasDisplay: false)
         #expect(try fast.build().element(named: PipelineBuilder.Names.pace(0)) == nil)
         #expect(throws: ConfigError.self) { try config(["sources": [["kind": "test", "realtime": false]]]) }
     }
@@ -222,8 +225,17 @@ func writeClip(to path: String, frames: Int) throws {
     var graph = GraphDescription()
     graph.chain(
         graph.add("videotestsrc", ["num-buffers": .int(frames)]),
-        graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("width", .int(64)), ("height", .int(48)),
-                                                                                ("framerate", .fraction(10, 1))]))]),
+        graph.add(
+            "capsfilter",
+            [
+                "caps": .caps(
+                    CapsDescription(
+                        "video/x-raw",
+                        [
+                            ("width", .int(64)), ("height", .int(48)),
+                            ("framerate", .fraction(10, 1))
+                        ]))
+            ]),
         graph.add("jpegenc"),
         graph.add("matroskamux"),
         graph.add("filesink", ["location": .string(path)]))

@@ -1,9 +1,10 @@
 import Analysis
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 import TestSupport
 import Testing
+
 @testable import Capture
 
 /// The fault matrix on the real driver: every fault a camera session meets in the field, injected
@@ -16,7 +17,9 @@ import Testing
 ///
 /// The session under test is always a child process: this process never opens the camera, so the driver
 /// can be unloaded while it runs.
-@Suite("HardwareFaultTests", .serialized, .enabled(if: Hardware.enabled && Hardware.isRoot, "needs the vivid VM (scripts/test-hardware.sh faults)"))
+@Suite(
+    "HardwareFaultTests", .serialized,
+    .enabled(if: Hardware.enabled && Hardware.isRoot, "needs the vivid VM (scripts/test-hardware.sh faults)"))
 struct HardwareFaultTests {
     /// The /metrics sample of frames the camera driver lost.
     static let sourceDrops = #"swiftcam_frames_dropped_total{cause="source"}"#
@@ -40,8 +43,10 @@ struct HardwareFaultTests {
 
     @Test func driverReloaded() throws {
         defer { FaultRun.ensureDriver() }
-        try cameraFault(2, "Driver reloaded", injected: "unbind vivid.0, `modprobe -r vivid`, `modprobe vivid`",
-                        says: ["went away", "stopped sending frames"]) {
+        try cameraFault(
+            2, "Driver reloaded", injected: "unbind vivid.0, `modprobe -r vivid`, `modprobe vivid`",
+            says: ["went away", "stopped sending frames"]
+        ) {
             FaultRun.shell("echo vivid.0 > /sys/bus/platform/drivers/vivid/unbind")
         } whileWaiting: { outage in
             #expect(outage.handles.isEmpty, "no handle on the camera while it waits: \(outage.handles)")
@@ -53,8 +58,10 @@ struct HardwareFaultTests {
     }
 
     @Test func fatalStreamingError() throws {
-        try cameraFault(3, "DQBUF: fatal streaming error", injected: "vivid `inject_fatal_streaming_error`",
-                        says: ["stopped sending frames", "failed while streaming"]) {
+        try cameraFault(
+            3, "DQBUF: fatal streaming error", injected: "vivid `inject_fatal_streaming_error`",
+            says: ["stopped sending frames", "failed while streaming"]
+        ) {
             Live.setCtrl("inject_fatal_streaming_error=1")
         } whileWaiting: { outage in
             // GStreamer 1.22's v4l2src keeps its buffer pool (and the pool's dup of the camera's descriptor)
@@ -68,18 +75,24 @@ struct HardwareFaultTests {
     }
 
     @Test func streamonErrorDuringRecovery() throws {
-        try cameraFault(4, "STREAMON error while recovering", injected: "`inject_vidioc_streamon_error`, then a fatal error",
-                        says: ["stopped sending frames", "failed while streaming"]) {
+        try cameraFault(
+            4, "STREAMON error while recovering", injected: "`inject_vidioc_streamon_error`, then a fatal error",
+            says: ["stopped sending frames", "failed while streaming"]
+        ) {
             Live.setCtrl("inject_vidioc_streamon_error=1")
             Live.setCtrl("inject_fatal_streaming_error=1")
-        } whileWaiting: { _ in nil }
+        } whileWaiting: { _ in
+            nil
+        }
     }
 
     @Test func hungCamera() throws {
         // vivid drops every buffer it would fill: no frame and no error, as a hung driver. The watchdog restarts it.
         defer { Live.setCtrl("percentage_of_dropped_buffers=0") }
-        try cameraFault(15, "Camera stops sending frames without an error", injected: "`percentage_of_dropped_buffers=100`",
-                        says: ["sent no frame for 5 s; restarting it"], clearedBy: "the control's reset") {
+        try cameraFault(
+            15, "Camera stops sending frames without an error", injected: "`percentage_of_dropped_buffers=100`",
+            says: ["sent no frame for 5 s; restarting it"], clearedBy: "the control's reset"
+        ) {
             Live.setCtrl("percentage_of_dropped_buffers=100")
         } whileWaiting: { _ in
             Live.setCtrl("percentage_of_dropped_buffers=0")
@@ -101,11 +114,12 @@ struct HardwareFaultTests {
         let again = MonotonicClock.now
         let second = Live.run([Built.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
         #expect(second.status == 0, "the next run streams: \(second.err)")
-        FaultMatrix.row(16, "Camera busy in another program at start", injected: "`v4l2-ctl --stream-mmap` streams from the camera before `run`",
-                   reported: "`run` exits \(first.status) after \(FaultRun.seconds(took)): stderr `\(errLines.first ?? "nothing")`",
-                   files: "—",
-                   recovery: "once that program stops, the next `run` streams (\(second.status == 0 ? "exit 0" : "exit \(second.status)"))",
-                   time: "\(FaultRun.seconds(MonotonicClock.now - again)) for the next run of 25 frames")
+        FaultMatrix.row(
+            16, "Camera busy in another program at start", injected: "`v4l2-ctl --stream-mmap` streams from the camera before `run`",
+            reported: "`run` exits \(first.status) after \(FaultRun.seconds(took)): stderr `\(errLines.first ?? "nothing")`",
+            files: "—",
+            recovery: "once that program stops, the next `run` streams (\(second.status == 0 ? "exit 0" : "exit \(second.status)"))",
+            time: "\(FaultRun.seconds(MonotonicClock.now - again)) for the next run of 25 frames")
     }
 
     @Test func busyWhileRecovering() throws {
@@ -122,7 +136,8 @@ struct HardwareFaultTests {
         // Another program takes the camera while the session waits to reopen it (1.5 s after letting go of it).
         let other = try Hardware.OtherStreamer()
         let busyLine = run.line(after: injectedAt, timeout: 30) { $0.stream == .err && $0.text.contains("status busy") }
-        let expected = "swiftcam: status busy: camera \(Hardware.device) is in use by \(other.holder); waiting for it to be free — recording continues in \(part2)"
+        let expected =
+            "swiftcam: status busy: camera \(Hardware.device) is in use by \(other.holder); waiting for it to be free — recording continues in \(part2)"
         #expect(busyLine?.text == expected, "\(busyLine?.text ?? "no 'status busy' line")")
         let stats = run.reply("stats")
         #expect(stats.detail.hasPrefix("busy: camera \(Hardware.device) is in use by \(other.holder)"), "\(stats)")
@@ -139,11 +154,13 @@ struct HardwareFaultTests {
         #expect(second.error == nil && second.frames >= 15, "\(part2): \(second)")
         let failures = run.lines().filter { $0.stream == .err && $0.time >= injectedAt }.map(\.text)
         for line in failures { #expect(debugText(in: line).isEmpty, "\(line)") }
-        FaultMatrix.row(17, "Camera busy in another program while recovering", injected: "a fatal streaming error, then `v4l2-ctl --stream-mmap` takes the camera",
-                   reported: failures.map { "`\($0)`" }.joined(separator: "; ") + "; `stats` → `\(FaultRun.excerpt(stats.detail, words: 12)) …`",
-                   files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); part 2 plays (\(second.frames) frames)",
-                   recovery: "by itself once that program stops: `configured`, the recording goes on in the part the sentence named",
-                   time: recovered.map { "\(FaultRun.seconds($0.time - freed)) from that program's end to `recovered`" } ?? "did not recover")
+        FaultMatrix.row(
+            17, "Camera busy in another program while recovering",
+            injected: "a fatal streaming error, then `v4l2-ctl --stream-mmap` takes the camera",
+            reported: failures.map { "`\($0)`" }.joined(separator: "; ") + "; `stats` → `\(FaultRun.excerpt(stats.detail, words: 12)) …`",
+            files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); part 2 plays (\(second.frames) frames)",
+            recovery: "by itself once that program stops: `configured`, the recording goes on in the part the sentence named",
+            time: recovered.map { "\(FaultRun.seconds($0.time - freed)) from that program's end to `recovered`" } ?? "did not recover")
     }
 
     // MARK: Faults the stream absorbs
@@ -170,28 +187,33 @@ struct HardwareFaultTests {
 
     @Test(arguments: [20, 50])
     func droppedBuffers(percent: Int) throws {
-        try absorbedFault(percent == 20 ? 8 : 9, "\(percent) % dropped buffers", injected: "`percentage_of_dropped_buffers=\(percent)`") { run in
+        try absorbedFault(percent == 20 ? 8 : 9, "\(percent) % dropped buffers", injected: "`percentage_of_dropped_buffers=\(percent)`") {
+            run in
             // A loaded VM makes vivid miss frames on its own: that background rate is allowed on top.
             let start = try #require(run.stats())
             #expect(run.reply("wait 25").isOK)
             // Read before `before`: the scrape takes a while, and frames in it must not count in the window below.
             let metricBefore = try run.metrics()[Self.sourceDrops] ?? -1
             let before = try #require(run.stats())
-            let background = Double(before.sourceDrops - start.sourceDrops) / Double(max(1, before.sourceDrops - start.sourceDrops + before.framesIn - start.framesIn))
+            let background =
+                Double(before.sourceDrops - start.sourceDrops)
+                / Double(max(1, before.sourceDrops - start.sourceDrops + before.framesIn - start.framesIn))
             Live.setCtrl("percentage_of_dropped_buffers=\(percent)")
             defer { Live.setCtrl("percentage_of_dropped_buffers=0") }
             #expect(run.reply("wait 150").isOK)
             let after = try #require(run.stats())
             let lost = after.sourceDrops - before.sourceDrops, delivered = after.framesIn - before.framesIn
             let rate = Double(lost) / Double(max(1, lost + delivered))
-            #expect(rate >= Double(percent) / 100 - 0.08 && rate <= Double(percent) / 100 + 0.08 + background,
-                    "source drops \(lost) of \(lost + delivered) (background \(background))")
+            #expect(
+                rate >= Double(percent) / 100 - 0.08 && rate <= Double(percent) / 100 + 0.08 + background,
+                "source drops \(lost) of \(lost + delivered) (background \(background))")
             #expect(after.status == "configured")
             // /metrics says what `stats` says: the driver's drops, counted by cause.
             let metricAfter = try run.metrics()[Self.sourceDrops] ?? -1
-            #expect(metricBefore >= 0 && metricBefore <= Double(before.sourceDrops) && metricAfter >= Double(after.sourceDrops)
+            #expect(
+                metricBefore >= 0 && metricBefore <= Double(before.sourceDrops) && metricAfter >= Double(after.sourceDrops)
                     && metricAfter > metricBefore,
-                    "\(Self.sourceDrops): \(metricBefore) → \(metricAfter); stats \(before.sourceDrops) → \(after.sourceDrops)")
+                "\(Self.sourceDrops): \(metricBefore) → \(metricAfter); stats \(before.sourceDrops) → \(after.sourceDrops)")
             Live.setCtrl("percentage_of_dropped_buffers=0")
             // Once the driver stops dropping, the counter stops rising: a clean window of 25 frames.
             let cleared = MonotonicClock.now
@@ -261,12 +283,15 @@ struct HardwareFaultTests {
         #expect(end.status == 74, "run exits 74 (EX_IOERR) when a recording failed; it exited \(end.status)")
         let stillOK = (try? Live.decodeJPEG(still)) != nil
         #expect(stillOK)
-        FaultMatrix.row(10, "Full disk while recording", injected: "recording directory on a 200 kB tmpfs",
-                   reported: report.map { "`\($0.text)` \(FaultRun.seconds($0.time - started)) after `record start`" } ?? "no report line"
-                       + "; `stats` → `\(FaultRun.excerpt(stats.detail, around: "recording"))`; `record stop` → `\(stop)`; \(fullDisk); `run` exits \(end.status)",
-                   files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); the recording plays \(written.frames) frames (\(FaultRun.seconds(written.seconds)))",
-                   recovery: "the session keeps streaming and taking stills; with room again `record start` works and the file plays (\(resumed.frames) frames)",
-                   time: "\(FaultRun.seconds(recoveredAfter)) from room to a new recording")
+        FaultMatrix.row(
+            10, "Full disk while recording", injected: "recording directory on a 200 kB tmpfs",
+            reported: report.map { "`\($0.text)` \(FaultRun.seconds($0.time - started)) after `record start`" } ?? "no report line"
+                + "; `stats` → `\(FaultRun.excerpt(stats.detail, around: "recording"))`; `record stop` → `\(stop)`; \(fullDisk); `run` exits \(end.status)",
+            files:
+                "\(stillOK ? "the still decodes" : "the still does NOT decode"); the recording plays \(written.frames) frames (\(FaultRun.seconds(written.seconds)))",
+            recovery:
+                "the session keeps streaming and taking stills; with room again `record start` works and the file plays (\(resumed.frames) frames)",
+            time: "\(FaultRun.seconds(recoveredAfter)) from room to a new recording")
     }
 
     @Test func fullDiskWhileTakingAStill() throws {
@@ -281,7 +306,8 @@ struct HardwareFaultTests {
         let refused = run.reply("snap")
         #expect(!refused.isOK && refused.detail.contains("No space left on device"), "snap on a full disk: \(refused)")
         let periodic = run.line(after: filled, timeout: 10) { $0.stream == .err && $0.text.contains("still failed") }
-        #expect(periodic?.text.contains("No space left on device") == true, "a periodic still on a full disk: \(periodic?.text ?? "no line")")
+        #expect(
+            periodic?.text.contains("No space left on device") == true, "a periodic still on a full disk: \(periodic?.text ?? "no line")")
         let stats = run.reply("stats")
         #expect(stats.detail.hasPrefix("configured"), "\(stats)")
         #expect(run.reply("wait 25").isOK)
@@ -306,11 +332,12 @@ struct HardwareFaultTests {
         #expect(end.status == 74, "run exits 74 (EX_IOERR) when a still failed; it exited \(end.status)")
         let remaining = FaultRun.files(in: disk.path)
         #expect(remaining.allSatisfy { $0.hasSuffix(".jpg") && !$0.hasPrefix(".") }, "left behind after the run: \(remaining)")
-        FaultMatrix.row(11, "Full disk while taking a still", injected: "still directory on a full 200 kB tmpfs, a still every second",
-                   reported: "`snap` → `\(refused)`; stderr `\(periodic?.text ?? "no line")`; `stats` → `configured`; `run` exits \(end.status)",
-                   files: "no partial file; the \(leftovers.count) still\(leftovers.count == 1 ? "" : "s") written before decode",
-                   recovery: "with room again `snap` works and periodic stills resume",
-                   time: "\(FaultRun.seconds(recoveredAfter)) from room to a still")
+        FaultMatrix.row(
+            11, "Full disk while taking a still", injected: "still directory on a full 200 kB tmpfs, a still every second",
+            reported: "`snap` → `\(refused)`; stderr `\(periodic?.text ?? "no line")`; `stats` → `configured`; `run` exits \(end.status)",
+            files: "no partial file; the \(leftovers.count) still\(leftovers.count == 1 ? "" : "s") written before decode",
+            recovery: "with room again `snap` works and periodic stills resume",
+            time: "\(FaultRun.seconds(recoveredAfter)) from room to a still")
     }
 
     @Test func unwritableStillDirectory() throws {
@@ -322,8 +349,9 @@ struct HardwareFaultTests {
         let refused = run.reply("snap")
         #expect(!refused.isOK && refused.detail.contains(disk.path) && refused.detail.contains("Read-only file system"), "\(refused)")
         let below = run.reply("snap \(disk.path)/new")
-        #expect(!below.isOK && below.detail.contains("\(disk.path)/new") && below.detail.contains("Read-only file system"),
-                "snap into a directory that cannot be created says why: \(below)")
+        #expect(
+            !below.isOK && below.detail.contains("\(disk.path)/new") && below.detail.contains("Read-only file system"),
+            "snap into a directory that cannot be created says why: \(below)")
         let periodic = run.line(after: started, timeout: 10) { $0.stream == .err && $0.text.contains("still failed") }
         #expect(periodic?.text.contains("Read-only file system") == true, "\(periodic?.text ?? "no line")")
         let elsewhere = run.reply("snap \(Live.scratch)/writable")
@@ -338,11 +366,13 @@ struct HardwareFaultTests {
         #expect(resumed != nil, "periodic stills resume")
         let end = run.quit()
         #expect(end.status == 74, "run exits 74 (EX_IOERR) when a still failed; it exited \(end.status)")
-        FaultMatrix.row(12, "Unwritable still directory", injected: "still directory on a read-only tmpfs, a still every second",
-                   reported: "`snap` → `\(refused)`; `snap DIR/new` → `\(below)`; stderr `\(periodic?.text ?? "no line")`; `run` exits \(end.status)",
-                   files: "none written there; a still elsewhere decodes",
-                   recovery: "once writable `snap` works and periodic stills resume",
-                   time: "\(FaultRun.seconds(recoveredAfter)) from writable to a still")
+        FaultMatrix.row(
+            12, "Unwritable still directory", injected: "still directory on a read-only tmpfs, a still every second",
+            reported:
+                "`snap` → `\(refused)`; `snap DIR/new` → `\(below)`; stderr `\(periodic?.text ?? "no line")`; `run` exits \(end.status)",
+            files: "none written there; a still elsewhere decodes",
+            recovery: "once writable `snap` works and periodic stills resume",
+            time: "\(FaultRun.seconds(recoveredAfter)) from writable to a still")
     }
 
     // MARK: The process
@@ -374,11 +404,13 @@ struct HardwareFaultTests {
         let back = MonotonicClock.now - restarted
         #expect(next.reply("wait 25").isOK)
         #expect(next.quit().status == 0)
-        FaultMatrix.row(13, "`kill -9` while recording", injected: "SIGKILL to `swiftcam run`",
-                   reported: "exit \(end.map(String.init) ?? "none"); `ctl … stats` → exit \(ctl.status) `\(ctlLine)`",
-                   files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); the recording plays \(FaultRun.seconds(played.seconds)) of the \(FaultRun.seconds(expected)) recorded before the kill (\(RecordedFile.hasCues(recording.path) ? "with" : "without") its index)",
-                   recovery: "the next `run` replaces the stale socket and streams",
-                   time: "\(FaultRun.seconds(back)) from the next `run` to its first frame")
+        FaultMatrix.row(
+            13, "`kill -9` while recording", injected: "SIGKILL to `swiftcam run`",
+            reported: "exit \(end.map(String.init) ?? "none"); `ctl … stats` → exit \(ctl.status) `\(ctlLine)`",
+            files:
+                "\(stillOK ? "the still decodes" : "the still does NOT decode"); the recording plays \(FaultRun.seconds(played.seconds)) of the \(FaultRun.seconds(expected)) recorded before the kill (\(RecordedFile.hasCues(recording.path) ? "with" : "without") its index)",
+            recovery: "the next `run` replaces the stale socket and streams",
+            time: "\(FaultRun.seconds(back)) from the next `run` to its first frame")
     }
 
     @Test func sigtermWhileRecording() throws {
@@ -400,11 +432,13 @@ struct HardwareFaultTests {
         #expect(RecordedFile.hasCues(recording.path), "a finalized recording has its index")
         let stillOK = (try? Live.decodeJPEG(still)) != nil
         #expect(stillOK)
-        FaultMatrix.row(14, "`SIGTERM` while recording", injected: "SIGTERM to `swiftcam run`",
-                   reported: "`stopped sigterm`, exit \(end.map(String.init) ?? "none"); the socket is removed",
-                   files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); the recording is finalized (index written) and plays \(FaultRun.seconds(played.seconds)) of \(FaultRun.seconds(expected))",
-                   recovery: "—",
-                   time: "\(FaultRun.seconds(took)) from the signal to exit")
+        FaultMatrix.row(
+            14, "`SIGTERM` while recording", injected: "SIGTERM to `swiftcam run`",
+            reported: "`stopped sigterm`, exit \(end.map(String.init) ?? "none"); the socket is removed",
+            files:
+                "\(stillOK ? "the still decodes" : "the still does NOT decode"); the recording is finalized (index written) and plays \(FaultRun.seconds(played.seconds)) of \(FaultRun.seconds(expected))",
+            recovery: "—",
+            time: "\(FaultRun.seconds(took)) from the signal to exit")
     }
 
     @Test func streamonErrorAtStart() throws {
@@ -414,19 +448,24 @@ struct HardwareFaultTests {
         let first = Live.run([Built.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
         let took = MonotonicClock.now - started
         let reason = first.err.split(separator: "\n").last.map(String.init) ?? ""
-        #expect(first.status != 0 && reason == "swiftcam: status failed: camera \(Hardware.device) would not start streaming (its driver refused the buffers); SwiftCam stopped",
-                "\(first.status) \(first.err)")
+        #expect(
+            first.status != 0
+                && reason
+                    == "swiftcam: status failed: camera \(Hardware.device) would not start streaming (its driver refused the buffers); SwiftCam stopped",
+            "\(first.status) \(first.err)")
         #expect(debugText(in: first.err).isEmpty, "\(first.err)")
         let errLines = first.err.split(separator: "\n")
         #expect(errLines.count == 1, "a failure is one line (DESIGN: a one-line reason): \(errLines)")
         let again = MonotonicClock.now
         let second = Live.run([Built.swiftcam, "run", config, "--frames", "25", "--no-control", "--quiet"])
         #expect(second.status == 0, "the next run streams: \(second.err)")
-        FaultMatrix.row(5, "STREAMON error at start", injected: "`inject_vidioc_streamon_error` before `run`",
-                   reported: "`run` exits \(first.status) after \(FaultRun.seconds(took)): stderr `\(reason)`\(errLines.count == 1 ? "" : " (\(errLines.count) times)")",
-                   files: "—",
-                   recovery: "no retry at start; the next `run` streams (\(second.status == 0 ? "exit 0" : "exit \(second.status)"))",
-                   time: "\(FaultRun.seconds(MonotonicClock.now - again)) for the next run of 25 frames")
+        FaultMatrix.row(
+            5, "STREAMON error at start", injected: "`inject_vidioc_streamon_error` before `run`",
+            reported:
+                "`run` exits \(first.status) after \(FaultRun.seconds(took)): stderr `\(reason)`\(errLines.count == 1 ? "" : " (\(errLines.count) times)")",
+            files: "—",
+            recovery: "no retry at start; the next `run` streams (\(second.status == 0 ? "exit 0" : "exit \(second.status)"))",
+            time: "\(FaultRun.seconds(MonotonicClock.now - again)) for the next run of 25 frames")
     }
 
     // MARK: The shared flows
@@ -435,8 +474,10 @@ struct HardwareFaultTests {
     /// across it. `whileWaiting` runs once the session waits for the camera; when it removes the fault it
     /// returns the time it did (recovery is timed from then), else nil (timed from the fault).
     /// `says`: what the sentence on stderr must say happened (one of them).
-    private func cameraFault(_ index: Int, _ fault: String, injected: String, says: [String], clearedBy: String = "`modprobe vivid`",
-                             inject: () -> Void, whileWaiting: (Outage) -> Double?) throws {
+    private func cameraFault(
+        _ index: Int, _ fault: String, injected: String, says: [String], clearedBy: String = "`modprobe vivid`",
+        inject: () -> Void, whileWaiting: (Outage) -> Double?
+    ) throws {
         let run = try FaultRun(FaultRun.slug(fault))
         defer { run.end() }
         let still = try run.baseline()
@@ -460,8 +501,9 @@ struct HardwareFaultTests {
             #expect(debugText(in: text).isEmpty, "\(text)")
         }
         let stats = run.reply("stats")
-        #expect(stats.detail.hasPrefix("failed: camera \(Hardware.device) ") && debugText(in: stats.detail).isEmpty,
-                "stats while the camera is gone: \(stats)")
+        #expect(
+            stats.detail.hasPrefix("failed: camera \(Hardware.device) ") && debugText(in: stats.detail).isEmpty,
+            "stats while the camera is gone: \(stats)")
         // Once it says it waits, the failed graph is gone: what it still holds on the camera, what a command gets.
         let waiting = run.line(after: injectedAt, timeout: 30) { $0.stream == .out && $0.text.hasPrefix("recovering:") }
         #expect(waiting != nil, "no 'recovering:' line")
@@ -495,11 +537,16 @@ struct HardwareFaultTests {
         #expect(second.error == nil && second.frames >= 15, "\(lastPart): \(second)")
         let recoveryTime = recovered.map { $0.time - clearedAt }
         let failedText = failedLine.map { "`\($0.text)` on stderr after \(FaultRun.seconds($0.time - injectedAt))" } ?? "no status line"
-        FaultMatrix.row(index, fault, injected: injected,
-                   reported: "\(failedText); `stats` → `\(FaultRun.excerpt(stats.detail, words: 8)) …`; `snap` → `\(FaultRun.excerpt(snap.description, words: 9)) …`",
-                   files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); part 1 plays \(FaultRun.seconds(first.seconds)) of the \(FaultRun.seconds(expected)) recorded before the fault; part 2 plays (\(second.frames) frames)",
-                   recovery: "by itself (`recovering: …`, `recovered: …`): `configured`, frames flow, the recording goes on in `-part2`; camera handles held while waiting: \(outage.handles.count); the next `stats` says \(fmt(after?.fpsIn ?? 0, 0)) fps in",
-                   time: recoveryTime.map { "\(FaultRun.seconds($0)) from \(cleared == nil ? "the fault" : clearedBy) to `recovered`" } ?? "did not recover")
+        FaultMatrix.row(
+            index, fault, injected: injected,
+            reported:
+                "\(failedText); `stats` → `\(FaultRun.excerpt(stats.detail, words: 8)) …`; `snap` → `\(FaultRun.excerpt(snap.description, words: 9)) …`",
+            files:
+                "\(stillOK ? "the still decodes" : "the still does NOT decode"); part 1 plays \(FaultRun.seconds(first.seconds)) of the \(FaultRun.seconds(expected)) recorded before the fault; part 2 plays (\(second.frames) frames)",
+            recovery:
+                "by itself (`recovering: …`, `recovered: …`): `configured`, frames flow, the recording goes on in `-part2`; camera handles held while waiting: \(outage.handles.count); the next `stats` says \(fmt(after?.fpsIn ?? 0, 0)) fps in",
+            time: recoveryTime.map { "\(FaultRun.seconds($0)) from \(cleared == nil ? "the fault" : clearedBy) to `recovered`" }
+                ?? "did not recover")
     }
 
     /// A fault the stream should absorb: no failure, frames keep flowing, the recording across it is one file.
@@ -513,7 +560,9 @@ struct HardwareFaultTests {
         let outcome = try apply(run)
         let atEnd = try #require(run.stats())
         #expect(atEnd.status == "configured")
-        let failures = run.lines().filter { $0.time >= injectedAt && ($0.text.contains("status failed") || $0.text.contains("status busy")) }
+        let failures = run.lines().filter {
+            $0.time >= injectedAt && ($0.text.contains("status failed") || $0.text.contains("status busy"))
+        }
         #expect(failures.isEmpty, "\(failures.map(\.text))")
         let stop = run.reply("record stop")
         #expect(stop.isOK && stop.detail == "recorded \(recording.path)", "one recording across the fault: \(stop)")
@@ -523,10 +572,12 @@ struct HardwareFaultTests {
         let expected = atEnd.uptime - recording.uptime
         let played = RecordedFile.play(recording.path)
         #expect(played.error == nil && played.seconds >= expected - 1, "\(recording.path): \(played) of \(expected) s")
-        FaultMatrix.row(index, fault, injected: injected,
-                   reported: "no failure: \(outcome)",
-                   files: "\(stillOK ? "the still decodes" : "the still does NOT decode"); the recording across it is one file and plays \(FaultRun.seconds(played.seconds)) of \(FaultRun.seconds(expected)) (\(played.frames) frames)",
-                   recovery: "nothing to recover", time: "—")
+        FaultMatrix.row(
+            index, fault, injected: injected,
+            reported: "no failure: \(outcome)",
+            files:
+                "\(stillOK ? "the still decodes" : "the still does NOT decode"); the recording across it is one file and plays \(FaultRun.seconds(played.seconds)) of \(FaultRun.seconds(expected)) (\(played.frames) frames)",
+            recovery: "nothing to recover", time: "—")
     }
 }
 
@@ -543,7 +594,9 @@ enum FaultMatrix {
         let dated = try? NSRegularExpression(pattern: "[^ `]*-[0-9]{8}-[0-9]{6}[^ `]*?(-part[0-9]+)?\\.(mkv|jpg)")
         let cells = [String(index), fault, injected, reported, files, recovery, time].map { cell -> String in
             var text = cell.replacingOccurrences(of: "\(Live.scratch)/", with: "")
-            if let dated { text = dated.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "FILE$1.$2") }
+            if let dated {
+                text = dated.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "FILE$1.$2")
+            }
             return text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
         }
         print("matrix|" + cells.joined(separator: "|"))
@@ -606,7 +659,8 @@ struct RecordedFile: CustomStringConvertible {
     /// (The SeekHead at the start names the Cues ID too, so only what follows the clusters counts.)
     static func hasCues(_ path: String) -> Bool {
         guard let data = FileManager.default.contents(atPath: path),
-              let cluster = data.range(of: Data([0x1F, 0x43, 0xB6, 0x75]), options: .backwards) else { return false }
+            let cluster = data.range(of: Data([0x1F, 0x43, 0xB6, 0x75]), options: .backwards)
+        else { return false }
         return data.range(of: Data([0x1C, 0x53, 0xBB, 0x6B]), in: cluster.upperBound..<data.endIndex) != nil
     }
 }
@@ -630,22 +684,29 @@ final class FaultRun: @unchecked Sendable {
 
     /// Starts a run of a new config named `name` (`fresh: false` reuses the written one) and waits until it
     /// answers on its socket.
-    init(_ name: String, stillDirectory: String? = nil, stillEvery: Double? = nil, recordDirectory: String? = nil, fresh: Bool = true) throws {
+    init(
+        _ name: String, stillDirectory: String? = nil, stillEvery: Double? = nil, recordDirectory: String? = nil, fresh: Bool = true
+    ) throws {
         self.name = name
         socket = ControlSocket.path(for: name)
-        let config = fresh ? try Self.writeConfig(name, stillDirectory: stillDirectory, stillEvery: stillEvery, recordDirectory: recordDirectory)
-                           : "\(Live.scratch)/\(name).json"
+        let config =
+            fresh
+            ? try Self.writeConfig(name, stillDirectory: stillDirectory, stillEvery: stillEvery, recordDirectory: recordDirectory)
+            : "\(Live.scratch)/\(name).json"
         let output = output
         // /metrics on a port of its own: the fault matrix checks what the counters say of each fault.
-        child = try ChildProcess([Built.swiftcam, "run", config, "--quiet", "--metrics", "127.0.0.1:0"], onLine: { stream, text in
-            let now = MonotonicClock.now
-            print("  [\(name) \(stream == .output ? "out" : "err")] \(text)")
-            output.withLock { $0.append(Line(time: now, stream: stream == .output ? .out : .err, text: text)) }
-        })
+        child = try ChildProcess(
+            [Built.swiftcam, "run", config, "--quiet", "--metrics", "127.0.0.1:0"],
+            onLine: { stream, text in
+                let now = MonotonicClock.now
+                print("  [\(name) \(stream == .output ? "out" : "err")] \(text)")
+                output.withLock { $0.append(Line(time: now, stream: stream == .output ? .out : .err, text: text)) }
+            })
         child.closeInput()
         pid = child.pid
         guard line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("control socket ") }) != nil,
-              let served = line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("metrics ") }) else {
+            let served = line(after: 0, timeout: 60, { $0.stream == .out && $0.text.hasPrefix("metrics ") })
+        else {
             end()
             throw HardwareTestError.commandFailed("swiftcam run \(name) never listened: \(lines().map(\.text))", -1)
         }
@@ -733,7 +794,9 @@ final class FaultRun: @unchecked Sendable {
     // MARK: Helpers
 
     /// A `v4l2` config at 320×180@25 with a JPEG still branch and MJPEG/Matroska recordings, written to the scratch folder.
-    static func writeConfig(_ name: String, stillDirectory: String? = nil, stillEvery: Double? = nil, recordDirectory: String? = nil) throws -> String {
+    static func writeConfig(
+        _ name: String, stillDirectory: String? = nil, stillEvery: Double? = nil, recordDirectory: String? = nil
+    ) throws -> String {
         let every = stillEvery.map { ", \"every\": \($0)" } ?? ""
         let json = """
             { "description": "fault matrix: \(name)",

@@ -1,8 +1,9 @@
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 import TestSupport
 import Testing
+
 @testable import Camera
 @testable import Capture
 
@@ -10,8 +11,10 @@ import Testing
 /// scripts/mjpeg-camera.sh) beside vivid, in the VM: every shipped v4l2 config runs on it with only the device
 /// overridden, its stills keep the pattern's colours at full range, its recordings decode, `show` and `stats` name the
 /// mode and the decoder, `init` writes a config that runs, while vivid keeps running raw.
-@Suite("HardwareMJPEGTests", .serialized,
-       .enabled(if: Hardware.enabled && Hardware.isRoot && MJPEGCamera.device != nil, "needs the VM's MJPEG camera (scripts/test-hardware.sh)"))
+@Suite(
+    "HardwareMJPEGTests", .serialized,
+    .enabled(if: Hardware.enabled && Hardware.isRoot && MJPEGCamera.device != nil, "needs the VM's MJPEG camera (scripts/test-hardware.sh)")
+)
 struct HardwareMJPEGTests {
     init() { GStreamer.initialize() }
 
@@ -40,14 +43,16 @@ struct HardwareMJPEGTests {
         #expect(show.out.contains("image/jpeg") && show.out.contains("jpegdec"), "\(show.out)")
         let directory = "\(Live.scratch)/\(name)-mjpeg"
         let commands = (source == 1 ? "switch\nwait 10\n" : "") + "snap \(directory)\n"
-        let result = Live.run([Built.swiftcam, "run", name, "--set", override, "--frames", "90", "--no-control", "--quiet"],
-                              input: commands)
+        let result = Live.run(
+            [Built.swiftcam, "run", name, "--set", override, "--frames", "90", "--no-control", "--quiet"],
+            input: commands)
         #expect(result.status == 0, "\(result.err)")
         #expect(result.out.contains("camera \(camera): MJPG 1280x720@30 → jpegdec"), "run says the mode: \(result.out)")
         let stats = result.out.split(separator: "\n").last { $0.hasPrefix("stats ") }.map(String.init) ?? ""
         #expect(stats.contains("MJPG 1280x720@30 → jpegdec"), "stats says the mode: \(stats)")
-        let still = try #require(result.out.split(separator: "\n").first { $0.hasPrefix("ok \(directory)/") }.map { String($0.dropFirst(3)) },
-                                 "\(result.out) \(result.err)")
+        let still = try #require(
+            result.out.split(separator: "\n").first { $0.hasPrefix("ok \(directory)/") }.map { String($0.dropFirst(3)) },
+            "\(result.out) \(result.err)")
         // switch-cameras mirrors its front camera.
         try MJPEGCamera.expectPattern(still, width: 640, height: 360, mirrored: source == 1)
         print("ok \(name) on \(camera): \(line); \(still) decodes with the pattern's colours")
@@ -55,12 +60,17 @@ struct HardwareMJPEGTests {
 
     /// A config asking what the camera cannot do is refused before streaming, in one line naming what it offers.
     @Test func aModeTheCameraLacksIsRefusedNamingWhatItOffers() {
-        let result = Live.run([Built.swiftcam, "run", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.framerate=60",
-                               "--frames", "10", "--no-control", "--quiet"])
+        let result = Live.run([
+            Built.swiftcam, "run", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.framerate=60",
+            "--frames", "10", "--no-control", "--quiet"
+        ])
         let lines = result.err.split(separator: "\n").map(String.init)
         #expect(result.status == 65, "\(result.err)")
-        #expect(lines == ["swiftcam: status failed: camera \(camera) cannot deliver 640x360 at 60 fps; it offers MJPG 1280x720@30; "
-                          + "`swiftcam devices` lists every mode"], "\(lines)")
+        #expect(
+            lines == [
+                "swiftcam: status failed: camera \(camera) cannot deliver 640x360 at 60 fps; it offers MJPG 1280x720@30; "
+                    + "`swiftcam devices` lists every mode"
+            ], "\(lines)")
         let show = Live.run([Built.swiftcam, "show", "preview", "--set", "sources.0.device=\(camera)", "--set", "caps.width=1920"])
         #expect(show.status == 65 && show.err.contains("cannot deliver 1920x360 at 25 fps; it offers MJPG 1280x720@30"), "\(show.err)")
         print("ok a mode the camera lacks: exit \(result.status), \(lines.first ?? "")")
@@ -68,10 +78,12 @@ struct HardwareMJPEGTests {
 
     /// switch-cameras with vivid as the back camera (raw) and the MJPEG camera as the front one.
     @Test func switchCamerasRunsVividRawBesideTheMJPEGCamera() throws {
-        let config = try ConfigStore.standard().load("switch-cameras", overrides: [
-            "sources.0.device=\(Hardware.device)", "sources.1.device=\(camera)",
-            "preview=none", "still.directory=\(Live.scratch)/switch-mjpeg",
-        ])
+        let config = try ConfigStore.standard().load(
+            "switch-cameras",
+            overrides: [
+                "sources.0.device=\(Hardware.device)", "sources.1.device=\(camera)",
+                "preview=none", "still.directory=\(Live.scratch)/switch-mjpeg"
+            ])
         let session = CaptureSession(name: "switch-cameras", config: config)
         try session.start(timeout: 60)
         defer { session.stop() }
@@ -79,8 +91,9 @@ struct HardwareMJPEGTests {
         let cameras = session.stats.cameras ?? []
         #expect(cameras.count == 2, "\(cameras)")
         let vivid = cameras.first ?? ""
-        #expect(vivid.hasPrefix("camera \(Hardware.device): ") && !vivid.contains("MJPG") && !vivid.contains("jpegdec"),
-                "vivid stays raw: \(cameras)")
+        #expect(
+            vivid.hasPrefix("camera \(Hardware.device): ") && !vivid.contains("MJPG") && !vivid.contains("jpegdec"),
+            "vivid stays raw: \(cameras)")
         #expect(cameras.last?.hasPrefix("camera \(camera): MJPG 1280x720@30 → jpegdec") == true, "\(cameras)")
         let back = try session.snapshot()
         #expect(try session.switchCamera() == "front")
@@ -122,8 +135,9 @@ struct HardwareMJPEGTests {
         defer { session.stop() }
         #expect(session.wait(frames: 40) { session.framesFiltered >= 10 })
         let said = warnings.withLock { $0 }
-        #expect(said.contains { $0.contains("hardware JPEG decoder v4l2jpegdec would not start") && $0.contains("decoding with jpegdec") },
-                "\(said)")
+        #expect(
+            said.contains { $0.contains("hardware JPEG decoder v4l2jpegdec would not start") && $0.contains("decoding with jpegdec") },
+            "\(said)")
         let cameras = session.stats.cameras ?? []
         #expect(cameras.first?.contains("MJPG 1280x720@30 → jpegdec →") == true, "\(cameras)")
         #expect(JPEGDecoder.choose() == "jpegdec", "not tried again in this process")
@@ -140,8 +154,11 @@ struct HardwareMJPEGTests {
         let made = Live.run(environment + [Built.swiftcam, "init", name, "--device", device])
         #expect(made.status == 0, "\(made.err)")
         #expect(made.out.hasPrefix("wrote \(store)/\(name).json for camera \(device): "), "\(made.out)")
-        if mjpeg { #expect(made.out.contains("MJPG 1280x720@30 → jpegdec → NV12 1280x720@30"), "\(made.out)") }
-        else { #expect(!made.out.contains("jpegdec"), "vivid's best live mode is raw: \(made.out)") }
+        if mjpeg {
+            #expect(made.out.contains("MJPG 1280x720@30 → jpegdec → NV12 1280x720@30"), "\(made.out)")
+        } else {
+            #expect(!made.out.contains("jpegdec"), "vivid's best live mode is raw: \(made.out)")
+        }
         let again = Live.run(environment + [Built.swiftcam, "init", name, "--device", device])
         #expect(again.status == 73 && again.err.contains("exists"), "never over a file: \(again.err)")
         let validated = Live.run([Built.swiftcam, "validate", "\(store)/\(name).json"])
@@ -161,26 +178,30 @@ enum MJPEGCamera {
     /// must decode to at full range (scripts/mjpeg-camera.sh draws them on the 1280x720 picture).
     static let pattern: [(x: Double, y: Double, rgb: (Int, Int, Int))] = [
         (0.125, 0.222, (255, 255, 255)), (0.375, 0.222, (255, 255, 0)), (0.625, 0.222, (0, 255, 255)), (0.875, 0.222, (0, 255, 0)),
-        (0.125, 0.667, (255, 0, 255)), (0.375, 0.667, (255, 0, 0)), (0.625, 0.667, (0, 0, 255)), (0.875, 0.667, (0, 0, 0)),
+        (0.125, 0.667, (255, 0, 255)), (0.375, 0.667, (255, 0, 0)), (0.625, 0.667, (0, 0, 255)), (0.875, 0.667, (0, 0, 0))
     ]
 
     /// Decodes `path` with PIL (not GStreamer) and checks its size and, at each sample point, the pattern's colour
     /// within 10 levels: a limited-range slip (black 16, white 235) fails it.
-    static func expectPattern(_ path: String, width: Int, height: Int, mirrored: Bool = false,
-                              sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectPattern(
+        _ path: String, width: Int, height: Int, mirrored: Bool = false,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let points = pattern.map { sample -> String in
             let x = Int((mirrored ? 1 - sample.x : sample.x) * Double(width)), y = Int(sample.y * Double(height))
             return "(\(min(max(x, 0), width - 1)),\(min(max(y, 0), height - 1)))"
         }
-        let script = "import sys; from PIL import Image; im = Image.open(sys.argv[1]).convert('RGB'); print(*im.size); "
+        let script =
+            "import sys; from PIL import Image; im = Image.open(sys.argv[1]).convert('RGB'); print(*im.size); "
             + "[print(*im.getpixel(p)) for p in [\(points.joined(separator: ","))]]"
         let output = try Hardware.run(["python3", "-c", script, path])
         let lines = output.split(separator: "\n").map { $0.split(separator: " ").compactMap { Int($0) } }
         #expect(lines.first == [width, height], "\(path) is \(lines.first ?? [])", sourceLocation: sourceLocation)
         for (sample, got) in zip(pattern, lines.dropFirst()) {
             let want = [sample.rgb.0, sample.rgb.1, sample.rgb.2]
-            #expect(got.count == 3 && zip(got, want).allSatisfy { abs($0 - $1) <= 10 },
-                    "\(path) at (\(sample.x), \(sample.y)): \(got), expected \(want)", sourceLocation: sourceLocation)
+            #expect(
+                got.count == 3 && zip(got, want).allSatisfy { abs($0 - $1) <= 10 },
+                "\(path) at (\(sample.x), \(sample.y)): \(got), expected \(want)", sourceLocation: sourceLocation)
         }
     }
 }

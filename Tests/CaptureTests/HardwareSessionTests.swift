@@ -1,8 +1,9 @@
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 import TestSupport
 import Testing
+
 @testable import Camera
 @testable import Capture
 
@@ -14,11 +15,14 @@ enum Live {
     }
 
     /// A headless one-camera config at 320×180@25 (vivid's smallest webcam size).
-    static func camera(_ device: String = Hardware.device, format: String? = nil, width: Int = 320, height: Int = 180,
-                       filter: String = "", record: Bool = false) throws -> PipelineConfig {
+    static func camera(
+        _ device: String = Hardware.device, format: String? = nil, width: Int = 320, height: Int = 180,
+        filter: String = "", record: Bool = false
+    ) throws -> PipelineConfig {
         let formatKey = format.map { ", \"format\": \"\($0)\"" } ?? ""
         let recordKey = record ? ", \"record\": { \"encoder\": \"mjpeg\", \"directory\": \"\(scratch)/recordings\" }" : ""
-        return try config("""
+        return try config(
+            """
             { "sources": [{ "kind": "v4l2", "device": "\(device)"\(formatKey) }],
               "caps": { "width": \(width), "height": \(height), "framerate": "25/1"\(formatKey) },
               "filter": "\(filter)", "preview": "none",
@@ -35,7 +39,8 @@ enum Live {
 
     /// Decodes a JPEG fully; returns its size.
     static func decodeJPEG(_ path: String) throws -> (width: Int, height: Int) {
-        let pipeline = try Pipeline.parse("filesrc location=\"\(path)\" ! jpegdec ! videoconvert ! video/x-raw,format=RGBA ! appsink name=out sync=false")
+        let pipeline = try Pipeline.parse(
+            "filesrc location=\"\(path)\" ! jpegdec ! videoconvert ! video/x-raw,format=RGBA ! appsink name=out sync=false")
         guard let sink = pipeline.element(named: "out", as: AppSink.self) else { throw HardwareTestError.commandFailed("appsink", 0) }
         try pipeline.setState(.playing)
         defer { try? pipeline.setState(.null) }
@@ -77,7 +82,9 @@ enum Live {
             let target = String(decoding: buffer.prefix(count).map { UInt8(bitPattern: $0) }, as: UTF8.self)
             guard target.hasPrefix("/dev/video") else { return nil }
             let info = (try? String(contentsOfFile: "/proc/self/fdinfo/\(fd)", encoding: .utf8)) ?? ""
-            let flags = info.split(separator: "\n").first { $0.hasPrefix("flags:") }.map { $0.dropFirst(6).trimmingCharacters(in: .whitespaces) } ?? "?"
+            let flags =
+                info.split(separator: "\n").first { $0.hasPrefix("flags:") }.map { $0.dropFirst(6).trimmingCharacters(in: .whitespaces) }
+                ?? "?"
             return "\(fd) → \(target) flags \(flags)"
         }
     }
@@ -88,7 +95,8 @@ enum Live {
     }
 }
 
-@Suite("HardwareSessionTests", .serialized, .enabled(if: Hardware.enabled && Hardware.isRoot, "needs the vivid VM (scripts/test-hardware.sh)"))
+@Suite(
+    "HardwareSessionTests", .serialized, .enabled(if: Hardware.enabled && Hardware.isRoot, "needs the vivid VM (scripts/test-hardware.sh)"))
 struct HardwareSessionTests {
     init() {
         GStreamer.initialize()
@@ -97,7 +105,8 @@ struct HardwareSessionTests {
     /// v4l2src → swiftfilter in YUYV, NV12 and an RGB format, at two sizes each; a still from each decodes.
     @Test(arguments: ["YUY2", "NV12", "BGRx"], [(320, 180), (640, 360)])
     func capturesThroughSwiftfilter(format: String, size: (Int, Int)) throws {
-        let session = CaptureSession(name: "formats", config: try Live.camera(format: format, width: size.0, height: size.1, filter: "invert"))
+        let session = CaptureSession(
+            name: "formats", config: try Live.camera(format: format, width: size.0, height: size.1, filter: "invert"))
         try session.start(timeout: 30)
         defer { session.stop() }
         #expect(session.wait(frames: 10) { session.framesFiltered >= 10 })
@@ -116,8 +125,11 @@ struct HardwareSessionTests {
     /// decodes. (With `--frames 60` instead of `quit`, a loaded machine could end the run before the snap was answered.)
     @Test func previewRunsSixtyFramesAndItsSnapshotDecodes() throws {
         let directory = "\(Live.scratch)/preview-snaps"
-        let result = Live.run([Built.swiftcam, "run", "preview", "--set", "sources.0.device=\(Hardware.device)",
-                               "--no-control", "--quiet"], input: "wait 60\nsnap \(directory)\nquit\n")
+        let result = Live.run(
+            [
+                Built.swiftcam, "run", "preview", "--set", "sources.0.device=\(Hardware.device)",
+                "--no-control", "--quiet"
+            ], input: "wait 60\nsnap \(directory)\nquit\n")
         #expect(result.status == 0, "\(result.err)")
         let line = try #require(result.out.split(separator: "\n").first { $0.hasPrefix("ok \(directory)/") }, "\(result.out) \(result.err)")
         let path = String(line.dropFirst(3))
@@ -173,7 +185,9 @@ struct HardwareSessionTests {
         try #require(session.line(timeout: 600) { $0 == "control socket \(socket)" } != nil, "\(session.transcript)")
         #expect((try? ControlSocket.send("help", socket: socket))?.isOK == true)
         defer {
-            for assignment in ["brightness=128", "contrast=128", "saturation=128", "hue=0", "horizontal_flip=0"] { Live.setCtrl(assignment) }
+            for assignment in ["brightness=128", "contrast=128", "saturation=128", "hue=0", "horizontal_flip=0"] {
+                Live.setCtrl(assignment)
+            }
         }
         func ctl(_ words: String...) -> (status: Int32, line: String) {
             let result = Live.run([Built.swiftcam, "ctl", "preview"] + words)
@@ -230,7 +244,9 @@ struct HardwareSessionTests {
             return false
         }
         let after = session.meteredLuma(x: 0.5, y: 0.5) ?? 0
-        print("ok exposure 0.5 0.5: mean luma \(Int(before)) → \(Int(after)) (target \(Int(CaptureSession.meteringTarget))) after \(reached.map(String.init) ?? "more than 30") frames; chain \(session.stats.chain)")
+        print(
+            "ok exposure 0.5 0.5: mean luma \(Int(before)) → \(Int(after)) (target \(Int(CaptureSession.meteringTarget))) after \(reached.map(String.init) ?? "more than 30") frames; chain \(session.stats.chain)"
+        )
         for (x, y) in [(0.1, 0.1), (0.5, 0.5), (0.9, 0.9), (0.3, 0.7)] {
             print("  luma at \(x),\(y): \(session.meteredLuma(x: x, y: y) ?? -1)")
         }
@@ -249,7 +265,9 @@ struct HardwareSessionTests {
         #expect(session.wait(frames: 400) { session.framesFiltered >= 200 })
         let stats = session.stats
         let rate = Double(stats.sourceDrops) / Double(stats.sourceDrops + stats.framesIn)
-        print("ok percentage_of_dropped_buffers=20: \(stats.sourceDrops) source drops, \(stats.framesIn) frames in → \(Int(rate * 100)) %; \(stats.line)")
+        print(
+            "ok percentage_of_dropped_buffers=20: \(stats.sourceDrops) source drops, \(stats.framesIn) frames in → \(Int(rate * 100)) %; \(stats.line)"
+        )
         #expect(rate >= 0.14 && rate <= 0.26)
     }
 
@@ -282,7 +300,9 @@ struct HardwareSessionTests {
 
 /// Run in a process of its own (the hardware script does): unloading the driver needs every handle on it closed,
 /// and sessions stopped earlier in a process can leave one behind.
-@Suite("HardwareRecoveryTests", .serialized, .enabled(if: Hardware.enabled && Hardware.isRoot, "needs the vivid VM (scripts/test-hardware.sh)"))
+@Suite(
+    "HardwareRecoveryTests", .serialized, .enabled(if: Hardware.enabled && Hardware.isRoot, "needs the vivid VM (scripts/test-hardware.sh)")
+)
 struct HardwareRecoveryTests {
     init() { GStreamer.initialize() }
 
@@ -310,7 +330,9 @@ struct HardwareRecoveryTests {
         let deadline = MonotonicClock.now + 30
         while !unloaded && MonotonicClock.now < deadline {
             var woken = false
-            _ = session.state.wait(until: deadline) { _ in defer { woken = true }; return woken ? true : nil }
+            _ = session.state.wait(until: deadline) { _ in
+                defer { woken = true }; return woken ? true : nil
+            }
             unloaded = Live.run(["modprobe", "-r", "vivid"]).status == 0
         }
         if !unloaded { print("  fds:", Live.openVideoFDs()) }
@@ -333,15 +355,18 @@ struct HardwareRecoveryTests {
 }
 
 /// Two vivid cameras (`VIVID_MODPROBE="vivid n_devs=2 node_types=0x1,0x1"`): the shipped switch-cameras config.
-@Suite("HardwareTwoCameraTests", .serialized,
-       .enabled(if: Hardware.enabled && Hardware.isRoot && CameraDevice.list().count >= 2, "needs the vivid VM with n_devs=2"))
+@Suite(
+    "HardwareTwoCameraTests", .serialized,
+    .enabled(if: Hardware.enabled && Hardware.isRoot && CameraDevice.list().count >= 2, "needs the vivid VM with n_devs=2"))
 struct HardwareTwoCameraTests {
     init() { GStreamer.initialize() }
 
     @Test func switchCamerasSwitchesLiveAndBothStillsDecode() throws {
-        let config = try ConfigStore.standard().load("switch-cameras", overrides: [
-            "preview=none", "still.directory=\(Live.scratch)/switch",
-        ])
+        let config = try ConfigStore.standard().load(
+            "switch-cameras",
+            overrides: [
+                "preview=none", "still.directory=\(Live.scratch)/switch"
+            ])
         let session = CaptureSession(name: "switch-cameras", config: config)
         try session.start(timeout: 30)
         defer { session.stop() }
@@ -388,7 +413,9 @@ struct HardwareTwoCameraTests {
 struct HardwarePermissionCLITests {
     @Test func runOutsideGroupVideoIsUnauthorizedWithTheFix() {
         let result = Live.run([Built.swiftcam, "run", "preview", "--frames", "5", "--no-control", "--quiet"])
-        print("ok swiftcam run preview as uid \(getuid()) → exit \(result.status): \(result.err.trimmingCharacters(in: .whitespacesAndNewlines))")
+        print(
+            "ok swiftcam run preview as uid \(getuid()) → exit \(result.status): \(result.err.trimmingCharacters(in: .whitespacesAndNewlines))"
+        )
         #expect(result.status == 77)
         #expect(result.err.contains("status unauthorized") && result.err.contains("usermod -aG video"))
         let devices = Live.run([Built.swiftcam, "controls", Hardware.device])
@@ -406,7 +433,9 @@ struct HardwarePermissionCLITests {
         #expect(access(path, R_OK) != 0, "the test user can read a mode-000 file: it proves nothing")
         let result = Live.run([Built.swiftcam, command[0], path] + command.dropFirst())
         let lines = result.err.split(separator: "\n")
-        print("ok swiftcam \(command[0]) on a mode-000 config as uid \(getuid()) → exit \(result.status): \(result.err.trimmingCharacters(in: .whitespacesAndNewlines))")
+        print(
+            "ok swiftcam \(command[0]) on a mode-000 config as uid \(getuid()) → exit \(result.status): \(result.err.trimmingCharacters(in: .whitespacesAndNewlines))"
+        )
         #expect(result.status == 77, "\(command[0]): \(result.err)")
         #expect(lines.count == 1 && result.err.contains(path) && result.err.contains("permission denied"), "\(command[0]): \(result.err)")
         #expect(result.out.isEmpty, "\(command[0]) printed \(result.out)")

@@ -1,8 +1,9 @@
+import CV4L2
 import Foundation
 import Glibc
 import TestSupport
 import Testing
-import CV4L2
+
 @testable import Camera
 @testable import Capture
 
@@ -68,8 +69,9 @@ enum Hardware {
             let line = raw.trimmingCharacters(in: .whitespaces)
             let words = line.split(separator: " ", maxSplits: 2)
             guard words.count == 3, words[1].hasPrefix("0x"), let id = UInt32(words[1].dropFirst(2), radix: 16),
-                  let open = line.firstIndex(of: "("), let close = line.firstIndex(of: ")"),
-                  let colon = line[close...].firstIndex(of: ":") else { return nil }
+                let open = line.firstIndex(of: "("), let close = line.firstIndex(of: ")"),
+                let colon = line[close...].firstIndex(of: ":")
+            else { return nil }
             let type = String(line[line.index(after: open)..<close])
             var fields: [String: String] = [:]
             var rest = Substring(line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
@@ -134,7 +136,9 @@ struct HardwareTests {
         // Same format list as v4l2-ctl.
         let listed = try Hardware.run(["v4l2-ctl", "-d", Hardware.device, "--list-formats"])
             .split(separator: "\n").compactMap { line -> String? in
-                guard let start = line.firstIndex(of: "'"), let end = line[line.index(after: start)...].firstIndex(of: "'") else { return nil }
+                guard let start = line.firstIndex(of: "'"), let end = line[line.index(after: start)...].firstIndex(of: "'") else {
+                    return nil
+                }
                 return String(line[line.index(after: start)..<end])
             }
         // v4l2-ctl keeps a short fourcc's padding ("Y10 ", "Y16 -BE"); ours drops it.
@@ -235,7 +239,7 @@ struct HardwareTests {
             (Vivid.menu, .menu, [.integer(1), .integer(4), .integer(2)], "menu"),
             (Vivid.string, .string, [.string("ab"), .string("abcd"), .string("xyz")], "string"),
             (Vivid.bitmask, .bitmask, [.integer(0x8040_2010), .integer(0), .integer(0x10)], "bitmask"),
-            (Vivid.integerMenu, .integerMenu, [.integer(1), .integer(8), .integer(5)], "integer_menu"),
+            (Vivid.integerMenu, .integerMenu, [.integer(1), .integer(8), .integer(5)], "integer_menu")
         ]
         for (id, type, values, name) in cases {
             let control = try #require(try device.control(id: id), "vivid has control \(name)")
@@ -245,7 +249,8 @@ struct HardwareTests {
             for value in values {
                 // Drivers may leave menu indexes out (vivid's integer menu skips 1): those must be refused.
                 if control.type == .menu || control.type == .integerMenu, case let .integer(index) = value,
-                   !control.menu.contains(where: { $0.index == index }) {
+                    !control.menu.contains(where: { $0.index == index })
+                {
                     #expect(throws: DeviceError.self) { try device.set(control, to: value) }
                     continue
                 }
@@ -310,8 +315,10 @@ struct HardwareTests {
         #expect(try device.whiteBalance(.kelvin(5000)) == .digital(.kelvin(5000)))
         #expect(try device.whiteBalance(.auto) == .digital(.auto))
         #expect(try device.exposure(ev: 1) == .digital(ev: 1))
-        for line in [torch.description, zoom.description, focus.description,
-                     try device.whiteBalance(.kelvin(5000)).description, try device.exposure(ev: 1).description] {
+        for line in [
+            torch.description, zoom.description, focus.description,
+            try device.whiteBalance(.kelvin(5000)).description, try device.exposure(ev: 1).description
+        ] {
             print("ok", line)
             #expect(!line.contains("\n"))
         }

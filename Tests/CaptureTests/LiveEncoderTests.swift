@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Testing
+
 @testable import Capture
 
 /// What one subscriber saw, filled on the encoder's streaming thread.
@@ -45,7 +46,8 @@ struct LiveEncoderTests {
     /// Two subscribers share one encoder; each stream starts at a key frame, timestamps only increase;
     /// the encoder stops after the last cancel and starts again for the next subscriber.
     @Test func oneEncoderServesEverySubscriberFromAKeyFrame() throws {
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             {"sources":[{"kind":"test","pattern":"ball"}],"caps":{"width":320,"height":240,"framerate":"30/1"}}
             """)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -66,7 +68,8 @@ struct LiveEncoderTests {
         for received in [first.value, second.value] {
             #expect(received.firstIsKeyFrame == true)
             #expect(received.ptsIncreasing)
-            #expect(received.caps?.hasPrefix(stats.codec == .h264 ? "video/x-h264" : "video/x-vp8") == true, "\(received.caps ?? "no caps")")
+            #expect(
+                received.caps?.hasPrefix(stats.codec == .h264 ? "video/x-h264" : "video/x-vp8") == true, "\(received.caps ?? "no caps")")
         }
         // Encoded once: every sample either subscriber got is one of the encoder's frames.
         let encoded = session.liveStats(.video).framesEncoded
@@ -82,7 +85,8 @@ struct LiveEncoderTests {
 
     /// MJPEG viewers get full-range JPEG frames at most 960 wide and 15 per second, every frame a key frame.
     @Test func mjpegIsScaledAndRateLimited() throws {
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             {"sources":[{"kind":"test"}],"caps":{"width":1280,"height":720,"framerate":"30/1"}}
             """)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -106,7 +110,8 @@ struct LiveEncoderTests {
     /// the cancel releases the callback, so one that refers to its own subscription (as here) leaks nothing
     /// (the ASan run checks that).
     @Test func cancellingFromTheCallbackDoesNotDeadlock() throws {
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             {"sources":[{"kind":"test"}],"caps":{"width":160,"height":120,"framerate":"30/1"}}
             """)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -131,7 +136,8 @@ struct LiveEncoderTests {
     /// Recovery detaches the feed from the failed graph and attaches it to the new one: the subscriber keeps
     /// its stream, with timestamps that go on increasing.
     @Test func theStreamContinuesAcrossAReattachedFeed() throws {
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             {"sources":[{"kind":"test","pattern":"ball"}],"caps":{"width":160,"height":120,"framerate":"30/1"}}
             """)
         defer { try? FileManager.default.removeItem(at: folder) }

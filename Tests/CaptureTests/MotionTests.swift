@@ -2,6 +2,7 @@ import Analysis
 import Filters
 import Foundation
 import Testing
+
 @testable import Capture
 
 /// The motion detector on scenes made for it, frame by frame in memory.
@@ -16,8 +17,10 @@ import Testing
         var detector = MotionDetector(settings: settings)
         var changes: [(Int, MotionChange)] = []
         for index in 0..<scene.frames {
-            if let change = detector.process(luma: scene.luma(index), width: scene.width, height: scene.height,
-                                             stride: scene.width, time: scene.time(index)) {
+            if let change = detector.process(
+                luma: scene.luma(index), width: scene.width, height: scene.height,
+                stride: scene.width, time: scene.time(index))
+            {
                 changes.append((index, change))
             }
         }
@@ -45,24 +48,34 @@ import Testing
         // Ends a cooldown (15 frames) after the last changed frame: the square leaving, and the background behind it.
         #expect(changes[1].frame >= lastMoving + 15 && changes[1].frame <= lastMoving + 15 + 20)
         #expect(peak >= area)
-        #expect(whole.width > 0.8)   // the square crossed the picture
+        #expect(whole.width > 0.8)  // the square crossed the picture
     }
 
     @Test func excludedZoneHidesTheObject() {
         let scene = scene(frames: 150, motionStart: 60, motionFrames: 30)
         var settings = MotionSettings()
-        settings.zones = [MotionZone(.exclude, [MotionPoint(x: 0, y: 0.3), MotionPoint(x: 1, y: 0.3),
-                                                 MotionPoint(x: 1, y: 0.7), MotionPoint(x: 0, y: 0.7)])]
+        settings.zones = [
+            MotionZone(
+                .exclude,
+                [
+                    MotionPoint(x: 0, y: 0.3), MotionPoint(x: 1, y: 0.3),
+                    MotionPoint(x: 1, y: 0.7), MotionPoint(x: 0, y: 0.7)
+                ])
+        ]
         #expect(run(scene, settings).isEmpty)
     }
 
     @Test func includedZoneElsewhereSeesNothingButOneOnThePathDoes() {
         let scene = scene(frames: 120, motionStart: 60, motionFrames: 30)
         var top = MotionSettings()
-        top.zones = [MotionZone(.include, [MotionPoint(x: 0, y: 0), MotionPoint(x: 1, y: 0), MotionPoint(x: 1, y: 0.25), MotionPoint(x: 0, y: 0.25)])]
+        top.zones = [
+            MotionZone(.include, [MotionPoint(x: 0, y: 0), MotionPoint(x: 1, y: 0), MotionPoint(x: 1, y: 0.25), MotionPoint(x: 0, y: 0.25)])
+        ]
         #expect(run(scene, top).isEmpty)
         var right = MotionSettings()
-        right.zones = [MotionZone(.include, [MotionPoint(x: 0.5, y: 0), MotionPoint(x: 1, y: 0), MotionPoint(x: 1, y: 1), MotionPoint(x: 0.5, y: 1)])]
+        right.zones = [
+            MotionZone(.include, [MotionPoint(x: 0.5, y: 0), MotionPoint(x: 1, y: 0), MotionPoint(x: 1, y: 1), MotionPoint(x: 0.5, y: 1)])
+        ]
         let changes = run(scene, right)
         // The square reaches the right half about half way across.
         #expect(changes.first.map { $0.frame > scene.motionStart + 8 } == true, "\(changes)")
@@ -75,8 +88,9 @@ import Testing
             let plane = scene.luma(index)
             var wide = [UInt8](repeating: 255, count: (scene.width + 64) * scene.height)
             for row in 0..<scene.height {
-                wide.replaceSubrange(row * (scene.width + 64)..<row * (scene.width + 64) + scene.width,
-                                     with: plane[row * scene.width..<(row + 1) * scene.width])
+                wide.replaceSubrange(
+                    row * (scene.width + 64)..<row * (scene.width + 64) + scene.width,
+                    with: plane[row * scene.width..<(row + 1) * scene.width])
             }
             let a = packed.process(luma: plane, width: scene.width, height: scene.height, stride: scene.width, time: scene.time(index))
             let b = padded.process(luma: wide, width: scene.width, height: scene.height, stride: scene.width + 64, time: scene.time(index))
@@ -115,7 +129,8 @@ import Testing
     }
 
     @Test func motionOptionsLoad() throws {
-        let config = try load("""
+        let config = try load(
+            """
             {"sources": [{"kind": "test"}], "analyze": [{"motion": {"threshold": 30, "minArea": 0.02, "cooldown": 1,
              "zones": [{"exclude": [[0, 0], [0.5, 0], [0.5, 1]]}]}}],
              "triggers": {"still": {"minInterval": 3}, "record": {"preRoll": 4, "postRoll": 2}, "command": {"run": ["/bin/true"]}}}
@@ -132,7 +147,7 @@ import Testing
         (#"[{"motion": {"thresold": 3}}]"#, "analyze[0].motion.thresold: motion has no option"),
         (#"[{"motion": {"zones": [{"exclude": [[0, 0], [2, 0], [0, 1]]}]}}]"#, "analyze[0].motion.zones: zone 0: every corner"),
         (#"[{"motion": {"zones": [{"inside": [[0, 0], [1, 0], [0, 1]]}]}}]"#, "analyze[0].motion.zones: zone 0 must be one key"),
-        (#"[{"faces": {}}]"#, "analyze[0]: no analyser \"faces\""),
+        (#"[{"faces": {}}]"#, "analyze[0]: no analyser \"faces\"")
     ])
     func badOptionsNameTheKey(analyze: String, expected: String) {
         do {
@@ -149,7 +164,7 @@ import Testing
         (#""triggers": {"record": {"preRoll": -1}}"#, "triggers.record.preRoll"),
         (#""triggers": {"still": {"on": "faces"}}"#, "triggers.still.on"),
         (#""triggers": {"command": {"run": []}}"#, "triggers.command.run"),
-        (#""triggers": {"command": {"run": ["/bin/true"], "maxRunning": 0}}"#, "triggers.command.maxRunning"),
+        (#""triggers": {"command": {"run": ["/bin/true"], "maxRunning": 0}}"#, "triggers.command.maxRunning")
     ])
     func badTriggersNameTheKey(triggers: String, key: String) {
         do {

@@ -1,9 +1,10 @@
-@testable import Capture
 import Dispatch
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 import Testing
+
+@testable import Capture
 
 @Suite("Recorder")
 struct RecorderTests {
@@ -15,21 +16,29 @@ struct RecorderTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("slow.mkv").path
-        let camera = try Pipeline.parse("videotestsrc is-live=true ! video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! tee name=t ! fakesink sync=false")
+        let camera = try Pipeline.parse(
+            "videotestsrc is-live=true ! video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! tee name=t ! fakesink sync=false")
         try camera.setState(.playing)
         defer { try? camera.setState(.null) }
         let tee = try #require(camera.element(named: "t"))
         // The session's recording graph with an encoder that takes 200 ms a frame: 5 fps against the camera's 30.
         var graph = GraphDescription()
-        graph.chain(graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "max-buffers": 30, "max-bytes": 0,
-                                                              "leaky-type": "downstream"]),
-                    graph.add("identity", ["sleep-time": 200_000]),
-                    graph.add("jpegenc"),
-                    graph.add("matroskamux"),
-                    graph.add("filesink", name: "record-file", ["location": .string(path), "sync": false, "async": false]))
+        graph.chain(
+            graph.add(
+                "appsrc", name: "record-src",
+                [
+                    "format": "time", "is-live": true, "max-buffers": 30, "max-bytes": 0,
+                    "leaky-type": "downstream"
+                ]),
+            graph.add("identity", ["sleep-time": 200_000]),
+            graph.add("jpegenc"),
+            graph.add("matroskamux"),
+            graph.add("filesink", name: "record-file", ["location": .string(path), "sync": false, "async": false]))
         let slow = graph
-        let recorder = try Recorder(pipeline: camera, tee: tee, choice: .record(.mjpeg), path: path, graph: { _ in slow },
-                                    onWarning: { Issue.record("an encoder fell back: \($0)") }) { reason in
+        let recorder = try Recorder(
+            pipeline: camera, tee: tee, choice: .record(.mjpeg), path: path, graph: { _ in slow },
+            onWarning: { Issue.record("an encoder fell back: \($0)") }
+        ) { reason in
             Issue.record("the recording failed: \(reason)")
         }
         // Until 20 frames wait for the encoder (4 s of work, twice the window below), looked at per camera frame: each
@@ -59,10 +68,12 @@ struct RecorderTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("two-hosts-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let config = try ConfigLoader.load(data: Data("""
-            { "sources": [{ "kind": "test" }], "caps": { "width": 64, "height": 48, "framerate": "30/1" }, "preview": "none",
-              "record": { "encoder": "mjpeg", "directory": "\(folder.path)" } }
-            """.utf8), file: "two.json")
+        let config = try ConfigLoader.load(
+            data: Data(
+                """
+                { "sources": [{ "kind": "test" }], "caps": { "width": 64, "height": 48, "framerate": "30/1" }, "preview": "none",
+                  "record": { "encoder": "mjpeg", "directory": "\(folder.path)" } }
+                """.utf8), file: "two.json")
         let sessions = [CaptureSession(name: "shared", config: config), CaptureSession(name: "shared", config: config)]
         for session in sessions { try session.start() }
         defer { for session in sessions { session.stop() } }
@@ -103,14 +114,17 @@ struct RecorderTests {
             var now = time(nil) + offset
             var parts = tm()
             localtime_r(&now, &parts)
-            let stamp = String(format: "%04d%02d%02d-%02d%02d%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                               parts.tm_hour, parts.tm_min, parts.tm_sec)
+            let stamp = String(
+                format: "%04d%02d%02d-%02d%02d%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
+                parts.tm_hour, parts.tm_min, parts.tm_sec)
             symlink(elsewhere, folder.appendingPathComponent("held-\(stamp).mkv").path)
         }
-        let config = try ConfigLoader.load(data: Data("""
-            { "sources": [{ "kind": "test" }], "caps": { "width": 64, "height": 48, "framerate": "30/1" }, "preview": "none",
-              "record": { "encoder": "mjpeg", "directory": "\(folder.path)" } }
-            """.utf8), file: "held.json")
+        let config = try ConfigLoader.load(
+            data: Data(
+                """
+                { "sources": [{ "kind": "test" }], "caps": { "width": 64, "height": 48, "framerate": "30/1" }, "preview": "none",
+                  "record": { "encoder": "mjpeg", "directory": "\(folder.path)" } }
+                """.utf8), file: "held.json")
         let session = CaptureSession(name: "held", config: config)
         try session.start()
         defer { session.stop() }
@@ -126,10 +140,13 @@ struct RecorderTests {
     @Test(arguments: ["mjpeg", "vp8"])
     func aFailedRecordStartCountsAndIsTold(encoder: String) throws {
         // Decoded without the validator, which now refuses this pair when the config is read.
-        let config = try JSONDecoder().decode(PipelineConfig.self, from: Data("""
-            { "sources": [{ "kind": "test" }], "caps": { "width": 64, "height": 48, "framerate": "30/1" }, "preview": "none",
-              "record": { "container": "mp4", "encoder": "\(encoder)", "directory": "\(FileManager.default.temporaryDirectory.path)/refused-\(UUID().uuidString)" } }
-            """.utf8))
+        let config = try JSONDecoder().decode(
+            PipelineConfig.self,
+            from: Data(
+                """
+                { "sources": [{ "kind": "test" }], "caps": { "width": 64, "height": 48, "framerate": "30/1" }, "preview": "none",
+                  "record": { "container": "mp4", "encoder": "\(encoder)", "directory": "\(FileManager.default.temporaryDirectory.path)/refused-\(UUID().uuidString)" } }
+                """.utf8))
         let session = CaptureSession(name: "refused", config: config)
         let told = Locked<[String]>([])
         session.onEvent { event in if case let .recordingFailed(reason) = event { told.withLock { $0.append(reason) } } }

@@ -1,8 +1,9 @@
-@testable import Capture
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 import Testing
+
+@testable import Capture
 
 @Suite("Segments")
 struct SegmentTests {
@@ -17,7 +18,8 @@ struct SegmentTests {
             print("skipped: MP4 segments need x264enc (Debian package gstreamer1.0-plugins-ugly)")
             return
         }
-        let (session, folder) = try scratchSession("""
+        let (session, folder) = try scratchSession(
+            """
             { "sources": [{ "kind": "test" }], "caps": { "width": 160, "height": 120, "framerate": "30/1" }, "preview": "none",
               "record": { "encoder": "\(encoder)", "container": "\(container)", "directory": "DIR", "segment": 1.5 } }
             """, name: "seg")
@@ -59,15 +61,18 @@ struct SegmentTests {
                 // frame), no overlap (a repeated one). A loaded machine may drop frames before the recording (the
                 // branch's leaky queue, counted): then only the order is certain.
                 let step = Int64(start) - Int64(last)
-                #expect(step > 16_000_000 && (step < 50_000_000 || stats.queueDrops > 0),
-                        "\(file) starts at \(start) ns, the last frame before it is at \(last) ns")
+                #expect(
+                    step > 16_000_000 && (step < 50_000_000 || stats.queueDrops > 0),
+                    "\(file) starts at \(start) ns, the last frame before it is at \(last) ns")
             } else if previous == nil {
                 #expect(segment.start == 0, "the first file starts at 0: \(segment)")
             }
             frames += segment.frames
             previous = segment
         }
-        #expect(frames == stats.recordedFrames, "\(frames) frames decode from \(files.count) files, stats counted \(stats.recordedFrames ?? -1)")
+        #expect(
+            frames == stats.recordedFrames, "\(frames) frames decode from \(files.count) files, stats counted \(stats.recordedFrames ?? -1)"
+        )
         #expect(stats.recordingBytes == files.reduce(0) { $0 + SegmentFiles.size(of: $1) })
     }
 
@@ -78,8 +83,9 @@ struct SegmentTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let stamp = Locked("20260101-120000.000")
-        let files = SegmentFiles(first: "\(folder.path)/cam-first.mkv", directory: folder.path, base: "cam", extension: "mkv",
-                                 clock: { stamp.withLock { $0 } }, onCut: {}, onWarning: { Issue.record("\($0)") })
+        let files = SegmentFiles(
+            first: "\(folder.path)/cam-first.mkv", directory: folder.path, base: "cam", extension: "mkv",
+            clock: { stamp.withLock { $0 } }, onCut: {}, onWarning: { Issue.record("\($0)") })
         #expect(files.name(fragment: 0) == "\(folder.path)/cam-first.mkv")
         let theirs = "\(folder.path)/cam-20260101-120000.000.mkv"
         FileManager.default.createFile(atPath: theirs, contents: Data("theirs".utf8))
@@ -99,8 +105,10 @@ struct SegmentTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let files = [("cam-20260101-120000.000.mkv", 30), ("cam-20260101-120000-0001.jpg", 20), ("cam-20260101-120001.500.mkv", 20),
-                     ("cam-20260101-120003.000.mkv", 10), ("cam-20260101-120001.000.mkv", 20)]
+        let files = [
+            ("cam-20260101-120000.000.mkv", 30), ("cam-20260101-120000-0001.jpg", 20), ("cam-20260101-120001.500.mkv", 20),
+            ("cam-20260101-120003.000.mkv", 10), ("cam-20260101-120001.000.mkv", 20)
+        ]
         let now = Date().timeIntervalSince1970
         for (name, age) in files {
             let path = folder.appendingPathComponent(name).path
@@ -109,8 +117,11 @@ struct SegmentTests {
             #expect(utimes(path, &times) == 0)
         }
         let listed = Gallery.items(in: [folder.path]).map { ($0.path as NSString).lastPathComponent }
-        #expect(listed == ["cam-20260101-120003.000.mkv", "cam-20260101-120001.500.mkv", "cam-20260101-120001.000.mkv",
-                           "cam-20260101-120000-0001.jpg", "cam-20260101-120000.000.mkv"])
+        #expect(
+            listed == [
+                "cam-20260101-120003.000.mkv", "cam-20260101-120001.500.mkv", "cam-20260101-120001.000.mkv",
+                "cam-20260101-120000-0001.jpg", "cam-20260101-120000.000.mkv"
+            ])
     }
 }
 
@@ -135,5 +146,7 @@ struct DecodedSegment: CustomStringConvertible {
         endedCleanly = sink.isEndOfStream
     }
 
-    var description: String { "\(frames) frames from \(start.map(String.init) ?? "?") to \(last.map(String.init) ?? "?") ns\(endedCleanly ? "" : ", not ended cleanly")" }
+    var description: String {
+        "\(frames) frames from \(start.map(String.init) ?? "?") to \(last.map(String.init) ?? "?") ns\(endedCleanly ? "" : ", not ended cleanly")"
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Testing
+
 @testable import Camera
 @testable import Capture
 
@@ -18,7 +19,9 @@ struct SessionControlsTests {
         stages.brightness = 0.25
         stages.contrast = 1
         let text = try stages.chain(user: "sepia intensity=0.8")
-        let names = text.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? "" }
+        let names = text.split(separator: "|").map {
+            $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
+        }
         #expect(names == ["mirror", "zoom", "exposure", "temperature", "colorcontrols", "sepia"])
         #expect(text.contains("ev=1.5") && text.contains("contrast=4"))
         #expect(throws: (any Error).self) { try stages.chain(user: "nonsense") }
@@ -38,15 +41,18 @@ struct SessionControlsTests {
             }
         }
         let planarMean = planar.withUnsafeBytes {
-            LumaMeter.mean(layout: .planar, plane: $0.baseAddress!, stride: stride, width: width, height: height, rowBytes: width, x: 0.5, y: 0.5)
+            LumaMeter.mean(
+                layout: .planar, plane: $0.baseAddress!, stride: stride, width: width, height: height, rowBytes: width, x: 0.5, y: 0.5)
         }
         let packedMean = packed.withUnsafeBytes {
-            LumaMeter.mean(layout: .packed422(offset: 0), plane: $0.baseAddress!, stride: stride * 2, width: width, height: height,
-                           rowBytes: width * 2, x: 1, y: 1)
+            LumaMeter.mean(
+                layout: .packed422(offset: 0), plane: $0.baseAddress!, stride: stride * 2, width: width, height: height,
+                rowBytes: width * 2, x: 1, y: 1)
         }
         let rgbMean = rgb.withUnsafeBytes {
-            LumaMeter.mean(layout: .rgb(bytes: 4, r: 0, g: 1, b: 2), plane: $0.baseAddress!, stride: stride * 4, width: width,
-                           height: height, rowBytes: width * 4, x: 0, y: 0)
+            LumaMeter.mean(
+                layout: .rgb(bytes: 4, r: 0, g: 1, b: 2), plane: $0.baseAddress!, stride: stride * 4, width: width,
+                height: height, rowBytes: width * 4, x: 0, y: 0)
         }
         #expect(planarMean == 100 && packedMean == 100)
         #expect(abs((rgbMean ?? 0) - 117.4) < 0.01)
@@ -62,10 +68,13 @@ struct SessionControlsTests {
     }
 
     @Test func aTestPatternFallsBackToSoftwareOrSaysNotSupported() throws {
-        let config = try JSONDecoder().decode(PipelineConfig.self, from: Data("""
-            { "sources": [{ "kind": "test", "pattern": "ball" }], "caps": { "width": 160, "height": 120, "framerate": "30/1" },
-              "preview": "none", "filter": "sepia" }
-            """.utf8))
+        let config = try JSONDecoder().decode(
+            PipelineConfig.self,
+            from: Data(
+                """
+                { "sources": [{ "kind": "test", "pattern": "ball" }], "caps": { "width": 160, "height": 120, "framerate": "30/1" },
+                  "preview": "none", "filter": "sepia" }
+                """.utf8))
         let session = CaptureSession(name: "controls", config: config)
         try session.start()
         defer { session.stop() }

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+
 @testable import Capture
 
 /// A session for a structured config (`DIR` in it becomes a new scratch folder), run in this process

@@ -18,11 +18,13 @@ enum StandInTypes {
                 // The parent's own change_state: the class above this element's class.
                 let ownClass = UnsafeMutableRawPointer(element).assumingMemoryBound(to: GTypeInstance.self).pointee.g_class
                 guard let parentClass = g_type_class_peek_parent(ownClass)?.assumingMemoryBound(to: GstElementClass.self),
-                      let changeState = parentClass.pointee.change_state else { return GST_STATE_CHANGE_FAILURE }
+                    let changeState = parentClass.pointee.change_state
+                else { return GST_STATE_CHANGE_FAILURE }
                 return changeState(element, transition)
             }
         }
-        return g_type_register_static_simple(parentType, name, query.class_size, refuse, query.instance_size, nil,
-                                             GTypeFlags(rawValue: 0))
+        return g_type_register_static_simple(
+            parentType, name, query.class_size, refuse, query.instance_size, nil,
+            GTypeFlags(rawValue: 0))
     }
 }

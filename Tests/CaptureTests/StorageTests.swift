@@ -1,10 +1,11 @@
-@testable import Capture
 import Dispatch
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 import TestSupport
 import Testing
+
+@testable import Capture
 
 @Suite("Storage")
 struct StorageTests {
@@ -30,21 +31,27 @@ struct StorageTests {
     /// Over `maxBytes`, the oldest captures go first, stills and segments alike; files that are not captures, the file
     /// being written, and a file changed just now (another host may be writing it) stay, and each deletion is one line.
     @Test func theOldestCapturesGoFirstAndNeverAFileBeingWritten() throws {
-        let folder = try folder([("a-old.mkv", 400_000, 500), ("b.jpg", 400_000, 400), ("c.mkv", 400_000, 300),
-                                 ("open.mkv", 400_000, 600), ("notes.txt", 900_000, 900), ("d.mkv", 400_000, 200),
-                                 ("theirs.mkv", 400_000, 0)])
+        let folder = try folder([
+            ("a-old.mkv", 400_000, 500), ("b.jpg", 400_000, 400), ("c.mkv", 400_000, 300),
+            ("open.mkv", 400_000, 600), ("notes.txt", 900_000, 900), ("d.mkv", 400_000, 200),
+            ("theirs.mkv", 400_000, 0)
+        ])
         defer { try? FileManager.default.removeItem(at: folder) }
         let lines = Locked<[String]>([])
-        let budget = StorageBudget(limits: StorageConfig(maxBytes: 1_300_000), directories: [folder.path, folder.path], label: "t",
-                                   log: { line in lines.withLock { $0.append(line) } },
-                                   openFiles: { (["\(folder.path)/open.mkv"], 0) })
+        let budget = StorageBudget(
+            limits: StorageConfig(maxBytes: 1_300_000), directories: [folder.path, folder.path], label: "t",
+            log: { line in lines.withLock { $0.append(line) } },
+            openFiles: { (["\(folder.path)/open.mkv"], 0) })
         let counts = budget.checkNow()
         // 2.4 MB of captures: a-old, b and c (oldest first, open.mkv skipped) bring them to 1.2 MB.
         #expect(remaining(folder) == ["d.mkv", "notes.txt", "open.mkv", "theirs.mkv"])
-        #expect(counts == StorageBudget.Counts(usedBytes: 1_200_000, freeBytes: StorageBudget.freeBytes(in: folder.path) ?? -1, deletions: 3))
+        #expect(
+            counts == StorageBudget.Counts(usedBytes: 1_200_000, freeBytes: StorageBudget.freeBytes(in: folder.path) ?? -1, deletions: 3))
         let logged = lines.withLock { $0 }
-        #expect(logged.count == 3 && logged[0].hasPrefix("storage: deleted \(folder.path)/a-old.mkv (captures take 2400000 bytes, over maxBytes 1300000)"),
-                "\(logged)")
+        #expect(
+            logged.count == 3
+                && logged[0].hasPrefix("storage: deleted \(folder.path)/a-old.mkv (captures take 2400000 bytes, over maxBytes 1300000)"),
+            "\(logged)")
     }
 
     /// A capture folder not made yet (nothing captured so far) reports the free space of the file system it will be
@@ -56,10 +63,13 @@ struct StorageTests {
         #expect(free > 0)
         let later = try #require(StorageBudget.freeBytes(in: folder.path + "/recordings/cam/"))
         #expect(abs(later - free) < 64 << 20, "\(later) against \(free)")
-        #expect(StorageBudget.parent(of: "captures") == "." && StorageBudget.parent(of: "/srv") == "/"
+        #expect(
+            StorageBudget.parent(of: "captures") == "." && StorageBudget.parent(of: "/srv") == "/"
                 && StorageBudget.parent(of: "a/b/") == "a" && StorageBudget.parent(of: "/") == nil && StorageBudget.parent(of: ".") == nil)
-        let counts = StorageBudget(limits: StorageConfig(maxBytes: 1 << 20), directories: [folder.path + "/recordings"], label: "t",
-                                   log: { _ in }, openFiles: { ([], 0) }).checkNow()
+        let counts = StorageBudget(
+            limits: StorageConfig(maxBytes: 1 << 20), directories: [folder.path + "/recordings"], label: "t",
+            log: { _ in }, openFiles: { ([], 0) }
+        ).checkNow()
         #expect(counts.freeBytes > 0)
     }
 
@@ -67,12 +77,14 @@ struct StorageTests {
     @Test func maxAgeAndMinFreeDeleteTheOldest() throws {
         let folder = try folder([("old.png", 10, 7200), ("new.png", 10, 60), ("older.mkv", 10, 9000)])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let aged = StorageBudget(limits: StorageConfig(maxAge: 3600), directories: [folder.path], label: "t", log: { _ in }, openFiles: { ([], 0) })
+        let aged = StorageBudget(
+            limits: StorageConfig(maxAge: 3600), directories: [folder.path], label: "t", log: { _ in }, openFiles: { ([], 0) })
         #expect(aged.checkNow().deletions == 2)
         #expect(remaining(folder) == ["new.png"])
         // More free space wanted than the disk has: everything not open goes.
-        let full = StorageBudget(limits: StorageConfig(minFree: StorageConfig.maxByteCount), directories: [folder.path], label: "t",
-                                 log: { _ in }, openFiles: { ([], 0) })
+        let full = StorageBudget(
+            limits: StorageConfig(minFree: StorageConfig.maxByteCount), directories: [folder.path], label: "t",
+            log: { _ in }, openFiles: { ([], 0) })
         #expect(full.checkNow().deletions == 1)
         #expect(remaining(folder).isEmpty)
     }
@@ -80,10 +92,13 @@ struct StorageTests {
     /// An event's sidecar (`FILE.event.json`) is deleted with its capture; one whose capture is already gone is
     /// deleted too; the sidecar of a capture that stays, stays.
     @Test func eventSidecarsGoWithTheirCaptures() throws {
-        let folder = try folder([("old.mkv", 10, 9000), ("old.mkv.event.json", 10, 9000), ("new.jpg", 10, 60),
-                                 ("new.jpg.event.json", 10, 60), ("gone.jpg.event.json", 10, 60)])
+        let folder = try folder([
+            ("old.mkv", 10, 9000), ("old.mkv.event.json", 10, 9000), ("new.jpg", 10, 60),
+            ("new.jpg.event.json", 10, 60), ("gone.jpg.event.json", 10, 60)
+        ])
         defer { try? FileManager.default.removeItem(at: folder) }
-        let budget = StorageBudget(limits: StorageConfig(maxAge: 3600), directories: [folder.path], label: "t", log: { _ in }, openFiles: { ([], 0) })
+        let budget = StorageBudget(
+            limits: StorageConfig(maxAge: 3600), directories: [folder.path], label: "t", log: { _ in }, openFiles: { ([], 0) })
         #expect(budget.checkNow().deletions == 1)
         #expect(remaining(folder) == ["new.jpg", "new.jpg.event.json"])
     }
@@ -104,11 +119,13 @@ struct StorageTests {
         // 1.2 MB: about 10 s of this recording (about 115 KB/s); the budget keeps 1 MiB and 128 KiB free.
         #expect(Self.shell("mount -t tmpfs -o size=1200k tmpfs '\(disk.path)'") == 0)
         defer { _ = Self.shell("umount '\(disk.path)'") }
-        let config = try ConfigLoader.load(data: Data("""
-            { "sources": [{ "kind": "test" }], "caps": { "width": 160, "height": 120, "framerate": "30/1" }, "preview": "none",
-              "record": { "encoder": "mjpeg", "directory": "\(disk.path)", "segment": 1 },
-              "storage": { "maxBytes": "1M", "minFree": "128K" } }
-            """.utf8), file: "budget.json")
+        let config = try ConfigLoader.load(
+            data: Data(
+                """
+                { "sources": [{ "kind": "test" }], "caps": { "width": 160, "height": 120, "framerate": "30/1" }, "preview": "none",
+                  "record": { "encoder": "mjpeg", "directory": "\(disk.path)", "segment": 1 },
+                  "storage": { "maxBytes": "1M", "minFree": "128K" } }
+                """.utf8), file: "budget.json")
         let session = CaptureSession(name: "budget", config: config, builder: PipelineBuilder(config: config, hasDisplay: false))
         let failures = Locked<[String]>([]), deletedOpen = Locked<[String]>([]), deletions = Locked(0)
         session.onEvent { event in
@@ -116,7 +133,9 @@ struct StorageTests {
             case let .recordingFailed(reason): failures.withLock { $0.append(reason) }
             case let .notice(line) where line.hasPrefix("storage: deleted "):
                 deletions.withLock { $0 += 1 }
-                if let open = session.recordingPath, line.hasPrefix("storage: deleted \(open) ") { deletedOpen.withLock { $0.append(line) } }
+                if let open = session.recordingPath, line.hasPrefix("storage: deleted \(open) ") {
+                    deletedOpen.withLock { $0.append(line) }
+                }
             default: break
             }
         }
@@ -136,8 +155,9 @@ struct StorageTests {
         try session.stopRecording()
         let stats = session.stats
         written = stats.recordingBytes ?? 0
-        print("storage run: \(seconds) s, \(written) bytes written, at most \(worst) bytes kept, at least \(leastFree) free, "
-              + "\(stats.storageDeletions ?? -1) deletions, \(stats.segmentsWritten ?? -1) segments")
+        print(
+            "storage run: \(seconds) s, \(written) bytes written, at most \(worst) bytes kept, at least \(leastFree) free, "
+                + "\(stats.storageDeletions ?? -1) deletions, \(stats.segmentsWritten ?? -1) segments")
         #expect(written > 1200 << 10 || seconds < 12, "the run wrote \(written) bytes: not more than the disk holds")
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
         #expect(deletedOpen.withLock { $0 }.isEmpty, "\(deletedOpen.withLock { $0 })")
@@ -153,7 +173,7 @@ struct StorageTests {
     /// The keys are checked where they are read, and every value that passes is safe later.
     @Test(arguments: [
         (#""segment": 0.5"#, "record.segment"), (#""segment": 1e20"#, "record.segment"),
-        (#""segment": "1""#, "record.segment"),
+        (#""segment": "1""#, "record.segment")
     ])
     func badSegmentsAreRefused(key: String, path: String) throws {
         let json = #"{ "sources": [{ "kind": "test" }], "record": { \#(key) } }"#
@@ -167,7 +187,7 @@ struct StorageTests {
         (#"{ "maxBytes": "9999999T" }"#, "storage.maxBytes"), (#"{ "maxBytes": 1e30 }"#, "storage.maxBytes"),
         (#"{ "minFree": -1 }"#, "storage.minFree"), (#"{ "maxAge": "7x" }"#, "storage.maxAge"),
         (#"{ "maxAge": 1e300 }"#, "storage.maxAge"), (#"{ "maxAge": 0 }"#, "storage.maxAge"),
-        (#"{ "maxbytes": 5 }"#, "storage.maxbytes"), (#"{}"#, "storage"),
+        (#"{ "maxbytes": 5 }"#, "storage.maxbytes"), (#"{}"#, "storage")
     ])
     func badBudgetsAreRefused(storage: String, path: String) throws {
         let json = #"{ "sources": [{ "kind": "test" }], "record": {}, "storage": \#(storage) }"#
@@ -177,11 +197,14 @@ struct StorageTests {
     }
 
     @Test func budgetsReadSizesAndAges() throws {
-        let json = #"{ "sources": [{ "kind": "test" }], "still": {}, "storage": { "maxBytes": "1.5G", "minFree": "500MiB", "maxAge": "7d" } }"#
+        let json =
+            #"{ "sources": [{ "kind": "test" }], "still": {}, "storage": { "maxBytes": "1.5G", "minFree": "500MiB", "maxAge": "7d" } }"#
         let storage = try #require(try ConfigLoader.load(data: Data(json.utf8), file: "s.json").storage)
         #expect(storage == StorageConfig(maxBytes: 1_610_612_736, maxAge: 604_800, minFree: 524_288_000))
         let bare = #"{ "sources": [{ "kind": "test" }], "storage": { "maxAge": 60 } }"#
-        #expect { try ConfigLoader.load(data: Data(bare.utf8), file: "s.json") } throws: { "\($0)".contains("needs \"record\" or \"still\"") }
+        #expect { try ConfigLoader.load(data: Data(bare.utf8), file: "s.json") } throws: {
+            "\($0)".contains("needs \"record\" or \"still\"")
+        }
     }
 
     private static func shell(_ command: String) -> Int32 {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 /// Pixelate (block sums) and zoom (separable bilinear) against direct per-pixel references, exactly.
@@ -6,7 +7,8 @@ import Testing
     static func fill(_ frame: TestFrame, seed: UInt64) -> [[UInt8]] {
         var planes: [[UInt8]] = []
         for index in 0..<frame.format.planeCount {
-            let rowBytes = frame.format.rowBytes(plane: index, width: frame.width), rows = frame.format.rows(plane: index, height: frame.height)
+            let rowBytes = frame.format.rowBytes(plane: index, width: frame.width),
+                rows = frame.format.rows(plane: index, height: frame.height)
             let bytes = BoxCascadeTests.natural(width: rowBytes, height: rows, channels: 1, seed: seed + UInt64(index))
             BoxCascadeTests.write(bytes, to: frame, plane: index, rowBytes: rowBytes)
             planes.append(bytes)
@@ -39,7 +41,9 @@ import Testing
                     for c in 0..<ch {
                         let bx = x / b * b, by = y / b * b
                         var total = 0, count = 0
-                        for yy in by..<min(by + b, vh) { for xx in bx..<min(bx + b, vw) { total += Int(planes[plane][yy * rowBytes + xx * ch + c]); count += 1 } }
+                        for yy in by..<min(by + b, vh) {
+                            for xx in bx..<min(bx + b, vw) { total += Int(planes[plane][yy * rowBytes + xx * ch + c]); count += 1 }
+                        }
                         if Int(frame.byte(plane, x * ch + c, y)) != (total + count / 2) / count { wrong += 1 }
                     }
                 }

@@ -1,8 +1,10 @@
+import Testing
+
+@testable import Filters
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-@testable import Filters
 
 /// Blur and sharpen against the exact Gaussian (sampled to ±4σ, Double, edges extended) on a
 /// deterministic natural-looking frame: smooth gradients, hard edges and noise.
@@ -124,8 +126,9 @@ import Testing
         #expect(frame.canariesIntact)
         for p in planes {
             let out = Self.read(frame, plane: p.plane, rowBytes: p.rowBytes, rows: p.rows)
-            let exact = Self.exact(p.bytes, width: p.rowBytes / p.channels, height: p.rows, channels: p.channels,
-                                   sigmaX: sigma / p.sub, sigmaY: sigma / p.sub)
+            let exact = Self.exact(
+                p.bytes, width: p.rowBytes / p.channels, height: p.rows, channels: p.channels,
+                sigmaX: sigma / p.sub, sigmaY: sigma / p.sub)
             let e = Self.error(out, exact, amount: nil, original: p.bytes)
             #expect(e.max <= 2, "\(format) plane \(p.plane) σ \(sigma): max error \(e.max)")
         }
@@ -147,10 +150,12 @@ import Testing
         let context = SpatialContext(scratch: ScratchPool(), threads: 1, kernels: .best)
         let view = ChannelView.views(source: source.frame, destination: fixed.frame)[0]
         #expect(BoxCascadeFixedKernel.run(view, horizontal: box, vertical: box, passes: n, amount: nil, context))
-        BoxCascadeKernel.runFloat(ChannelView.views(source: source.frame, destination: float.frame)[0], horizontal: box, vertical: box,
-                                  passes: n, amount: nil, context)
+        BoxCascadeKernel.runFloat(
+            ChannelView.views(source: source.frame, destination: float.frame)[0], horizontal: box, vertical: box,
+            passes: n, amount: nil, context)
         #expect(fixed.canariesIntact && float.canariesIntact)
-        let a = Self.read(fixed, plane: 0, rowBytes: width * ch, rows: height), b = Self.read(float, plane: 0, rowBytes: width * ch, rows: height)
+        let a = Self.read(fixed, plane: 0, rowBytes: width * ch, rows: height),
+            b = Self.read(float, plane: 0, rowBytes: width * ch, rows: height)
         let apart = zip(a, b).map { abs(Int($0) - Int($1)) }
         #expect(apart.max()! <= 1, "σ \(sigma)")
         let exact = Self.exact(bytes, width: width, height: height, channels: ch, sigmaX: sigma, sigmaY: sigma)
@@ -251,7 +256,8 @@ import Testing
         frame.fill { _, _, _ in 128 }
         let luma = BoxCascadeTests.natural(width: w, height: h, channels: 1, seed: 31)
         BoxCascadeTests.write(luma, to: frame, plane: 0, rowBytes: w)
-        let chain: FilterChain = amount.map { a in FilterChain { Sharpen(amount: Double(a), radius: sigma) } } ?? FilterChain { Blur(radius: sigma) }
+        let chain: FilterChain =
+            amount.map { a in FilterChain { Sharpen(amount: Double(a), radius: sigma) } } ?? FilterChain { Blur(radius: sigma) }
         try chain.compile().process(frame.frame)
         #expect(frame.canariesIntact)
         let out = BoxCascadeTests.read(frame, plane: 0, rowBytes: w, rows: h)
@@ -265,12 +271,14 @@ import Testing
     @Test(arguments: [(1.0, 1.7, 3), (1.9, nil, 8), (1.2, nil, 2), (1.9, 1.2, 24)] as [(Double, Float?, Int)])
     func piecesEqualTheSums(sigma: Double, amount: Float?, threads: Int) throws {
         let (w, h) = (720, 190)
-        #expect(RowParallel.bands(threads: threads, rows: h, samples: w * h) == threads, "one piece: the frame is below the split's threshold")
+        #expect(
+            RowParallel.bands(threads: threads, rows: h, samples: w * h) == threads, "one piece: the frame is below the split's threshold")
         let frame = TestFrame(.i420, w, h)
         frame.fill { _, _, _ in 128 }
         let luma = BoxCascadeTests.natural(width: w, height: h, channels: 1, seed: 7)
         BoxCascadeTests.write(luma, to: frame, plane: 0, rowBytes: w)
-        let chain: FilterChain = amount.map { a in FilterChain { Sharpen(amount: Double(a), radius: sigma) } } ?? FilterChain { Blur(radius: sigma) }
+        let chain: FilterChain =
+            amount.map { a in FilterChain { Sharpen(amount: Double(a), radius: sigma) } } ?? FilterChain { Blur(radius: sigma) }
         let compiled = chain.compile(threads: threads)
         let expected = Self.reference(luma, width: w, height: h, sigma: sigma, amount: amount)
         let copied = TestFrame(.i420, w, h)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 extension SIMDPathTests {
@@ -23,7 +24,8 @@ extension SIMDPathTests {
             let done = source.withUnsafeBytes { s in
                 out.withUnsafeMutableBytes { d in
                     tables.withUnsafeBufferPointer { t in
-                        kernels.byteTables(s.baseAddress!, d.baseAddress!, bytes: bytes, tables: t.baseAddress!, uniform: (offset: 0, mask: mask))
+                        kernels.byteTables(
+                            s.baseAddress!, d.baseAddress!, bytes: bytes, tables: t.baseAddress!, uniform: (offset: 0, mask: mask))
                     }
                 }
             }

@@ -5,8 +5,9 @@ import Testing
 private struct Levels: PointFilter, DeclaredFilter, Equatable {
     static let gain = NumberParameter("gain", default: 1, in: 0...2, "multiplier")
     static let steps = IntegerParameter("steps", default: 4, in: 2...16, "levels")
-    static let declaration = FilterDeclaration<Levels>(name: "levels", summary: "gain, then levels", defaults: Levels(),
-                                                       parameters: [.bind(steps, to: \.steps), .bind(gain, to: \.gain)])
+    static let declaration = FilterDeclaration<Levels>(
+        name: "levels", summary: "gain, then levels", defaults: Levels(),
+        parameters: [.bind(steps, to: \.steps), .bind(gain, to: \.gain)])
     var gain: Double
     var steps: Int
     init(gain: Double = Levels.gain.defaultValue, steps: Int = Levels.steps.defaultValue) {
@@ -63,7 +64,7 @@ struct DeclaredFilterTests {
         (Blur(radius: 4), "blur radius=4"),
         (Sharpen(amount: 2, radius: 3), "sharpen amount=2 radius=3"),
         (Pixelate(size: 5), "pixelate size=5"),
-        (Zoom(factor: 3, x: 0.25, y: 0.75), "zoom factor=3 x=0.25 y=0.75"),
+        (Zoom(factor: 3, x: 0.25, y: 0.75), "zoom factor=3 x=0.25 y=0.75")
     ])
     func eachKeyPrintsItsOwnProperty(filter: any Filter, text: String) {
         #expect(filter.description == text)
@@ -78,7 +79,8 @@ struct DeclaredFilterTests {
             let fraction = Double(index + 1) / Double(info.parameters.count + 1)
             switch parameter.kind {
             case let .number(range): values[parameter.key] = .number(range.lowerBound + (range.upperBound - range.lowerBound) * fraction)
-            case let .integer(range): values[parameter.key] = .integer(range.lowerBound + Int(Double(range.upperBound - range.lowerBound) * fraction))
+            case let .integer(range):
+                values[parameter.key] = .integer(range.lowerBound + Int(Double(range.upperBound - range.lowerBound) * fraction))
             case .file: Issue.record("\(info.name) declares a file key")
             }
         }

@@ -1,8 +1,10 @@
+import Testing
+
+@testable import Filters
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-@testable import Filters
 
 /// The one-pass Sobel against a plain Double reference, in place and split into bands.
 @Suite struct EdgesTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 @Suite struct FilterChainTests {
@@ -10,13 +11,20 @@ import Testing
             if cold { Temperature(kelvin: 9000) } else { Temperature(kelvin: 4000) }
             for level in [4, 8] { Posterize(levels: level) }
         }
-        #expect(chain.description == "sepia intensity=0.8 | vignette intensity=1.5 radius=2 | temperature kelvin=4000 | posterize levels=4 | posterize levels=8")
+        #expect(
+            chain.description
+                == "sepia intensity=0.8 | vignette intensity=1.5 radius=2 | temperature kelvin=4000 | posterize levels=4 | posterize levels=8"
+        )
         #expect(chain.filters.count == 5)
     }
 
     @Test func parsesTheDesignExample() throws {
         let chain = try FilterChain(parsing: "sepia intensity=0.8 | vignette intensity=1.5 radius=2")
-        #expect(chain == FilterChain { Sepia(intensity: 0.8); Vignette(intensity: 1.5, radius: 2) })
+        #expect(
+            chain
+                == FilterChain {
+                    Sepia(intensity: 0.8); Vignette(intensity: 1.5, radius: 2)
+                })
         #expect(chain.description == "sepia intensity=0.8 | vignette intensity=1.5 radius=2")
     }
 
@@ -42,23 +50,24 @@ import Testing
         #expect(Posterize(levels: 1).levels == 2)
     }
 
-    @Test(arguments: [
-        ("sepai", FilterSpecError.unknownFilter(name: "sepai", position: 1)),
-        ("sepia | monoo", .unknownFilter(name: "monoo", position: 9)),
-        ("sepia amount=1", .unknownKey(filter: "sepia", key: "amount", position: 7)),
-        ("sepia intensity=abc", .badNumber(filter: "sepia", key: "intensity", value: "abc", position: 17)),
-        ("sepia intensity=nan", .badNumber(filter: "sepia", key: "intensity", value: "nan", position: 17)),
-        ("sepia intensity=2", .outOfRange(filter: "sepia", key: "intensity", value: "2", position: 17)),
-        ("posterize levels=2.5", .badNumber(filter: "posterize", key: "levels", value: "2.5", position: 18)),
-        ("zoom factor=17", .outOfRange(filter: "zoom", key: "factor", value: "17", position: 13)),
-        ("sepia intensity=0.1 intensity=0.2", .duplicateKey(filter: "sepia", key: "intensity", position: 21)),
-        ("lut", .missingArgument(filter: "lut", key: "file", position: 1)),
-        ("sepia |", .syntax(expected: "a filter name after '|'", found: "", position: 8)),
-        ("| sepia", .syntax(expected: "a filter name", found: "|", position: 1)),
-        ("sepia || mono", .syntax(expected: "a filter name", found: "|", position: 8)),
-        ("sepia intensity", .syntax(expected: "key=value or '|'", found: "intensity", position: 7)),
-        ("sepia intensity=", .syntax(expected: "a value after 'intensity='", found: "", position: 17)),
-    ] as [(String, FilterSpecError)])
+    @Test(
+        arguments: [
+            ("sepai", FilterSpecError.unknownFilter(name: "sepai", position: 1)),
+            ("sepia | monoo", .unknownFilter(name: "monoo", position: 9)),
+            ("sepia amount=1", .unknownKey(filter: "sepia", key: "amount", position: 7)),
+            ("sepia intensity=abc", .badNumber(filter: "sepia", key: "intensity", value: "abc", position: 17)),
+            ("sepia intensity=nan", .badNumber(filter: "sepia", key: "intensity", value: "nan", position: 17)),
+            ("sepia intensity=2", .outOfRange(filter: "sepia", key: "intensity", value: "2", position: 17)),
+            ("posterize levels=2.5", .badNumber(filter: "posterize", key: "levels", value: "2.5", position: 18)),
+            ("zoom factor=17", .outOfRange(filter: "zoom", key: "factor", value: "17", position: 13)),
+            ("sepia intensity=0.1 intensity=0.2", .duplicateKey(filter: "sepia", key: "intensity", position: 21)),
+            ("lut", .missingArgument(filter: "lut", key: "file", position: 1)),
+            ("sepia |", .syntax(expected: "a filter name after '|'", found: "", position: 8)),
+            ("| sepia", .syntax(expected: "a filter name", found: "|", position: 1)),
+            ("sepia || mono", .syntax(expected: "a filter name", found: "|", position: 8)),
+            ("sepia intensity", .syntax(expected: "key=value or '|'", found: "intensity", position: 7)),
+            ("sepia intensity=", .syntax(expected: "a value after 'intensity='", found: "", position: 17))
+        ] as [(String, FilterSpecError)])
     func errorsCarryTheColumn(text: String, expected: FilterSpecError) {
         #expect(throws: expected) { try FilterChain(parsing: text) }
     }
@@ -67,10 +76,12 @@ import Testing
         let unknown = FilterSpecError.unknownFilter(name: "x", position: 3).description
         #expect(unknown.contains("column 3"))
         for info in FilterCatalog.all { #expect(unknown.contains(info.name)) }
-        #expect(FilterSpecError.unknownKey(filter: "vignette", key: "k", position: 10).description.contains("intensity (a number in -1...4)"))
+        #expect(
+            FilterSpecError.unknownKey(filter: "vignette", key: "k", position: 10).description.contains("intensity (a number in -1...4)"))
         #expect(FilterSpecError.outOfRange(filter: "sepia", key: "intensity", value: "2", position: 17).description.contains("0...1"))
-        #expect(FilterSpecError.badLutFile(path: "/a.cube", line: 7, reason: "expected three numbers").description
-            == "LUT file /a.cube, line 7: expected three numbers.")
+        #expect(
+            FilterSpecError.badLutFile(path: "/a.cube", line: 7, reason: "expected three numbers").description
+                == "LUT file /a.cube, line 7: expected three numbers.")
     }
 
     @Test func catalogDocumentsEveryFilterOnce() {
@@ -120,7 +131,9 @@ import Testing
         let frame = TestFrame(.nv12, 4, 4)
         var broken = frame.frame
         broken.planes.removeLast()
-        #expect(throws: FrameError.planeCount(format: .nv12, expected: 2, actual: 1)) { try FilterChain { Sepia() }.compile().process(broken) }
+        #expect(throws: FrameError.planeCount(format: .nv12, expected: 2, actual: 1)) {
+            try FilterChain { Sepia() }.compile().process(broken)
+        }
         broken = frame.frame
         broken.planes[0].stride = 2
         #expect(throws: FrameError.strideTooSmall(plane: 0, stride: 2, minimum: 4)) { try FilterChain { Blur() }.compile().process(broken) }

@@ -1,24 +1,27 @@
 import Testing
+
 @testable import Filters
 
 /// The 16-bit fixed-point passes against the float paths they replace, on random frames.
 @Suite struct FixedKernelTests {
-    static let chains = [
-        "sepia", "sepia intensity=0.6", "mono", "invert", "exposure ev=0.7", "exposure ev=-1.5",
-        "colorcontrols brightness=0.1 contrast=1.3 saturation=0.6", "colorcontrols contrast=2.5 saturation=3",
-        "temperature kelvin=3000 tint=30", "temperature kelvin=11000 tint=-50", "vignette", "vignette intensity=1.5 radius=2",
-        "vignette intensity=4 radius=0.5", "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette",
-        "temperature kelvin=4000 | vignette intensity=0.8", "mono | invert | exposure ev=0.3 | vignette",
-    ] + curveChains
+    static let chains =
+        [
+            "sepia", "sepia intensity=0.6", "mono", "invert", "exposure ev=0.7", "exposure ev=-1.5",
+            "colorcontrols brightness=0.1 contrast=1.3 saturation=0.6", "colorcontrols contrast=2.5 saturation=3",
+            "temperature kelvin=3000 tint=30", "temperature kelvin=11000 tint=-50", "vignette", "vignette intensity=1.5 radius=2",
+            "vignette intensity=4 radius=0.5", "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette",
+            "temperature kelvin=4000 | vignette intensity=0.8", "mono | invert | exposure ev=0.3 | vignette"
+        ] + curveChains
 
     /// Chains with curves and maps after the vignette, which the 4:2:0 pass folds into itself.
-    static let curveChains = [
-        "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | invert",
-        "gamma value=0.5", "gamma value=2.2 | sepia", "threshold level=0.4 | invert",
-        "threshold level=0.4 | vignette", "exposure ev=0.5 | gamma value=0.7 | mono | gamma value=1.5 | sepia | vignette",
-        "vignette | invert", "sepia | vignette intensity=1.5 | temperature kelvin=9000 tint=-20",
-        "gamma value=0.8 | vignette | colorcontrols brightness=0.1 contrast=1.3 saturation=0.6",
-    ] + stepChains
+    static let curveChains =
+        [
+            "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | invert",
+            "gamma value=0.5", "gamma value=2.2 | sepia", "threshold level=0.4 | invert",
+            "threshold level=0.4 | vignette", "exposure ev=0.5 | gamma value=0.7 | mono | gamma value=1.5 | sepia | vignette",
+            "vignette | invert", "sepia | vignette intensity=1.5 | temperature kelvin=9000 tint=-20",
+            "gamma value=0.8 | vignette | colorcontrols brightness=0.1 contrast=1.3 saturation=0.6"
+        ] + stepChains
 
     /// A step curve before a map that takes chroma from luma. Chroma sees the curve of its block's mean
     /// luma; where that mean is exactly a curve step's rounding tie (a sum of four codes can be), the float
@@ -26,8 +29,10 @@ import Testing
     /// samples take the other step. Everywhere else they agree within 1 code.
     /// Sepia takes chroma from luma too (its tone scales with luma), so posterize before it is a step chain; its chroma
     /// takes one value per level, and a level whose value falls on a rounding boundary differs by a code everywhere.
-    static let stepChains = ["posterize levels=4 | temperature kelvin=3000 tint=30", "threshold level=0.4 | temperature kelvin=4000 | vignette",
-                             "posterize levels=4 | sepia"]
+    static let stepChains = [
+        "posterize levels=4 | temperature kelvin=3000 tint=30", "threshold level=0.4 | temperature kelvin=4000 | vignette",
+        "posterize levels=4 | sepia"
+    ]
 
     /// Runs `text` on a copy of `frame` with the fixed-point pass or the general float path.
     ///
@@ -39,7 +44,8 @@ import Testing
         let operations = chain.filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
             if case let .point(p) = op { return p } else { return nil }
         }
-        let kernel = YUVPointKernel(PointProgram(operations, color: frame.color), color: frame.color, fixedPoint: fixedPoint, tables: fixedPoint)
+        let kernel = YUVPointKernel(
+            PointProgram(operations, color: frame.color), color: frame.color, fixedPoint: fixedPoint, tables: fixedPoint)
         kernel.prepare(width: frame.width, height: frame.height)
         kernel.run(source: frame.frame, destination: out.frame, rows: 0..<frame.height)
         return out
@@ -61,7 +67,9 @@ import Testing
                 #expect(worst <= 1, "\(text) \(format) \(color) \(width)x\(height): differs by \(worst)")
                 // Differences are rounding-boundary cases (the products are floored at 1/16 code), not a bias.
                 let share = Self.stepChains.contains(text) ? 10 : 8
-                #expect(a.count < 1000 || differing * 100 <= a.count * share, "\(text) \(format) \(width)x\(height): \(differing) of \(a.count) differ")
+                #expect(
+                    a.count < 1000 || differing * 100 <= a.count * share,
+                    "\(text) \(format) \(width)x\(height): \(differing) of \(a.count) differ")
             }
         }
     }
@@ -74,8 +82,10 @@ import Testing
     static let segmentedChains: [(text: String, tolerance: Int, parts: [String]?)] = [
         ("temperature kelvin=4000 | gamma value=1.2", 2, nil), ("vignette | gamma value=1.2", 2, nil),
         ("gamma value=1.2 | vignette | gamma value=0.8", 3, nil), ("vignette intensity=1.5 | sepia | gamma value=2.2", 2, nil),
-        ("temperature kelvin=3000 tint=30 | gamma value=0.7 | vignette | exposure ev=0.3", 3,
-         ["temperature kelvin=3000 tint=30", "gamma value=0.7 | vignette | exposure ev=0.3"]),
+        (
+            "temperature kelvin=3000 tint=30 | gamma value=0.7 | vignette | exposure ev=0.3", 3,
+            ["temperature kelvin=3000 tint=30", "gamma value=0.7 | vignette | exposure ev=0.3"]
+        )
     ]
 
     @Test(arguments: [PixelFormat.nv12, .i420], [ColorDescription.bt601Limited, .bt709Full])
@@ -139,8 +149,9 @@ import Testing
         kernel.prepare(width: frame.width, height: frame.height)
         let fixed = frame.copy(), float = frame.copy()
         kernel.run(source: frame.frame, destination: fixed.frame, rows: 0..<frame.height)
-        YUVPointKernel(program, color: frame.color, fixedPoint: false, tables: false).run(source: frame.frame, destination: float.frame,
-                                                                                         rows: 0..<frame.height)
+        YUVPointKernel(program, color: frame.color, fixedPoint: false, tables: false).run(
+            source: frame.frame, destination: float.frame,
+            rows: 0..<frame.height)
         #expect(fixed.canariesIntact)
         let worst = zip(fixed.visibleBytes, float.visibleBytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
         #expect(worst <= 1)
@@ -149,8 +160,9 @@ import Testing
     /// A curve, a Cb/Cr rotation by asin 0.6 and a vignette.
     static let crossedChroma: [PointOperation] = [
         .curve { $0 * $0 },
-        .affine { color in Affine3.rgbToYCbCr(color).then(Affine3(m: [1, 0, 0, 0, 0.8, -0.6, 0, 0.6, 0.8])).then(Affine3.yCbCrToRGB(color)) },
-        .vignette(VignetteShape(intensity: 1, radius: 1)),
+        .affine { color in Affine3.rgbToYCbCr(color).then(Affine3(m: [1, 0, 0, 0, 0.8, -0.6, 0, 0.6, 0.8])).then(Affine3.yCbCrToRGB(color))
+        },
+        .vignette(VignetteShape(intensity: 1, radius: 1))
     ]
 
     /// Invert alone takes a shortcut (one xor) in the fixed-point pass: exactly 255 − b, alpha kept.
@@ -177,7 +189,8 @@ import Testing
             let frame = TestFrame(format, width, height)
             frame.fillPattern(seed: UInt64(width * 1000 + height))
             for text in Self.chains + Self.tableChains {
-                let operations = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
+                let operations = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap {
+                    op -> PointOperation? in
                     if case let .point(p) = op { return p } else { return nil }
                 }
                 var outputs: [[UInt8]] = []
@@ -189,8 +202,9 @@ import Testing
                     kernel.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: 0)
                     let buffer = UnsafeMutableRawPointer.allocate(byteCount: RGBPointKernel.bufferBytes(width: width), alignment: 64)
                     defer { buffer.deallocate() }
-                    kernel.run(source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
-                               width: width, height: height, rows: 0..<height, buffer: buffer)
+                    kernel.run(
+                        source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
+                        width: width, height: height, rows: 0..<height, buffer: buffer)
                     #expect(out.canariesIntact)
                     outputs.append(out.visibleBytes)
                 }
@@ -206,7 +220,7 @@ import Testing
     static let tableChains = [
         "gamma value=1.5", "posterize", "threshold", "invert | gamma value=0.7 | exposure ev=0.4",
         "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | invert",
-        "gamma value=0.8 | sepia", "sepia | vignette | gamma value=0.8",
+        "gamma value=0.8 | sepia", "sepia | vignette | gamma value=0.8"
     ]
 
     @Test(arguments: [PixelFormat.rgba, .bgrx, .argb])
@@ -220,7 +234,7 @@ import Testing
         for text in Self.tableChains {
             #expect(RGBTableKernel(try program(text), format: format) != nil, "\(text)")
         }
-        #expect(RGBTableKernel(try program("gamma value=2 | vignette | sepia"), format: format) != nil) // a map after the gain folds
+        #expect(RGBTableKernel(try program("gamma value=2 | vignette | sepia"), format: format) != nil)  // a map after the gain folds
         #expect(RGBTableKernel(try program("gamma value=2 | vignette | gamma value=0.5 | sepia"), format: format) == nil)
         let frame = TestFrame(format, 300, 2)
         frame.fillPattern(seed: 11)
@@ -233,8 +247,9 @@ import Testing
                 kernel.prepare(format: format, width: 300, height: 2, scratch: scratch, slotBase: 0)
                 let buffer = UnsafeMutableRawPointer.allocate(byteCount: RGBPointKernel.bufferBytes(width: 300), alignment: 64)
                 defer { buffer.deallocate() }
-                kernel.run(source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
-                           width: 300, height: 2, rows: 0..<2, buffer: buffer)
+                kernel.run(
+                    source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
+                    width: 300, height: 2, rows: 0..<2, buffer: buffer)
                 outputs.append(out.visibleBytes)
             }
             #expect(outputs[0] == outputs[1], "\(text)")
@@ -250,15 +265,15 @@ import Testing
         }
         #expect(try kernel("sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette") != nil)
         #expect(try kernel("temperature kelvin=4000") != nil)
-        #expect(try kernel("gamma value=2") != nil)            // a leading curve: a luma table
+        #expect(try kernel("gamma value=2") != nil)  // a leading curve: a luma table
         #expect(try kernel("gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | invert") != nil)
-        #expect(try kernel("vignette | sepia") != nil)         // a map after the vignette folds
-        #expect(try kernel("temperature kelvin=4000 | gamma value=2") == nil) // chroma reaches luma before the curve
-        #expect(try kernel("vignette | gamma value=2") == nil) // a curve after the gain: general
+        #expect(try kernel("vignette | sepia") != nil)  // a map after the vignette folds
+        #expect(try kernel("temperature kelvin=4000 | gamma value=2") == nil)  // chroma reaches luma before the curve
+        #expect(try kernel("vignette | gamma value=2") == nil)  // a curve after the gain: general
         #expect(try kernel("vignette | sepia | vignette") == nil)
         for text in Self.curveChains { #expect(try kernel(text) != nil, "\(text)") }
-        #expect(try kernel("vignette intensity=-1") == nil)    // gain above 1
-        #expect(try kernel("colorcontrols contrast=4 saturation=4") == nil) // does not fit 16 bits
+        #expect(try kernel("vignette intensity=-1") == nil)  // gain above 1
+        #expect(try kernel("colorcontrols contrast=4 saturation=4") == nil)  // does not fit 16 bits
     }
 
     /// The bench's RGB point chains take the 16-bit pass, and it is what `RGBPointKernel` runs by default.
@@ -269,8 +284,10 @@ import Testing
                 if case let .point(p) = op { return p } else { return nil }
             }
         }
-        for text in ["sepia", "vignette", "colorcontrols contrast=1.2 saturation=0.8",
-                     "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"] {
+        for text in [
+            "sepia", "vignette", "colorcontrols contrast=1.2 saturation=0.8",
+            "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"
+        ] {
             #expect(RGBFixedKernel(PointProgram(try operations(text), color: .bt709Full), format: format) != nil, "\(text)")
         }
         #expect(RGBFixedKernel(PointProgram(try operations("gamma value=2"), color: .bt709Full), format: format) == nil)
@@ -288,8 +305,9 @@ import Testing
             kernel.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: 0)
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: RGBPointKernel.bufferBytes(width: width), alignment: 64)
             defer { buffer.deallocate() }
-            kernel.run(source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
-                       width: width, height: height, rows: 0..<height, buffer: buffer)
+            kernel.run(
+                source: frame.frame.planes[0], destination: out.frame.planes[0], format: format,
+                width: width, height: height, rows: 0..<height, buffer: buffer)
             outputs.append(out.visibleBytes)
         }
         #expect(outputs[0] == outputs[1])

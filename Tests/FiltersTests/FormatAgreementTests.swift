@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 /// The same filter on RGBA and on NV12 (and I420, YUY2) agrees after conversion back to RGB.
@@ -19,16 +20,20 @@ import Testing
         "", "sepia", "sepia intensity=0.6", "mono", "invert", "colorcontrols brightness=0.05 contrast=1.2 saturation=0.8",
         "exposure ev=0.3", "temperature kelvin=4500 tint=10", "vignette intensity=1.5 radius=2", "threshold level=0.5",
         "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette", "lut file=\(Self.warmCube)",
-        "mirror", "flip", "zoom factor=1.5 x=0.4 y=0.6", "blur radius=2", "pixelate size=4", "sharpen amount=0.5 radius=2", "edges",
+        "mirror", "flip", "zoom factor=1.5 x=0.4 y=0.6", "blur radius=2", "pixelate size=4", "sharpen amount=0.5 radius=2", "edges"
     ]
 
     /// A 5³ cube that warms and lifts shadows: smooth, so trilinear in RGB and in Y'CbCr agree.
     static let warmCube: String = {
         var lines = ["LUT_3D_SIZE 5"]
-        for b in 0..<5 { for g in 0..<5 { for r in 0..<5 {
-            let (rr, gg, bb) = (Double(r) / 4, Double(g) / 4, Double(b) / 4)
-            lines.append("\(0.05 + 0.9 * rr) \(0.03 + 0.92 * gg) \(0.9 * bb)")
-        } } }
+        for b in 0..<5 {
+            for g in 0..<5 {
+                for r in 0..<5 {
+                    let (rr, gg, bb) = (Double(r) / 4, Double(g) / 4, Double(b) / 4)
+                    lines.append("\(0.05 + 0.9 * rr) \(0.03 + 0.92 * gg) \(0.9 * bb)")
+                }
+            }
+        }
         return temporaryFile("warm.cube", lines.joined(separator: "\n"))
     }()
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 /// Mirror and flip fused into point passes as addressing give the bytes of running each filter alone.
@@ -19,7 +20,8 @@ import Testing
         "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert",
         "mirror | vignette intensity=1.5 | flip", "posterize | flip",
         "exposure ev=0.3 | gamma value=0.8 | temperature kelvin=5000 | mirror | vignette | invert", "mirror | colorcontrols saturation=0.5",
-        "posterize levels=3 | mirror", "temperature kelvin=5000 tint=10 | mirror | vignette", "vignette | mirror | gamma value=1.2", "gamma value=0.7 | mirror | sepia", "mirror | sepia | vignette | gamma value=0.8",
+        "posterize levels=3 | mirror", "temperature kelvin=5000 tint=10 | mirror | vignette", "vignette | mirror | gamma value=1.2",
+        "gamma value=0.7 | mirror | sepia", "mirror | sepia | vignette | gamma value=0.8"
     ]
 
     @Test(arguments: [PixelFormat.rgba, .bgrx, .argb, .nv12, .i420, .yuy2])

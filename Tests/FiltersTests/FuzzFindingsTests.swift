@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 /// What fuzzing the grammar and the `.cube` reader found (Tests/Fuzz; the inputs are in its corpus as

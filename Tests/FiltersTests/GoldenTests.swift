@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 /// Exact values on small hand-computed frames, for every RGB layout and every YUV layout, on every kernel set this
@@ -9,8 +10,10 @@ import Testing
     static let yuvFormats: [PixelFormat] = [.i420, .nv12, .yuy2]
 
     /// A 3×2 RGB frame of the given colours (row-major), processed in place by `chain` compiled for `kernels`.
-    static func rgb(_ format: PixelFormat, _ kernels: KernelSet, _ chain: FilterChain, _ pixels: [(Int, Int, Int)],
-                    color: ColorDescription = .bt601Limited) throws -> TestFrame {
+    static func rgb(
+        _ format: PixelFormat, _ kernels: KernelSet, _ chain: FilterChain, _ pixels: [(Int, Int, Int)],
+        color: ColorDescription = .bt601Limited
+    ) throws -> TestFrame {
         let frame = TestFrame(format, 3, 2, color: color)
         for (i, p) in pixels.enumerated() { frame.setRGB(i % 3, i / 3, p) }
         try chain.compile(kernels: kernels).process(frame.frame)
@@ -44,11 +47,11 @@ import Testing
     @Test(arguments: rgbFormats, KernelSet.available)
     func monoOfRedIsTheLumaCoefficient(format: PixelFormat, kernels: KernelSet) throws {
         let bt601 = try Self.rgb(format, kernels, FilterChain { Mono() }, [(255, 0, 0), (0, 255, 0), (0, 0, 255)])
-        #expect(bt601.rgb(0, 0) == (76, 76, 76))     // 0.299 · 255 = 76.245
+        #expect(bt601.rgb(0, 0) == (76, 76, 76))  // 0.299 · 255 = 76.245
         #expect(bt601.rgb(1, 0) == (150, 150, 150))  // 0.587 · 255 = 149.685
-        #expect(bt601.rgb(2, 0) == (29, 29, 29))     // 0.114 · 255 = 29.07
+        #expect(bt601.rgb(2, 0) == (29, 29, 29))  // 0.114 · 255 = 29.07
         let bt709 = try Self.rgb(format, kernels, FilterChain { Mono() }, [(255, 0, 0)], color: .bt709Full)
-        #expect(bt709.rgb(0, 0) == (54, 54, 54))     // 0.2126 · 255 = 54.213
+        #expect(bt709.rgb(0, 0) == (54, 54, 54))  // 0.2126 · 255 = 54.213
     }
 
     @Test(arguments: rgbFormats, KernelSet.available)
@@ -56,7 +59,11 @@ import Testing
         let pixels = [(0, 0, 0), (255, 255, 255), (10, 200, 37), (1, 2, 3), (128, 127, 129), (254, 0, 99)]
         let once = try Self.rgb(format, kernels, FilterChain { Invert() }, pixels)
         #expect(once.rgb(2, 0) == (245, 55, 218))
-        let twice = try Self.rgb(format, kernels, FilterChain { Invert(); Invert() }, pixels)
+        let twice = try Self.rgb(
+            format, kernels,
+            FilterChain {
+                Invert(); Invert()
+            }, pixels)
         for (i, p) in pixels.enumerated() { #expect(twice.rgb(i % 3, i / 3) == p) }
         #expect(twice.alpha(0, 0) == 200)
     }
@@ -65,9 +72,11 @@ import Testing
     func identitiesWithinOneLSB(format: PixelFormat, kernels: KernelSet) throws {
         let pixels = [(0, 0, 0), (255, 255, 255), (10, 200, 37), (1, 2, 3), (128, 127, 129), (254, 0, 99)]
         let cube = temporaryFile("golden-identity-\(format).cube", identityCubeText(size: 17))
-        let chains = [FilterChain { Exposure(ev: 0) }, FilterChain { Zoom(factor: 1) }, FilterChain { Gamma(value: 1) },
-                      FilterChain([try Lut(file: cube)]), FilterChain { Pixelate(size: 1) }, FilterChain { Temperature() },
-                      FilterChain { ColorControls() }, FilterChain { Vignette(intensity: 0) }, FilterChain { Blur(radius: 0) }]
+        let chains = [
+            FilterChain { Exposure(ev: 0) }, FilterChain { Zoom(factor: 1) }, FilterChain { Gamma(value: 1) },
+            FilterChain([try Lut(file: cube)]), FilterChain { Pixelate(size: 1) }, FilterChain { Temperature() },
+            FilterChain { ColorControls() }, FilterChain { Vignette(intensity: 0) }, FilterChain { Blur(radius: 0) }
+        ]
         for chain in chains {
             let frame = try Self.rgb(format, kernels, chain, pixels)
             for (i, p) in pixels.enumerated() {
@@ -80,14 +89,17 @@ import Testing
     @Test(arguments: rgbFormats, KernelSet.available)
     func pointFilterValues(format: PixelFormat, kernels: KernelSet) throws {
         #expect(try Self.rgb(format, kernels, FilterChain { Exposure(ev: 1) }, [(10, 100, 200)]).rgb(0, 0) == (20, 200, 255))
-        #expect(try Self.rgb(format, kernels, FilterChain { Exposure(ev: -1) }, [(10, 100, 203)]).rgb(0, 0) == (5, 50, 102)) // ties round to even
+        // ties round to even
+        #expect(try Self.rgb(format, kernels, FilterChain { Exposure(ev: -1) }, [(10, 100, 203)]).rgb(0, 0) == (5, 50, 102))
         #expect(try Self.rgb(format, kernels, FilterChain { Posterize(levels: 2) }, [(100, 128, 200)]).rgb(0, 0) == (0, 255, 255))
-        #expect(try Self.rgb(format, kernels, FilterChain { Gamma(value: 2) }, [(255, 0, 128)]).rgb(0, 0) == (255, 0, 64)) // (128/255)²·255 = 64.25
+        // (128/255)²·255 = 64.25
+        #expect(try Self.rgb(format, kernels, FilterChain { Gamma(value: 2) }, [(255, 0, 128)]).rgb(0, 0) == (255, 0, 64))
         // Threshold on luma: 0.299·200 + 0.587·100 + 0.114·0 = 118.5 < 127.5 → black; (200,200,200) → white.
         let threshold = try Self.rgb(format, kernels, FilterChain { Threshold(level: 0.5) }, [(200, 100, 0), (200, 200, 200)])
         #expect(threshold.rgb(0, 0) == (0, 0, 0) && threshold.rgb(1, 0) == (255, 255, 255))
         #expect(try Self.rgb(format, kernels, FilterChain { ColorControls(brightness: 0.2) }, [(100, 0, 250)]).rgb(0, 0) == (151, 51, 255))
-        #expect(try Self.rgb(format, kernels, FilterChain { ColorControls(contrast: 1.5) }, [(100, 130, 200)]).rgb(0, 0) == (86, 131, 236)) // 1.5·v − 63.75
+        // 1.5·v − 63.75
+        #expect(try Self.rgb(format, kernels, FilterChain { ColorControls(contrast: 1.5) }, [(100, 130, 200)]).rgb(0, 0) == (86, 131, 236))
         #expect(try Self.rgb(format, kernels, FilterChain { ColorControls(saturation: 0) }, [(255, 0, 0)]).rgb(0, 0) == (76, 76, 76))
         let warm = try Self.rgb(format, kernels, FilterChain { Temperature(kelvin: 3000) }, [(128, 128, 128)]).rgb(0, 0)
         #expect(warm.0 > 128 && warm.2 < 128)
@@ -96,9 +108,21 @@ import Testing
     @Test(arguments: rgbFormats, KernelSet.available)
     func fusedMatricesEqualStepByStep(format: PixelFormat, kernels: KernelSet) throws {
         // Unclamped between matrices: exposure +1 then −1 restores values above 127.
-        #expect(try Self.rgb(format, kernels, FilterChain { Exposure(ev: 1); Exposure(ev: -1) }, [(200, 10, 255)]).rgb(0, 0) == (200, 10, 255))
+        #expect(
+            try Self.rgb(
+                format, kernels,
+                FilterChain {
+                    Exposure(ev: 1); Exposure(ev: -1)
+                }, [(200, 10, 255)]
+            ).rgb(0, 0) == (200, 10, 255))
         // A curve clamps its input, so gamma between the exposures clips.
-        #expect(try Self.rgb(format, kernels, FilterChain { Exposure(ev: 1); Gamma(value: 1.0001); Exposure(ev: -1) }, [(200, 10, 255)]).rgb(0, 0) == (128, 10, 128))
+        #expect(
+            try Self.rgb(
+                format, kernels,
+                FilterChain {
+                    Exposure(ev: 1); Gamma(value: 1.0001); Exposure(ev: -1)
+                }, [(200, 10, 255)]
+            ).rgb(0, 0) == (128, 10, 128))
     }
 
     @Test(arguments: rgbFormats, KernelSet.available)
@@ -113,7 +137,7 @@ import Testing
             let out = frame.rgb(x, y)
             #expect(abs(out.0 - expected.0) <= 1 && abs(out.1 - expected.1) <= 1 && abs(out.2 - expected.2) <= 1)
         }
-        #expect(frame.rgb(2, 1) == (200, 100, 50)) // the centre pixel has gain 1
+        #expect(frame.rgb(2, 1) == (200, 100, 50))  // the centre pixel has gain 1
     }
 
     @Test(arguments: rgbFormats, KernelSet.available)
@@ -121,7 +145,12 @@ import Testing
         let chains: [(FilterChain, (Int, Int, Int))] = [
             (FilterChain { Blur(radius: 3) }, (90, 160, 33)), (FilterChain { Sharpen(amount: 3, radius: 2) }, (90, 160, 33)),
             (FilterChain { Edges() }, (0, 0, 0)), (FilterChain { Pixelate(size: 4) }, (90, 160, 33)),
-            (FilterChain { Zoom(factor: 3, x: 0.2, y: 0.9) }, (90, 160, 33)), (FilterChain { Mirror(); Flip() }, (90, 160, 33)),
+            (FilterChain { Zoom(factor: 3, x: 0.2, y: 0.9) }, (90, 160, 33)),
+            (
+                FilterChain {
+                    Mirror(); Flip()
+                }, (90, 160, 33)
+            )
         ]
         for (chain, expected) in chains {
             let frame = TestFrame(format, 13, 7)
@@ -211,7 +240,11 @@ import Testing
         let cases: [(FilterChain, (Int, Int, Int), Int)] = [
             (FilterChain { Mono() }, (100, 128, 128), 0),
             (FilterChain { Invert() }, (251 - 100, 256 - 90, 256 - 180), 0),  // limited: Y → 16 + 235 − Y, C → 256 − C
-            (FilterChain { Invert(); Invert() }, (100, 90, 180), 0),
+            (
+                FilterChain {
+                    Invert(); Invert()
+                }, (100, 90, 180), 0
+            ),
             (FilterChain { Exposure(ev: 0) }, (100, 90, 180), 0),
             (FilterChain { Gamma(value: 1) }, (100, 90, 180), 1),
             (FilterChain([try Lut(file: cube)]), (100, 90, 180), 1),
@@ -220,7 +253,11 @@ import Testing
             (FilterChain { Blur(radius: 2.5) }, (100, 90, 180), 0),
             (FilterChain { Sharpen(amount: 2) }, (100, 90, 180), 0),
             (FilterChain { Edges() }, (16, 128, 128), 0),
-            (FilterChain { Zoom(factor: 4, x: 0, y: 1); Mirror(); Flip(); Pixelate(size: 3) }, (100, 90, 180), 0),
+            (
+                FilterChain {
+                    Zoom(factor: 4, x: 0, y: 1); Mirror(); Flip(); Pixelate(size: 3)
+                }, (100, 90, 180), 0
+            )
         ]
         for (chain, expected, tolerance) in cases {
             let frame = Self.yuvConstant(format, .bt601Limited, y: 100, u: 90, v: 180)
@@ -229,8 +266,9 @@ import Testing
             for row in 0..<3 { for x in 0..<5 { #expect(abs(frame.y(x, row) - expected.0) <= tolerance, "\(chain) Y") } }
             for row in 0..<frame.chromaHeight {
                 for x in 0..<frame.chromaWidth {
-                    #expect(abs(frame.u(x, row) - expected.1) <= tolerance && abs(frame.v(x, row) - expected.2) <= tolerance,
-                            "\(chain) \(format) UV = \(frame.u(x, row)),\(frame.v(x, row))")
+                    #expect(
+                        abs(frame.u(x, row) - expected.1) <= tolerance && abs(frame.v(x, row) - expected.2) <= tolerance,
+                        "\(chain) \(format) UV = \(frame.u(x, row)),\(frame.v(x, row))")
                 }
             }
         }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 extension SIMDPathTests {
@@ -19,14 +20,17 @@ extension SIMDPathTests {
             kernel.prepare(format: frame.format, width: frame.width, height: frame.height, scratch: ScratchPool(), slotBase: 0)
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: RGBPointKernel.bufferBytes(width: frame.width), alignment: 64)
             defer { buffer.deallocate() }
-            kernel.run(source: frame.frame.planes[0], destination: out.frame.planes[0], format: frame.format,
-                       width: frame.width, height: frame.height, rows: 0..<frame.height, buffer: buffer)
+            kernel.run(
+                source: frame.frame.planes[0], destination: out.frame.planes[0], format: frame.format,
+                width: frame.width, height: frame.height, rows: 0..<frame.height, buffer: buffer)
             return out
         }
 
         static let sizes = [(1, 1), (7, 3), (37, 11), (211, 9), (320, 6)]
-        static let greyChains = ["mono", "mono | exposure ev=0.4", "mono | colorcontrols brightness=-0.1 contrast=1.3",
-                                 "colorcontrols saturation=0", "mono | invert"]
+        static let greyChains = [
+            "mono", "mono | exposure ev=0.4", "mono | colorcontrols brightness=-0.1 contrast=1.3",
+            "colorcontrols saturation=0", "mono | invert"
+        ]
 
         @Test func equalRowsTakeTheGreyPassAndNothingElseDoes() throws {
             func grey(_ text: String) throws -> RGBGreyPass? {
@@ -51,7 +55,8 @@ extension SIMDPathTests {
                     frame.fillPattern(seed: UInt64(width * 31 + height))
                     for text in Self.greyChains {
                         guard case let .affine(a)? = try Self.program(text, color).steps.first,
-                              let pass = RGBGreyPass(a, format: format) else {
+                            let pass = RGBGreyPass(a, format: format)
+                        else {
                             Issue.record("\(text) takes no grey pass")
                             continue
                         }
@@ -59,7 +64,8 @@ extension SIMDPathTests {
                         var expected: [UInt8] = []
                         for y in 0..<height {
                             for x in 0..<width {
-                                let v = frame.planes[0].base.loadUnaligned(fromByteOffset: y * frame.planes[0].stride + 4 * x, as: UInt32.self)
+                                let v = frame.planes[0].base.loadUnaligned(
+                                    fromByteOffset: y * frame.planes[0].stride + 4 * x, as: UInt32.self)
                                 withUnsafeBytes(of: pass.pixel(v).littleEndian) { expected.append(contentsOf: $0) }
                             }
                         }
@@ -67,7 +73,8 @@ extension SIMDPathTests {
                         #expect(worst <= 1, "\(text) \(format) \(width)x\(height): the reference differs from the float path by \(worst)")
                         for path in SIMDPath.available {
                             let out = try Self.run(text, frame, fixedPoint: true, on: path)
-                            #expect(out.canariesIntact && out.visibleBytes == expected, "\(path) \(text) \(format) \(color) \(width)x\(height)")
+                            #expect(
+                                out.canariesIntact && out.visibleBytes == expected, "\(path) \(text) \(format) \(color) \(width)x\(height)")
                         }
                     }
                 }
@@ -82,9 +89,12 @@ extension SIMDPathTests {
             #expect(!kernel.storesMirrored)
             let straight = frame.copy(), mirrored = frame.copy()
             kernel.run(source: frame.frame.planes[0], destination: straight.frame.planes[0], width: 37, height: 3, rows: 0..<3)
-            kernel.run(source: frame.frame.planes[0], destination: mirrored.frame.planes[0], width: 37, height: 3, rows: 0..<3, mirrored: true)
+            kernel.run(
+                source: frame.frame.planes[0], destination: mirrored.frame.planes[0], width: 37, height: 3, rows: 0..<3, mirrored: true)
             for y in 0..<3 {
-                for x in 0..<37 { #expect(mirrored.rgb(x, y) == straight.rgb(36 - x, y) && mirrored.alpha(x, y) == straight.alpha(36 - x, y)) }
+                for x in 0..<37 {
+                    #expect(mirrored.rgb(x, y) == straight.rgb(36 - x, y) && mirrored.alpha(x, y) == straight.alpha(36 - x, y))
+                }
             }
             #expect(straight.difference(from: frame) != nil && mirrored.canariesIntact)
         }
@@ -114,8 +124,10 @@ extension SIMDPathTests {
                 // Every grey, so the luma lands on each code and on the cut.
                 for x in 0..<min(width, 256) { frame.setRGB(x, 0, (x, x, x)) }
                 // A table before the grey map rounds to bytes at the join, so its reference is the float path in those two parts.
-                for (text, parts) in [("threshold", nil), ("threshold level=0.4", nil), ("mono | posterize levels=3", nil), ("sepia | threshold", nil),
-                                      ("gamma value=0.8 | threshold level=0.6", ["gamma value=0.8", "threshold level=0.6"])] {
+                for (text, parts) in [
+                    ("threshold", nil), ("threshold level=0.4", nil), ("mono | posterize levels=3", nil), ("sepia | threshold", nil),
+                    ("gamma value=0.8 | threshold level=0.6", ["gamma value=0.8", "threshold level=0.6"])
+                ] {
                     var float = frame
                     for part in parts ?? [text] { float = try Self.run(part, float, fixedPoint: false) }
                     for path in SIMDPath.available {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 extension SIMDPathTests {
@@ -13,7 +14,8 @@ extension SIMDPathTests {
         }
 
         @Test func identityCurvesLeaveTheProgram() throws {
-            for text in ["gamma value=1", "posterize levels=256", "gamma value=2 | gamma value=0.5", "gamma value=1 | posterize levels=256"] {
+            for text in ["gamma value=1", "posterize levels=256", "gamma value=2 | gamma value=0.5", "gamma value=1 | posterize levels=256"]
+            {
                 #expect(try Self.program(text).isIdentity, "\(text)")
             }
             #expect(try Self.program("sepia | gamma value=1 | vignette").steps.count == Self.program("sepia | vignette").steps.count)
@@ -29,9 +31,14 @@ extension SIMDPathTests {
         /// With an identity curve anywhere in it, a chain writes exactly the bytes of the chain without it, on every path.
         @Test(arguments: [PixelFormat.rgba, .argb, .nv12, .i420, .yuy2])
         func chainsWithIdentityCurvesGiveTheBytesOfChainsWithout(format: PixelFormat) throws {
-            let pairs = [("gamma value=1", ""), ("posterize levels=256", ""), ("sepia | gamma value=1 | vignette", "sepia | vignette"),
-                         ("gamma value=1 | mirror | posterize levels=256 | invert", "mirror | invert"),
-                         ("colorcontrols contrast=1.5 | gamma value=1 | colorcontrols contrast=0.8", "colorcontrols contrast=1.5 | colorcontrols contrast=0.8")]
+            let pairs = [
+                ("gamma value=1", ""), ("posterize levels=256", ""), ("sepia | gamma value=1 | vignette", "sepia | vignette"),
+                ("gamma value=1 | mirror | posterize levels=256 | invert", "mirror | invert"),
+                (
+                    "colorcontrols contrast=1.5 | gamma value=1 | colorcontrols contrast=0.8",
+                    "colorcontrols contrast=1.5 | colorcontrols contrast=0.8"
+                )
+            ]
             for (width, height) in [(1, 1), (37, 11), (320, 240)] {
                 let frame = TestFrame(format, width, height)
                 frame.fillPattern(seed: UInt64(width * 5 + height))
@@ -40,7 +47,8 @@ extension SIMDPathTests {
                         let a = frame.copy(), b = frame.copy()
                         let kernels = KernelSet(path: path)
                         try FilterChain(parsing: with).compile(threads: 2, kernels: kernels).process(a.frame)
-                        try (without.isEmpty ? FilterChain([]) : FilterChain(parsing: without)).compile(threads: 2, kernels: kernels).process(b.frame)
+                        try (without.isEmpty ? FilterChain([]) : FilterChain(parsing: without)).compile(threads: 2, kernels: kernels)
+                            .process(b.frame)
                         #expect(a.canariesIntact && a.difference(from: b) == nil, "\(path) \(with) \(format) \(width)x\(height)")
                     }
                 }

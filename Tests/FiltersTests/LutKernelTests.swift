@@ -1,8 +1,10 @@
+import Testing
+
+@testable import Filters
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
-@testable import Filters
 
 /// The fixed-point tetrahedral cube (with the chain before it baked in) against the float pass.
 @Suite struct LutKernelTests {
@@ -10,10 +12,14 @@ import Testing
     static func cube(_ size: Int, _ f: (Double, Double, Double) -> (Double, Double, Double)) -> Cube3D {
         var table: [Float] = []
         let n = Double(size - 1)
-        for b in 0..<size { for g in 0..<size { for r in 0..<size {
-            let v = f(Double(r) / n, Double(g) / n, Double(b) / n)
-            table += [Float(v.0), Float(v.1), Float(v.2)]
-        } } }
+        for b in 0..<size {
+            for g in 0..<size {
+                for r in 0..<size {
+                    let v = f(Double(r) / n, Double(g) / n, Double(b) / n)
+                    table += [Float(v.0), Float(v.1), Float(v.2)]
+                }
+            }
+        }
         return Cube3D(size: size, table: table)!
     }
 
@@ -37,8 +43,9 @@ import Testing
             if fixedPoint { tetrahedral = kernel.withStages { RGBLutKernel(program, stages: $0) } != nil }
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: RGBPointKernel.bufferBytes(width: w), alignment: 64)
             defer { buffer.deallocate() }
-            kernel.run(source: frame.frame.planes[0], destination: out.frame.planes[0], format: format, width: w, height: h,
-                       rows: 0..<h, buffer: buffer)
+            kernel.run(
+                source: frame.frame.planes[0], destination: out.frame.planes[0], format: format, width: w, height: h,
+                rows: 0..<h, buffer: buffer)
             #expect(out.canariesIntact)
             outputs.append(out.visibleBytes)
         }
@@ -57,7 +64,9 @@ import Testing
     @Test(arguments: [PixelFormat.rgba, .bgra])
     func aCurvedCubeIsCloseToTrilinear(format: PixelFormat) {
         // Cross terms and curves: tetrahedral differs from trilinear inside cells, by a little at 17³.
-        let look = Self.cube(17) { r, g, b in (pow(r, 0.8) * (0.9 + 0.1 * g), 0.5 * g + 0.5 * g * g * (1 - b) + 0.1 * b, b * b * 0.7 + 0.2 * r) }
+        let look = Self.cube(17) { r, g, b in
+            (pow(r, 0.8) * (0.9 + 0.1 * g), 0.5 * g + 0.5 * g * g * (1 - b) + 0.1 * b, b * b * 0.7 + 0.2 * r)
+        }
         let result = Self.compare([Lut(cube: look)], format: format, seed: 2)
         #expect(result.tetrahedral)
         #expect(result.worst <= 3, "\(format): \(result.worst)")
@@ -70,8 +79,9 @@ import Testing
         let frame = TestFrame(format, w, h)
         for plane in 0..<format.planeCount {
             let (rowBytes, rows) = (format.rowBytes(plane: plane, width: w), format.rows(plane: plane, height: h))
-            BoxCascadeTests.write(BoxCascadeTests.natural(width: rowBytes, height: rows, channels: 1, seed: seed + UInt64(plane)),
-                                  to: frame, plane: plane, rowBytes: rowBytes)
+            BoxCascadeTests.write(
+                BoxCascadeTests.natural(width: rowBytes, height: rows, channels: 1, seed: seed + UInt64(plane)),
+                to: frame, plane: plane, rowBytes: rowBytes)
         }
         let operations = filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
             if case let .point(p) = op { return p } else { return nil }
@@ -98,9 +108,13 @@ import Testing
     @Test(arguments: [PixelFormat.nv12, .i420, .yuy2])
     func onYCbCrTheBakedCubeIsCloseToTheFloatPath(format: PixelFormat) {
         let warm = Self.cube(17) { r, g, b in (0.05 + 0.9 * r, 0.03 + 0.92 * g, 0.9 * b) }
-        let look = Self.cube(17) { r, g, b in (pow(r, 0.8) * (0.9 + 0.1 * g), 0.5 * g + 0.5 * g * g * (1 - b) + 0.1 * b, b * b * 0.7 + 0.2 * r) }
-        let chains: [[any Filter]] = [[Lut(cube: warm)], [Lut(cube: look)], [Gamma(value: 1.3), Lut(cube: warm)],
-                                      [ColorControls(contrast: 1.2, saturation: 0.8), Sepia(), Lut(cube: look)]]
+        let look = Self.cube(17) { r, g, b in
+            (pow(r, 0.8) * (0.9 + 0.1 * g), 0.5 * g + 0.5 * g * g * (1 - b) + 0.1 * b, b * b * 0.7 + 0.2 * r)
+        }
+        let chains: [[any Filter]] = [
+            [Lut(cube: warm)], [Lut(cube: look)], [Gamma(value: 1.3), Lut(cube: warm)],
+            [ColorControls(contrast: 1.2, saturation: 0.8), Sepia(), Lut(cube: look)]
+        ]
         for (index, chain) in chains.enumerated() {
             let result = Self.compareYUV(chain, format: format, seed: 10 + UInt64(index))
             // The float path resamples the cube onto Y'CbCr (trilinear) and runs the chain exactly; the baked cube
@@ -111,7 +125,9 @@ import Testing
 
     @Test func theChainBeforeTheCubeIsBakedIn() {
         let warm = Self.cube(17) { r, g, b in (0.05 + 0.9 * r, 0.03 + 0.92 * g, 0.9 * b) }
-        for chain in [[Gamma(value: 1.3), Lut(cube: warm)] as [any Filter], [ColorControls(contrast: 1.2, saturation: 0.8), Sepia(), Lut(cube: warm)]] {
+        for chain in [
+            [Gamma(value: 1.3), Lut(cube: warm)] as [any Filter], [ColorControls(contrast: 1.2, saturation: 0.8), Sepia(), Lut(cube: warm)]
+        ] {
             let result = Self.compare(chain, format: .rgba, seed: 3)
             #expect(result.tetrahedral)
             // Baked at 33³: the chain is interpolated between grid points 8 codes apart.

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import Filters
 
 /// Odd sizes and padded strides: nothing outside the visible area is touched, in place or not.
@@ -13,7 +14,7 @@ import Testing
         "zoom factor=2.5 x=0.3 y=0.8", "mirror", "flip", "lut file=\(PropertyTests.lutPath)",
         "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette",
         "vignette | gamma value=0.8 | temperature kelvin=9000 | blur radius=1 | mirror",
-        "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert",
+        "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"
     ]
 
     static func pattern(_ plane: Int, _ offset: Int, _ row: Int) -> UInt8 {
@@ -93,8 +94,10 @@ import Testing
     /// A large odd frame crosses the threading threshold; bands on odd rows and chroma must still stay inside.
     @Test(arguments: PixelFormat.allCases)
     func largeOddFrameKeepsItsCanariesAndThreadsAgree(format: PixelFormat) throws {
-        let texts = ["sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette", "temperature kelvin=4000 | gamma value=1.2",
-                     "blur radius=1", "edges", "zoom factor=1.7 x=0.9", "pixelate size=5 | mirror | flip"]
+        let texts = [
+            "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette", "temperature kelvin=4000 | gamma value=1.2",
+            "blur radius=1", "edges", "zoom factor=1.7 x=0.9", "pixelate size=5 | mirror | flip"
+        ]
         let (width, height) = Self.large
         #expect(width * height >= 2 * RowParallel.threshold, "the frame is split between threads")
         for text in texts {
@@ -110,7 +113,8 @@ import Testing
     }
 
     @Test func scratchIsAllocatedOnlyForTheFirstFrameOfASize() throws {
-        let compiled = try FilterChain(parsing: "blur radius=2 | sharpen | zoom factor=2 | edges | vignette | pixelate size=4 | mirror").compile(threads: 2)
+        let compiled = try FilterChain(parsing: "blur radius=2 | sharpen | zoom factor=2 | edges | vignette | pixelate size=4 | mirror")
+            .compile(threads: 2)
         let frame = TestFrame(.nv12, 640, 480)
         frame.fillPattern()
         try compiled.process(frame.frame)

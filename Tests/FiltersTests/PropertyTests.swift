@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Filters
 
 @Suite struct PropertyTests {
@@ -77,7 +78,7 @@ import Testing
                 // Columns point into the text (one past the end for "expected more").
                 switch error {
                 case let .unknownFilter(_, p), let .unknownKey(_, _, p), let .badNumber(_, _, _, p),
-                     let .outOfRange(_, _, _, p), let .duplicateKey(_, _, p), let .syntax(_, _, p):
+                    let .outOfRange(_, _, _, p), let .duplicateKey(_, _, p), let .syntax(_, _, p):
                     #expect(p >= 1 && p <= text.unicodeScalars.count + 1, "\(text) → \(error)")
                 case .missingArgument, .badLutFile, .refused:
                     break

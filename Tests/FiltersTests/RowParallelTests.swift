@@ -1,5 +1,6 @@
-import Testing
 import Synchronization
+import Testing
+
 @testable import Filters
 
 #if canImport(Glibc)
@@ -62,7 +63,7 @@ import Glibc
         defer { cpus.deallocate() }
         var apart = 0
         for _ in 0..<12 {
-            usleep(33_000) // a 30 fps camera's frame interval: long enough for the worker to park and its CPU to halt
+            usleep(33_000)  // a 30 fps camera's frame interval: long enough for the worker to park and its CPU to halt
             cpus.initialize(repeating: -1)
             let started = Atomic<Int>(0)
             let ran = pool.run(pieces: 2, slots: 2) { slot, _ in
@@ -105,7 +106,7 @@ import Glibc
                 counts[piece] += 1
             }
             #expect(ran)
-            if job % 97 == 0 { usleep(300) } // now and then long enough for the worker to park
+            if job % 97 == 0 { usleep(300) }  // now and then long enough for the worker to park
         }
         let expected = (0..<16).map { piece in (0..<1000).filter { 1 + $0 % 16 > piece }.count }
         #expect(Array(counts) == expected)

@@ -1,5 +1,6 @@
 import Dispatch
 import Testing
+
 @testable import Filters
 
 /// The kernels with a wider version (blur's box cascades, float and 16-bit, and direct kernel, edges, the fixed-point colour passes, byte tables, zoom's blend, mirror) give the same bytes on every SIMD path.
@@ -7,35 +8,39 @@ import Testing
 /// run in parallel with every other suite.
 struct SIMDPathTests {
     @Test func everySIMDPathGivesTheSameBytes() throws {
-        for (format, chain) in [(PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20"),
-                                (.rgba, "blur radius=8"), (.bgrx, "sharpen amount=1 radius=4"), (.i420, "blur radius=4"), (.nv12, "blur radius=6"),
-                                (.rgba, "edges"), (.bgrx, "edges"), (.argb, "edges"), (.nv12, "edges"),
-                                (.rgba, "sepia | vignette"), (.argb, "colorcontrols contrast=1.2 saturation=0.8 | vignette"), (.bgrx, "mono"),
-                                (.rgba, "zoom factor=2"), (.nv12, "zoom factor=1.7 x=0.3"),
-                                (.rgba, "mirror"), (.i420, "mirror"), (.nv12, "mirror"),
-                                (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5"),
-                                (.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
-                                (.i420, "exposure ev=0.4 | gamma value=0.7 | temperature kelvin=4000 | vignette | invert"),
-                                (.i420, "threshold level=0.4 | vignette intensity=2"), (.nv12, "posterize levels=5 | sepia"),
-                                (.rgba, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
-                                (.bgrx, "temperature kelvin=3000 | gamma value=0.8"), (.argb, "posterize levels=3"),
-                                (.nv12, "temperature kelvin=4000 | vignette | invert"), (.i420, "temperature kelvin=3000 tint=30"),
-                                (.i420, "temperature kelvin=9000 tint=-20 | mirror | vignette intensity=1.5"),
-                                (.nv12, "temperature kelvin=4000 | gamma value=1.2 | mirror | vignette | gamma value=0.8"),
-                                (.argb, "gamma value=1.3 | sepia | vignette | mirror"), (.bgrx, "colorcontrols contrast=1.3 | vignette | mirror"),
-                                (.i420, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
-                                // A table the AVX-512 16-bit pass applies itself: no gain, and with ARGB's alpha first, mirrored.
-                                (.rgba, "gamma value=1.3 | colorcontrols contrast=1.2 saturation=0.8"), (.bgrx, "posterize levels=6 | sepia | vignette"),
-                                (.argb, "gamma value=0.8 | colorcontrols saturation=1.3 | mirror")] {
+        for (format, chain) in [
+            (PixelFormat.rgba, "blur radius=5"), (.nv12, "sharpen amount=2 radius=3"), (.i420, "blur radius=20"),
+            (.rgba, "blur radius=8"), (.bgrx, "sharpen amount=1 radius=4"), (.i420, "blur radius=4"), (.nv12, "blur radius=6"),
+            (.rgba, "edges"), (.bgrx, "edges"), (.argb, "edges"), (.nv12, "edges"),
+            (.rgba, "sepia | vignette"), (.argb, "colorcontrols contrast=1.2 saturation=0.8 | vignette"), (.bgrx, "mono"),
+            (.rgba, "zoom factor=2"), (.nv12, "zoom factor=1.7 x=0.3"),
+            (.rgba, "mirror"), (.i420, "mirror"), (.nv12, "mirror"),
+            (.rgba, "sharpen amount=1.5 radius=1"), (.i420, "blur radius=1.5"),
+            (.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+            (.i420, "exposure ev=0.4 | gamma value=0.7 | temperature kelvin=4000 | vignette | invert"),
+            (.i420, "threshold level=0.4 | vignette intensity=2"), (.nv12, "posterize levels=5 | sepia"),
+            (.rgba, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+            (.bgrx, "temperature kelvin=3000 | gamma value=0.8"), (.argb, "posterize levels=3"),
+            (.nv12, "temperature kelvin=4000 | vignette | invert"), (.i420, "temperature kelvin=3000 tint=30"),
+            (.i420, "temperature kelvin=9000 tint=-20 | mirror | vignette intensity=1.5"),
+            (.nv12, "temperature kelvin=4000 | gamma value=1.2 | mirror | vignette | gamma value=0.8"),
+            (.argb, "gamma value=1.3 | sepia | vignette | mirror"), (.bgrx, "colorcontrols contrast=1.3 | vignette | mirror"),
+            (.i420, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+            // A table the AVX-512 16-bit pass applies itself: no gain, and with ARGB's alpha first, mirrored.
+            (.rgba, "gamma value=1.3 | colorcontrols contrast=1.2 saturation=0.8"), (.bgrx, "posterize levels=6 | sepia | vignette"),
+            (.argb, "gamma value=0.8 | colorcontrols saturation=1.3 | mirror")
+        ] {
             try expectSameBytesOnEveryPath(format, chain, width: 211, height: 157)
         }
         // The point passes' wide groups with no tail (256: whole 32- and 64-sample groups) and with none at all (27), each
         // in place and mirrored into another frame, where the wide rows store mirrored themselves.
         for (width, height) in [(256, 34), (27, 9)] {
-            for (format, chain) in [(PixelFormat.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
-                                    (.i420, "sepia | vignette | mirror"), (.nv12, "temperature kelvin=4000 | mirror | vignette"),
-                                    (.rgba, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
-                                    (.argb, "colorcontrols contrast=1.3 | vignette | mirror"), (.bgrx, "vignette | mirror")] {
+            for (format, chain) in [
+                (PixelFormat.nv12, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                (.i420, "sepia | vignette | mirror"), (.nv12, "temperature kelvin=4000 | mirror | vignette"),
+                (.rgba, "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert"),
+                (.argb, "colorcontrols contrast=1.3 | vignette | mirror"), (.bgrx, "vignette | mirror")
+            ] {
                 try expectSameBytesOnEveryPath(format, chain, width: width, height: height)
             }
         }
@@ -44,8 +49,10 @@ struct SIMDPathTests {
             let frame = TestFrame(format, 211, 9)
             frame.fillPattern(seed: 5)
             let outputs = try SIMDPath.available.map { path in
-                let kernel = try #require(YUV420FixedKernel(PointProgram(FixedKernelTests.crossedChroma, color: frame.color), color: frame.color,
-                                                            kernels: KernelSet(path: path)))
+                let kernel = try #require(
+                    YUV420FixedKernel(
+                        PointProgram(FixedKernelTests.crossedChroma, color: frame.color), color: frame.color,
+                        kernels: KernelSet(path: path)))
                 kernel.prepare(width: frame.width, height: frame.height)
                 let out = frame.copy()
                 kernel.run(source: frame.frame, destination: out.frame, rows: 0..<frame.height)
@@ -60,7 +67,8 @@ struct SIMDPathTests {
     /// Chains compiled for different paths run at the same time, each on its own path, and agree: the path belongs to
     /// the compiled chain, so nothing one thread picks reaches another.
     @Test func chainsOnDifferentPathsRunAtOnce() throws {
-        let chain = try FilterChain(parsing: "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | blur radius=3")
+        let chain = try FilterChain(
+            parsing: "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | blur radius=3")
         let frame = TestFrame(.rgba, 211, 157)
         frame.fillPattern(seed: 21)
         let reference = frame.copy()
@@ -86,15 +94,21 @@ struct SIMDPathTests {
             let operations = try FilterChain(parsing: text).filters.flatMap { $0.kernel.operations }.compactMap { op -> PointOperation? in
                 if case let .point(p) = op { return p } else { return nil }
             }
-            return RGBTableKernel(PointProgram(operations, color: .bt601Limited), format: format,
-                                  kernels: KernelSet(path: .avx512, fusesTables: fused))
+            return RGBTableKernel(
+                PointProgram(operations, color: .bt601Limited), format: format,
+                kernels: KernelSet(path: .avx512, fusesTables: fused))
         }
         do {
-            for (text, format, inside) in [("gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert", PixelFormat.rgba, true),
-                                           ("gamma value=1.3 | colorcontrols contrast=1.2 saturation=0.8", .bgrx, true),
-                                           ("gamma value=0.8 | colorcontrols saturation=1.3", .argb, true),
-                                           ("temperature kelvin=3000 | colorcontrols saturation=0.8", .rgba, false),
-                                           ("gamma value=1.2 | colorcontrols saturation=0.8 | posterize levels=4", .rgba, false)] as [(String, PixelFormat, Bool)] {
+            for (text, format, inside) in [
+                (
+                    "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert", PixelFormat.rgba,
+                    true
+                ),
+                ("gamma value=1.3 | colorcontrols contrast=1.2 saturation=0.8", .bgrx, true),
+                ("gamma value=0.8 | colorcontrols saturation=1.3", .argb, true),
+                ("temperature kelvin=3000 | colorcontrols saturation=0.8", .rgba, false),
+                ("gamma value=1.2 | colorcontrols saturation=0.8 | posterize levels=4", .rgba, false)
+            ] as [(String, PixelFormat, Bool)] {
                 for fused in [true, false] {
                     let table = try kernel(text, format, fused: fused)
                     #expect((table?.appliesTableInPass ?? false) == (inside && fused), "\(format) \(text), fused \(fused)")
@@ -117,7 +131,8 @@ struct SIMDPathTests {
                 let compiled = parsed.compile(kernels: KernelSet(path: path, fusesTables: fused))
                 #expect(compiled.kernels.path == path)
                 let frame = original.copy()
-                let label = "\(path)\(path == .avx512 ? fused ? " (tables fused)" : " (table pass)" : "") \(format) \(chain) \(width)x\(height)"
+                let label =
+                    "\(path)\(path == .avx512 ? fused ? " (tables fused)" : " (table pass)" : "") \(format) \(chain) \(width)x\(height)"
                 try compiled.process(frame.frame)
                 #expect(frame.difference(from: reference) == nil, "\(label)")
                 // Into another frame, where mirror reads the source forwards (in place it reads a row buffer).

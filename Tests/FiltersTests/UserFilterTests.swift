@@ -29,8 +29,9 @@ private struct Fill: FrameFilter {
         _ = context.scratch(3, bytes: 1024)
         context.forEachBand(rows: output.height, samplesPerRow: output.width) { rows in
             for y in rows {
-                (output.planes[0].base + y * output.planes[0].stride).initializeMemory(as: UInt8.self, repeating: UInt8(value),
-                                                                                         count: output.rowBytes(plane: 0))
+                (output.planes[0].base + y * output.planes[0].stride).initializeMemory(
+                    as: UInt8.self, repeating: UInt8(value),
+                    count: output.rowBytes(plane: 0))
             }
         }
     }
@@ -81,7 +82,9 @@ struct UserFilterTests {
     /// Point filters of your own fuse with the built-in point filters: one pass for the whole run.
     @Test func userPointFiltersFuseIntoOnePass() throws {
         let registry = try Self.registry()
-        #expect(try FilterChain(parsing: "exposure ev=1 | swaprb | gamma value=2 | square | sepia", registry: registry).compile().passCount == 1)
+        #expect(
+            try FilterChain(parsing: "exposure ev=1 | swaprb | gamma value=2 | square | sepia", registry: registry).compile().passCount == 1
+        )
         #expect(try FilterChain(parsing: "swaprb | fill | swaprb", registry: registry).compile().passCount == 3)
     }
 

@@ -6,7 +6,7 @@ struct BufferTests {
     /// A shared buffer is taken for writing as a copy: the other holder keeps its timestamps and bytes.
     @Test func writingASharedBufferLeavesOtherHoldersAlone() throws {
         let shared = try #require([UInt8](repeating: 1, count: 64).withUnsafeBytes { Buffer(copying: $0) })
-        let otherHolder = Buffer(retaining: shared.pointer)   // as a queue or a sample would hold it
+        let otherHolder = Buffer(retaining: shared.pointer)  // as a queue or a sample would hold it
         var writable = WritableBuffer(shared)
         writable.pts = 42
         writable.duration = 7

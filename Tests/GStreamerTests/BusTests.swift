@@ -40,9 +40,10 @@ struct BusTests {
         try pipeline.setState(.playing)
         try pipeline.setState(.null)
         let bus = pipeline.bus
-        #expect(finishes(within: 10, "a watch's deinit after NULL") {
-            _ = bus.watch { _ in }   // dropped at once: deinit cancels
-        })
+        #expect(
+            finishes(within: 10, "a watch's deinit after NULL") {
+                _ = bus.watch { _ in }  // dropped at once: deinit cancels
+            })
     }
 
     /// setState names the failing element's message without taking it from under the watch that owns the bus:
@@ -66,8 +67,9 @@ struct BusTests {
         // Wait for the file's error on the watch, at most 10 s in all.
         let deadline = DispatchTime.now() + 10
         while !errors.withLock({ $0.contains { $0.contains("nonexistent") } }), posted.wait(timeout: deadline) == .success {}
-        #expect(errors.withLock { $0.contains { $0.hasPrefix("file: ") && $0.contains("nonexistent") } },
-                "the watch never saw the file's error: \(errors.withLock { $0 })")
+        #expect(
+            errors.withLock { $0.contains { $0.hasPrefix("file: ") && $0.contains("nonexistent") } },
+            "the watch never saw the file's error: \(errors.withLock { $0 })")
         try pipeline.setState(.null)
         #expect(finishes(within: 10, "cancel() after a failed start") { watch.cancel() })
     }

@@ -1,6 +1,6 @@
 import Dispatch
-import Glibc
 import GStreamer
+import Glibc
 import Testing
 
 @Suite("Condition")
@@ -15,7 +15,11 @@ struct ConditionTests {
         let reached = Locked<Int?>(nil)
         DispatchQueue(label: "swiftcam.tests.condition-waiter").async {
             let result = value.wait(until: MonotonicClock.now + 20) { current -> Int? in
-                if looks.withLock({ count -> Int in count += 1; return count }) == 1 { waiting.signal() }
+                if looks.withLock({ count -> Int in
+                    count += 1; return count
+                }) == 1 {
+                    waiting.signal()
+                }
                 return current >= 5 ? current : nil
             }
             reached.withLock { $0 = result }

@@ -17,8 +17,9 @@ struct ElementTests {
         #expect(try AppSink.make("appsink").factoryName == "appsink")
         #expect(try Bin.make("pipeline") is Bin)
         #expect(try Element.make("fakesink").factoryName == "fakesink")
-        #expect(GStreamerError.wrongElementType(factory: "fakesink", expected: "GstAppSink", actual: "GstFakeSink")
-            .description.contains("fakesink"))
+        #expect(
+            GStreamerError.wrongElementType(factory: "fakesink", expected: "GstAppSink", actual: "GstFakeSink")
+                .description.contains("fakesink"))
     }
 
     /// A number of the right type outside the property's range is refused with the range (found by fuzzing
@@ -26,8 +27,11 @@ struct ElementTests {
     /// typed graph built without the value it described).
     @Test func aValueOutsideThePropertysRangeIsAnError() throws {
         let source = try Element.make("fakesrc", name: "src")
-        #expect(throws: GStreamerError.propertyValueOutOfRange(element: "src", property: "num-buffers", value: "-5",
-                                                               allowed: "-1…2147483647")) {
+        #expect(
+            throws: GStreamerError.propertyValueOutOfRange(
+                element: "src", property: "num-buffers", value: "-5",
+                allowed: "-1…2147483647")
+        ) {
             try source.set("num-buffers", -5)
         }
         #expect(try source.get("num-buffers", as: Int.self) == -1)
@@ -37,8 +41,11 @@ struct ElementTests {
         #expect(throws: GStreamerError.self) { try identity.set("error-after", Int(Int32.min)) }
         var graph = GraphDescription()
         graph.add("fakesrc", name: "src", ["num-buffers": -5])
-        #expect(throws: GStreamerError.propertyValueOutOfRange(element: "src", property: "num-buffers", value: "-5",
-                                                               allowed: "-1…2147483647")) {
+        #expect(
+            throws: GStreamerError.propertyValueOutOfRange(
+                element: "src", property: "num-buffers", value: "-5",
+                allowed: "-1…2147483647")
+        ) {
             try graph.build()
         }
     }

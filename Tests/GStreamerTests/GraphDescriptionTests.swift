@@ -7,7 +7,7 @@ struct GraphDescriptionTests {
     static let awkward = [
         "", "plain", "with space", "it's", "say \"hi\"", "\"quoted\"", "\"", "'", "a!b", "a=b", "a,b", "(x)",
         "back\\slash", "trailing\\", "\\\"", "NULL", "tab\there", "new\nline", "caméra", "$HOME `id` ; | & < >",
-        "x ! fakesink videotestsrc", "\"\\\"a\\\"\"",
+        "x ! fakesink videotestsrc", "\"\\\"a\\\"\""
     ]
 
     /// Every value printed into launch text comes back from `gst_parse_launch` exactly as it went in.
@@ -24,21 +24,29 @@ struct GraphDescriptionTests {
 
     /// Text for an enum or flags property prints as itself, not as a quoted string: an enum's name with a space
     /// ("Solid color", which the fuzzer found) reads back as the same value (it printed as `"\"Solid\\ color\""`).
-    @Test(arguments: [("videotestsrc", "pattern", "Solid color", "solid-color"), ("videotestsrc", "pattern", "ball", "ball"),
-                      ("x264enc", "tune", "zerolatency+fastdecode", "")])
+    @Test(arguments: [
+        ("videotestsrc", "pattern", "Solid color", "solid-color"), ("videotestsrc", "pattern", "ball", "ball"),
+        ("x264enc", "tune", "zerolatency+fastdecode", "")
+    ])
     func enumAndFlagsTextReadsBackAsTheValue(factory: String, property: String, text: String, stored: String) throws {
         guard Element.factoryExists(factory) else { return }
         var graph = GraphDescription()
         graph.chain(graph.add(factory, name: "e", properties: [(property, .string(text))]), graph.add("fakesink"))
         let built = try graph.build().element(named: "e")?.serializedProperty(property)
         let parsed = try Pipeline.parse(graph.launchText).element(named: "e")?.serializedProperty(property)
-        #expect(built != nil && built == parsed && (stored.isEmpty || built == stored), "\(graph.launchText): built \(built ?? "-"), parsed \(parsed ?? "-")")
+        #expect(
+            built != nil && built == parsed && (stored.isEmpty || built == stored),
+            "\(graph.launchText): built \(built ?? "-"), parsed \(parsed ?? "-")")
     }
 
     /// Caps go in as typed fields and print as caps text that parses to equal caps.
     @Test func capsAreTypedFieldsAndPrintAsCaps() throws {
-        let description = CapsDescription("video/x-raw", [("format", .string("NV12")), ("width", .int(64)),
-                                                          ("height", .int(48)), ("framerate", .fraction(30, 1))])
+        let description = CapsDescription(
+            "video/x-raw",
+            [
+                ("format", .string("NV12")), ("width", .int(64)),
+                ("height", .int(48)), ("framerate", .fraction(30, 1))
+            ])
         let caps = try Caps(description)
         #expect(caps.isEqual(to: try Caps(parsing: "video/x-raw,format=NV12,width=64,height=48,framerate=30/1")))
         var graph = GraphDescription()
@@ -71,12 +79,13 @@ struct GraphDescriptionTests {
         }
         graph.link(selector, to: graph.add("fakesink", name: "end"))
         let lines = graph.launchLines.map { $0.joined(separator: " ") }
-        #expect(lines == [
-            "videotestsrc num-buffers=3 ! tee name=tee-1",
-            "input-selector name=pick ! fakesink name=end",
-            "tee-1. ! queue ! pick.sink_0",
-            "tee-1. ! queue ! pick.sink_1",
-        ])
+        #expect(
+            lines == [
+                "videotestsrc num-buffers=3 ! tee name=tee-1",
+                "input-selector name=pick ! fakesink name=end",
+                "tee-1. ! queue ! pick.sink_0",
+                "tee-1. ! queue ! pick.sink_1"
+            ])
         let built = try graph.build()
         #expect(built.element(named: "tee-1") != nil)
         let selectorPads = try #require(built.element(named: "pick")).pads.filter { !$0.isSource }.map(\.name).sorted()
@@ -110,8 +119,9 @@ struct GraphDescriptionTests {
         #expect(throws: GStreamerError.self) { try Caps(CapsDescription("video/x-raw", [(name, .int(1))])) }
         #expect(throws: GStreamerError.self) { try Caps(CapsDescription(name.isEmpty ? "" : "video/" + name)) }
         var graph = GraphDescription()
-        graph.chain(graph.add("fakesrc"), graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [(name, .int(1))]))]),
-                    graph.add("fakesink"))
+        graph.chain(
+            graph.add("fakesrc"), graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [(name, .int(1))]))]),
+            graph.add("fakesink"))
         #expect(throws: GStreamerError.self) { try graph.build() }
     }
 
@@ -172,7 +182,9 @@ struct GraphDescriptionTests {
         let built = #expect(throws: GStreamerError.self) { try graph.build() }
         let bin = #expect(throws: GStreamerError.self) { try graph.buildBin() }
         for error in [built, bin] {
-            #expect(error.map { "\($0)".hasSuffix("the link would close a loop, and data flows one way") } == true, "\(String(describing: error))")
+            #expect(
+                error.map { "\($0)".hasSuffix("the link would close a loop, and data flows one way") } == true,
+                "\(String(describing: error))")
         }
     }
 
@@ -209,4 +221,3 @@ struct GraphDescriptionTests {
         #expect(try graph.build().allElements.count == 6)
     }
 }
-

@@ -12,7 +12,8 @@ struct PipelineTests {
     }
 
     @Test func solidColourRGBAArrivesWithExactBytes() throws {
-        let pipeline = try Pipeline.parse("""
+        let pipeline = try Pipeline.parse(
+            """
             videotestsrc num-buffers=30 pattern=solid-color foreground-color=0xff3366cc \
             ! video/x-raw,format=RGBA,width=64,height=48 ! appsink name=sink sync=false
             """)
@@ -26,12 +27,15 @@ struct PipelineTests {
             let buffer = try #require(sample.buffer)
             let (plane, pixels) = try buffer.withMappedVideoFrame(info) { frame in
                 let plane = frame.planes[0]
-                return (plane, frame.withPlane(0) { bytes in
-                    [(0, 0), (63, 47), (31, 20)].map { x, y in
-                        let at = y * plane.stride + x * 4
-                        return [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]
+                return (
+                    plane,
+                    frame.withPlane(0) { bytes in
+                        [(0, 0), (63, 47), (31, 20)].map { x, y in
+                            let at = y * plane.stride + x * 4
+                            return [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]
+                        }
                     }
-                })
+                )
             }
             #expect(plane.width == 64 && plane.height == 48 && plane.stride == 256)
             // foreground-color is ARGB 0xff3366cc; RGBA memory order is R, G, B, A.
@@ -56,13 +60,15 @@ struct PipelineTests {
         #expect(throws: GStreamerError.elementNotFound(factory: "definitely-not-an-element", package: nil)) {
             try Element.make("definitely-not-an-element")
         }
-        #expect(GStreamerError.elementNotFound(factory: "frei0r-filter-x", package: "frei0r-plugins").description
-            .contains("apt-get install frei0r-plugins"))
+        #expect(
+            GStreamerError.elementNotFound(factory: "frei0r-filter-x", package: "frei0r-plugins").description
+                .contains("apt-get install frei0r-plugins"))
     }
 
     @Test func unnegotiableCapsSurfaceAsErrorNamingTheElement() throws {
         // videotestsrc cannot make a format that does not exist in the filter's caps.
-        let pipeline = try Pipeline.parse("""
+        let pipeline = try Pipeline.parse(
+            """
             videotestsrc name=camera num-buffers=5 ! capsfilter name=narrow ! pngenc ! fakesink
             """)
         // Narrowed after linking, so parse-time checks pass and negotiation fails while streaming.
@@ -168,8 +174,10 @@ final class Counter: Sendable {
     /// gst_parse_launch dereferenced NULL (SIGSEGV in libgstreamer) for a description with links between
     /// references but no element left at its top level; found by FuzzConfig as the raw "launch" config
     /// `videotestsrc … ! --set nk sync=false` (corpus: Config/found-launch-without-top-level-element.json).
-    @Test(arguments: ["a. ! b.", "a.!b.", "a.src ! b.sink", "t. ! queue !", "! a. ! b.", "name=x a. ! b.",
-                      "videotestsrc is-live=true pattern=smpt! video/x-raw,format=RGBA,wilse split. ! queue leaky=downstream ! --set nk sync=false"])
+    @Test(arguments: [
+        "a. ! b.", "a.!b.", "a.src ! b.sink", "t. ! queue !", "! a. ! b.", "name=x a. ! b.",
+        "videotestsrc is-live=true pattern=smpt! video/x-raw,format=RGBA,wilse split. ! queue leaky=downstream ! --set nk sync=false"
+    ])
     func descriptionsThatCrashedGStreamerAreErrors(text: String) {
         #expect(throws: GStreamerError.self) { try Pipeline.parse(text) }
     }
@@ -194,4 +202,3 @@ final class Counter: Sendable {
         }
     }
 }
-

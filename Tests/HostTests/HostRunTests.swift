@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import Glibc
 import Testing
+
 @testable import Capture
 @testable import Host
 
@@ -71,7 +72,8 @@ import Testing
     /// A stream that fails for good while running (its caps changed to what the source cannot make) ends the run as
     /// `cameraFailed` with the session's status, whatever else happened.
     @Test func aFailureWhileRunningIsTheCamerasFailure() async throws {
-        let run = try HostRun(#"{"launch": "videotestsrc name=source0 is-live=true ! capsfilter name=gate caps=video/x-raw,width=64,height=48 ! fakesink"}"#)
+        let run = try HostRun(
+            #"{"launch": "videotestsrc name=source0 is-live=true ! capsfilter name=gate caps=video/x-raw,width=64,height=48 ! fakesink"}"#)
         #expect(await run.ready())
         let gate = try #require(run.host.session.graph?.pipeline.element(named: "gate"))
         try gate.set("caps", Caps(parsing: "image/jpeg"))

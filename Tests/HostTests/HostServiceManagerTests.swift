@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import Capture
 @testable import Host
 
@@ -75,7 +76,9 @@ import Testing
         #expect(ServiceManager(environment: ["NOTIFY_SOCKET": "/run/systemd/notify"]) == ServiceManager(socket: "/run/systemd/notify"))
         let watched = ServiceManager(environment: ["NOTIFY_SOCKET": "@n", "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(pid)"], pid: pid)
         #expect(watched?.watchdog == 3)
-        #expect(ServiceManager(environment: ["NOTIFY_SOCKET": "@n", "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(pid + 1)"], pid: pid)?.watchdog == nil)
+        #expect(
+            ServiceManager(environment: ["NOTIFY_SOCKET": "@n", "WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(pid + 1)"], pid: pid)?
+                .watchdog == nil)
         #expect(ServiceManager(environment: ["NOTIFY_SOCKET": "@n", "WATCHDOG_USEC": "soon"])?.watchdog == nil)
     }
 
@@ -96,7 +99,8 @@ import Testing
 /// A reload re-reads the config file: a changed filter is set on the running graph; another change rebuilds the graph
 /// with the new config; a config that does not load keeps the running one and says why.
 @Suite struct HostReloadTests {
-    private static let config = #"{"sources": [{"kind": "test"}], "caps": {"width": 64, "height": 48}, "filter": "sepia", "preview": "none"}"#
+    private static let config =
+        #"{"sources": [{"kind": "test"}], "caps": {"width": 64, "height": 48}, "filter": "sepia", "preview": "none"}"#
 
     /// The config file a reload reads, in a scratch folder of its own.
     private final class ConfigFile: Sendable {

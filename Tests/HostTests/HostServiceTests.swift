@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
 import Testing
-@testable import Host
 import Web
+
+@testable import Host
 
 /// The camera page and the RTSP server start with the host and stop with it. They listen on TCP: this suite runs in
 /// the publishing stage, inside a network namespace with only loopback (scripts/test.sh).
@@ -19,7 +20,8 @@ import Web
             return
         }
         let pagePort = try #require(port(in: pageURL)), rtspPort = try #require(port(in: rtspURL))
-        let status = try #require(request(port: pagePort, "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(pagePort)\r\nConnection: close\r\n\r\n"))
+        let status = try #require(
+            request(port: pagePort, "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(pagePort)\r\nConnection: close\r\n\r\n"))
         #expect(status.hasPrefix("HTTP/1.1 200"), "\(status)")
         let options = try #require(request(port: rtspPort, "OPTIONS \(rtspURL) RTSP/1.0\r\nCSeq: 1\r\n\r\n"))
         #expect(options.hasPrefix("RTSP/1.0 200"), "\(options)")

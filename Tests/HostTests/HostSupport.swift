@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+
 @testable import Capture
 @testable import Host
 
@@ -59,7 +60,8 @@ private final class HostLog: Sendable {
     private struct State {
         var events: [HostEvent] = []
         var outcome: HostOutcome?
-        var eventWaiters: [(id: Int, matches: @Sendable (HostEvent) -> Bool, left: Int, continuation: CheckedContinuation<HostEvent?, Never>)] = []
+        var eventWaiters:
+            [(id: Int, matches: @Sendable (HostEvent) -> Bool, left: Int, continuation: CheckedContinuation<HostEvent?, Never>)] = []
         var nextWaiter = 0
         var outcomeWaiters: [CheckedContinuation<HostOutcome, Never>] = []
     }

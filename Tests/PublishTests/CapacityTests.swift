@@ -12,8 +12,11 @@ import Testing
 /// the frames the camera made, the camera's rate, and the host's and the readers' CPU. It stops at the first step
 /// where a client got less than 99 % of the frames or the camera fell below 29.5 fps; that step and the one before
 /// are the figure.
-@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["SWIFTCAM_RTSP_CAPACITY"] == "1",
-                             "SWIFTCAM_RTSP_CAPACITY=1 in a network namespace with only lo: scripts/load.sh rtsp"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: ProcessInfo.processInfo.environment["SWIFTCAM_RTSP_CAPACITY"] == "1",
+        "SWIFTCAM_RTSP_CAPACITY=1 in a network namespace with only lo: scripts/load.sh rtsp"))
 struct CapacityTests {
     static let seconds = Double(ProcessInfo.processInfo.environment["SWIFTCAM_RTSP_CAPACITY_SECONDS"] ?? "") ?? 10
 
@@ -26,13 +29,17 @@ struct CapacityTests {
 
         /// `settled` counts readers that got their first frame or failed.
         init(url: String, transport: String, settled: Condition<Int>) throws {
-            pipeline = try Pipeline.parse("rtspsrc location=\(url) protocols=\(transport) latency=200 ! rtph264depay ! appsink name=sink sync=false max-buffers=4 drop=true")
+            pipeline = try Pipeline.parse(
+                "rtspsrc location=\(url) protocols=\(transport) latency=200 ! rtph264depay ! appsink name=sink sync=false max-buffers=4 drop=true"
+            )
             pipeline.element(named: "sink", as: AppSink.self)?.onSample { [weak self] _ in
                 if self?.frames.add(1, ordering: .relaxed).oldValue == 0 { settled.withLock { $0 += 1 } }
             }
             watch = pipeline.bus.watch { [weak self] message in
                 guard let self, case let .error(source, text, _, _) = message else { return }
-                let first = failure.withLock { old in defer { old = old ?? "\(source): \(text)" }; return old == nil }
+                let first = failure.withLock { old in
+                    defer { old = old ?? "\(source): \(text)" }; return old == nil
+                }
                 if first && frames.load(ordering: .relaxed) == 0 { settled.withLock { $0 += 1 } }
             }
             _ = pipeline.requestState(.playing)
@@ -47,7 +54,8 @@ struct CapacityTests {
     /// CPU seconds (user + system) of a process, from /proc/PID/stat.
     static func cpuSeconds(_ pid: String) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
+            let close = text.lastIndex(of: ")")
+        else { return 0 }
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
@@ -59,11 +67,11 @@ struct CapacityTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("capacity.json")
         try """
-            {"sources": [{"kind": "test", "pattern": "ball"}],
-             "caps": {"width": 1280, "height": 720, "framerate": "30/1", "format": "NV12"},
-             "filter": "colorcontrols saturation=1.2", "preview": "none",
-             "publish": {"rtsp": {"port": 0, "path": "/cam"}}}
-            """.write(to: file, atomically: true, encoding: .utf8)
+        {"sources": [{"kind": "test", "pattern": "ball"}],
+         "caps": {"width": 1280, "height": 720, "framerate": "30/1", "format": "NV12"},
+         "filter": "colorcontrols saturation=1.2", "preview": "none",
+         "publish": {"rtsp": {"port": 0, "path": "/cam"}}}
+        """.write(to: file, atomically: true, encoding: .utf8)
         let host = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory)
         let announced = try #require(host.line(containing: "rtsp rtsp://127.0.0.1:"))
         let url = String(announced.dropFirst("rtsp ".count))
@@ -94,16 +102,19 @@ struct CapacityTests {
             // The camera's own rate (it slows when the host runs out of CPU), and each client's share of its frames.
             let fps = Double(made) / elapsed
             let worst = Double(received.first ?? 0) / Double(made), median = Double(received[received.count / 2]) / Double(made)
-            let row = String(format: "%4d clients: camera %.1f fps, host %.2f cores, readers %.2f cores; frames per client: worst %.1f %%, median %.1f %% of %d",
-                             step, fps, (Self.cpuSeconds(hostPID) - hostCPU) / elapsed, (Self.cpuSeconds("self") - readerCPU) / elapsed,
-                             worst * 100, median * 100, made)
+            let row = String(
+                format:
+                    "%4d clients: camera %.1f fps, host %.2f cores, readers %.2f cores; frames per client: worst %.1f %%, median %.1f %% of %d",
+                step, fps, (Self.cpuSeconds(hostPID) - hostCPU) / elapsed, (Self.cpuSeconds("self") - readerCPU) / elapsed,
+                worst * 100, median * 100, made)
             print("rtsp capacity: \(row)")
             rows.append(row)
             // One frame either side of the window is the counting, not a loss.
             guard Double(received.first ?? 0) >= 0.99 * Double(made) - 1, fps >= 29.5 else { break }
             lastClean = step
         }
-        let summary = "1280x720@30 H.264, \(Int(Self.seconds)) s per step, \(ProcessInfo.processInfo.activeProcessorCount) cores shared by host and readers; "
+        let summary =
+            "1280x720@30 H.264, \(Int(Self.seconds)) s per step, \(ProcessInfo.processInfo.activeProcessorCount) cores shared by host and readers; "
             + (lastClean.map { "30 fps and every client ≥ 99 % of the frames up to \($0) clients" } ?? "frames dropped from the first step")
         if let report = ProcessInfo.processInfo.environment["SWIFTCAM_LOAD_REPORT"], !report.isEmpty {
             try (rows + [summary]).joined(separator: "\n").appending("\n").write(toFile: report, atomically: true, encoding: .utf8)

@@ -18,30 +18,34 @@ final class FrameCountingClient: @unchecked Sendable {
 
     /// `source` is the launch text up to the decoder, e.g. `rtspsrc location=… protocols=tcp`.
     convenience init(source: [String]) throws {
-        try self.init(command: "/usr/bin/gst-launch-1.0",
-                      arguments: ["-v"] + source + ["!", "decodebin", "!", "identity", "name=count", "silent=false", "!", "fakesink", "sync=false"],
-                      countingLinesWith: "count: last-message = chain")
+        try self.init(
+            command: "/usr/bin/gst-launch-1.0",
+            arguments: ["-v"] + source + ["!", "decodebin", "!", "identity", "name=count", "silent=false", "!", "fakesink", "sync=false"],
+            countingLinesWith: "count: last-message = chain")
     }
 
     /// Any command that prints one line per frame containing `marker` on stdout; with `totals`, lines that
     /// start with `marker` followed by the number of frames so far (`swiftcam publish-check`'s `frames N`).
     init(command: String, arguments: [String], countingLinesWith marker: String, totals: Bool = false) throws {
         let frames = frames, firstFrame = firstFrame, errors = errors
-        child = try ChildProcess([command] + arguments, onLine: { stream, line in
-            guard stream == .output else {
-                errors.withLock { $0 += line + "\n" }
-                return
-            }
-            if totals, line.hasPrefix(marker), let total = line.dropFirst(marker.count).split(separator: " ").first.flatMap({ Int($0) }) {
-                if total > 0 { firstFrame.withLock { $0 = $0 ?? MonotonicClock.now } }
-                frames.withLock { $0 = total }
-            } else if !totals, line.contains(marker) {
-                firstFrame.withLock { $0 = $0 ?? MonotonicClock.now }
-                frames.withLock { $0 += 1 }
-            } else if line.contains("ERROR") {
-                errors.withLock { $0 += line + "\n" }
-            }
-        })
+        child = try ChildProcess(
+            [command] + arguments,
+            onLine: { stream, line in
+                guard stream == .output else {
+                    errors.withLock { $0 += line + "\n" }
+                    return
+                }
+                if totals, line.hasPrefix(marker), let total = line.dropFirst(marker.count).split(separator: " ").first.flatMap({ Int($0) })
+                {
+                    if total > 0 { firstFrame.withLock { $0 = $0 ?? MonotonicClock.now } }
+                    frames.withLock { $0 = total }
+                } else if !totals, line.contains(marker) {
+                    firstFrame.withLock { $0 = $0 ?? MonotonicClock.now }
+                    frames.withLock { $0 += 1 }
+                } else if line.contains("ERROR") {
+                    errors.withLock { $0 += line + "\n" }
+                }
+            })
         child.closeInput()
     }
 
@@ -69,14 +73,16 @@ let swiftcamBinary = Built.swiftcam
 
 /// `swiftcam publish-check --listen URL`: the stand-in media server a push goes to, in a process of its own.
 func listeningStandIn(_ url: String) throws -> FrameCountingClient {
-    try FrameCountingClient(command: swiftcamBinary, arguments: ["publish-check", "--listen", url, "--seconds", "600"],
-                            countingLinesWith: "frames ", totals: true)
+    try FrameCountingClient(
+        command: swiftcamBinary, arguments: ["publish-check", "--listen", url, "--seconds", "600"],
+        countingLinesWith: "frames ", totals: true)
 }
 
 /// This process's CPU time in seconds (user + system), from /proc/self/stat.
 func processCPUSeconds() -> Double {
     guard let text = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-          let close = text.lastIndex(of: ")") else { return 0 }
+        let close = text.lastIndex(of: ")")
+    else { return 0 }
     let fields = text[text.index(after: close)...].split(separator: " ")
     // After the command: state is field 3, utime 14 and stime 15 (1-based over the whole line).
     guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }

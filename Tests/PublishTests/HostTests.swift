@@ -43,8 +43,9 @@ final class HostRun: @unchecked Sendable {
 /// The duration gst-discoverer-1.0 reads from a file, in seconds.
 func discoveredSeconds(_ path: String) -> Double? {
     guard let text = try? ChildProcess.run(["/usr/bin/gst-discoverer-1.0", path]).out,
-          let line = text.split(separator: "\n").first(where: { $0.contains("Duration:") }),
-          let value = line.split(separator: " ").last else { return nil }
+        let line = text.split(separator: "\n").first(where: { $0.contains("Duration:") }),
+        let value = line.split(separator: " ").last
+    else { return nil }
     let parts = value.split(separator: ":").compactMap { Double($0) }
     guard parts.count == 3 else { return nil }
     return parts[0] * 3600 + parts[1] * 60 + parts[2]
@@ -84,7 +85,7 @@ func discoveredSeconds(_ path: String) -> Double? {
         reader.stop()
 
         server.stop()
-        #expect(host.send("wait 300")?.hasPrefix("ok") == true)   // the server is away for 10 s
+        #expect(host.send("wait 300")?.hasPrefix("ok") == true)  // the server is away for 10 s
         let away = host.send("stats") ?? ""
         #expect(away.contains("push srt://127.0.0.1:\(port)?streamid=publish:cam retrying"), "\(away)")
         server = try listeningStandIn("srt://127.0.0.1:\(port)")
@@ -131,12 +132,15 @@ func discoveredSeconds(_ path: String) -> Double? {
         #expect(!printed.contains { $0.hasPrefix("running") || $0.hasPrefix("rtsp ") }, "\(printed)")
 
         // Credentials from the environment follow the config's rules, and say which variable is wrong.
-        for (user, password, mentions) in [("a:b", "pw", "SWIFTCAM_RTSP_USER: a user name is not empty and has no ':'"),
-                                           ("viewer", "", "SWIFTCAM_RTSP_PASSWORD: an empty password protects nothing"),
-                                           ("viewer", nil, "SWIFTCAM_RTSP_USER without SWIFTCAM_RTSP_PASSWORD")] as [(String, String?, String)] {
+        for (user, password, mentions) in [
+            ("a:b", "pw", "SWIFTCAM_RTSP_USER: a user name is not empty and has no ':'"),
+            ("viewer", "", "SWIFTCAM_RTSP_PASSWORD: an empty password protects nothing"),
+            ("viewer", nil, "SWIFTCAM_RTSP_USER without SWIFTCAM_RTSP_PASSWORD")
+        ] as [(String, String?, String)] {
             environment["SWIFTCAM_RTSP_USER"] = user
             environment["SWIFTCAM_RTSP_PASSWORD"] = password
-            let refused = try HostRun(arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory, environment: environment)
+            let refused = try HostRun(
+                arguments: ["run", file.path, "--no-control", "--quiet"], directory: directory, environment: environment)
             #expect(refused.line(containing: mentions) != nil, "\(refused.lines)")
             #expect(refused.exitStatus() == 65)
         }
@@ -159,7 +163,7 @@ func discoveredSeconds(_ path: String) -> Double? {
             (#"{"publish": {"rtsp": {"user": "a"}}}"#, "publish.rtsp.password: give both"),
             (#"{"publish": {"to": "http://x/y"}}"#, "publish.to: \"http://\" cannot be pushed to"),
             (#"{"publish": {"to": "srt://x"}}"#, "publish.to: an SRT push needs a port"),
-            (#"{"publish": {"rtsp": {"port": 1}, "bogus": 1}}"#, "publish.bogus: unknown key"),
+            (#"{"publish": {"rtsp": {"port": 1}, "bogus": 1}}"#, "publish.bogus: unknown key")
         ]
         for (publish, expected) in cases {
             let json = #"{"sources": [{"kind": "test"}], "#.dropLast(0) + publish.dropFirst()
@@ -173,7 +177,6 @@ func discoveredSeconds(_ path: String) -> Double? {
         }
     }
 }
-
 
 /// Glass-to-client latency over RTSP on loopback: the host's test pattern is black; `filter invert` makes the
 /// next frame white; an `rtspsrc` reader in this process (latency=0, TCP) sees the first white frame. Twenty
@@ -195,7 +198,9 @@ func discoveredSeconds(_ path: String) -> Double? {
         let url = String(rtsp.dropFirst("rtsp ".count))
         // (time of the newest frame, whether it is white)
         let seen = Condition((time: 0.0, white: false, frames: 0))
-        let reader = try Pipeline.parse("rtspsrc location=\(url) latency=0 protocols=tcp ! decodebin ! videoconvert ! video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1 drop=true")
+        let reader = try Pipeline.parse(
+            "rtspsrc location=\(url) latency=0 protocols=tcp ! decodebin ! videoconvert ! video/x-raw,format=GRAY8 ! appsink name=sink sync=false max-buffers=1 drop=true"
+        )
         reader.element(named: "sink", as: AppSink.self)?.onSample { sample in
             let now = MonotonicClock.now
             guard let buffer = sample.buffer, let luma = try? buffer.withMappedBytes({ $0.first }) else { return }
@@ -216,7 +221,9 @@ func discoveredSeconds(_ path: String) -> Double? {
         #expect(latencies.count == 20)
         latencies.sort()
         let p50 = latencies[latencies.count / 2], p95 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.95))]
-        print("rtsp glass-to-client on loopback, 640x480@30, rtspsrc latency=0 TCP: p50 \(Int(p50 * 1000)) ms, p95 \(Int(p95 * 1000)) ms over \(latencies.count) changes (min \(Int(latencies[0] * 1000)), max \(Int(latencies[latencies.count - 1] * 1000)))")
+        print(
+            "rtsp glass-to-client on loopback, 640x480@30, rtspsrc latency=0 TCP: p50 \(Int(p50 * 1000)) ms, p95 \(Int(p95 * 1000)) ms over \(latencies.count) changes (min \(Int(latencies[0] * 1000)), max \(Int(latencies[latencies.count - 1] * 1000)))"
+        )
         #expect(host.quit() == 0)
     }
 }

@@ -44,7 +44,7 @@ func freePort(_ type: Int32) -> Int {
         server.stop()
         #expect(publisher.waitForRetrying(), "\(publisher.report)")
         #expect(publisher.report.contains("retrying in"), "\(publisher.report)")
-        stream.waitForFrames(300)   // the server is away for 10 s; the stream goes on
+        stream.waitForFrames(300)  // the server is away for 10 s; the stream goes on
         #expect(publisher.phase != .connected, "\(publisher.report)")
         #expect(publisher.report.contains("retrying"), "\(publisher.report)")
         print("\(scheme) push while the server is away: \(publisher.report)")
@@ -69,7 +69,9 @@ func freePort(_ type: Int32) -> Int {
         #expect(PublishTarget.problem(with: "rtsp://h:8554/cam") == nil)
         #expect(PublishTarget("rtsp://u:pw@h:8554/cam")?.redacted == "rtsp://u:***@h:8554/cam")
         // SRT secrets: MediaMTX's streamid credentials and a passphrase; a streamid without them stays whole.
-        #expect(PublishTarget("srt://h:8890?streamid=publish:cam1:camera:change-me")?.redacted == "srt://h:8890?streamid=publish:cam1:camera:***")
+        #expect(
+            PublishTarget("srt://h:8890?streamid=publish:cam1:camera:change-me")?.redacted
+                == "srt://h:8890?streamid=publish:cam1:camera:***")
         #expect(PublishTarget("srt://h:8890?streamid=x&passphrase=verysecret123")?.redacted == "srt://h:8890?streamid=x&passphrase=***")
         #expect(PublishTarget("srt://h:8890?streamid=publish:cam")?.redacted == "srt://h:8890?streamid=publish:cam")
     }

@@ -44,7 +44,7 @@ import Testing
         for index in 1..<10 { clients.append(try reader(server.url, index % 2 == 0 ? "tcp" : "udp")) }
         for client in clients { #expect(client.waitForFrames(client.count + 10), "\(client.errors.withLock { $0 })") }
         #expect(server.clients == 10)
-        let ten = measure(frames: 600)   // 20 s at 30 fps
+        let ten = measure(frames: 600)  // 20 s at 30 fps
         for (index, received) in ten.counts.enumerated() {
             #expect(Double(received) >= 0.95 * Double(ten.encoded), "client \(index) decoded \(received) of \(ten.encoded) frames")
         }
@@ -59,7 +59,9 @@ import Testing
         #expect(waited < 60, "the late client's first frame came \(waited) frames after it started")
 
         let perFrameOne = one.cpu / Double(one.encoded), perFrameTen = ten.cpu / Double(ten.encoded)
-        print("rtsp 1280x720@30: host CPU \(perFrameOne * 1000) ms/frame with 1 client, \(perFrameTen * 1000) ms/frame with 10 (ratio \(perFrameTen / perFrameOne)); late client's first frame \(firstFrame) s (\(waited) frames) after its process started; frames \(ten.counts) of \(ten.encoded)")
+        print(
+            "rtsp 1280x720@30: host CPU \(perFrameOne * 1000) ms/frame with 1 client, \(perFrameTen * 1000) ms/frame with 10 (ratio \(perFrameTen / perFrameOne)); late client's first frame \(firstFrame) s (\(waited) frames) after its process started; frames \(ten.counts) of \(ten.encoded)"
+        )
         // Ten clients add ten senders' packets, not encodes: an encoder per client would cost several times one
         // (the encode is most of the 8–9 ms a frame). 1.04–1.21 measured on a quiet machine; 2 leaves room for
         // the senders and for the load, and still fails an encode per client.

@@ -38,12 +38,16 @@ final class TestStream: LiveStream, @unchecked Sendable {
             state.next += 1
             state.subscribers[state.next] = onSample
             if let pipeline = state.pipeline { return (state.next, pipeline, false) }
-            let pipeline = try Pipeline.parse("videotestsrc is-live=true pattern=ball ! video/x-raw,format=I420,width=\(width),height=\(height),framerate=\(fps)/1 ! x264enc name=enc tune=zerolatency speed-preset=ultrafast key-int-max=\(fps * 2) ! video/x-h264,profile=constrained-baseline ! appsink name=out sync=false")
+            let pipeline = try Pipeline.parse(
+                "videotestsrc is-live=true pattern=ball ! video/x-raw,format=I420,width=\(width),height=\(height),framerate=\(fps)/1 ! x264enc name=enc tune=zerolatency speed-preset=ultrafast key-int-max=\(fps * 2) ! video/x-h264,profile=constrained-baseline ! appsink name=out sync=false"
+            )
             state.pipeline = pipeline
             return (state.next, pipeline, true)
         }
         if start {
-            guard let sink = pipeline.element(named: "out", as: AppSink.self) else { throw GStreamerError.padNotFound(element: "out", pad: "sink") }
+            guard let sink = pipeline.element(named: "out", as: AppSink.self) else {
+                throw GStreamerError.padNotFound(element: "out", pad: "sink")
+            }
             let state = state, frames = frames
             sink.onSample { sample in
                 frames.withLock { $0 += 1 }

@@ -85,8 +85,9 @@ struct ChainSwapTests {
                     for y in 0..<plane.height {
                         for x in 0..<plane.width {
                             let at = y * plane.stride + x * 4
-                            values.insert(UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8
-                                          | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24)
+                            values.insert(
+                                UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8
+                                    | UInt32(bytes[at + 2]) << 16 | UInt32(bytes[at + 3]) << 24)
                         }
                     }
                     return values

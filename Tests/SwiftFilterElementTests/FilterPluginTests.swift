@@ -46,8 +46,9 @@ struct FilterPluginTests {
         func frame(_ mean: UInt8, _ index: Int) -> AnalysisFrame {
             var bytes = [UInt8](repeating: 255, count: 9 * 3)
             for row in 0..<3 { for x in 0..<7 { bytes[row * 9 + x] = mean } }
-            return AnalysisFrame(time: UInt64(index) * 1000, index: index,
-                                 luma: LumaPlane(width: 7, height: 3, stride: 9, isFullRange: false, bytes: bytes))
+            return AnalysisFrame(
+                time: UInt64(index) * 1000, index: index,
+                luma: LumaPlane(width: 7, height: 3, stride: 9, isFullRange: false, bytes: bytes))
         }
         let means: [UInt8] = [50, 105, 115, 120, 95, 85, 111]
         let events = means.enumerated().flatMap { analyzer.analyze(frame($1, $0)) }
@@ -78,7 +79,7 @@ struct FilterPluginTests {
     @Test func duotoneMapsBlackAndWhiteToItsColours() throws {
         let chain = try FilterChain(parsing: "duotone").compile(threads: 1)
         var pixels: [UInt8] = Array(repeating: 0, count: 8 * 2 * 4)
-        for x in 0..<8 { pixels[4 * (8 + x) ..< 4 * (8 + x) + 3] = [255, 255, 255]; pixels[4 * x + 3] = 7; pixels[4 * (8 + x) + 3] = 9 }
+        for x in 0..<8 { pixels[4 * (8 + x)..<4 * (8 + x) + 3] = [255, 255, 255]; pixels[4 * x + 3] = 7; pixels[4 * (8 + x) + 3] = 9 }
         try pixels.withUnsafeMutableBytes { bytes in
             try chain.process(Frame(format: .rgba, width: 8, height: 2, planes: [Plane(base: bytes.baseAddress!, stride: 32)]))
         }
@@ -99,22 +100,28 @@ struct FilterPluginTests {
         var chroma = [UInt8](repeating: 90, count: stride * height)
         for y in 0..<height {
             for x in width / 2..<width {
-                if format == .rgba { luma[y * stride + 4 * x ..< y * stride + 4 * x + 3] = [200, 200, 200] } else { luma[y * stride + x] = 200 }
+                if format == .rgba {
+                    luma[y * stride + 4 * x..<y * stride + 4 * x + 3] = [200, 200, 200]
+                } else {
+                    luma[y * stride + x] = 200
+                }
             }
             if format == .rgba { for x in 0..<width { luma[y * stride + 4 * x + 3] = 33 } }
         }
         try luma.withUnsafeMutableBytes { l in
             try chroma.withUnsafeMutableBytes { c in
                 let planes = [Plane(base: l.baseAddress!, stride: stride), Plane(base: c.baseAddress!, stride: stride)]
-                try chain.process(Frame(format: format, width: width, height: height, planes: Array(planes.prefix(format.planeCount)),
-                                        color: .bt601Full))
+                try chain.process(
+                    Frame(
+                        format: format, width: width, height: height, planes: Array(planes.prefix(format.planeCount)),
+                        color: .bt601Full))
             }
         }
         for y in 0..<height {
             for x in 0..<width {
                 let expected: UInt8 = x == width / 2 - 1 || x == width / 2 ? 255 : 128
                 if format == .rgba {
-                    #expect(Array(luma[y * stride + 4 * x ..< y * stride + 4 * x + 4]) == [expected, expected, expected, 33], "x \(x) y \(y)")
+                    #expect(Array(luma[y * stride + 4 * x..<y * stride + 4 * x + 4]) == [expected, expected, expected, 33], "x \(x) y \(y)")
                 } else {
                     #expect(luma[y * stride + x] == expected, "x \(x) y \(y)")
                 }
@@ -154,7 +161,8 @@ struct FilterPluginTests {
     @Test func pluginWithTheOlderTableIsRefused() throws {
         let error = try Self.loadRestamped("SwiftCam filter plugin ABI 1, SwiftCam \(SwiftFilterElement.version)", as: "abi1")
         let version = SwiftFilterElement.version
-        #expect(error?.description.contains("was built against SwiftCam \(version) (plugin table 1), but this is SwiftCam \(version)") == true,
-                "\(String(describing: error))")
+        #expect(
+            error?.description.contains("was built against SwiftCam \(version) (plugin table 1), but this is SwiftCam \(version)") == true,
+            "\(String(describing: error))")
     }
 }

@@ -28,7 +28,8 @@ struct FormatTests {
     func everyFormatIsFilteredAsTheEngineSays(format: PixelFormat, chain: String) throws {
         let frames = 4
         // Odd sizes: padded rows, rounded-up chroma; the pattern scrolls, so every frame differs.
-        let source = "videotestsrc num-buffers=\(frames) pattern=smpte horizontal-speed=5 "
+        let source =
+            "videotestsrc num-buffers=\(frames) pattern=smpte horizontal-speed=5 "
             + "! video/x-raw,format=\(format.gstName),width=33,height=17"
         let inputs = try Self.run("\(source) ! appsink name=out sync=false")
         let outputs = try Self.run("\(source) ! swiftfilter chain=\"\(chain)\" ! appsink name=out sync=false")
@@ -76,8 +77,9 @@ struct FormatTests {
             defer { copies.forEach { $0.deallocate() } }
             // The colour description swiftfilter reads from the caps.
             let color = ColorDescription(matrix: info.isBT709 ? .bt709 : .bt601, range: info.isFullRange ? .full : .limited)
-            let frame = Frame(format: format, width: info.width, height: info.height,
-                              planes: zip(copies, planes).map { Plane(base: $0.baseAddress!, stride: $1.stride) }, color: color)
+            let frame = Frame(
+                format: format, width: info.width, height: info.height,
+                planes: zip(copies, planes).map { Plane(base: $0.baseAddress!, stride: $1.stride) }, color: color)
             try chain.process(frame)
             return zip(copies, bytes).map { Array($0.prefix($1.count)) }
         }
@@ -87,8 +89,9 @@ struct FormatTests {
     /// straddle two cache lines (from the pool's default alignment every other buffer here began 32 bytes into one).
     /// A spatial chain, so every output is a new buffer from the pool.
     @Test func newOutputBuffersAreCacheLineAligned() throws {
-        let pipeline = try Pipeline.parse("videotestsrc num-buffers=8 ! video/x-raw,format=RGBA,width=64,height=48 "
-            + "! swiftfilter chain=\"blur radius=2\" ! appsink name=out sync=false")
+        let pipeline = try Pipeline.parse(
+            "videotestsrc num-buffers=8 ! video/x-raw,format=RGBA,width=64,height=48 "
+                + "! swiftfilter chain=\"blur radius=2\" ! appsink name=out sync=false")
         let sink = try #require(pipeline.element(named: "out", as: AppSink.self))
         try pipeline.setState(.playing)
         var offsets: [Int] = []

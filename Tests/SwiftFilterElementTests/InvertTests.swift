@@ -66,8 +66,9 @@ struct InvertTests {
                     frame.withPlane(p) { bytes in
                         for y in 0..<plane.height {
                             for x in 0..<plane.rowBytes {
-                                let expected = Self.inverted(Self.sample(index, p, x, y), format: format, plane: p,
-                                                             byteInPixel: x % bytesPerPixel)
+                                let expected = Self.inverted(
+                                    Self.sample(index, p, x, y), format: format, plane: p,
+                                    byteInPixel: x % bytesPerPixel)
                                 if bytes[y * plane.stride + x] != expected { mismatches += 1 }
                             }
                         }
@@ -116,7 +117,8 @@ struct InvertTests {
     }
 
     @Test func invalidChainWhilePlayingWarnsAndKeepsTheRunningChain() throws {
-        let pipeline = try Pipeline.parse("videotestsrc is-live=true ! video/x-raw,width=32,height=24 ! swiftfilter name=f chain=mono ! fakesink")
+        let pipeline = try Pipeline.parse(
+            "videotestsrc is-live=true ! video/x-raw,width=32,height=24 ! swiftfilter name=f chain=mono ! fakesink")
         let filter = try #require(pipeline.element(named: "f"))
         try pipeline.setState(.playing)
         let bus = pipeline.bus
@@ -133,7 +135,9 @@ struct InvertTests {
     }
 
     @Test func statsCountFramesAndTime() throws {
-        let pipeline = try Pipeline.parse("videotestsrc num-buffers=20 ! video/x-raw,format=NV12,width=64,height=48 ! swiftfilter name=f chain=\"sepia | blur radius=2\" ! fakesink")
+        let pipeline = try Pipeline.parse(
+            "videotestsrc num-buffers=20 ! video/x-raw,format=NV12,width=64,height=48 ! swiftfilter name=f chain=\"sepia | blur radius=2\" ! fakesink"
+        )
         let filter = try #require(pipeline.element(named: "f"))
         let bus = pipeline.bus
         try pipeline.setState(.playing)
@@ -165,13 +169,14 @@ struct QoSTests {
     @Test func lateFramesAreDroppedNotProcessedAndCounted() throws {
         // A live 60 fps source and a chain far slower than 16 ms a frame on one thread: the synced sink
         // reports lateness upstream and the filter skips frames instead of falling further behind.
-        let pipeline = try Pipeline.parse("""
+        let pipeline = try Pipeline.parse(
+            """
             videotestsrc is-live=true num-buffers=40 ! video/x-raw,format=RGBA,width=640,height=360,framerate=60/1 \
             ! swiftfilter name=f chain="blur radius=12 | sharpen radius=8 | edges" n-threads=1 ! fakesink sync=true qos=true
             """)
         let filter = try #require(pipeline.element(named: "f"))
         let bus = pipeline.bus
-        try pipeline.setState(.playing, timeout: 120)   // the first frame is slow under the sanitizers
+        try pipeline.setState(.playing, timeout: 120)  // the first frame is slow under the sanitizers
         guard case .eos? = bus.waitForEnd(timeout: 120) else {
             Issue.record("no end of stream")
             return

@@ -15,8 +15,9 @@ struct CLITests {
             #expect(result.status == 0 && result.out.hasPrefix("usage: swiftcam \(command)"), "\(command) --help")
         }
         // The one version, written in SwiftCamVersion.h (the plugin and the package carry it too).
-        let header = try String(contentsOf: Built.repository.appendingPathComponent("Sources/CGstSwiftFilter/include/SwiftCamVersion.h"),
-                                 encoding: .utf8)
+        let header = try String(
+            contentsOf: Built.repository.appendingPathComponent("Sources/CGstSwiftFilter/include/SwiftCamVersion.h"),
+            encoding: .utf8)
         let written = try #require(header.split(separator: "\n").first { $0.hasPrefix("#define SWIFTCAM_VERSION ") })
             .split(separator: "\"").dropFirst().first
         let version = try SwiftcamRun().run(["--version"])
@@ -56,41 +57,45 @@ struct CLITests {
     }
 
     /// One mapping from failure to exit code, whichever command meets it; every failure is one line.
-    @Test(arguments: [
-        (["show", "no-such-config"], 66, "no config named"),
-        (["validate", "/no/such/file.json"], 66, "no such file"),
-        (["run", "no-such-config"], 66, "no config named"),
-        (["validate", "/"], 65, "is a directory"),
-        (["show", "/tmp"], 65, "is a directory"),
-        // The options the user typed are named as typed (not "pipelines/demo.json: duration: …"), and bounded: 1e20
-        // once passed `validate` and trapped in `run` (SIGILL, exit 132).
-        (["run", "demo", "--duration", "0"], 64, "--duration: 0 is not"),
-        (["run", "demo", "--duration", "-1"], 64, "--duration: -1 is not"),
-        (["run", "demo", "--duration", "nan"], 64, "--duration: nan is not"),
-        (["run", "demo", "--duration", "inf"], 64, "--duration: inf is not"),
-        (["run", "demo", "--duration", "1e20"], 64, "--duration: 1e20 is not a number of seconds more than 0 and at most 1000000000"),
-        (["run", "demo", "--frames", "0"], 64, "--frames: 0 is not"),
-        (["run", "demo", "--frames", "-1"], 64, "--frames: -1 is not"),
-        (["run", "demo", "--set", "duration=-1"], 65, "duration"),
-        (["run", "demo", "--set", "duration=1e308"], 65, "demo.json: duration: must be a number of seconds more than 0 and at most"),
-        (["publish-check", "rtsp://127.0.0.1:8554/x", "--seconds", "1e30"], 64, "--seconds takes a number of seconds more than 0 and at most"),
-        (["run", "preview"], 69, "unconfigured"),
-        (["controls", "/dev/no-such-video"], 66, "No camera at /dev/no-such-video"),
-        (["frobnicate"], 64, "unknown command"),
-        (["run"], 64, "one config name"),
-        (["show", "switch", "--dot", "/no/such/dir/x.dot"], 73, "/no/such/dir/x.dot: No such file or directory"),
-        // Command-line values are usage errors (64), not the config's (65), whatever they stand for.
-        (["run", "demo", "--rtsp", "-1"], 64, "--rtsp takes [ADDR:]PORT"),
-        (["run", "demo", "--rtsp", "70000"], 64, "--rtsp takes [ADDR:]PORT"),
-        (["run", "demo", "--rtsp", ":8554"], 64, "--rtsp takes [ADDR:]PORT"),
-        (["run", "demo", "--rtsp", "127.0.0.1:8554:1"], 64, "--rtsp takes [ADDR:]PORT"),
-        (["run", "demo", "--http", ""], 64, "--http takes [ADDR:]PORT"),
-        (["run", "demo", "--metrics", "example.com:9464"], 64, "--metrics takes [ADDR:]PORT"),
-        (["run", "demo", "--metrics", ""], 64, "--metrics takes [ADDR:]PORT"),
-        (["publish-check", "foo"], 64, "is not a URL"),
-        (["publish-check", "--listen", "http://127.0.0.1:8700/cam"], 64, "--listen takes an rtsp:// or srt:// URL"),
-        (["publish-check", "--listen", "rtsp://example.com:8700/cam"], 64, "needs an IP address"),
-    ] as [([String], Int32, String)])
+    @Test(
+        arguments: [
+            (["show", "no-such-config"], 66, "no config named"),
+            (["validate", "/no/such/file.json"], 66, "no such file"),
+            (["run", "no-such-config"], 66, "no config named"),
+            (["validate", "/"], 65, "is a directory"),
+            (["show", "/tmp"], 65, "is a directory"),
+            // The options the user typed are named as typed (not "pipelines/demo.json: duration: …"), and bounded: 1e20
+            // once passed `validate` and trapped in `run` (SIGILL, exit 132).
+            (["run", "demo", "--duration", "0"], 64, "--duration: 0 is not"),
+            (["run", "demo", "--duration", "-1"], 64, "--duration: -1 is not"),
+            (["run", "demo", "--duration", "nan"], 64, "--duration: nan is not"),
+            (["run", "demo", "--duration", "inf"], 64, "--duration: inf is not"),
+            (["run", "demo", "--duration", "1e20"], 64, "--duration: 1e20 is not a number of seconds more than 0 and at most 1000000000"),
+            (["run", "demo", "--frames", "0"], 64, "--frames: 0 is not"),
+            (["run", "demo", "--frames", "-1"], 64, "--frames: -1 is not"),
+            (["run", "demo", "--set", "duration=-1"], 65, "duration"),
+            (["run", "demo", "--set", "duration=1e308"], 65, "demo.json: duration: must be a number of seconds more than 0 and at most"),
+            (
+                ["publish-check", "rtsp://127.0.0.1:8554/x", "--seconds", "1e30"], 64,
+                "--seconds takes a number of seconds more than 0 and at most"
+            ),
+            (["run", "preview"], 69, "unconfigured"),
+            (["controls", "/dev/no-such-video"], 66, "No camera at /dev/no-such-video"),
+            (["frobnicate"], 64, "unknown command"),
+            (["run"], 64, "one config name"),
+            (["show", "switch", "--dot", "/no/such/dir/x.dot"], 73, "/no/such/dir/x.dot: No such file or directory"),
+            // Command-line values are usage errors (64), not the config's (65), whatever they stand for.
+            (["run", "demo", "--rtsp", "-1"], 64, "--rtsp takes [ADDR:]PORT"),
+            (["run", "demo", "--rtsp", "70000"], 64, "--rtsp takes [ADDR:]PORT"),
+            (["run", "demo", "--rtsp", ":8554"], 64, "--rtsp takes [ADDR:]PORT"),
+            (["run", "demo", "--rtsp", "127.0.0.1:8554:1"], 64, "--rtsp takes [ADDR:]PORT"),
+            (["run", "demo", "--http", ""], 64, "--http takes [ADDR:]PORT"),
+            (["run", "demo", "--metrics", "example.com:9464"], 64, "--metrics takes [ADDR:]PORT"),
+            (["run", "demo", "--metrics", ""], 64, "--metrics takes [ADDR:]PORT"),
+            (["publish-check", "foo"], 64, "is not a URL"),
+            (["publish-check", "--listen", "http://127.0.0.1:8700/cam"], 64, "--listen takes an rtsp:// or srt:// URL"),
+            (["publish-check", "--listen", "rtsp://example.com:8700/cam"], 64, "needs an IP address")
+        ] as [([String], Int32, String)])
     func exitCodes(arguments: [String], status: Int32, mentions: String) throws {
         let result = try SwiftcamRun().run(arguments, timeout: 60)
         #expect(result.status == status, "\(arguments): \(result.err)")
@@ -263,8 +268,10 @@ struct CLITests {
     @Test(arguments: [("black", 0...3), ("white", 250...255)] as [(String, ClosedRange<Int>)])
     func jpegStillsAreFullRange(pattern: String, expected: ClosedRange<Int>) throws {
         let run = try SwiftcamRun()
-        try run.start(["run", "switch", "--quiet", "--set", "sources.0.pattern=\(pattern)", "--set", "caps.format=NV12",
-                       "--set", "still.format=jpeg"])
+        try run.start([
+            "run", "switch", "--quiet", "--set", "sources.0.pattern=\(pattern)", "--set", "caps.format=NV12",
+            "--set", "still.format=jpeg"
+        ])
         let socket = try run.socket(for: "switch")
         let snap = try run.ctl("snap", socket: socket)
         #expect(run.terminate() == 0)
@@ -273,8 +280,10 @@ struct CLITests {
             return
         }
         let path = run.directory.appendingPathComponent(relative).path
-        let decoder = try ChildProcess.run(["/usr/bin/python3", "-c",
-                                            "import sys; from PIL import Image; print(*Image.open(sys.argv[1]).convert('RGB').getpixel((160, 120)))", path])
+        let decoder = try ChildProcess.run([
+            "/usr/bin/python3", "-c",
+            "import sys; from PIL import Image; print(*Image.open(sys.argv[1]).convert('RGB').getpixel((160, 120)))", path
+        ])
         let values = decoder.out.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
         #expect(decoder.status == 0 && values.count == 3, "PIL could not decode \(path)")
         #expect(values.allSatisfy { expected.contains($0) }, "\(pattern) decodes to \(values)")

@@ -38,11 +38,14 @@ struct ExitAndOutputTests {
         try FileManager.default.createDirectory(at: captures, withIntermediateDirectories: true)
         try Data([0xFF, 0xD8]).write(to: captures.appendingPathComponent("a\u{1B}]0;owned\u{07}b.jpg"))
         let config = run.directory.appendingPathComponent("esc.json")
-        try Data(#"{"description": "clears \u001b[2J the screen", "sources": [{"kind": "test"}], "preview": "none"}"#.utf8).write(to: config)
+        try Data(#"{"description": "clears \u001b[2J the screen", "sources": [{"kind": "test"}], "preview": "none"}"#.utf8).write(
+            to: config)
         let gallery = try SwiftcamRun(directory: run.directory).run(["gallery", captures.path])
         let show = try SwiftcamRun(directory: run.directory).run(["show", config.path])
         for (name, out) in [("gallery", gallery.out), ("show", show.out)] {
-            #expect(!out.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, "\(name) printed a control character: \(out.debugDescription)")
+            #expect(
+                !out.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" },
+                "\(name) printed a control character: \(out.debugDescription)")
         }
         #expect(gallery.out.contains(#"a\u{1B}]0;owned\u{7}b.jpg"#), "\(gallery.out.debugDescription)")
         #expect(show.out.contains(#"esc: clears \u{1B}[2J the screen"#), "\(show.out.debugDescription)")
@@ -102,10 +105,14 @@ struct ExitAndOutputTests {
 
     /// `publish-check`: a file:// URL whose file is missing exited 70 with no reason (66 now, naming it); a port
     /// past 65535 exited 69 as if the server were down (64 now: the URL is wrong).
-    @Test(arguments: [
-        (["publish-check", "file:///nonexistent-swiftcam.mkv", "--seconds", "2"], 66, "cannot read /nonexistent-swiftcam.mkv: no such file"),
-        (["publish-check", "rtsp://127.0.0.1:99999/x", "--seconds", "2"], 64, "port 99999"),
-    ] as [([String], Int32, String)])
+    @Test(
+        arguments: [
+            (
+                ["publish-check", "file:///nonexistent-swiftcam.mkv", "--seconds", "2"], 66,
+                "cannot read /nonexistent-swiftcam.mkv: no such file"
+            ),
+            (["publish-check", "rtsp://127.0.0.1:99999/x", "--seconds", "2"], 64, "port 99999")
+        ] as [([String], Int32, String)])
     func publishCheckExitsByTheMapping(arguments: [String], status: Int32, mentions: String) throws {
         let result = try SwiftcamRun().run(arguments, timeout: 60)
         #expect(result.status == status, "\(result.status): \(result.err)")
@@ -122,10 +129,13 @@ struct ExitAndOutputTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: run.directory.path)
         var environment = run.environment
         environment["GST_REGISTRY"] = run.directory.appendingPathComponent("closed-registry.bin").path
-        let result = try ChildProcess.run(["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Built.swiftcam,
-                                           "run", "switch", "--no-control", "--quiet", "--frames", "45", "--set", "still.every=0.5",
-                                           "--set", "still.directory=\(closed.path)"],
-                                          environment: environment, directory: run.directory.path)
+        let result = try ChildProcess.run(
+            [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", Built.swiftcam,
+                "run", "switch", "--no-control", "--quiet", "--frames", "45", "--set", "still.every=0.5",
+                "--set", "still.directory=\(closed.path)"
+            ],
+            environment: environment, directory: run.directory.path)
         let text = result.err
         #expect(text.contains("still failed") && text.contains("Permission denied"), "\(text)")
         #expect(result.status == 77, "\(result.status): \(text)")

@@ -9,9 +9,11 @@ import Testing
     @Test func aFailedRunIsOneLineAndVerboseAddsGStreamersText() throws {
         let harness = try SwiftcamRun()
         let config = harness.directory.appendingPathComponent("refused.json").path
-        try Data("""
+        try Data(
+            """
             { "launch": "videotestsrc name=source0 ! video/x-raw,width=64,height=48 ! jpegenc ! jpegdec ! video/x-raw,format=GRAY8 ! fakesink" }
-            """.utf8).write(to: URL(fileURLWithPath: config))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: config))
         let plain = try harness.run(["run", config, "--frames", "5", "--no-control", "--quiet"])
         let lines = plain.err.split(separator: "\n")
         #expect(plain.status == 70, "\(plain)")
@@ -20,7 +22,9 @@ import Testing
             #expect(!plain.err.contains(text), "\(plain.err)")
         }
 
-        let verbose = try SwiftcamRun(directory: harness.directory).run(["run", config, "--frames", "5", "--no-control", "--quiet", "--verbose"])
+        let verbose = try SwiftcamRun(directory: harness.directory).run([
+            "run", config, "--frames", "5", "--no-control", "--quiet", "--verbose"
+        ])
         #expect(verbose.status == 70)
         #expect(verbose.err.contains("reason not-negotiated") && verbose.err.contains("Internal data stream error"), "\(verbose.err)")
         #expect(verbose.err.contains("swiftcam: status failed: source0: could not agree on a video format"), "\(verbose.err)")

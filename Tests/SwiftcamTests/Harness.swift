@@ -54,19 +54,23 @@ final class SwiftcamRun: @unchecked Sendable {
     /// Starts `swiftcam ARGS` in the background.
     func start(_ arguments: [String]) throws {
         let journal = journalStream
-        child = try ChildProcess([Built.swiftcam] + arguments, environment: environment, directory: directory.path,
-                                 streamEnvironment: journal.map { stream in
-                                     { output, errors in
-                                         let pipe = stream == .output ? output : errors
-                                         return ["JOURNAL_STREAM": "\(pipe.device):\(pipe.inode)"]
-                                     }
-                                 })
+        child = try ChildProcess(
+            [Built.swiftcam] + arguments, environment: environment, directory: directory.path,
+            streamEnvironment: journal.map { stream in
+                { output, errors in
+                    let pipe = stream == .output ? output : errors
+                    return ["JOURNAL_STREAM": "\(pipe.device):\(pipe.inode)"]
+                }
+            })
     }
 
     /// Runs `swiftcam ARGS` to completion (a safety net of `timeout` seconds fails the test and kills it); returns
     /// status and both outputs.
-    func run(_ arguments: [String], timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation)
-        throws -> (status: Int32, out: String, err: String) {
+    func run(
+        _ arguments: [String], timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation
+    )
+        throws -> (status: Int32, out: String, err: String)
+    {
         try start(arguments)
         child.closeInput()
         let status = child.waitForExit(timeout: timeout, sourceLocation: sourceLocation).status
@@ -124,7 +128,8 @@ struct DecodedImage {
     /// Decodes a JPEG or PNG file with GStreamer; throws when it does not decode completely.
     init(file: String) throws {
         let decoder = file.hasSuffix(".png") ? "pngdec" : "jpegdec"
-        let pipeline = try Pipeline.parse("filesrc location=\"\(file)\" ! \(decoder) ! videoconvert ! video/x-raw,format=RGBA ! appsink name=out sync=false")
+        let pipeline = try Pipeline.parse(
+            "filesrc location=\"\(file)\" ! \(decoder) ! videoconvert ! video/x-raw,format=RGBA ! appsink name=out sync=false")
         guard let sink = pipeline.element(named: "out", as: AppSink.self) else { throw HarnessError("no appsink") }
         let bus = pipeline.bus
         try pipeline.setState(.playing)
@@ -139,7 +144,7 @@ struct DecodedImage {
             frame.withPlane(0) { bytes in
                 bytes.withUnsafeBufferPointer { all in
                     for y in 0..<plane.height {
-                        pixels.append(contentsOf: all[y * plane.stride ..< y * plane.stride + plane.rowBytes])
+                        pixels.append(contentsOf: all[y * plane.stride..<y * plane.stride + plane.rowBytes])
                     }
                 }
             }

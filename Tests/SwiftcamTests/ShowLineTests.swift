@@ -84,8 +84,11 @@ struct ShowLineTests {
         let run = try SwiftcamRun()
         let clip = run.directory.appendingPathComponent("my clip 'a' \"b\" !c =d.mkv").path
         try writeClip(to: clip, frames: 6)
-        let file = try write(["sources": [["kind": "file", "path": clip]], "filter": "invert",
-                              "caps": ["width": 64, "height": 48, "format": "I420"]], in: run.directory)
+        let file = try write(
+            [
+                "sources": [["kind": "file", "path": clip]], "filter": "invert",
+                "caps": ["width": 64, "height": 48, "format": "I420"]
+            ], in: run.directory)
         let show = try run.run(["show", file])
         #expect(show.status == 0, "\(show.err)")
         let command = try Self.command(in: show.out)
@@ -98,12 +101,15 @@ struct ShowLineTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("show-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let names = ["a b", "it's", "say \"hi\"", "a!b", "a=b", "\"x\"", "back\\slash", "$HOME `id`; | & < >", "new\nline", "NULL", "caméra"]
+        let names = [
+            "a b", "it's", "say \"hi\"", "a!b", "a=b", "\"x\"", "back\\slash", "$HOME `id`; | & < >", "new\nline", "NULL", "caméra"
+        ]
         for name in names {
             let path = folder.appendingPathComponent(name).path
             var graph = GraphDescription()
-            graph.chain(graph.add("fakesrc", ["num-buffers": 1, "sizetype": "fixed", "sizemax": 16]),
-                        graph.add("filesink", ["location": .string(path)]))
+            graph.chain(
+                graph.add("fakesrc", ["num-buffers": 1, "sizetype": "fixed", "sizemax": 16]),
+                graph.add("filesink", ["location": .string(path)]))
             let result = try shell(graph.shellCommand())
             #expect(result.status == 0, "\(graph.shellCommand())\n\(result.err)")
             #expect(FileManager.default.fileExists(atPath: path), "\(graph.shellCommand())")
@@ -137,8 +143,17 @@ func writeClip(to path: String, frames: Int) throws {
     var graph = GraphDescription()
     graph.chain(
         graph.add("videotestsrc", ["num-buffers": .int(frames)]),
-        graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("width", .int(64)), ("height", .int(48)),
-                                                                                ("framerate", .fraction(10, 1))]))]),
+        graph.add(
+            "capsfilter",
+            [
+                "caps": .caps(
+                    CapsDescription(
+                        "video/x-raw",
+                        [
+                            ("width", .int(64)), ("height", .int(48)),
+                            ("framerate", .fraction(10, 1))
+                        ]))
+            ]),
         graph.add("jpegenc"),
         graph.add("matroskamux"),
         graph.add("filesink", ["location": .string(path)]))

@@ -1,7 +1,7 @@
 import CChildProcess
 import Foundation
-public import Glibc
 import GStreamer
+public import Glibc
 public import Testing
 
 /// A program a test runs: started with its arguments, environment and folder, its stdout and stderr read line by line
@@ -65,10 +65,12 @@ public final class ChildProcess: @unchecked Sendable {
     /// - `streamEnvironment`: variables computed from the stdout and stderr pipes the child will write to (e.g.
     ///   `JOURNAL_STREAM`), added to the environment.
     /// - `onLine`: each complete line as it comes, on the stream's reader thread (keep it short).
-    public init(_ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
-                standardInput: Int32? = nil, errorsToOutput: Bool = false,
-                streamEnvironment: ((_ output: StreamIdentity, _ errors: StreamIdentity) -> [String: String])? = nil,
-                onLine: (@Sendable (Stream, String) -> Void)? = nil) throws {
+    public init(
+        _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
+        standardInput: Int32? = nil, errorsToOutput: Bool = false,
+        streamEnvironment: ((_ output: StreamIdentity, _ errors: StreamIdentity) -> [String: String])? = nil,
+        onLine: (@Sendable (Stream, String) -> Void)? = nil
+    ) throws {
         guard let program = arguments.first else { throw ChildProcessError("no command to start") }
         command = arguments
         _ = Self.ignoreBrokenPipes
@@ -76,7 +78,8 @@ public final class ChildProcess: @unchecked Sendable {
         // Close-on-exec from the start: a child started beside this one (suites run tests in parallel) inherits none
         // of these ends, so each stream ends when its own child (and what that started) closes it.
         guard CChildProcess_pipeCloseOnExec(&stdin) == 0, CChildProcess_pipeCloseOnExec(&stdout) == 0,
-              errorsToOutput || CChildProcess_pipeCloseOnExec(&stderr) == 0 else {
+            errorsToOutput || CChildProcess_pipeCloseOnExec(&stderr) == 0
+        else {
             let reason = String(cString: strerror(errno))
             for fd in stdin + stdout + stderr where fd >= 0 { close(fd) }
             throw ChildProcessError("cannot make pipes for \(program): \(reason)")
@@ -110,7 +113,8 @@ public final class ChildProcess: @unchecked Sendable {
         let envp: [UnsafeMutablePointer<CChar>?]? = variables.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
         defer { for pointer in argv + (envp ?? []) { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = envp.map { posix_spawnp(&pid, program, &actions, &attributes, argv, $0) }
+        let spawned =
+            envp.map { posix_spawnp(&pid, program, &actions, &attributes, argv, $0) }
             ?? posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
         close(stdin[0])
         close(stdout[1])
@@ -171,8 +175,10 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// The first line of `stream` (from the `skipping`th on) that `matches`, already printed or coming; nil when the
     /// stream ends without one. A safety net of `timeout` seconds records a failure with what was printed.
-    public func line(_ stream: Stream = .output, skipping: Int = 0, timeout: Double = 60,
-                     sourceLocation: SourceLocation = #_sourceLocation, where matches: (String) -> Bool) -> String? {
+    public func line(
+        _ stream: Stream = .output, skipping: Int = 0, timeout: Double = 60,
+        sourceLocation: SourceLocation = #_sourceLocation, where matches: (String) -> Bool
+    ) -> String? {
         let found: String?? = state.wait(until: MonotonicClock.now + timeout) { state in
             if let line = state.lines(stream).dropFirst(skipping).first(where: matches) { return .some(line) }
             return state.ended(stream) ? .some(nil) : nil
@@ -185,15 +191,19 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// The first line of `stream` that contains `text` (see `line(_:skipping:timeout:where:)`).
-    public func line(_ stream: Stream = .output, containing text: String, timeout: Double = 60,
-                     sourceLocation: SourceLocation = #_sourceLocation) -> String? {
+    public func line(
+        _ stream: Stream = .output, containing text: String, timeout: Double = 60,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> String? {
         line(stream, timeout: timeout, sourceLocation: sourceLocation) { $0.contains(text) }
     }
 
     /// The text of `stream` so far once it `matches` (for output that is not lines, e.g. a mark per frame); nil when
     /// the stream ends first. A safety net of `timeout` seconds records a failure with what was printed.
-    public func text(_ stream: Stream = .output, timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
-                     where matches: (String) -> Bool) -> String? {
+    public func text(
+        _ stream: Stream = .output, timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
+        where matches: (String) -> Bool
+    ) -> String? {
         let found: String?? = state.wait(until: MonotonicClock.now + timeout) { state in
             let text = String(decoding: state.bytes(stream), as: UTF8.self)
             if matches(text) { return .some(text) }
@@ -289,8 +299,9 @@ public final class ChildProcess: @unchecked Sendable {
             state.outputEnded && state.errorsEnded ? state.termination : nil
         }
         if let done { return done.status }
-        Issue.record("\(name) did not stop within \(timeout) s of SIGTERM (a safety net); killed\n\(transcript)",
-                     sourceLocation: sourceLocation)
+        Issue.record(
+            "\(name) did not stop within \(timeout) s of SIGTERM (a safety net); killed\n\(transcript)",
+            sourceLocation: sourceLocation)
         return kill().status
     }
 
@@ -304,9 +315,12 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Runs a program to its end with `input` on its stdin (then closed); returns its exit status and both outputs.
     /// A safety net of `timeout` seconds fails the test with what it printed and kills it.
-    public static func run(_ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
-                           input: String = "", timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation)
-        throws -> (status: Int32, out: String, err: String) {
+    public static func run(
+        _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
+        input: String = "", timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation
+    )
+        throws -> (status: Int32, out: String, err: String)
+    {
         let child = try ChildProcess(arguments, environment: environment, directory: directory)
         child.write(input)
         child.closeInput()

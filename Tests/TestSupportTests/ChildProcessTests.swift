@@ -23,8 +23,9 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let result = try ChildProcess.run(["/bin/sh", "-c", "pwd; echo \"$GREETING\"; echo oops >&2; exit 3"],
-                                          environment: ["GREETING": "hi there", "PATH": "/usr/bin:/bin"], directory: folder.path)
+        let result = try ChildProcess.run(
+            ["/bin/sh", "-c", "pwd; echo \"$GREETING\"; echo oops >&2; exit 3"],
+            environment: ["GREETING": "hi there", "PATH": "/usr/bin:/bin"], directory: folder.path)
         #expect(result.status == 3)
         #expect(result.out == "\(folder.resolvingSymlinksInPath().path)\nhi there\n", "\(result.out)")
         #expect(result.err == "oops\n")

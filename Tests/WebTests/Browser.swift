@@ -23,17 +23,22 @@ final class Browser: @unchecked Sendable {
         guard driver.line(containing: "started successfully", timeout: 60) != nil else {
             throw WebTestError("chromedriver ended: \(driver.transcript)")
         }
-        let arguments = [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-            "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
-            "--autoplay-policy=no-user-gesture-required", "--window-size=\(width),\(height)",
-            "--no-first-run", "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--disable-default-apps", "--metrics-recording-only", "--user-data-dir=\(profile.path)",
-        ] + (touch ? ["--touch-events=enabled"] : [])
-        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
-            "browserName": "chrome",
-            "goog:chromeOptions": ["binary": "/usr/bin/chromium", "args": arguments],
-        ]]]
+        let arguments =
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
+                "--autoplay-policy=no-user-gesture-required", "--window-size=\(width),\(height)",
+                "--no-first-run", "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
+                "--disable-sync", "--disable-default-apps", "--metrics-recording-only", "--user-data-dir=\(profile.path)"
+            ] + (touch ? ["--touch-events=enabled"] : [])
+        let capabilities: [String: Any] = [
+            "capabilities": [
+                "alwaysMatch": [
+                    "browserName": "chrome",
+                    "goog:chromeOptions": ["binary": "/usr/bin/chromium", "args": arguments]
+                ]
+            ]
+        ]
         let reply = try await call("POST", "/session", capabilities)
         guard let value = reply as? [String: Any], let id = value["sessionId"] as? String else {
             throw WebTestError("chromedriver opened no session: \(reply)")
@@ -57,7 +62,10 @@ final class Browser: @unchecked Sendable {
         guard let driver else { return }
         self.driver = nil
         if !session.isEmpty, let port = endpoint.port {
-            _ = try? exchange(port: port, Data("DELETE /session/\(session) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8), timeout: 30)
+            _ = try? exchange(
+                port: port,
+                Data("DELETE /session/\(session) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: 0\r\n\r\n".utf8),
+                timeout: 30)
             _ = try? exchange(port: port, Data("GET /shutdown HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8), timeout: 10)
         }
         if session.isEmpty || driver.termination(within: 10) == nil { driver.kill() }
@@ -65,8 +73,9 @@ final class Browser: @unchecked Sendable {
 
     /// Runs before any script of every page from now on (DevTools `Page.addScriptToEvaluateOnNewDocument`).
     func beforeEachPage(_ script: String) async throws {
-        _ = try await call("POST", "/session/\(session)/goog/cdp/execute",
-                           ["cmd": "Page.addScriptToEvaluateOnNewDocument", "params": ["source": script]])
+        _ = try await call(
+            "POST", "/session/\(session)/goog/cdp/execute",
+            ["cmd": "Page.addScriptToEvaluateOnNewDocument", "params": ["source": script]])
     }
 
     func open(_ url: URL) async throws {
@@ -84,8 +93,9 @@ final class Browser: @unchecked Sendable {
     @discardableResult
     func wait(_ script: String, _ arguments: [Any] = [], timeout seconds: Int = 30) async throws -> Any {
         _ = try await call("POST", "/session/\(session)/timeouts", ["script": seconds * 1000])
-        return try await call("POST", "/session/\(session)/execute/async",
-                              ["script": "const done = arguments[arguments.length - 1];\n" + script, "args": arguments])
+        return try await call(
+            "POST", "/session/\(session)/execute/async",
+            ["script": "const done = arguments[arguments.length - 1];\n" + script, "args": arguments])
     }
 
     /// The element matching a CSS selector (its WebDriver reference).
@@ -106,25 +116,32 @@ final class Browser: @unchecked Sendable {
     func tap(x: Double, y: Double, pointer: String = "mouse", holdMilliseconds: Int = 0) async throws {
         var actions: [[String: Any]] = [
             ["type": "pointerMove", "duration": 0, "x": Int(x.rounded()), "y": Int(y.rounded()), "origin": "viewport"],
-            ["type": "pointerDown", "button": 0],
+            ["type": "pointerDown", "button": 0]
         ]
         if holdMilliseconds > 0 { actions.append(["type": "pause", "duration": holdMilliseconds]) }
         actions.append(["type": "pointerUp", "button": 0])
-        _ = try await call("POST", "/session/\(session)/actions", ["actions": [
-            ["type": "pointer", "id": "finger", "parameters": ["pointerType": pointer], "actions": actions],
-        ]])
+        _ = try await call(
+            "POST", "/session/\(session)/actions",
+            [
+                "actions": [
+                    ["type": "pointer", "id": "finger", "parameters": ["pointerType": pointer], "actions": actions]
+                ]
+            ])
         _ = try await call("DELETE", "/session/\(session)/actions")
     }
 
     /// A two-finger pinch around (x, y): the fingers start `from` pixels apart (horizontally) and end `to` apart.
     func pinch(x: Double, y: Double, from: Double, to: Double) async throws {
         func finger(_ id: String, _ sign: Double) -> [String: Any] {
-            ["type": "pointer", "id": id, "parameters": ["pointerType": "touch"], "actions": [
-                ["type": "pointerMove", "duration": 0, "x": Int(x + sign * from / 2), "y": Int(y), "origin": "viewport"],
-                ["type": "pointerDown", "button": 0],
-                ["type": "pointerMove", "duration": 300, "x": Int(x + sign * to / 2), "y": Int(y), "origin": "viewport"],
-                ["type": "pointerUp", "button": 0],
-            ] as [[String: Any]]]
+            [
+                "type": "pointer", "id": id, "parameters": ["pointerType": "touch"],
+                "actions": [
+                    ["type": "pointerMove", "duration": 0, "x": Int(x + sign * from / 2), "y": Int(y), "origin": "viewport"],
+                    ["type": "pointerDown", "button": 0],
+                    ["type": "pointerMove", "duration": 300, "x": Int(x + sign * to / 2), "y": Int(y), "origin": "viewport"],
+                    ["type": "pointerUp", "button": 0]
+                ] as [[String: Any]]
+            ]
         }
         _ = try await call("POST", "/session/\(session)/actions", ["actions": [finger("one", -1), finger("two", 1)]])
         _ = try await call("DELETE", "/session/\(session)/actions")
@@ -142,7 +159,8 @@ final class Browser: @unchecked Sendable {
     func screenshot(of css: String) async throws -> Data {
         let id = try await element(css)
         guard let text = try await call("GET", "/session/\(session)/element/\(id)/screenshot") as? String,
-              let data = Data(base64Encoded: text) else {
+            let data = Data(base64Encoded: text)
+        else {
             throw WebTestError("no screenshot of \(css)")
         }
         return data

@@ -1,5 +1,5 @@
-import Dispatch
 import Capture
+import Dispatch
 import Foundation
 import Glibc
 import TestSupport
@@ -15,7 +15,9 @@ import Testing
     static func usage(_ pid: Int32) throws -> (threads: Int, resident: Int) {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
         func field(_ name: String) -> Int? {
-            status.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap { Int($0.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "") }
+            status.split(separator: "\n").first { $0.hasPrefix(name) }.flatMap {
+                Int($0.split(whereSeparator: \.isWhitespace).dropFirst().first ?? "")
+            }
         }
         guard let threads = field("Threads:"), let kilobytes = field("VmRSS:") else { throw WebTestError("no Threads/VmRSS for \(pid)") }
         return (threads, kilobytes * 1024)
@@ -54,11 +56,15 @@ import Testing
     /// leak this looks for). GStreamer's task threads go back to GLib's thread pool, which ends an unused one after
     /// its idle time (15 s), so this can take that long.
     static func waitForThreadsToEnd(_ threads: Set<Int32>, deadline: Int = 60) throws -> Set<Int32> {
-        var open: [Int32: Int32] = [:]   // pidfd: thread id
+        var open: [Int32: Int32] = [:]  // pidfd: thread id
         defer { for fd in open.keys { close(fd) } }
         for thread in threads {
-            let fd = pidfdOpen(thread, UInt32(O_EXCL))   // O_EXCL is PIDFD_THREAD
-            if fd >= 0 { open[fd] = thread } else if errno != ESRCH && errno != ENOENT { throw WebTestError("pidfd_open(\(thread)): errno \(errno)") }
+            let fd = pidfdOpen(thread, UInt32(O_EXCL))  // O_EXCL is PIDFD_THREAD
+            if fd >= 0 {
+                open[fd] = thread
+            } else if errno != ESRCH && errno != ENOENT {
+                throw WebTestError("pidfd_open(\(thread)): errno \(errno)")
+            }
         }
         let end = DispatchTime.now() + .seconds(deadline)
         while !open.isEmpty {
@@ -85,7 +91,8 @@ import Testing
     /// The host's usage once every named thread started since `threadsBefore` has ended (expected: none still running). The
     /// kernel counts a thread out a moment after its pidfd reports the exit, so `Threads:` is read after a round trip to
     /// the host (an event, not a pause), and again after each of up to two more while it is above `before`.
-    static func usageOnceEnded(_ host: WebHost, since threadsBefore: Set<Int32>, before: Int) async throws -> (threads: Int, resident: Int) {
+    static func usageOnceEnded(_ host: WebHost, since threadsBefore: Set<Int32>, before: Int) async throws -> (threads: Int, resident: Int)
+    {
         let pid = host.child.pid
         let lingering = try waitForThreadsToEnd(namedThreadIDs(pid).subtracting(threadsBefore))
         #expect(lingering.isEmpty, "threads still running: \(lingering); the host's threads: \(threadNames(pid))")
@@ -125,7 +132,8 @@ import Testing
             try answerAll()
             let extra = try UnixLine(path: path)
             let refusal = try extra.readLine()
-            #expect(refusal?.hasPrefix("error the control socket has \(cap) connections open, its limit") == true, "\(refusal ?? "nothing")")
+            #expect(
+                refusal?.hasPrefix("error the control socket has \(cap) connections open, its limit") == true, "\(refusal ?? "nothing")")
             #expect(try extra.readLine() == nil, "a refused connection is closed")
         }
         let during = try Self.usage(pid)
@@ -141,7 +149,9 @@ import Testing
         }
         let after = try await Self.usageOnceEnded(host, since: threadsBefore, before: before.threads)
         let threads = after.threads
-        print("control socket: threads \(threads) after the idle ones closed; RSS \(before.resident / 1024) KiB before, \(after.resident / 1024) KiB after")
+        print(
+            "control socket: threads \(threads) after the idle ones closed; RSS \(before.resident / 1024) KiB before, \(after.resident / 1024) KiB after"
+        )
         #expect(threads <= before.threads, "\(threads) threads after, \(before.threads) before")
         #expect(after.resident <= before.resident + 4 << 20, "RSS \(after.resident) after, \(before.resident) before")
         // And it serves again.
@@ -178,7 +188,9 @@ import Testing
             #expect(close.code == 1008 && close.reason.contains("\(cap) pages open, its limit"), "\(close)")
         }
         let during = try Self.usage(pid)
-        print("page socket: threads \(before.threads) before, \(full.threads) with \(cap) watching, \(during.threads) after \(2 * cap) refused")
+        print(
+            "page socket: threads \(before.threads) before, \(full.threads) with \(cap) watching, \(during.threads) after \(2 * cap) refused"
+        )
         #expect(during.threads <= full.threads + 2, "refused sockets started threads: \(during.threads), \(full.threads) with \(cap) open")
 
         // They never answer, so the host closes each after the idle time; their viewers end.
@@ -189,12 +201,15 @@ import Testing
         try await Self.waitForNoViewers(host)
         let after = try await Self.usageOnceEnded(host, since: threadsBefore, before: before.threads)
         let threads = after.threads
-        print("page socket: threads \(threads) after they closed; RSS \(before.resident >> 20) MB before, \(full.resident >> 20) MB with \(cap) watching, \(after.resident >> 20) MB after")
+        print(
+            "page socket: threads \(threads) after they closed; RSS \(before.resident >> 20) MB before, \(full.resident >> 20) MB with \(cap) watching, \(after.resident >> 20) MB after"
+        )
         #expect(threads <= before.threads, "\(threads) threads after, \(before.threads) before")
         // At least half of what the viewers took comes back (+ 1 MiB of allocator noise); not all of it: glibc keeps
         // the stacks of ended threads for reuse.
-        #expect(after.resident <= before.resident + (full.resident - before.resident) / 2 + 1 << 20,
-                "RSS \(after.resident) after, \(before.resident) before, \(full.resident) with \(cap) watching")
+        #expect(
+            after.resident <= before.resident + (full.resident - before.resident) / 2 + 1 << 20,
+            "RSS \(after.resident) after, \(before.resident) before, \(full.resident) with \(cap) watching")
     }
 
     /// Opens `count` sockets that watch and never answer, and waits for the host to close them as idle and end their viewers.
@@ -297,7 +312,8 @@ final class PageSocket {
     /// `extensions`: a `Sec-WebSocket-Extensions` header to offer (e.g. permessage-deflate).
     init(port: Int, extensions: String? = nil) throws {
         fd = try connectLoopback(port: port, timeout: 60)
-        let request = "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let request =
+            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + (extensions.map { "Sec-WebSocket-Extensions: \($0)\r\n" } ?? "")
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
         try write(Array(request.utf8))
@@ -391,7 +407,9 @@ final class PageSocket {
     func readJSON(deadline: Int = 60, _ wanted: ([String: Any]) -> Bool = { _ in true }) throws -> [String: Any] {
         while true {
             let frame = try readFrame(deadline: deadline)
-            if frame.opcode == 0x8 { throw WebTestError("closed by the host: \(String(decoding: frame.payload.dropFirst(2), as: UTF8.self))") }
+            if frame.opcode == 0x8 {
+                throw WebTestError("closed by the host: \(String(decoding: frame.payload.dropFirst(2), as: UTF8.self))")
+            }
             guard frame.opcode == 0x1 else { continue }
             try sendText(#"{"type":"ping"}"#)
             let message = json(Data(frame.payload))

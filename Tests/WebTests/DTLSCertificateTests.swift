@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import TestSupport
 import Testing
+
 @testable import Web
 
 /// The host's DTLS certificate: an ECDSA P-256 key and a self-signed certificate, read back by a tool that is not ours

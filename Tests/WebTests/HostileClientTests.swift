@@ -40,7 +40,7 @@ struct HostileClientTests {
         (#"{"type":"answer"}"#, "a string \"sdp\" expected"),
         (#"{"type":"nonsense"}"#, "unknown message type"),
         ("not json", "malformed message"),
-        (#"{"type":"ice","candidate":"\#(String(repeating: "x", count: 4000))"}"#, "over 1024 bytes"),
+        (#"{"type":"ice","candidate":"\#(String(repeating: "x", count: 4000))"}"#, "over 1024 bytes")
     ]
 
     @Test func everyHostileMessageIsAnsweredAndTheHostKeepsServing() throws {
@@ -58,8 +58,13 @@ struct HostileClientTests {
         }
         // A well-formed answer with a fingerprint of zeros is taken (nothing to refuse yet); its viewer never connects.
         let (socket, _) = try Self.watcher(host)
-        try socket.sendText(String(data: try JSONSerialization.data(withJSONObject: ["type": "answer", "sdp": SignallingTests.answer(
-            fingerprint: "sha-256 " + Array(repeating: "00", count: 32).joined(separator: ":"))]), encoding: .utf8) ?? "")
+        try socket.sendText(
+            String(
+                data: try JSONSerialization.data(withJSONObject: [
+                    "type": "answer",
+                    "sdp": SignallingTests.answer(
+                        fingerprint: "sha-256 " + Array(repeating: "00", count: 32).joined(separator: ":"))
+                ]), encoding: .utf8) ?? "")
         try Self.expectServing(host, after: "an answer with a zero fingerprint")
         socket.closeNow()
         // gst_sdp_message_parse_buffer's assertion on an empty answer, or any other, would be on the host's stderr.
@@ -99,9 +104,11 @@ struct HostileClientTests {
         let host = try WebHost(config: "switch")
         defer { host.stop() }
         // Raw deflate (RFC 7692: no zlib header, the final empty block's 00 00 ff ff dropped) of a 48 MB ping.
-        let script = ["import sys, zlib", "c = zlib.compressobj(9, zlib.DEFLATED, -15)",
-                      #"d = c.compress(b'{"type":"ping","pad":"' + b'a' * 48_000_000 + b'"}') + c.flush(zlib.Z_SYNC_FLUSH)"#,
-                      "sys.stdout.buffer.write(d[:-4])"]
+        let script = [
+            "import sys, zlib", "c = zlib.compressobj(9, zlib.DEFLATED, -15)",
+            #"d = c.compress(b'{"type":"ping","pad":"' + b'a' * 48_000_000 + b'"}') + c.flush(zlib.Z_SYNC_FLUSH)"#,
+            "sys.stdout.buffer.write(d[:-4])"
+        ]
         let python = try ChildProcess(["/usr/bin/python3", "-c", script.joined(separator: "\n")])
         python.closeInput()
         python.waitForExit()
@@ -143,7 +150,10 @@ struct HostileClientTests {
         let monitor = try PageSocket(port: host.port)
         let state = try monitor.readJSON { $0["type"] as? String == "state" }
         let counted = (state["viewers"] as? [String: Any])?["webrtc"] as? Int ?? 0
-        print(String(format: "churn: a new viewer's offer %.3f s after %d viewers closed at once; %d viewers still counted then", seconds, churned, counted))
+        print(
+            String(
+                format: "churn: a new viewer's offer %.3f s after %d viewers closed at once; %d viewers still counted then", seconds,
+                churned, counted))
         #expect(sdp.contains("m=video"))
         #expect(counted > 1, "every earlier viewer had stopped before the new one got its offer: teardown is on its path")
         socket.closeNow()

@@ -6,8 +6,11 @@ import Testing
 /// scripts/test.sh makes under .build/webrtc-venv; that script says which two settings its loopback use needs),
 /// speaking the page's `/ws` signalling to `swiftcam run --http`. It decodes the bars at the camera's rate, and after
 /// every hostile message (and every input of the fuzzer's corpus) a normal page still gets its offer.
-@Suite(.serialized, .enabled(if: NetworkIsolation.isolated && FileManager.default.isExecutableFile(atPath: AiortcClient.python),
-                             "needs a network namespace with only lo and .build/webrtc-venv with aiortc: scripts/test.sh web"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: NetworkIsolation.isolated && FileManager.default.isExecutableFile(atPath: AiortcClient.python),
+        "needs a network namespace with only lo and .build/webrtc-venv with aiortc: scripts/test.sh web"))
 struct IndependentClientTests {
     static let python = AiortcClient.python
     static let script = WebHost.repository.appendingPathComponent("scripts/aiortc_viewer.py").path

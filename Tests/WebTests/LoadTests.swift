@@ -8,8 +8,11 @@ import Testing
 /// connects and never reads. Checks the camera keeps its rate, every viewer gets its frames, memory stays flat,
 /// and ten WebRTC viewers cost about what one does (one encoder). Minutes long: scripts/load.sh web runs it (release
 /// host, network namespace with only lo); `swift test` skips it unless SWIFTCAM_WEB_LOAD=1.
-@Suite(.serialized, .enabled(if: NetworkIsolation.isolated && ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD"] == "1",
-                             "SWIFTCAM_WEB_LOAD=1 in a network namespace with only lo: scripts/load.sh web"))
+@Suite(
+    .serialized,
+    .enabled(
+        if: NetworkIsolation.isolated && ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD"] == "1",
+        "SWIFTCAM_WEB_LOAD=1 in a network namespace with only lo: scripts/load.sh web"))
 struct LoadTests {
     static let seconds = Double(ProcessInfo.processInfo.environment["SWIFTCAM_WEB_LOAD_SECONDS"] ?? "") ?? 60
 
@@ -21,7 +24,8 @@ struct LoadTests {
     /// The thread or process name and its CPU seconds (user + system) from a `stat` file.
     static func cpuSeconds(stat path: String) -> (name: String, seconds: Double)? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-              let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")") else { return nil }
+            let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")")
+        else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
         return (String(text[text.index(after: open)..<close]), (user + system) / Double(sysconf(Int32(_SC_CLK_TCK))))
@@ -41,8 +45,10 @@ struct LoadTests {
 
     /// Where the CPU went between two `threadCPU` reads, biggest first: "viewer-src:src 10x 70 ms/s", ms per second
     /// of `elapsed` (threads born in between count from zero).
-    static func threadBreakdown(from start: [String: (name: String, seconds: Double)], to end: [String: (name: String, seconds: Double)],
-                                elapsed: Double, top: Int = 5) -> String {
+    static func threadBreakdown(
+        from start: [String: (name: String, seconds: Double)], to end: [String: (name: String, seconds: Double)],
+        elapsed: Double, top: Int = 5
+    ) -> String {
         var groups: [String: (count: Int, seconds: Double)] = [:]
         for (task, thread) in end {
             let spent = thread.seconds - (start[task]?.seconds ?? 0)
@@ -57,8 +63,9 @@ struct LoadTests {
     /// Resident memory in MB. Reads /proc/PID/status.
     static func rssMB(_ pid: Int32) -> Double {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kb = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
         return kb / 1024
     }
 
@@ -130,7 +137,8 @@ struct LoadTests {
         let filter = environment["SWIFTCAM_WEB_LOAD_FILTER"] ?? ""
         var config = LatencyTests.config.replacingOccurrences(of: "\"smpte\"", with: "\"\(pattern)\"")
         if size.count == 2 {
-            config = config.replacingOccurrences(of: "\"width\": 640, \"height\": 480", with: "\"width\": \(size[0]), \"height\": \(size[1])")
+            config = config.replacingOccurrences(
+                of: "\"width\": 640, \"height\": 480", with: "\"width\": \(size[0]), \"height\": \(size[1])")
         }
         if !filter.isEmpty {
             config = config.replacingOccurrences(of: "\"preview\": \"none\"", with: "\"filter\": \"\(filter)\", \"preview\": \"none\"")
@@ -140,13 +148,14 @@ struct LoadTests {
         let pid = host.child.pid
         let browser = try await Browser(width: 800, height: 600)
         defer { Task { await browser.quit() } }
-        try await browser.open(host.base.appendingPathComponent("api/status"))   // a page of the host's origin, no viewer of its own
+        try await browser.open(host.base.appendingPathComponent("api/status"))  // a page of the host's origin, no viewer of its own
 
         // One WebRTC viewer: the cost of the encoder and one peer.
         _ = try await browser.wait(Self.openViewers, [1], timeout: 60)
         let (cpuOne, threadsOne) = Self.cpuRate(pid, over: 15)
         _ = try await browser.run("window.viewers.forEach((v) => { v.pc.close(); v.ws.close(); v.video.remove(); }); window.viewers = [];")
-        _ = try await browser.wait("""
+        _ = try await browser.wait(
+            """
             const check = () => fetch('/api/status').then((r) => r.json()).then((s) => { if (s.viewers.webrtc === 0) done(true); else requestAnimationFrame(check); });
             check();
             """)
@@ -160,7 +169,7 @@ struct LoadTests {
         let warmUp = Date()
         let snaps = Snapper(port: host.port, perSecond: 5)
         for reader in readers { reader.start() }
-        let cpuAll = Self.cpuRate(pid, over: 15).cores   // also the warm-up before memory is watched
+        let cpuAll = Self.cpuRate(pid, over: 15).cores  // also the warm-up before memory is watched
         let rssAfterWarmUp = Self.rssMB(pid)
         var rss = [rssAfterWarmUp]
         let framesStart = try await Self.framesOut(host)
@@ -169,7 +178,7 @@ struct LoadTests {
         let windowStart = Date()
         let window = Self.seconds - 15
         while Date().timeIntervalSince(windowStart) < window {
-            try await Task.sleep(for: .seconds(5))   // memory sampled every 5 s over the window
+            try await Task.sleep(for: .seconds(5))  // memory sampled every 5 s over the window
             rss.append(Self.rssMB(pid))
         }
         let elapsed = Date().timeIntervalSince(windowStart)
@@ -188,17 +197,23 @@ struct LoadTests {
         let mjpegRates = zip(mjpegStart, mjpegEnd).map { Double($1 - $0) / elapsed }
         let lines = [
             "pattern \(pattern), \(size.count == 2 ? "\(size[0])x\(size[1])" : "640x480"), filter \(filter.isEmpty ? "none" : "\"\(filter)\"")",
-            String(format: "load %.0f s after %.0f s warm-up: camera %.1f fps (%d frames), %d stills taken", elapsed, windowStart.timeIntervalSince(warmUp) + 15,
-                   cameraRate, cameraFrames, snaps.taken),
-            "webrtc viewers, share of the camera's frames decoded: " + webrtcShares.map { String(format: "%.0f%%", $0 * 100) }.joined(separator: " "),
+            String(
+                format: "load %.0f s after %.0f s warm-up: camera %.1f fps (%d frames), %d stills taken", elapsed,
+                windowStart.timeIntervalSince(warmUp) + 15,
+                cameraRate, cameraFrames, snaps.taken),
+            "webrtc viewers, share of the camera's frames decoded: "
+                + webrtcShares.map { String(format: "%.0f%%", $0 * 100) }.joined(separator: " "),
             "mjpeg viewers, fps (cap 15): " + mjpegRates.map { String(format: "%.1f", $0) }.joined(separator: " "),
-            String(format: "host RSS MB every 5 s after warm-up: %@ (spread %.1f MB)", rss.map { String(format: "%.0f", $0) }.joined(separator: " "),
-                   (rss.max() ?? 0) - (rss.min() ?? 0)),
-            String(format: "host CPU: 1 WebRTC viewer %.2f cores, 10 WebRTC viewers %.2f cores (%.2fx), + 20 MJPEG + 5 stills/s %.2f cores",
-                   cpuOne, cpuTen, cpuTen / max(cpuOne, 0.001), cpuAll),
+            String(
+                format: "host RSS MB every 5 s after warm-up: %@ (spread %.1f MB)",
+                rss.map { String(format: "%.0f", $0) }.joined(separator: " "),
+                (rss.max() ?? 0) - (rss.min() ?? 0)),
+            String(
+                format: "host CPU: 1 WebRTC viewer %.2f cores, 10 WebRTC viewers %.2f cores (%.2fx), + 20 MJPEG + 5 stills/s %.2f cores",
+                cpuOne, cpuTen, cpuTen / max(cpuOne, 0.001), cpuAll),
             "host threads, 1 WebRTC viewer: " + threadsOne,
             "host threads, 10 WebRTC viewers: " + threadsTen,
-            "stalled MJPEG viewer dropped by the host: \(stalledDropped) (MJPEG viewers the host counts at the end: \(mjpegViewers))",
+            "stalled MJPEG viewer dropped by the host: \(stalledDropped) (MJPEG viewers the host counts at the end: \(mjpegViewers))"
         ]
         print(lines.joined(separator: "\n"))
         if let path = ProcessInfo.processInfo.environment["SWIFTCAM_LOAD_REPORT"] {
@@ -232,7 +247,9 @@ final class MJPEGReader: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         let request = "GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
         let count = count
@@ -247,7 +264,11 @@ final class MJPEGReader: @unchecked Sendable {
                 var found = 0
                 var i = 0
                 while i + marker.count <= bytes.count {
-                    if bytes[i] == marker[0] && Array(bytes[i..<i + marker.count]) == marker { found += 1; i += marker.count } else { i += 1 }
+                    if bytes[i] == marker[0] && Array(bytes[i..<i + marker.count]) == marker {
+                        found += 1; i += marker.count
+                    } else {
+                        i += 1
+                    }
                 }
                 carry = Array(bytes.suffix(marker.count - 1))
                 if found > 0 { count.withLock { $0 += found } }
@@ -275,7 +296,9 @@ final class StalledViewer {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard connected == 0 else { throw WebTestError("cannot connect") }
         let request = "GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
         _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
@@ -288,8 +311,8 @@ final class StalledViewer {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = recv(fd, &buffer, buffer.count, 0)
-            if n == 0 || (n < 0 && errno == ECONNRESET) { close(fd); return true }   // the host closed it
-            if n < 0 { close(fd); return false }   // still open after 10 s of nothing new
+            if n == 0 || (n < 0 && errno == ECONNRESET) { close(fd); return true }  // the host closed it
+            if n < 0 { close(fd); return false }  // still open after 10 s of nothing new
         }
     }
 }
@@ -306,7 +329,8 @@ final class Snapper: @unchecked Sendable {
         let counts = counts
         timer.setEventHandler {
             DispatchQueue.global().async {
-                let answer = try? rawHTTP(port: port, "POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                let answer = try? rawHTTP(
+                    port: port, "POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
                 counts.withLock { if answer?.status == 200 { $0.taken += 1 } else { $0.failed += 1 } }
             }
         }

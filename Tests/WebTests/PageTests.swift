@@ -46,7 +46,8 @@ struct PageTests {
 
     /// Resolves when `predicate(pixel)` holds for the pixel at (x, y), checked at every new frame.
     static func waitForPixel(_ browser: Browser, x: Double, y: Double, _ predicate: String) async throws -> [Int] {
-        let value = try await browser.wait("""
+        let value = try await browser.wait(
+            """
             const [fx, fy] = [arguments[0], arguments[1]];
             const video = document.getElementById('preview');
             const canvas = document.createElement('canvas');
@@ -93,8 +94,10 @@ struct PageTests {
         // The playing page is a WebRTC viewer, and /metrics counts it by kind.
         let metrics = try await http("GET", host.base.appendingPathComponent("metrics"))
         let text = String(decoding: metrics.body, as: UTF8.self)
-        #expect(metrics.status == 200 && text.contains("swiftcam_viewers{kind=\"webrtc\"} 1\n") && text.contains("swiftcam_viewers{kind=\"mjpeg\"} 0\n"),
-                "\(text)")
+        #expect(
+            metrics.status == 200 && text.contains("swiftcam_viewers{kind=\"webrtc\"} 1\n")
+                && text.contains("swiftcam_viewers{kind=\"mjpeg\"} 0\n"),
+            "\(text)")
         // videotestsrc's SMPTE bars (full intensity in GStreamer 1.22): white, yellow, cyan, … across the top two thirds.
         let white = try await Self.pixel(browser, x: 1 / 14, y: 0.3)
         let yellow = try await Self.pixel(browser, x: 3 / 14, y: 0.3)
@@ -104,15 +107,17 @@ struct PageTests {
         #expect(cyan.count == 3 && cyan[0] < 50 && cyan[1] > 210 && cyan[2] > 210, "cyan bar \(cyan)")
         // The picture moves (the bars' noise corner): two screenshots of the video differ.
         let first = try await browser.screenshot(of: "#preview")
-        _ = try await browser.wait("document.getElementById('preview').requestVideoFrameCallback(() => requestAnimationFrame(() => done(true)));")
+        _ = try await browser.wait(
+            "document.getElementById('preview').requestVideoFrameCallback(() => requestAnimationFrame(() => done(true)));")
         let second = try await browser.screenshot(of: "#preview")
         #expect(first.count > 1000 && second.count > 1000)
         #expect(first != second)
         try Self.save(try await browser.screenshot(), as: "preview.png")
-        let state = try await browser.run("return [swiftcam.state.status, document.getElementById('switch').disabled, document.getElementById('torch').hidden]")
+        let state = try await browser.run(
+            "return [swiftcam.state.status, document.getElementById('switch').disabled, document.getElementById('torch').hidden]")
         #expect("\(state)".contains("configured"))
-        #expect((state as? [Any])?[1] as? Bool == false)   // two sources: switch is enabled
-        #expect((state as? [Any])?[2] as? Bool == true)    // test patterns have no torch: hidden
+        #expect((state as? [Any])?[1] as? Bool == false)  // two sources: switch is enabled
+        #expect((state as? [Any])?[2] as? Bool == true)  // test patterns have no torch: hidden
         await browser.quit()
     }
 
@@ -121,7 +126,8 @@ struct PageTests {
         defer { host.stop() }
         #expect(host.files(in: "captures").isEmpty)
         try await browser.click("#shutter")
-        let shown = try await browser.wait("""
+        let shown = try await browser.wait(
+            """
             const img = document.getElementById('thumb-img');
             const check = () => { if (!img.hidden && img.complete && img.naturalWidth > 0 && img.src.includes('/captures/')) done(decodeURIComponent(img.src.split('/captures/')[1])); else requestAnimationFrame(check); };
             check();
@@ -131,7 +137,8 @@ struct PageTests {
         #expect(files.first == shown as? String)
         // A second press: a second file, and the thumbnail follows it.
         try await browser.click("#shutter")
-        let second = try await browser.wait("""
+        let second = try await browser.wait(
+            """
             const img = document.getElementById('thumb-img'); const before = arguments[0];
             const check = () => { const name = decodeURIComponent(img.src.split('/captures/')[1] || ''); if (name && name !== before && img.complete && img.naturalWidth > 0) done(name); else requestAnimationFrame(check); };
             check();
@@ -140,7 +147,8 @@ struct PageTests {
         #expect(host.files(in: "captures").contains(second as? String ?? "?"))
         // The gallery: newest first, both there; a full view with a download link.
         try await browser.click("#thumb")
-        let tiles = try await browser.wait("""
+        let tiles = try await browser.wait(
+            """
             const check = () => { const n = document.querySelectorAll('#grid button').length; if (!document.getElementById('gallery').hidden && n > 0) done([n, document.querySelector('#grid button').title]); else requestAnimationFrame(check); };
             check();
             """)
@@ -148,7 +156,8 @@ struct PageTests {
         #expect((tiles as? [Any])?.last as? String == second as? String)
         try Self.save(try await browser.screenshot(), as: "gallery.png")
         try await browser.click("#grid button")
-        let download = try await browser.run("return [document.getElementById('viewer').hidden, document.getElementById('download').getAttribute('href')]")
+        let download = try await browser.run(
+            "return [document.getElementById('viewer').hidden, document.getElementById('download').getAttribute('href')]")
         #expect((download as? [Any])?.first as? Bool == false)
         #expect(((download as? [Any])?.last as? String)?.hasPrefix("/captures/") == true)
         await browser.quit()
@@ -160,7 +169,8 @@ struct PageTests {
         let browser = try await Browser()
         try await browser.open(host.base)
         try await browser.click("#thumb")
-        let empty = try await browser.wait("""
+        let empty = try await browser.wait(
+            """
             const check = () => { const e = document.getElementById('gallery-empty'); if (!document.getElementById('gallery').hidden && !e.hidden) done(e.textContent); else requestAnimationFrame(check); };
             check();
             """)
@@ -184,7 +194,8 @@ struct PageTests {
         let (host, browser) = try await Self.livePage()
         defer { host.stop() }
         // The picture's rectangle inside the element (object-fit: contain), computed here independently of the page.
-        let rect = try await browser.run("""
+        let rect = try await browser.run(
+            """
             const v = document.getElementById('preview'); const b = v.getBoundingClientRect();
             const s = Math.min(b.width / v.videoWidth, b.height / v.videoHeight);
             const w = v.videoWidth * s, h = v.videoHeight * s;
@@ -193,14 +204,16 @@ struct PageTests {
         let r = try #require((rect as? [Any])?.compactMap { ($0 as? NSNumber)?.doubleValue })
         let (tapX, tapY) = (r[0] + 0.3 * r[2], r[1] + 0.6 * r[3])
         try await browser.tap(x: tapX, y: tapY)
-        let posted = try await browser.wait("""
+        let posted = try await browser.wait(
+            """
             const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('focus ')); if (reply) done(reply.command); else requestAnimationFrame(check); };
             check();
             """)
         let parts = (posted as? String ?? "").split(separator: " ").compactMap { Double($0) }
         #expect(parts.count == 2)
         #expect(abs((parts.first ?? 0) - 0.3) <= 0.01 && abs((parts.last ?? 0) - 0.6) <= 0.01, "focus \(parts) for a tap at 0.3 0.6")
-        let ring = try await browser.run("""
+        let ring = try await browser.run(
+            """
             const ring = document.getElementById('ring'); const b = ring.getBoundingClientRect();
             return [ring.hidden, ring.className, b.left + b.width / 2, b.top + b.height / 2];
             """)
@@ -211,24 +224,27 @@ struct PageTests {
             #expect(abs(x - tapX) < 3 && abs(y - tapY) < 3, "ring at \(x),\(y), tap at \(tapX),\(tapY)")
         }
         try await browser.tap(x: r[0] + 0.7 * r[2], y: r[1] + 0.2 * r[3], holdMilliseconds: 900)
-        let metered = try await browser.wait("""
+        let metered = try await browser.wait(
+            """
             const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('exposure ')); if (reply) done([reply.command, reply.ok]); else requestAnimationFrame(check); };
             check();
             """)
         let exposure = ((metered as? [Any])?.first as? String ?? "").split(separator: " ").compactMap { Double($0) }
         #expect(exposure.count == 2 && abs(exposure[0] - 0.7) <= 0.01 && abs(exposure[1] - 0.2) <= 0.01, "\(String(describing: metered))")
-        #expect((metered as? [Any])?.last as? Bool == true)   // software spot metering works on any source
+        #expect((metered as? [Any])?.last as? Bool == true)  // software spot metering works on any source
         await browser.quit()
     }
 
     @Test func wheelZoomShowsTheClampedFactor() async throws {
         let (host, browser) = try await Self.livePage()
         defer { host.stop() }
-        try await browser.run("""
+        try await browser.run(
+            """
             const stage = document.getElementById('stage');
             for (let i = 0; i < 40; i++) stage.dispatchEvent(new WheelEvent('wheel', { deltaY: -400, bubbles: true, cancelable: true }));
             """)
-        let zoom = try await browser.wait("""
+        let zoom = try await browser.wait(
+            """
             const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('zoom ')); if (reply) done([reply.reply, document.getElementById('zoom').textContent]); else requestAnimationFrame(check); };
             check();
             """)
@@ -242,7 +258,8 @@ struct PageTests {
         let (host, browser) = try await Self.livePage()
         defer { host.stop() }
         try await browser.pinch(x: 400, y: 250, from: 100, to: 300)
-        let zoom = try await browser.wait("""
+        let zoom = try await browser.wait(
+            """
             const check = () => { const reply = swiftcam.replies.find((x) => (x.command || '').startsWith('zoom ')); if (reply) done([reply.command, document.getElementById('zoom').textContent]); else requestAnimationFrame(check); };
             check();
             """)
@@ -261,7 +278,8 @@ struct PageTests {
         // A zoom puts a software stage before the user's chain; the picker still marks the filter the user chose.
         #expect(try host.ctl("zoom 1.2").isOK)
         try await browser.click("#filters")
-        _ = try await browser.wait("""
+        _ = try await browser.wait(
+            """
             const check = () => { if (document.querySelector('#filter-list button[data-name="mono"]')) done(true); else requestAnimationFrame(check); };
             check();
             """)
@@ -270,7 +288,8 @@ struct PageTests {
         #expect(grey.count == 3)
         let stats = try host.ctl("stats")
         #expect(stats.description.contains("mono"), "\(stats)")
-        let marked = try await browser.wait("""
+        let marked = try await browser.wait(
+            """
             const check = () => { const b = document.querySelector('#filter-list button[aria-pressed="true"]'); if (b && swiftcam.state.filter === 'mono') done(b.dataset.name); else requestAnimationFrame(check); };
             check();
             """)
@@ -278,7 +297,8 @@ struct PageTests {
         try Self.save(try await browser.screenshot(), as: "filters.png")
         // A parameter with a unit shows it beside its value: temperature's kelvin.
         try await browser.click("#filter-list button[data-name=\"temperature\"]")
-        let kelvin = try await browser.wait("""
+        let kelvin = try await browser.wait(
+            """
             const check = () => { const o = document.querySelector('#filter-params output'); if (o) done(o.textContent); else requestAnimationFrame(check); };
             check();
             """)
@@ -297,14 +317,19 @@ struct PageTests {
     /// A host with the MyFilters plugin loaded by its config, on a moving scene (videotestsrc's ball on black) that
     /// `motion` watches: the picker lists the plugin's filters like built-ins and choosing `duotone` turns the black
     /// background its dark blue; the motion shows as the marker and an entry in the event list.
-    @Test(.enabled(if: myFiltersPlugin != nil, "the example plugin is not built: scripts/myfilters-check.sh builds it (make test does, before this stage)"))
+    @Test(
+        .enabled(
+            if: myFiltersPlugin != nil,
+            "the example plugin is not built: scripts/myfilters-check.sh builds it (make test does, before this stage)"))
     func aPluginsFiltersAreInThePickerAndMotionShowsInTheEventList() async throws {
         let plugin = try #require(Self.myFiltersPlugin)
-        let host = try WebHost(config: "plugin-motion", json: """
-            { "plugins": ["\(plugin)"], "sources": [{ "kind": "test", "pattern": "ball" }],
-              "caps": { "width": 320, "height": 240, "framerate": "30/1", "format": "I420" },
-              "analyze": [{ "motion": { "cooldown": 5 } }] }
-            """)
+        let host = try WebHost(
+            config: "plugin-motion",
+            json: """
+                { "plugins": ["\(plugin)"], "sources": [{ "kind": "test", "pattern": "ball" }],
+                  "caps": { "width": 320, "height": 240, "framerate": "30/1", "format": "I420" },
+                  "analyze": [{ "motion": { "cooldown": 5 } }] }
+                """)
         defer { host.stop() }
         let browser = try await Browser()
         defer { Task { await browser.quit() } }
@@ -312,14 +337,16 @@ struct PageTests {
         let playing = try await browser.wait(Self.playingScript)
         try #require(playing as? [Any] != nil, "the page did not play WebRTC video: \(playing)")
         // The ball moves from the first frame: the marker says MOTION and the list's newest entry is its start.
-        let shown = try await browser.wait("""
-            const marker = document.getElementById('event-marker'), list = document.getElementById('event-list');
-            const check = () => {
-              const first = list.querySelector('li');
-              if (!marker.hidden && !list.hidden && first) done([marker.textContent, first.textContent]); else requestAnimationFrame(check);
-            };
-            check();
-            """) as? [String] ?? []
+        let shown =
+            try await browser.wait(
+                """
+                const marker = document.getElementById('event-marker'), list = document.getElementById('event-list');
+                const check = () => {
+                  const first = list.querySelector('li');
+                  if (!marker.hidden && !list.hidden && first) done([marker.textContent, first.textContent]); else requestAnimationFrame(check);
+                };
+                check();
+                """) as? [String] ?? []
         #expect(shown.first == "MOTION", "\(shown)")
         #expect(shown.last?.hasPrefix("motion start area=") == true && shown.last?.contains(" box=") == true, "\(shown)")
         #expect(try host.ctl("stats").description.contains("motion"))
@@ -329,13 +356,15 @@ struct PageTests {
         let before = try await Self.pixel(browser, x: 0.02, y: 0.05)
         #expect(before.count == 3 && before.allSatisfy { $0 < 40 }, "black first: \(before)")
         try await browser.click("#filters")
-        let names = try await browser.wait("""
-            const check = () => {
-              const names = [...document.querySelectorAll('#filter-list button')].map((b) => b.dataset.name);
-              if (names.includes('duotone')) done(names); else requestAnimationFrame(check);
-            };
-            check();
-            """) as? [String] ?? []
+        let names =
+            try await browser.wait(
+                """
+                const check = () => {
+                  const names = [...document.querySelectorAll('#filter-list button')].map((b) => b.dataset.name);
+                  if (names.includes('duotone')) done(names); else requestAnimationFrame(check);
+                };
+                check();
+                """) as? [String] ?? []
         #expect(names.contains("duotone") && names.contains("emboss") && names.contains("mono"), "\(names)")
         try await browser.click("#filter-list button[data-name=\"duotone\"]")
         // duotone's dark colour: hue 240 at 35 % value, (0, 0, 89).
@@ -349,13 +378,15 @@ struct PageTests {
         let (host, browser) = try await Self.livePage()
         defer { host.stop() }
         try await browser.click("#record")
-        _ = try await browser.wait("""
+        _ = try await browser.wait(
+            """
             const check = () => { if (document.getElementById('record').getAttribute('aria-pressed') === 'true') done(true); else requestAnimationFrame(check); };
             check();
             """)
-        #expect(try host.ctl("wait 45").isOK)   // 45 more frames through the filter, while recording
+        #expect(try host.ctl("wait 45").isOK)  // 45 more frames through the filter, while recording
         try await browser.click("#record")
-        let stopped = try await browser.wait("""
+        let stopped = try await browser.wait(
+            """
             const check = () => { const reply = swiftcam.replies.find((x) => (x.reply || '').startsWith('recorded ')); if (reply) done(reply.reply); else requestAnimationFrame(check); };
             check();
             """)
@@ -375,7 +406,8 @@ struct PageTests {
         let browser = try await Browser()
         try await browser.beforeEachPage("delete window.RTCPeerConnection;")
         try await browser.open(host.base)
-        let notice = try await browser.wait("""
+        let notice = try await browser.wait(
+            """
             const img = document.getElementById('mjpeg');
             const check = () => { if (swiftcam.mode === 'mjpeg' && img.complete && img.naturalWidth > 0) done(document.getElementById('notice').textContent); else requestAnimationFrame(check); };
             check();
@@ -397,7 +429,8 @@ struct PageTests {
         let host = try WebHost(config: "switch")
         defer { host.stop() }
         let browser = try await Browser()
-        try await browser.beforeEachPage("""
+        try await browser.beforeEachPage(
+            """
             (() => {
             const original = WebSocket.prototype.send;
             WebSocket.prototype.send = function (data) {
@@ -424,7 +457,8 @@ struct PageTests {
             })();
             """)
         try await browser.open(host.base)
-        let outcome = try await browser.wait("""
+        let outcome = try await browser.wait(
+            """
             const video = document.getElementById('preview');
             const check = () => {
               if (swiftcam.mode === 'mjpeg' && window.received) done([document.getElementById('notice').textContent, window.received.packets, window.received.frames]);
@@ -447,7 +481,8 @@ struct PageTests {
         let browser = try await Browser()
         defer { Task { await browser.quit() } }
         try await browser.open(host.base)
-        let banner = try await browser.wait("""
+        let banner = try await browser.wait(
+            """
             const banner = document.getElementById('banner');
             const check = () => { if (!banner.hidden && banner.className === arguments[0]) done([banner.className, banner.textContent]); else requestAnimationFrame(check); };
             check();
@@ -516,7 +551,8 @@ struct PageTests {
         try await browser.open(host.base)
         // The socket's state has arrived and been applied (the banner shows it): whatever the page starts on its
         // socket's opening and first state it has started by now.
-        _ = try await browser.wait("""
+        _ = try await browser.wait(
+            """
             const banner = document.getElementById('banner');
             const check = () => {
               const first = window.sockets[0];
@@ -525,11 +561,13 @@ struct PageTests {
             };
             check();
             """)
-        let wire = try await browser.run("""
-            const mjpeg = document.getElementById('mjpeg');
-            return [window.peersMade, window.sockets.flatMap((s) => s.sent.map((m) => m.type)), swiftcam.mode,
-                    mjpeg.getAttribute('src') || '', document.getElementById('notice').hidden];
-            """) as? [Any] ?? []
+        let wire =
+            try await browser.run(
+                """
+                const mjpeg = document.getElementById('mjpeg');
+                return [window.peersMade, window.sockets.flatMap((s) => s.sent.map((m) => m.type)), swiftcam.mode,
+                        mjpeg.getAttribute('src') || '', document.getElementById('notice').hidden];
+                """) as? [Any] ?? []
         try #require(wire.count == 5, "\(wire)")
         #expect(wire[0] as? Int == 0, "peer connections made: \(wire)")
         #expect(!((wire[1] as? [String]) ?? []).contains("watch"), "\(wire)")
@@ -537,10 +575,12 @@ struct PageTests {
         #expect(try await browser.run(Self.controlsScript) as? [Bool] == [true, true, true, true, true])
 
         // The status becomes configured: the controls work (switch stays disabled: one source) and WebRTC starts.
-        let live = try await browser.run("""
-            applyState(Object.assign({}, swiftcam.state, { status: 'configured' }));
-            return [window.peersMade, window.sockets[0].sent.map((m) => m.type)];
-            """) as? [Any] ?? []
+        let live =
+            try await browser.run(
+                """
+                applyState(Object.assign({}, swiftcam.state, { status: 'configured' }));
+                return [window.peersMade, window.sockets[0].sent.map((m) => m.type)];
+                """) as? [Any] ?? []
         #expect(try await browser.run(Self.controlsScript) as? [Bool] == [false, false, false, true, false])
         #expect(live.first as? Int == 1 && (live.last as? [String])?.contains("watch") == true, "\(live)")
         _ = try await browser.run("applyState(Object.assign({}, swiftcam.state, { status: 'failed', message: 'failed: gone' }));")
@@ -550,24 +590,27 @@ struct PageTests {
     /// An open page keeps its WebSocket past the host's idle timeout: it says it is there (`ping`) within it.
     @Test func anOpenPageKeepsItsSocketPastTheIdleTimeout() async throws {
         let idle = 3
-        let host = try WebHost(config: "missing-camera", json: Self.camera("/dev/video-swiftcam-missing"), arguments: ["--no-control"],
-                               environment: ["SWIFTCAM_WEB_IDLE_SECONDS": "\(idle)"])
+        let host = try WebHost(
+            config: "missing-camera", json: Self.camera("/dev/video-swiftcam-missing"), arguments: ["--no-control"],
+            environment: ["SWIFTCAM_WEB_IDLE_SECONDS": "\(idle)"])
         defer { host.stop() }
         let browser = try await Browser()
         defer { Task { await browser.quit() } }
         try await browser.beforeEachPage(Self.recordWire)
         try await browser.open(host.base)
         // Resolves at the first socket's close, or once it has sent pings spanning twice the idle time.
-        let outcome = try await browser.wait("""
-            const check = () => {
-              const first = window.sockets[0];
-              const pings = first ? first.sent.filter((m) => m.type === 'ping').length : 0;
-              if (first && first.closed !== null) done('closed ' + first.closed);
-              else if (pings >= 6) done('open after ' + pings + ' pings');
-              else requestAnimationFrame(check);
-            };
-            check();
-            """, timeout: 60) as? String
+        let outcome =
+            try await browser.wait(
+                """
+                const check = () => {
+                  const first = window.sockets[0];
+                  const pings = first ? first.sent.filter((m) => m.type === 'ping').length : 0;
+                  if (first && first.closed !== null) done('closed ' + first.closed);
+                  else if (pings >= 6) done('open after ' + pings + ' pings');
+                  else requestAnimationFrame(check);
+                };
+                check();
+                """, timeout: 60) as? String
         #expect(outcome == "open after 6 pings", "\(outcome ?? "nothing")")
         #expect((try await browser.run("return window.sockets.length;") as? Int) == 1)
     }
@@ -590,7 +633,8 @@ struct PageTests {
 
     /// A camera node the user may not open (root's, mode 0600, the host run as nobody): `unauthorized`, with the
     /// fix the CLI gives (join the video group).
-    @Test(.enabled(if: getuid() == 0, "runs the host as nobody: needs root")) func aForbiddenCameraShowsTheUnauthorizedBanner() async throws {
+    @Test(.enabled(if: getuid() == 0, "runs the host as nobody: needs root")) func aForbiddenCameraShowsTheUnauthorizedBanner() async throws
+    {
         let node = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-forbidden-\(UUID().uuidString)")
         guard FileManager.default.createFile(atPath: node.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw WebTestError("cannot create \(node.path)")
@@ -599,7 +643,9 @@ struct PageTests {
         let host = try WebHost(config: "forbidden-camera", json: Self.camera(node.path), arguments: ["--no-control"], unprivileged: true)
         defer { host.stop() }
         let banner = try await Self.banner("unauthorized", of: host)
-        #expect(banner.text.contains("unauthorized") && banner.text.contains(node.path) && banner.text.contains("usermod -aG video"), "\(banner)")
+        #expect(
+            banner.text.contains("unauthorized") && banner.text.contains(node.path) && banner.text.contains("usermod -aG video"),
+            "\(banner)")
         Self.expectTheCLIsMessage("unauthorized", in: banner.text, host: host)
     }
 
@@ -607,7 +653,8 @@ struct PageTests {
     /// status prefix the banner shows as its title.
     static func expectTheCLIsMessage(_ status: String, in banner: String, host: WebHost) {
         #expect(host.errorText.contains("status \(status)"))
-        let message = host.errorText.components(separatedBy: "status \(status): ").last?.components(separatedBy: "; the camera screen").first ?? "?"
+        let message =
+            host.errorText.components(separatedBy: "status \(status): ").last?.components(separatedBy: "; the camera screen").first ?? "?"
         #expect(banner.contains(message), "\(banner) vs \(message)")
     }
 
@@ -620,7 +667,9 @@ struct PageTests {
         let host = try WebHost(config: "failing-camera", json: Self.camera(node.path), arguments: ["--no-control"])
         defer { host.stop() }
         let banner = try await Self.banner("failed", of: host)
-        #expect(banner.text.contains("failed") && banner.text.contains(node.path) && banner.text.contains("is not a video capture device"), "\(banner)")
+        #expect(
+            banner.text.contains("failed") && banner.text.contains(node.path) && banner.text.contains("is not a video capture device"),
+            "\(banner)")
         Self.expectTheCLIsMessage("failed", in: banner.text, host: host)
     }
 }

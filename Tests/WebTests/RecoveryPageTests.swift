@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 import Web
+
 @testable import Capture
 
 extension PageTests {
@@ -36,16 +37,19 @@ extension PageTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-recovery-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let config = try ConfigLoader.load(data: Data("""
-            { "sources": [{ "kind": "test", "pattern": "smpte" }],
-              "caps": { "width": 320, "height": 240, "framerate": "30/1", "format": "I420" },
-              "preview": "none", "still": { "directory": "\(folder.path)/captures" } }
-            """.utf8), file: "recovery.json")
+        let config = try ConfigLoader.load(
+            data: Data(
+                """
+                { "sources": [{ "kind": "test", "pattern": "smpte" }],
+                  "caps": { "width": 320, "height": 240, "framerate": "30/1", "format": "I420" },
+                  "preview": "none", "still": { "directory": "\(folder.path)/captures" } }
+                """.utf8), file: "recovery.json")
         let session = CaptureSession(name: "recovery", config: config, builder: PipelineBuilder(config: config, hasDisplay: false))
         try session.start()
         defer { session.stop() }
-        let server = WebServer(session: session, interpreter: CommandInterpreter(session: session) { session.requestStop() },
-                               options: WebOptions(host: "127.0.0.1", port: 0, token: nil), galleryDirectories: [folder.path + "/captures"])
+        let server = WebServer(
+            session: session, interpreter: CommandInterpreter(session: session) { session.requestStop() },
+            options: WebOptions(host: "127.0.0.1", port: 0, token: nil), galleryDirectories: [folder.path + "/captures"])
         let recovered = DispatchSemaphore(value: 0)
         session.onEvent { event in
             server.notify(event)
@@ -73,6 +77,8 @@ extension PageTests {
         #expect(session.framesFiltered > framesBefore)
         let bars = try await Self.pixel(browser, x: 3 / 14, y: 0.3)
         #expect(bars.count == 3 && bars[0] > 150 && bars[1] > 150 && bars[2] < 80, "yellow bar after recovery: \(bars)")
-        print("recovery: the page's WebRTC video plays on, \((after.last as? Bool) == true ? "same peer connection" : "reconnected by itself")")
+        print(
+            "recovery: the page's WebRTC video plays on, \((after.last as? Bool) == true ? "same peer connection" : "reconnected by itself")"
+        )
     }
 }

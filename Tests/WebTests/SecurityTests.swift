@@ -21,9 +21,13 @@ import Testing
             #expect(bare.status == 401, "\(path) without the token")
         }
         #expect(try await http("POST", host.base.appendingPathComponent("api/snap")).status == 401)
-        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": "wrong-token-0000"]).status == 401)
+        #expect(
+            try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": "wrong-token-0000"]).status
+                == 401)
         #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": token]).status == 200)
-        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "Bearer \(token)"]).status == 200)
+        #expect(
+            try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "Bearer \(token)"]).status
+                == 200)
         // The URL printed once sets a cookie, then the page and its API work with the cookie alone.
         let first = try await http("GET", URL(string: "\(host.base.absoluteString)?token=\(token)")!)
         #expect(first.status == 303)
@@ -33,8 +37,10 @@ import Testing
         #expect(page.status == 200)
         #expect(String(decoding: page.body, as: UTF8.self).contains("<video id=\"preview\""))
         // The WebSocket handshake is screened too.
-        let upgrade = try rawHTTP(port: host.port, "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let upgrade = try rawHTTP(
+            port: host.port,
+            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
         #expect(upgrade.status == 401)
     }
 
@@ -48,11 +54,14 @@ import Testing
             let text = String(decoding: page.body, as: UTF8.self)
             #expect(page.status == 401)
             #expect(page.headers["content-type"]?.hasPrefix("text/html") == true, "\(page.headers)")
-            #expect(text.contains("<title>") && text.contains("?token=") && text.contains("swiftcam run") && text.contains("Ask them"), "\(text)")
+            #expect(
+                text.contains("<title>") && text.contains("?token=") && text.contains("swiftcam run") && text.contains("Ask them"),
+                "\(text)")
             #expect(!text.contains("\"ok\""))
         }
         for accept in [nil, "*/*", "application/json", "text/html;q=0"] {
-            let answer = try await http("GET", host.base.appendingPathComponent("api/status"), headers: accept.map { ["Accept": $0] } ?? [:])
+            let answer = try await http(
+                "GET", host.base.appendingPathComponent("api/status"), headers: accept.map { ["Accept": $0] } ?? [:])
             #expect(answer.status == 401)
             #expect(answer.headers["content-type"] == "application/json", "\(accept ?? "no Accept"): \(answer.headers)")
             #expect((json(answer.body)["error"] as? String)?.contains("needs its token") == true)
@@ -68,11 +77,16 @@ import Testing
         #expect(try await http("GET", host.base.appendingPathComponent("captures/\(still)")).status == 200)
         // Secrets beside the captures folder, as a traversal would look for them.
         try "secret".write(to: host.directory.appendingPathComponent("secret.png"), atomically: true, encoding: .utf8)
-        for path in ["/captures/../secret.png", "/captures/..%2fsecret.png", "/captures/%2e%2e%2fsecret.png", "/captures/%2e%2e/secret.png",
-                     "/captures/%2E%2E%2Fsecret.png", "/captures/.%2e/secret.png", "/captures/..%5csecret.png", "/captures/%252e%252e%252fsecret.png",
-                     "/captures/..", "/captures/%2e%2e", "/captures//etc/passwd", "/captures/%2fetc%2fpasswd", "/captures/\(host.directory.path)/secret.png",
-                     "/captures/%2f\(host.directory.path.dropFirst())%2fsecret.png", "/captures/captures%2f\(still)", "/captures/secret.png", "/captures/",
-                     "/../secret.png", "/%2e%2e/secret.png", "/captures/../api/status", "/./captures/..", "http://127.0.0.1/captures/../index.html"] {
+        for path in [
+            "/captures/../secret.png", "/captures/..%2fsecret.png", "/captures/%2e%2e%2fsecret.png", "/captures/%2e%2e/secret.png",
+            "/captures/%2E%2E%2Fsecret.png", "/captures/.%2e/secret.png", "/captures/..%5csecret.png",
+            "/captures/%252e%252e%252fsecret.png",
+            "/captures/..", "/captures/%2e%2e", "/captures//etc/passwd", "/captures/%2fetc%2fpasswd",
+            "/captures/\(host.directory.path)/secret.png",
+            "/captures/%2f\(host.directory.path.dropFirst())%2fsecret.png", "/captures/captures%2f\(still)", "/captures/secret.png",
+            "/captures/",
+            "/../secret.png", "/%2e%2e/secret.png", "/captures/../api/status", "/./captures/..", "http://127.0.0.1/captures/../index.html"
+        ] {
             let answer = try rawHTTP(port: host.port, "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nConnection: close\r\n\r\n")
             #expect(answer.status == 404, "\(path): \(answer.status)")
             #expect(!answer.body.contains("secret") && !answer.body.contains("root:"), "\(path)")
@@ -80,16 +94,23 @@ import Testing
         }
         // One request per connection: a traversal sent after a good request on the same connection is never answered
         // (GLib would have removed its dot segments: the page).
-        let pipelined = try exchange(port: host.port, Data("GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\n\r\nGET /captures/.. HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\n\r\n".utf8),
-                                     timeout: 10, untilClosed: true)
+        let pipelined = try exchange(
+            port: host.port,
+            Data(
+                "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\n\r\nGET /captures/.. HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\n\r\n"
+                    .utf8),
+            timeout: 10, untilClosed: true)
         let rest = String(decoding: pipelined.body, as: UTF8.self)
         #expect(pipelined.status == 200 && pipelined.headers["connection"] == "close" && !rest.contains("HTTP/1.1"), "\(rest)")
         // A name that needs percent-encoding still reaches its capture.
         let spaced = "a still #2.png"
-        try FileManager.default.copyItem(at: host.directory.appendingPathComponent("captures/\(still)"),
-                                         to: host.directory.appendingPathComponent("captures/\(spaced)"))
+        try FileManager.default.copyItem(
+            at: host.directory.appendingPathComponent("captures/\(still)"),
+            to: host.directory.appendingPathComponent("captures/\(spaced)"))
         let encoded = spaced.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? spaced
-        #expect(try rawHTTP(port: host.port, "GET /captures/\(encoded) HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nConnection: close\r\n\r\n").status == 200)
+        #expect(
+            try rawHTTP(port: host.port, "GET /captures/\(encoded) HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nConnection: close\r\n\r\n")
+                .status == 200)
     }
 
     /// `lut file=` from the browser had the host open any file it named, and the error quoted its first line.
@@ -97,11 +118,16 @@ import Testing
         let host = try WebHost(config: "switch")
         let secret = host.directory.appendingPathComponent("shadow")
         try "root:secret-hash:19000:0:99999:7:::\n".write(to: secret, atomically: true, encoding: .utf8)
-        for (path, body) in [("api/filter", ["chain": "lut file=\(secret.path)"]), ("api/command", ["line": "filter sepia | lut file=\(secret.path)"])] {
-            let answer = try await http("POST", host.base.appendingPathComponent(path), body: try JSONSerialization.data(withJSONObject: body))
+        for (path, body) in [
+            ("api/filter", ["chain": "lut file=\(secret.path)"]), ("api/command", ["line": "filter sepia | lut file=\(secret.path)"])
+        ] {
+            let answer = try await http(
+                "POST", host.base.appendingPathComponent(path), body: try JSONSerialization.data(withJSONObject: body))
             let text = String(decoding: answer.body, as: UTF8.self)
             #expect(answer.status == 403, "\(path): \(text)")
-            #expect(text.contains("LUT files are chosen in the config or on the command line") && !text.contains("secret-hash"), "\(path): \(text)")
+            #expect(
+                text.contains("LUT files are chosen in the config or on the command line") && !text.contains("secret-hash"),
+                "\(path): \(text)")
         }
         // The host's own console may name a file; its error still quotes none of it.
         let console = try host.ctl("filter lut file=\(secret.path)")
@@ -117,8 +143,10 @@ import Testing
         #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 200)
         // Chunked, so no Content-Length warns the early check: refused when read.
         let chunk = String(repeating: "a", count: 70 * 1024)
-        let chunked = try rawHTTP(port: host.port, "POST /api/zoom HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
-            + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n0\r\n\r\n")
+        let chunked = try rawHTTP(
+            port: host.port,
+            "POST /api/zoom HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                + String(chunk.utf8.count, radix: 16) + "\r\n" + chunk + "\r\n0\r\n\r\n")
         #expect(chunked.status == 413)
         let malformed = try await http("POST", host.base.appendingPathComponent("api/zoom"), body: Data(#"{"factor": "#.utf8))
         #expect(malformed.status == 400)
@@ -140,13 +168,17 @@ import Testing
     /// 150 MB of RSS for one request, and no answer at all to a client that declared a body and sent none.
     @Test func oversizedBodiesAreRefusedBeforeTheyAreSent() async throws {
         let token = "test-token-0123456789"
-        for (arguments, headers, status) in [([String](), "", 413), (["--token", token], "", 401), (["--token", token], "X-SwiftCam-Token: \(token)\r\n", 413)] {
+        for (arguments, headers, status) in [
+            ([String](), "", 413), (["--token", token], "", 401), (["--token", token], "X-SwiftCam-Token: \(token)\r\n", 413)
+        ] {
             let host = try WebHost(config: "switch", arguments: arguments)
             let before = try residentBytes(host.child.pid)
             let size = 150 << 20
             let connection = try RawConnection(port: host.port)
-            try connection.send(Data(("POST /api/command HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nContent-Type: application/json\r\n"
-                + "Content-Length: \(size)\r\n\(headers)\r\n").utf8))
+            try connection.send(
+                Data(
+                    ("POST /api/command HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: \(size)\r\n\(headers)\r\n").utf8))
             // The answer comes before a byte of the body is sent.
             let answer = try connection.readAnswer()
             #expect(answer.status == status, "\(arguments): \(answer.text)")
@@ -155,12 +187,16 @@ import Testing
             let chunk = Data(repeating: 0x20, count: 1 << 20)
             for _ in 0..<(size >> 20) where connection.sendSome(chunk) {}
             connection.close()
-            #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": token]).status == 200)
+            #expect(
+                try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": token]).status == 200)
             let after = try residentBytes(host.child.pid)
             #expect(after - before < 40 << 20, "RSS grew from \(before >> 20) MB to \(after >> 20) MB")
             // A declared body that never comes is answered at once too.
-            let silent = try exchange(port: host.port, Data(("POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nContent-Length: 99999999\r\n"
-                + "\(headers)\r\n").utf8), timeout: 60)
+            let silent = try exchange(
+                port: host.port,
+                Data(
+                    ("POST /api/snap HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\nContent-Length: 99999999\r\n"
+                        + "\(headers)\r\n").utf8), timeout: 60)
             #expect(silent.status == status)
             #expect(host.files(in: "captures").isEmpty)
         }
@@ -182,10 +218,13 @@ import Testing
         #expect(try request("POST", "/api/snap", ours + "Origin: null\r\n").status == 403)
         #expect(try request("POST", "/api/snap", ours + "Origin: http://127.0.0.1:\(port + 1)\r\n").status == 403)
         #expect(host.files(in: "captures").isEmpty)
-        let upgrade = "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        let upgrade =
+            "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
         #expect(try exchange(port: port, Data("GET /ws HTTP/1.1\r\n\(ours)\(evil)\(upgrade)\r\n".utf8), timeout: 30).status == 403)
         // A rebound name, a wrong port, no Host at all.
-        for name in ["evil.example:\(port)", "127.0.0.1:\(port + 1)", "127.0.0.1", "localhost.evil.example:\(port)", "127.0.0.1:\(port)@evil.example"] {
+        for name in [
+            "evil.example:\(port)", "127.0.0.1:\(port + 1)", "127.0.0.1", "localhost.evil.example:\(port)", "127.0.0.1:\(port)@evil.example"
+        ] {
             let answer = try request("GET", "/api/status", "Host: \(name)\r\n")
             #expect(answer.status == 403, "\(name)")
             #expect(answer.body.contains("answers only to its own address"), "\(name): \(answer.body)")
@@ -196,8 +235,10 @@ import Testing
             #expect(try request("GET", "/api/status", "Host: \(name)\r\n").status == 200, "\(name)")
         }
         #expect(try request("POST", "/api/zoom", ours + "Origin: http://127.0.0.1:\(port)\r\n", body: #"{"factor": 2}"#).status == 200)
-        #expect(try request("POST", "/api/zoom", "Host: localhost:\(port)\r\nOrigin: http://localhost:\(port)\r\n", body: #"{"factor": 2}"#).status == 200)
-        let socket = try RawConnection(port: port)   // stays open: a WebSocket
+        #expect(
+            try request("POST", "/api/zoom", "Host: localhost:\(port)\r\nOrigin: http://localhost:\(port)\r\n", body: #"{"factor": 2}"#)
+                .status == 200)
+        let socket = try RawConnection(port: port)  // stays open: a WebSocket
         try socket.send(Data("GET /ws HTTP/1.1\r\n\(ours)Origin: http://127.0.0.1:\(port)\r\n\(upgrade)\r\n".utf8))
         #expect(try socket.readAnswer().status == 101)
         socket.close()
@@ -205,8 +246,16 @@ import Testing
         let token = "test-token-0123456789"
         let guarded = try WebHost(config: "switch", arguments: ["--token", token])
         let tokenHeader = "X-SwiftCam-Token: \(token)\r\n"
-        #expect(try rawHTTP(port: guarded.port, "GET /api/status HTTP/1.1\r\nHost: camera.lan:\(guarded.port)\r\n\(tokenHeader)Connection: close\r\n\r\n").status == 200)
-        #expect(try rawHTTP(port: guarded.port, "POST /api/snap HTTP/1.1\r\nHost: camera.lan:\(guarded.port)\r\n\(tokenHeader)\(evil)Content-Length: 0\r\nConnection: close\r\n\r\n").status == 403)
+        #expect(
+            try rawHTTP(
+                port: guarded.port,
+                "GET /api/status HTTP/1.1\r\nHost: camera.lan:\(guarded.port)\r\n\(tokenHeader)Connection: close\r\n\r\n"
+            ).status == 200)
+        #expect(
+            try rawHTTP(
+                port: guarded.port,
+                "POST /api/snap HTTP/1.1\r\nHost: camera.lan:\(guarded.port)\r\n\(tokenHeader)\(evil)Content-Length: 0\r\nConnection: close\r\n\r\n"
+            ).status == 403)
         #expect(guarded.files(in: "captures").isEmpty)
     }
 
@@ -217,25 +266,41 @@ import Testing
         let host = try WebHost(config: "switch", arguments: ["--token", token])
         let auth = ["Authorization": "bearer \(token)"]
         #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: auth).status == 200)
-        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "BEARER \(token)"]).status == 200)
-        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "Basic \(token)"]).status == 401)
+        #expect(
+            try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "BEARER \(token)"]).status
+                == 200)
+        #expect(
+            try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["Authorization": "Basic \(token)"]).status
+                == 401)
         #expect(try host.ctl("snap").isOK)
         let still = try #require(host.files(in: "captures").first)
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: host.directory.appendingPathComponent("captures/\(still)").path)[.size] as? Int)
+        let size = try #require(
+            try FileManager.default.attributesOfItem(atPath: host.directory.appendingPathComponent("captures/\(still)").path)[.size] as? Int
+        )
         let head = try await http("HEAD", host.base.appendingPathComponent("captures/\(still)"), headers: auth)
         #expect(head.status == 200 && head.body.isEmpty)
         let get = try await http("GET", host.base.appendingPathComponent("captures/\(still)"), headers: auth)
-        #expect(head.headers["content-length"] == String(size) && head.headers["content-type"] == get.headers["content-type"], "\(head.headers)")
+        #expect(
+            head.headers["content-length"] == String(size) && head.headers["content-type"] == get.headers["content-type"], "\(head.headers)"
+        )
         #expect(try await http("HEAD", host.base.appendingPathComponent("app.js"), headers: auth).status == 200)
         #expect(try await http("HEAD", host.base.appendingPathComponent("captures/none.jpg"), headers: auth).status == 404)
         let long = String(repeating: "sepia | ", count: 640) + "mono"
-        for (path, body) in [("api/command", ["line": "filter \(long)"]), ("api/filter", ["chain": long]), ("api/command", ["line": "zoom " + String(repeating: "1", count: 5000)])] {
-            let answer = try await http("POST", host.base.appendingPathComponent(path), body: try JSONSerialization.data(withJSONObject: body), headers: auth)
+        for (path, body) in [
+            ("api/command", ["line": "filter \(long)"]), ("api/filter", ["chain": long]),
+            ("api/command", ["line": "zoom " + String(repeating: "1", count: 5000)])
+        ] {
+            let answer = try await http(
+                "POST", host.base.appendingPathComponent(path), body: try JSONSerialization.data(withJSONObject: body), headers: auth)
             #expect(answer.status == 413, "\(path)")
             #expect((json(answer.body)["error"] as? String)?.contains("the limit is 4096") == true, "\(path)")
         }
         let fits = String(repeating: "sepia | ", count: 100) + "mono"
-        #expect(try await http("POST", host.base.appendingPathComponent("api/filter"), body: try JSONSerialization.data(withJSONObject: ["chain": fits]), headers: auth).status == 200)
+        #expect(
+            try await http(
+                "POST", host.base.appendingPathComponent("api/filter"), body: try JSONSerialization.data(withJSONObject: ["chain": fits]),
+                headers: auth
+            ).status == 200)
     }
 
     @Test func theAPIAnswersListingsAndCommands() async throws {
@@ -255,8 +320,9 @@ import Testing
         #expect((stats["stats"] as? [String: Any])?["framesOut"] != nil)
         #expect(stats["viewers"] != nil)
         #expect(((stats["live"] as? [String: Any])?["video"] as? [String: Any])?["codec"] as? String == "h264")
-        let focus = json(try await http("POST", host.base.appendingPathComponent("api/focus"), body: Data(#"{"x": 0.5, "y": 0.5}"#.utf8)).body)
-        #expect(focus["ok"] as? Bool == false)   // a test pattern has no focus: the reason, not a crash
+        let focus = json(
+            try await http("POST", host.base.appendingPathComponent("api/focus"), body: Data(#"{"x": 0.5, "y": 0.5}"#.utf8)).body)
+        #expect(focus["ok"] as? Bool == false)  // a test pattern has no focus: the reason, not a crash
         #expect((focus["error"] as? String)?.contains("not supported") == true)
     }
 }
@@ -265,7 +331,8 @@ import Testing
 func residentBytes(_ pid: Int32) throws -> Int {
     let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
     guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-          let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { throw WebTestError("no VmRSS for \(pid)") }
+        let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+    else { throw WebTestError("no VmRSS for \(pid)") }
     return kilobytes * 1024
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Web
 
 /// The page's signalling read where it arrives: every number bounded, every answer checked before webrtcbin sees it,
@@ -11,8 +12,11 @@ import Testing
         (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":1}"#, "1"),
         (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":0.5}"#, "0.5"),
         (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":1e300}"#, "1e+300"),
-        (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":18446744073709551616}"#, "18446744073709551616"),
-        (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":"0"}"#, "0"),
+        (
+            #"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":18446744073709551616}"#,
+            "18446744073709551616"
+        ),
+        (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":"0"}"#, "0")
     ])
     func aMediaSectionOutsideTheOfferIsRefusedWithItsValue(text: String, shown: String) {
         #expect(throws: PageMessageError.self) { try PageMessage(parsing: text) }
@@ -27,8 +31,12 @@ import Testing
 
     @Test func candidatesWithinTheOfferAndTheOtherMessagesRead() throws {
         let candidate = "candidate:1 1 udp 1 127.0.0.1 9 typ host"
-        #expect(try PageMessage(parsing: #"{"type":"ice","candidate":"\#(candidate)","sdpMLineIndex":0}"#) == .ice(mline: 0, candidate: candidate))
-        #expect(try PageMessage(parsing: #"{"type":"ice","candidate":"\#(candidate)","sdpMLineIndex":null}"#) == .ice(mline: 0, candidate: candidate))
+        #expect(
+            try PageMessage(parsing: #"{"type":"ice","candidate":"\#(candidate)","sdpMLineIndex":0}"#)
+                == .ice(mline: 0, candidate: candidate))
+        #expect(
+            try PageMessage(parsing: #"{"type":"ice","candidate":"\#(candidate)","sdpMLineIndex":null}"#)
+                == .ice(mline: 0, candidate: candidate))
         #expect(try PageMessage(parsing: #"{"type":"ice","candidate":"\#(candidate)"}"#) == .ice(mline: 0, candidate: candidate))
         #expect(try PageMessage(parsing: #"{"type":"ice","candidate":"","sdpMLineIndex":7}"#) == .endOfCandidates)
         #expect(try PageMessage(parsing: #"{"type":"watch"}"#) == .watch)
@@ -36,16 +44,20 @@ import Testing
         #expect(throws: PageMessageError.missing(key: "sdp", type: "answer")) { try PageMessage(parsing: #"{"type":"answer","sdp":5}"#) }
         #expect(throws: PageMessageError.notAnObject) { try PageMessage(parsing: "[1]") }
         #expect(throws: PageMessageError.notAnObject) { try PageMessage(parsing: "") }
-        #expect(throws: PageMessageError.badCandidate) { try PageMessage(parsing: #"{"type":"ice","candidate":"\#(String(repeating: "a", count: 2000))"}"#) }
+        #expect(throws: PageMessageError.badCandidate) {
+            try PageMessage(parsing: #"{"type":"ice","candidate":"\#(String(repeating: "a", count: 2000))"}"#)
+        }
     }
 
     /// A browser's answer, as Chromium writes it for the camera's offer (trimmed to what is checked).
-    static func answer(fingerprint: String = "sha-256 C6:A8:79:4D:88:01:98:19:75:97:B5:AF:C0:72:B3:9A:5F:BE:2F:2A:D3:44:54:8E:86:3E:6F:2B:1A:B8:21:2F",
-                       media: String = "m=video 9 UDP/TLS/RTP/SAVPF 96") -> String {
+    static func answer(
+        fingerprint: String = "sha-256 C6:A8:79:4D:88:01:98:19:75:97:B5:AF:C0:72:B3:9A:5F:BE:2F:2A:D3:44:54:8E:86:3E:6F:2B:1A:B8:21:2F",
+        media: String = "m=video 9 UDP/TLS/RTP/SAVPF 96"
+    ) -> String {
         [
             "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE video0",
             media, "c=IN IP4 0.0.0.0", "a=ice-ufrag:abcd", "a=ice-pwd:0123456789abcdef012345",
-            "a=fingerprint:\(fingerprint)", "a=setup:active", "a=mid:video0", "a=recvonly", "a=rtcp-mux", "a=rtpmap:96 H264/90000", "",
+            "a=fingerprint:\(fingerprint)", "a=setup:active", "a=mid:video0", "a=recvonly", "a=rtcp-mux", "a=rtpmap:96 H264/90000", ""
         ].joined(separator: "\r\n")
     }
 
@@ -53,7 +65,9 @@ import Testing
         let answer = try SDPAnswer(Self.answer(), payload: 96)
         #expect(answer.fingerprint.hash == .sha256)
         #expect(answer.fingerprint.digest.count == 32)
-        #expect(answer.fingerprint.text == "sha-256 C6:A8:79:4D:88:01:98:19:75:97:B5:AF:C0:72:B3:9A:5F:BE:2F:2A:D3:44:54:8E:86:3E:6F:2B:1A:B8:21:2F")
+        #expect(
+            answer.fingerprint.text
+                == "sha-256 C6:A8:79:4D:88:01:98:19:75:97:B5:AF:C0:72:B3:9A:5F:BE:2F:2A:D3:44:54:8E:86:3E:6F:2B:1A:B8:21:2F")
         #expect(answer.takeDescription() != nil)
     }
 
@@ -70,8 +84,11 @@ import Testing
             (Self.answer(fingerprint: "sha-256 00:11"), .badFingerprint),
             (Self.answer().replacingOccurrences(of: "a=ice-pwd:0123456789abcdef012345\r\n", with: ""), .noICECredentials),
             (Self.answer().replacingOccurrences(of: "a=setup:active", with: "a=setup:sideways"), .badSetup("sideways")),
-            (Self.answer().components(separatedBy: "\r\n").filter { !$0.hasPrefix("a=fingerprint") }.joined(separator: "\r\n"), .noFingerprint),
-            (Self.answer() + Self.answer().components(separatedBy: "\r\n").dropFirst(5).joined(separator: "\r\n"), .mediaSections(2)),
+            (
+                Self.answer().components(separatedBy: "\r\n").filter { !$0.hasPrefix("a=fingerprint") }.joined(separator: "\r\n"),
+                .noFingerprint
+            ),
+            (Self.answer() + Self.answer().components(separatedBy: "\r\n").dropFirst(5).joined(separator: "\r\n"), .mediaSections(2))
         ]
         for (text, expected) in cases {
             #expect(throws: expected, "\(text.debugDescription)") { try SDPAnswer(text, payload: 96) }
@@ -94,7 +111,8 @@ import Testing
             pHSPpb8EnigR/g==
             -----END CERTIFICATE-----
             """
-        let sha256 = try #require(Fingerprint("sha-256 C6:A8:79:4D:88:01:98:19:75:97:B5:AF:C0:72:B3:9A:5F:BE:2F:2A:D3:44:54:8E:86:3E:6F:2B:1A:B8:21:2F"))
+        let sha256 = try #require(
+            Fingerprint("sha-256 C6:A8:79:4D:88:01:98:19:75:97:B5:AF:C0:72:B3:9A:5F:BE:2F:2A:D3:44:54:8E:86:3E:6F:2B:1A:B8:21:2F"))
         let sha1 = try #require(Fingerprint("SHA-1 88:8c:dd:55:95:4d:41:0d:56:aa:77:44:a7:17:41:6e:8c:15:6e:0a"))
         #expect(Fingerprint.of(pem: pem, hash: .sha256) == sha256)
         #expect(Fingerprint.of(pem: pem, hash: .sha1) == sha1)

@@ -71,9 +71,10 @@ struct ViewerLifetimeTests {
         let seconds = Date().timeIntervalSince(started)
         try await ConnectionLimitTests.waitForNoViewers(host)
         let after = try ConnectionLimitTests.usage(pid).resident
-        let line = String(format: "viewer lifetimes: %d (%d decoded) in %.1f s; RSS %.1f MB after %d, %.1f MB after %d more (%+.1f MB)\n",
-                          total, decoded, seconds, Double(before) / 1_048_576, warmup, Double(after) / 1_048_576, total,
-                          Double(after - before) / 1_048_576)
+        let line = String(
+            format: "viewer lifetimes: %d (%d decoded) in %.1f s; RSS %.1f MB after %d, %.1f MB after %d more (%+.1f MB)\n",
+            total, decoded, seconds, Double(before) / 1_048_576, warmup, Double(after) / 1_048_576, total,
+            Double(after - before) / 1_048_576)
         print(line, terminator: "")
         if let report = ProcessInfo.processInfo.environment["SWIFTCAM_LOAD_REPORT"], !report.isEmpty {
             try line.write(toFile: report, atomically: true, encoding: .utf8)

@@ -22,8 +22,10 @@ final class WebHost: @unchecked Sendable {
     /// written to the scratch folder as NAME.json. Waits for the "camera screen" line (or the process's end).
     /// `unprivileged` runs it as nobody without groups (`setpriv`; needs root), in a scratch folder anyone may write.
     /// `environment` adds variables to the host's (e.g. `SWIFTCAM_WEB_MAX_CONNECTIONS`).
-    init(config: String, name: String? = nil, json: String? = nil, arguments: [String] = [], expectServing: Bool = true,
-         unprivileged: Bool = false, environment extra: [String: String] = [:]) throws {
+    init(
+        config: String, name: String? = nil, json: String? = nil, arguments: [String] = [], expectServing: Bool = true,
+        unprivileged: Bool = false, environment extra: [String: String] = [:]
+    ) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-web-\(UUID().uuidString)")
         runtime = directory.appendingPathComponent("run")
         let open = unprivileged ? [FileAttributeKey.posixPermissions: 0o777] : nil
@@ -36,7 +38,8 @@ final class WebHost: @unchecked Sendable {
             target = file.path
         }
         self.name = name ?? config
-        let command = [Built.swiftcam, "run", target, "--quiet"] + (arguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]) + arguments
+        let command =
+            [Built.swiftcam, "run", target, "--quiet"] + (arguments.contains("--http") ? [] : ["--http", "127.0.0.1:0"]) + arguments
         let launcher = unprivileged ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + command : command
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
@@ -47,14 +50,18 @@ final class WebHost: @unchecked Sendable {
         child = try ChildProcess(launcher, environment: environment, directory: directory.path)
         guard expectServing else { return }
         guard let line = child.line(containing: "camera screen http://", timeout: 30),
-              let url = line.split(separator: " ").last.map(String.init), let parsed = URL(string: url.split(separator: "?").first.map(String.init) ?? url),
-              let port = parsed.port else {
+            let url = line.split(separator: " ").last.map(String.init),
+            let parsed = URL(string: url.split(separator: "?").first.map(String.init) ?? url),
+            let port = parsed.port
+        else {
             throw WebTestError("swiftcam did not serve: \(errorText)")
         }
         self.port = port
         base = URL(string: "http://127.0.0.1:\(port)/")!
         if !arguments.contains("--no-control") {
-            guard child.line(containing: "control socket", timeout: 30) != nil else { throw WebTestError("no control socket: \(errorText)") }
+            guard child.line(containing: "control socket", timeout: 30) != nil else {
+                throw WebTestError("no control socket: \(errorText)")
+            }
         }
     }
 
@@ -131,13 +138,15 @@ enum NetworkIsolation {
 /// (URLSession would normalise `..`, and on Linux it fails on some of chromedriver's replies with "Failed writing
 /// header"). Reads the answer to its Content-Length (or to the close; `untilClosed`: to the close, past the first
 /// answer). Returns status, headers (lower-case names) and body.
-func exchange(port: Int, _ request: Data, timeout: Int = 120, untilClosed: Bool = false) throws -> (status: Int, headers: [String: String], body: Data) {
+func exchange(
+    port: Int, _ request: Data, timeout: Int = 120, untilClosed: Bool = false
+) throws -> (status: Int, headers: [String: String], body: Data) {
     let fd = try connectLoopback(port: port, timeout: timeout)
     defer { close(fd) }
     var sent = 0
     while sent < request.count {
         let written = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        guard written > 0 else { break }   // the server may answer (413) and close before reading it all
+        guard written > 0 else { break }  // the server may answer (413) and close before reading it all
         sent += written
     }
     var response = Data()
@@ -197,14 +206,20 @@ func rawHTTP(port: Int, _ request: String) throws -> (status: Int, body: String)
 }
 
 /// HTTP from the test to 127.0.0.1 (a method, a URL, a body, headers); the connection closes after it.
-func http(_ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:], timeout: Int = 120) async throws
-    -> (status: Int, headers: [String: String], body: Data) {
+func http(
+    _ method: String, _ url: URL, body: Data? = nil, headers: [String: String] = [:], timeout: Int = 120
+) async throws
+    -> (status: Int, headers: [String: String], body: Data)
+{
     guard let port = url.port else { throw WebTestError("no port in \(url)") }
     var target = url.path.isEmpty ? "/" : url.path
     if let query = url.query { target += "?" + query }
     var head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
     for (name, value) in headers { head += "\(name): \(value)\r\n" }
-    if let body { head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
-    else if method == "POST" || method == "DELETE" { head += "Content-Length: 0\r\n" }
+    if let body {
+        head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+    } else if method == "POST" || method == "DELETE" {
+        head += "Content-Length: 0\r\n"
+    }
     return try exchange(port: port, Data((head + "\r\n").utf8) + (body ?? Data()), timeout: timeout)
 }

@@ -3,12 +3,13 @@ import Filters
 import Foundation
 import Glibc
 import Testing
+
 @testable import Web
 
 @Suite struct WebOptionsTests {
     @Test(arguments: [
         ("8080", "127.0.0.1", 8080), ("127.0.0.1:9000", "127.0.0.1", 9000), ("[::1]:81", "::1", 81),
-        ("0.0.0.0:0", "0.0.0.0", 0), ("", "127.0.0.1", 8080),
+        ("0.0.0.0:0", "0.0.0.0", 0), ("", "127.0.0.1", 8080)
     ])
     func parses(text: String, host: String, port: Int) throws {
         let options = try WebOptions(parsing: text)
@@ -81,12 +82,14 @@ import Testing
     }
 
     @Test(arguments: [
-        ("zoom", #"{"factor": "#, "malformed JSON"), ("zoom", "[1]", "must be an object"), ("zoom", #"{"factor": "x"}"#, "must be a number"),
+        ("zoom", #"{"factor": "#, "malformed JSON"), ("zoom", "[1]", "must be an object"),
+        ("zoom", #"{"factor": "x"}"#, "must be a number"),
         ("focus", #"{"x": 2, "y": 0}"#, "usage: focus"), ("torch", #"{"on": 1}"#, "true or false"),
         ("command", #"{"line": "quit"}"#, "host's own console"), ("command", #"{"line": "snap /etc"}"#, "takes no directory"),
         ("command", #"{"line": "wait 10"}"#, "host's own console"),
         // Built from the number, not from text: bounded before it becomes an Int (this one trapped).
-        ("wb", #"{"kelvin": 1e300}"#, "usage: wb"), ("wb", #"{"mode": "warm"}"#, "usage: wb"), ("filter", #"{"chain": "mono \"unterminated"}"#, "at column 6"),
+        ("wb", #"{"kelvin": 1e300}"#, "usage: wb"), ("wb", #"{"mode": "warm"}"#, "usage: wb"),
+        ("filter", #"{"chain": "mono \"unterminated"}"#, "at column 6")
     ])
     func badRequestsSayWhy(name: String, body: String, reason: String) {
         do {
@@ -101,9 +104,11 @@ import Testing
     }
 
     /// `lut file=PATH` would have the host open any file the browser names, and its error quoted the first line.
-    @Test(arguments: [("filter", #"{"chain": "lut file=/etc/shadow"}"#), ("filter", #"{"chain": "sepia | lut file=/etc/passwd"}"#),
-                      ("command", #"{"line": "filter lut file=/etc/shadow"}"#),
-                      ("command", #"{"line": "FILTER mono |lut file=\"/etc/shadow\""}"#)])
+    @Test(arguments: [
+        ("filter", #"{"chain": "lut file=/etc/shadow"}"#), ("filter", #"{"chain": "sepia | lut file=/etc/passwd"}"#),
+        ("command", #"{"line": "filter lut file=/etc/shadow"}"#),
+        ("command", #"{"line": "FILTER mono |lut file=\"/etc/shadow\""}"#)
+    ])
     func lutFilesAreNotTheBrowsers(name: String, body: String) {
         do {
             _ = try APICommand.parse(name: name, body: Data(body.utf8), permissions: .page)
@@ -138,7 +143,9 @@ import Testing
         #expect(tint["summary"] as? String == "a test tint")
         let amount = try #require((tint["parameters"] as? [[String: Any]])?.first)
         #expect(amount["key"] as? String == "amount" && amount["max"] as? Double == 2 && amount["unit"] as? String == "stops")
-        #expect(throws: FilterRegistrationError.duplicateName(name: "pagetest-tint")) { try FilterRegistry.registerShared(PageTestTint.self) }
+        #expect(throws: FilterRegistrationError.duplicateName(name: "pagetest-tint")) {
+            try FilterRegistry.registerShared(PageTestTint.self)
+        }
     }
 }
 

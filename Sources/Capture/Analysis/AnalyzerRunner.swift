@@ -57,8 +57,11 @@ final class AnalyzerRunner: @unchecked Sendable {
     }
 
     var stats: AnalyzerStats {
-        counts.withLock { AnalyzerStats(name: name, frames: $0.frames, analysed: $0.analysed, dropped: $0.dropped,
-                                        unreadable: $0.unreadable, events: $0.events) }
+        counts.withLock {
+            AnalyzerStats(
+                name: name, frames: $0.frames, analysed: $0.analysed, dropped: $0.dropped,
+                unreadable: $0.unreadable, events: $0.events)
+        }
     }
 
     /// On the streaming thread: hands `sample` to the analyser's queue unless it is busy. Never blocks, never traps.
@@ -91,7 +94,8 @@ final class AnalyzerRunner: @unchecked Sendable {
     private func run(_ sample: Sample, index: Int) {
         defer { counts.withLock { $0.busy = false } }
         guard let buffer = sample.buffer, let info = sample.videoInfo,
-              let luma = LumaCopy.copy(buffer, info: info, into: &scratch) else {
+            let luma = LumaCopy.copy(buffer, info: info, into: &scratch)
+        else {
             counts.withLock { $0.unreadable += 1 }
             return
         }
@@ -110,8 +114,10 @@ enum LumaCopy {
     /// Formats whose first plane is luma.
     static let lumaFirst: Set<String> = ["NV12", "NV21", "I420", "YV12", "Y42B", "Y444", "GRAY8", "NV16", "NV24"]
     /// Packed RGB formats: the byte offsets of R, G and B in a 4-byte pixel.
-    static let rgb: [String: (Int, Int, Int)] = ["RGBA": (0, 1, 2), "RGBx": (0, 1, 2), "BGRA": (2, 1, 0), "BGRx": (2, 1, 0),
-                                                 "ARGB": (1, 2, 3), "xRGB": (1, 2, 3), "ABGR": (3, 2, 1), "xBGR": (3, 2, 1)]
+    static let rgb: [String: (Int, Int, Int)] = [
+        "RGBA": (0, 1, 2), "RGBx": (0, 1, 2), "BGRA": (2, 1, 0), "BGRx": (2, 1, 0),
+        "ARGB": (1, 2, 3), "xRGB": (1, 2, 3), "ABGR": (3, 2, 1), "xBGR": (3, 2, 1)
+    ]
 
     /// Whether frames of `format` can be analysed.
     static func canRead(_ format: String) -> Bool { lumaFirst.contains(format) || rgb[format] != nil }

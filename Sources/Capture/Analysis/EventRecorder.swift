@@ -48,7 +48,8 @@ final class EventRecorder: Sendable {
         do {
             let subscription = try session.subscribeLive(.video) { [weak self, weak session] sample in
                 guard let self, let buffer = sample.buffer, let pts = buffer.pts, let running = sample.runningTime(of: pts),
-                      let time = encoder?.pipelineTime(ofStream: running) else { return }
+                    let time = encoder?.pipelineTime(ofStream: running)
+                else { return }
                 self.receive(sample, bytes: buffer.size, time: time, isKeyFrame: !buffer.isDeltaUnit, session: session)
             }
             state.withLock { $0.subscription = subscription }
@@ -209,8 +210,10 @@ final class EventWriter: @unchecked Sendable {
             throw SessionError.recordingFailed(reason: "\(path): \(text)")
         }
         try FileManager.default.moveItem(atPath: partial, toPath: path)
-        var extra = ["firstFrame": Double(origin) / 1e9, "lastFrame": Double(lastTime) / 1e9,
-                     "preRoll": Double(event.time - min(origin, event.time)) / 1e9]
+        var extra = [
+            "firstFrame": Double(origin) / 1e9, "lastFrame": Double(lastTime) / 1e9,
+            "preRoll": Double(event.time - min(origin, event.time)) / 1e9
+        ]
         if let lastEvent {
             extra["end"] = Double(lastEvent) / 1e9
             extra["postRoll"] = Double(lastTime >= lastEvent ? lastTime - lastEvent : 0) / 1e9

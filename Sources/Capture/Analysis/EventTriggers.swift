@@ -112,8 +112,10 @@ enum EventSidecar {
     static let suffix = ".event.json"
 
     static func write(for path: String, event: AnalysisEvent, extra: [String: Double]) {
-        var fields: [String: String] = ["event": "\"\(event.source)\"", "kind": "\"\(event.kind)\"",
-                                        "time": fmt(Double(event.time) / 1e9, 3)]
+        var fields: [String: String] = [
+            "event": "\"\(event.source)\"", "kind": "\"\(event.kind)\"",
+            "time": fmt(Double(event.time) / 1e9, 3)
+        ]
         if let area = event.area { fields["area"] = fmt(area, 3) }
         for (key, value) in extra { fields[key] = fmt(value, 3) }
         let text = "{" + fields.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ") + "}\n"
@@ -123,7 +125,8 @@ enum EventSidecar {
     /// The event that made the capture at `path`, when it has a sidecar.
     static func event(of path: String) -> String? {
         guard let data = FileManager.default.contents(atPath: path + suffix),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return object["event"] as? String
     }
 }

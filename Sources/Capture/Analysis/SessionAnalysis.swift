@@ -13,7 +13,11 @@ public final class AnalysisSubscription: Sendable {
 
     /// Stops the deliveries. Idempotent.
     public func cancel() {
-        guard active.withLock({ active in defer { active = false }; return active }) else { return }
+        guard
+            active.withLock({ active in
+                defer { active = false }; return active
+            })
+        else { return }
         onCancel()
     }
 }
@@ -89,7 +93,9 @@ extension CaptureSession {
 
     /// At start: the config's analysers (once), the feed, the pre-roll ring.
     func startAnalysis() {
-        let first = analysis.configured.withLock { done in defer { done = true }; return !done }
+        let first = analysis.configured.withLock { done in
+            defer { done = true }; return !done
+        }
         if first {
             for entry in config.analyze ?? [] {
                 // Validated with the config: a failure here is a kind unregistered since, told and skipped.

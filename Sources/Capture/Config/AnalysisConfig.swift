@@ -1,6 +1,7 @@
 /// One analyser in a config's `"analyze"` list: `{"motion": {"threshold": 25, "zones": […]}}` — exactly one key,
 /// the analyser's name, with its options (checked by `ConfigValidator` against `AnalyzerRegistry`).
 public import Analysis
+
 public struct AnalyzerEntry: Codable, Sendable, Equatable {
     public var name: String
     public var options: AnalyzerOptions
@@ -13,9 +14,10 @@ public struct AnalyzerEntry: Codable, Sendable, Equatable {
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: AnyKey.self)
         guard container.allKeys.count == 1, let key = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: decoder.codingPath,
-                debugDescription: "each analyser is one key, its name, with its options, e.g. {\"motion\": {\"minArea\": 0.02}}"))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "each analyser is one key, its name, with its options, e.g. {\"motion\": {\"minArea\": 0.02}}"))
         }
         name = key.stringValue
         options = AnalyzerOptions(try container.decodeIfPresent([String: AnalyzerValue].self, forKey: key) ?? [:])
@@ -109,7 +111,8 @@ extension ConfigValidator {
         for (index, entry) in entries.enumerated() {
             let path = "analyze[\(index)].\(entry.name)"
             guard let kind = AnalyzerRegistry.kind(named: entry.name) else {
-                throw fail("analyze[\(index)]", "no analyser \"\(entry.name)\" (there are: \(AnalyzerRegistry.names.joined(separator: ", ")))")
+                throw fail(
+                    "analyze[\(index)]", "no analyser \"\(entry.name)\" (there are: \(AnalyzerRegistry.names.joined(separator: ", ")))")
             }
             do {
                 try kind.validate(entry.options)
@@ -134,7 +137,9 @@ extension ConfigValidator {
         if let record = triggers.record {
             try source(record.on, "triggers.record.on")
             for (key, value) in [("preRoll", record.preRoll), ("postRoll", record.postRoll)] {
-                if let value, !(value >= 0 && value <= 3600) { throw fail("triggers.record.\(key)", "must be a number of seconds from 0 to 3600") }
+                if let value, !(value >= 0 && value <= 3600) {
+                    throw fail("triggers.record.\(key)", "must be a number of seconds from 0 to 3600")
+                }
             }
             if let bytes = record.maxBytes, !(1_000_000...(1 << 34)).contains(bytes) {
                 throw fail("triggers.record.maxBytes", "must be from 1000000 to \(1 << 34) bytes")

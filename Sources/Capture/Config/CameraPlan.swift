@@ -26,22 +26,27 @@ public struct CameraPlan: Sendable, Equatable {
 
     /// The plan for `source` under the config's `caps` on a camera offering `formats`; throws when the camera
     /// cannot serve them, naming what it can.
-    public static func make(source: SourceConfig, caps: CapsConfig?, formats: [PixelFormatDescription],
-                            decoder: String? = nil) throws(ModeChoiceError) -> CameraPlan {
+    public static func make(
+        source: SourceConfig, caps: CapsConfig?, formats: [PixelFormatDescription],
+        decoder: String? = nil
+    ) throws(ModeChoiceError) -> CameraPlan {
         let device = source.device ?? "/dev/video0"
         let rate = caps?.framerate.flatMap(parseFramerate).map { Double($0.0) / Double($0.1) }
-        let request = ModeRequest(width: caps?.width, height: caps?.height, framesPerSecond: rate,
-                                  fourcc: source.format.flatMap(ModeChooser.fourcc(named:)))
+        let request = ModeRequest(
+            width: caps?.width, height: caps?.height, framesPerSecond: rate,
+            fourcc: source.format.flatMap(ModeChooser.fourcc(named:)))
         let choice = try ModeChooser.choose(request, from: formats, path: device)
         let mode = choice.mode
         let width = caps?.width ?? mode.width, height = caps?.height ?? mode.height
-        let outputRate = caps?.framerate.flatMap(parseFramerate)
+        let outputRate =
+            caps?.framerate.flatMap(parseFramerate)
             .map { FrameInterval(numerator: UInt32(clamping: $0.1), denominator: UInt32(clamping: $0.0)) } ?? mode.interval
         let cameraFormat = ModeChooser.rawFormats[mode.fourcc]
         let format = caps?.format ?? (mode.compressed ? "I420" : cameraFormat ?? "I420")
-        return CameraPlan(device: device, choice: choice, decoder: mode.compressed ? decoder ?? JPEGDecoder.choose() : nil, format: format,
-                          width: width, height: height, rate: outputRate,
-                          crop: crop(from: (mode.width, mode.height), to: (width, height)))
+        return CameraPlan(
+            device: device, choice: choice, decoder: mode.compressed ? decoder ?? JPEGDecoder.choose() : nil, format: format,
+            width: width, height: height, rate: outputRate,
+            crop: crop(from: (mode.width, mode.height), to: (width, height)))
     }
 
     /// What to cut from a `from` picture so it has the shape of `to`: a centred band, nil when the shapes agree.
@@ -102,7 +107,7 @@ public struct CameraPlan: Sendable, Equatable {
         var chain = [graph.add("v4l2src", name: name, properties: properties)]
         let size: [(String, CapsDescription.Value)] = [
             ("width", .int(mode.width)), ("height", .int(mode.height)),
-            ("framerate", .fraction(Int(mode.interval.denominator), Int(mode.interval.numerator))),
+            ("framerate", .fraction(Int(mode.interval.denominator), Int(mode.interval.numerator)))
         ]
         if let decoder {
             chain.append(graph.add("capsfilter", name: "\(name)-mode", ["caps": .caps(CapsDescription("image/jpeg", size))]))
@@ -111,13 +116,20 @@ public struct CameraPlan: Sendable, Equatable {
             chain.append(graph.add(decoder, name: "\(name)-decoder"))
         } else {
             let format = ModeChooser.rawFormats[mode.fourcc] ?? mode.fourcc
-            chain.append(graph.add("capsfilter", name: "\(name)-mode",
-                                   ["caps": .caps(CapsDescription("video/x-raw", [("format", .string(format))] + size))]))
+            chain.append(
+                graph.add(
+                    "capsfilter", name: "\(name)-mode",
+                    ["caps": .caps(CapsDescription("video/x-raw", [("format", .string(format))] + size))]))
         }
         if changesRate { chain.append(graph.add("videorate")) }
         if let crop {
-            chain.append(graph.add("videocrop", ["left": .int(crop.left), "right": .int(crop.right),
-                                                 "top": .int(crop.top), "bottom": .int(crop.bottom)]))
+            chain.append(
+                graph.add(
+                    "videocrop",
+                    [
+                        "left": .int(crop.left), "right": .int(crop.right),
+                        "top": .int(crop.top), "bottom": .int(crop.bottom)
+                    ]))
         }
         if scales { chain.append(graph.add("videoscale")) }
         chain.append(graph.add("videoconvert"))

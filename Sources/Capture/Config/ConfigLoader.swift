@@ -50,7 +50,8 @@ public enum ConfigLoader {
             let code = errno
             switch code {
             case ENOENT, ENOTDIR: throw ConfigError(file: file, path: "", reason: "no such file", kind: .noInput)
-            case EACCES, EPERM: throw ConfigError(file: file, path: "", reason: "permission denied (check its permissions)", kind: .permission)
+            case EACCES, EPERM:
+                throw ConfigError(file: file, path: "", reason: "permission denied (check its permissions)", kind: .permission)
             default: throw ConfigError(file: file, path: "", reason: "cannot be opened: \(String(cString: strerror(code)))", kind: .noInput)
             }
         }
@@ -78,7 +79,7 @@ public enum ConfigLoader {
                 for key in object.keys.sorted() { collect(object[key] as Any, path + [key]) }
             } else if let array = node as? [Any] {
                 for (index, element) in array.enumerated() { collect(element, path + [index]) }
-            } else if let number = node as? NSNumber {   // true and false are 1 and 0: never candidates
+            } else if let number = node as? NSNumber {  // true and false are 1 and 0: never candidates
                 let value = number.doubleValue
                 if value.rounded() != value || abs(value) >= 9.2e18 { candidates.append(path) }
             }
@@ -103,7 +104,8 @@ public enum ConfigLoader {
             } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
                 continue
             } catch {}
-            return path.map { ($0 as? Int).map { "[\($0)]" } ?? ".\($0)" }.joined().replacingOccurrences(of: "^\\.", with: "", options: .regularExpression)
+            return path.map { ($0 as? Int).map { "[\($0)]" } ?? ".\($0)" }.joined().replacingOccurrences(
+                of: "^\\.", with: "", options: .regularExpression)
         }
         return nil
     }
@@ -149,14 +151,15 @@ public enum ConfigLoader {
     /// The values an enum-typed key accepts, for the error message.
     private static func allowedValues(for key: String, in path: [CodingKey]) -> String {
         let parent = path.dropLast().last?.stringValue
-        let values: [String] = switch (parent, key) {
-        case (_, "kind"): SourceConfig.Kind.allCases.map(\.rawValue)
-        case (_, "preview"): PreviewMode.allCases.map(\.rawValue)
-        case ("still", "format"): StillConfig.Format.allCases.map(\.rawValue)
-        case ("record", "container"): RecordConfig.Container.allCases.map(\.rawValue)
-        case ("record", "encoder"): RecordConfig.Encoder.families + ["an encoder element (swiftcam encoders)"]
-        default: []
-        }
+        let values: [String] =
+            switch (parent, key) {
+            case (_, "kind"): SourceConfig.Kind.allCases.map(\.rawValue)
+            case (_, "preview"): PreviewMode.allCases.map(\.rawValue)
+            case ("still", "format"): StillConfig.Format.allCases.map(\.rawValue)
+            case ("record", "container"): RecordConfig.Container.allCases.map(\.rawValue)
+            case ("record", "encoder"): RecordConfig.Encoder.families + ["an encoder element (swiftcam encoders)"]
+            default: []
+            }
         return values.joined(separator: ", ")
     }
 
@@ -174,7 +177,9 @@ public enum ConfigLoader {
         return try set(value, at: path[...], in: tree, file: file, fullPath: path.joined(separator: "."))
     }
 
-    private static func set(_ value: Any, at path: ArraySlice<String>, in node: Any?, file: String, fullPath: String) throws(ConfigError) -> Any {
+    private static func set(
+        _ value: Any, at path: ArraySlice<String>, in node: Any?, file: String, fullPath: String
+    ) throws(ConfigError) -> Any {
         guard let key = path.first else { return value }
         let rest = path.dropFirst()
         if let index = Int(key) {

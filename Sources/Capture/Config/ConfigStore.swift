@@ -14,10 +14,12 @@ public struct ConfigStore: Sendable {
     public static let installedDirectory = "/etc/swiftcam/pipelines"
 
     /// The store the environment points at. `environment` and `workingDirectory` nil are the process's.
-    public static func standard(executable: String = CommandLine.arguments.first ?? "",
-                                environment: [String: String]? = nil,
-                                workingDirectory: String? = nil,
-                                installed: String = installedDirectory) -> ConfigStore {
+    public static func standard(
+        executable: String = CommandLine.arguments.first ?? "",
+        environment: [String: String]? = nil,
+        workingDirectory: String? = nil,
+        installed: String = installedDirectory
+    ) -> ConfigStore {
         let manager = FileManager.default
         if let configured = (environment ?? ProcessInfo.processInfo.environment)["SWIFTCAM_PIPELINES"], !configured.isEmpty {
             return ConfigStore(directory: configured)
@@ -59,12 +61,18 @@ public struct ConfigStore: Sendable {
             return try ConfigLoader.load(file: nameOrPath, overrides: overrides)
         }
         guard Self.isName(nameOrPath) else {
-            throw ConfigError(file: nameOrPath, path: "", reason: "a config name is a file name in \(directory) without '.json', not hidden and without control characters (see 'swiftcam list')")
+            throw ConfigError(
+                file: nameOrPath, path: "",
+                reason:
+                    "a config name is a file name in \(directory) without '.json', not hidden and without control characters (see 'swiftcam list')"
+            )
         }
         let file = path(of: nameOrPath)
         guard FileManager.default.fileExists(atPath: file) else {
             let known = names()
-            throw ConfigError(file: file, path: "", reason: "no config named '\(nameOrPath)'; known: \(known.isEmpty ? "none" : known.joined(separator: ", "))", kind: .noInput)
+            throw ConfigError(
+                file: file, path: "",
+                reason: "no config named '\(nameOrPath)'; known: \(known.isEmpty ? "none" : known.joined(separator: ", "))", kind: .noInput)
         }
         return try ConfigLoader.load(file: file, overrides: overrides)
     }

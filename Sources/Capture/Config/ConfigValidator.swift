@@ -1,6 +1,6 @@
 import Camera
-import Foundation
 import Filters
+import Foundation
 import GStreamer
 import SwiftFilterElement
 
@@ -26,7 +26,7 @@ enum ConfigValidator {
                 ("mirror", config.mirror != nil), ("rotate", config.rotate != nil), ("preview", config.preview != nil),
                 ("still", config.still != nil), ("record", config.record != nil), ("tap", config.tap != nil),
                 ("publish", config.publish != nil), ("storage", config.storage != nil),
-                ("analyze", config.analyze != nil), ("triggers", config.triggers != nil),
+                ("analyze", config.analyze != nil), ("triggers", config.triggers != nil)
             ]
             if let (key, _) = structured.first(where: { $0.1 }) {
                 throw fail(key, "a \"launch\" config describes the whole graph; remove \"\(key)\" or the \"launch\" string")
@@ -60,10 +60,14 @@ enum ConfigValidator {
             }
         }
         if let publish = config.publish { try validate(publish, fail: fail) }
-        if let container = config.record?.container, let reason = EncoderChoice.problem(withContainer: container, encoder: config.record?.encoder ?? .auto) {
+        if let container = config.record?.container,
+            let reason = EncoderChoice.problem(withContainer: container, encoder: config.record?.encoder ?? .auto)
+        {
             throw fail("record", reason)
         }
-        if let encoder = config.record?.encoder, let reason = EncoderChoice.problem(withRecordEncoder: encoder, container: config.record?.container) {
+        if let encoder = config.record?.encoder,
+            let reason = EncoderChoice.problem(withRecordEncoder: encoder, container: config.record?.container)
+        {
             throw fail("record.encoder", reason)
         }
         if let segment = config.record?.segment, !(segment >= Limits.minSegment && segment <= Limits.maxSeconds) {
@@ -110,14 +114,20 @@ enum ConfigValidator {
             }
         }
         if source.kind != .test, source.pattern != nil { throw fail("\(path).pattern", "only test sources take \"pattern\"") }
-        if source.kind != .file, source.realtime != nil { throw fail("\(path).realtime", "only file sources take \"realtime\" (test and v4l2 sources are live)") }
+        if source.kind != .file, source.realtime != nil {
+            throw fail("\(path).realtime", "only file sources take \"realtime\" (test and v4l2 sources are live)")
+        }
         if source.kind != .v4l2, source.controls != nil { throw fail("\(path).controls", "only v4l2 sources take \"controls\"") }
-        for name in (source.controls ?? [:]).keys.sorted() where name.isEmpty || !name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) {
-            throw fail("\(path).controls.\(name)", "a control is named as `swiftcam controls DEVICE` lists it, e.g. brightness or white_balance_automatic")
+        for name in (source.controls ?? [:]).keys.sorted()
+        where name.isEmpty || !name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }) {
+            throw fail(
+                "\(path).controls.\(name)",
+                "a control is named as `swiftcam controls DEVICE` lists it, e.g. brightness or white_balance_automatic")
         }
         if let format = source.format, ModeChooser.fourcc(named: format) == nil {
             let known = (ModeChooser.rawFormats.keys.sorted() + ModeChooser.jpegFormats.sorted()).joined(separator: ", ")
-            throw fail("\(path).format", "unknown camera format \"\(format)\"; use a V4L2 format (\(known)) or its GStreamer name (YUY2 for YUYV)")
+            throw fail(
+                "\(path).format", "unknown camera format \"\(format)\"; use a V4L2 format (\(known)) or its GStreamer name (YUY2 for YUYV)")
         }
         if let mode = source.ioMode, !["auto", "rw", "mmap", "userptr", "dmabuf", "dmabuf-import"].contains(mode) {
             throw fail("\(path).io-mode", "unknown io-mode \"\(mode)\"; allowed: auto, rw, mmap, userptr, dmabuf, dmabuf-import")
@@ -136,7 +146,9 @@ enum ConfigValidator {
         }
     }
 
-    private static func validate(_ storage: StorageConfig, config: PipelineConfig, fail: (String, String) -> ConfigError) throws(ConfigError) {
+    private static func validate(
+        _ storage: StorageConfig, config: PipelineConfig, fail: (String, String) -> ConfigError
+    ) throws(ConfigError) {
         guard storage.maxBytes != nil || storage.maxAge != nil || storage.minFree != nil else {
             throw fail("storage", "give \"maxBytes\", \"maxAge\" or \"minFree\", e.g. {\"maxBytes\": \"2G\", \"maxAge\": \"7d\"}")
         }
@@ -157,19 +169,27 @@ enum ConfigValidator {
             throw fail("publish", "give \"rtsp\" (serve, e.g. {\"port\": 8554}) or \"to\" (push, e.g. \"rtsp://server:8554/cam\"), or both")
         }
         if let rtsp = publish.rtsp {
-            if let port = rtsp.port, !(0...65535).contains(port) { throw fail("publish.rtsp.port", "\(port) is outside 0…65535 (0: any free port)") }
+            if let port = rtsp.port, !(0...65535).contains(port) {
+                throw fail("publish.rtsp.port", "\(port) is outside 0…65535 (0: any free port)")
+            }
             if let path = rtsp.path {
-                let allowed = path.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/-_.~".unicodeScalars.contains($0)) }
+                let allowed = path.unicodeScalars.allSatisfy {
+                    $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "/-_.~".unicodeScalars.contains($0))
+                }
                 let dotSegment = path.split(separator: "/").contains { $0 == "." || $0 == ".." }
                 guard path.hasPrefix("/"), path.count > 1, allowed, !path.contains("//"), !dotSegment else {
-                    throw fail("publish.rtsp.path", "\"\(path)\" is not a mount path such as /cam (letters, digits, - _ . ~ and /, starting with /, no . or .. segments)")
+                    throw fail(
+                        "publish.rtsp.path",
+                        "\"\(path)\" is not a mount path such as /cam (letters, digits, - _ . ~ and /, starting with /, no . or .. segments)"
+                    )
                 }
             }
             if let address = rtsp.address, PublishAddress.parse(address) == nil {
                 throw fail("publish.rtsp.address", "\"\(address)\" is not an IP address such as 127.0.0.1, 0.0.0.0 or ::1")
             }
             if (rtsp.user == nil) != (rtsp.password == nil) {
-                throw fail(rtsp.user == nil ? "publish.rtsp.user" : "publish.rtsp.password", "give both \"user\" and \"password\", or neither")
+                throw fail(
+                    rtsp.user == nil ? "publish.rtsp.user" : "publish.rtsp.password", "give both \"user\" and \"password\", or neither")
             }
             if let problem = rtsp.user.flatMap(RTSPCredentials.userProblem) { throw fail("publish.rtsp.user", problem) }
             if let problem = rtsp.password.flatMap(RTSPCredentials.passwordProblem) { throw fail("publish.rtsp.password", problem) }

@@ -24,10 +24,13 @@ public struct EncoderCandidate: Sendable, Equatable {
     /// Adds `videoconvert ! video/x-raw,format=… ! ELEMENT [! caps] [! h264parse …]` after `upstream`; returns
     /// the last element. Live H.264 is constrained-baseline (every WebRTC browser decodes it) and byte-stream
     /// with SPS/PPS before every key frame, so a viewer joining mid-stream decodes from the next one.
-    func addChain(after upstream: GraphDescription.Handle, for use: EncoderUse, to graph: inout GraphDescription) -> GraphDescription.Handle {
-        var chain = [upstream,
-                     graph.add("videoconvert"),
-                     graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string(input))]))])]
+    func addChain(after upstream: GraphDescription.Handle, for use: EncoderUse, to graph: inout GraphDescription) -> GraphDescription.Handle
+    {
+        var chain = [
+            upstream,
+            graph.add("videoconvert"),
+            graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string(input))]))])
+        ]
         let settable = properties.filter { Element.factoryHasProperty(element, $0.0) }
         chain.append(graph.add(element, properties: settable + use.extraProperties(for: element)))
         var caps = outputCaps
@@ -39,8 +42,18 @@ public struct EncoderCandidate: Sendable, Equatable {
             switch use {
             case .live:
                 chain.append(graph.add("h264parse", ["config-interval": -1]))
-                chain.append(graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-h264", [("stream-format", .string("byte-stream")),
-                                                                                                    ("alignment", .string("au"))]))]))
+                chain.append(
+                    graph.add(
+                        "capsfilter",
+                        [
+                            "caps": .caps(
+                                CapsDescription(
+                                    "video/x-h264",
+                                    [
+                                        ("stream-format", .string("byte-stream")),
+                                        ("alignment", .string("au"))
+                                    ]))
+                        ]))
             case .record:
                 chain.append(graph.add("h264parse"))
             }
@@ -75,46 +88,72 @@ public struct EncoderChoice: Sendable {
     public static let video: [EncoderCandidate] = [
         // extra-controls are V4L2 codec controls by their lower-case names (V4L2_CID_MPEG_VIDEO_BITRATE, …); the
         // Raspberry Pi's encoder refuses a stream without a level in the caps.
-        EncoderCandidate(element: "v4l2h264enc", codec: .h264, isHardware: true, origin: "V4L2 M2M (Raspberry Pi and other SoCs)",
-                         input: "NV12",
-                         properties: [("extra-controls", .string("controls,video_bitrate=\(bitrate * 1000),h264_i_frame_period=\(keyInterval),"
-                                                                 + "repeat_sequence_header=1,video_bitrate_mode=1"))],
-                         outputCaps: [("level", .string("4"))]),
-        EncoderCandidate(element: "vah264enc", codec: .h264, isHardware: true, origin: "VA-API (gstreamer1.0-plugins-bad va)",
-                         input: "NV12",
-                         properties: [("rate-control", "cbr"), ("bitrate", .int(bitrate)), ("key-int-max", .int(keyInterval)),
-                                      ("b-frames", 0), ("target-usage", 7)],
-                         outputCaps: []),
-        EncoderCandidate(element: "vaapih264enc", codec: .h264, isHardware: true, origin: "VA-API (gstreamer1.0-vaapi)",
-                         input: "NV12",
-                         properties: [("rate-control", "cbr"), ("bitrate", .int(bitrate)), ("keyframe-period", .int(keyInterval)),
-                                      ("max-bframes", 0), ("quality-level", 7)],
-                         outputCaps: []),
-        EncoderCandidate(element: "nvh264enc", codec: .h264, isHardware: true, origin: "NVENC (gstreamer1.0-plugins-bad nvcodec)",
-                         input: "NV12",
-                         properties: [("preset", "low-latency-hp"), ("zerolatency", true), ("rc-mode", "cbr"), ("bitrate", .int(bitrate)),
-                                      ("gop-size", .int(keyInterval)), ("bframes", 0)],
-                         outputCaps: []),
-        EncoderCandidate(element: "x264enc", codec: .h264, isHardware: false, origin: "x264 (gstreamer1.0-plugins-ugly)",
-                         input: "I420",
-                         properties: [("tune", "zerolatency"), ("speed-preset", "ultrafast"), ("key-int-max", .int(keyInterval)),
-                                      ("bitrate", .int(bitrate))],
-                         outputCaps: []),
-        EncoderCandidate(element: "openh264enc", codec: .h264, isHardware: false, origin: "OpenH264 (gstreamer1.0-plugins-bad)",
-                         input: "I420",
-                         properties: [("bitrate", .int(bitrate * 1000)), ("gop-size", .int(keyInterval)), ("rate-control", "bitrate"),
-                                      ("usage-type", "camera"), ("complexity", "low")],
-                         outputCaps: []),
-        EncoderCandidate(element: "vp8enc", codec: .vp8, isHardware: false, origin: "libvpx (gstreamer1.0-plugins-good)",
-                         input: "I420",
-                         properties: [("deadline", 1), ("cpu-used", 8), ("threads", 2), ("lag-in-frames", 0),
-                                      ("keyframe-max-dist", .int(keyInterval)), ("end-usage", "cbr"), ("target-bitrate", .int(bitrate * 1000))],
-                         outputCaps: []),
+        EncoderCandidate(
+            element: "v4l2h264enc", codec: .h264, isHardware: true, origin: "V4L2 M2M (Raspberry Pi and other SoCs)",
+            input: "NV12",
+            properties: [
+                (
+                    "extra-controls",
+                    .string(
+                        "controls,video_bitrate=\(bitrate * 1000),h264_i_frame_period=\(keyInterval),"
+                            + "repeat_sequence_header=1,video_bitrate_mode=1")
+                )
+            ],
+            outputCaps: [("level", .string("4"))]),
+        EncoderCandidate(
+            element: "vah264enc", codec: .h264, isHardware: true, origin: "VA-API (gstreamer1.0-plugins-bad va)",
+            input: "NV12",
+            properties: [
+                ("rate-control", "cbr"), ("bitrate", .int(bitrate)), ("key-int-max", .int(keyInterval)),
+                ("b-frames", 0), ("target-usage", 7)
+            ],
+            outputCaps: []),
+        EncoderCandidate(
+            element: "vaapih264enc", codec: .h264, isHardware: true, origin: "VA-API (gstreamer1.0-vaapi)",
+            input: "NV12",
+            properties: [
+                ("rate-control", "cbr"), ("bitrate", .int(bitrate)), ("keyframe-period", .int(keyInterval)),
+                ("max-bframes", 0), ("quality-level", 7)
+            ],
+            outputCaps: []),
+        EncoderCandidate(
+            element: "nvh264enc", codec: .h264, isHardware: true, origin: "NVENC (gstreamer1.0-plugins-bad nvcodec)",
+            input: "NV12",
+            properties: [
+                ("preset", "low-latency-hp"), ("zerolatency", true), ("rc-mode", "cbr"), ("bitrate", .int(bitrate)),
+                ("gop-size", .int(keyInterval)), ("bframes", 0)
+            ],
+            outputCaps: []),
+        EncoderCandidate(
+            element: "x264enc", codec: .h264, isHardware: false, origin: "x264 (gstreamer1.0-plugins-ugly)",
+            input: "I420",
+            properties: [
+                ("tune", "zerolatency"), ("speed-preset", "ultrafast"), ("key-int-max", .int(keyInterval)),
+                ("bitrate", .int(bitrate))
+            ],
+            outputCaps: []),
+        EncoderCandidate(
+            element: "openh264enc", codec: .h264, isHardware: false, origin: "OpenH264 (gstreamer1.0-plugins-bad)",
+            input: "I420",
+            properties: [
+                ("bitrate", .int(bitrate * 1000)), ("gop-size", .int(keyInterval)), ("rate-control", "bitrate"),
+                ("usage-type", "camera"), ("complexity", "low")
+            ],
+            outputCaps: []),
+        EncoderCandidate(
+            element: "vp8enc", codec: .vp8, isHardware: false, origin: "libvpx (gstreamer1.0-plugins-good)",
+            input: "I420",
+            properties: [
+                ("deadline", 1), ("cpu-used", 8), ("threads", 2), ("lag-in-frames", 0),
+                ("keyframe-max-dist", .int(keyInterval)), ("end-usage", "cbr"), ("target-bitrate", .int(bitrate * 1000))
+            ],
+            outputCaps: [])
     ]
 
     /// Motion JPEG, for recordings that ask for it: cheap to encode, large files.
-    public static let jpeg = EncoderCandidate(element: "jpegenc", codec: .jpeg, isHardware: false, origin: "libjpeg (gstreamer1.0-plugins-good)",
-                                              input: "I420", properties: [], outputCaps: [])
+    public static let jpeg = EncoderCandidate(
+        element: "jpegenc", codec: .jpeg, isHardware: false, origin: "libjpeg (gstreamer1.0-plugins-good)",
+        input: "I420", properties: [], outputCaps: [])
 
     /// Every encoder a config may name.
     public static var all: [EncoderCandidate] { video + [jpeg] }
@@ -133,19 +172,24 @@ public struct EncoderChoice: Sendable {
     private let failures: FailedEncoders
 
     /// The choice for the live video stream: `name` nil or "auto" for the first of `video` that works.
-    public static func live(named name: String?, available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed,
-                            failures: FailedEncoders = failed) -> EncoderChoice {
+    public static func live(
+        named name: String?, available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed,
+        failures: FailedEncoders = failed
+    ) -> EncoderChoice {
         EncoderChoice(named: name, family: video, available: available, failures: failures)
     }
 
     /// The choice for recordings under `record.encoder`, into `container` (nil: Matroska). MP4 holds H.264 only
     /// (mp4mux takes neither VP8 nor JPEG here), so `auto` into MP4 chooses among the H.264 encoders alone; the
     /// validator refuses the other families and elements with MP4 (`problem(withRecordEncoder:container:)`).
-    public static func record(_ encoder: RecordConfig.Encoder?, container: RecordConfig.Container? = nil,
-                              available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed,
-                              failures: FailedEncoders = failed) -> EncoderChoice {
+    public static func record(
+        _ encoder: RecordConfig.Encoder?, container: RecordConfig.Container? = nil,
+        available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed,
+        failures: FailedEncoders = failed
+    ) -> EncoderChoice {
         switch encoder ?? .auto {
-        case .auto where container == .mp4: EncoderChoice(named: nil, family: video.filter { $0.codec == .h264 }, available: available, failures: failures)
+        case .auto where container == .mp4:
+            EncoderChoice(named: nil, family: video.filter { $0.codec == .h264 }, available: available, failures: failures)
         case .auto: EncoderChoice(named: nil, family: video, available: available, failures: failures)
         case .h264: EncoderChoice(named: nil, family: video.filter { $0.codec == .h264 }, available: available, failures: failures)
         case .vp8: EncoderChoice(named: "vp8enc", family: video, available: available, failures: failures)
@@ -154,7 +198,8 @@ public struct EncoderChoice: Sendable {
         }
     }
 
-    private init(named name: String?, family: [EncoderCandidate], available: @escaping @Sendable (String) -> Bool, failures: FailedEncoders) {
+    private init(named name: String?, family: [EncoderCandidate], available: @escaping @Sendable (String) -> Bool, failures: FailedEncoders)
+    {
         if let name, name != "auto" {
             candidates = family.filter { $0.element == name }
             isNamed = true
@@ -184,13 +229,16 @@ public struct EncoderChoice: Sendable {
     public func fail(_ candidate: EncoderCandidate, reason: String) -> (warning: String, next: EncoderCandidate?) {
         if !isNamed { failures.record(candidate.element, reason: reason) }
         let next = next(after: candidate)
-        let instead = next.map { "using \($0.element) instead" } ?? (isNamed ? "the config names it, so there is no other" : "no other encoder is left")
+        let instead =
+            next.map { "using \($0.element) instead" }
+            ?? (isNamed ? "the config names it, so there is no other" : "no other encoder is left")
         return ("encoder \(candidate.element) failed to start (\(reason)); \(instead)", next)
     }
 
     /// Tries `start` with each usable candidate in order until one works. Each failure is remembered and its
     /// warning handed to `warn`; the error of the last failure is thrown when none works.
-    public func start<Started>(warn: (String) -> Void, _ start: (EncoderCandidate) throws -> Started) throws -> (Started, EncoderCandidate) {
+    public func start<Started>(warn: (String) -> Void, _ start: (EncoderCandidate) throws -> Started) throws -> (Started, EncoderCandidate)
+    {
         guard var candidate = chosen else { throw EncoderChoiceError.noneAvailable(names: candidates.map(\.element)) }
         while true {
             do {
@@ -212,7 +260,8 @@ public enum EncoderChoiceError: Error, CustomStringConvertible, Equatable {
 
     public var description: String {
         switch self {
-        case let .noneAvailable(names): "no video encoder is installed here (looked for \(names.joined(separator: ", "))); see 'swiftcam encoders'"
+        case let .noneAvailable(names):
+            "no video encoder is installed here (looked for \(names.joined(separator: ", "))); see 'swiftcam encoders'"
         }
     }
 }
@@ -236,41 +285,49 @@ public final class FailedEncoders: Sendable {
 
 extension EncoderChoice {
     /// Why a config's `record.encoder` cannot be used on this machine, in a sentence naming what it has; nil when it can.
-    static func problem(withRecordEncoder encoder: RecordConfig.Encoder, container: RecordConfig.Container? = nil,
-                        available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed) -> String? {
-        problem(naming: encoder.description, in: all, choice: record(encoder, container: container, available: available), available: available,
-                families: RecordConfig.Encoder.families)
+    static func problem(
+        withRecordEncoder encoder: RecordConfig.Encoder, container: RecordConfig.Container? = nil,
+        available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed
+    ) -> String? {
+        problem(
+            naming: encoder.description, in: all, choice: record(encoder, container: container, available: available), available: available,
+            families: RecordConfig.Encoder.families)
     }
 
     /// Why `record.container` cannot hold what `record.encoder` makes, in one line naming both keys and what
     /// works; nil when it can. MP4 takes H.264 only: `vp8`, `mjpeg` and their elements go into Matroska.
     static func problem(withContainer container: RecordConfig.Container, encoder: RecordConfig.Encoder) -> String? {
         guard container == .mp4 else { return nil }
-        let codec: LiveCodec? = switch encoder {
-        case .auto, .h264: nil
-        case .vp8: .vp8
-        case .mjpeg: .jpeg
-        case let .element(name): all.first { $0.element == name }.flatMap { $0.codec == .h264 ? nil : $0.codec }
-        }
+        let codec: LiveCodec? =
+            switch encoder {
+            case .auto, .h264: nil
+            case .vp8: .vp8
+            case .mjpeg: .jpeg
+            case let .element(name): all.first { $0.element == name }.flatMap { $0.codec == .h264 ? nil : $0.codec }
+            }
         guard let codec else { return nil }
         return "\"container\": \"mp4\" holds H.264 only, and \"encoder\": \"\(encoder)\" makes \(codec == .jpeg ? "JPEG" : "VP8"): "
             + "use \"encoder\": \"h264\" (or \"auto\") with mp4, or \"container\": \"matroska\" for \(encoder)"
     }
 
     /// Why a config's `live.encoder` cannot be used on this machine; nil when it can.
-    static func problem(withLiveEncoder name: String, available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed) -> String? {
+    static func problem(withLiveEncoder name: String, available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed) -> String?
+    {
         problem(naming: name, in: video, choice: live(named: name, available: available), available: available, families: ["auto"])
     }
 
-    private static func problem(naming name: String, in known: [EncoderCandidate], choice: EncoderChoice,
-                                available: (String) -> Bool, families: [String]) -> String? {
+    private static func problem(
+        naming name: String, in known: [EncoderCandidate], choice: EncoderChoice,
+        available: (String) -> Bool, families: [String]
+    ) -> String? {
         let here = known.map(\.element).filter(available)
         let has = "this machine has \(here.isEmpty ? "none of them" : here.joined(separator: ", "))"
         guard families.contains(name) || known.contains(where: { $0.element == name }) else {
             return "'\(name)' is not an encoder SwiftCam knows: use \((families + known.map(\.element)).joined(separator: ", ")); \(has)"
         }
         guard choice.candidates.contains(where: { available($0.element) }) else {
-            let missing = families.contains(name) ? "no \(name == "auto" ? "video" : name) encoder is installed" : "\(name) is not installed"
+            let missing =
+                families.contains(name) ? "no \(name == "auto" ? "video" : name) encoder is installed" : "\(name) is not installed"
             return "\(missing) here; \(has) (see 'swiftcam encoders')"
         }
         return nil

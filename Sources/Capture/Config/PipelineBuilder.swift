@@ -106,8 +106,12 @@ public struct PipelineBuilder: Sendable {
         var graph = GraphDescription()
         // Bounded and leaky: about a second of frames absorbs an encoder's stalls; one slower than the
         // camera for longer drops the oldest frames (counted as queue drops) instead of queueing without limit.
-        let source = graph.add("appsrc", name: "record-src", ["format": "time", "is-live": true, "do-timestamp": false,
-                                                              "max-buffers": 30, "max-bytes": 0, "leaky-type": "downstream"])
+        let source = graph.add(
+            "appsrc", name: "record-src",
+            [
+                "format": "time", "is-live": true, "do-timestamp": false,
+                "max-buffers": 30, "max-bytes": 0, "leaky-type": "downstream"
+            ])
         let queue = graph.add("queue", name: "encode-queue", ["max-size-buffers": 4, "max-size-bytes": 0, "max-size-time": 0])
         graph.link(source, to: queue)
         // One fixed raw format into every encoder (muxers refuse caps changes): the encoder's chain begins with it.
@@ -121,7 +125,8 @@ public struct PipelineBuilder: Sendable {
         } else {
             let (muxer, properties) = recordMuxer
             chain.append(graph.add(muxer, name: "mux", properties: properties))
-            chain.append(graph.add("filesink", name: "record-file", properties: [("location", .string(location))] + Self.recordFileProperties))
+            chain.append(
+                graph.add("filesink", name: "record-file", properties: [("location", .string(location))] + Self.recordFileProperties))
         }
         for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
         return graph
@@ -176,8 +181,12 @@ public struct PipelineBuilder: Sendable {
     /// into `appsink name=NAME-tap`, as a bin whose ghost `sink` pad links to a tee pad.
     public static func feedGraph(name: String, backlog: Int) -> GraphDescription {
         var graph = GraphDescription()
-        let queue = graph.add("queue", name: "\(name)-queue", ["max-size-buffers": .int(backlog), "max-size-bytes": 0,
-                                                               "max-size-time": 0, "leaky": "downstream"])
+        let queue = graph.add(
+            "queue", name: "\(name)-queue",
+            [
+                "max-size-buffers": .int(backlog), "max-size-bytes": 0,
+                "max-size-time": 0, "leaky": "downstream"
+            ])
         graph.chain(queue, graph.add("appsink", name: "\(name)-tap", ["sync": false]))
         graph.ghost("sink", queue, pad: "sink")
         return graph
@@ -273,8 +282,10 @@ public struct PipelineBuilder: Sendable {
         case .file:
             let location = source.path ?? ""
             let uri = location.contains("://") ? location : URL(fileURLWithPath: location).absoluteString
-            chain = [graph.add("uridecodebin", name: name, ["uri": .string(uri)]),
-                     graph.add("videoconvert"), graph.add("videoscale"), graph.add("videorate")]
+            chain = [
+                graph.add("uridecodebin", name: name, ["uri": .string(uri)]),
+                graph.add("videoconvert"), graph.add("videoscale"), graph.add("videorate")
+            ]
             // A file decodes as fast as the CPU allows, and every sink here is sync=false (a camera paces itself):
             // without a clock of its own it played 60 frames at "0.0 fps" and the branch queues dropped 37.
             // `identity sync=true` waits for each frame's time on the pipeline clock, as a camera would deliver it.
@@ -308,16 +319,22 @@ public struct PipelineBuilder: Sendable {
     /// One leaky queue per branch off the tee: preview, still frames, tap.
     private func addBranches(from tee: GraphDescription.Handle, to graph: inout GraphDescription) {
         func branch(_ queue: String, buffers: Int, _ tail: [GraphDescription.Handle]) {
-            let head = graph.add("queue", name: queue, ["max-size-buffers": .int(buffers), "max-size-bytes": 0,
-                                                          "max-size-time": 0, "leaky": "downstream"])
+            let head = graph.add(
+                "queue", name: queue,
+                [
+                    "max-size-buffers": .int(buffers), "max-size-bytes": 0,
+                    "max-size-time": 0, "leaky": "downstream"
+                ])
             graph.link(tee, to: head)
             for (upstream, downstream) in zip([head] + tail, tail) { graph.link(upstream, to: downstream) }
         }
         switch config.preview ?? .auto {
         case .window:
-            branch("preview-queue", buffers: 2, [graph.add("videoconvert"), graph.add("autovideosink", name: Names.preview, ["sync": false])])
+            branch(
+                "preview-queue", buffers: 2, [graph.add("videoconvert"), graph.add("autovideosink", name: Names.preview, ["sync": false])])
         case .auto where hasDisplay:
-            branch("preview-queue", buffers: 2, [graph.add("videoconvert"), graph.add("autovideosink", name: Names.preview, ["sync": false])])
+            branch(
+                "preview-queue", buffers: 2, [graph.add("videoconvert"), graph.add("autovideosink", name: Names.preview, ["sync": false])])
         case .auto:
             // Headless: the preview still runs (and is counted) into a fake sink.
             branch("preview-queue", buffers: 2, [graph.add("fakesink", name: Names.preview, ["sync": false])])

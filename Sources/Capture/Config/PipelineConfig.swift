@@ -46,7 +46,8 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var plugins: [String]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live, storage
+        case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live,
+            storage
         case analyze, triggers, plugins
     }
 
@@ -121,7 +122,9 @@ public struct SourceConfig: Codable, Sendable, Equatable {
     public var controls: [String: Int]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case kind, device, format, ioMode = "io-mode", pattern, path, mirror, label, timecode, realtime, controls
+        case kind, device, format
+        case ioMode = "io-mode"
+        case pattern, path, mirror, label, timecode, realtime, controls
     }
 }
 

@@ -36,13 +36,17 @@ public enum PreflightError: CategorizedError, Sendable, Equatable {
 
 extension PipelineBuilder {
     /// Video sinks that open a window (GStreamer 1.22's `autovideosink` and the sinks it picks segfault without a display).
-    static let windowSinks: Set<String> = ["autovideosink", "xvimagesink", "ximagesink", "glimagesink", "waylandsink", "gtksink", "gtkglsink"]
+    static let windowSinks: Set<String> = [
+        "autovideosink", "xvimagesink", "ximagesink", "glimagesink", "waylandsink", "gtksink", "gtkglsink"
+    ]
 
     /// Checks what the config needs from this machine before anything is built; throws the first thing missing.
     public func preflight() throws(PreflightError) {
         if !hasDisplay {
             if config.launch == nil, config.preview == .window {
-                throw .noDisplay(what: "\"preview\": \"window\"", instead: "use \"preview\": \"auto\" (a window only where there is a display) or \"none\"")
+                throw .noDisplay(
+                    what: "\"preview\": \"window\"",
+                    instead: "use \"preview\": \"auto\" (a window only where there is a display) or \"none\"")
             }
             if config.launch != nil, let sink = launchWindowSink {
                 throw .noDisplay(what: "the launch line's \(sink)", instead: "use fakesink there, or run it where there is a display")

@@ -16,7 +16,8 @@ public struct PublishTarget: Sendable, Equatable {
     /// Parses a push URL; nil with `problem(with:)` saying why.
     public init?(_ url: String) {
         guard Self.problem(with: url) == nil, let components = URLComponents(string: url),
-              let scheme = components.scheme.flatMap({ Scheme(rawValue: $0.lowercased()) }), let host = components.host else { return nil }
+            let scheme = components.scheme.flatMap({ Scheme(rawValue: $0.lowercased()) }), let host = components.host
+        else { return nil }
         self.scheme = scheme
         self.url = url
         let shownHost = host.contains(":") ? "[\(host)]" : host

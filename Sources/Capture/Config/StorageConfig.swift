@@ -31,8 +31,10 @@ public struct StorageConfig: Codable, Sendable, Equatable {
             maxAge = seconds
         } else if let text = try container.decodeIfPresent(String.self, forKey: .maxAge) {
             guard let seconds = Self.seconds(text) else {
-                throw DecodingError.dataCorruptedError(forKey: .maxAge, in: container, debugDescription:
-                    "\"\(text)\" is not an age such as 3600, \"90m\", \"12h\" or \"7d\" (s, m, h, d)")
+                throw DecodingError.dataCorruptedError(
+                    forKey: .maxAge, in: container,
+                    debugDescription:
+                        "\"\(text)\" is not an age such as 3600, \"90m\", \"12h\" or \"7d\" (s, m, h, d)")
             }
             maxAge = seconds
         }
@@ -50,8 +52,10 @@ public struct StorageConfig: Codable, Sendable, Equatable {
         if let number = try? container.decodeIfPresent(Int.self, forKey: key) { return number }
         guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
         guard let bytes = Self.bytes(text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription:
-                "\"\(text)\" is not a size such as 1000000, \"500M\" or \"2G\" (K, M, G, T: powers of 1024) up to 1024P")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription:
+                    "\"\(text)\" is not a size such as 1000000, \"500M\" or \"2G\" (K, M, G, T: powers of 1024) up to 1024P")
         }
         return bytes
     }
@@ -67,7 +71,8 @@ public struct StorageConfig: Codable, Sendable, Equatable {
         for (unit, scale) in units where body.hasSuffix(unit) {
             let digits = body.dropLast(unit.count).trimmingCharacters(in: .whitespaces)
             guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-                  let number = Double(digits), number.isFinite else { return nil }
+                let number = Double(digits), number.isFinite
+            else { return nil }
             let value = (number * scale).rounded()
             guard value >= 0, value <= Double(maxByteCount) else { return nil }
             return Int(exactly: value)
@@ -82,7 +87,8 @@ public struct StorageConfig: Codable, Sendable, Equatable {
         for (unit, scale) in units where body.hasSuffix(unit) {
             let digits = body.dropLast(unit.count).trimmingCharacters(in: .whitespaces)
             guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-                  let number = Double(digits), number.isFinite else { return nil }
+                let number = Double(digits), number.isFinite
+            else { return nil }
             let value = number * scale
             guard value <= Limits.maxSeconds else { return nil }
             return value

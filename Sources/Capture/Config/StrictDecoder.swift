@@ -12,9 +12,10 @@ extension Decoder {
         let container = try self.container(keyedBy: AnyKey.self)
         let allowed = Set(Keys.allCases.map(\.stringValue))
         for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !allowed.contains(key.stringValue) {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: codingPath + [key],
-                debugDescription: "unknown key; allowed: \(Keys.allCases.map(\.stringValue).joined(separator: ", "))"))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: codingPath + [key],
+                    debugDescription: "unknown key; allowed: \(Keys.allCases.map(\.stringValue).joined(separator: ", "))"))
         }
     }
 }
@@ -60,7 +61,9 @@ struct StrictDecoder: Decoder {
             return try T(from: superDecoder(forKey: key))
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type, forKey key: Key
+        ) throws -> KeyedDecodingContainer<NestedKey> {
             try superDecoder(forKey: key).container(keyedBy: type)
         }
 

@@ -57,8 +57,10 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
 
     /// The commands and what they take, as `help` and every usage error list them.
     public static let summary = [
-        "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y|ev=E", "wb auto|KELVIN (\(kelvinRange.lowerBound)-\(kelvinRange.upperBound))",
-        "brightness|contrast|saturation|hue V", "mirror on|off", "filter CHAIN", "record start|stop", "stats [--json]", "wait FRAMES", "quit",
+        "snap [DIR]", "switch", "zoom FACTOR", "focus X Y", "torch on|off", "exposure X Y|ev=E",
+        "wb auto|KELVIN (\(kelvinRange.lowerBound)-\(kelvinRange.upperBound))",
+        "brightness|contrast|saturation|hue V", "mirror on|off", "filter CHAIN", "record start|stop", "stats [--json]", "wait FRAMES",
+        "quit"
     ].joined(separator: ", ")
 
     /// Parses one command line. Words are separated by spaces; the verb is case-insensitive.
@@ -186,7 +188,8 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         static let exposureCompensation = "exposure ev=STOPS, e.g. exposure ev=1"
         static let focus = "focus X Y with X and Y between 0 and 1, e.g. focus 0.5 0.5"
         static let exposurePoint = "exposure X Y (0…1, e.g. exposure 0.5 0.5) or exposure ev=STOPS"
-        static let kelvin = "wb auto|KELVIN with KELVIN from \(Command.kelvinRange.lowerBound) to \(Command.kelvinRange.upperBound), e.g. wb 5000"
+        static let kelvin =
+            "wb auto|KELVIN with KELVIN from \(Command.kelvinRange.lowerBound) to \(Command.kelvinRange.upperBound), e.g. wb 5000"
         static let wait = "wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered"
         static func adjust(_ adjustment: ColorAdjustment) -> String {
             "\(adjustment.rawValue) V: a whole number in the camera's units, or a level from -1.0 to 1.0"

@@ -14,10 +14,11 @@ public enum Reply: Sendable, Equatable, CustomStringConvertible {
     /// a command echoed back in an error, are written as `\u{1B}`, so no transport ever sends raw terminal
     /// input back and a reply is always one line.
     public var description: String {
-        let line = switch self {
-        case let .ok(detail): detail.isEmpty ? "ok" : "ok \(detail)"
-        case let .error(reason): "error \(reason)"
-        }
+        let line =
+            switch self {
+            case let .ok(detail): detail.isEmpty ? "ok" : "ok \(detail)"
+            case let .error(reason): "error \(reason)"
+            }
         return line.escapingControls
     }
 }

@@ -1,7 +1,7 @@
 import Analysis
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 
 /// Where a session's control socket lives: `$XDG_RUNTIME_DIR/swiftcam/NAME.sock`, else `/tmp/swiftcam-UID/NAME.sock`.
 public enum ControlSocket {
@@ -53,7 +53,9 @@ public enum ControlSocket {
         try send(EventStream.command, socket: path(for: name), name: name, timeout: 30, then: onLine)
     }
 
-    private static func send(_ command: String, socket path: String, name: String?, timeout: Double, then onLine: ((String) -> Bool)?) throws -> Reply {
+    private static func send(
+        _ command: String, socket path: String, name: String?, timeout: Double, then onLine: ((String) -> Bool)?
+    ) throws -> Reply {
         let name = name ?? ConfigStore.sessionName(for: path)
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw ControlError.notRunning(name: name, path: path, reason: errnoText()) }
@@ -161,8 +163,9 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// anything else is ignored).
     public init(environmentPrefix prefix: String, default standard: ConnectionLimits, environment: [String: String]? = nil) {
         let environment = environment ?? ProcessInfo.processInfo.environment
-        self.init(maxConnections: environment["\(prefix)_MAX_CONNECTIONS"].flatMap { Int($0) } ?? standard.maxConnections,
-                  idleSeconds: environment["\(prefix)_IDLE_SECONDS"].flatMap { Int($0) } ?? standard.idleSeconds)
+        self.init(
+            maxConnections: environment["\(prefix)_MAX_CONNECTIONS"].flatMap { Int($0) } ?? standard.maxConnections,
+            idleSeconds: environment["\(prefix)_IDLE_SECONDS"].flatMap { Int($0) } ?? standard.idleSeconds)
     }
 }
 
@@ -300,7 +303,11 @@ public final class ControlServer: @unchecked Sendable {
                         Self.answer(client, .error("line too long (the limit is \(LineReader.limit) bytes)"))
                         break reading
                     case .idle:
-                        Self.answer(client, .error("closed after \(limits.idleSeconds) s without a command (the control socket's idle timeout); connect again to go on"))
+                        Self.answer(
+                            client,
+                            .error(
+                                "closed after \(limits.idleSeconds) s without a command (the control socket's idle timeout); connect again to go on"
+                            ))
                         break reading
                     }
                 }
@@ -323,10 +330,11 @@ public final class ControlServer: @unchecked Sendable {
     /// answer), and the answer goes out without blocking (one line fits an empty send buffer).
     private func refuse(_ client: Int32) {
         var sink = [UInt8](repeating: 0, count: 4096)
-        for _ in 0..<4 {   // bounded: a client that keeps sending must not hold the accept thread
+        for _ in 0..<4 {  // bounded: a client that keeps sending must not hold the accept thread
             guard recv(client, &sink, sink.count, Int32(MSG_DONTWAIT)) > 0 else { break }
         }
-        let reason = "error the control socket has \(limits.maxConnections) connections open, its limit; close one (an idle one closes after \(limits.idleSeconds) s) and try again\n"
+        let reason =
+            "error the control socket has \(limits.maxConnections) connections open, its limit; close one (an idle one closes after \(limits.idleSeconds) s) and try again\n"
         _ = Array(reason.utf8).withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
         Glibc.shutdown(client, Int32(SHUT_WR))
         Glibc.close(client)

@@ -30,18 +30,22 @@ public struct EncoderInventory: Sendable, Encodable {
     public let choices: [Choice]
 
     /// Looks at this machine: `available` says whether an element is installed.
-    public static func scan(available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed,
-                            failures: FailedEncoders = EncoderChoice.failed) -> EncoderInventory {
+    public static func scan(
+        available: @escaping @Sendable (String) -> Bool = EncoderChoice.installed,
+        failures: FailedEncoders = EncoderChoice.failed
+    ) -> EncoderInventory {
         let encoders = EncoderChoice.all.map { candidate in
-            Entry(element: candidate.element, codec: candidate.codec.encodingName, hardware: candidate.isHardware,
-                  origin: candidate.origin, installed: available(candidate.element), failed: failures.reason(for: candidate.element))
+            Entry(
+                element: candidate.element, codec: candidate.codec.encodingName, hardware: candidate.isHardware,
+                origin: candidate.origin, installed: available(candidate.element), failed: failures.reason(for: candidate.element))
         }
         func choice(_ use: String, _ choice: EncoderChoice) -> Choice {
             Choice(use: use, element: choice.chosen?.element, order: choice.usable.map(\.element))
         }
         var choices = [choice("live", .live(named: nil, available: available, failures: failures))]
         for setting in RecordConfig.Encoder.families {
-            choices.append(choice("record.encoder=\(setting)", .record(RecordConfig.Encoder(name: setting), available: available, failures: failures)))
+            choices.append(
+                choice("record.encoder=\(setting)", .record(RecordConfig.Encoder(name: setting), available: available, failures: failures)))
         }
         return EncoderInventory(encoders: encoders, choices: choices)
     }
@@ -52,8 +56,9 @@ public struct EncoderInventory: Sendable, Encodable {
         var lines = ["Encoders, in the order SwiftCam tries them (a config's live.encoder or record.encoder may name one):"]
         for entry in encoders {
             let state = entry.failed.map { "failed here: \($0)" } ?? (entry.installed ? "installed    " : "not installed")
-            lines.append("  \(entry.element.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(entry.codec.padding(toLength: 6, withPad: " ", startingAt: 0))"
-                         + "\(entry.hardware ? "hardware" : "software")  \(state)  — \(entry.origin)")
+            lines.append(
+                "  \(entry.element.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(entry.codec.padding(toLength: 6, withPad: " ", startingAt: 0))"
+                    + "\(entry.hardware ? "hardware" : "software")  \(state)  — \(entry.origin)")
         }
         lines.append("")
         lines.append("Chosen on this machine:")

@@ -47,7 +47,8 @@ public struct FirstConfig: Sendable {
     /// Reads the camera at `device` (or the first camera that serves live video) and makes the config.
     public static func make(name: String, device: String?, deviceDirectory: String = "/dev") throws(Failure) -> FirstConfig {
         guard !name.isEmpty, name.count <= 64,
-              name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" }) else {
+            name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
+        else {
             throw .badName(name)
         }
         let candidates = device.map { [$0] } ?? CameraInventory.videoNodes(in: deviceDirectory)
@@ -65,8 +66,9 @@ public struct FirstConfig: Sendable {
                 let formats = try camera.formats()
                 let source = SourceConfig(kind: .v4l2, device: path)
                 let best = try ModeChooser.choose(ModeRequest(), from: formats, path: path).mode
-                let caps = CapsConfig(width: best.width, height: best.height,
-                                      framerate: "\(best.interval.denominator)/\(best.interval.numerator)", format: "NV12")
+                let caps = CapsConfig(
+                    width: best.width, height: best.height,
+                    framerate: "\(best.interval.denominator)/\(best.interval.numerator)", format: "NV12")
                 let plan = try CameraPlan.make(source: source, caps: caps, formats: formats)
                 let settings = (try? camera.currentSettings()) ?? [:]
                 let text = render(name: name, card: camera.identity.card, plan: plan, controls: settings)

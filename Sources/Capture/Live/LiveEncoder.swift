@@ -1,9 +1,10 @@
 import Dispatch
+import GStreamer
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import GStreamer
-import Synchronization
 
 /// What a live consumer asks for: video for WebRTC and RTSP, or JPEG frames for MJPEG viewers.
 public enum LiveFormat: String, Sendable, CaseIterable {
@@ -80,7 +81,7 @@ public final class LiveSubscription: Sendable {
         guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
         if deliveringThread.load(ordering: .acquiring) != UInt(pthread_self()) {
             delivery.withLock { $0.handler = nil }
-        }   // else: inside the callback, which releases it when it returns
+        }  // else: inside the callback, which releases it when it returns
         onCancel(self)
     }
 
@@ -96,7 +97,7 @@ public final class LiveSubscription: Sendable {
             handler(sample)
             deliveringThread.store(0, ordering: .releasing)
             count.record()
-            if !active.load(ordering: .acquiring) { state.handler = nil }   // cancelled from inside the callback
+            if !active.load(ordering: .acquiring) { state.handler = nil }  // cancelled from inside the callback
         }
     }
 }
@@ -149,8 +150,10 @@ final class LiveEncoder: @unchecked Sendable {
     /// throws when the playing graph has none (a raw launch config without `tee name=split`).
     private let currentTee: @Sendable () throws -> (Pipeline, Element)?
 
-    init(format: LiveFormat, session name: String, choice: EncoderChoice?, warn: @escaping @Sendable (String) -> Void,
-         currentTee: @escaping @Sendable () throws -> (Pipeline, Element)?) {
+    init(
+        format: LiveFormat, session name: String, choice: EncoderChoice?, warn: @escaping @Sendable (String) -> Void,
+        currentTee: @escaping @Sendable () throws -> (Pipeline, Element)?
+    ) {
         self.format = format
         self.choice = format == .video ? choice : nil
         self.warn = warn
@@ -244,7 +247,9 @@ final class LiveEncoder: @unchecked Sendable {
         var warnings: [String] = []
         let started: Running
         if let choice {
-            (started, _) = try choice.start(warn: { warnings.append($0); warn($0) }) { try run($0) }
+            (started, _) = try choice.start(warn: {
+                warnings.append($0); warn($0)
+            }) { try run($0) }
         } else {
             started = try run(nil)
         }
@@ -267,7 +272,8 @@ final class LiveEncoder: @unchecked Sendable {
     private func run(_ encoder: EncoderCandidate?) throws -> Running {
         let pipeline = try Self.graph(for: format, encoder: encoder).build()
         guard let source = pipeline.element(named: "live-src", as: AppSrc.self),
-              let sink = pipeline.element(named: "live-out", as: AppSink.self) else {
+            let sink = pipeline.element(named: "live-out", as: AppSink.self)
+        else {
             throw SessionError.liveFailed(reason: "the live pipeline lacks live-src or live-out")
         }
         generation += 1
@@ -354,20 +360,33 @@ final class LiveEncoder: @unchecked Sendable {
     /// frames and drops the oldest: an encoder slower than the camera skips frames instead of adding delay.
     static func graph(for format: LiveFormat, encoder: EncoderCandidate?) -> GraphDescription {
         var graph = GraphDescription()
-        let source = graph.add("appsrc", name: "live-src", ["format": "time", "is-live": true, "do-timestamp": false,
-                                                            "max-buffers": 2, "max-bytes": 0, "leaky-type": "downstream"])
+        let source = graph.add(
+            "appsrc", name: "live-src",
+            [
+                "format": "time", "is-live": true, "do-timestamp": false,
+                "max-buffers": 2, "max-bytes": 0, "leaky-type": "downstream"
+            ])
         var tail = source
         if format == .mjpeg {
             let chain = [
                 source,
                 graph.add("videorate", ["max-rate": 15, "drop-only": true]),
                 graph.add("videoscale"),
-                graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("width", .intRange(1, 960)),
-                                                                                       ("pixel-aspect-ratio", .fraction(1, 1))]))]),
+                graph.add(
+                    "capsfilter",
+                    [
+                        "caps": .caps(
+                            CapsDescription(
+                                "video/x-raw",
+                                [
+                                    ("width", .intRange(1, 960)),
+                                    ("pixel-aspect-ratio", .fraction(1, 1))
+                                ]))
+                    ]),
                 // Through RGB, as stills: JPEG is full range and a camera's YUV is not.
                 graph.add("videoconvert"),
                 graph.add("capsfilter", ["caps": .caps(CapsDescription("video/x-raw", [("format", .string("RGB"))]))]),
-                graph.add("jpegenc", ["quality": 75]),
+                graph.add("jpegenc", ["quality": 75])
             ]
             for (from, to) in zip(chain, chain.dropFirst()) { graph.link(from, to: to) }
             tail = chain[chain.count - 1]

@@ -64,8 +64,9 @@ extension CaptureSession {
     /// How the shared encoder of `format` is doing.
     public func liveStats(_ format: LiveFormat) -> LiveStats {
         let encoder = live.encoders[format]
-        return LiveStats(codec: liveCodec(format), encoder: encoder?.encoderElement, subscribers: encoder?.subscriberCount ?? 0,
-                         framesIn: encoder?.framesIn.value ?? 0, framesEncoded: encoder?.framesEncoded.value ?? 0,
-                         failure: encoder?.failureReason)
+        return LiveStats(
+            codec: liveCodec(format), encoder: encoder?.encoderElement, subscribers: encoder?.subscriberCount ?? 0,
+            framesIn: encoder?.framesIn.value ?? 0, framesEncoded: encoder?.framesEncoded.value ?? 0,
+            failure: encoder?.failureReason)
     }
 }

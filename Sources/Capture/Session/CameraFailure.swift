@@ -1,7 +1,7 @@
 import Analysis
 public import Camera
-import Glibc
 public import GStreamer
+import Glibc
 
 /// Why a camera stopped, said in the camera's words: one sentence naming the device, what happened and what SwiftCam
 /// does next (`camera /dev/video0 stopped sending frames (unplugged, or a driver error?); waiting for it to come back —
@@ -116,8 +116,10 @@ extension CameraFailure.Cause {
     ///   - asked: the format the config asks of the camera, in words.
     ///   - deviceExists: whether the device node is there now (a read error on a node that vanished is an unplug).
     ///   - holder: the process holding the device, from `/proc`.
-    static func of(message: String, debug: String?, reason: ErrorReason, device: String, asked: String,
-                   deviceExists: (String) -> Bool, holder: (String) -> String?) -> CameraFailure.Cause {
+    static func of(
+        message: String, debug: String?, reason: ErrorReason, device: String, asked: String,
+        deviceExists: (String) -> Bool, holder: (String) -> String?
+    ) -> CameraFailure.Cause {
         let lost: CameraFailure.Cause = deviceExists(device) ? .streamingError : .gone
         let system = (debug ?? "").lowercased()
         if let resource = reason.resource {
@@ -172,11 +174,12 @@ struct FailureContext: Sendable {
         var sources: [String: Source] = [:]
         for (index, source) in (config.sources ?? []).enumerated() {
             let name = PipelineBuilder.Names.source(index)
-            let device: String = switch source.kind {
-            case .v4l2: source.device ?? "/dev/video0"
-            case .test: "\(name) (test pattern)"
-            case .file: "\(name) (\(source.path ?? "file"))"
-            }
+            let device: String =
+                switch source.kind {
+                case .v4l2: source.device ?? "/dev/video0"
+                case .test: "\(name) (test pattern)"
+                case .file: "\(name) (\(source.path ?? "file"))"
+                }
             sources[name] = Source(device: device, asked: Self.asked(source: source, caps: config.caps), isCamera: source.kind == .v4l2)
         }
         self.sources = sources
@@ -203,14 +206,17 @@ struct FailureContext: Sendable {
 
     /// The status an element error puts the session in: a camera's failure for a source element, else the element's
     /// failure in words (GStreamer's short message, never its debug text). `next` is what the session will do.
-    func status(source: String, message: String, debug: String?, reason: ErrorReason, next: CameraFailure.Next,
-                deviceExists: (String) -> Bool = { access($0, F_OK) == 0 },
-                holder: (String) -> String? = { ProcessHolder.holder(of: $0) }) -> CameraStatus {
+    func status(
+        source: String, message: String, debug: String?, reason: ErrorReason, next: CameraFailure.Next,
+        deviceExists: (String) -> Bool = { access($0, F_OK) == 0 },
+        holder: (String) -> String? = { ProcessHolder.holder(of: $0) }
+    ) -> CameraStatus {
         guard let camera = sources[source] else {
             return .failed(element: source, message: Self.words(message: message, reason: reason))
         }
-        let cause = CameraFailure.Cause.of(message: message, debug: debug, reason: reason, device: camera.device, asked: camera.asked,
-                                           deviceExists: camera.isCamera ? deviceExists : { _ in true }, holder: holder)
+        let cause = CameraFailure.Cause.of(
+            message: message, debug: debug, reason: reason, device: camera.device, asked: camera.asked,
+            deviceExists: camera.isCamera ? deviceExists : { _ in true }, holder: holder)
         return CameraStatus(CameraFailure(device: camera.device, cause: cause, next: next))
     }
 

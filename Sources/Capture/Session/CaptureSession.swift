@@ -83,17 +83,19 @@ public final class CaptureSession: Sendable {
         let state = state, recording = recording
         storage = config.storage.map { limits in
             // Where recordings and stills go (`snap` without a folder writes stills to `captures` even without `still`).
-            let directories = (config.record != nil ? [config.record?.directory ?? "recordings"] : []) + [config.still?.directory ?? "captures"]
-            return StorageBudget(limits: limits, directories: directories, label: name, log: { [state] line in Self.emit(.notice(line), state: state) },
-                                 openFiles: { [recording] in
-                                     recording.withLock { slot -> (paths: Set<String>, reserve: Int) in
-                                         switch slot {
-                                         case let .active(recorder): recorder.openFiles
-                                         case let .stopping(path): ([path], 0)
-                                         case .idle, .starting: ([], 0)
-                                         }
-                                     }
-                                 })
+            let directories =
+                (config.record != nil ? [config.record?.directory ?? "recordings"] : []) + [config.still?.directory ?? "captures"]
+            return StorageBudget(
+                limits: limits, directories: directories, label: name, log: { [state] line in Self.emit(.notice(line), state: state) },
+                openFiles: { [recording] in
+                    recording.withLock { slot -> (paths: Set<String>, reserve: Int) in
+                        switch slot {
+                        case let .active(recorder): recorder.openFiles
+                        case let .stopping(path): ([path], 0)
+                        case .idle, .starting: ([], 0)
+                        }
+                    }
+                })
         }
     }
 
@@ -218,8 +220,10 @@ public final class CaptureSession: Sendable {
             // The failed graph's error ended the start it belonged to, not this one.
             state.withLock { $0.ended = false }
             DebugLog.warning("hardware JPEG decoder \(hardware.joined(separator: ", ")): \(error.status)")
-            emit(.warning("the hardware JPEG decoder \(hardware.joined(separator: ", ")) would not start; "
-                          + "decoding with \(JPEGDecoder.software) instead"))
+            emit(
+                .warning(
+                    "the hardware JPEG decoder \(hardware.joined(separator: ", ")) would not start; "
+                        + "decoding with \(JPEGDecoder.software) instead"))
             return try launch(timeout: timeout)
         }
     }

@@ -26,8 +26,13 @@ public enum Gallery {
                 guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }
                 let date = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
                 let bytes = (attributes[.size] as? NSNumber)?.intValue ?? 0
-                found.append((date, Item(path: path, kind: kind, bytes: bytes, modified: ISO8601DateFormatter().string(from: date),
-                                         event: EventSidecar.event(of: path))))
+                found.append(
+                    (
+                        date,
+                        Item(
+                            path: path, kind: kind, bytes: bytes, modified: ISO8601DateFormatter().string(from: date),
+                            event: EventSidecar.event(of: path))
+                    ))
             }
         }
         // By time: a recording's segments each end before the next begins, so their times order them; files

@@ -40,8 +40,10 @@ enum LumaMeter {
     }
 
     /// Mean luma of the region around (x, y) of one plane; nil when the plane is too small for the region.
-    static func mean(layout: Layout, plane: UnsafeRawPointer, stride: Int, width: Int, height: Int,
-                     rowBytes: Int, x: Double, y: Double) -> Double? {
+    static func mean(
+        layout: Layout, plane: UnsafeRawPointer, stride: Int, width: Int, height: Int,
+        rowBytes: Int, x: Double, y: Double
+    ) -> Double? {
         guard width > 0, height > 0, stride > 0 else { return nil }
         let (left, top, side) = region(x: x, y: y, width: width, height: height)
         var sum = 0.0
@@ -74,14 +76,16 @@ enum LumaMeter {
     /// Mean luma of the region around (x, y) of a frame from an appsink; nil for formats it cannot read.
     static func mean(of sample: Sample, x: Double, y: Double) -> Double? {
         guard let caps = sample.caps, let buffer = sample.buffer, let info = try? VideoInfo(caps: caps),
-              let layout = Layout(format: info.formatName) else { return nil }
+            let layout = Layout(format: info.formatName)
+        else { return nil }
         return try? buffer.withMappedVideoFrame(info) { frame -> Double? in
             guard let plane = frame.planes.first else { return nil }
             return frame.withPlane(0) { bytes in
                 bytes.withUnsafeBytes { data in
                     data.baseAddress.flatMap {
-                        mean(layout: layout, plane: $0, stride: plane.stride,
-                             width: info.width, height: info.height, rowBytes: plane.rowBytes, x: x, y: y)
+                        mean(
+                            layout: layout, plane: $0, stride: plane.stride,
+                            width: info.width, height: info.height, rowBytes: plane.rowBytes, x: x, y: y)
                     }
                 }
             }

@@ -33,9 +33,11 @@ final class Recorder: @unchecked Sendable {
     /// used instead. `onFailure` runs once, on the recording's bus thread, with the first error (a full disk, an
     /// encoder failure with nothing left to fall back to): the session ends the recording then and says so,
     /// rather than at `record stop`.
-    init(pipeline: Pipeline, tee: Element, choice: EncoderChoice, path: String,
-         graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription, segmenting: RecordingStages.Segmenting? = nil,
-         onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void) throws {
+    init(
+        pipeline: Pipeline, tee: Element, choice: EncoderChoice, path: String,
+        graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription, segmenting: RecordingStages.Segmenting? = nil,
+        onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void
+    ) throws {
         self.path = path
         segments = segmenting?.files
         let stages = RecordingStages(choice: choice, graph: graph, segmenting: segmenting, onWarning: onWarning, onFailure: onFailure)
@@ -106,4 +108,3 @@ final class Recorder: @unchecked Sendable {
         return completed && failureReason == nil
     }
 }
-

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 
 /// Where the session's recording stands. `starting` and `stopping` hold the slot while the recording
 /// pipeline changes state, so no lock is held across that change and a second `record` is refused.
@@ -28,14 +28,18 @@ extension CaptureSession {
             path = claimed
             let started = try beginRecording(at: claimed)
             if activeRecorder?.encoderElement == "openh264enc" {
-                emit(.notice("recording H.264 with openh264enc (x264enc, Debian package gstreamer1.0-plugins-ugly, is absent or "
-                             + "failed), whose library prints a harmless 'cmInitParaError' when a file ends"))
+                emit(
+                    .notice(
+                        "recording H.264 with openh264enc (x264enc, Debian package gstreamer1.0-plugins-ugly, is absent or "
+                            + "failed), whose library prints a harmless 'cmInitParaError' when a file ends"))
             }
             return started
         } catch {
             recording.withLock { $0 = .idle }
             // The name this start claimed, if nothing was written into it.
-            if let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue == 0 {
+            if let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                (attributes[.size] as? NSNumber)?.intValue == 0
+            {
                 try? FileManager.default.removeItem(atPath: path)
             }
             // Every failed start counts toward `run`'s exit code and is told on the host, like a failed still
@@ -46,7 +50,11 @@ extension CaptureSession {
             default:
                 recordFailure("recording failed: \(error)", unprompted: false, kind: FailureKind(of: error))
                 // The event is printed as "recording failed: …": without the error's own prefix.
-                if case let SessionError.recordingFailed(reason) = error { emit(.recordingFailed(reason)) } else { emit(.recordingFailed("\(error)")) }
+                if case let SessionError.recordingFailed(reason) = error {
+                    emit(.recordingFailed(reason))
+                } else {
+                    emit(.recordingFailed("\(error)"))
+                }
             }
             throw error
         }
@@ -94,15 +102,18 @@ extension CaptureSession {
         var segmenting: RecordingStages.Segmenting?
         if config.record?.segment != nil {
             let folder = (path as NSString).deletingLastPathComponent
-            let files = SegmentFiles(first: path, directory: folder.isEmpty ? "." : folder, base: name,
-                                     extension: builder.recordExtension,
-                                     onCut: { [weak self] in self?.storage?.check() },
-                                     onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) })
+            let files = SegmentFiles(
+                first: path, directory: folder.isEmpty ? "." : folder, base: name,
+                extension: builder.recordExtension,
+                onCut: { [weak self] in self?.storage?.check() },
+                onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) })
             segmenting = RecordingStages.Segmenting(files: files, splitter: { try builder.segmentSplitter() })
         }
-        let recorder = try Recorder(pipeline: graph.pipeline, tee: tee, choice: builder.recordEncoders, path: path,
-                                    graph: { builder.recordingGraph(location: path, encoder: $0) }, segmenting: segmenting,
-                                    onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) }) {
+        let recorder = try Recorder(
+            pipeline: graph.pipeline, tee: tee, choice: builder.recordEncoders, path: path,
+            graph: { builder.recordingGraph(location: path, encoder: $0) }, segmenting: segmenting,
+            onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) }
+        ) {
             [weak self] reason in
             // On the recording's bus thread: end it elsewhere, since ending it waits for that thread.
             guard let session = self else { return }
@@ -116,11 +127,13 @@ extension CaptureSession {
     /// A recording's first write or encoder error: detach it from the tee, keep what was written (an empty
     /// file is removed), and say so at once, in `stats`, as an event and in the next reply.
     private func recordingFailed(path: String, reason: String) {
-        guard let recorder = recording.withLock({ slot -> Recorder? in
-            guard case let .active(recorder) = slot, recorder.path == path else { return nil }
-            slot = .stopping(path: path)
-            return recorder
-        }) else { return }
+        guard
+            let recorder = recording.withLock({ slot -> Recorder? in
+                guard case let .active(recorder) = slot, recorder.path == path else { return nil }
+                slot = .stopping(path: path)
+                return recorder
+            })
+        else { return }
         recorder.finish(timeout: 1)
         carryCounts(of: recorder)
         recording.withLock { $0 = .idle }

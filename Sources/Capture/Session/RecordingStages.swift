@@ -43,8 +43,10 @@ final class RecordingStages: @unchecked Sendable {
     /// Set once the file is being ended or stopped: no new stage starts then. Touched only on `control`.
     private var closing = false
 
-    init(choice: EncoderChoice, graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription, segmenting: Segmenting? = nil,
-         onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void) {
+    init(
+        choice: EncoderChoice, graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription, segmenting: Segmenting? = nil,
+        onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void
+    ) {
         self.choice = choice
         self.segmenting = segmenting
         self.graph = graph
@@ -94,7 +96,8 @@ final class RecordingStages: @unchecked Sendable {
     private func makeStage(_ encoder: EncoderCandidate) throws -> Stage {
         let pipeline = try graph(encoder).build()
         guard let source = pipeline.element(named: "record-src", as: AppSrc.self),
-              let file = try pipeline.element(named: "record-file") ?? segmentSink(in: pipeline) else {
+            let file = try pipeline.element(named: "record-file") ?? segmentSink(in: pipeline)
+        else {
             throw SessionError.recordingFailed(reason: "the recording pipeline has no appsrc or file sink")
         }
         let framesEncoded = framesEncoded
@@ -150,7 +153,8 @@ final class RecordingStages: @unchecked Sendable {
     /// A segmented recording's file sink: links the encoder's chain to the splitter, which names its files; nil without one.
     private func segmentSink(in pipeline: Pipeline) throws -> Element? {
         guard let segmenting, let encoded = pipeline.element(named: PipelineBuilder.Names.recordEncoded),
-              let (splitter, sink) = try segmenting.splitter() else { return nil }
+            let (splitter, sink) = try segmenting.splitter()
+        else { return nil }
         let files = segmenting.files
         splitter.onFormatLocation { files.name(fragment: $0) }
         try pipeline.add(splitter)

@@ -61,8 +61,10 @@ final class RunningGraph: @unchecked Sendable {
     /// Watches the bus with `handler` (on the watch's thread), calls `onFrame` for every frame leaving the
     /// filter (on the streaming thread: keep it short), plays within `timeout` seconds, then opens the
     /// config's cameras for their controls. On failure the graph is torn down before the error is thrown.
-    func play(config: PipelineConfig, timeout: Double, handler: @escaping @Sendable (Message) -> Void,
-              onFrame: @escaping @Sendable () -> Void) throws {
+    func play(
+        config: PipelineConfig, timeout: Double, handler: @escaping @Sendable (Message) -> Void,
+        onFrame: @escaping @Sendable () -> Void
+    ) throws {
         watch = pipeline.bus.watch(handler)
         if let pad = try? filter?.staticPad("src") { pad.onBuffer { _ in onFrame() } }
         do {

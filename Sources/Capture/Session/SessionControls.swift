@@ -47,7 +47,8 @@ extension CaptureSession {
     public func switchCamera() throws -> String {
         try control { context in
             guard (config.sources?.count ?? 0) > 1,
-                  let selector = context.graph.pipeline.element(named: PipelineBuilder.Names.selector) else { throw SessionError.singleSource }
+                let selector = context.graph.pipeline.element(named: PipelineBuilder.Names.selector)
+            else { throw SessionError.singleSource }
             let next = 1 - context.state.activeSource
             try selector.set("active-pad", try selector.staticPad("sink_\(next)"))
             context.state.activeSource = next
@@ -104,9 +105,13 @@ extension CaptureSession {
     @discardableResult
     public func torch(_ on: Bool) throws -> String {
         try control { context in
-            guard let camera = try context.camera() else { throw SessionError.notSupported(feature: "torch", source: context.sourceDescription) }
+            guard let camera = try context.camera() else {
+                throw SessionError.notSupported(feature: "torch", source: context.sourceDescription)
+            }
             let outcome = try camera.torch(on: on)
-            if outcome == .unsupported { throw SessionError.notSupported(feature: "torch", source: "\(context.sourceDescription): \(outcome)") }
+            if outcome == .unsupported {
+                throw SessionError.notSupported(feature: "torch", source: "\(context.sourceDescription): \(outcome)")
+            }
             return outcome.description
         }
     }
@@ -133,10 +138,13 @@ extension CaptureSession {
     @discardableResult
     public func focus(x: Double, y: Double) throws -> String {
         try control { context in
-            guard let camera = try context.camera() else { throw SessionError.notSupported(feature: "focus", source: context.sourceDescription) }
+            guard let camera = try context.camera() else {
+                throw SessionError.notSupported(feature: "focus", source: context.sourceDescription)
+            }
             let outcome = try camera.focus(at: NormalizedPoint(x: x, y: y))
             if case .unsupported = outcome {
-                throw SessionError.notSupported(feature: "focus", source: "\(context.sourceDescription): this camera cannot focus on a point")
+                throw SessionError.notSupported(
+                    feature: "focus", source: "\(context.sourceDescription): this camera cannot focus on a point")
             }
             return outcome.description
         }
@@ -192,8 +200,9 @@ extension CaptureSession {
                 normalized = Swift.min(Swift.max(value, -1), 1)
             case let .raw(value):
                 guard (-1...1).contains(value) else {
-                    throw SessionError.badCommand("\(adjustment.rawValue) \(value): this source has no \(adjustment.rawValue) control, "
-                                                  + "so give a level from -1 to 1, e.g. \(adjustment.rawValue) 0.25")
+                    throw SessionError.badCommand(
+                        "\(adjustment.rawValue) \(value): this source has no \(adjustment.rawValue) control, "
+                            + "so give a level from -1 to 1, e.g. \(adjustment.rawValue) 0.25")
                 }
                 normalized = Double(value)
             }
@@ -201,7 +210,8 @@ extension CaptureSession {
             case .brightness: context.state.stages.brightness = normalized
             case .contrast: context.state.stages.contrast = normalized
             case .saturation: context.state.stages.saturation = normalized
-            case .hue: throw SessionError.notSupported(feature: "hue", source: "\(context.sourceDescription): no hue control and no hue filter")
+            case .hue:
+                throw SessionError.notSupported(feature: "hue", source: "\(context.sourceDescription): no hue control and no hue filter")
             }
             _ = try context.applyChain()
             let requested = if case let .normalized(value) = level { value } else { normalized }
@@ -260,13 +270,14 @@ extension CaptureSession {
             if abs(luma - Self.meteringTarget) <= 8 { break }
             // Stops between here and the target; a black region still gets a bounded push.
             let stops = Swift.min(Swift.max(log2(Self.meteringTarget / Swift.max(luma, 1)), -2), 2)
-            let applied = (try? control { context -> Bool in
-                guard generation == context.state.meteringGeneration else { return false }
-                if useHardware, let camera = context.activeCamera, stepHardware(camera, stops: stops) { return true }
-                useHardware = false
-                context.state.stages.meteringEV = Swift.min(Swift.max(context.state.stages.meteringEV + 0.9 * stops, -10), 10)
-                return (try? context.applyChain()) != nil
-            }) ?? false
+            let applied =
+                (try? control { context -> Bool in
+                    guard generation == context.state.meteringGeneration else { return false }
+                    if useHardware, let camera = context.activeCamera, stepHardware(camera, stops: stops) { return true }
+                    useHardware = false
+                    context.state.stages.meteringEV = Swift.min(Swift.max(context.state.stages.meteringEV + 0.9 * stops, -10), 10)
+                    return (try? context.applyChain()) != nil
+                }) ?? false
             if !applied { return }
             if MonotonicClock.now > deadline { break }
         }
@@ -278,7 +289,8 @@ extension CaptureSession {
     /// Scales the exposure time by 2^stops (then gain for what the time cannot reach); false at the limits.
     private func stepHardware(_ camera: CameraDevice, stops: Double) -> Bool {
         guard let controls = try? camera.exposureControls(), let time = controls.exposureTime,
-              let current = (try? camera.value(of: time))?.integerValue else { return false }
+            let current = (try? camera.value(of: time))?.integerValue
+        else { return false }
         let wanted = Double(Swift.max(current, 1)) * pow(2, stops)
         let next = time.snapped(wanted)
         if next != current {

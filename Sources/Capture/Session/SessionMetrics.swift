@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 import SwiftFilterElement
 
 /// The session's counters for monitoring, in base units and counted from the start of the session (across camera
@@ -82,10 +82,11 @@ extension CaptureSession {
         let filter = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
         let recorder = activeRecorder
         let bytes = carried.recordingBytes + (recorder?.bytesWritten ?? 0)
-        var storage = StorageMetrics(recordingBytes: state.withLock { state in
-            state.recordingBytesReported = max(state.recordingBytesReported, bytes)
-            return state.recordingBytesReported
-        }, recordingsWritten: carried.recordingsWritten, segmentsWritten: stats.segmentsWritten ?? 0)
+        var storage = StorageMetrics(
+            recordingBytes: state.withLock { state in
+                state.recordingBytesReported = max(state.recordingBytesReported, bytes)
+                return state.recordingBytesReported
+            }, recordingsWritten: carried.recordingsWritten, segmentsWritten: stats.segmentsWritten ?? 0)
         if let budget = self.storage {
             let counts = budget.now
             storage.usedBytes = counts.usedBytes

@@ -108,8 +108,9 @@ extension CaptureSession {
         let window = rates.withLock { window -> RateWindow in
             let span = now - window.time
             if span >= 0.5 {
-                window = RateWindow(time: now, framesIn: framesIn, framesOut: framesOut,
-                                    fpsIn: Double(framesIn - window.framesIn) / span, fpsOut: Double(framesOut - window.framesOut) / span)
+                window = RateWindow(
+                    time: now, framesIn: framesIn, framesOut: framesOut,
+                    fpsIn: Double(framesIn - window.framesIn) / span, fpsOut: Double(framesOut - window.framesOut) / span)
             }
             return window
         }
@@ -124,13 +125,17 @@ extension CaptureSession {
             queueDrops: queueDrops, qosDrops: base.qosDrops + (filterStats?.dropped ?? 0),
             sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),
             filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
-            chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.currentFile, recordingFailure: state.withLock { $0.recordingFailure },
+            chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.currentFile,
+            recordingFailure: state.withLock { $0.recordingFailure },
             stills: stills.withLock { $0.count }, lastCapture: lastCapture, outputs: outputReports(),
-            cameras: graph.flatMap { graph in graph.cameraPlans.isEmpty ? nil : graph.cameraPlans.keys.sorted().compactMap { graph.cameraPlans[$0]?.summary } },
+            cameras: graph.flatMap { graph in
+                graph.cameraPlans.isEmpty ? nil : graph.cameraPlans.keys.sorted().compactMap { graph.cameraPlans[$0]?.summary }
+            },
             recordedFrames: base.recordedFrames + (recorder?.framesEncoded.value ?? 0),
             recordingBytes: base.recordingBytes + (recorder?.bytesWritten ?? 0),
             segmentsWritten: base.segments + (recorder?.segments?.now.finished ?? 0),
-            storageUsedBytes: storageCounts?.usedBytes, storageFreeBytes: storageCounts?.freeBytes, storageDeletions: storageCounts?.deletions)
+            storageUsedBytes: storageCounts?.usedBytes, storageFreeBytes: storageCounts?.freeBytes,
+            storageDeletions: storageCounts?.deletions)
         let analysers = analyzerStats
         if !analysers.isEmpty {
             stats.analysis = analysers

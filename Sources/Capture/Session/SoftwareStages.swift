@@ -32,8 +32,9 @@ struct SoftwareStages: Sendable, Equatable {
         if abs(totalEV) >= 0.005 { stages.append("exposure ev=\(number(totalEV))") }
         if let kelvin, kelvin != 6500 { stages.append("temperature kelvin=\(kelvin)") }
         if brightness != 0 || contrast != 0 || saturation != 0 {
-            stages.append("colorcontrols brightness=\(number(brightness)) contrast=\(number(Self.gain(contrast))) "
-                          + "saturation=\(number(Self.gain(saturation)))")
+            stages.append(
+                "colorcontrols brightness=\(number(brightness)) contrast=\(number(Self.gain(contrast))) "
+                    + "saturation=\(number(Self.gain(saturation)))")
         }
         return stages
     }

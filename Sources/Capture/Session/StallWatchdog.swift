@@ -118,7 +118,8 @@ extension CaptureSession {
     private func stalled(_ graph: RunningGraph, device: String, seconds: Int) {
         let recover = state.withLock { state -> (@Sendable (CameraFailure) -> Void)? in
             guard state.graph === graph, !state.recovering, !state.transitioning, !state.ended, !state.stopping,
-                  let recover = state.recover else { return nil }
+                let recover = state.recover
+            else { return nil }
             state.recovering = true
             return recover
         }

@@ -9,7 +9,8 @@ enum StillEncoder {
         }
         let pipeline = try PipelineBuilder.stillEncoderGraph(format: format, quality: quality).build()
         guard let source = pipeline.element(named: "in", as: AppSrc.self),
-              let sink = pipeline.element(named: "out", as: AppSink.self) else {
+            let sink = pipeline.element(named: "out", as: AppSink.self)
+        else {
             throw SessionError.snapshotFailed(reason: "the encoder pipeline has no appsrc/appsink")
         }
         source.caps = caps

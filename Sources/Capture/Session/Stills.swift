@@ -49,8 +49,9 @@ extension CaptureSession {
                 state.sequence += 1
                 return state.sequence
             }
-            path = try StillWriter.write(bytes, directory: directory ?? still?.directory ?? "captures",
-                                         base: stillBaseName(sequence: sequence, tag: tag), extension: format == .png ? "png" : "jpg")
+            path = try StillWriter.write(
+                bytes, directory: directory ?? still?.directory ?? "captures",
+                base: stillBaseName(sequence: sequence, tag: tag), extension: format == .png ? "png" : "jpg")
         } catch {
             recordFailure("still failed: \(error)", unprompted: false, kind: FailureKind(of: error))
             throw error
@@ -97,7 +98,8 @@ func timestamp(milliseconds: Bool = false) -> String {
     var parts = tm()
     localtime_r(&now, &parts)
     func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-    let seconds = "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))-\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))"
+    let seconds =
+        "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))-\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))"
     guard milliseconds else { return seconds }
     let millis = Int(clock.tv_nsec / 1_000_000)
     return seconds + "." + (millis < 10 ? "00" : millis < 100 ? "0" : "") + "\(millis)"

@@ -84,14 +84,16 @@ struct StreamTimeline: Sendable {
 @discardableResult
 func forward(_ sample: Sample, into source: AppSrc, timeline: Locked<StreamTimeline>, lastCaps: Locked<Caps?>) -> Bool {
     guard let buffer = sample.buffer else { return false }
-    var copy = WritableBuffer(buffer)   // the sample's buffer is shared: a copy of its metadata to restamp
+    var copy = WritableBuffer(buffer)  // the sample's buffer is shared: a copy of its metadata to restamp
     if let pts = buffer.pts {
         copy.pts = timeline.withLock { $0.place(pts, duration: buffer.duration) }
     }
-    if let caps = sample.caps, lastCaps.withLock({ last in
-        defer { last = caps }
-        return last.map { !$0.isEqual(to: caps) } ?? true
-    }) {
+    if let caps = sample.caps,
+        lastCaps.withLock({ last in
+            defer { last = caps }
+            return last.map { !$0.isEqual(to: caps) } ?? true
+        })
+    {
         source.caps = caps
     }
     return (try? source.push(copy)) != nil

@@ -29,9 +29,11 @@ final class SegmentFiles: Sendable {
 
     /// `first` is the claimed name of the first file; later names are `base-TIMESTAMP.ext` in `directory`.
     /// `onCut` runs (on a streaming thread: it must not block) each time a new file is about to open; `clock` stamps names.
-    init(first: String, directory: String, base: String, extension fileExtension: String,
-         clock: @escaping @Sendable () -> String = { timestamp(milliseconds: true) },
-         onCut: @escaping @Sendable () -> Void, onWarning: @escaping @Sendable (String) -> Void) {
+    init(
+        first: String, directory: String, base: String, extension fileExtension: String,
+        clock: @escaping @Sendable () -> String = { timestamp(milliseconds: true) },
+        onCut: @escaping @Sendable () -> Void, onWarning: @escaping @Sendable (String) -> Void
+    ) {
         self.clock = clock
         self.first = first
         self.directory = directory

@@ -1,8 +1,8 @@
 import Analysis
 import Dispatch
 import Foundation
-import Glibc
 import GStreamer
+import Glibc
 
 /// Keeps the capture folders within a `StorageConfig`: captures older than `maxAge` go, then the oldest recordings
 /// (segments) and stills until they take at most `maxBytes` together and the file system has `minFree` left.
@@ -45,8 +45,10 @@ final class StorageBudget: Sendable {
     private let openFiles: @Sendable () -> (paths: Set<String>, reserve: Int)
 
     /// `openFiles` names the files the session is writing and the bytes the open one may still grow by.
-    init(limits: StorageConfig, directories: [String], label: String, log: @escaping @Sendable (String) -> Void,
-         openFiles: @escaping @Sendable () -> (paths: Set<String>, reserve: Int)) {
+    init(
+        limits: StorageConfig, directories: [String], label: String, log: @escaping @Sendable (String) -> Void,
+        openFiles: @escaping @Sendable () -> (paths: Set<String>, reserve: Int)
+    ) {
         self.limits = limits
         var seen = Set<String>()
         self.directories = directories.filter { seen.insert(URL(fileURLWithPath: $0).standardizedFileURL.path).inserted }
@@ -168,7 +170,9 @@ final class StorageBudget: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
         let present = Set(names)
         return names.compactMap { name -> Capture? in
-            guard name.hasSuffix(EventSidecar.suffix), !present.contains(String(name.dropLast(EventSidecar.suffix.count))) else { return nil }
+            guard name.hasSuffix(EventSidecar.suffix), !present.contains(String(name.dropLast(EventSidecar.suffix.count))) else {
+                return nil
+            }
             return regularFile("\(directory)/\(name)")
         }
     }

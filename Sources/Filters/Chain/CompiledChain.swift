@@ -88,11 +88,13 @@ public final class CompiledChain: @unchecked Sendable {
         try source.validate()
         try destination.validate()
         guard source.format == destination.format, source.width == destination.width, source.height == destination.height else {
-            throw .mismatch(source: "\(source.format.gstName) \(source.width)x\(source.height)",
-                            destination: "\(destination.format.gstName) \(destination.width)x\(destination.height)")
+            throw .mismatch(
+                source: "\(source.format.gstName) \(source.width)x\(source.height)",
+                destination: "\(destination.format.gstName) \(destination.width)x\(destination.height)")
         }
         guard !stages.isEmpty else {
-            MirrorFlipKernel.run(source, destination, mirror: false, flip: false, SpatialContext(scratch: scratch, threads: threads, kernels: kernels))
+            MirrorFlipKernel.run(
+                source, destination, mirror: false, flip: false, SpatialContext(scratch: scratch, threads: threads, kernels: kernels))
             return
         }
         var input = source
@@ -131,19 +133,23 @@ public final class CompiledChain: @unchecked Sendable {
                 MirrorFlipKernel.run(source, destination, mirror: mirror, flip: false, context)
                 return
             }
-            kernel.prepare(format: source.format, width: source.width, height: source.height, scratch: scratch, slotBase: Self.pointSlots + 100 * index)
+            kernel.prepare(
+                format: source.format, width: source.width, height: source.height, scratch: scratch, slotBase: Self.pointSlots + 100 * index
+            )
             let bands = RowParallel.bands(threads: threads, rows: source.height, samples: source.width * source.height * 4)
             let rowBuffers = context.perBand(.rowB, bands: bands, bytes: RGBPointKernel.bufferBytes(width: source.width))
             RowParallel.run(rows: source.height, bands: bands) { band, rows in
                 let rowBuffer = rowBuffers.base + band * rowBuffers.stride
                 guard let mirrorBuffers else {
-                    kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format,
-                               width: source.width, height: source.height, rows: rows, buffer: rowBuffer)
+                    kernel.run(
+                        source: source.planes[0], destination: destination.planes[0], format: source.format,
+                        width: source.width, height: source.height, rows: rows, buffer: rowBuffer)
                     return
                 }
                 // Each row mirrored while it is in L1.
-                kernel.run(source: source.planes[0], destination: destination.planes[0], format: source.format, width: source.width,
-                           height: source.height, rows: rows, buffer: rowBuffer, mirror: mirrorBuffers.base + band * mirrorBuffers.stride)
+                kernel.run(
+                    source: source.planes[0], destination: destination.planes[0], format: source.format, width: source.width,
+                    height: source.height, rows: rows, buffer: rowBuffer, mirror: mirrorBuffers.base + band * mirrorBuffers.stride)
             }
         } else {
             let kernel: YUVPointKernel
@@ -188,9 +194,11 @@ public final class CompiledChain: @unchecked Sendable {
         case let .frame(box):
             let input = context.unaliased(source, destination)
             let scratch = scratch, base = Self.frameSlots + 100 * index
-            box.filter.apply(input, to: destination, context: FrameContext(threads: threads) { slot, bytes in
-                scratch.buffer(base + slot, bytes: bytes)
-            })
+            box.filter.apply(
+                input, to: destination,
+                context: FrameContext(threads: threads) { slot, bytes in
+                    scratch.buffer(base + slot, bytes: bytes)
+                })
         case let .blur(sigma):
             GaussianKernel.run(source, destination, sigma: sigma, sharpenAmount: nil, context)
         case let .sharpen(amount, sigma):

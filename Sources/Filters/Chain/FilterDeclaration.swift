@@ -59,8 +59,9 @@ public struct ParameterBinding<Declared: Filter>: Sendable {
     public static func bind<Declaration: ParameterDeclaration>(
         _ declaration: Declaration, to property: WritableKeyPath<Declared, Declaration.Value> & Sendable
     ) -> ParameterBinding {
-        ParameterBinding(info: declaration.info,
-                         read: { arguments, filter in filter[keyPath: property] = arguments[declaration] },
-                         value: { declaration.value($0[keyPath: property]) })
+        ParameterBinding(
+            info: declaration.info,
+            read: { arguments, filter in filter[keyPath: property] = arguments[declaration] },
+            value: { declaration.value($0[keyPath: property]) })
     }
 }

@@ -30,9 +30,11 @@ public enum ParameterValue: Sendable, Hashable, CustomStringConvertible {
     /// Quotes by Unicode scalar, as the parser reads: a combining mark that follows the opening quote
     /// stays text, and the quote stays a quote.
     static func quoteIfNeeded(_ value: String) -> String {
-        let special = value.isEmpty || value.unicodeScalars.contains(where: {
-            $0.properties.isWhitespace || $0 == "|" || $0 == "\"" || $0 == "\\" || $0 == "="
-        })
+        let special =
+            value.isEmpty
+            || value.unicodeScalars.contains(where: {
+                $0.properties.isWhitespace || $0 == "|" || $0 == "\"" || $0 == "\\" || $0 == "="
+            })
         guard special else { return value }
         var quoted = "\""
         for scalar in value.unicodeScalars {
@@ -138,7 +140,7 @@ public enum FilterCatalog {
     public static let types: [any Filter.Type] = [
         Sepia.self, Vignette.self, Mono.self, Invert.self, ColorControls.self, Exposure.self,
         Temperature.self, Gamma.self, Posterize.self, Threshold.self, Blur.self, Sharpen.self,
-        Edges.self, Pixelate.self, Zoom.self, Mirror.self, Flip.self, Lut.self,
+        Edges.self, Pixelate.self, Zoom.self, Mirror.self, Flip.self, Lut.self
     ]
 
     /// The descriptions of every filter the process knows: the built-ins, then registered ones in order.

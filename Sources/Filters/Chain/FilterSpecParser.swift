@@ -65,7 +65,9 @@ enum FilterSpecParser {
         }
     }
 
-    private static func parseValue(_ text: String, _ parameter: ParameterInfo, filter: String, position: Int) throws(FilterSpecError) -> ParameterValue {
+    private static func parseValue(
+        _ text: String, _ parameter: ParameterInfo, filter: String, position: Int
+    ) throws(FilterSpecError) -> ParameterValue {
         // Only plain decimal numbers: Double(_:) would also take "nan", "inf" and hex floats.
         let plain = !text.isEmpty && text.allSatisfy { "0123456789+-.eE".contains($0) }
         switch parameter.kind {

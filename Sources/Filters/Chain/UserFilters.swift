@@ -123,8 +123,10 @@ public struct PointMap: Sendable {
     }
 
     /// A curve per channel, sampled into a `size`³ table.
-    public static func curves(size: Int = 33, red: (Double) -> Double, green: (Double) -> Double,
-                              blue: (Double) -> Double) -> PointMap {
+    public static func curves(
+        size: Int = 33, red: (Double) -> Double, green: (Double) -> Double,
+        blue: (Double) -> Double
+    ) -> PointMap {
         function(size: size) { SIMD3(red($0.x), green($0.y), blue($0.z)) }
     }
 

@@ -11,8 +11,9 @@ public struct Blur: DeclaredFilter, Equatable {
     /// The `radius` key: its default, range and meaning.
     public static let radius = NumberParameter("radius", default: 2, in: 0...50, unit: "px", "standard deviation in pixels (0 = off)")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Blur>(name: "blur", summary: "Gaussian blur", defaults: Blur(),
-                                                      parameters: [.bind(radius, to: \.radius)])
+    public static let declaration = FilterDeclaration<Blur>(
+        name: "blur", summary: "Gaussian blur", defaults: Blur(),
+        parameters: [.bind(radius, to: \.radius)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.blur(sigma: radius)) }

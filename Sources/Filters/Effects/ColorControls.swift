@@ -10,7 +10,10 @@ public struct ColorControls: DeclaredFilter, Equatable {
     public var saturation: Double
 
     /// Creates the filter; every parameter clamps into its range.
-    public init(brightness: Double = ColorControls.brightness.defaultValue, contrast: Double = ColorControls.contrast.defaultValue, saturation: Double = ColorControls.saturation.defaultValue) {
+    public init(
+        brightness: Double = ColorControls.brightness.defaultValue, contrast: Double = ColorControls.contrast.defaultValue,
+        saturation: Double = ColorControls.saturation.defaultValue
+    ) {
         self.brightness = Self.brightness.clamp(brightness)
         self.contrast = Self.contrast.clamp(contrast)
         self.saturation = Self.saturation.clamp(saturation)
@@ -23,16 +26,18 @@ public struct ColorControls: DeclaredFilter, Equatable {
     /// The `saturation` key: its default, range and meaning.
     public static let saturation = NumberParameter("saturation", default: 1, in: 0...4, "distance from grey (0 = greyscale, 1 = unchanged)")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<ColorControls>(name: "colorcontrols", summary: "saturation, brightness and contrast", defaults: ColorControls(),
-                                                      parameters: [.bind(brightness, to: \.brightness), .bind(contrast, to: \.contrast), .bind(saturation, to: \.saturation)])
+    public static let declaration = FilterDeclaration<ColorControls>(
+        name: "colorcontrols", summary: "saturation, brightness and contrast", defaults: ColorControls(),
+        parameters: [.bind(brightness, to: \.brightness), .bind(contrast, to: \.contrast), .bind(saturation, to: \.saturation)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let (b, c, s) = (brightness, contrast, saturation)
-        return FilterKernel(.affine { color in
-            Affine3.luma(color).mixed(with: .identity, s)
-                .then(.scale(1, offset: b))
-                .then(.scale(c, offset: 0.5 - 0.5 * c))
-        })
+        return FilterKernel(
+            .affine { color in
+                Affine3.luma(color).mixed(with: .identity, s)
+                    .then(.scale(1, offset: b))
+                    .then(.scale(c, offset: 0.5 - 0.5 * c))
+            })
     }
 }

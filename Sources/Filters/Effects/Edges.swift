@@ -5,7 +5,8 @@ public struct Edges: DeclaredFilter, Equatable {
     /// Creates the filter.
     public init() {}
     /// The filter's name and summary.
-    public static let declaration = FilterDeclaration<Edges>(name: "edges", summary: "Sobel gradient magnitude of luma, as grey", defaults: Edges())
+    public static let declaration = FilterDeclaration<Edges>(
+        name: "edges", summary: "Sobel gradient magnitude of luma, as grey", defaults: Edges())
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.edges) }
 }

@@ -17,8 +17,9 @@ public struct Exposure: DeclaredFilter, Equatable {
     /// The `ev` key: its default, range and meaning.
     public static let ev = NumberParameter("ev", default: 0, in: -10...10, unit: "EV", "stops; +1 doubles, −1 halves")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Exposure>(name: "exposure", summary: "multiply by 2^ev", defaults: Exposure(),
-                                                      parameters: [.bind(ev, to: \.ev)])
+    public static let declaration = FilterDeclaration<Exposure>(
+        name: "exposure", summary: "multiply by 2^ev", defaults: Exposure(),
+        parameters: [.bind(ev, to: \.ev)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

@@ -19,8 +19,9 @@ public struct Gamma: DeclaredFilter, Equatable {
     /// The `value` key: its default, range and meaning.
     public static let value = NumberParameter("value", default: 1, in: 0.1...10, "exponent; above 1 darkens mid-tones (1 = unchanged)")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Gamma>(name: "gamma", summary: "power curve out = in^value", defaults: Gamma(),
-                                                      parameters: [.bind(value, to: \.value)])
+    public static let declaration = FilterDeclaration<Gamma>(
+        name: "gamma", summary: "power curve out = in^value", defaults: Gamma(),
+        parameters: [.bind(value, to: \.value)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

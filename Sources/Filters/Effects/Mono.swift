@@ -6,7 +6,8 @@ public struct Mono: DeclaredFilter, Equatable {
     /// Creates the filter.
     public init() {}
     /// The filter's name and summary.
-    public static let declaration = FilterDeclaration<Mono>(name: "mono", summary: "greyscale from the luma of the frame's colour matrix", defaults: Mono())
+    public static let declaration = FilterDeclaration<Mono>(
+        name: "mono", summary: "greyscale from the luma of the frame's colour matrix", defaults: Mono())
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.affine { Affine3.luma($0) }) }
 }

@@ -13,8 +13,9 @@ public struct Pixelate: DeclaredFilter, Equatable {
     /// The `size` key: its default, range and meaning.
     public static let size = IntegerParameter("size", default: 8, in: 1...256, unit: "px", "block edge in pixels (1 = off)")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Pixelate>(name: "pixelate", summary: "mosaic of block averages", defaults: Pixelate(),
-                                                      parameters: [.bind(size, to: \.size)])
+    public static let declaration = FilterDeclaration<Pixelate>(
+        name: "pixelate", summary: "mosaic of block averages", defaults: Pixelate(),
+        parameters: [.bind(size, to: \.size)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.pixelate(size: size)) }

@@ -13,8 +13,9 @@ public struct Posterize: DeclaredFilter, Equatable {
     /// The `levels` key: its default, range and meaning.
     public static let levels = IntegerParameter("levels", default: 6, in: 2...256, "output levels per component")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Posterize>(name: "posterize", summary: "quantize each component to a few levels", defaults: Posterize(),
-                                                      parameters: [.bind(levels, to: \.levels)])
+    public static let declaration = FilterDeclaration<Posterize>(
+        name: "posterize", summary: "quantize each component to a few levels", defaults: Posterize(),
+        parameters: [.bind(levels, to: \.levels)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

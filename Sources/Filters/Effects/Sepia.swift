@@ -20,19 +20,21 @@ public struct Sepia: DeclaredFilter, Equatable {
     /// The `intensity` key: its default, range and meaning.
     public static let intensity = NumberParameter("intensity", default: 1, in: 0...1, "blend towards full sepia (0 = off)")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Sepia>(name: "sepia", summary: "brown-toned monochrome that keeps luma", defaults: Sepia(),
-                                                      parameters: [.bind(intensity, to: \.intensity)])
+    public static let declaration = FilterDeclaration<Sepia>(
+        name: "sepia", summary: "brown-toned monochrome that keeps luma", defaults: Sepia(),
+        parameters: [.bind(intensity, to: \.intensity)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let i = intensity
-        return FilterKernel(.affine { color in
-            let delta = Affine3.yCbCrToRGB(color).apply((0, Sepia.tone.cb, Sepia.tone.cr))
-            // Row c is the luma weights times 1 + 2Δc: a tint proportional to Y (a constant one lifted black).
-            let k = color.lumaCoefficients
-            let gains = [1 + 2 * delta.0, 1 + 2 * delta.1, 1 + 2 * delta.2]
-            let toned = Affine3(m: gains.flatMap { [k.r * $0, k.g * $0, k.b * $0] })
-            return Affine3.identity.mixed(with: toned, i)
-        })
+        return FilterKernel(
+            .affine { color in
+                let delta = Affine3.yCbCrToRGB(color).apply((0, Sepia.tone.cb, Sepia.tone.cr))
+                // Row c is the luma weights times 1 + 2Δc: a tint proportional to Y (a constant one lifted black).
+                let k = color.lumaCoefficients
+                let gains = [1 + 2 * delta.0, 1 + 2 * delta.1, 1 + 2 * delta.2]
+                let toned = Affine3(m: gains.flatMap { [k.r * $0, k.g * $0, k.b * $0] })
+                return Affine3.identity.mixed(with: toned, i)
+            })
     }
 }

@@ -14,10 +14,12 @@ public struct Sharpen: DeclaredFilter, Equatable {
     /// The `amount` key: its default, range and meaning.
     public static let amount = NumberParameter("amount", default: 1, in: 0...10, "strength (0 = off)")
     /// The `radius` key: its default, range and meaning.
-    public static let radius = NumberParameter("radius", default: 1, in: 0.5...50, unit: "px", "standard deviation in pixels of the subtracted blur")
+    public static let radius = NumberParameter(
+        "radius", default: 1, in: 0.5...50, unit: "px", "standard deviation in pixels of the subtracted blur")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Sharpen>(name: "sharpen", summary: "unsharp mask", defaults: Sharpen(),
-                                                      parameters: [.bind(amount, to: \.amount), .bind(radius, to: \.radius)])
+    public static let declaration = FilterDeclaration<Sharpen>(
+        name: "sharpen", summary: "unsharp mask", defaults: Sharpen(),
+        parameters: [.bind(amount, to: \.amount), .bind(radius, to: \.radius)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.sharpen(amount: amount, sigma: radius)) }

@@ -22,22 +22,25 @@ public struct Temperature: DeclaredFilter, Equatable {
     }
 
     /// The `kelvin` key: its default, range and meaning.
-    public static let kelvin = NumberParameter("kelvin", default: 6500, in: 2000...12000, unit: "K", "light colour in kelvin; lower is warmer (6500 = unchanged)")
+    public static let kelvin = NumberParameter(
+        "kelvin", default: 6500, in: 2000...12000, unit: "K", "light colour in kelvin; lower is warmer (6500 = unchanged)")
     /// The `tint` key: its default, range and meaning.
     public static let tint = NumberParameter("tint", default: 0, in: -100...100, "positive towards magenta, negative towards green")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Temperature>(name: "temperature", summary: "white balance towards a colour temperature and tint", defaults: Temperature(),
-                                                      parameters: [.bind(kelvin, to: \.kelvin), .bind(tint, to: \.tint)])
+    public static let declaration = FilterDeclaration<Temperature>(
+        name: "temperature", summary: "white balance towards a colour temperature and tint", defaults: Temperature(),
+        parameters: [.bind(kelvin, to: \.kelvin), .bind(tint, to: \.tint)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
         let target = Self.whitePoint(kelvin), daylight = Self.whitePoint(6500)
         let gains = (target.0 / daylight.0, target.1 / daylight.1 * (1 - tint / 250), target.2 / daylight.2)
-        return FilterKernel(.affine { color in
-            let k = color.lumaCoefficients
-            let luma = k.r * gains.0 + k.g * gains.1 + k.b * gains.2
-            return .diagonal(gains.0 / luma, gains.1 / luma, gains.2 / luma)
-        })
+        return FilterKernel(
+            .affine { color in
+                let k = color.lumaCoefficients
+                let luma = k.r * gains.0 + k.g * gains.1 + k.b * gains.2
+                return .diagonal(gains.0 / luma, gains.1 / luma, gains.2 / luma)
+            })
     }
 
     /// Approximate sRGB colour (0...1) of a black body at `kelvin` (Tanner Helland's fit).

@@ -11,8 +11,9 @@ public struct Threshold: DeclaredFilter, Equatable {
     /// The `level` key: its default, range and meaning.
     public static let level = NumberParameter("level", default: 0.5, in: 0...1, "luma cut")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Threshold>(name: "threshold", summary: "white where luma ≥ level, black elsewhere", defaults: Threshold(),
-                                                      parameters: [.bind(level, to: \.level)])
+    public static let declaration = FilterDeclaration<Threshold>(
+        name: "threshold", summary: "white where luma ≥ level, black elsewhere", defaults: Threshold(),
+        parameters: [.bind(level, to: \.level)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {

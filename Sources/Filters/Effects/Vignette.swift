@@ -19,8 +19,9 @@ public struct Vignette: DeclaredFilter, Equatable {
     /// The `radius` key: its default, range and meaning.
     public static let radius = NumberParameter("radius", default: 1, in: 0.1...10, "falloff radius in half-diagonals; larger is gentler")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Vignette>(name: "vignette", summary: "darken towards the corners", defaults: Vignette(),
-                                                      parameters: [.bind(intensity, to: \.intensity), .bind(radius, to: \.radius)])
+    public static let declaration = FilterDeclaration<Vignette>(
+        name: "vignette", summary: "darken towards the corners", defaults: Vignette(),
+        parameters: [.bind(intensity, to: \.intensity), .bind(radius, to: \.radius)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.vignette(VignetteShape(intensity: intensity, radius: radius))) }

@@ -23,8 +23,9 @@ public struct Zoom: DeclaredFilter, Equatable {
     /// The `y` key: its default, range and meaning.
     public static let y = NumberParameter("y", default: 0.5, in: 0...1, "vertical centre, 0 = top edge, 1 = bottom edge")
     /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Zoom>(name: "zoom", summary: "digital zoom about a normalized centre, bilinear", defaults: Zoom(),
-                                                      parameters: [.bind(factor, to: \.factor), .bind(x, to: \.x), .bind(y, to: \.y)])
+    public static let declaration = FilterDeclaration<Zoom>(
+        name: "zoom", summary: "digital zoom about a normalized centre, bilinear", defaults: Zoom(),
+        parameters: [.bind(factor, to: \.factor), .bind(x, to: \.x), .bind(y, to: \.y)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel { FilterKernel(.zoom(factor: factor, x: x, y: y)) }

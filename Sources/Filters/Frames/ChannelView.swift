@@ -46,8 +46,10 @@ struct ChannelView {
     /// Copies `width` pixels of `channels` bytes, `sourceStep` and `destinationStep` bytes apart; one block copy when
     /// the view is packed.
     @inline(__always)
-    private func copyRow(from source: UnsafePointer<UInt8>, step sourceStep: Int, to destination: UnsafeMutablePointer<UInt8>,
-                         step destinationStep: Int) {
+    private func copyRow(
+        from source: UnsafePointer<UInt8>, step sourceStep: Int, to destination: UnsafeMutablePointer<UInt8>,
+        step destinationStep: Int
+    ) {
         if step == channels {
             destination.update(from: source, count: rowSamples)
         } else {
@@ -59,7 +61,9 @@ struct ChannelView {
 
     /// The views of a frame pair (same format and size).
     static func views(source: Frame, destination: Frame) -> [ChannelView] {
-        func view(_ plane: Int, offset: Int, width: Int, height: Int, channels: Int, step: Int, subX: Int, subY: Int, luma: Bool) -> ChannelView {
+        func view(
+            _ plane: Int, offset: Int, width: Int, height: Int, channels: Int, step: Int, subX: Int, subY: Int, luma: Bool
+        ) -> ChannelView {
             ChannelView(
                 source: (source.planes[plane].base + offset).assumingMemoryBound(to: UInt8.self),
                 sourceStride: source.planes[plane].stride,
@@ -73,16 +77,22 @@ struct ChannelView {
         case .rgba, .bgra, .rgbx, .bgrx, .argb, .xrgb:
             return [view(0, offset: 0, width: w, height: h, channels: 4, step: 4, subX: 1, subY: 1, luma: false)]
         case .i420:
-            return [view(0, offset: 0, width: w, height: h, channels: 1, step: 1, subX: 1, subY: 1, luma: true),
-                    view(1, offset: 0, width: cw, height: ch, channels: 1, step: 1, subX: 2, subY: 2, luma: false),
-                    view(2, offset: 0, width: cw, height: ch, channels: 1, step: 1, subX: 2, subY: 2, luma: false)]
+            return [
+                view(0, offset: 0, width: w, height: h, channels: 1, step: 1, subX: 1, subY: 1, luma: true),
+                view(1, offset: 0, width: cw, height: ch, channels: 1, step: 1, subX: 2, subY: 2, luma: false),
+                view(2, offset: 0, width: cw, height: ch, channels: 1, step: 1, subX: 2, subY: 2, luma: false)
+            ]
         case .nv12:
-            return [view(0, offset: 0, width: w, height: h, channels: 1, step: 1, subX: 1, subY: 1, luma: true),
-                    view(1, offset: 0, width: cw, height: ch, channels: 2, step: 2, subX: 2, subY: 2, luma: false)]
+            return [
+                view(0, offset: 0, width: w, height: h, channels: 1, step: 1, subX: 1, subY: 1, luma: true),
+                view(1, offset: 0, width: cw, height: ch, channels: 2, step: 2, subX: 2, subY: 2, luma: false)
+            ]
         case .yuy2:
-            return [view(0, offset: 0, width: w, height: h, channels: 1, step: 2, subX: 1, subY: 1, luma: true),
-                    view(0, offset: 1, width: cw, height: h, channels: 1, step: 4, subX: 2, subY: 1, luma: false),
-                    view(0, offset: 3, width: cw, height: h, channels: 1, step: 4, subX: 2, subY: 1, luma: false)]
+            return [
+                view(0, offset: 0, width: w, height: h, channels: 1, step: 2, subX: 1, subY: 1, luma: true),
+                view(0, offset: 1, width: cw, height: h, channels: 1, step: 4, subX: 2, subY: 1, luma: false),
+                view(0, offset: 3, width: cw, height: h, channels: 1, step: 4, subX: 2, subY: 1, luma: false)
+            ]
         }
     }
 }

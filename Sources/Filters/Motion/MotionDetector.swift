@@ -53,8 +53,9 @@ public struct MotionBox: Sendable, Equatable {
     /// The smallest box holding both.
     public func union(_ other: MotionBox) -> MotionBox {
         let left = min(x, other.x), top = min(y, other.y)
-        return MotionBox(x: left, y: top, width: max(x + width, other.x + other.width) - left,
-                         height: max(y + height, other.y + other.height) - top)
+        return MotionBox(
+            x: left, y: top, width: max(x + width, other.x + other.width) - left,
+            height: max(y + height, other.y + other.height) - top)
     }
 }
 
@@ -123,7 +124,7 @@ public struct MotionDetector: Sendable {
     /// Compares one frame's luma (`width` × `height`, rows `stride` bytes apart) at `time` (nanoseconds, the frame's
     /// timestamp) with the background, then learns it; returns the event edge this frame makes, if any.
     public mutating func process(luma: UnsafeBufferPointer<UInt8>, width: Int, height: Int, stride: Int, time: UInt64) -> MotionChange? {
-        let cell = max(4, settings.cellSize)   // the four samples of a row sit at cell / 2 - 2 … cell / 2 + 1
+        let cell = max(4, settings.cellSize)  // the four samples of a row sit at cell / 2 - 2 … cell / 2 + 1
         guard width >= cell, height >= cell, stride >= width, luma.count >= stride * (height - 1) + width else { return nil }
         let columns = width / cell, rows = height / cell
         let first = columns != self.columns || rows != self.rows
@@ -144,8 +145,9 @@ public struct MotionDetector: Sendable {
                     for column in 0..<columns {
                         let offset = column &* cell
                         let upper = Int32(top[offset]) &+ Int32(top[offset &+ 1]) &+ Int32(top[offset &+ 2]) &+ Int32(top[offset &+ 3])
-                        let lower = Int32(bottom[offset]) &+ Int32(bottom[offset &+ 1]) &+ Int32(bottom[offset &+ 2]) &+ Int32(bottom[offset &+ 3])
-                        let value = (upper &+ lower) &<< 1   // luma × 16
+                        let lower =
+                            Int32(bottom[offset]) &+ Int32(bottom[offset &+ 1]) &+ Int32(bottom[offset &+ 2]) &+ Int32(bottom[offset &+ 3])
+                        let value = (upper &+ lower) &<< 1  // luma × 16
                         if first {
                             cells[column] = value
                             continue
@@ -170,9 +172,12 @@ public struct MotionDetector: Sendable {
         }
         if first { return nil }
         lastArea = watchedCount > 0 ? Double(changed) / Double(watchedCount) : 0
-        lastBox = changed > 0 ? MotionBox(x: Double(minX) / Double(columns), y: Double(minY) / Double(rows),
-                                          width: Double(maxX - minX + 1) / Double(columns),
-                                          height: Double(maxY - minY + 1) / Double(rows)) : nil
+        lastBox =
+            changed > 0
+            ? MotionBox(
+                x: Double(minX) / Double(columns), y: Double(minY) / Double(rows),
+                width: Double(maxX - minX + 1) / Double(columns),
+                height: Double(maxY - minY + 1) / Double(rows)) : nil
         return advance(time: time)
     }
 

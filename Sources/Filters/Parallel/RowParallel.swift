@@ -112,7 +112,8 @@ final class BandPool: @unchecked Sendable {
     /// run) when the pool is busy with another job or has too few workers.
     func run(pieces: Int, slots: Int, _ body: (Int, Int) -> Void) -> Bool {
         guard slots - 1 <= workers.count, pieces > 0, pieces <= Ticket.maxPieces,
-              busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return false }
+            busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged
+        else { return false }
         defer { busy.store(false, ordering: .releasing) }
         if !started {
             started = true
@@ -224,11 +225,13 @@ final class BandPool: @unchecked Sendable {
     private func startWorker(_ index: Int) -> Bool {
         let context = Unmanaged.passRetained(WorkerContext(pool: self, index: index)).toOpaque()
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            let context = Unmanaged<WorkerContext>.fromOpaque(raw).takeRetainedValue()
-            context.pool.work(context.index)
-        }, context)
+        let created = pthread_create(
+            &thread, nil,
+            { raw in
+                guard let raw else { return nil }
+                let context = Unmanaged<WorkerContext>.fromOpaque(raw).takeRetainedValue()
+                context.pool.work(context.index)
+            }, context)
         guard created == 0 else {
             Unmanaged<WorkerContext>.fromOpaque(context).release()
             return false
@@ -278,8 +281,9 @@ enum CPUSet {
     private static let bitsPerWord = UInt64.bitWidth
     private static let getCPU = symbol("sched_getcpu", as: (@convention(c) () -> Int32).self)
     private static let getAffinity = symbol("sched_getaffinity", as: (@convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32).self)
-    private static let setAffinity = symbol("pthread_setaffinity_np",
-                                            as: (@convention(c) (pthread_t, Int, UnsafeRawPointer) -> Int32).self)
+    private static let setAffinity = symbol(
+        "pthread_setaffinity_np",
+        as: (@convention(c) (pthread_t, Int, UnsafeRawPointer) -> Int32).self)
 
     private static func symbol<Function>(_ name: String, as type: Function.Type) -> Function? {
         dlsym(nil, name).map { unsafeBitCast($0, to: type) }

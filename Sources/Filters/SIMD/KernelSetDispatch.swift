@@ -8,43 +8,55 @@ internal import FiltersAVX512
 /// one (or the caller) the rest.
 extension KernelSet {
     /// On AVX-512, `YUV420Core.lumaRow` (whole groups of 64 samples; returns how many it did); elsewhere 0.
-    func yuv420Luma(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, width: Int, table: UnsafePointer<UInt8>?,
-                           scale: Int16, constant: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
+    func yuv420Luma(
+        _ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, width: Int, table: UnsafePointer<UInt8>?,
+        scale: Int16, constant: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
-            return YUV420Core.lumaRow(s, d, width: width, .init(table: table, scale: scale, constant: constant, bias: bias, columns: columns, row: row),
-                                      mirrored: mirrored)
+            return YUV420Core.lumaRow(
+                s, d, width: width, .init(table: table, scale: scale, constant: constant, bias: bias, columns: columns, row: row),
+                mirrored: mirrored)
         }
         #endif
         return 0
     }
 
     /// On AVX-512, `YUV420Core.chromaRow` (whole groups of 32 pairs; returns how many it did); elsewhere 0.
-    func yuv420Chroma(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
-                             pairs: Int, diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16,
-                             mirrored: Bool) -> Int {
+    func yuv420Chroma(
+        _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
+        pairs: Int, diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16,
+        mirrored: Bool
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
-            return YUV420Core.chromaRow(u, v, du, dv, pairs: pairs, .init(diagonal: diagonal, cross: cross, constant: constant, bias: bias,
-                                                                          columns: columns, row: row), mirrored: mirrored)
+            return YUV420Core.chromaRow(
+                u, v, du, dv, pairs: pairs,
+                .init(
+                    diagonal: diagonal, cross: cross, constant: constant, bias: bias,
+                    columns: columns, row: row), mirrored: mirrored)
         }
         #endif
         return 0
     }
 
     /// On AVX-512, `YUV420Core.jointRows` (whole groups of 64 luma columns; returns how many it did); elsewhere 0.
-    func yuv420Joint(_ s0: UnsafePointer<UInt8>, _ d0: UnsafeMutablePointer<UInt8>, _ s1: UnsafePointer<UInt8>, _ d1: UnsafeMutablePointer<UInt8>,
-                            _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
-                            width: Int, luma: (scale: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row0: Int16, row1: Int16),
-                            chroma: (diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16),
-                            mixing: (fromChroma: UInt32, constant32: Int32, fromLuma: UInt32)) -> Int {
+    func yuv420Joint(
+        _ s0: UnsafePointer<UInt8>, _ d0: UnsafeMutablePointer<UInt8>, _ s1: UnsafePointer<UInt8>, _ d1: UnsafeMutablePointer<UInt8>,
+        _ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>?, _ du: UnsafeMutablePointer<UInt8>, _ dv: UnsafeMutablePointer<UInt8>?,
+        width: Int, luma: (scale: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row0: Int16, row1: Int16),
+        chroma: (diagonal: UInt32, cross: UInt32?, constant: UInt32, bias: UInt32, columns: UnsafePointer<Int16>?, row: Int16),
+        mixing: (fromChroma: UInt32, constant32: Int32, fromLuma: UInt32)
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
-            return YUV420Core.jointRows(s0, d0, s1, d1, u, v, du, dv, width: width,
-                                        .init(table: nil, scale: luma.scale, constant: 0, bias: luma.bias, columns: luma.columns, row: luma.row0),
-                                        .init(diagonal: chroma.diagonal, cross: chroma.cross, constant: chroma.constant, bias: chroma.bias,
-                                              columns: chroma.columns, row: chroma.row),
-                                        .init(fromChroma: mixing.fromChroma, constant32: mixing.constant32, fromLuma: mixing.fromLuma, row1: luma.row1))
+            return YUV420Core.jointRows(
+                s0, d0, s1, d1, u, v, du, dv, width: width,
+                .init(table: nil, scale: luma.scale, constant: 0, bias: luma.bias, columns: luma.columns, row: luma.row0),
+                .init(
+                    diagonal: chroma.diagonal, cross: chroma.cross, constant: chroma.constant, bias: chroma.bias,
+                    columns: chroma.columns, row: chroma.row),
+                .init(fromChroma: mixing.fromChroma, constant32: mixing.constant32, fromLuma: mixing.fromLuma, row1: luma.row1))
         }
         #endif
         return 0
@@ -53,16 +65,20 @@ extension KernelSet {
     /// On AVX-512, `ByteTableCore.lookup` (whole groups of 64 bytes; returns how many it did); on AVX2 its
     /// `ByteTableCore.uniform` where there is one table (whole groups of 32); elsewhere 0.
     /// `uniform`: (byte offset of the one table in `tables`, the bytes it applies to) when the others keep their values.
-    func byteTables(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>,
-                           uniform: (offset: Int, mask: UInt64)?) -> Int {
+    func byteTables(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>,
+        uniform: (offset: Int, mask: UInt64)?
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
             guard let uniform else { return FiltersAVX512.ByteTableCore.lookup(source, destination, bytes: bytes, tables: tables) }
-            return FiltersAVX512.ByteTableCore.uniform(source, destination, bytes: bytes, table: tables + uniform.offset, mask: uniform.mask)
+            return FiltersAVX512.ByteTableCore.uniform(
+                source, destination, bytes: bytes, table: tables + uniform.offset, mask: uniform.mask)
         }
         if path == .avx2, let uniform {
-            return FiltersAVX2.ByteTableCore.uniform(source, destination, bytes: bytes, table: tables + uniform.offset,
-                                                     mask: UInt32(truncatingIfNeeded: uniform.mask))
+            return FiltersAVX2.ByteTableCore.uniform(
+                source, destination, bytes: bytes, table: tables + uniform.offset,
+                mask: UInt32(truncatingIfNeeded: uniform.mask))
         }
         #endif
         return 0
@@ -73,8 +89,9 @@ extension KernelSet {
     func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int, box: BoxCascadeCore.Box, passes: Int) {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 {
-            FiltersAVX2.BoxCascadeCore.cascade(a, positions: positions, stride: stride,
-                                               box: .init(radius: box.radius, inner: box.inner, outer: box.outer), passes: passes)
+            FiltersAVX2.BoxCascadeCore.cascade(
+                a, positions: positions, stride: stride,
+                box: .init(radius: box.radius, inner: box.inner, outer: box.outer), passes: passes)
             return
         }
         #endif
@@ -93,8 +110,10 @@ extension KernelSet {
     }
 
     /// `BoxCascadeCore.store4` on this set's path.
-    func store4(_ a: UnsafePointer<SIMD8<Float>>, width: Int, scale: SIMD8<Float>, _ o0: UnsafeMutablePointer<UInt16>,
-                       _ o1: UnsafeMutablePointer<UInt16>) {
+    func store4(
+        _ a: UnsafePointer<SIMD8<Float>>, width: Int, scale: SIMD8<Float>, _ o0: UnsafeMutablePointer<UInt16>,
+        _ o1: UnsafeMutablePointer<UInt16>
+    ) {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 {
             FiltersAVX2.BoxCascadeCore.store4(a, width: width, scale: scale, o0, o1)
@@ -127,7 +146,8 @@ extension KernelSet {
     }
 
     /// `EdgesCore.luma` on this set's path.
-    func edgesLuma(_ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, into p: UnsafeMutablePointer<UInt8>) {
+    func edgesLuma(_ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, into p: UnsafeMutablePointer<UInt8>)
+    {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
             let done = FiltersAVX512.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
@@ -141,8 +161,10 @@ extension KernelSet {
     }
 
     /// `EdgesCore.sobel` on this set's path.
-    func edgesSobel(_ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width: Int, offset: Int32,
-                           into m: UnsafeMutablePointer<UInt8>) {
+    func edgesSobel(
+        _ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width: Int, offset: Int32,
+        into m: UnsafeMutablePointer<UInt8>
+    ) {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 { return FiltersAVX2.EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m) }
         #endif
@@ -151,8 +173,10 @@ extension KernelSet {
     }
 
     /// `EdgesCore.magnitudes` on this set's path (for tests: the paths take the root differently).
-    func edgesMagnitudes(_ gx: UnsafePointer<Int16>, _ gy: UnsafePointer<Int16>, count: Int, offset: Int32,
-                                into m: UnsafeMutablePointer<UInt8>) {
+    func edgesMagnitudes(
+        _ gx: UnsafePointer<Int16>, _ gy: UnsafePointer<Int16>, count: Int, offset: Int32,
+        into m: UnsafeMutablePointer<UInt8>
+    ) {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 { return FiltersAVX2.EdgesCore.magnitudes(gx, gy, count: count, offset: offset, into: m) }
         #endif
@@ -175,16 +199,20 @@ extension KernelSet {
     }
 
     /// On AVX2 and AVX-512, `RGBFixedCore.row` (whole 16- or 32-pixel groups; returns how many pixels it did); elsewhere 0.
-    func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
-                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool) -> Int {
+    func rgbFixedRow(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
+        passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
-            return FiltersAVX512.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row,
-                                                  mirrored: mirrored)
+            return FiltersAVX512.RGBFixedCore.row(
+                src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row,
+                mirrored: mirrored)
         }
         if path == .avx2 {
-            return FiltersAVX2.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row,
-                                                mirrored: mirrored)
+            return FiltersAVX2.RGBFixedCore.row(
+                src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row,
+                mirrored: mirrored)
         }
         #endif
         return 0
@@ -192,19 +220,24 @@ extension KernelSet {
 
     /// On AVX-512, `RGBFixedCore.row` with `table` (256 bytes, each entry xored with 0x80) applied to the colour
     /// bytes first (whole 32-pixel groups; returns how many pixels it did); elsewhere 0.
-    func rgbFixedRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>,
-                            passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>) -> Int {
+    func rgbFixedRow(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>,
+        passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
-            return FiltersAVX512.RGBFixedCore.row(src, dst, width: width, m: m, o: o, keep: 0, passFirst: passFirst, columns: columns, row: row,
-                                                  mirrored: mirrored, table: table)
+            return FiltersAVX512.RGBFixedCore.row(
+                src, dst, width: width, m: m, o: o, keep: 0, passFirst: passFirst, columns: columns, row: row,
+                mirrored: mirrored, table: table)
         }
         #endif
         return 0
     }
 
     /// On AVX2, `ZoomCore.blend` (whole groups of 16 samples; returns how many it did); elsewhere 0.
-    func zoomBlend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight: UInt32, count: Int, into d: UnsafeMutablePointer<UInt8>) -> Int {
+    func zoomBlend(
+        _ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight: UInt32, count: Int, into d: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 { return FiltersAVX2.ZoomCore.blend(a, b, weight: weight, count: count, into: d) }
         #endif
@@ -212,7 +245,8 @@ extension KernelSet {
     }
 
     /// On AVX2 (and AVX-512), `ZoomCore.horizontal4` (returns how many output pixels it did); elsewhere 0.
-    func zoomHorizontal4(_ s: UnsafePointer<UInt8>, columns: UnsafePointer<Int32>, width: Int, into h: UnsafeMutablePointer<UInt16>) -> Int {
+    func zoomHorizontal4(_ s: UnsafePointer<UInt8>, columns: UnsafePointer<Int32>, width: Int, into h: UnsafeMutablePointer<UInt16>) -> Int
+    {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 { return FiltersAVX2.ZoomCore.horizontal4(s, columns: columns, width: width, into: h) }
         #endif
@@ -221,14 +255,17 @@ extension KernelSet {
 
     /// On AVX-512 its `MirrorCore.reverse` (whole 64-byte groups) then AVX2's on what is left, on AVX2 that alone
     /// (whole 32-byte groups); returns how many bytes were done; elsewhere 0.
-    func mirrorReverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
-                              readForward: Bool) -> Int {
+    func mirrorReverse(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
+        readForward: Bool
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
             let done = FiltersAVX512.MirrorCore.reverse(source, destination, bytes: bytes, size: size, readForward: readForward)
             guard done < bytes else { return done }
             // The last part of the row (less than 64 bytes) 32 bytes at a time, offset past what is done.
-            return done + FiltersAVX2.MirrorCore.reverse(source, destination + done, bytes: bytes - done, size: size, readForward: readForward)
+            return done
+                + FiltersAVX2.MirrorCore.reverse(source, destination + done, bytes: bytes - done, size: size, readForward: readForward)
         }
         if hasAVX2 { return FiltersAVX2.MirrorCore.reverse(source, destination, bytes: bytes, size: size, readForward: readForward) }
         #endif
@@ -236,8 +273,10 @@ extension KernelSet {
     }
 
     /// On AVX2, `GaussianCore.horizontal` (whole groups of 16; returns how many it did); elsewhere 0.
-    func gaussianHorizontal(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels: Int, samples: Int,
-                                   into out: UnsafeMutablePointer<UInt16>) -> Int {
+    func gaussianHorizontal(
+        _ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels: Int, samples: Int,
+        into out: UnsafeMutablePointer<UInt16>
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 { return FiltersAVX2.GaussianCore.horizontal(p, taps: taps, channels: channels, samples: samples, into: out) }
         #endif
@@ -245,8 +284,10 @@ extension KernelSet {
     }
 
     /// On AVX2, `GaussianCore.vertical` (whole groups of 16; returns how many it did); elsewhere 0.
-    func gaussianVertical(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
-                                 into acc: UnsafeMutablePointer<Int32>) -> Int {
+    func gaussianVertical(
+        _ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
+        into acc: UnsafeMutablePointer<Int32>
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 { return FiltersAVX2.GaussianCore.vertical(rows, taps: taps, samples: samples, into: acc) }
         #endif
@@ -256,10 +297,12 @@ extension KernelSet {
 
 extension KernelSet {
     /// `BoxCascadeFixedCore.panel` on this set's path.
-    func boxFixedPanel(source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
-                       left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int, channels: Int, width: Int, height: Int,
-                       from x0: Int, count: Int, horizontal: BoxCascadeFixedCore.Box, vertical: BoxCascadeFixedCore.Box, passes: Int,
-                       fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
+    func boxFixedPanel(
+        source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
+        left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int, channels: Int, width: Int, height: Int,
+        from x0: Int, count: Int, horizontal: BoxCascadeFixedCore.Box, vertical: BoxCascadeFixedCore.Box, passes: Int,
+        fractionBits f: Int, scratch: UnsafeMutableRawPointer
+    ) {
         #if SWIFTCAM_INTRINSICS
         if hasAVX2 {
             return FiltersAVX2.BoxCascadeFixedCore.panel(
@@ -271,10 +314,11 @@ extension KernelSet {
         }
         #endif
         if hasSSE2 {
-            return BoxCascadeFixedCore.panel(source: source, sourceStride: sourceStride, destination: destination, destinationStride: destinationStride,
-                                             left: left, right: right, haloStride: haloStride, channels: channels, width: width, height: height,
-                                             from: x0, count: count, horizontal: horizontal, vertical: vertical, passes: passes, fractionBits: f,
-                                             scratch: scratch)
+            return BoxCascadeFixedCore.panel(
+                source: source, sourceStride: sourceStride, destination: destination, destinationStride: destinationStride,
+                left: left, right: right, haloStride: haloStride, channels: channels, width: width, height: height,
+                from: x0, count: count, horizontal: horizontal, vertical: vertical, passes: passes, fractionBits: f,
+                scratch: scratch)
         }
         FiltersPortable.BoxCascadeFixedCore.panel(
             source: source, sourceStride: sourceStride, destination: destination, destinationStride: destinationStride, left: left,
@@ -287,12 +331,16 @@ extension KernelSet {
 
 extension KernelSet {
     /// `GreyCore.row` on this set's path (whole steps; returns how many pixels it did).
-    func greyRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
-                 offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32) -> Int {
+    func greyRow(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
+        offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         switch path {
-        case .avx512: return FiltersAVX512.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
-        case .avx2: return FiltersAVX2.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        case .avx512:
+            return FiltersAVX512.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        case .avx2:
+            return FiltersAVX2.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
         case .sse2: return GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
         case .portable: break
         }
@@ -301,34 +349,51 @@ extension KernelSet {
     }
 
     /// `GreyCore.tableRow` on this set's path (whole groups of 16; returns how many pixels it did).
-    func greyTableRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
-                      k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32) -> Int {
+    func greyTableRow(
+        _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
+        k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         switch path {
-        case .avx512: return FiltersAVX512.GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
-        case .avx2: return FiltersAVX2.GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
-        case .sse2: return GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        case .avx512:
+            return FiltersAVX512.GreyCore.tableRow(
+                src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        case .avx2:
+            return FiltersAVX2.GreyCore.tableRow(
+                src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        case .sse2:
+            return GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
         case .portable: break
         }
         #endif
-        return FiltersPortable.GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        return FiltersPortable.GreyCore.tableRow(
+            src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
     }
 
     /// `GreyCore.stepRow` on this set's path (whole groups of 16; returns how many pixels it did).
-    func greyStepRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
-                     k: SIMD3<Float>, offset: Float, step: (cut: UInt32, low: UInt32, high: UInt32), keep: UInt32) -> Int {
+    func greyStepRow(
+        _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
+        k: SIMD3<Float>, offset: Float, step: (cut: UInt32, low: UInt32, high: UInt32), keep: UInt32
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         switch path {
-        case .avx512: return FiltersAVX512.GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
-                                                            cut: step.cut, low: step.low, high: step.high, keep: keep)
-        case .avx2: return FiltersAVX2.GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
-                                                        cut: step.cut, low: step.low, high: step.high, keep: keep)
-        case .sse2: return GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
-                                            cut: step.cut, low: step.low, high: step.high, keep: keep)
+        case .avx512:
+            return FiltersAVX512.GreyCore.stepRow(
+                src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                cut: step.cut, low: step.low, high: step.high, keep: keep)
+        case .avx2:
+            return FiltersAVX2.GreyCore.stepRow(
+                src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                cut: step.cut, low: step.low, high: step.high, keep: keep)
+        case .sse2:
+            return GreyCore.stepRow(
+                src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+                cut: step.cut, low: step.low, high: step.high, keep: keep)
         case .portable: break
         }
         #endif
-        return FiltersPortable.GreyCore.stepRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
-                                                cut: step.cut, low: step.low, high: step.high, keep: keep)
+        return FiltersPortable.GreyCore.stepRow(
+            src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset,
+            cut: step.cut, low: step.low, high: step.high, keep: keep)
     }
 }

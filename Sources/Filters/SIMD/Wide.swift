@@ -13,7 +13,9 @@ enum Wide {
     @inline(__always) static func splat32(_ v: Int32) -> V { _mm_set1_epi32(v) }
     @inline(__always) static func splat64(_ v: Int64) -> V { _mm_set1_epi64x(v) }
     @inline(__always) static func load(_ p: UnsafeRawPointer) -> V { _mm_loadu_si128(p.assumingMemoryBound(to: __m128i.self)) }
-    @inline(__always) static func store(_ p: UnsafeMutableRawPointer, _ v: V) { _mm_storeu_si128(p.assumingMemoryBound(to: __m128i.self), v) }
+    @inline(__always) static func store(_ p: UnsafeMutableRawPointer, _ v: V) {
+        _mm_storeu_si128(p.assumingMemoryBound(to: __m128i.self), v)
+    }
     @inline(__always) static func and(_ a: V, _ b: V) -> V { _mm_and_si128(a, b) }
     @inline(__always) static func andNot(_ a: V, _ b: V) -> V { _mm_andnot_si128(a, b) }
     @inline(__always) static func or(_ a: V, _ b: V) -> V { _mm_or_si128(a, b) }

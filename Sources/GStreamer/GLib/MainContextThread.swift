@@ -38,11 +38,13 @@ public final class MainContextThread: @unchecked Sendable {
         let ready = Condition<Result<T, any Error>?>(nil)
         nonisolated(unsafe) let setup = setup
         let loop = Loop(context: context, loop: loop), state = state
-        guard state.withLock({ phase in
-            guard case .idle = phase else { return false }
-            phase = .running
-            return true
-        }) else { throw MainContextError.alreadyStarted(name: name) }
+        guard
+            state.withLock({ phase in
+                guard case .idle = phase else { return false }
+                phase = .running
+                return true
+            })
+        else { throw MainContextError.alreadyStarted(name: name) }
         let thread = Thread {
             g_main_context_push_thread_default(loop.context)
             let outcome = Result { try setup() }
@@ -79,10 +81,12 @@ public final class MainContextThread: @unchecked Sendable {
     /// Calls `g_main_context_invoke_full`.
     public func invoke(_ work: @escaping @Sendable () -> Void) {
         let data = CallbackRegistry.register(Closure(work))
-        g_main_context_invoke_full(context, 0, { data in
-            CallbackRegistry.lookup(data, as: Closure<@Sendable () -> Void>.self)?.body()
-            return 0  // G_SOURCE_REMOVE
-        }, data, { data in CallbackRegistry.remove(data) })
+        g_main_context_invoke_full(
+            context, 0,
+            { data in
+                CallbackRegistry.lookup(data, as: Closure<@Sendable () -> Void>.self)?.body()
+                return 0  // G_SOURCE_REMOVE
+            }, data, { data in CallbackRegistry.remove(data) })
     }
 
     /// Runs `work` on the thread and waits for its result. Never call it from a closure the loop is running for
@@ -98,9 +102,11 @@ public final class MainContextThread: @unchecked Sendable {
     public func repeating(every seconds: Double, _ work: @escaping @Sendable () -> Bool) -> MainContextSource {
         let milliseconds = guint(min(max(seconds * 1000, 0), Double(UInt32.max)))
         let source = g_timeout_source_new(milliseconds)!
-        g_source_set_callback(source, { data in
-            (CallbackRegistry.lookup(data, as: Closure<@Sendable () -> Bool>.self)?.body() ?? false) ? 1 : 0
-        }, CallbackRegistry.register(Closure(work)), { data in CallbackRegistry.remove(data) })
+        g_source_set_callback(
+            source,
+            { data in
+                (CallbackRegistry.lookup(data, as: Closure<@Sendable () -> Bool>.self)?.body() ?? false) ? 1 : 0
+            }, CallbackRegistry.register(Closure(work)), { data in CallbackRegistry.remove(data) })
         g_source_attach(source, context)
         return MainContextSource(adopting: source)
     }
@@ -111,12 +117,15 @@ public final class MainContextThread: @unchecked Sendable {
     public func stop() {
         guard isRunning else { return }
         let idle = g_idle_source_new()!
-        g_source_set_callback(idle, { loop in
-            if let loop { g_main_loop_quit(OpaquePointer(loop)) }
-            return 0  // G_SOURCE_REMOVE
-        }, UnsafeMutableRawPointer(g_main_loop_ref(loop)), { loop in
-            if let loop { g_main_loop_unref(OpaquePointer(loop)) }
-        })
+        g_source_set_callback(
+            idle,
+            { loop in
+                if let loop { g_main_loop_quit(OpaquePointer(loop)) }
+                return 0  // G_SOURCE_REMOVE
+            }, UnsafeMutableRawPointer(g_main_loop_ref(loop)),
+            { loop in
+                if let loop { g_main_loop_unref(OpaquePointer(loop)) }
+            })
         g_source_attach(idle, context)
         g_source_unref(idle)
         // Called from the loop's own thread, waiting would never end: the loop quits once this returns.

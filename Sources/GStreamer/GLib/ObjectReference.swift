@@ -79,7 +79,8 @@ public final class ObjectReference: @unchecked Sendable {
     /// object, or it is unset. Calls `g_object_class_find_property` and `g_object_get_property`.
     public func objectProperty(_ name: String) -> ObjectReference? {
         guard let specification = g_object_class_find_property(CGStreamer_object_class(raw), name),
-              g_type_is_a(specification.pointee.value_type, CGStreamer_type_object()) != 0 else { return nil }
+            g_type_is_a(specification.pointee.value_type, CGStreamer_type_object()) != 0
+        else { return nil }
         var value = GValue()
         g_value_init(&value, specification.pointee.value_type)
         defer { g_value_unset(&value) }

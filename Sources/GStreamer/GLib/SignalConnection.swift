@@ -21,8 +21,10 @@ public final class SignalConnection: @unchecked Sendable {
 
     /// Connects `handler` to `signal` on `object` through `trampoline`. Throws `signalNotFound` when the object's
     /// type has no such signal. Calls `g_signal_parse_name` and `g_signal_connect_data`.
-    public init<Handler: Sendable, Trampoline>(to object: UnsafeMutableRawPointer, signal: String, after: Bool = false,
-                                                handler: Handler, trampoline: Trampoline) throws(GStreamerError) {
+    public init<Handler: Sendable, Trampoline>(
+        to object: UnsafeMutableRawPointer, signal: String, after: Bool = false,
+        handler: Handler, trampoline: Trampoline
+    ) throws(GStreamerError) {
         self.signal = signal
         let box = HandlerBox(handler)
         connected = box.connected
@@ -36,15 +38,19 @@ public final class SignalConnection: @unchecked Sendable {
     /// Connects `handler` for the rest of `object`'s life: nothing disconnects it, and GLib frees the box when the
     /// object is finalized. For objects made and ended by a library on its own threads (an RTSP client, a media),
     /// whose handler must stay safe to call however late it comes. Throws like `init`.
-    public static func forLifetime<Handler: Sendable, Trampoline>(of object: UnsafeMutableRawPointer, signal: String,
-                                                                   after: Bool = false, handler: Handler,
-                                                                   trampoline: Trampoline) throws(GStreamerError) {
+    public static func forLifetime<Handler: Sendable, Trampoline>(
+        of object: UnsafeMutableRawPointer, signal: String,
+        after: Bool = false, handler: Handler,
+        trampoline: Trampoline
+    ) throws(GStreamerError) {
         _ = try connect(object, signal: signal, after: after, box: HandlerBox(handler), trampoline: trampoline)
     }
 
-    private static func connect<Handler: Sendable, Trampoline>(_ object: UnsafeMutableRawPointer, signal: String,
-                                                               after: Bool, box: HandlerBox<Handler>,
-                                                               trampoline: Trampoline) throws(GStreamerError) -> gulong {
+    private static func connect<Handler: Sendable, Trampoline>(
+        _ object: UnsafeMutableRawPointer, signal: String,
+        after: Bool, box: HandlerBox<Handler>,
+        trampoline: Trampoline
+    ) throws(GStreamerError) -> gulong {
         var signalID: guint = 0, detail: GQuark = 0
         let type = CGStreamer_object_class(object).pointee.g_type_class.g_type
         guard g_signal_parse_name(signal, type, &signalID, &detail, 1) != 0 else {
@@ -53,9 +59,10 @@ public final class SignalConnection: @unchecked Sendable {
         let data = CallbackRegistry.register(box)
         // The registry's number stands for the box; the destroy notify drops it (GLib calls it once no emission
         // holds the closure), and with it the handler and whatever the handler captured.
-        return g_signal_connect_data(object, signal, unsafeBitCast(trampoline, to: GCallback.self), data,
-                                     { data, _ in CallbackRegistry.remove(data) },
-                                     after ? G_CONNECT_AFTER : GConnectFlags(rawValue: 0))
+        return g_signal_connect_data(
+            object, signal, unsafeBitCast(trampoline, to: GCallback.self), data,
+            { data, _ in CallbackRegistry.remove(data) },
+            after ? G_CONNECT_AFTER : GConnectFlags(rawValue: 0))
     }
 
     deinit {

@@ -39,13 +39,17 @@ final class RecordServer: @unchecked Sendable {
         gst_rtsp_media_factory_set_transport_mode(factory, GST_RTSP_TRANSPORT_MODE_RECORD)
         // The depayloader is decodebin (gst-rtsp-server's own record example does the same): any codec.
         var graph = GraphDescription()
-        graph.chain(graph.add("decodebin", name: "depay0"),
-                    graph.add("appsink", name: "sink", ["sync": false, "max-buffers": 2, "drop": true, "caps": .caps(CapsDescription("video/x-raw"))]))
+        graph.chain(
+            graph.add("decodebin", name: "depay0"),
+            graph.add(
+                "appsink", name: "sink", ["sync": false, "max-buffers": 2, "drop": true, "caps": .caps(CapsDescription("video/x-raw"))]))
         gst_rtsp_media_factory_set_launch(factory, "( \(graph.launchText) )")
         gst_rtsp_media_factory_set_latency(factory, 200)
-        let configure: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, media, data in
+        let configure: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+            _, media, data in
             guard let media, let target = SignalConnection.handler(data, as: Target.self),
-                  let element = gst_rtsp_media_get_element(media.assumingMemoryBound(to: GstRTSPMedia.self)) else { return }
+                let element = gst_rtsp_media_get_element(media.assumingMemoryBound(to: GstRTSPMedia.self))
+            else { return }
             let bin = Bin(adopting: element)
             guard let sink = bin.element(named: "sink", as: AppSink.self) else { return }
             let onSample = target.onSample
@@ -56,8 +60,9 @@ final class RecordServer: @unchecked Sendable {
             }
         }
         do {
-            connection = try SignalConnection(to: UnsafeMutableRawPointer(factory!), signal: "media-configure",
-                                              handler: Target(onSample: onSample), trampoline: configure)
+            connection = try SignalConnection(
+                to: UnsafeMutableRawPointer(factory!), signal: "media-configure",
+                handler: Target(onSample: onSample), trampoline: configure)
         } catch {
             throw .setup(error.description)
         }

@@ -25,7 +25,8 @@ public struct StreamReport: Sendable, Equatable {
     public var line: String {
         guard frames > 0, let firstFrame else { return "no frames received" }
         let size = width.flatMap { w in height.map { "\(w)x\($0)" } } ?? "size unknown"
-        return "codec \(codec ?? "unknown") \(size), \(fixed(fps, 1)) fps received, \(frames) frames, \(lost) lost, first frame after \(fixed(firstFrame, 2)) s"
+        return
+            "codec \(codec ?? "unknown") \(size), \(fixed(fps, 1)) fps received, \(frames) frames, \(lost) lost, first frame after \(fixed(firstFrame, 2)) s"
     }
 }
 
@@ -51,7 +52,8 @@ public final class StreamCheck: Sendable {
     public init(url: String, listen: Bool = false) throws(PublishError) {
         GStreamer.initialize()
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(), components.host != nil else {
-            throw .badURL("\"\(PublishTarget.redacted(url))\" is not a URL such as rtsp://host:8554/cam or srt://host:8890?streamid=read:cam")
+            throw .badURL(
+                "\"\(PublishTarget.redacted(url))\" is not a URL such as rtsp://host:8554/cam or srt://host:8890?streamid=read:cam")
         }
         // A port past 65535 is a typo in the URL (usage), not a server that is down.
         if let port = components.port, !(0...65535).contains(port) {
@@ -125,7 +127,9 @@ public final class StreamCheck: Sendable {
         progress.withLock { $0.report.codec = codec }
         watch?.cancel()
         try? pipeline?.setState(.null, timeout: 5)
-        if let failure, progress.withLock({ $0.report.frames }) == 0 { throw PublishError.unreadable(url: PublishTarget.redacted(url), reason: failure) }
+        if let failure, progress.withLock({ $0.report.frames }) == 0 {
+            throw PublishError.unreadable(url: PublishTarget.redacted(url), reason: failure)
+        }
     }
 
     /// `uridecodebin ! appsink` (`rtspsrc latency=200 ! decodebin` for rtsp://), or for `--listen srt://…` an
@@ -150,8 +154,12 @@ public final class StreamCheck: Sendable {
         } else {
             source = graph.add("uridecodebin", ["uri": .string(url)])
         }
-        let sink = graph.add("appsink", name: "sink", ["sync": false, "max-buffers": 2, "drop": true,
-                                                       "caps": .caps(CapsDescription("video/x-raw"))])
+        let sink = graph.add(
+            "appsink", name: "sink",
+            [
+                "sync": false, "max-buffers": 2, "drop": true,
+                "caps": .caps(CapsDescription("video/x-raw"))
+            ])
         graph.link(source, to: sink)
         let pipeline: Pipeline
         do {
@@ -198,8 +206,9 @@ public final class StreamCheck: Sendable {
         for element in bin.allElements {
             let classes = element.factoryClasses
             guard classes.contains("Decoder"), classes.contains(where: { $0 == "Video" || $0 == "Image" }),
-                  let caps = try? element.staticPad("sink").currentCaps,
-                  let name = caps.structure(at: 0)?.name else { continue }
+                let caps = try? element.staticPad("sink").currentCaps,
+                let name = caps.structure(at: 0)?.name
+            else { continue }
             switch name {
             case "video/x-h264": return "H.264"
             case "video/x-h265": return "H.265"

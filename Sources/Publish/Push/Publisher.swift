@@ -47,7 +47,9 @@ public final class Publisher: Sendable {
         queue = DispatchQueue(label: "swiftcam.publish.\(target.endpoint)")
         let needed = Self.elements(for: target, encodingName: stream.encodingName)
         if target.scheme == .srt, stream.encodingName != "H264" {
-            throw .unsupported(codec: stream.encodingName, target: target.redacted, reason: "SRT carries MPEG-TS, which takes H.264 here; install gstreamer1.0-plugins-ugly (x264enc)")
+            throw .unsupported(
+                codec: stream.encodingName, target: target.redacted,
+                reason: "SRT carries MPEG-TS, which takes H.264 here; install gstreamer1.0-plugins-ugly (x264enc)")
         }
         for element in needed where !Element.factoryExists(element) {
             throw .missing(element: element, package: element == "rtspclientsink" ? "gstreamer1.0-rtsp" : "gstreamer1.0-plugins-bad")
@@ -122,9 +124,15 @@ public final class Publisher: Sendable {
         var graph = GraphDescription()
         // An explicit latency window: without one, mpegtsmux in front of srtsink fails the latency query
         // ("Pipeline construction is invalid, please add queues").
-        var chain = [graph.add("appsrc", name: "src", ["is-live": true, "format": "time", "do-timestamp": true,
-                                                        "max-buffers": 30, "leaky-type": "downstream",
-                                                        "min-latency": 0, "max-latency": 2_000_000_000])]
+        var chain = [
+            graph.add(
+                "appsrc", name: "src",
+                [
+                    "is-live": true, "format": "time", "do-timestamp": true,
+                    "max-buffers": 30, "leaky-type": "downstream",
+                    "min-latency": 0, "max-latency": 2_000_000_000
+                ])
+        ]
         if let parser = relay.stream.parser { chain.append(graph.add(parser, ["config-interval": 1])) }
         switch target.scheme {
         case .rtsp:

@@ -33,9 +33,10 @@ public final class RTSPServer: @unchecked Sendable {
         /// from the config come from `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` in `environment`.
         public init(config: RTSPServeConfig, name: String, environment: [String: String]) {
             let fromEnvironment = { (key: String) in environment[key].flatMap { $0.isEmpty ? nil : $0 } }
-            self.init(address: config.address.flatMap(PublishAddress.parse) ?? "127.0.0.1", port: config.port ?? 8554,
-                      path: config.path ?? "/\(name)", user: config.user ?? fromEnvironment("SWIFTCAM_RTSP_USER"),
-                      password: config.password ?? fromEnvironment("SWIFTCAM_RTSP_PASSWORD"))
+            self.init(
+                address: config.address.flatMap(PublishAddress.parse) ?? "127.0.0.1", port: config.port ?? 8554,
+                path: config.path ?? "/\(name)", user: config.user ?? fromEnvironment("SWIFTCAM_RTSP_USER"),
+                password: config.password ?? fromEnvironment("SWIFTCAM_RTSP_PASSWORD"))
         }
 
         /// Throws when these settings cannot be served: beyond loopback without a user and password.
@@ -82,7 +83,8 @@ public final class RTSPServer: @unchecked Sendable {
         let factory = factoryReference.pointer(to: GstRTSPMediaFactory.self)
         gst_rtsp_media_factory_set_launch(factory, Self.launch(payloader: stream.payloader))
         gst_rtsp_media_factory_set_shared(factory, 1)
-        gst_rtsp_media_factory_set_protocols(factory, GstRTSPLowerTrans(GST_RTSP_LOWER_TRANS_UDP.rawValue | GST_RTSP_LOWER_TRANS_TCP.rawValue))
+        gst_rtsp_media_factory_set_protocols(
+            factory, GstRTSPLowerTrans(GST_RTSP_LOWER_TRANS_UDP.rawValue | GST_RTSP_LOWER_TRANS_TCP.rawValue))
         // The stream is live: a client that pauses does not hold it for the others.
         gst_rtsp_media_factory_set_suspend_mode(factory, GST_RTSP_SUSPEND_MODE_NONE)
 
@@ -90,10 +92,12 @@ public final class RTSPServer: @unchecked Sendable {
         self.handlers = handlers
         do {
             connections = [
-                try SignalConnection(to: UnsafeMutableRawPointer(factory), signal: "media-configure", handler: handlers,
-                                     trampoline: Self.mediaConfigure),
-                try SignalConnection(to: UnsafeMutableRawPointer(server), signal: "client-connected", handler: handlers,
-                                     trampoline: Self.clientConnected),
+                try SignalConnection(
+                    to: UnsafeMutableRawPointer(factory), signal: "media-configure", handler: handlers,
+                    trampoline: Self.mediaConfigure),
+                try SignalConnection(
+                    to: UnsafeMutableRawPointer(server), signal: "client-connected", handler: handlers,
+                    trampoline: Self.clientConnected)
             ]
         } catch {
             throw .setup(error.description)
@@ -102,8 +106,9 @@ public final class RTSPServer: @unchecked Sendable {
         if let user = settings.user, let password = settings.password {
             let auth = ObjectReference(adopting: gst_rtsp_auth_new())
             defer { withExtendedLifetime(auth) {} }
-            gst_rtsp_auth_set_supported_methods(auth.pointer(to: GstRTSPAuth.self),
-                                                GstRTSPAuthMethod(GST_RTSP_AUTH_BASIC.rawValue | GST_RTSP_AUTH_DIGEST.rawValue))
+            gst_rtsp_auth_set_supported_methods(
+                auth.pointer(to: GstRTSPAuth.self),
+                GstRTSPAuthMethod(GST_RTSP_AUTH_BASIC.rawValue | GST_RTSP_AUTH_DIGEST.rawValue))
             let token = CGstRTSPServer_token_for_role("viewer")
             if let basic = gst_rtsp_auth_make_basic(user, password) {
                 gst_rtsp_auth_add_basic(auth.pointer(to: GstRTSPAuth.self), basic, token)
@@ -118,13 +123,15 @@ public final class RTSPServer: @unchecked Sendable {
         let mounts = ObjectReference(adopting: gst_rtsp_server_get_mount_points(server))
         defer { withExtendedLifetime(mounts) {} }
         // The mount points take a reference of their own (transfer full); ours stays for `stop`.
-        gst_rtsp_mount_points_add_factory(mounts.pointer(to: GstRTSPMountPoints.self), settings.path,
-                                          factoryReference.newReference().assumingMemoryBound(to: GstRTSPMediaFactory.self))
+        gst_rtsp_mount_points_add_factory(
+            mounts.pointer(to: GstRTSPMountPoints.self), settings.path,
+            factoryReference.newReference().assumingMemoryBound(to: GstRTSPMediaFactory.self))
 
         sourceID = gst_rtsp_server_attach(server, thread.context)
         guard sourceID != 0 else {
-            throw .cannotListen(address: settings.address, port: settings.port,
-                                reason: Self.bindProblem(address: settings.address, port: settings.port))
+            throw .cannotListen(
+                address: settings.address, port: settings.port,
+                reason: Self.bindProblem(address: settings.address, port: settings.port))
         }
         port = Int(gst_rtsp_server_get_bound_port(server))
         thread.start()
@@ -167,8 +174,12 @@ public final class RTSPServer: @unchecked Sendable {
     /// Built as a typed graph and printed; no config text goes into it.
     static func launch(payloader: String) -> String {
         var graph = GraphDescription()
-        let source = graph.add("appsrc", name: "src", ["is-live": true, "format": "time", "do-timestamp": true,
-                                                        "max-buffers": 30, "leaky-type": "downstream"])
+        let source = graph.add(
+            "appsrc", name: "src",
+            [
+                "is-live": true, "format": "time", "do-timestamp": true,
+                "max-buffers": 30, "leaky-type": "downstream"
+            ])
         var properties: [(String, GraphValue)] = [("pt", 96)]
         // SPS and PPS every second for clients that join late (-1, with every IDR, leaves openh264dec 1.22 decoding nothing).
         if payloader == "rtph264pay" { properties.append(("config-interval", 1)) }
@@ -214,12 +225,14 @@ public final class RTSPServer: @unchecked Sendable {
     }
 
     private typealias ObjectSignal = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
-    private typealias ObjectArgumentSignal = @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
+    private typealias ObjectArgumentSignal =
+        @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void
 
     /// A media was made (the first client of a shared one): feed its appsrc until it is unprepared.
     private static let mediaConfigure: ObjectArgumentSignal = { _, media, data in
         guard let media, let handlers = SignalConnection.handler(data, as: Handlers.self),
-              let element = gst_rtsp_media_get_element(media.assumingMemoryBound(to: GstRTSPMedia.self)) else { return }
+            let element = gst_rtsp_media_get_element(media.assumingMemoryBound(to: GstRTSPMedia.self))
+        else { return }
         let bin = Bin(adopting: element)
         guard let source = bin.element(named: "src", as: AppSrc.self) else { return }
         let key = UInt(bitPattern: media)

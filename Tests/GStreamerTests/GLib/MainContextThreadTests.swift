@@ -48,8 +48,10 @@ struct MainContextThreadTests {
         defer { thread.stop() }
         let ticks = Condition(0)
         let source = thread.repeating(every: 0.001) {
-            ticks.withLock { $0 += 1
-                return $0 < 3 }
+            ticks.withLock {
+                $0 += 1
+                return $0 < 3
+            }
         }
         #expect(ticks.wait(until: MonotonicClock.now + 30) { $0 == 3 ? true : nil } == true)
         source.cancel()

@@ -25,8 +25,9 @@ private let countCall: ElementAdded = { _, _, data in
 @Suite("SignalConnection")
 struct SignalConnectionTests {
     private func connect(_ bin: Bin, calls: Locked<Int>, freed: Locked<Int>) throws -> SignalConnection {
-        try SignalConnection(to: UnsafeMutableRawPointer(bin.pointer), signal: "element-added",
-                             handler: Counting(calls: calls, freed: Freed(freed)), trampoline: countCall)
+        try SignalConnection(
+            to: UnsafeMutableRawPointer(bin.pointer), signal: "element-added",
+            handler: Counting(calls: calls, freed: Freed(freed)), trampoline: countCall)
     }
 
     /// A handler runs for each emission while connected; after `disconnect` an emission does not reach it, and its box
@@ -78,8 +79,9 @@ struct SignalConnectionTests {
     @Test func lifetimeConnectionEndsWithTheObject() throws {
         let calls = Locked(0), freed = Locked(0)
         var bin: Bin? = Bin(name: "lifetime")
-        try SignalConnection.forLifetime(of: UnsafeMutableRawPointer(bin!.pointer), signal: "element-added",
-                                         handler: Counting(calls: calls, freed: Freed(freed)), trampoline: countCall)
+        try SignalConnection.forLifetime(
+            of: UnsafeMutableRawPointer(bin!.pointer), signal: "element-added",
+            handler: Counting(calls: calls, freed: Freed(freed)), trampoline: countCall)
         try bin!.add(try Element.make("fakesink"))
         #expect(calls.withLock { $0 } == 1)
         #expect(freed.withLock { $0 } == 0)
@@ -92,8 +94,9 @@ struct SignalConnectionTests {
         let bin = Bin(name: "unknown")
         let freed = Locked(0)
         #expect(throws: GStreamerError.signalNotFound(type: "GstBin", signal: "no-such-signal")) {
-            try SignalConnection(to: UnsafeMutableRawPointer(bin.pointer), signal: "no-such-signal",
-                                 handler: Counting(calls: Locked(0), freed: Freed(freed)), trampoline: countCall)
+            try SignalConnection(
+                to: UnsafeMutableRawPointer(bin.pointer), signal: "no-such-signal",
+                handler: Counting(calls: Locked(0), freed: Freed(freed)), trampoline: countCall)
         }
         #expect(freed.withLock { $0 } == 1, "a refused connection kept its handler")
     }
@@ -106,8 +109,9 @@ struct ObjectReferenceTests {
     @Test func retainedReferenceOwnsTheObject() throws {
         let freed = Locked(0)
         var bin: Bin? = Bin(name: "owned")
-        try SignalConnection.forLifetime(of: UnsafeMutableRawPointer(bin!.pointer), signal: "element-added",
-                                         handler: Counting(calls: Locked(0), freed: Freed(freed)), trampoline: countCall)
+        try SignalConnection.forLifetime(
+            of: UnsafeMutableRawPointer(bin!.pointer), signal: "element-added",
+            handler: Counting(calls: Locked(0), freed: Freed(freed)), trampoline: countCall)
         var reference: ObjectReference? = ObjectReference(retaining: bin!.pointer)
         #expect(reference?.typeName == "GstBin")
         bin = nil

@@ -38,7 +38,7 @@ public final class Brightness: FrameAnalyzer {
         luma.bytes.withUnsafeBufferPointer { bytes in
             for row in 0..<luma.height {
                 var sum = 0
-                for byte in bytes[row * luma.stride ..< row * luma.stride + luma.width] { sum += Int(byte) }
+                for byte in bytes[row * luma.stride..<row * luma.stride + luma.width] { sum += Int(byte) }
                 total += sum
             }
         }
@@ -51,7 +51,7 @@ public final class Brightness: FrameAnalyzer {
         summary: "brightness start / brightness end when the mean luma crosses a level, with hysteresis",
         options: [
             AnalyzerOption("level", .number(0...255), "mean luma the picture crosses, 0–255 (default 128)"),
-            AnalyzerOption("hysteresis", .number(0...64), "how far past the level the mean must go, either way (default 8)"),
+            AnalyzerOption("hysteresis", .number(0...64), "how far past the level the mean must go, either way (default 8)")
         ],
         make: { options in Brightness(level: options.number("level") ?? 128, hysteresis: options.number("hysteresis") ?? 8) })
 }

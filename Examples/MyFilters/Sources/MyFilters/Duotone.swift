@@ -24,8 +24,10 @@ public struct Duotone: PointFilter, DeclaredFilter, Equatable {
     public var intensity: Double
 
     /// Creates the filter; values clamp into their ranges.
-    public init(dark: Double = Duotone.dark.defaultValue, light: Double = Duotone.light.defaultValue,
-                intensity: Double = Duotone.intensity.defaultValue) {
+    public init(
+        dark: Double = Duotone.dark.defaultValue, light: Double = Duotone.light.defaultValue,
+        intensity: Double = Duotone.intensity.defaultValue
+    ) {
         self.dark = Self.dark.clamp(dark)
         self.light = Self.light.clamp(light)
         self.intensity = Self.intensity.clamp(intensity)
@@ -44,10 +46,11 @@ public struct Duotone: PointFilter, DeclaredFilter, Equatable {
             let weights = SIMD3(k.r, k.g, k.b)
             let span = high - low
             let identity = ColorMatrix.identity
-            return ColorMatrix(red: identity.red * (1 - t) + weights * span.x * t,
-                               green: identity.green * (1 - t) + weights * span.y * t,
-                               blue: identity.blue * (1 - t) + weights * span.z * t,
-                               offset: low * t)
+            return ColorMatrix(
+                red: identity.red * (1 - t) + weights * span.x * t,
+                green: identity.green * (1 - t) + weights * span.y * t,
+                blue: identity.blue * (1 - t) + weights * span.z * t,
+                offset: low * t)
         }
     }
 

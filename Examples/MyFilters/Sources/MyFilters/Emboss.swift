@@ -8,8 +8,9 @@ public struct Emboss: FrameFilter, DeclaredFilter, Equatable {
     /// The `strength` key: how deep the relief is.
     public static let strength = NumberParameter("strength", default: 1, in: 0...8, "depth of the relief (0 = flat grey)")
     /// The filter's name, summary and keys, each bound to the property that holds it.
-    public static let declaration = FilterDeclaration<Emboss>(name: "emboss", summary: "3×3 relief of the luma, as grey",
-                                                      defaults: Emboss(), parameters: [.bind(strength, to: \.strength)])
+    public static let declaration = FilterDeclaration<Emboss>(
+        name: "emboss", summary: "3×3 relief of the luma, as grey",
+        defaults: Emboss(), parameters: [.bind(strength, to: \.strength)])
 
     /// Depth of the relief.
     public var strength: Double

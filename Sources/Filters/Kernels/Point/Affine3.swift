@@ -47,9 +47,11 @@ struct Affine3: Sendable, Equatable {
     }
 
     func apply(_ v: (Double, Double, Double)) -> (Double, Double, Double) {
-        (m[0] * v.0 + m[1] * v.1 + m[2] * v.2 + o[0],
-         m[3] * v.0 + m[4] * v.1 + m[5] * v.2 + o[1],
-         m[6] * v.0 + m[7] * v.1 + m[8] * v.2 + o[2])
+        (
+            m[0] * v.0 + m[1] * v.1 + m[2] * v.2 + o[0],
+            m[3] * v.0 + m[4] * v.1 + m[5] * v.2 + o[1],
+            m[6] * v.0 + m[7] * v.1 + m[8] * v.2 + o[2]
+        )
     }
 
     func isNearly(_ other: Affine3, tolerance: Double = 1e-9) -> Bool {
@@ -63,7 +65,7 @@ struct Affine3: Sendable, Equatable {
         return Affine3(m: [
             k.r, k.g, k.b,
             -k.r / cb, -k.g / cb, (1 - k.b) / cb,
-            (1 - k.r) / cr, -k.g / cr, -k.b / cr,
+            (1 - k.r) / cr, -k.g / cr, -k.b / cr
         ])
     }
 
@@ -74,7 +76,7 @@ struct Affine3: Sendable, Equatable {
         return Affine3(m: [
             1, 0, cr,
             1, -k.b * cb / k.g, -k.r * cr / k.g,
-            1, cb, 0,
+            1, cb, 0
         ])
     }
 

@@ -17,12 +17,15 @@ package enum GreyCore {
     /// (6 fraction bits) packed to 16 bits, and byte j of the pixel `clamp((h + offsets[j]) >> 6)`, the
     /// pack to bytes clamping; the byte `keep` masks is copied from `src`. With `uniform` all four offsets
     /// are equal (mono): the shift comes before the spread to the four bytes.
-    package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
-                            offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32) -> Int {
+    package static func row(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
+        offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32
+    ) -> Int {
         typealias W = Wide
         let evenWeights = W.splat32(even), oddWeights = W.splat32(odd), low = W.splat32(0x00FF_00FF)
         let alpha = W.splat32(Int32(bitPattern: keep))
-        let pattern = UInt64(UInt16(bitPattern: offsets[0])) | UInt64(UInt16(bitPattern: offsets[1])) << 16
+        let pattern =
+            UInt64(UInt16(bitPattern: offsets[0])) | UInt64(UInt16(bitPattern: offsets[1])) << 16
             | UInt64(UInt16(bitPattern: offsets[2])) << 32 | UInt64(UInt16(bitPattern: offsets[3])) << 48
         let perByte = W.splat64(Int64(bitPattern: pattern))
         let same = W.splat16(offsets[0])
@@ -62,8 +65,10 @@ package enum GreyCore {
     #else
     /// `row` in Swift's SIMD types, 16 pixels a step: the same sums in 32-bit lanes (the pack to 16 bits never
     /// saturates and the add never wraps for the weights and offsets RGBGreyPass accepts), so the same bytes.
-    package static func row(_ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
-                            offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32) -> Int {
+    package static func row(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
+        offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32
+    ) -> Int {
         typealias L = SIMD16<Int32>
         let w0 = L(repeating: Int32(Int16(truncatingIfNeeded: even))), w2 = L(repeating: even &>> 16)
         let w1 = L(repeating: Int32(Int16(truncatingIfNeeded: odd))), w3 = L(repeating: odd &>> 16)
@@ -98,8 +103,10 @@ package enum GreyCore {
     /// (RGBPointKernel's affine and `clampRound`), so a step curve after it sees every pixel on the same side.
     /// Without `table`, the index itself in every byte but the kept one (for byte tables after it).
     /// `dst` may be `src` or `alpha`: each group is read before it is written.
-    package static func tableRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int,
-                                 shifts: SIMD3<UInt32>, k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32) -> Int {
+    package static func tableRow(
+        _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int,
+        shifts: SIMD3<UInt32>, k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32
+    ) -> Int {
         // Two loops: with the table test inside one, LLVM no longer vectorised the luma (14 instead of 7 ins/px).
         let kept = SIMD16<UInt32>(repeating: keep)
         var x = 0
@@ -124,8 +131,10 @@ package enum GreyCore {
 
     /// `tableRow` for a table of two entries, `low` below index `cut` and `high` from it on (threshold): a compare
     /// and a select instead of a lookup.
-    package static func stepRow(_ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int,
-                                shifts: SIMD3<UInt32>, k: SIMD3<Float>, offset: Float, cut: UInt32, low: UInt32, high: UInt32, keep: UInt32) -> Int {
+    package static func stepRow(
+        _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int,
+        shifts: SIMD3<UInt32>, k: SIMD3<Float>, offset: Float, cut: UInt32, low: UInt32, high: UInt32, keep: UInt32
+    ) -> Int {
         let kept = SIMD16<UInt32>(repeating: keep), cuts = SIMD16<UInt32>(repeating: cut)
         let lows = SIMD16<UInt32>(repeating: low), highs = SIMD16<UInt32>(repeating: high)
         var x = 0
@@ -151,7 +160,8 @@ package enum GreyCore {
             for i in 0..<16 { f[i] = Float(c[i]) }
             return f
         }
-        var l = channel(shifts.x) * F(repeating: k.x) + channel(shifts.y) * F(repeating: k.y) + channel(shifts.z) * F(repeating: k.z)
+        var l =
+            channel(shifts.x) * F(repeating: k.x) + channel(shifts.y) * F(repeating: k.y) + channel(shifts.z) * F(repeating: k.z)
             + F(repeating: offset)
         l.replace(with: F(repeating: 0), where: .!(l .> 0))
         l.replace(with: F(repeating: 255), where: l .> 255)

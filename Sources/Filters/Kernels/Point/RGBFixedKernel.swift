@@ -56,7 +56,6 @@ final class RGBFixedKernel {
     private var coefficient = 0.0
     private var preparedSize = (0, 0)
 
-
     init?(_ program: PointProgram, format: PixelFormat, kernels: KernelSet = .best) {
         var a = Affine3.identity
         var shape: VignetteShape?
@@ -125,7 +124,8 @@ final class RGBFixedKernel {
             m: (splat(m[0]), splat(m[1]), splat(m[2]), splat(m[3]), splat(m[4]), splat(m[5]), splat(m[6]), splat(m[7]), splat(m[8])),
             // Without a gain the rounding bias (8, half of 4 fraction bits) is added with the offsets.
             o: (splat(o[0] &+ (gain ? 0 : 8)), splat(o[1] &+ (gain ? 0 : 8)), splat(o[2] &+ (gain ? 0 : 8))),
-            bias: (splat(biases[0]), splat(biases[1]), splat(biases[2])), floor: splat(0), byte1: SIMD4(repeating: 0xFF00), byte3: SIMD4(repeating: 0xFF00_0000),
+            bias: (splat(biases[0]), splat(biases[1]), splat(biases[2])), floor: splat(0), byte1: SIMD4(repeating: 0xFF00),
+            byte3: SIMD4(repeating: 0xFF00_0000),
             centre: splat(Int16.min))
     }
 
@@ -188,12 +188,15 @@ final class RGBFixedKernel {
     /// each xored with 0x80): a table pass before this one (gamma in the 6-chain) done inside it, the same bytes.
     /// Returns how many pixels it did (0 unless `runsThroughTables`); `run(start:)` does the rest. Mirrored, the
     /// source row must not be the destination row (the stores would overwrite pixels not yet read).
-    func runThroughTable(_ table: UnsafePointer<UInt8>, source: UnsafeRawPointer, destination: UnsafeMutableRawPointer,
-                         width: Int, height: Int, row y: Int, mirrored: Bool) -> Int {
+    func runThroughTable(
+        _ table: UnsafePointer<UInt8>, source: UnsafeRawPointer, destination: UnsafeMutableRawPointer,
+        width: Int, height: Int, row y: Int, mirrored: Bool
+    ) -> Int {
         guard runsThroughTables else { return 0 }
         let columns = gain == nil ? nil : UnsafePointer(self.columns ?? UnsafeMutablePointer(bitPattern: 64)!)
-        return kernels.rgbFixedRow(source, destination, width: width, m: m, o: o, passFirst: passFirst, columns: columns,
-                                    row: rowTerm(y, height: height), mirrored: mirrored, throughTable: table)
+        return kernels.rgbFixedRow(
+            source, destination, width: width, m: m, o: o, passFirst: passFirst, columns: columns,
+            row: rowTerm(y, height: height), mirrored: mirrored, throughTable: table)
     }
 
     /// The vignette's row term for row `y`, Q15.
@@ -222,18 +225,23 @@ final class RGBFixedKernel {
             let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
             var x = 0
             while x &+ 8 <= width {
-                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD8<UInt32>.self) ^ flip, toByteOffset: x &* 4, as: SIMD8<UInt32>.self)
+                dst.storeBytes(
+                    of: src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD8<UInt32>.self) ^ flip, toByteOffset: x &* 4,
+                    as: SIMD8<UInt32>.self)
                 x &+= 8
             }
             while x < width {
-                dst.storeBytes(of: src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self) ^ ~keep, toByteOffset: x &* 4, as: UInt32.self)
+                dst.storeBytes(
+                    of: src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self) ^ ~keep, toByteOffset: x &* 4, as: UInt32.self)
                 x &+= 1
             }
         }
     }
 
-    private func run<Gain: Flag, PassFirst: Flag>(_ source: Plane, _ destination: Plane, _ width: Int, _ height: Int,
-                                                  _ rows: Range<Int>, _ mirrored: Bool, _ start: Int, _: Gain.Type, _: PassFirst.Type) {
+    private func run<Gain: Flag, PassFirst: Flag>(
+        _ source: Plane, _ destination: Plane, _ width: Int, _ height: Int,
+        _ rows: Range<Int>, _ mirrored: Bool, _ start: Int, _: Gain.Type, _: PassFirst.Type
+    ) {
         let columns = self.columns ?? UnsafeMutablePointer(bitPattern: 64)!
         withUnsafePointer(to: constants) { c in
             for y in rows {
@@ -242,9 +250,13 @@ final class RGBFixedKernel {
                 let rowTerm = rowTerm(y, height: height)
                 let row = I16x8(repeating: rowTerm)
                 // On the AVX2 and AVX-512 paths whole groups of 16 or 32 pixels first; this loop finishes the row.
-                var x = start > 0 ? start : kernels.rgbFixedRow(UnsafeRawPointer(src), dst, width: width, m: UnsafePointer(m), o: UnsafePointer(o), keep: keep,
-                                                                 passFirst: PassFirst.on, columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm,
-                                                                 mirrored: mirrored)
+                var x =
+                    start > 0
+                    ? start
+                    : kernels.rgbFixedRow(
+                        UnsafeRawPointer(src), dst, width: width, m: UnsafePointer(m), o: UnsafePointer(o), keep: keep,
+                        passFirst: PassFirst.on, columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm,
+                        mirrored: mirrored)
                 @inline(__always) func reversed(_ v: SIMD4<UInt32>) -> SIMD4<UInt32> { SIMD4(v[3], v[2], v[1], v[0]) }
                 while x &+ 8 <= width {
                     let v0 = src.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt32>.self)

@@ -14,22 +14,28 @@ final class RGBLutKernel {
 
     init?(_ program: PointProgram, stages: UnsafeBufferPointer<RGBPointKernel.Stage>) {
         guard let last = stages.last, last.kind == .lut3D, case let .lut3D(original)? = program.steps.last,
-              stages.dropLast().allSatisfy({ $0.kind == .affine || $0.kind == .curve }) else { return nil }
+            stages.dropLast().allSatisfy({ $0.kind == .affine || $0.kind == .curve })
+        else { return nil }
         let n = stages.count == 1 ? original.size : max(original.size, 33)
         let step = Float(255) / Float(n - 1)
-        guard let cube = TetrahedralCube(size: n, row: { g, b in
-            // One row of grid points through the float pass's own code, four at a time.
-            var row: [SIMD3<Float>] = []
-            var r = 0
-            while r < n {
-                var rr = Lanes<Float>(), gg = Lanes<Float>(repeating: Float(g) * step), bb = Lanes<Float>(repeating: Float(b) * step)
-                for lane in 0..<laneCount { rr[lane] = Float(min(r + lane, n - 1)) * step }
-                RGBPointKernel.applyAll(stages, &rr, &gg, &bb, 0, 0)
-                for lane in 0..<laneCount where r + lane < n { row.append(SIMD3(rr[lane], gg[lane], bb[lane])) }
-                r += laneCount
-            }
-            return row
-        }) else { return nil }
+        guard
+            let cube = TetrahedralCube(
+                size: n,
+                row: { g, b in
+                    // One row of grid points through the float pass's own code, four at a time.
+                    var row: [SIMD3<Float>] = []
+                    var r = 0
+                    while r < n {
+                        var rr = Lanes<Float>(), gg = Lanes<Float>(repeating: Float(g) * step),
+                            bb = Lanes<Float>(repeating: Float(b) * step)
+                        for lane in 0..<laneCount { rr[lane] = Float(min(r + lane, n - 1)) * step }
+                        RGBPointKernel.applyAll(stages, &rr, &gg, &bb, 0, 0)
+                        for lane in 0..<laneCount where r + lane < n { row.append(SIMD3(rr[lane], gg[lane], bb[lane])) }
+                        r += laneCount
+                    }
+                    return row
+                })
+        else { return nil }
         self.cube = cube
     }
 
@@ -41,21 +47,22 @@ final class RGBLutKernel {
         let (s1, s2) = (cube.size, cube.size * cube.size)
         cube.entries.withUnsafeBufferPointer { entries in
             cube.axes[0].withUnsafeBufferPointer { ar in
-            cube.axes[1].withUnsafeBufferPointer { ag in
-            cube.axes[2].withUnsafeBufferPointer { ab in
-                let c = entries.baseAddress!
-                for y in rows {
-                    let src = (source.base + y * source.stride).assumingMemoryBound(to: UInt32.self)
-                    let dst = (destination.base + y * destination.stride).assumingMemoryBound(to: UInt32.self)
-                    for x in 0..<width {
-                        let v = src[x]
-                        let bits = TetrahedralCube.blend(c, s1, s2, ar[Int((v &>> shiftR) & 0xFF)], ag[Int((v &>> shiftG) & 0xFF)],
-                                                         ab[Int((v &>> shiftB) & 0xFF)])
-                        dst[x] = (bits[0] &<< shiftR) | (bits[1] &<< shiftG) | (bits[2] &<< shiftB) | (v & keep)
+                cube.axes[1].withUnsafeBufferPointer { ag in
+                    cube.axes[2].withUnsafeBufferPointer { ab in
+                        let c = entries.baseAddress!
+                        for y in rows {
+                            let src = (source.base + y * source.stride).assumingMemoryBound(to: UInt32.self)
+                            let dst = (destination.base + y * destination.stride).assumingMemoryBound(to: UInt32.self)
+                            for x in 0..<width {
+                                let v = src[x]
+                                let bits = TetrahedralCube.blend(
+                                    c, s1, s2, ar[Int((v &>> shiftR) & 0xFF)], ag[Int((v &>> shiftG) & 0xFF)],
+                                    ab[Int((v &>> shiftB) & 0xFF)])
+                                dst[x] = (bits[0] &<< shiftR) | (bits[1] &<< shiftG) | (bits[2] &<< shiftB) | (v & keep)
+                            }
+                        }
                     }
                 }
-            }
-            }
             }
         }
     }

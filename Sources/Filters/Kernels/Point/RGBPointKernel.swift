@@ -98,13 +98,16 @@ final class RGBPointKernel {
         if fixedPoint, case .some(nil) = fixedKernels[format], tableKernels[format] == nil {
             tableKernels[format] = .some(RGBTableKernel(program, format: format, kernels: kernels))
         }
-        if case let tables?? = tableKernels[format] { tables.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: slotBase) }
+        if case let tables?? = tableKernels[format] {
+            tables.prepare(format: format, width: width, height: height, scratch: scratch, slotBase: slotBase)
+        }
         guard preparedSize != (width, height) else { return }
         preparedSize = (width, height)
         for index in stages.indices where stages[index].kind == .vignette {
             let shape = VignetteShape(intensity: Double(stages[index].m[1]), radius: Double(stages[index].m[2]))
             let k = shape.coefficient(width: width, height: height)
-            let table = scratch.buffer(slotBase + index, bytes: (width + laneCount) * 4).bindMemory(to: Float.self, capacity: width + laneCount)
+            let table = scratch.buffer(slotBase + index, bytes: (width + laneCount) * 4).bindMemory(
+                to: Float.self, capacity: width + laneCount)
             for x in 0..<(width + laneCount) {
                 let dx = Double(x) + 0.5 - Double(width) / 2
                 table[x] = Float(k * dx * dx)
@@ -121,16 +124,19 @@ final class RGBPointKernel {
     /// `buffer` is this band's scratch (`bufferBytes`). With `mirror` (a row of scratch) the output is
     /// also mirrored: each row is written there and reversed into place while it is in L1, or, by the 3×3 pass
     /// into rows that do not overlap its source's, stored reversed directly.
-    func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
-             buffer: UnsafeMutableRawPointer, mirror: UnsafeMutableRawPointer? = nil) {
+    func run(
+        source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
+        buffer: UnsafeMutableRawPointer, mirror: UnsafeMutableRawPointer? = nil
+    ) {
         if let mirror {
             // Resolved once, not per row: the per-format lookups hash.
             let lut = lutKernel ?? nil, fixed = fixedKernels[format] ?? nil, tables = tableKernels[format] ?? nil
             let to = Plane(base: mirror, stride: 0)
             if lut == nil, fixed == nil, let tables {
                 // Through its own row buffer (a second one would push the rows in flight out of L1), all rows in one call.
-                tables.run(source: source, destination: destination, format: format, width: width, height: height, rows: rows,
-                           buffer: buffer, mirror: true)
+                tables.run(
+                    source: source, destination: destination, format: format, width: width, height: height, rows: rows,
+                    buffer: buffer, mirror: true)
                 return
             }
             for y in rows {
@@ -165,8 +171,9 @@ final class RGBPointKernel {
             return
         }
         let offsets = format.rgbOffsets
-        let layout = Layout(shifts: SIMD3<UInt32>(UInt32(offsets.r * 8), UInt32(offsets.g * 8), UInt32(offsets.b * 8)),
-                            keep: UInt32(0xFF) << UInt32(offsets.a * 8))
+        let layout = Layout(
+            shifts: SIMD3<UInt32>(UInt32(offsets.r * 8), UInt32(offsets.g * 8), UInt32(offsets.b * 8)),
+            keep: UInt32(0xFF) << UInt32(offsets.a * 8))
         stages.withUnsafeBufferPointer { stages in
             // The common shapes get loops with every constant hoisted; anything else walks the list per block.
             let vignette = stages.count == 2 && stages[1].kind == .vignette ? stages[1].table : nil
@@ -278,8 +285,10 @@ final class RGBPointKernel {
     /// The row loop: eight pixels per step from one 32-byte load; the tail goes through a local block
     /// so no byte past the row is read or written.
     @inline(__always)
-    private static func rows<Operation: BlockOperation>(_ source: Plane, _ destination: Plane, _ width: Int, _ height: Int,
-                                                        _ rows: Range<Int>, _ layout: Layout, _ operation: Operation) {
+    private static func rows<Operation: BlockOperation>(
+        _ source: Plane, _ destination: Plane, _ width: Int, _ height: Int,
+        _ rows: Range<Int>, _ layout: Layout, _ operation: Operation
+    ) {
         let mask = Lanes<UInt32>(repeating: 0xFF), keep = Lanes<UInt32>(repeating: layout.keep)
         let shifts = layout.shifts
         @inline(__always) func block(_ v: Lanes<UInt32>, _ x: Int, _ dy: Float) -> Lanes<UInt32> {
@@ -310,8 +319,10 @@ final class RGBPointKernel {
     }
 
     @inline(__always)
-    static func applyAll(_ stages: UnsafeBufferPointer<Stage>, _ r: inout Lanes<Float>, _ g: inout Lanes<Float>,
-                                 _ b: inout Lanes<Float>, _ x: Int, _ dy: Float) {
+    static func applyAll(
+        _ stages: UnsafeBufferPointer<Stage>, _ r: inout Lanes<Float>, _ g: inout Lanes<Float>,
+        _ b: inout Lanes<Float>, _ x: Int, _ dy: Float
+    ) {
         for index in stages.indices {
             let stage = stages[index]
             switch stage.kind {
@@ -345,8 +356,10 @@ final class RGBPointKernel {
 
     /// Trilinear lookup; inputs in 0...255 scale are mapped to grid units and clamped to the grid.
     @inline(__always)
-    static func trilinear(_ table: UnsafeMutablePointer<Float>, _ size: Int, _ m: SIMD16<Float>,
-                                  _ r: Float, _ g: Float, _ b: Float) -> (Float, Float, Float) {
+    static func trilinear(
+        _ table: UnsafeMutablePointer<Float>, _ size: Int, _ m: SIMD16<Float>,
+        _ r: Float, _ g: Float, _ b: Float
+    ) -> (Float, Float, Float) {
         let n = m[0]
         @inline(__always) func axis(_ v: Float, _ scale: Float, _ offset: Float) -> (Int, Float) {
             var t = v * scale + offset

@@ -56,16 +56,18 @@ final class RGBTableKernel {
         // Maps after the vignette fold into the 16-bit pass (no table pass after it) when it takes them.
         let rest = Array(steps[prefix.count...])
         if suffixCount > 0, !rest.contains(where: { if case .curve = $0 { true } else { false } }),
-           RGBFixedKernel(PointProgram(steps: rest), format: format, kernels: kernels) != nil {
+            RGBFixedKernel(PointProgram(steps: rest), format: format, kernels: kernels) != nil
+        {
             suffixCount = 0
         }
         let middle = Array(steps[prefix.count..<(steps.count - suffixCount)])
         // Worth it only when a table removes a step the 16-bit pass cannot take.
         guard !prefix.isEmpty || suffixCount > 0,
-              let fixed = RGBFixedKernel(PointProgram(steps: middle), format: format, kernels: kernels) else { return nil }
+            let fixed = RGBFixedKernel(PointProgram(steps: middle), format: format, kernels: kernels)
+        else { return nil }
         before = prefix.isEmpty ? nil : Self.tables(Array(prefix), format: format, kernels: kernels)
         after = suffixCount == 0 ? nil : Self.tables(Array(steps.suffix(suffixCount)), format: format, kernels: kernels)
-        guard (prefix.isEmpty || before != nil), (suffixCount == 0 || after != nil) else { return nil }
+        guard prefix.isEmpty || before != nil, suffixCount == 0 || after != nil else { return nil }
         let suffixHasCurve = steps.suffix(suffixCount).contains { if case .curve = $0 { true } else { false } }
         core = suffixHasCurve ? nil : fixed
         floatCore = suffixHasCurve ? RGBPointKernel(PointProgram(steps: middle), fixedPoint: false, kernels: kernels) : nil
@@ -143,8 +145,10 @@ final class RGBTableKernel {
     /// Processes rows `rows`; `buffer` holds one row (`bufferBytes`) when there is a core after tables or
     /// `mirror` is set. With `mirror` every row is finished in `buffer` and reversed into the destination
     /// (one row buffer, so the rows in flight stay in L1).
-    func run(source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
-             buffer: UnsafeMutableRawPointer, mirror: Bool = false) {
+    func run(
+        source: Plane, destination: Plane, format: PixelFormat, width: Int, height: Int, rows: Range<Int>,
+        buffer: UnsafeMutableRawPointer, mirror: Bool = false
+    ) {
         guard core != nil || floatCore != nil else {
             if mirror, let before {
                 before.withUnsafeBufferPointer { t in
@@ -156,7 +160,9 @@ final class RGBTableKernel {
             } else if let before {
                 before.withUnsafeBufferPointer { t in
                     for y in rows {
-                        kernels.lookup(source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!, uniformBefore)
+                        kernels.lookup(
+                            source.base + y * source.stride, destination.base + y * destination.stride, width, t.baseAddress!, uniformBefore
+                        )
                     }
                 }
             }
@@ -184,12 +190,16 @@ final class RGBTableKernel {
                     }
                     start = centredBefore.withUnsafeBufferPointer { t in
                         core._withUnsafeGuaranteedRef {
-                            $0.runThroughTable(t.baseAddress!, source: from, destination: d, width: width, height: height, row: y, mirrored: reversedStores)
+                            $0.runThroughTable(
+                                t.baseAddress!, source: from, destination: d, width: width, height: height, row: y, mirrored: reversedStores
+                            )
                         }
                     }
                 }
                 if start < width {
-                    before.withUnsafeBufferPointer { kernels.lookup(from + 4 * start, buffer + 4 * start, width - start, $0.baseAddress!, uniformBefore) }
+                    before.withUnsafeBufferPointer {
+                        kernels.lookup(from + 4 * start, buffer + 4 * start, width - start, $0.baseAddress!, uniformBefore)
+                    }
                 }
                 coreSource = buffer
             }
@@ -204,11 +214,14 @@ final class RGBTableKernel {
             if let core {
                 if start < width {
                     core._withUnsafeGuaranteedRef {
-                        $0.run(source: from, destination: to, width: width, height: height, rows: y..<(y + 1), mirrored: reversedStores, start: start)
+                        $0.run(
+                            source: from, destination: to, width: width, height: height, rows: y..<(y + 1), mirrored: reversedStores,
+                            start: start)
                     }
                 }
             } else {
-                floatCore?.run(source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
+                floatCore?.run(
+                    source: from, destination: to, format: format, width: width, height: height, rows: y..<(y + 1), buffer: buffer)
             }
             if let after { after.withUnsafeBufferPointer { kernels.lookup(d, d, width, $0.baseAddress!, uniformAfter) } }
             if mirror && !reversedStores { MirrorFlipKernel.reverse(buffer, out, bytes: width * 4, size: 4, kernels) }
@@ -220,8 +233,10 @@ final class RGBTableKernel {
 extension KernelSet {
     /// One row through the four tables; `source` may be `destination`.
     @inline(__always)
-    fileprivate func lookup(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>,
-                               _ uniform: (offset: Int, mask: UInt64)?) {
+    fileprivate func lookup(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ width: Int, _ t: UnsafePointer<UInt8>,
+        _ uniform: (offset: Int, mask: UInt64)?
+    ) {
         let s = source.assumingMemoryBound(to: UInt8.self), d = destination.assumingMemoryBound(to: UInt8.self)
         let t1 = t + 256, t2 = t + 512, t3 = t + 768
         let end = width &* 4
@@ -284,7 +299,8 @@ struct GreyTable {
         }
         self.table = table
         let cut = table.firstIndex { $0 != table[0] } ?? 256
-        step = table[cut...].allSatisfy { $0 == table[cut < 256 ? cut : 255] }
+        step =
+            table[cut...].allSatisfy { $0 == table[cut < 256 ? cut : 255] }
             ? (UInt32(cut), table[0], table[cut < 256 ? cut : 255]) : nil
     }
 
@@ -294,9 +310,11 @@ struct GreyTable {
             let t = t.baseAddress!
             var x: Int
             if let step {
-                x = kernels.greyStepRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, step: step, keep: keep)
+                x = kernels.greyStepRow(
+                    source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, step: step, keep: keep)
             } else if kernels.path == .avx512 {
-                x = kernels.greyTableRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: nil, keep: keep)
+                x = kernels.greyTableRow(
+                    source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: nil, keep: keep)
                 after.withUnsafeBufferPointer { tables in
                     let d = destination.assumingMemoryBound(to: UInt8.self), tables = tables.baseAddress!
                     // Whole groups of 16 pixels are whole groups of 64 bytes: the lookup leaves none, but would be finished here.
@@ -307,7 +325,8 @@ struct GreyTable {
                     }
                 }
             } else {
-                x = kernels.greyTableRow(source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: t, keep: keep)
+                x = kernels.greyTableRow(
+                    source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: t, keep: keep)
             }
             while x < width {
                 let v = source.loadUnaligned(fromByteOffset: 4 &* x, as: UInt32.self)

@@ -20,7 +20,9 @@ protocol ChromaRow {
     func loadPartial(_ cx: Int, _ count: Int) -> SIMD16<UInt8>
     func storePartial(_ v: SIMD16<UInt8>, _ cx: Int, _ count: Int)
     /// The row's first bytes (source, destination): Cb and Cr interleaved in `u`, `du` (NV12, `v` and `dv` nil) or apart (I420).
-    var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) { get }
+    var pointers:
+        (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?)
+    { get }
 }
 
 /// NV12: the pairs are already interleaved in one plane.
@@ -30,7 +32,12 @@ struct InterleavedChroma: ChromaRows {
 
     struct Row: ChromaRow {
         let s: UnsafeMutableRawPointer, d: UnsafeMutableRawPointer
-        var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) {
+        var pointers:
+            (
+                u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>,
+                dv: UnsafeMutablePointer<UInt8>?
+            )
+        {
             (s.assumingMemoryBound(to: UInt8.self), nil, d.assumingMemoryBound(to: UInt8.self), nil)
         }
         @inline(__always) func load(_ cx: Int) -> SIMD16<UInt8> { UnsafeRawPointer(s + 2 * cx).loadUnaligned(as: SIMD16<UInt8>.self) }
@@ -68,12 +75,21 @@ struct PlanarChroma: ChromaRows {
     struct Row: ChromaRow {
         let u: UnsafeMutableRawPointer, v: UnsafeMutableRawPointer
         let du: UnsafeMutableRawPointer, dv: UnsafeMutableRawPointer
-        var pointers: (u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>, dv: UnsafeMutablePointer<UInt8>?) {
-            (u.assumingMemoryBound(to: UInt8.self), v.assumingMemoryBound(to: UInt8.self),
-             du.assumingMemoryBound(to: UInt8.self), dv.assumingMemoryBound(to: UInt8.self))
+        var pointers:
+            (
+                u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>?, du: UnsafeMutablePointer<UInt8>,
+                dv: UnsafeMutablePointer<UInt8>?
+            )
+        {
+            (
+                u.assumingMemoryBound(to: UInt8.self), v.assumingMemoryBound(to: UInt8.self),
+                du.assumingMemoryBound(to: UInt8.self), dv.assumingMemoryBound(to: UInt8.self)
+            )
         }
         @inline(__always) func load(_ cx: Int) -> SIMD16<UInt8> {
-            zip(UnsafeRawPointer(u + cx).loadUnaligned(as: SIMD8<UInt8>.self), UnsafeRawPointer(v + cx).loadUnaligned(as: SIMD8<UInt8>.self))
+            zip(
+                UnsafeRawPointer(u + cx).loadUnaligned(as: SIMD8<UInt8>.self), UnsafeRawPointer(v + cx).loadUnaligned(as: SIMD8<UInt8>.self)
+            )
         }
         @inline(__always) func store(_ x: SIMD16<UInt8>, _ cx: Int) {
             (du + cx).storeBytes(of: x.evenHalf, as: SIMD8<UInt8>.self)

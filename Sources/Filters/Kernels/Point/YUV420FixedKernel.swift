@@ -141,7 +141,8 @@ final class YUV420FixedKernel {
         let k1 = cs * a.o[1] - a10 * yOff, k2 = cs * a.o[2] - a20 * yOff
         let tiny = 1e-9
         lumaIdentity = shape == nil && lumaTable == nil && abs(a00 - 1) < tiny && abs(a01) < tiny && abs(a02) < tiny && abs(a.o[0]) < tiny
-        chromaIdentity = shape == nil && abs(a11 - 1) < tiny && abs(a22 - 1) < tiny && abs(a12) < tiny && abs(a21) < tiny
+        chromaIdentity =
+            shape == nil && abs(a11 - 1) < tiny && abs(a22 - 1) < tiny && abs(a12) < tiny && abs(a21) < tiny
             && abs(a10) < tiny && abs(a20) < tiny && abs(a.o[1]) < tiny && abs(a.o[2]) < tiny
         mixed = [a01, a02, a10, a20].contains { abs($0) >= tiny }
         crossChroma = abs(a12) >= tiny || abs(a21) >= tiny
@@ -152,13 +153,13 @@ final class YUV420FixedKernel {
         // The zero each component is re-centred on after the gain: 1800·8 plus this stays in Int16 too.
         let zeros = [yOff + ys * after[0], 128 + cs * after[1], 128 + cs * after[2]]
         guard abs(a00) * 128 + (abs(a01) + abs(a02)) * 128 + abs(k0) <= limit,
-              abs(a10) * 255 + (abs(a11) + abs(a12)) * 128 + abs(k1) <= limit,
-              abs(a20) * 255 + (abs(a21) + abs(a22)) * 128 + abs(k2) <= limit,
-              zeros.allSatisfy({ abs($0) <= 2000 }),
-              let s00 = fixed(a00, bits: 12), let s01 = fixed(a01, bits: 12), let s02 = fixed(a02, bits: 12),
-              let s10 = fixed(a10, bits: 13), let s11 = fixed(a11, bits: 12), let s12 = fixed(a12, bits: 12),
-              let s20 = fixed(a20, bits: 13), let s21 = fixed(a21, bits: 12), let s22 = fixed(a22, bits: 12),
-              let c0 = fixed(k0, bits: 4), let c1 = fixed(k1, bits: 4), let c2 = fixed(k2, bits: 4)
+            abs(a10) * 255 + (abs(a11) + abs(a12)) * 128 + abs(k1) <= limit,
+            abs(a20) * 255 + (abs(a21) + abs(a22)) * 128 + abs(k2) <= limit,
+            zeros.allSatisfy({ abs($0) <= 2000 }),
+            let s00 = fixed(a00, bits: 12), let s01 = fixed(a01, bits: 12), let s02 = fixed(a02, bits: 12),
+            let s10 = fixed(a10, bits: 13), let s11 = fixed(a11, bits: 12), let s12 = fixed(a12, bits: 12),
+            let s20 = fixed(a20, bits: 13), let s21 = fixed(a21, bits: 12), let s22 = fixed(a22, bits: 12),
+            let c0 = fixed(k0, bits: 4), let c1 = fixed(k1, bits: 4), let c2 = fixed(k2, bits: 4)
         else {
             lumaTable?.deallocate()
             blockTable?.deallocate()

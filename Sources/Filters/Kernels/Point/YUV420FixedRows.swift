@@ -10,18 +10,23 @@ extension YUV420FixedKernel {
     func run(source: Frame, destination: Frame, rows: Range<Int>, mirror: UnsafeMutableRawPointer? = nil) {
         if source.format == .nv12 {
             let s = source.planes[1], d = destination.planes[1]
-            run(InterleavedChroma(source: s.base, sourceStride: s.stride, destination: d.base, destinationStride: d.stride),
+            run(
+                InterleavedChroma(source: s.base, sourceStride: s.stride, destination: d.base, destinationStride: d.stride),
                 source, destination, rows, mirror)
         } else {
             let su = source.planes[1], sv = source.planes[2], du = destination.planes[1], dv = destination.planes[2]
-            run(PlanarChroma(u: su.base, uStride: su.stride, v: sv.base, vStride: sv.stride,
-                             du: du.base, duStride: du.stride, dv: dv.base, dvStride: dv.stride),
+            run(
+                PlanarChroma(
+                    u: su.base, uStride: su.stride, v: sv.base, vStride: sv.stride,
+                    du: du.base, duStride: du.stride, dv: dv.base, dvStride: dv.stride),
                 source, destination, rows, mirror)
         }
     }
 
-    private func run<Chroma: ChromaRows>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
-                                         _ mirror: UnsafeMutableRawPointer?) {
+    private func run<Chroma: ChromaRows>(
+        _ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
+        _ mirror: UnsafeMutableRawPointer?
+    ) {
         if lumaTable != nil {
             run(chroma, source, destination, rows, mirror, On.self)
         } else {
@@ -29,8 +34,10 @@ extension YUV420FixedKernel {
         }
     }
 
-    private func run<Chroma: ChromaRows, Curve: Flag>(_ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
-                                                      _ mirror: UnsafeMutableRawPointer?, _: Curve.Type) {
+    private func run<Chroma: ChromaRows, Curve: Flag>(
+        _ chroma: Chroma, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
+        _ mirror: UnsafeMutableRawPointer?, _: Curve.Type
+    ) {
         switch (gain != nil, crossChroma) {
         case (false, false): run(chroma, source, destination, rows, mirror, Off.self, Off.self, Curve.self)
         case (false, true): run(chroma, source, destination, rows, mirror, Off.self, On.self, Curve.self)
@@ -53,8 +60,9 @@ extension YUV420FixedKernel {
         let chromaColumns = chromaColumns ?? UnsafeMutablePointer(bitPattern: 64)!
         withUnsafePointer(to: constants) { c in
             // Without a curve the tables are never read.
-            let lumaBlock = LumaBlock<Gain, Curve>(c: c, columns: lumaColumns, wideColumns: lumaColumnsWide,
-                                                   table: lumaTable ?? UnsafeMutablePointer(bitPattern: 64)!, tableBytes: lumaTableBytes)
+            let lumaBlock = LumaBlock<Gain, Curve>(
+                c: c, columns: lumaColumns, wideColumns: lumaColumnsWide,
+                table: lumaTable ?? UnsafeMutablePointer(bitPattern: 64)!, tableBytes: lumaTableBytes)
             let blockTable = blockTable ?? UnsafeMutablePointer(bitPattern: 64)!
             let chromaBlock = ChromaBlock<Gain, Cross>(c: c, columns: chromaColumns, wideColumns: chromaColumnsWide)
             if mixed {
@@ -65,13 +73,15 @@ extension YUV420FixedKernel {
                     let rc = Gain.on ? chromaRowTerm(crow, height: height) : .zero
                     let d0 = dy.base + row0 * dy.stride, d1 = dy.base + row1 * dy.stride
                     guard let mirror else {
-                        Self.jointRows(kernels, sy.base + row0 * sy.stride, d0, sy.base + row1 * sy.stride, d1,
-                                       chroma, crow, width, chromaWidth, r0, r1, rc, lumaBlock, chromaBlock, blockTable, c)
+                        Self.jointRows(
+                            kernels, sy.base + row0 * sy.stride, d0, sy.base + row1 * sy.stride, d1,
+                            chroma, crow, width, chromaWidth, r0, r1, rc, lumaBlock, chromaBlock, blockTable, c)
                         continue
                     }
-                    Self.jointRows(kernels, sy.base + row0 * sy.stride, mirror, sy.base + row1 * sy.stride, mirror + width,
-                                   chroma.redirected(to: mirror + 2 * width, chromaWidth), crow, width, chromaWidth, r0, r1, rc,
-                                   lumaBlock, chromaBlock, blockTable, c)
+                    Self.jointRows(
+                        kernels, sy.base + row0 * sy.stride, mirror, sy.base + row1 * sy.stride, mirror + width,
+                        chroma.redirected(to: mirror + 2 * width, chromaWidth), crow, width, chromaWidth, r0, r1, rc,
+                        lumaBlock, chromaBlock, blockTable, c)
                     MirrorFlipKernel.reverse(mirror, d0, bytes: width, size: 1, kernels)
                     MirrorFlipKernel.reverse(mirror + width, d1, bytes: width, size: 1, kernels)
                     chroma.reverse(crow, from: mirror + 2 * width, chromaWidth, skipping: 0, kernels)
@@ -96,7 +106,8 @@ extension YUV420FixedKernel {
             for crow in chromaRows {
                 if let mirror {
                     let rc = Gain.on ? chromaRowTerm(crow, height: height) : .zero
-                    Self.chromaRow(kernels, chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock, mirroredInto: chroma)
+                    Self.chromaRow(
+                        kernels, chroma.redirected(to: mirror, chromaWidth), crow, chromaWidth, rc, chromaBlock, mirroredInto: chroma)
                 } else if chromaIdentity {
                     if !sameC { chroma.copy(crow, chromaWidth) }
                 } else {
@@ -109,14 +120,17 @@ extension YUV420FixedKernel {
 
     /// One luma row from `s` to `d`. With `final`, `d` is a row of scratch and the row ends up mirrored in
     /// `final`: stored there reversed by the wide path when `final` does not overlap `s`, the rest reversed from `d`.
-    private static func lumaRow<Gain: Flag, Curve: Flag>(_ kernels: KernelSet, _ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
-                                                         _ row: I16x8, _ block: LumaBlock<Gain, Curve>,
-                                                         mirroredInto final: UnsafeMutablePointer<UInt8>? = nil) {
+    private static func lumaRow<Gain: Flag, Curve: Flag>(
+        _ kernels: KernelSet, _ s: UnsafeMutablePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ width: Int,
+        _ row: I16x8, _ block: LumaBlock<Gain, Curve>,
+        mirroredInto final: UnsafeMutablePointer<UInt8>? = nil
+    ) {
         let k = block.c.pointee
         let constant = (k.lumaConstant, k.lumaConstant)
         let direct = final.map { disjoint($0, s, width) } ?? false
-        var x = kernels.yuv420Luma(s, (direct ? final : nil) ?? d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
-                                    bias: k.lumaBias[0], columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
+        var x = kernels.yuv420Luma(
+            s, (direct ? final : nil) ?? d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
+            bias: k.lumaBias[0], columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? x : 0
         defer { if let final { MirrorFlipKernel.reverse(d + done, final, bytes: width - done, size: 1, kernels) } }
         while x &+ 16 <= width {
@@ -136,22 +150,26 @@ extension YUV420FixedKernel {
     /// One chroma row. With `final`, `chroma` writes to scratch (`redirected`) and the row ends up mirrored in
     /// `final`'s destination: stored there reversed by the wide path when that does not overlap the source, the rest
     /// reversed from the scratch.
-    private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(_ kernels: KernelSet, _ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
-                                                                             _ row: I16x8, _ block: ChromaBlock<Gain, Cross>,
-                                                                             mirroredInto final: Chroma? = nil) {
+    private static func chromaRow<Chroma: ChromaRows, Gain: Flag, Cross: Flag>(
+        _ kernels: KernelSet, _ chroma: Chroma, _ crow: Int, _ chromaWidth: Int,
+        _ row: I16x8, _ block: ChromaBlock<Gain, Cross>,
+        mirroredInto final: Chroma? = nil
+    ) {
         let rows = chroma.rows(crow)
         let k = block.c.pointee
         let p = rows.pointers
         let target = final?.rows(crow).pointers
-        let direct = target.map { t in
-            guard let dv = t.dv, let v = t.v else { return disjoint(t.du, t.u, 2 * chromaWidth) }
-            return disjoint(t.du, t.u, chromaWidth) && disjoint(dv, v, chromaWidth)
-        } ?? false
+        let direct =
+            target.map { t in
+                guard let dv = t.dv, let v = t.v else { return disjoint(t.du, t.u, 2 * chromaWidth) }
+                return disjoint(t.du, t.u, chromaWidth) && disjoint(dv, v, chromaWidth)
+            } ?? false
         let out = (direct ? target : nil) ?? p
-        var cx = kernels.yuv420Chroma(p.u, p.v, out.du, out.dv, pairs: chromaWidth,
-                                       diagonal: pair(k.chromaDiagonal), cross: Cross.on ? pair(k.chromaCross) : nil,
-                                       constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
-                                       columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
+        var cx = kernels.yuv420Chroma(
+            p.u, p.v, out.du, out.dv, pairs: chromaWidth,
+            diagonal: pair(k.chromaDiagonal), cross: Cross.on ? pair(k.chromaCross) : nil,
+            constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
+            columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? cx : 0
         defer { final?.reverse(crow, from: chroma.scratch, chromaWidth, skipping: done, kernels) }
         while cx &+ 8 <= chromaWidth {
@@ -166,7 +184,8 @@ extension YUV420FixedKernel {
 
     /// Two luma rows and their chroma row; `row1` may be `row0` (odd height), and is then written twice with the same values.
     private static func jointRows<Chroma: ChromaRows, Gain: Flag, Cross: Flag, Curve: Flag>(
-        _ kernels: KernelSet, _ s0: UnsafeMutableRawPointer, _ d0: UnsafeMutableRawPointer, _ s1: UnsafeMutableRawPointer, _ d1: UnsafeMutableRawPointer,
+        _ kernels: KernelSet, _ s0: UnsafeMutableRawPointer, _ d0: UnsafeMutableRawPointer, _ s1: UnsafeMutableRawPointer,
+        _ d1: UnsafeMutableRawPointer,
         _ chroma: Chroma, _ crow: Int, _ width: Int, _ chromaWidth: Int, _ r0: I16x8, _ r1: I16x8, _ rc: I16x8,
         _ luma: LumaBlock<Gain, Curve>, _ block: ChromaBlock<Gain, Cross>, _ blockTable: UnsafeMutablePointer<Int16>,
         _ c: UnsafePointer<Constants>
@@ -174,8 +193,11 @@ extension YUV420FixedKernel {
         let rows = chroma.rows(crow)
         let fromChroma = c.pointee.lumaFromChroma, constant32 = c.pointee.lumaConstant32
         let ones = I16x8(repeating: 1)
-        @inline(__always) func step(_ y0: SIMD16<UInt8>, _ y1: SIMD16<UInt8>, _ uv: SIMD16<UInt8>, _ x: Int)
-            -> (SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>) {
+        @inline(__always) func step(
+            _ y0: SIMD16<UInt8>, _ y1: SIMD16<UInt8>, _ uv: SIMD16<UInt8>, _ x: Int
+        )
+            -> (SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>)
+        {
             let (ul, uh) = widenCentred(uv)
             // Each chroma pair's contribution to its four luma samples, in both 16-bit halves of a 32-bit lane.
             @inline(__always) func spread(_ centred: I16x8) -> I16x8 {
@@ -194,19 +216,24 @@ extension YUV420FixedKernel {
                 return unsafeBitCast((p &<< 5) | (p &<< 21), to: I16x8.self)
             }
             let d = (spread(ul), spread(uh))
-            return (luma.apply(y0, d, x, r0), luma.apply(y1, d, x, r1),
-                    block.apply(uv, (sum(a0, b0), sum(a1, b1)), x / 2, rc, mixed: true))
+            return (
+                luma.apply(y0, d, x, r0), luma.apply(y1, d, x, r1),
+                block.apply(uv, (sum(a0, b0), sum(a1, b1)), x / 2, rc, mixed: true)
+            )
         }
         var x = 0
         if !Curve.on {
             // The chroma side's curve is a table on the block sum, which the 64-byte rows do not read.
             let k = c.pointee, p = rows.pointers
-            x = kernels.yuv420Joint(s0.assumingMemoryBound(to: UInt8.self), d0.assumingMemoryBound(to: UInt8.self),
-                                     s1.assumingMemoryBound(to: UInt8.self), d1.assumingMemoryBound(to: UInt8.self), p.u, p.v, p.du, p.dv,
-                                     width: width, luma: (k.lumaScale[0], k.lumaBias[0], Gain.on ? UnsafePointer(luma.columns) : nil, r0[0], r1[0]),
-                                     chroma: (pair(k.chromaDiagonal), Cross.on ? pair(k.chromaCross) : nil, pair(k.chromaConstant), pair(k.chromaBias),
-                                              Gain.on ? UnsafePointer(block.columns) : nil, rc[0]),
-                                     mixing: (pair(k.lumaFromChroma), k.lumaConstant32[0], pair(k.chromaFromLuma)))
+            x = kernels.yuv420Joint(
+                s0.assumingMemoryBound(to: UInt8.self), d0.assumingMemoryBound(to: UInt8.self),
+                s1.assumingMemoryBound(to: UInt8.self), d1.assumingMemoryBound(to: UInt8.self), p.u, p.v, p.du, p.dv,
+                width: width, luma: (k.lumaScale[0], k.lumaBias[0], Gain.on ? UnsafePointer(luma.columns) : nil, r0[0], r1[0]),
+                chroma: (
+                    pair(k.chromaDiagonal), Cross.on ? pair(k.chromaCross) : nil, pair(k.chromaConstant), pair(k.chromaBias),
+                    Gain.on ? UnsafePointer(block.columns) : nil, rc[0]
+                ),
+                mixing: (pair(k.lumaFromChroma), k.lumaConstant32[0], pair(k.chromaFromLuma)))
         }
         while x &+ 16 <= width {
             let y0 = UnsafeRawPointer(s0 + x).loadUnaligned(as: SIMD16<UInt8>.self)

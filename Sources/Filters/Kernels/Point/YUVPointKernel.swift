@@ -64,7 +64,8 @@ final class YUVPointKernel {
             mode = .general(stages)
             ownedTables = owned
             if fixedPoint, case let .lut3D(cube)? = program.steps.last,
-               program.steps.dropLast().allSatisfy({ if case .vignette = $0 { false } else if case .lut3D = $0 { false } else { true } }) {
+                program.steps.dropLast().allSatisfy({ if case .vignette = $0 { false } else if case .lut3D = $0 { false } else { true } })
+            {
                 let (yo, ys, cs) = (yOffset, yScale, cScale)
                 lut = stages.withUnsafeBufferPointer { stages in
                     YUVLutKernel(size: min(max(cube.size, 33), 64)) { y, u, v in
@@ -89,9 +90,13 @@ final class YUVPointKernel {
         var start = 0
         while start < program.steps.count {
             // Program lengths are a handful of steps, so trying every end is cheap (once per chain and format).
-            guard let (end, kernel) = (start..<program.steps.count).reversed().lazy.compactMap({ last in
-                YUV420FixedKernel(PointProgram(steps: Array(program.steps[start...last])), color: color, kernels: kernels).map { (last + 1, $0) }
-            }).first else { return [] }
+            guard
+                let (end, kernel) = (start..<program.steps.count).reversed().lazy.compactMap({ last in
+                    YUV420FixedKernel(PointProgram(steps: Array(program.steps[start...last])), color: color, kernels: kernels).map {
+                        (last + 1, $0)
+                    }
+                }).first
+            else { return [] }
             segments.append(kernel)
             start = end
         }
@@ -134,11 +139,14 @@ final class YUVPointKernel {
             vTable[code] = clampByte(128 + cs * (vMap.scale * c + vMap.offset))
         }
         let identity = (0..<256).map { UInt8($0) }
-        return .tables(y: yTable == identity ? nil : yTable, u: uTable == identity ? nil : uTable,
-                       v: vTable == identity ? nil : vTable, gain: gain)
+        return .tables(
+            y: yTable == identity ? nil : yTable, u: uTable == identity ? nil : uTable,
+            v: vTable == identity ? nil : vTable, gain: gain)
     }
 
-    private static func generalStages(_ program: PointProgram, color: ColorDescription, owned: inout [UnsafeMutablePointer<Float>]) -> [Stage] {
+    private static func generalStages(
+        _ program: PointProgram, color: ColorDescription, owned: inout [UnsafeMutablePointer<Float>]
+    ) -> [Stage] {
         program.steps.map { step in
             switch step {
             case let .affine(rgb):
@@ -224,8 +232,9 @@ final class YUVPointKernel {
             while start < rows.upperBound {
                 let tile = start..<min(start + 16, rows.upperBound)
                 for (index, segment) in segments420.enumerated() {
-                    segment.run(source: index == 0 ? source : destination, destination: destination, rows: tile,
-                                mirror: index == segments420.count - 1 ? mirror : nil)
+                    segment.run(
+                        source: index == 0 ? source : destination, destination: destination, rows: tile,
+                        mirror: index == segments420.count - 1 ? mirror : nil)
                 }
                 start = tile.upperBound
             }
@@ -243,8 +252,10 @@ final class YUVPointKernel {
         }
     }
 
-    private func runTables(_ layout: YUVLayout, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
-                           _ yTable: [UInt8]?, _ uTable: [UInt8]?, _ vTable: [UInt8]?, _ gain: VignetteShape?) {
+    private func runTables(
+        _ layout: YUVLayout, _ source: Frame, _ destination: Frame, _ rows: Range<Int>,
+        _ yTable: [UInt8]?, _ uTable: [UInt8]?, _ vTable: [UInt8]?, _ gain: VignetteShape?
+    ) {
         let width = source.width, height = source.height
         let k = Float(gain?.coefficient(width: width, height: height) ?? 0)
         let halfWidth = Float(width) / 2, halfHeight = Float(height) / 2
@@ -280,8 +291,9 @@ final class YUVPointKernel {
                             while x + 4 <= width {
                                 let dx = Lanes<Float>(repeating: Float(x) - halfWidth) + ramp
                                 let g = positivePart(rowGains - ks * dx * dx)
-                                let values = Lanes<Float>(yf[Int(s[x * step])], yf[Int(s[(x + 1) * step])],
-                                                          yf[Int(s[(x + 2) * step])], yf[Int(s[(x + 3) * step])])
+                                let values = Lanes<Float>(
+                                    yf[Int(s[x * step])], yf[Int(s[(x + 1) * step])],
+                                    yf[Int(s[(x + 2) * step])], yf[Int(s[(x + 3) * step])])
                                 let out = clampRound(offsets + g * values)
                                 d[x * step] = UInt8(truncatingIfNeeded: out[0])
                                 d[(x + 1) * step] = UInt8(truncatingIfNeeded: out[1])
@@ -305,31 +317,35 @@ final class YUVPointKernel {
         let chromaWidth = layout.chromaWidth(width)
         let firstChromaRow = (rows.lowerBound + sub - 1) / sub
         let endChromaRow = (rows.upperBound + sub - 1) / sub
-        ut.withUnsafeBufferPointer { ut in vt.withUnsafeBufferPointer { vt in
-            uf.withUnsafeBufferPointer { uf in vf.withUnsafeBufferPointer { vf in
-                let us = layout.u.step, vs = layout.v.step
-                for crow in firstChromaRow..<endChromaRow {
-                    let su = layout.row(layout.u, source, crow), du = layout.row(layout.u, destination, crow)
-                    let sv = layout.row(layout.v, source, crow), dv = layout.row(layout.v, destination, crow)
-                    if gain == nil {
-                        for x in 0..<chromaWidth {
-                            du[x * us] = ut[Int(su[x * us])]
-                            dv[x * vs] = vt[Int(sv[x * vs])]
-                        }
-                    } else {
-                        let dy = Float(crow * sub) + Float(sub) / 2 - halfHeight
-                        let rowGain = 1 - k * dy * dy
-                        for x in 0..<chromaWidth {
-                            let dx = Float(2 * x + 1) - halfWidth
-                            let g = rowGain - k * dx * dx
-                            let gain = g > 0 ? g : 0
-                            du[x * us] = clampByte(128 + gain * uf[Int(su[x * us])])
-                            dv[x * vs] = clampByte(128 + gain * vf[Int(sv[x * vs])])
+        ut.withUnsafeBufferPointer { ut in
+            vt.withUnsafeBufferPointer { vt in
+                uf.withUnsafeBufferPointer { uf in
+                    vf.withUnsafeBufferPointer { vf in
+                        let us = layout.u.step, vs = layout.v.step
+                        for crow in firstChromaRow..<endChromaRow {
+                            let su = layout.row(layout.u, source, crow), du = layout.row(layout.u, destination, crow)
+                            let sv = layout.row(layout.v, source, crow), dv = layout.row(layout.v, destination, crow)
+                            if gain == nil {
+                                for x in 0..<chromaWidth {
+                                    du[x * us] = ut[Int(su[x * us])]
+                                    dv[x * vs] = vt[Int(sv[x * vs])]
+                                }
+                            } else {
+                                let dy = Float(crow * sub) + Float(sub) / 2 - halfHeight
+                                let rowGain = 1 - k * dy * dy
+                                for x in 0..<chromaWidth {
+                                    let dx = Float(2 * x + 1) - halfWidth
+                                    let g = rowGain - k * dx * dx
+                                    let gain = g > 0 ? g : 0
+                                    du[x * us] = clampByte(128 + gain * uf[Int(su[x * us])])
+                                    dv[x * vs] = clampByte(128 + gain * vf[Int(sv[x * vs])])
+                                }
+                            }
                         }
                     }
                 }
-            } }
-        } }
+            }
+        }
     }
 
     private static let identityTable: [UInt8] = (0..<256).map { UInt8($0) }
@@ -375,17 +391,21 @@ final class YUVPointKernel {
     }
 
     @inline(__always)
-    private static func apply(_ stages: UnsafeBufferPointer<Stage>, _ y0: Float, _ u0: Float, _ v0: Float,
-                              dx: Float, dy: Float) -> (Float, Float, Float) {
+    private static func apply(
+        _ stages: UnsafeBufferPointer<Stage>, _ y0: Float, _ u0: Float, _ v0: Float,
+        dx: Float, dy: Float
+    ) -> (Float, Float, Float) {
         var (y, u, v) = (y0, u0, v0)
         for index in stages.indices {
             let stage = stages[index]
             let m = stage.m
             switch stage.kind {
             case .affine:
-                (y, u, v) = (m[0] * y + m[1] * u + m[2] * v + m[9],
-                             m[3] * y + m[4] * u + m[5] * v + m[10],
-                             m[6] * y + m[7] * u + m[8] * v + m[11])
+                (y, u, v) = (
+                    m[0] * y + m[1] * u + m[2] * v + m[9],
+                    m[3] * y + m[4] * u + m[5] * v + m[10],
+                    m[6] * y + m[7] * u + m[8] * v + m[11]
+                )
             case .curve:
                 if let table = stage.table { y = table[Int(clampByte(y * 255))] }
             case .gain:

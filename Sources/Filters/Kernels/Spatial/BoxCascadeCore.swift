@@ -57,8 +57,10 @@ package enum BoxCascadeCore {
     /// The schedule of `cascade` for any lane type, its arithmetic given: `first(q)` starts a pass around `q`
     /// (writes its output at q − reach and returns its running sum), `step(q, &sum)` moves a pass on to `q`.
     @inline(__always)
-    package static func sweep<V>(_ a: UnsafeMutablePointer<V>, positions: Int, stride: Int, radius r: Int, passes: Int,
-                                 first: (UnsafeMutablePointer<V>) -> V, step: (UnsafeMutablePointer<V>, inout V) -> Void) {
+    package static func sweep<V>(
+        _ a: UnsafeMutablePointer<V>, positions: Int, stride: Int, radius r: Int, passes: Int,
+        first: (UnsafeMutablePointer<V>) -> V, step: (UnsafeMutablePointer<V>, inout V) -> Void
+    ) {
         let reach = r + 1
         // Step t runs pass k at position t − (k−1)·reach; pass k starts at step (2k−1)·reach and
         // every pass ends at the same step.
@@ -133,16 +135,19 @@ package enum BoxCascadeCore {
     package static func load4(_ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, width: Int, into a: UnsafeMutablePointer<Lanes>) {
         let p0 = UnsafeRawPointer(r0), p1 = UnsafeRawPointer(r1)
         for x in 0..<width {
-            let pixels = SIMD8<UInt8>(lowHalf: p0.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt8>.self),
-                                      highHalf: p1.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt8>.self))
+            let pixels = SIMD8<UInt8>(
+                lowHalf: p0.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt8>.self),
+                highHalf: p1.loadUnaligned(fromByteOffset: x &* 4, as: SIMD4<UInt8>.self))
             a[x] = float(SIMD8<UInt32>(truncatingIfNeeded: pixels))
         }
     }
 
     /// The inverse of `load4` after scaling: round(v·scale) as UInt16 (0 ≤ v·scale < 65536), lanes 0–3 to
     /// `o0`, 4–7 to `o1`.
-    package static func store4(_ a: UnsafePointer<Lanes>, width: Int, scale: Lanes, _ o0: UnsafeMutablePointer<UInt16>,
-                               _ o1: UnsafeMutablePointer<UInt16>) {
+    package static func store4(
+        _ a: UnsafePointer<Lanes>, width: Int, scale: Lanes, _ o0: UnsafeMutablePointer<UInt16>,
+        _ o1: UnsafeMutablePointer<UInt16>
+    ) {
         let d0 = UnsafeMutableRawPointer(o0), d1 = UnsafeMutableRawPointer(o1)
         for x in 0..<width {
             let h = SIMD8<UInt16>(truncatingIfNeeded: rounded(a[x] * scale))
@@ -159,7 +164,9 @@ package enum BoxCascadeCore {
     package static func loadStrip(_ plane: UnsafePointer<UInt16>, rowStride: Int, rows: Int, into a: UnsafeMutablePointer<Lanes>) {
         var src = UnsafeRawPointer(plane), dst = a
         for _ in 0..<rows {
-            for j in 0..<stripGroups { dst[j] = float(SIMD8<UInt32>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: 16 &* j, as: SIMD8<UInt16>.self))) }
+            for j in 0..<stripGroups {
+                dst[j] = float(SIMD8<UInt32>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: 16 &* j, as: SIMD8<UInt16>.self)))
+            }
             src += rowStride &* 2
             dst += stripGroups
         }

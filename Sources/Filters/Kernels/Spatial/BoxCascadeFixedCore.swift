@@ -94,17 +94,21 @@ package enum BoxCascadeFixedCore {
     }
 
     /// Four rows of four-channel pixels as lanes, ·2^f: lanes 4k…4k+3 a pixel of row k.
-    static func load4(_ rows: UnsafePointer<UnsafePointer<UInt8>>, from x0: Int, width: Int, fractionBits f: Int, into a: UnsafeMutablePointer<Lanes>) {
+    static func load4(
+        _ rows: UnsafePointer<UnsafePointer<UInt8>>, from x0: Int, width: Int, fractionBits f: Int, into a: UnsafeMutablePointer<Lanes>
+    ) {
         let p0 = UnsafeRawPointer(rows[0] + 4 * x0), p1 = UnsafeRawPointer(rows[1] + 4 * x0)
         let p2 = UnsafeRawPointer(rows[2] + 4 * x0), p3 = UnsafeRawPointer(rows[3] + 4 * x0)
         let shift = Lanes(repeating: UInt16(f))
         for x in 0..<width {
             let o = x &* 4
             let bytes = SIMD16<UInt8>(
-                lowHalf: SIMD8(lowHalf: p0.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt8>.self),
-                               highHalf: p1.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt8>.self)),
-                highHalf: SIMD8(lowHalf: p2.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt8>.self),
-                                highHalf: p3.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt8>.self)))
+                lowHalf: SIMD8(
+                    lowHalf: p0.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt8>.self),
+                    highHalf: p1.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt8>.self)),
+                highHalf: SIMD8(
+                    lowHalf: p2.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt8>.self),
+                    highHalf: p3.loadUnaligned(fromByteOffset: o, as: SIMD4<UInt8>.self)))
             a[x] = Lanes(truncatingIfNeeded: bytes) &<< shift
         }
     }
@@ -124,7 +128,9 @@ package enum BoxCascadeFixedCore {
 
     /// Sixteen rows of one-channel samples as lanes, ·2^f: lane k a sample of row k. Sixteen positions a step by a
     /// 16×16 byte transpose in SSE2 unpacks (a lane at a time costs a load and an insert per sample).
-    static func load16(_ rows: UnsafePointer<UnsafePointer<UInt8>>, from x0: Int, width: Int, fractionBits f: Int, into a: UnsafeMutablePointer<Lanes>) {
+    static func load16(
+        _ rows: UnsafePointer<UnsafePointer<UInt8>>, from x0: Int, width: Int, fractionBits f: Int, into a: UnsafeMutablePointer<Lanes>
+    ) {
         let shift = Lanes(repeating: UInt16(f))
         var x = 0
         #if SWIFTCAM_INTRINSICS
@@ -160,8 +166,9 @@ package enum BoxCascadeFixedCore {
                 }
                 let at = a + x
                 @inline(__always) func column(_ v: __m128i, _ c: Int) {
-                    let lanes = Lanes(lowHalf: unsafeBitCast(_mm_unpacklo_epi8(v, zero), to: SIMD8<UInt16>.self),
-                                      highHalf: unsafeBitCast(_mm_unpackhi_epi8(v, zero), to: SIMD8<UInt16>.self))
+                    let lanes = Lanes(
+                        lowHalf: unsafeBitCast(_mm_unpacklo_epi8(v, zero), to: SIMD8<UInt16>.self),
+                        highHalf: unsafeBitCast(_mm_unpackhi_epi8(v, zero), to: SIMD8<UInt16>.self))
                     at[c] = lanes &<< shift
                 }
                 for h in 0..<2 {
@@ -194,8 +201,10 @@ package enum BoxCascadeFixedCore {
         let t2 = _mm_unpacklo_epi16(load(2), load(3)), t3 = _mm_unpackhi_epi16(load(2), load(3))
         let t4 = _mm_unpacklo_epi16(load(4), load(5)), t5 = _mm_unpackhi_epi16(load(4), load(5))
         let t6 = _mm_unpacklo_epi16(load(6), load(7)), t7 = _mm_unpackhi_epi16(load(6), load(7))
-        let u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2), u2 = _mm_unpacklo_epi32(t1, t3), u3 = _mm_unpackhi_epi32(t1, t3)
-        let u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6), u6 = _mm_unpacklo_epi32(t5, t7), u7 = _mm_unpackhi_epi32(t5, t7)
+        let u0 = _mm_unpacklo_epi32(t0, t2), u1 = _mm_unpackhi_epi32(t0, t2), u2 = _mm_unpacklo_epi32(t1, t3),
+            u3 = _mm_unpackhi_epi32(t1, t3)
+        let u4 = _mm_unpacklo_epi32(t4, t6), u5 = _mm_unpackhi_epi32(t4, t6), u6 = _mm_unpacklo_epi32(t5, t7),
+            u7 = _mm_unpackhi_epi32(t5, t7)
         store(0, _mm_unpacklo_epi64(u0, u4)); store(1, _mm_unpackhi_epi64(u0, u4))
         store(2, _mm_unpacklo_epi64(u1, u5)); store(3, _mm_unpackhi_epi64(u1, u5))
         store(4, _mm_unpacklo_epi64(u2, u6)); store(5, _mm_unpackhi_epi64(u2, u6))
@@ -236,7 +245,9 @@ package enum BoxCascadeFixedCore {
         return unsafeBitCast(_mm256_permutevar8x32_epi32(packed, order), to: SIMD32<UInt8>.self)
         #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func pack(_ v: Lanes) -> SIMD16<UInt8> {
-            unsafeBitCast(_mm_packus_epi16(unsafeBitCast(v.lowHalf, to: __m128i.self), unsafeBitCast(v.highHalf, to: __m128i.self)), to: SIMD16<UInt8>.self)
+            unsafeBitCast(
+                _mm_packus_epi16(unsafeBitCast(v.lowHalf, to: __m128i.self), unsafeBitCast(v.highHalf, to: __m128i.self)),
+                to: SIMD16<UInt8>.self)
         }
         return SIMD32(lowHalf: pack(x), highHalf: pack(y))
         #else
@@ -246,7 +257,8 @@ package enum BoxCascadeFixedCore {
         var cx = x, cy = y
         cx.replace(with: top, where: x .> top)
         cy.replace(with: top, where: y .> top)
-        return SIMD32(lowHalf: unsafeBitCast(cx, to: SIMD32<UInt8>.self).evenHalf, highHalf: unsafeBitCast(cy, to: SIMD32<UInt8>.self).evenHalf)
+        return SIMD32(
+            lowHalf: unsafeBitCast(cx, to: SIMD32<UInt8>.self).evenHalf, highHalf: unsafeBitCast(cy, to: SIMD32<UInt8>.self).evenHalf)
         #endif
     }
 
@@ -255,15 +267,23 @@ package enum BoxCascadeFixedCore {
     /// count + 2·passes·(r+1) lanes. Exact integer sums: the same values as one sweep over the whole row.
     /// `left` and `right`, when given, hold the passes·(r+1) pixels either side of the panel instead of `rows`
     /// (column 0 is pixel x0 − passes·(r+1), resp. x0 + count).
-    static func horizontal(_ rows: UnsafePointer<UnsafePointer<UInt8>>, left: UnsafePointer<UnsafePointer<UInt8>>?,
-                           right: UnsafePointer<UnsafePointer<UInt8>>?, channels ch: Int, width: Int, from x0: Int, count: Int, box: Box,
-                           passes: Int, fractionBits f: Int, buffer a: UnsafeMutablePointer<Lanes>, into out: UnsafePointer<UnsafeMutablePointer<UInt16>>) {
+    static func horizontal(
+        _ rows: UnsafePointer<UnsafePointer<UInt8>>, left: UnsafePointer<UnsafePointer<UInt8>>?,
+        right: UnsafePointer<UnsafePointer<UInt8>>?, channels ch: Int, width: Int, from x0: Int, count: Int, box: Box,
+        passes: Int, fractionBits f: Int, buffer a: UnsafeMutablePointer<Lanes>, into out: UnsafePointer<UnsafeMutablePointer<UInt16>>
+    ) {
         let pad = passes * (box.radius + 1), x1 = x0 + count
         // Buffer index i holds pixel x0 − pad + i.
         let lo = max(0, x0 - pad), hi = min(width, x1 + pad)
         let first = lo - (x0 - pad), last = hi - (x0 - pad)
-        @inline(__always) func load(_ rows: UnsafePointer<UnsafePointer<UInt8>>, from x: Int, width: Int, into a: UnsafeMutablePointer<Lanes>) {
-            if ch == 4 { load4(rows, from: x, width: width, fractionBits: f, into: a) } else { load16(rows, from: x, width: width, fractionBits: f, into: a) }
+        @inline(__always) func load(
+            _ rows: UnsafePointer<UnsafePointer<UInt8>>, from x: Int, width: Int, into a: UnsafeMutablePointer<Lanes>
+        ) {
+            if ch == 4 {
+                load4(rows, from: x, width: width, fractionBits: f, into: a)
+            } else {
+                load16(rows, from: x, width: width, fractionBits: f, into: a)
+            }
         }
         load(left ?? rows, from: left == nil ? lo : first, width: x0 - lo, into: a + first)
         load(rows, from: x0, width: count, into: a + pad)
@@ -296,7 +316,9 @@ package enum BoxCascadeFixedCore {
     /// Scratch bytes `panel` needs for panels of up to `count` pixels of `ch` samples.
     package static func panelBytes(count: Int, channels ch: Int, horizontal: Box, vertical: Box, passes: Int) -> Int {
         let vectors = evenVectors(count * ch)
-        let lanes = ringRows(vertical, passes: passes, channels: ch) * ringStride(vectors) + (passes + 1) * vectors + count + 2 * passes * (horizontal.radius + 1)
+        let lanes =
+            ringRows(vertical, passes: passes, channels: ch) * ringStride(vectors) + (passes + 1) * vectors + count + 2 * passes
+            * (horizontal.radius + 1)
         return lanes * MemoryLayout<Lanes>.stride + batch * 3 * passes * MemoryLayout<UnsafeMutablePointer<Lanes>>.stride
     }
 
@@ -306,10 +328,12 @@ package enum BoxCascadeFixedCore {
     /// horizontal pass goes 16/`ch` rows at a time (one vector) into a ring of rows of the panel, which
     /// the vertical pass sweeps as rows arrive and leaves as bytes, so nothing between the axes leaves the
     /// cache (a panel's ring is sized to stay in L2 by the caller). `scratch`: `panelBytes` bytes, 32-aligned.
-    package static func panel(source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
-                              left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int,
-                              channels ch: Int, width: Int, height: Int, from x0: Int, count: Int, horizontal hBox: Box, vertical box: Box,
-                              passes: Int, fractionBits f: Int, scratch: UnsafeMutableRawPointer) {
+    package static func panel(
+        source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
+        left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int,
+        channels ch: Int, width: Int, height: Int, from x0: Int, count: Int, horizontal hBox: Box, vertical box: Box,
+        passes: Int, fractionBits f: Int, scratch: UnsafeMutableRawPointer
+    ) {
         // Only four passes: `growth` and the unrolled steady loop below assume it; the caller checks.
         guard passes == 4, ch == 4 || ch == 1 else { return }
         let vectors = evenVectors(count * ch), ringCount = ringRows(box, passes: passes, channels: ch), stride = ringStride(vectors)
@@ -320,7 +344,8 @@ package enum BoxCascadeFixedCore {
         let lastRow = sums + passes * vectors
         let hBuffer = lastRow + vectors
         let hPositions = count + 2 * passes * (hBox.radius + 1)
-        let table = UnsafeMutableRawPointer(hBuffer + hPositions).bindMemory(to: UnsafeMutablePointer<Lanes>.self, capacity: batch * 3 * passes)
+        let table = UnsafeMutableRawPointer(hBuffer + hPositions).bindMemory(
+            to: UnsafeMutablePointer<Lanes>.self, capacity: batch * 3 * passes)
         let r = box.radius, reach = r + 1, pad = passes * reach
         let inner = Lanes(repeating: box.inner), outer = Lanes(repeating: box.outer)
         // Buffer index j (image row j − pad, edges extended) lives in ring row j mod ringCount. The sweep's
@@ -380,8 +405,10 @@ package enum BoxCascadeFixedCore {
                     var e = table
                     for _ in 0..<steps {
                         var na = e[0][v], nb = e[0][w]
-                        @inline(__always) func pass(_ l: UnsafeMutablePointer<Lanes>, _ entering: UnsafeMutablePointer<Lanes>,
-                                                    _ sa: inout Lanes, _ sb: inout Lanes) {
+                        @inline(__always) func pass(
+                            _ l: UnsafeMutablePointer<Lanes>, _ entering: UnsafeMutablePointer<Lanes>,
+                            _ sa: inout Lanes, _ sb: inout Lanes
+                        ) {
                             let la = l[v], lb = l[w]
                             sa &+= entering[v] &- la
                             sb &+= entering[w] &- lb
@@ -415,9 +442,11 @@ package enum BoxCascadeFixedCore {
                             if let right { rows[32 + k] = right + yy * haloStride }
                             out[k] = UnsafeMutableRawPointer(row(yy + pad)).assumingMemoryBound(to: UInt16.self)
                         }
-                        horizontal(rows.baseAddress!, left: left == nil ? nil : rows.baseAddress! + 16, right: right == nil ? nil : rows.baseAddress! + 32,
-                                   channels: ch, width: width, from: x0, count: count, box: hBox, passes: passes, fractionBits: f, buffer: hBuffer,
-                                   into: out.baseAddress!)
+                        horizontal(
+                            rows.baseAddress!, left: left == nil ? nil : rows.baseAddress! + 16,
+                            right: right == nil ? nil : rows.baseAddress! + 32,
+                            channels: ch, width: width, from: x0, count: count, box: hBox, passes: passes, fractionBits: f, buffer: hBuffer,
+                            into: out.baseAddress!)
                         if y == 0 { for j in 0..<pad { row(j).update(from: row(pad), count: vectors) } }
                         if y + group >= height { lastRow.update(from: row(height - 1 + pad), count: vectors) }
                         y += group

@@ -31,11 +31,14 @@ enum BoxCascadeFixedKernel {
     static let ringBudget = 384 * 1024
 
     /// Blurs `view` and returns true, or returns false (nothing written) where this kernel does not apply.
-    static func run(_ view: ChannelView, horizontal: BoxCascadeCore.Box, vertical: BoxCascadeCore.Box, passes n: Int,
-                    amount: Float?, _ context: SpatialContext) -> Bool {
+    static func run(
+        _ view: ChannelView, horizontal: BoxCascadeCore.Box, vertical: BoxCascadeCore.Box, passes n: Int,
+        amount: Float?, _ context: SpatialContext
+    ) -> Bool {
         let ch = view.channels
         guard amount == nil, ch == 4 || ch == 1, view.step == ch, n == 4,
-              let f = BoxCascadeFixedCore.fractionBits(radius: max(horizontal.radius, vertical.radius)) else { return false }
+            let f = BoxCascadeFixedCore.fractionBits(radius: max(horizontal.radius, vertical.radius))
+        else { return false }
         let hBox = box(horizontal), vBox = box(vertical)
         // Eight bytes a pixel in a ring row.
         let wanted = max(64, ringBudget / (BoxCascadeFixedCore.ringRows(vBox, passes: n, channels: ch) * 2 * ch) / 16 * 16)
@@ -45,16 +48,21 @@ enum BoxCascadeFixedKernel {
         panels = (panels + bands - 1) / bands * bands
         let panelWidth = ((view.width + panels - 1) / panels + 15) / 16 * 16
         panels = (view.width + panelWidth - 1) / panelWidth
-        let scratch = context.perBand(.rowA, bands: bands, bytes: BoxCascadeFixedCore.panelBytes(count: panelWidth, channels: ch, horizontal: hBox,
-                                                                                                 vertical: vBox, passes: n))
+        let scratch = context.perBand(
+            .rowA, bands: bands,
+            bytes: BoxCascadeFixedCore.panelBytes(
+                count: panelWidth, channels: ch, horizontal: hBox,
+                vertical: vBox, passes: n))
         // In place, a panel's horizontal pass would read pixels its neighbours have already written: the
         // pixels within reach of each boundary between panels (a panel is at least 64 wide, the reach at most
         // 32) are copied first, per boundary a strip of 2·reach pixels.
         let reach = n * (hBox.radius + 1), haloStride = 2 * ch * reach
         let rowBytes = ch * view.width
-        let inPlace = view.sourceRow(0) < view.destinationRow(view.height - 1) + rowBytes
+        let inPlace =
+            view.sourceRow(0) < view.destinationRow(view.height - 1) + rowBytes
             && view.destinationRow(0) < view.sourceRow(view.height - 1) + rowBytes
-        let halos: UnsafeMutablePointer<UInt8>? = inPlace && panels > 1
+        let halos: UnsafeMutablePointer<UInt8>? =
+            inPlace && panels > 1
             ? context.scratch.buffer(SpatialContext.Slot.planeA.rawValue, bytes: (panels - 1) * view.height * haloStride)
                 .assumingMemoryBound(to: UInt8.self)
             : nil
@@ -64,20 +72,22 @@ enum BoxCascadeFixedKernel {
             for b in 1..<panels {
                 let x = b * panelWidth, strip = halo(b)!
                 for y in 0..<view.height {
-                    (strip + y * haloStride).update(from: view.sourceRow(y) + ch * (x - reach), count: ch * (reach + min(reach, view.width - x)))
+                    (strip + y * haloStride).update(
+                        from: view.sourceRow(y) + ch * (x - reach), count: ch * (reach + min(reach, view.width - x)))
                 }
             }
         }
         RowParallel.run(rows: panels, bands: bands) { band, range in
             for panel in range {
                 let x0 = panel * panelWidth
-                context.kernels.boxFixedPanel(source: view.source, sourceStride: view.sourceStride, destination: view.destination,
-                                       destinationStride: view.destinationStride,
-                                       left: panel > 0 ? halo(panel).map { UnsafePointer($0) } : nil,
-                                       right: panel + 1 < panels ? halo(panel + 1).map { UnsafePointer($0 + ch * reach) } : nil,
-                                       haloStride: haloStride, channels: ch, width: view.width, height: view.height,
-                                       from: x0, count: min(panelWidth, view.width - x0), horizontal: hBox, vertical: vBox, passes: n,
-                                       fractionBits: f, scratch: scratch.base + band * scratch.stride)
+                context.kernels.boxFixedPanel(
+                    source: view.source, sourceStride: view.sourceStride, destination: view.destination,
+                    destinationStride: view.destinationStride,
+                    left: panel > 0 ? halo(panel).map { UnsafePointer($0) } : nil,
+                    right: panel + 1 < panels ? halo(panel + 1).map { UnsafePointer($0 + ch * reach) } : nil,
+                    haloStride: haloStride, channels: ch, width: view.width, height: view.height,
+                    from: x0, count: min(panelWidth, view.width - x0), horizontal: hBox, vertical: vBox, passes: n,
+                    fractionBits: f, scratch: scratch.base + band * scratch.stride)
             }
         }
         return true

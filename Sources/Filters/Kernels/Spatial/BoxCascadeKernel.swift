@@ -97,7 +97,9 @@ enum BoxCascadeKernel {
                 let result = a
                 let count = min(group, view.height - first)
                 switch ch {
-                case 4: context.kernels.store4(result, width: view.width, scale: hScale, plane + first * samples, plane + (first + min(1, count - 1)) * samples)
+                case 4:
+                    context.kernels.store4(
+                        result, width: view.width, scale: hScale, plane + first * samples, plane + (first + min(1, count - 1)) * samples)
                 default:
                     // Lanes → UInt16 once per position, then each row picks its lanes.
                     let fixed = UnsafeMutableRawPointer(b).assumingMemoryBound(to: UInt16.self)
@@ -108,7 +110,9 @@ enum BoxCascadeKernel {
                     // Per channel count, so the strided copies have constant strides (a generic
                     // channel loop here cost 21 instructions per sample). Eight luma rows: 8×8 transposes
                     // for whole blocks of 8 positions first (the strided copy is 2 instructions a sample).
-                    let transposed = ch == 1 && count == 8 ? transposeLanes(fixed, width: view.width, into: plane + first * samples, rowStride: samples, context.kernels) : 0
+                    let transposed =
+                        ch == 1 && count == 8
+                        ? transposeLanes(fixed, width: view.width, into: plane + first * samples, rowStride: samples, context.kernels) : 0
                     for k in 0..<count {
                         let out = plane + (first + k) * samples
                         if ch == 1 {
@@ -118,7 +122,8 @@ enum BoxCascadeKernel {
                             let lane = UnsafeRawPointer(fixed + 2 * k)
                             let pairs = UnsafeMutableRawPointer(out)
                             for x in 0..<view.width {
-                                pairs.storeBytes(of: lane.load(fromByteOffset: 16 * x, as: UInt32.self), toByteOffset: 4 * x, as: UInt32.self)
+                                pairs.storeBytes(
+                                    of: lane.load(fromByteOffset: 16 * x, as: UInt32.self), toByteOffset: 4 * x, as: UInt32.self)
                             }
                         }
                     }
@@ -163,7 +168,8 @@ enum BoxCascadeKernel {
                 }
                 let scale = Lanes(repeating: 1 / (256 * gain(vertical, passes: n)))
                 if amount == nil && view.step == ch && count == stripSamples {
-                    context.kernels.storeStrip(a, rows: view.height, scale: scale, into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
+                    context.kernels.storeStrip(
+                        a, rows: view.height, scale: scale, into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
                     continue
                 }
                 for y in 0..<view.height {
@@ -179,7 +185,8 @@ enum BoxCascadeKernel {
                             s = UnsafePointer(bytes + stripSamples)
                         }
                         for j in 0..<groupsPerStrip {
-                            let original = BoxCascadeCore.float(SIMD8<UInt32>(truncatingIfNeeded: UnsafeRawPointer(s + j * 8).loadUnaligned(as: SIMD8<UInt8>.self)))
+                            let original = BoxCascadeCore.float(
+                                SIMD8<UInt32>(truncatingIfNeeded: UnsafeRawPointer(s + j * 8).loadUnaligned(as: SIMD8<UInt8>.self)))
                             BoxCascadeCore.storeBytes(original + amount * (original - blurred[j] * scale), d + j * 8)
                         }
                     } else {
@@ -192,8 +199,10 @@ enum BoxCascadeKernel {
     }
 
     @inline(__always)
-    private static func load2(_ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, _ r2: UnsafePointer<UInt8>, _ r3: UnsafePointer<UInt8>,
-                              width: Int, into a: UnsafeMutablePointer<Lanes>) {
+    private static func load2(
+        _ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, _ r2: UnsafePointer<UInt8>, _ r3: UnsafePointer<UInt8>,
+        width: Int, into a: UnsafeMutablePointer<Lanes>
+    ) {
         for x in 0..<width {
             var v = Lanes()
             for c in 0..<2 {
@@ -253,13 +262,17 @@ enum BoxCascadeKernel {
 
     /// Lane k of positions 0..<width (8 UInt16 lanes per position) to row k of `out`, for whole blocks of
     /// 8 positions by SSE2 8×8 16-bit transposes; returns how many positions were done.
-    private static func transposeLanes(_ lanes: UnsafePointer<UInt16>, width: Int, into out: UnsafeMutablePointer<UInt16>, rowStride: Int,
-                                       _ kernels: KernelSet) -> Int {
+    private static func transposeLanes(
+        _ lanes: UnsafePointer<UInt16>, width: Int, into out: UnsafeMutablePointer<UInt16>, rowStride: Int,
+        _ kernels: KernelSet
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         guard kernels.hasSSE2 else { return 0 }
         var x = 0
         while x + 8 <= width {
-            BoxCascadeFixedCore.transpose8x8({ i in _mm_loadu_si128(UnsafeRawPointer(lanes + 8 * (x + i)).assumingMemoryBound(to: __m128i.self)) }) { k, v in
+            BoxCascadeFixedCore.transpose8x8({ i in
+                _mm_loadu_si128(UnsafeRawPointer(lanes + 8 * (x + i)).assumingMemoryBound(to: __m128i.self))
+            }) { k, v in
                 _mm_storeu_si128(UnsafeMutableRawPointer(out + k * rowStride + x).assumingMemoryBound(to: __m128i.self), v)
             }
             x += 8

@@ -10,8 +10,10 @@ import _Builtin_intrinsics.intel
 package enum EdgesCore {
     /// Luma of one row of four-byte pixels: p[x] = (kr·R + kg·G + kb·B + 2¹⁴) >> 15, weights in Q15
     /// summing to 2¹⁵; `shifts` are the bit offsets of R, G and B in a little-endian pixel.
-    package static func luma(_ s: UnsafePointer<UInt8>, width w: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>,
-                             into p: UnsafeMutablePointer<UInt8>) {
+    package static func luma(
+        _ s: UnsafePointer<UInt8>, width w: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>,
+        into p: UnsafeMutablePointer<UInt8>
+    ) {
         // The weight of each byte of a pixel (0 for alpha/padding), paired for pmaddwd: bytes 0 and 2
         // of a pixel are the two 16-bit halves of `v & 0x00FF00FF`, bytes 1 and 3 those of `(v >> 8) & …`.
         var byteWeight = SIMD4<Int32>()
@@ -29,7 +31,8 @@ package enum EdgesCore {
         }
         while x < w {
             let v = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: UInt32.self)
-            let sum = weights.x &* Int32((v >> shifts.x) & 0xFF) &+ weights.y &* Int32((v >> shifts.y) & 0xFF)
+            let sum =
+                weights.x &* Int32((v >> shifts.x) & 0xFF) &+ weights.y &* Int32((v >> shifts.y) & 0xFF)
                 &+ weights.z &* Int32((v >> shifts.z) & 0xFF)
             p[x] = UInt8(truncatingIfNeeded: (sum &+ 16384) &>> 15)
             x += 1
@@ -48,8 +51,9 @@ package enum EdgesCore {
         @inline(__always) func half(_ l: SIMD4<Int32>, _ h: SIMD4<Int32>, _ e: SIMD4<Int32>, _ o: SIMD4<Int32>) -> SIMD4<Int32> {
             unsafeBitCast(_mm_add_epi32(_mm_madd_epi16(m(l), m(e)), _mm_madd_epi16(m(h), m(o))), to: SIMD4<Int32>.self)
         }
-        return SIMD8(lowHalf: half(lo.lowHalf, hi.lowHalf, even.lowHalf, odd.lowHalf),
-                     highHalf: half(lo.highHalf, hi.highHalf, even.highHalf, odd.highHalf))
+        return SIMD8(
+            lowHalf: half(lo.lowHalf, hi.lowHalf, even.lowHalf, odd.lowHalf),
+            highHalf: half(lo.highHalf, hi.highHalf, even.highHalf, odd.highHalf))
         #else
         let e = (even & 0xFFFF, even &>> 16), o = (odd & 0xFFFF, odd &>> 16)
         return (lo & 0xFFFF) &* e.0 &+ (lo &>> 16) &* e.1 &+ (hi & 0xFFFF) &* o.0 &+ (hi &>> 16) &* o.1
@@ -58,8 +62,10 @@ package enum EdgesCore {
 
     /// `m[0..<w]` = min(255, round(√(gx² + gy²) + offset)) from three luma rows whose `[-1]` and `[w]` are
     /// readable; whole groups of 16, so the rows and `m` need 15 bytes of slack past `w + 1`.
-    package static func sobel(_ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width w: Int,
-                              offset: Int32, into m: UnsafeMutablePointer<UInt8>) {
+    package static func sobel(
+        _ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width w: Int,
+        offset: Int32, into m: UnsafeMutablePointer<UInt8>
+    ) {
         typealias Lanes = SIMD16<Int16>
         @inline(__always) func load(_ p: UnsafePointer<UInt8>) -> Lanes {
             let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD16<UInt8>.self)
@@ -105,8 +111,9 @@ package enum EdgesCore {
         let low = _mm256_unpacklo_epi16(m(gx), m(gy)), high = _mm256_unpackhi_epi16(m(gx), m(gy))
         let words = _mm256_packs_epi32(roots(_mm256_madd_epi16(low, low)), roots(_mm256_madd_epi16(high, high)))
         let halves = unsafeBitCast(words, to: SIMD16<Int16>.self)
-        return unsafeBitCast(_mm_packus_epi16(unsafeBitCast(halves.lowHalf, to: __m128i.self), unsafeBitCast(halves.highHalf, to: __m128i.self)),
-                             to: SIMD16<UInt8>.self)
+        return unsafeBitCast(
+            _mm_packus_epi16(unsafeBitCast(halves.lowHalf, to: __m128i.self), unsafeBitCast(halves.highHalf, to: __m128i.self)),
+            to: SIMD16<UInt8>.self)
         #elseif SWIFTCAM_INTRINSICS
         @inline(__always) func m(_ v: SIMD8<Int16>) -> __m128i { unsafeBitCast(v, to: __m128i.self) }
         let magic = _mm_set1_ps(12_582_912), unbias = _mm_set1_epi32(0x4B40_0000 &- offset)
@@ -130,8 +137,10 @@ package enum EdgesCore {
     }
 
     /// `magnitudes` of `count` (a multiple of 16) lanes, for tests: every path must give the same bytes.
-    package static func magnitudes(_ gx: UnsafePointer<Int16>, _ gy: UnsafePointer<Int16>, count: Int, offset: Int32,
-                                   into m: UnsafeMutablePointer<UInt8>) {
+    package static func magnitudes(
+        _ gx: UnsafePointer<Int16>, _ gy: UnsafePointer<Int16>, count: Int, offset: Int32,
+        into m: UnsafeMutablePointer<UInt8>
+    ) {
         for i in stride(from: 0, to: count, by: 16) {
             let x = UnsafeRawPointer(gx + i).loadUnaligned(as: SIMD16<Int16>.self)
             let y = UnsafeRawPointer(gy + i).loadUnaligned(as: SIMD16<Int16>.self)
@@ -146,7 +155,9 @@ package enum EdgesCore {
     static func clampedBytes(_ v: SIMD16<Int32>) -> SIMD16<UInt8> {
         #if SWIFTCAM_INTRINSICS
         @inline(__always) func m(_ q: SIMD4<Int32>) -> __m128i { unsafeBitCast(q, to: __m128i.self) }
-        let words = (_mm_packs_epi32(m(v.lowHalf.lowHalf), m(v.lowHalf.highHalf)), _mm_packs_epi32(m(v.highHalf.lowHalf), m(v.highHalf.highHalf)))
+        let words = (
+            _mm_packs_epi32(m(v.lowHalf.lowHalf), m(v.lowHalf.highHalf)), _mm_packs_epi32(m(v.highHalf.lowHalf), m(v.highHalf.highHalf))
+        )
         return unsafeBitCast(_mm_packus_epi16(words.0, words.1), to: SIMD16<UInt8>.self)
         #else
         // A vector select for the clamp, then the low half of each lane twice (`evenHalf` of 32 lanes; of the 64 bytes
@@ -171,8 +182,10 @@ package enum EdgesCore {
 
     /// One row of magnitudes as grey four-byte pixels: every byte the magnitude except the alpha
     /// byte (`alpha` masks it), which keeps the source's.
-    package static func grey(_ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width w: Int, alpha: UInt32,
-                             into d: UnsafeMutablePointer<UInt8>) {
+    package static func grey(
+        _ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width w: Int, alpha: UInt32,
+        into d: UnsafeMutablePointer<UInt8>
+    ) {
         let keep = SIMD16<UInt32>(repeating: alpha)
         var x = 0
         while x + 16 <= w {

@@ -50,7 +50,8 @@ enum GaussianKernel {
     /// the pieces start (its neighbours read them), so fewer pieces than the point passes'.
     static let piecesPerBand = 2
 
-    private static func run(_ view: ChannelView, _ horizontal: [UInt16], _ vertical: [UInt16], _ amount: Float?, _ context: SpatialContext) {
+    private static func run(_ view: ChannelView, _ horizontal: [UInt16], _ vertical: [UInt16], _ amount: Float?, _ context: SpatialContext)
+    {
         let ch = view.channels, samples = view.rowSamples, h = view.height
         let hr = horizontal.count / 2, vr = vertical.count / 2, ringRows = vertical.count
         let bands = context.bands(rows: h, samples: samples * h)
@@ -142,7 +143,9 @@ enum GaussianKernel {
                             }
                             if let amount {
                                 view.gather(row: y, into: original)
-                                for i in sharpenVectors(original, acc, amount: amount, samples: samples, into: out, context.kernels)..<samples {
+                                for i in sharpenVectors(
+                                    original, acc, amount: amount, samples: samples, into: out, context.kernels)..<samples
+                                {
                                     let s = Float(original[i])
                                     let blurred = Float(acc[i] &- (1 << 21)) * (1 / 4_194_304)
                                     out[i] = clampByte(s + amount * (s - blurred))
@@ -165,8 +168,10 @@ enum GaussianKernel {
 
     /// Horizontal: out[i] = (32 + Σ w_k·p[i + k·ch]) >> 6 for whole groups of 8 samples; returns how many were done.
     @inline(__always)
-    private static func horizontalVectors(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
-                                          samples: Int, into out: UnsafeMutablePointer<UInt16>, _ kernels: KernelSet) -> Int {
+    private static func horizontalVectors(
+        _ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
+        samples: Int, into out: UnsafeMutablePointer<UInt16>, _ kernels: KernelSet
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         guard kernels.hasSSE2 else { return horizontalPortable(p, taps: taps, channels: ch, samples: samples, into: out) }
         let zero = _mm_setzero_si128(), flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
@@ -189,8 +194,9 @@ enum GaussianKernel {
             }
             // ≤ 65280 after the shift: recentred to signed for packssdw, then back.
             let lo16 = _mm_sub_epi32(_mm_srli_epi32(lo, 6), recentre), hi16 = _mm_sub_epi32(_mm_srli_epi32(hi, 6), recentre)
-            _mm_storeu_si128(UnsafeMutableRawPointer(out + i).assumingMemoryBound(to: __m128i.self),
-                             _mm_xor_si128(_mm_packs_epi32(lo16, hi16), flip))
+            _mm_storeu_si128(
+                UnsafeMutableRawPointer(out + i).assumingMemoryBound(to: __m128i.self),
+                _mm_xor_si128(_mm_packs_epi32(lo16, hi16), flip))
             i += 8
         }
         return i
@@ -202,8 +208,10 @@ enum GaussianKernel {
     /// Vertical: acc[i] = 2²¹ + Σ w_k·rows[k][i] for whole groups of 8; returns how many were done.
     /// The Q8 samples (≤ 65280) are centred to signed 16 bits for pmaddwd: Σ w·v = Σ w·(v − 2¹⁵) + 2¹⁵·2¹⁴.
     @inline(__always)
-    private static func verticalVectors(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>,
-                                        samples: Int, into acc: UnsafeMutablePointer<Int32>, _ kernels: KernelSet) -> Int {
+    private static func verticalVectors(
+        _ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>,
+        samples: Int, into acc: UnsafeMutablePointer<Int32>, _ kernels: KernelSet
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         guard kernels.hasSSE2 else { return verticalPortable(rows, taps: taps, samples: samples, into: acc) }
         let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
@@ -215,7 +223,8 @@ enum GaussianKernel {
             var k = 0
             while k < taps.count {
                 let a = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(rowPointer(k) + i).assumingMemoryBound(to: __m128i.self)), flip)
-                let b = k + 1 < taps.count
+                let b =
+                    k + 1 < taps.count
                     ? _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(rowPointer(k + 1) + i).assumingMemoryBound(to: __m128i.self)), flip)
                     : _mm_setzero_si128()
                 let next = k + 1 < taps.count ? Int32(taps[k + 1]) : 0
@@ -237,8 +246,10 @@ enum GaussianKernel {
     /// Sharpen's last step for whole groups of 8: clampByte(s + amount·(s − blurred)) with the scalar
     /// loop's exact float operations and rounding (clamp, + 0.5, truncate); returns how many were done.
     @inline(__always)
-    private static func sharpenVectors(_ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
-                                       into out: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) -> Int {
+    private static func sharpenVectors(
+        _ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
+        into out: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet
+    ) -> Int {
         #if SWIFTCAM_INTRINSICS
         guard kernels.hasSSE2 else { return sharpenPortable(original, acc, amount: amount, samples: samples, into: out) }
         let zero = _mm_setzero_si128(), zeroF = _mm_setzero_ps()
@@ -254,9 +265,11 @@ enum GaussianKernel {
         while i + 8 <= samples {
             let bytes = _mm_unpacklo_epi8(_mm_loadl_epi64(UnsafeRawPointer(original + i).assumingMemoryBound(to: __m128i.self)), zero)
             let lo = one(_mm_unpacklo_epi16(bytes, zero), _mm_loadu_si128(UnsafeRawPointer(acc + i).assumingMemoryBound(to: __m128i.self)))
-            let hi = one(_mm_unpackhi_epi16(bytes, zero), _mm_loadu_si128(UnsafeRawPointer(acc + i + 4).assumingMemoryBound(to: __m128i.self)))
-            _mm_storel_epi64(UnsafeMutableRawPointer(out + i).assumingMemoryBound(to: __m128i.self),
-                             _mm_packus_epi16(_mm_packs_epi32(lo, hi), zero))
+            let hi = one(
+                _mm_unpackhi_epi16(bytes, zero), _mm_loadu_si128(UnsafeRawPointer(acc + i + 4).assumingMemoryBound(to: __m128i.self)))
+            _mm_storel_epi64(
+                UnsafeMutableRawPointer(out + i).assumingMemoryBound(to: __m128i.self),
+                _mm_packus_epi16(_mm_packs_epi32(lo, hi), zero))
             i += 8
         }
         return i
@@ -271,8 +284,10 @@ enum GaussianKernel {
 
     /// `horizontalVectors` in Swift's SIMD types.
     @inline(__always)
-    private static func horizontalPortable(_ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
-                                           samples: Int, into out: UnsafeMutablePointer<UInt16>) -> Int {
+    private static func horizontalPortable(
+        _ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
+        samples: Int, into out: UnsafeMutablePointer<UInt16>
+    ) -> Int {
         let row = UnsafeRawPointer(p)
         var i = 0
         while i &+ 16 <= samples {
@@ -291,8 +306,10 @@ enum GaussianKernel {
 
     /// `verticalVectors` in Swift's SIMD types (unsigned sums: below 2³¹, so the same bits as the signed ones).
     @inline(__always)
-    private static func verticalPortable(_ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
-                                         into acc: UnsafeMutablePointer<Int32>) -> Int {
+    private static func verticalPortable(
+        _ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
+        into acc: UnsafeMutablePointer<Int32>
+    ) -> Int {
         var i = 0
         while i &+ 16 <= samples {
             var sum = SIMD16<UInt32>(repeating: 1 << 21)
@@ -310,8 +327,10 @@ enum GaussianKernel {
 
     /// `sharpenVectors` in Swift's SIMD types: the scalar loop's float operations lane by lane.
     @inline(__always)
-    private static func sharpenPortable(_ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
-                                        into out: UnsafeMutablePointer<UInt8>) -> Int {
+    private static func sharpenPortable(
+        _ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
+        into out: UnsafeMutablePointer<UInt8>
+    ) -> Int {
         typealias F = SIMD8<Float>
         let zero = F(repeating: 0), top = F(repeating: 255), big = F(repeating: 8_388_608)
         var i = 0

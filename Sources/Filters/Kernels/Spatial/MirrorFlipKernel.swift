@@ -84,7 +84,9 @@ enum MirrorFlipKernel {
     /// `destination` (the same memory when `buffer`, a row of scratch, is given).
     ///
     /// `lumaRows` starts on an even row for 4:2:0 formats, so no chroma row is mirrored twice.
-    static func mirrorRows(_ source: Frame, _ destination: Frame, lumaRows: Range<Int>, buffer: UnsafeMutableRawPointer?, _ kernels: KernelSet) {
+    static func mirrorRows(
+        _ source: Frame, _ destination: Frame, lumaRows: Range<Int>, buffer: UnsafeMutableRawPointer?, _ kernels: KernelSet
+    ) {
         if source.format == .yuy2, let buffer {
             mirrorPacked422(source, destination, lumaRows: lumaRows, buffer: buffer)
             return
@@ -121,25 +123,32 @@ enum MirrorFlipKernel {
 
     /// Writes the `size`-byte elements of `source` in reverse order to `destination` (no overlap), on `kernels`' path.
     @inline(__always)
-    static func reverse(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
-                        readForward: Bool = false, _ kernels: KernelSet) {
+    static func reverse(
+        _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
+        readForward: Bool = false, _ kernels: KernelSet
+    ) {
         let done = kernels.mirrorReverse(source, destination, bytes: bytes, size: size, readForward: readForward)
         switch size {
-        case 4: blocks(source, destination, from: done, bytes: bytes, size: 4, readForward: readForward) { (v: SIMD4<UInt32>) in
-            SIMD4(v[3], v[2], v[1], v[0])
-        }
-        case 2: blocks(source, destination, from: done, bytes: bytes, size: 2, readForward: readForward) { (v: SIMD8<UInt16>) in
-            SIMD8(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
-        }
-        default: blocks(source, destination, from: done, bytes: bytes, size: 1, readForward: readForward) { (v: SIMD16<UInt8>) in
-            SIMD16(v[15], v[14], v[13], v[12], v[11], v[10], v[9], v[8], v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
-        }
+        case 4:
+            blocks(source, destination, from: done, bytes: bytes, size: 4, readForward: readForward) { (v: SIMD4<UInt32>) in
+                SIMD4(v[3], v[2], v[1], v[0])
+            }
+        case 2:
+            blocks(source, destination, from: done, bytes: bytes, size: 2, readForward: readForward) { (v: SIMD8<UInt16>) in
+                SIMD8(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
+            }
+        default:
+            blocks(source, destination, from: done, bytes: bytes, size: 1, readForward: readForward) { (v: SIMD16<UInt8>) in
+                SIMD16(v[15], v[14], v[13], v[12], v[11], v[10], v[9], v[8], v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0])
+            }
         }
     }
 
     @inline(__always)
-    private static func blocks<V: SIMD>(_ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer, from start: Int, bytes: Int, size: Int,
-                                        readForward: Bool, _ reversed: (V) -> V) {
+    private static func blocks<V: SIMD>(
+        _ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer, from start: Int, bytes: Int, size: Int,
+        readForward: Bool, _ reversed: (V) -> V
+    ) {
         let whole = start + (bytes - start) / 16 * 16
         @inline(__always) func group(_ o: Int) {
             d.storeBytes(of: reversed(s.loadUnaligned(fromByteOffset: bytes &- o &- 16, as: V.self)), toByteOffset: o, as: V.self)

@@ -6,7 +6,13 @@ struct SpatialContext {
 
     /// Scratch slot numbers: one range per purpose, one slot per band within it.
     enum Slot: Int {
-        case planeA = 1_000, planeB = 2_000, rowA = 3_000, rowB = 4_000, rowC = 5_000, table = 6_000, copy = 7_000
+        case planeA = 1_000
+        case planeB = 2_000
+        case rowA = 3_000
+        case rowB = 4_000
+        case rowC = 5_000
+        case table = 6_000
+        case copy = 7_000
     }
 
     /// `bytes` per band for `bands` bands, in one slot so the fetch happens before dispatch.
@@ -22,7 +28,10 @@ struct SpatialContext {
     /// `source` itself, or a copy of it in scratch when it is the same memory as `destination`,
     /// for kernels that read pixels other than the one they write.
     func unaliased(_ source: Frame, _ destination: Frame) -> Frame {
-        guard source.isSameMemory(as: destination) || source.planes.contains(where: { p in destination.planes.contains { $0.base == p.base } }) else {
+        guard
+            source.isSameMemory(as: destination)
+                || source.planes.contains(where: { p in destination.planes.contains { $0.base == p.base } })
+        else {
             return source
         }
         var copy = source

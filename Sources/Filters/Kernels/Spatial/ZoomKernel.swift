@@ -37,7 +37,8 @@ enum ZoomKernel {
     /// bilinear it replaces: (t·(256 − wx) + u·wx)·(256 − wy) + … is the same sum in another order.
     private static func resample(_ view: ChannelView, factor: Double, centreX: Double, centreY: Double, _ context: SpatialContext) {
         let columns = context.scratch.buffer(SpatialContext.Slot.table.rawValue, bytes: view.width * 8).assumingMemoryBound(to: Int32.self)
-        let rowTable = context.scratch.buffer(SpatialContext.Slot.table.rawValue + 1, bytes: view.height * 8).assumingMemoryBound(to: Int32.self)
+        let rowTable = context.scratch.buffer(SpatialContext.Slot.table.rawValue + 1, bytes: view.height * 8).assumingMemoryBound(
+            to: Int32.self)
         axis(length: view.width, factor: factor, centre: centreX, into: columns)
         axis(length: view.height, factor: factor, centre: centreY, into: rowTable)
         let ch = view.channels, samples = view.rowSamples
@@ -104,8 +105,10 @@ enum ZoomKernel {
     /// pmaddwd on centred samples: with a' = a − 2¹⁵ (a signed 16-bit lane), a·(256 − w) + b·w =
     /// a'·(256 − w) + b'·w + 2²³, so one multiply-add of (a', b') pairs by (256 − w, w) is exact.
     @inline(__always)
-    private static func blend(_ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight w: UInt32, count: Int,
-                              into d: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet) {
+    private static func blend(
+        _ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight w: UInt32, count: Int,
+        into d: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet
+    ) {
         let wa = 256 &- w
         var i = kernels.zoomBlend(a, b, weight: w, count: count, into: d)
         #if SWIFTCAM_INTRINSICS
@@ -120,8 +123,9 @@ enum ZoomKernel {
                 let y = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(b + i).assumingMemoryBound(to: __m128i.self)), flip)
                 let lo = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(x, y), weights), bias), 16)
                 let hi = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(x, y), weights), bias), 16)
-                _mm_storel_epi64(UnsafeMutableRawPointer(d + i).assumingMemoryBound(to: __m128i.self),
-                                 _mm_packus_epi16(_mm_packs_epi32(lo, hi), lo))
+                _mm_storel_epi64(
+                    UnsafeMutableRawPointer(d + i).assumingMemoryBound(to: __m128i.self),
+                    _mm_packus_epi16(_mm_packs_epi32(lo, hi), lo))
                 i += 8
             }
         }

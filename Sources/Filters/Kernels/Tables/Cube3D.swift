@@ -12,9 +12,12 @@ public struct Cube3D: Sendable, Equatable {
     public let domainMax: (Double, Double, Double)
 
     /// Creates a cube from its entries; returns nil unless `table` holds `size³` triples and the domain is increasing.
-    public init?(size: Int, table: [Float], domainMin: (Double, Double, Double) = (0, 0, 0), domainMax: (Double, Double, Double) = (1, 1, 1)) {
+    public init?(
+        size: Int, table: [Float], domainMin: (Double, Double, Double) = (0, 0, 0), domainMax: (Double, Double, Double) = (1, 1, 1)
+    ) {
         guard (2...256).contains(size), table.count == size * size * size * 3,
-              domainMax.0 > domainMin.0, domainMax.1 > domainMin.1, domainMax.2 > domainMin.2 else { return nil }
+            domainMax.0 > domainMin.0, domainMax.1 > domainMin.1, domainMax.2 > domainMin.2
+        else { return nil }
         self.size = size
         self.table = table
         self.domainMin = domainMin
@@ -117,7 +120,8 @@ public struct Cube3D: Sendable, Equatable {
             default:
                 guard let first = keyword.first, first.isNumber || first == "-" || first == "+" || first == "." else {
                     // The word is not quoted: a path that is no cube file (a key, a password file) must not leak through the error.
-                    throw fail("the line starts with no keyword or number; expected TITLE, LUT_3D_SIZE, DOMAIN_MIN, DOMAIN_MAX or three numbers")
+                    throw fail(
+                        "the line starts with no keyword or number; expected TITLE, LUT_3D_SIZE, DOMAIN_MIN, DOMAIN_MAX or three numbers")
                 }
                 guard size > 0 else { throw fail("table data before LUT_3D_SIZE") }
                 guard let t = triple(words[...]) else { throw fail("expected three numbers") }

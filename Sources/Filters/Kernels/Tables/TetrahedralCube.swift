@@ -63,19 +63,19 @@ struct TetrahedralCube {
         let c0 = p[0], c3 = p[1 + s1 + s2]
         let c1: SIMD4<Float>, c2: SIMD4<Float>, f1: Int32, f2: Int32, f3: Int32
         if fr >= fg {
-            if fg >= fb {        // 0 ≥ 1 ≥ 2
+            if fg >= fb {  // 0 ≥ 1 ≥ 2
                 c1 = p[1]; c2 = p[1 + s1]; f1 = fr; f2 = fg; f3 = fb
-            } else if fr >= fb { // 0 ≥ 2 > 1
+            } else if fr >= fb {  // 0 ≥ 2 > 1
                 c1 = p[1]; c2 = p[1 + s2]; f1 = fr; f2 = fb; f3 = fg
-            } else {             // 2 > 0 ≥ 1
+            } else {  // 2 > 0 ≥ 1
                 c1 = p[s2]; c2 = p[1 + s2]; f1 = fb; f2 = fr; f3 = fg
             }
         } else {
-            if fb > fg {         // 2 > 1 > 0
+            if fb > fg {  // 2 > 1 > 0
                 c1 = p[s2]; c2 = p[s1 + s2]; f1 = fb; f2 = fg; f3 = fr
             } else if fb > fr {  // 1 ≥ 2 > 0
                 c1 = p[s1]; c2 = p[s1 + s2]; f1 = fg; f2 = fb; f3 = fr
-            } else {             // 1 > 0 ≥ 2
+            } else {  // 1 > 0 ≥ 2
                 c1 = p[s1]; c2 = p[1 + s1]; f1 = fg; f2 = fr; f3 = fb
             }
         }

@@ -15,8 +15,9 @@ public func fuzzCommand(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     } catch {
         let text = error.description
         require(isOneLine(text), "the refusal of \(shown(line)) is not one line: \(shown(text))")
-        require(!text.unicodeScalars.contains { $0.properties.generalCategory == .control },
-                "the refusal of \(shown(line)) holds a control character: \(shown(text))")
+        require(
+            !text.unicodeScalars.contains { $0.properties.generalCategory == .control },
+            "the refusal of \(shown(line)) holds a control character: \(shown(text))")
         let reply = Reply.error(text).description
         require(isOneLine(reply), "the reply to \(shown(line)) is not one line: \(shown(reply))")
         return 0

@@ -1,8 +1,9 @@
+import Filters
+import FuzzSupport
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Filters
-import FuzzSupport
 
 // The filter grammar (`FilterChain(parsing:)`), two properties per input:
 // 1. Text that parses prints (`description`) as text that parses to an equal chain and prints the same;
@@ -49,7 +50,8 @@ private func roundTrip(_ text: String) {
         require(false, "\(shown(text)) printed as \(shown(printed)), which does not parse: \(error)")
         return
     }
-    require(reparsed == chain, "\(shown(text)) printed as \(shown(printed)), which parses to a different chain: \(shown(reparsed.description))")
+    require(
+        reparsed == chain, "\(shown(text)) printed as \(shown(printed)), which parses to a different chain: \(shown(reparsed.description))")
     require(reparsed.description == printed, "\(shown(printed)) prints as \(shown(reparsed.description)) the second time")
 }
 
@@ -59,7 +61,9 @@ private func lutPathRoundTrip(_ path: String) {
     do {
         let reparsed = try FilterChain(parsing: printed)
         let file = (reparsed.filters.first as? Lut)?.file
-        require(reparsed.filters.count == 1 && file == path, "lut file \(shown(path)) printed as \(shown(printed)) names \(shown(file ?? "no LUT"))")
+        require(
+            reparsed.filters.count == 1 && file == path,
+            "lut file \(shown(path)) printed as \(shown(printed)) names \(shown(file ?? "no LUT"))")
     } catch let FilterSpecError.badLutFile(named, _, _) {
         require(named == path, "lut file \(shown(path)) printed as \(shown(printed)), which names \(shown(named))")
     } catch .missingArgument where path.isEmpty {
@@ -73,8 +77,8 @@ private func lutPathRoundTrip(_ path: String) {
 private func column(of error: FilterSpecError) -> Int? {
     switch error {
     case let .unknownFilter(_, position), let .unknownKey(_, _, position), let .badNumber(_, _, _, position),
-         let .outOfRange(_, _, _, position), let .duplicateKey(_, _, position), let .missingArgument(_, _, position),
-         let .syntax(_, _, position), let .refused(_, position):
+        let .outOfRange(_, _, _, position), let .duplicateKey(_, _, position), let .missingArgument(_, _, position),
+        let .syntax(_, _, position), let .refused(_, position):
         position
     case .badLutFile:
         nil

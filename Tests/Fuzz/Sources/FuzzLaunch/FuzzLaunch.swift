@@ -38,7 +38,9 @@ private let leakCanary = getenv("SWIFTCAM_FUZZ_LEAK_CANARY") != nil
 // MARK: - Graphs from the input
 
 /// Strings the launch and shell parsers treat specially, so short inputs reach them.
-private let awkward = ["", " ", "\"", "'", "\\", "!", "=", ",", ";", "NULL", "a b", "x ! fakesink", "\n", "$(id)", "(int)5", "{ a, b }", "<1,2>"]
+private let awkward = [
+    "", " ", "\"", "'", "\\", "!", "=", ",", ";", "NULL", "a b", "x ! fakesink", "\n", "$(id)", "(int)5", "{ a, b }", "<1,2>"
+]
 
 private func fuzzString(_ reader: inout FuzzReader) -> String {
     let choice = reader.byte()
@@ -52,11 +54,12 @@ private func typedGraph(_ reader: inout FuzzReader) -> GraphDescription {
     var handles: [GraphDescription.Handle] = []
     for index in 0..<count {
         let nameChoice = reader.byte() % 4
-        let name: String? = switch nameChoice {
-        case 0: nil
-        case 1: "n\(index)"
-        default: fuzzString(&reader)
-        }
+        let name: String? =
+            switch nameChoice {
+            case 0: nil
+            case 1: "n\(index)"
+            default: fuzzString(&reader)
+            }
         named.append(name != nil)
         let (factory, properties) = node(&reader)
         handles.append(graph.add(factory, name: name, properties: properties))
@@ -77,8 +80,14 @@ private func node(_ reader: inout FuzzReader) -> (String, [(String, GraphValue)]
     case 0: return ("filesink", [("location", .string(fuzzString(&reader))), ("sync", .bool(reader.byte() & 1 == 1))])
     case 1: return ("fakesink", [("dump", .bool(reader.byte() & 1 == 1))])
     case 2: return ("capsfilter", [("caps", .caps(caps(&reader)))])
-    case 3: return ("identity", [("silent", .bool(reader.byte() & 1 == 1)), ("sleep-time", .int(reader.integer(bytes: 4))),
-                                 ("error-after", .int(reader.integer(bytes: 4)))])
+    case 3:
+        return (
+            "identity",
+            [
+                ("silent", .bool(reader.byte() & 1 == 1)), ("sleep-time", .int(reader.integer(bytes: 4))),
+                ("error-after", .int(reader.integer(bytes: 4)))
+            ]
+        )
     case 4: return ("queue", [("leaky", .string(fuzzString(&reader))), ("max-size-buffers", .int(reader.integer(bytes: 4)))])
     case 5: return ("videotestsrc", [("pattern", .string(fuzzString(&reader))), ("num-buffers", .int(reader.integer(bytes: 2)))])
     case 6: return ("tee", [("allow-not-linked", .bool(reader.byte() & 1 == 1))])
@@ -134,7 +143,9 @@ private func checkRoundTrip(_ graph: GraphDescription) {
             switch property.value {
             case let .int(number):
                 let stored = try? element.get(property.name, as: Int64.self)
-                require(stored == Int64(number), "\(name).\(property.name) was built from \(number) but holds \(stored.map(String.init) ?? "nothing")")
+                require(
+                    stored == Int64(number),
+                    "\(name).\(property.name) was built from \(number) but holds \(stored.map(String.init) ?? "nothing")")
             case let .bool(flag):
                 let stored = try? element.get(property.name, as: Bool.self)
                 require(stored == flag, "\(name).\(property.name) was built from \(flag) but holds \(stored.map(String.init) ?? "nothing")")
@@ -153,13 +164,17 @@ private func checkRoundTrip(_ graph: GraphDescription) {
     }
     let view = GraphView(graph)
     let builtElements = view.elements(of: built), parsedElements = view.elements(of: parsed)
-    require(builtElements == parsedElements, "the printed line makes other elements\n\(text)\nbuilt:  \(builtElements)\nparsed: \(parsedElements)")
+    require(
+        builtElements == parsedElements,
+        "the printed line makes other elements\n\(text)\nbuilt:  \(builtElements)\nparsed: \(parsedElements)")
     let builtLinks = view.links(of: built), parsedLinks = view.links(of: parsed)
     require(builtLinks == parsedLinks, "the printed line links otherwise\n\(text)\nbuilt:  \(builtLinks)\nparsed: \(parsedLinks)")
     for link in graph.links {
         guard let pad = link.sinkPad, let name = graph.nodes[link.sink.index].name else { continue }
         let builtPeer = view.peer(of: pad, on: name, in: built), parsedPeer = view.peer(of: pad, on: name, in: parsed)
-        require(builtPeer == parsedPeer, "\(name).\(pad) is linked from \(builtPeer ?? "nothing") built, \(parsedPeer ?? "nothing") parsed\n\(text)")
+        require(
+            builtPeer == parsedPeer,
+            "\(name).\(pad) is linked from \(builtPeer ?? "nothing") built, \(parsedPeer ?? "nothing") parsed\n\(text)")
     }
     let command = graph.shellCommand()
     let expected = ["gst-launch-1.0"] + graph.launchLines.flatMap { $0 }
@@ -229,7 +244,8 @@ private struct GraphView {
 
     private func template(_ pad: String) -> String {
         guard let underscore = pad.lastIndex(of: "_"), pad[pad.index(after: underscore)...].allSatisfy(\.isNumber),
-              pad.index(after: underscore) < pad.endIndex else { return pad }
+            pad.index(after: underscore) < pad.endIndex
+        else { return pad }
         return String(pad[...underscore]) + "N"
     }
 }

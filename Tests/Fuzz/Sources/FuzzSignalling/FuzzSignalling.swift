@@ -20,7 +20,9 @@ public func fuzzSignalling(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     for reply in replies {
         require(isOneLine(reply), "the reply to \(shown(String(text.prefix(200)))) is not one line: \(shown(reply))")
-        require(reply.hasPrefix("{\"") && reply.hasSuffix("}"), "the reply to \(shown(String(text.prefix(200)))) is not a JSON object: \(shown(reply))")
+        require(
+            reply.hasPrefix("{\"") && reply.hasSuffix("}"),
+            "the reply to \(shown(String(text.prefix(200)))) is not a JSON object: \(shown(reply))")
     }
     return 0
 }
