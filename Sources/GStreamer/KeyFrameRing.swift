@@ -9,25 +9,28 @@ public struct KeyFrameRing<Payload> {
     public struct Entry {
         /// Presentation time, nanoseconds.
         public let time: UInt64
+        /// The encoded frame's size, counted against the ring's `maxBytes`.
         public let bytes: Int
+        /// Whether a decoder can start here.
         public let isKeyFrame: Bool
+        /// What the owner keeps for the frame (its buffer).
         public let payload: Payload
 
+        /// One frame of `bytes` at `time`, a key frame or not, carrying `payload`.
         public init(time: UInt64, bytes: Int, isKeyFrame: Bool, payload: Payload) {
-            self.time = time
-            self.bytes = bytes
-            self.isKeyFrame = isKeyFrame
-            self.payload = payload
+            (self.time, self.bytes, self.isKeyFrame, self.payload) = (time, bytes, isKeyFrame, payload)
         }
     }
 
     /// How far back the ring must reach, nanoseconds.
     public let span: UInt64
+    /// The most bytes held, but for the newest group of pictures however large.
     public let maxBytes: Int
     /// The entries, oldest first; the first is a key frame (or the ring is empty).
     public private(set) var entries: [Entry] = []
     /// Bytes held now, and the most ever held.
     public private(set) var bytes = 0
+    /// The most bytes ever held at once.
     public private(set) var peakBytes = 0
     private var head = 0
 

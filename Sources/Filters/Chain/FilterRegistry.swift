@@ -99,7 +99,7 @@ public struct FilterRegistry: Sendable {
     /// Every filter's description, built-ins first.
     public var all: [FilterInfo] { registrations.map(\.info) }
 
-    /// The process's registry: the built-ins plus every filter registered with ``register(_:)-swift.type.method``
+    /// The process's registry: the built-ins plus every filter registered with ``registerShared(_:)-(F.Type)``
     /// (a copy, so a caller parses against one consistent set).
     public static var shared: FilterRegistry { sharedRegistry.withLock { $0 } }
 

@@ -1,27 +1,31 @@
 /// A point of a zone, in picture fractions: (0, 0) is the top left corner, (1, 1) the bottom right.
 public struct MotionPoint: Sendable, Equatable {
+    /// Across, 0 (left) to 1 (right).
     public var x: Double
+    /// Down, 0 (top) to 1 (bottom).
     public var y: Double
 
-    public init(x: Double, y: Double) {
-        self.x = x
-        self.y = y
-    }
+    /// The point at `x` across and `y` down.
+    public init(x: Double, y: Double) { (self.x, self.y) = (x, y) }
 }
 
 /// A polygon of the picture where motion counts (`include`) or never counts (`exclude`).
 public struct MotionZone: Sendable, Equatable {
     /// Whether the zone is watched or masked.
-    public enum Mode: String, Sendable, CaseIterable { case include, exclude }
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Motion inside counts (when a config has include zones, motion elsewhere does not).
+        case include
+        /// Motion inside never counts.
+        case exclude
+    }
 
+    /// Watched or masked.
     public var mode: Mode
     /// At least three corners, in picture fractions.
     public var points: [MotionPoint]
 
-    public init(_ mode: Mode, _ points: [MotionPoint]) {
-        self.mode = mode
-        self.points = points
-    }
+    /// A zone of `mode` with the corners `points`.
+    public init(_ mode: Mode, _ points: [MotionPoint]) { (self.mode, self.points) = (mode, points) }
 
     /// Even-odd rule: whether `(x, y)` lies inside the polygon.
     func contains(x: Double, y: Double) -> Bool {
@@ -38,16 +42,18 @@ public struct MotionZone: Sendable, Equatable {
 
 /// A box in picture fractions (x, y of the top left corner, width, height).
 public struct MotionBox: Sendable, Equatable {
+    /// The left edge, 0...1.
     public var x: Double
+    /// The top edge, 0...1.
     public var y: Double
+    /// The width, a fraction of the picture's.
     public var width: Double
+    /// The height, a fraction of the picture's.
     public var height: Double
 
+    /// The box with its top left corner at (`x`, `y`), `width` across and `height` down.
     public init(x: Double, y: Double, width: Double, height: Double) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
     }
 
     /// The smallest box holding both.
@@ -74,6 +80,7 @@ public struct MotionSettings: Sendable, Equatable {
     /// Watched and masked areas; with no `include` zone the whole picture is watched.
     public var zones: [MotionZone] = []
 
+    /// The defaults: threshold 20, 1 % of the picture, 2 s cooldown, learning rate 0.05, 8-pixel cells, no zones.
     public init() {}
 }
 
@@ -90,6 +97,7 @@ public enum MotionChange: Sendable, Equatable {
 /// changed cells cover `minArea` of the watched cells. Reading 8 bytes of every `cellSize`² costs far less than a copy
 /// of the plane, so it keeps up with the camera. Not thread-safe: one detector per analyser queue.
 public struct MotionDetector: Sendable {
+    /// What it was made with.
     public let settings: MotionSettings
     private var columns = 0
     private var rows = 0
@@ -109,6 +117,7 @@ public struct MotionDetector: Sendable {
     /// The last frame's box around changed cells, nil when none changed.
     public private(set) var lastBox: MotionBox?
 
+    /// A detector with no background yet: the first frame it sees becomes the background.
     public init(settings: MotionSettings) {
         self.settings = settings
         // The learning rate as a power of two (an add and a shift per cell): 0.05 → 1/16.
