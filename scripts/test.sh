@@ -62,6 +62,8 @@ unit() {
   [ "$what" != all ] || build_ahead
   # Every command the README and docs/ print, run (the ones that need no camera) or checked against its --help.
   python3 scripts/check-docs.py .build/debug
+  # make docs: the DocC archives build, every public symbol with its summary line.
+  bash scripts/docs.sh
   swift test --skip-build --skip PublishTests --skip HostTests.HostServiceTests
   publish
 }
