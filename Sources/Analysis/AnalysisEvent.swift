@@ -14,11 +14,7 @@ public struct AnalysisEvent: Sendable, Equatable, Codable {
     public var box: [Double]?
 
     public init(source: String, kind: String, time: UInt64, area: Double? = nil, box: [Double]? = nil) {
-        self.source = source
-        self.kind = kind
-        self.time = time
-        self.area = area
-        self.box = box
+        (self.source, self.kind, self.time, self.area, self.box) = (source, kind, time, area, box)
     }
 
     /// `source kind`, the name counters and triggers use (`motion start`).

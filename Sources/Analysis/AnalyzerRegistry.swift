@@ -9,30 +9,35 @@ public enum AnalyzerValue: Sendable, Equatable, Codable {
     case list([AnalyzerValue])
     case object([String: AnalyzerValue])
 
+    /// Decodes any JSON value but null (a whole number decodes as a number).
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([AnalyzerValue].self) {
-            self = .list(value)
-        } else {
-            self = .object(try container.decode([String: AnalyzerValue].self))
-        }
+        self =
+            if let value = try? container.decode(Bool.self) {
+                .bool(value)
+            } else if let value = try? container.decode(Double.self) {
+                .number(value)
+            } else if let value = try? container.decode(String.self) {
+                .string(value)
+            } else if let value = try? container.decode([AnalyzerValue].self) {
+                .list(value)
+            } else {
+                .object(try container.decode([String: AnalyzerValue].self))
+            }
     }
 
+    /// Encodes as the JSON value it came from.
     public func encode(to encoder: Encoder) throws {
+        let value: any Encodable =
+            switch self {
+            case let .number(value): value
+            case let .bool(value): value
+            case let .string(value): value
+            case let .list(value): value
+            case let .object(value): value
+            }
         var container = encoder.singleValueContainer()
-        switch self {
-        case let .number(value): try container.encode(value)
-        case let .bool(value): try container.encode(value)
-        case let .string(value): try container.encode(value)
-        case let .list(value): try container.encode(value)
-        case let .object(value): try container.encode(value)
-        }
+        try container.encode(value)
     }
 }
 
@@ -55,9 +60,7 @@ public struct AnalyzerOption: Sendable {
     public let summary: String
 
     public init(_ name: String, _ kind: Kind, _ summary: String) {
-        self.name = name
-        self.kind = kind
-        self.summary = summary
+        (self.name, self.kind, self.summary) = (name, kind, summary)
     }
 
     /// Why `value` does not fit, or nil.
@@ -139,8 +142,7 @@ public struct AnalyzerOptionError: Error, Sendable, Equatable, CustomStringConve
     public let reason: String
 
     public init(key: String, reason: String) {
-        self.key = key
-        self.reason = reason
+        (self.key, self.reason) = (key, reason)
     }
 
     public var description: String { key.isEmpty ? reason : "\(key): \(reason)" }
@@ -159,10 +161,7 @@ public struct AnalyzerKind: Sendable {
         name: String, summary: String, options: [AnalyzerOption],
         make: @escaping @Sendable (AnalyzerOptions) throws(AnalyzerOptionError) -> any FrameAnalyzer
     ) {
-        self.name = name
-        self.summary = summary
-        self.options = options
-        self.make = make
+        (self.name, self.summary, self.options, self.make) = (name, summary, options, make)
     }
 
     /// Checks every key is declared and every value fits; throws naming the first key that does not.

@@ -12,11 +12,7 @@ public struct LumaPlane: Sendable {
     public let bytes: [UInt8]
 
     public init(width: Int, height: Int, stride: Int, isFullRange: Bool, bytes: [UInt8]) {
-        self.width = width
-        self.height = height
-        self.stride = stride
-        self.isFullRange = isFullRange
-        self.bytes = bytes
+        (self.width, self.height, self.stride, self.isFullRange, self.bytes) = (width, height, stride, isFullRange, bytes)
     }
 }
 
@@ -34,10 +30,7 @@ public struct AnalysisFrame: Sendable {
     public let fullFrame: (any Sendable)?
 
     public init(time: UInt64, index: Int, luma: LumaPlane, fullFrame: (any Sendable)? = nil) {
-        self.time = time
-        self.index = index
-        self.luma = luma
-        self.fullFrame = fullFrame
+        (self.time, self.index, self.luma, self.fullFrame) = (time, index, luma, fullFrame)
     }
 }
 

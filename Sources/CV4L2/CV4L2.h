@@ -9,20 +9,17 @@
 #include <sys/inotify.h>
 #include <sys/eventfd.h>
 
-// The VIDIOC_* request numbers are function-like macros (_IOR/_IOWR), which Swift
-// cannot import; these constants carry their values across.
-static const unsigned long CV4L2_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;
-static const unsigned long CV4L2_VIDIOC_ENUM_FMT = VIDIOC_ENUM_FMT;
-static const unsigned long CV4L2_VIDIOC_ENUM_FRAMESIZES = VIDIOC_ENUM_FRAMESIZES;
-static const unsigned long CV4L2_VIDIOC_ENUM_FRAMEINTERVALS = VIDIOC_ENUM_FRAMEINTERVALS;
-static const unsigned long CV4L2_VIDIOC_QUERY_EXT_CTRL = VIDIOC_QUERY_EXT_CTRL;
-static const unsigned long CV4L2_VIDIOC_QUERYMENU = VIDIOC_QUERYMENU;
-static const unsigned long CV4L2_VIDIOC_G_EXT_CTRLS = VIDIOC_G_EXT_CTRLS;
-static const unsigned long CV4L2_VIDIOC_S_EXT_CTRLS = VIDIOC_S_EXT_CTRLS;
-static const unsigned long CV4L2_VIDIOC_G_INPUT = VIDIOC_G_INPUT;
-static const unsigned long CV4L2_VIDIOC_G_FMT = VIDIOC_G_FMT;
-// media.h's MEDIA_IOC_DEVICE_INFO is the same kind of macro.
-static const unsigned long CV4L2_MEDIA_IOC_DEVICE_INFO = MEDIA_IOC_DEVICE_INFO;
-static const unsigned long CV4L2_MEDIA_IOC_G_TOPOLOGY = MEDIA_IOC_G_TOPOLOGY;
+// The VIDIOC_* request numbers are function-like macros (_IOR/_IOWR), which Swift cannot import; each
+// CV4L2_REQUEST(NAME) carries the value across as a constant CV4L2_NAME. media.h's MEDIA_IOC_* are the same kind.
+#define CV4L2_REQUEST(name) static const unsigned long CV4L2_##name = name;
+// The device and its formats.
+CV4L2_REQUEST(VIDIOC_QUERYCAP) CV4L2_REQUEST(VIDIOC_G_INPUT) CV4L2_REQUEST(VIDIOC_G_FMT)
+CV4L2_REQUEST(VIDIOC_ENUM_FMT) CV4L2_REQUEST(VIDIOC_ENUM_FRAMESIZES) CV4L2_REQUEST(VIDIOC_ENUM_FRAMEINTERVALS)
+// Its controls.
+CV4L2_REQUEST(VIDIOC_QUERY_EXT_CTRL) CV4L2_REQUEST(VIDIOC_QUERYMENU)
+CV4L2_REQUEST(VIDIOC_G_EXT_CTRLS) CV4L2_REQUEST(VIDIOC_S_EXT_CTRLS)
+// The media controller above it.
+CV4L2_REQUEST(MEDIA_IOC_DEVICE_INFO) CV4L2_REQUEST(MEDIA_IOC_G_TOPOLOGY)
+#undef CV4L2_REQUEST
 
 #endif

@@ -97,7 +97,7 @@ public enum ControlType: Hashable, Sendable, Codable, CustomStringConvertible {
     }
 }
 
-/// A control's `V4L2_CTRL_FLAG_*` bits.
+/// A control's `V4L2_CTRL_FLAG_*` bits: here what may be done with it, in the extension below how it behaves.
 public struct ControlFlags: OptionSet, Hashable, Sendable, Codable {
     /// The raw flag bits.
     public let rawValue: UInt32
@@ -110,24 +110,10 @@ public struct ControlFlags: OptionSet, Hashable, Sendable, Codable {
     public static let grabbed = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_GRABBED))
     /// Cannot be written.
     public static let readOnly = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_READ_ONLY))
-    /// Changing it may change other controls.
-    public static let update = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_UPDATE))
     /// Currently has no effect (e.g. manual exposure while auto exposure is on).
     public static let inactive = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_INACTIVE))
-    /// Best shown as a slider.
-    public static let slider = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_SLIDER))
     /// Cannot be read.
     public static let writeOnly = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_WRITE_ONLY))
-    /// The value changes by itself (e.g. a gain chosen by auto gain).
-    public static let volatile = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_VOLATILE))
-    /// The value lives behind a pointer (strings, arrays, compound types).
-    public static let hasPayload = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_HAS_PAYLOAD))
-    /// Writing performs an action even when the value is unchanged.
-    public static let executeOnWrite = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_EXECUTE_ON_WRITE))
-    /// Changing it changes the buffer layout.
-    public static let modifyLayout = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_MODIFY_LAYOUT))
-    /// An array whose length changes.
-    public static let dynamicArray = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_DYNAMIC_ARRAY))
 
     /// The names `v4l2-ctl` prints, in its order (`read-only`, `slider`, …).
     public var names: [String] {
@@ -139,6 +125,24 @@ public struct ControlFlags: OptionSet, Hashable, Sendable, Codable {
         ]
         return table.filter { contains($0.0) }.map(\.1)
     }
+}
+
+/// The flags that say how a control behaves and what its value is like.
+extension ControlFlags {
+    /// Changing it may change other controls.
+    public static let update = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_UPDATE))
+    /// Best shown as a slider.
+    public static let slider = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_SLIDER))
+    /// The value changes by itself (e.g. a gain chosen by auto gain).
+    public static let volatile = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_VOLATILE))
+    /// The value lives behind a pointer (strings, arrays, compound types).
+    public static let hasPayload = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_HAS_PAYLOAD))
+    /// Writing performs an action even when the value is unchanged.
+    public static let executeOnWrite = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_EXECUTE_ON_WRITE))
+    /// Changing it changes the buffer layout.
+    public static let modifyLayout = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_MODIFY_LAYOUT))
+    /// An array whose length changes.
+    public static let dynamicArray = ControlFlags(rawValue: UInt32(V4L2_CTRL_FLAG_DYNAMIC_ARRAY))
 }
 
 /// One entry of a menu or integer-menu control.
@@ -186,19 +190,9 @@ public struct CameraControl: Hashable, Sendable, Codable {
         defaultValue: Int64, flags: ControlFlags, elementSize: UInt32 = 4, elements: UInt32 = 1,
         dimensions: [UInt32] = [], menu: [MenuItem] = []
     ) {
-        self.id = id
-        self.label = label
-        self.name = ControlNames.key(for: label)
-        self.type = type
-        self.minimum = minimum
-        self.maximum = maximum
-        self.step = step
-        self.defaultValue = defaultValue
-        self.flags = flags
-        self.elementSize = elementSize
-        self.elements = elements
-        self.dimensions = dimensions
-        self.menu = menu
+        (self.id, self.label, self.name, self.type, self.flags) = (id, label, ControlNames.key(for: label), type, flags)
+        (self.minimum, self.maximum, self.step, self.defaultValue) = (minimum, maximum, step, defaultValue)
+        (self.elementSize, self.elements, self.dimensions, self.menu) = (elementSize, elements, dimensions, menu)
     }
 
     /// True for arrays and compound types, whose values this API lists but does not read or write.

@@ -37,8 +37,7 @@ public struct FrameInterval: Hashable, Sendable, Codable, CustomStringConvertibl
 
     /// Creates an interval of `numerator/denominator` seconds.
     public init(numerator: UInt32, denominator: UInt32) {
-        self.numerator = numerator
-        self.denominator = denominator
+        (self.numerator, self.denominator) = (numerator, denominator)
     }
 
     /// Frames per second (0 for a zero numerator).

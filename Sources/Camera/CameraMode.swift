@@ -34,10 +34,7 @@ public struct ModeRequest: Hashable, Sendable {
 
     /// Creates a request.
     public init(width: Int? = nil, height: Int? = nil, framesPerSecond: Double? = nil, fourcc: String? = nil) {
-        self.width = width
-        self.height = height
-        self.framesPerSecond = framesPerSecond
-        self.fourcc = fourcc
+        (self.width, self.height, self.framesPerSecond, self.fourcc) = (width, height, framesPerSecond, fourcc)
     }
 
     /// True when the request names no size and no rate: the camera's best live mode is wanted.

@@ -54,45 +54,29 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "no GStreamer element '\(factory)': check the name with gst-inspect-1.0"
         case let .wrongElementType(factory, expected, actual):
             return "factory '\(factory)' makes a \(actual), not a \(expected): use the factory of that type"
-        case let .propertyNotFound(element, property):
-            return "element '\(element)' has no property '\(property)'"
-        case let .propertyTypeMismatch(element, property, expected):
-            return "property '\(property)' of '\(element)' holds \(expected)"
+        case let .propertyNotFound(element, property): return "element '\(element)' has no property '\(property)'"
+        case let .propertyTypeMismatch(element, property, expected): return "property '\(property)' of '\(element)' holds \(expected)"
         case let .invalidEnumValue(element, property, value, allowed):
             return "property '\(property)' of '\(element)' has no value '\(value)'; allowed: \(allowed.joined(separator: ", "))"
         case let .propertyValueOutOfRange(element, property, value, allowed):
             return "property '\(property)' of '\(element)' takes \(allowed), not \(value)"
-        case let .propertyNotWritable(element, property):
-            return "property '\(property)' of '\(element)' cannot be changed"
-        case let .linkFailed(source, sink, reason):
-            return "cannot link '\(source)' to '\(sink)': \(reason)"
-        case let .padNotFound(element, pad):
-            return "element '\(element)' has no pad '\(pad)'"
-        case let .addFailed(bin, element):
-            return "cannot add '\(element)' to '\(bin)': it already has a parent or the name is taken"
+        case let .propertyNotWritable(element, property): return "property '\(property)' of '\(element)' cannot be changed"
+        case let .linkFailed(source, sink, reason): return "cannot link '\(source)' to '\(sink)': \(reason)"
+        case let .padNotFound(element, pad): return "element '\(element)' has no pad '\(pad)'"
+        case let .addFailed(bin, element): return "cannot add '\(element)' to '\(bin)': it already has a parent or the name is taken"
         case let .nameNotReferenceable(name):
             return
                 "'\(name)' cannot be referred to in gst-launch text; name the element (and pad) with ASCII letters, digits and -_%: only, not starting with '-'"
-        case let .parse(error):
-            return "pipeline description rejected: \(error.message)"
-        case let .stateChangeFailed(element, state, message):
-            return "'\(element)' failed to go to \(state): \(message)"
-        case let .stateChangeTimedOut(element, state, seconds):
-            return "'\(element)' did not reach \(state) within \(seconds) s"
-        case let .signalNotFound(type, signal):
-            return "a \(type) has no signal '\(signal)'"
-        case let .invalidCaps(text):
-            return "caps '\(text)' do not parse"
-        case let .invalidStructure(text):
-            return "structure '\(text)' does not parse"
-        case let .notVideoCaps(text):
-            return "caps '\(text)' are not raw video with a known format and size"
-        case let .mapFailed(what):
-            return "cannot map \(what)"
-        case let .pushFailed(flow):
-            return "appsrc refused the buffer: \(flow)"
-        case let .timedOut(what):
-            return "timed out waiting for \(what)"
+        case let .parse(error): return "pipeline description rejected: \(error.message)"
+        case let .stateChangeFailed(element, state, message): return "'\(element)' failed to go to \(state): \(message)"
+        case let .stateChangeTimedOut(element, state, seconds): return "'\(element)' did not reach \(state) within \(seconds) s"
+        case let .signalNotFound(type, signal): return "a \(type) has no signal '\(signal)'"
+        case let .invalidCaps(text): return "caps '\(text)' do not parse"
+        case let .invalidStructure(text): return "structure '\(text)' does not parse"
+        case let .notVideoCaps(text): return "caps '\(text)' are not raw video with a known format and size"
+        case let .mapFailed(what): return "cannot map \(what)"
+        case let .pushFailed(flow): return "appsrc refused the buffer: \(flow)"
+        case let .timedOut(what): return "timed out waiting for \(what)"
         }
     }
 
@@ -106,16 +90,11 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
             "qtmux", "mp4mux", "qtdemux", "videoflip", "videobalance",
             "multifilesink", "splitmuxsink", "vp8enc", "vp8dec", "autovideosink", "ximagesink":
             return "gstreamer1.0-plugins-good"
-        case "x264enc":
-            return "gstreamer1.0-plugins-ugly"
-        case let name where name.hasPrefix("frei0r-"):
-            return "frei0r-plugins"
-        case "fpsdisplaysink", "coloreffects", "gaussianblur", "openh264enc", "h264parse":
-            return "gstreamer1.0-plugins-bad"
-        case let name where name.hasPrefix("avenc_") || name.hasPrefix("avdec_"):
-            return "gstreamer1.0-libav"
-        default:
-            return nil
+        case "x264enc": return "gstreamer1.0-plugins-ugly"
+        case let name where name.hasPrefix("frei0r-"): return "frei0r-plugins"
+        case "fpsdisplaysink", "coloreffects", "gaussianblur", "openh264enc", "h264parse": return "gstreamer1.0-plugins-bad"
+        case let name where name.hasPrefix("avenc_") || name.hasPrefix("avdec_"): return "gstreamer1.0-libav"
+        default: return nil
         }
     }
 }

@@ -27,20 +27,13 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
             "the RTSP server cannot listen on \(address):\(port) (\(reason)); pick another port with --rtsp PORT or publish.rtsp.port"
         case let .credentialsRequired(address):
             "serving RTSP on \(address) reaches beyond this machine: set publish.rtsp.user and publish.rtsp.password, or SWIFTCAM_RTSP_USER and SWIFTCAM_RTSP_PASSWORD"
-        case let .badCredentials(variable, reason):
-            "\(variable): \(reason)"
-        case let .badURL(reason):
-            reason
-        case let .missing(element, package):
-            "GStreamer element '\(element)' is missing; install \(package)"
-        case let .unsupported(codec, target, reason):
-            "cannot push \(codec) to \(target): \(reason)"
-        case let .setup(reason):
-            "cannot set up publishing: \(reason)"
-        case let .unreadable(url, reason):
-            "cannot read \(url): \(reason)"
-        case let .noSuchFile(path):
-            "cannot read \(path): no such file"
+        case let .badCredentials(variable, reason): "\(variable): \(reason)"
+        case let .badURL(reason): reason
+        case let .missing(element, package): "GStreamer element '\(element)' is missing; install \(package)"
+        case let .unsupported(codec, target, reason): "cannot push \(codec) to \(target): \(reason)"
+        case let .setup(reason): "cannot set up publishing: \(reason)"
+        case let .unreadable(url, reason): "cannot read \(url): \(reason)"
+        case let .noSuchFile(path): "cannot read \(path): no such file"
         }
     }
 

@@ -20,14 +20,12 @@ public enum FilterPluginError: Error, Equatable, CustomStringConvertible {
     /// One sentence naming the file and what to do.
     public var description: String {
         switch self {
-        case let .cannotLoad(path, reason):
-            "Filter plugin \(path) cannot be loaded: \(reason)."
+        case let .cannotLoad(path, reason): "Filter plugin \(path) cannot be loaded: \(reason)."
         case let .notAFilterPlugin(path):
             "\(path) is not a SwiftCam filter plugin (it has no FilterPlugin table); build it with SwiftCam's FilterPlugin module."
         case let .versionMismatch(path, plugin, host):
             "Filter plugin \(path) was built against SwiftCam \(plugin), but this is SwiftCam \(host); rebuild the plugin against \(host)."
-        case let .registration(path, reason):
-            "Filter plugin \(path): \(reason)"
+        case let .registration(path, reason): "Filter plugin \(path): \(reason)"
         }
     }
 }

@@ -11,9 +11,7 @@ public struct HostMetrics: Sendable, Equatable {
     public var publish: [PublishMetrics]
 
     public init(session: SessionMetrics, viewers: [String: Int] = ["webrtc": 0, "mjpeg": 0], publish: [PublishMetrics] = []) {
-        self.session = session
-        self.viewers = viewers
-        self.publish = publish
+        (self.session, self.viewers, self.publish) = (session, viewers, publish)
     }
 
     /// One output: `rtsp` (the server) or `push`, where it stands, its clients, failures and frames sent.
@@ -54,58 +52,42 @@ public struct HostMetrics: Sendable, Equatable {
         typealias Label = MetricFamily.Label
         let s = session, storage = session.storage
         func count(_ value: Int) -> Double { Double(value) }
+        func byKey(_ counts: [String: Int]) -> [(String, Double)] { counts.keys.sorted().map { ($0, count(counts[$0] ?? 0)) } }
+        func perOutput(_ value: (PublishMetrics) -> Int) -> [(String, Double)] { publish.map { ($0.output, count(value($0))) } }
+        let statuses = Self.statuses.contains(s.status) ? Self.statuses : Self.statuses + [s.status]
         var families: [MetricFamily] = [
-            .init(name: "swiftcam_frames_in_total", help: "Frames that reached the filter.", kind: .counter, value: count(s.framesIn)),
-            .init(name: "swiftcam_frames_out_total", help: "Frames that left the filter.", kind: .counter, value: count(s.framesOut)),
+            .counter("swiftcam_frames_in_total", "Frames that reached the filter.", s.framesIn),
+            .counter("swiftcam_frames_out_total", "Frames that left the filter.", s.framesOut),
             .init(
                 name: "swiftcam_frames_dropped_total",
                 help:
                     "Frames dropped, by cause: queue (a branch fell behind), qos (late before filtering), source (the driver's sequence gaps).",
-                kind: .counter,
-                samples: s.drops.keys.sorted().map { Sample(labels: [Label(name: "cause", value: $0)], value: count(s.drops[$0] ?? 0)) }),
+                kind: .counter, label: "cause", values: byKey(s.drops)),
             .init(
                 name: "swiftcam_filter_duration_seconds", help: "Time the filter chain spent on frames.", kind: .summary,
                 samples: [Sample(suffix: "_sum", value: s.filterSeconds), Sample(suffix: "_count", value: count(s.filterFrames))]),
+            .gauge("swiftcam_filter_slowest_frame_seconds", "The filter's slowest frame since the graph started.", s.filterMaxSeconds),
+            .stateSet(
+                "swiftcam_status", "The session's status: 1 for the status now, 0 for the others.", label: "status", states: statuses,
+                current: s.status),
+            .gauge("swiftcam_uptime_seconds", "Seconds since the graph now playing started.", s.uptime),
+            .counter("swiftcam_restarts_total", "Times the graph was restarted after a camera failed or stalled.", s.restarts),
+            .counter("swiftcam_stills_total", "Stills written.", s.stills),
+            .gauge("swiftcam_recording_active", "1 while a recording is being written.", s.recording ? 1 : 0),
+            .counter("swiftcam_recording_bytes_total", "Bytes written into recordings.", storage.recordingBytes),
+            .counter("swiftcam_recordings_total", "Recording files finished.", storage.recordingsWritten),
+            .counter("swiftcam_recording_segments_total", "Segments of continuous recordings closed.", storage.segmentsWritten),
+            .counter("swiftcam_storage_deletions_total", "Files deleted to keep within the storage budget.", storage.deletions),
             .init(
-                name: "swiftcam_filter_slowest_frame_seconds", help: "The filter's slowest frame since the graph started.",
-                kind: .gauge, value: s.filterMaxSeconds),
-            .init(
-                name: "swiftcam_status", help: "The session's status: 1 for the status now, 0 for the others.", kind: .gauge,
-                samples: (Self.statuses.contains(s.status) ? Self.statuses : Self.statuses + [s.status]).map {
-                    Sample(labels: [Label(name: "status", value: $0)], value: $0 == s.status ? 1 : 0)
-                }),
-            .init(name: "swiftcam_uptime_seconds", help: "Seconds since the graph now playing started.", kind: .gauge, value: s.uptime),
-            .init(
-                name: "swiftcam_restarts_total", help: "Times the graph was restarted after a camera failed or stalled.",
-                kind: .counter, value: count(s.restarts)),
-            .init(name: "swiftcam_stills_total", help: "Stills written.", kind: .counter, value: count(s.stills)),
-            .init(
-                name: "swiftcam_recording_active", help: "1 while a recording is being written.", kind: .gauge, value: s.recording ? 1 : 0),
-            .init(
-                name: "swiftcam_recording_bytes_total", help: "Bytes written into recordings.", kind: .counter,
-                value: count(storage.recordingBytes)),
-            .init(
-                name: "swiftcam_recordings_total", help: "Recording files finished.", kind: .counter,
-                value: count(storage.recordingsWritten)),
-            .init(
-                name: "swiftcam_recording_segments_total", help: "Segments of continuous recordings closed.", kind: .counter,
-                value: count(storage.segmentsWritten)),
-            .init(
-                name: "swiftcam_storage_deletions_total", help: "Files deleted to keep within the storage budget.", kind: .counter,
-                value: count(storage.deletions)),
-            .init(
-                name: "swiftcam_viewers", help: "Browser viewers now, by kind (webrtc, mjpeg).", kind: .gauge,
-                samples: viewers.keys.sorted().map { Sample(labels: [Label(name: "kind", value: $0)], value: count(viewers[$0] ?? 0)) }),
+                name: "swiftcam_viewers", help: "Browser viewers now, by kind (webrtc, mjpeg).", kind: .gauge, label: "kind",
+                values: byKey(viewers)),
             .init(
                 name: "swiftcam_encoder_info",
                 help: "The encoder of each stream (video, mjpeg: running or next; record: while recording): element and codec.",
                 kind: .gauge,
                 samples: s.encoders.map {
-                    Sample(
-                        labels: [
-                            Label(name: "use", value: $0.use), Label(name: "element", value: $0.element),
-                            Label(name: "codec", value: $0.codec)
-                        ], value: 1)
+                    let labels = [("use", $0.use), ("element", $0.element), ("codec", $0.codec)]
+                    return Sample(labels: labels.map { Label(name: $0.0, value: $0.1) }, value: 1)
                 }),
             .init(
                 name: "swiftcam_publish_state", help: "Where each output (rtsp, push) stands: 1 for the state now, 0 for the others.",
@@ -118,14 +100,14 @@ public struct HostMetrics: Sendable, Equatable {
                     }
                 }),
             .init(
-                name: "swiftcam_publish_clients", help: "Clients reading each output now.", kind: .gauge,
-                samples: publish.map { Sample(labels: [Label(name: "output", value: $0.output)], value: count($0.clients)) }),
+                name: "swiftcam_publish_clients", help: "Clients reading each output now.", kind: .gauge, label: "output",
+                values: perOutput(\.clients)),
             .init(
                 name: "swiftcam_publish_failures_total", help: "Connection attempts of each output that failed.", kind: .counter,
-                samples: publish.map { Sample(labels: [Label(name: "output", value: $0.output)], value: count($0.failures)) }),
+                label: "output", values: perOutput(\.failures)),
             .init(
-                name: "swiftcam_publish_frames_total", help: "Encoded frames handed to each output.", kind: .counter,
-                samples: publish.map { Sample(labels: [Label(name: "output", value: $0.output)], value: count($0.framesSent)) })
+                name: "swiftcam_publish_frames_total", help: "Encoded frames handed to each output.", kind: .counter, label: "output",
+                values: perOutput(\.framesSent))
         ]
         if !s.analysis.isEmpty {
             families.append(
@@ -146,27 +128,18 @@ public struct HostMetrics: Sendable, Equatable {
             families.append(
                 .init(
                     name: "swiftcam_events_total", help: "Analysis events, by name (motion start, motion end).", kind: .counter,
-                    samples: s.events.keys.sorted().map {
-                        Sample(labels: [Label(name: "event", value: $0)], value: count(s.events[$0] ?? 0))
-                    }))
+                    label: "event", values: byKey(s.events)))
         }
         if let bytes = s.preRollBytes {
             families.append(
-                .init(
-                    name: "swiftcam_preroll_bytes", help: "Encoded bytes the pre-roll ring of recordings on events holds.",
-                    kind: .gauge, value: count(bytes)))
+                .gauge("swiftcam_preroll_bytes", "Encoded bytes the pre-roll ring of recordings on events holds.", count(bytes)))
         }
         if let used = storage.usedBytes {
             families.append(
-                .init(
-                    name: "swiftcam_storage_used_bytes", help: "Bytes the stills and recordings in the capture folders take.",
-                    kind: .gauge, value: count(used)))
+                .gauge("swiftcam_storage_used_bytes", "Bytes the stills and recordings in the capture folders take.", count(used)))
         }
         if let free = storage.freeBytes {
-            families.append(
-                .init(
-                    name: "swiftcam_storage_free_bytes", help: "Bytes free on the file system of the recordings folder.",
-                    kind: .gauge, value: count(free)))
+            families.append(.gauge("swiftcam_storage_free_bytes", "Bytes free on the file system of the recordings folder.", count(free)))
         }
         return families
     }

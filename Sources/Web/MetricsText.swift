@@ -31,6 +31,27 @@ extension MetricFamily {
     public init(name: String, help: String, kind: Kind, value: Double) {
         self.init(name: name, help: help, kind: kind, samples: [Sample(value: value)])
     }
+
+    /// A family of one sample per value of one label, in the order given.
+    init(name: String, help: String, kind: Kind, label: String, values: [(String, Double)]) {
+        let samples = values.map { Sample(labels: [Label(name: label, value: $0.0)], value: $0.1) }
+        self.init(name: name, help: help, kind: kind, samples: samples)
+    }
+
+    /// A counter of one sample without labels.
+    static func counter(_ name: String, _ help: String, _ value: Int) -> MetricFamily {
+        MetricFamily(name: name, help: help, kind: .counter, value: Double(value))
+    }
+
+    /// A gauge of one sample without labels.
+    static func gauge(_ name: String, _ help: String, _ value: Double) -> MetricFamily {
+        MetricFamily(name: name, help: help, kind: .gauge, value: value)
+    }
+
+    /// A state set: one sample per state, 1 for `current` and 0 for the others, under the label `label`.
+    static func stateSet(_ name: String, _ help: String, label: String, states: [String], current: String) -> MetricFamily {
+        MetricFamily(name: name, help: help, kind: .gauge, label: label, values: states.map { ($0, $0 == current ? 1 : 0) })
+    }
 }
 
 /// Writes metric families as Prometheus's text exposition format, version 0.0.4: for each family a `# HELP` and a

@@ -67,12 +67,8 @@ final class WebRTCViewer: @unchecked Sendable {
         id: Int, address: String, codec: LiveCodec, certificate: DTLSCertificate?, restrictToLoopback: Bool,
         send: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void
     ) throws {
-        self.id = id
-        self.address = address
-        self.certificate = certificate
-        self.send = send
-        self.onFailure = onFailure
-        self.codec = codec
+        (self.id, self.address, self.certificate) = (id, address, certificate)
+        (self.send, self.onFailure, self.codec) = (send, onFailure, codec)
         var graph = GraphDescription()
         var payloader: [(String, GraphValue)] = [("pt", .int(Self.payload))]
         if codec == .h264 { payloader += [("config-interval", -1), ("aggregate-mode", "zero-latency")] }

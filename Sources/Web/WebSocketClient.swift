@@ -22,10 +22,7 @@ final class WebSocketClient: @unchecked Sendable {
     private typealias OnClosed = @convention(c) (OpaquePointer?, gpointer?) -> Void
 
     init(id: Int, address: String, connection: OpaquePointer, server: WebServer, idleSeconds: Int) throws {
-        self.id = id
-        self.address = address
-        self.server = server
-        self.idleSeconds = idleSeconds
+        (self.id, self.address, self.server, self.idleSeconds) = (id, address, server, idleSeconds)
         let reference = ObjectReference(retaining: connection)
         self.connection = reference
         soup_websocket_connection_set_max_incoming_payload_size(connection, guint64(WebServer.maxBody))

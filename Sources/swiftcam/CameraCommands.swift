@@ -41,20 +41,21 @@ enum CameraCommands {
     }
 
     static func devices(_ arguments: [String]) -> Int32 {
-        guard
-            let options = Options.parse(
-                arguments, usage: devicesUsage, switches: ["--json"],
-                arity: .none("devices takes no arguments"))
-        else { return ExitCode.usage }
+        Options.run(arguments, usage: devicesUsage, switches: ["--json"], arity: .none("devices takes no arguments")) { options in
+            devices(json: options.flags.contains("--json"))
+        }
+    }
+
+    private static func devices(json: Bool) -> Int32 {
         let inventory = CameraInventory.scan()
-        if options.flags.contains("--json") {
+        if json {
             print(inventory.json)
         } else if inventory.isEmpty && inventory.refusals.isEmpty {
             print("no cameras found (no /dev/video* capture devices)")
         } else if !inventory.isEmpty {
             print(inventory.text)
         }
-        if !options.flags.contains("--json") { print(EncoderInventory.scan().summaryLine) }
+        if !json { print(EncoderInventory.scan().summaryLine) }
         for error in inventory.refusals { printError("\(error)") }
         if inventory.isEmpty, let first = inventory.refusals.first { return ExitCode.for(first) }
         return ExitCode.ok

@@ -89,48 +89,42 @@ enum Journal {
 /// A subcommand: its one-line summary, its help, and what it does with the remaining arguments.
 struct Subcommand: Sendable {
     let name: String
-    let summary: String
     let usage: String
     let run: @Sendable ([String]) -> Int32
+    let summary: String
+
+    init(_ name: String, _ usage: String, _ run: @escaping @Sendable ([String]) -> Int32, _ summary: String) {
+        (self.name, self.usage, self.run, self.summary) = (name, usage, run, summary)
+    }
 }
 
 /// The `swiftcam` command: dispatches to subcommands. Parses and prints only; `Capture` decides.
 struct CommandLineTool {
     let arguments: [String]
 
-    static let subcommands: [Subcommand] = [
-        Subcommand(name: "list", summary: "list the named pipeline configs", usage: ConfigCommands.listUsage, run: ConfigCommands.list),
-        Subcommand(
-            name: "show", summary: "print a config's description and its gst-launch graph", usage: ConfigCommands.showUsage,
-            run: ConfigCommands.show),
-        Subcommand(
-            name: "validate", summary: "check configs (all shipped ones, or the files given)", usage: ConfigCommands.validateUsage,
-            run: ConfigCommands.validate),
-        Subcommand(
-            name: "run", summary: "run a named pipeline with live control on stdin and a socket", usage: RunCommand.usage,
-            run: RunCommand.run),
-        Subcommand(name: "ctl", summary: "send a command to a running pipeline", usage: CtlCommand.usage, run: CtlCommand.run),
-        Subcommand(
-            name: "init", summary: "write a config for a camera found here, in its best live mode", usage: CameraCommands.initUsage,
-            run: CameraCommands.initConfig),
-        Subcommand(
-            name: "devices", summary: "list the cameras present with formats and controls", usage: CameraCommands.devicesUsage,
-            run: CameraCommands.devices),
-        Subcommand(
-            name: "encoders", summary: "list the video encoders (hardware first), which are here and which is chosen",
-            usage: EncoderCommands.usage, run: EncoderCommands.run),
-        Subcommand(
-            name: "controls", summary: "list a camera's controls like v4l2-ctl --list-ctrls", usage: CameraCommands.controlsUsage,
-            run: CameraCommands.controls),
-        Subcommand(
-            name: "filters", summary: "list the filters, their keys, defaults and ranges", usage: InfoCommands.filtersUsage,
-            run: InfoCommands.filters),
-        Subcommand(
-            name: "gallery", summary: "list captured stills and recordings", usage: InfoCommands.galleryUsage, run: InfoCommands.gallery),
-        Subcommand(
-            name: "publish-check", summary: "read a published stream (or --listen for a push) and report what arrives",
-            usage: PublishCommands.checkUsage, run: PublishCommands.check),
-        Subcommand(name: "bench", summary: "measure the filters against GStreamer's own C elements", usage: Bench.usage, run: Bench.run)
+    /// Every subcommand, in the order `swiftcam --help` lists them: the pipelines, the cameras, the rest.
+    static let subcommands = pipelineCommands + cameraCommands + otherCommands
+
+    static let pipelineCommands = [
+        Subcommand("list", ConfigCommands.listUsage, ConfigCommands.list, "list the named pipeline configs"),
+        Subcommand("show", ConfigCommands.showUsage, ConfigCommands.show, "print a config's description and its gst-launch graph"),
+        Subcommand("validate", ConfigCommands.validateUsage, ConfigCommands.validate, "check configs (the shipped ones, or files)"),
+        Subcommand("run", RunCommand.usage, RunCommand.run, "run a named pipeline with live control on stdin and a socket"),
+        Subcommand("ctl", CtlCommand.usage, CtlCommand.run, "send a command to a running pipeline")
+    ]
+
+    static let cameraCommands = [
+        Subcommand("init", CameraCommands.initUsage, CameraCommands.initConfig, "write a config for a camera found here"),
+        Subcommand("devices", CameraCommands.devicesUsage, CameraCommands.devices, "list the cameras, their formats and controls"),
+        Subcommand("encoders", EncoderCommands.usage, EncoderCommands.run, "list the video encoders, which are here, which is chosen"),
+        Subcommand("controls", CameraCommands.controlsUsage, CameraCommands.controls, "list a camera's controls (v4l2-ctl style)")
+    ]
+
+    static let otherCommands = [
+        Subcommand("filters", InfoCommands.filtersUsage, InfoCommands.filters, "list the filters, their keys, defaults and ranges"),
+        Subcommand("gallery", InfoCommands.galleryUsage, InfoCommands.gallery, "list captured stills and recordings"),
+        Subcommand("publish-check", PublishCommands.checkUsage, PublishCommands.check, "read a published stream and tell what arrives"),
+        Subcommand("bench", Bench.usage, Bench.run, "measure the filters against GStreamer's own C elements")
     ]
 
     static var usage: String {

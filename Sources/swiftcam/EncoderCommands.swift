@@ -12,13 +12,10 @@ enum EncoderCommands {
         """
 
     static func run(_ arguments: [String]) -> Int32 {
-        guard
-            let options = Options.parse(
-                arguments, usage: usage, switches: ["--json"],
-                arity: .none("encoders takes no arguments"))
-        else { return ExitCode.usage }
-        let inventory = EncoderInventory.scan()
-        print(options.flags.contains("--json") ? inventory.json : inventory.text)
-        return ExitCode.ok
+        Options.run(arguments, usage: usage, switches: ["--json"], arity: .none("encoders takes no arguments")) { options in
+            let inventory = EncoderInventory.scan()
+            print(options.flags.contains("--json") ? inventory.json : inventory.text)
+            return ExitCode.ok
+        }
     }
 }

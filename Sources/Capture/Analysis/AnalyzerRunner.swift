@@ -15,12 +15,8 @@ public struct AnalyzerStats: Sendable, Equatable, Codable {
     public var events: Int
 
     public init(name: String, frames: Int, analysed: Int, dropped: Int, unreadable: Int, events: Int) {
-        self.name = name
-        self.frames = frames
-        self.analysed = analysed
-        self.dropped = dropped
-        self.unreadable = unreadable
-        self.events = events
+        (self.name, self.frames, self.analysed) = (name, frames, analysed)
+        (self.dropped, self.unreadable, self.events) = (dropped, unreadable, events)
     }
 }
 

@@ -78,11 +78,7 @@ public struct RecordTrigger: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable { case on, preRoll, postRoll, maxBytes, directory }
 
     public init(on: String? = nil, preRoll: Double? = nil, postRoll: Double? = nil, maxBytes: Int? = nil, directory: String? = nil) {
-        self.on = on
-        self.preRoll = preRoll
-        self.postRoll = postRoll
-        self.maxBytes = maxBytes
-        self.directory = directory
+        (self.on, self.preRoll, self.postRoll, self.maxBytes, self.directory) = (on, preRoll, postRoll, maxBytes, directory)
     }
 }
 

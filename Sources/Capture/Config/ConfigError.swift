@@ -12,10 +12,7 @@ public struct ConfigError: CategorizedError, Sendable, Equatable {
     public var kind: FailureKind
 
     public init(file: String, path: String, reason: String, kind: FailureKind = .badData) {
-        self.file = file
-        self.path = path
-        self.reason = reason
-        self.kind = kind
+        (self.file, self.path, self.reason, self.kind) = (file, path, reason, kind)
     }
 
     /// `FILE: PATH: REASON` on one line; line breaks and control characters that came from the input or

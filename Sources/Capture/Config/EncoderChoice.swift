@@ -16,8 +16,8 @@ public struct EncoderCandidate: Sendable, Equatable {
     /// Its low-latency settings, set where the installed element has them (a hardware element's properties
     /// vary with its GStreamer version and driver; gst-launch-1.0 likewise only warns about an unknown one).
     let properties: [(String, GraphValue)]
-    /// Caps fields right after it (a level the driver needs, a profile browsers decode), for every use.
-    let outputCaps: [(String, CapsDescription.Value)]
+    /// Caps fields right after it (a level the driver needs, a profile browsers decode), for every use; most need none.
+    var outputCaps: [(String, CapsDescription.Value)] = []
 
     public static func == (lhs: EncoderCandidate, rhs: EncoderCandidate) -> Bool { lhs.element == rhs.element }
 
@@ -106,54 +106,48 @@ public struct EncoderChoice: Sendable {
             properties: [
                 ("rate-control", "cbr"), ("bitrate", .int(bitrate)), ("key-int-max", .int(keyInterval)),
                 ("b-frames", 0), ("target-usage", 7)
-            ],
-            outputCaps: []),
+            ]),
         EncoderCandidate(
             element: "vaapih264enc", codec: .h264, isHardware: true, origin: "VA-API (gstreamer1.0-vaapi)",
             input: "NV12",
             properties: [
                 ("rate-control", "cbr"), ("bitrate", .int(bitrate)), ("keyframe-period", .int(keyInterval)),
                 ("max-bframes", 0), ("quality-level", 7)
-            ],
-            outputCaps: []),
+            ]),
         EncoderCandidate(
             element: "nvh264enc", codec: .h264, isHardware: true, origin: "NVENC (gstreamer1.0-plugins-bad nvcodec)",
             input: "NV12",
             properties: [
                 ("preset", "low-latency-hp"), ("zerolatency", true), ("rc-mode", "cbr"), ("bitrate", .int(bitrate)),
                 ("gop-size", .int(keyInterval)), ("bframes", 0)
-            ],
-            outputCaps: []),
+            ]),
         EncoderCandidate(
             element: "x264enc", codec: .h264, isHardware: false, origin: "x264 (gstreamer1.0-plugins-ugly)",
             input: "I420",
             properties: [
                 ("tune", "zerolatency"), ("speed-preset", "ultrafast"), ("key-int-max", .int(keyInterval)),
                 ("bitrate", .int(bitrate))
-            ],
-            outputCaps: []),
+            ]),
         EncoderCandidate(
             element: "openh264enc", codec: .h264, isHardware: false, origin: "OpenH264 (gstreamer1.0-plugins-bad)",
             input: "I420",
             properties: [
                 ("bitrate", .int(bitrate * 1000)), ("gop-size", .int(keyInterval)), ("rate-control", "bitrate"),
                 ("usage-type", "camera"), ("complexity", "low")
-            ],
-            outputCaps: []),
+            ]),
         EncoderCandidate(
             element: "vp8enc", codec: .vp8, isHardware: false, origin: "libvpx (gstreamer1.0-plugins-good)",
             input: "I420",
             properties: [
                 ("deadline", 1), ("cpu-used", 8), ("threads", 2), ("lag-in-frames", 0),
                 ("keyframe-max-dist", .int(keyInterval)), ("end-usage", "cbr"), ("target-bitrate", .int(bitrate * 1000))
-            ],
-            outputCaps: [])
+            ])
     ]
 
     /// Motion JPEG, for recordings that ask for it: cheap to encode, large files.
     public static let jpeg = EncoderCandidate(
         element: "jpegenc", codec: .jpeg, isHardware: false, origin: "libjpeg (gstreamer1.0-plugins-good)",
-        input: "I420", properties: [], outputCaps: [])
+        input: "I420", properties: [])
 
     /// Every encoder a config may name.
     public static var all: [EncoderCandidate] { video + [jpeg] }

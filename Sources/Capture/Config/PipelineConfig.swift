@@ -211,16 +211,12 @@ public struct RecordConfig: Codable, Sendable, Equatable {
         case element(String)
 
         /// The families, as written in a config.
-        public static let families = ["auto", "h264", "vp8", "mjpeg"]
+        public static let families = familyCases.map(\.description)
+        private static let familyCases: [Encoder] = [.auto, .h264, .vp8, .mjpeg]
 
+        /// The family called `name`, else the element of that name.
         public init(name: String) {
-            switch name {
-            case "auto": self = .auto
-            case "vp8": self = .vp8
-            case "mjpeg": self = .mjpeg
-            case "h264": self = .h264
-            default: self = .element(name)
-            }
+            self = Self.familyCases.first { $0.description == name } ?? .element(name)
         }
 
         public init(from decoder: Decoder) throws {

@@ -15,12 +15,9 @@ public enum PreflightError: CategorizedError, Sendable, Equatable {
 
     public var description: String {
         switch self {
-        case let .noDisplay(what, instead):
-            "\(what) needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set here; \(instead)"
-        case let .noSuchFile(path, source):
-            "\(source): no such file \(path)"
-        case let .unreadableFile(path, source):
-            "\(source): cannot read \(path): permission denied (check its permissions)"
+        case let .noDisplay(what, instead): "\(what) needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set here; \(instead)"
+        case let .noSuchFile(path, source): "\(source): no such file \(path)"
+        case let .unreadableFile(path, source): "\(source): cannot read \(path): permission denied (check its permissions)"
         }
     }
 

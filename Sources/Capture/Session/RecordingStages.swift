@@ -47,11 +47,7 @@ final class RecordingStages: @unchecked Sendable {
         choice: EncoderChoice, graph: @escaping @Sendable (EncoderCandidate) -> GraphDescription, segmenting: Segmenting? = nil,
         onWarning: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (String) -> Void
     ) {
-        self.choice = choice
-        self.segmenting = segmenting
-        self.graph = graph
-        self.onWarning = onWarning
-        self.onFailure = onFailure
+        (self.choice, self.segmenting, self.graph, self.onWarning, self.onFailure) = (choice, segmenting, graph, onWarning, onFailure)
     }
 
     /// The encoder of the stage now.

@@ -39,12 +39,9 @@ public struct SessionMetrics: Sendable, Equatable {
 
     /// One encoder in use.
     public struct EncoderInfo: Sendable, Equatable {
-        /// What it encodes for: `video`, `mjpeg` (the live streams) or `record`.
-        public var use: String
-        /// The GStreamer element, e.g. `x264enc`.
-        public var element: String
-        /// The codec, e.g. `h264`.
-        public var codec: String
+        /// What it encodes for (`video`, `mjpeg`: the live streams; `record`), the GStreamer element (`x264enc`) and
+        /// the codec (`h264`).
+        public var use, element, codec: String
     }
 }
 

@@ -44,18 +44,15 @@ struct SessionState: Sendable {
 /// Counts carried over from graphs replaced during recovery.
 struct Carried: Sendable {
     /// Frames the recordings that ended encoded, and the segments they finished (each is also a recording file).
-    var recordedFrames = 0
-    var segments = 0
-    var framesIn = 0
-    var framesOut = 0
-    var queueDrops = 0
-    var qosDrops = 0
-    var sourceDrops = 0
+    var recordedFrames = 0, segments = 0
+    /// Frames into and out of the filters of replaced graphs.
+    var framesIn = 0, framesOut = 0
+    /// Frames dropped: a branch fell behind (queue), late before filtering (qos), the driver's sequence gaps (source).
+    var queueDrops = 0, qosDrops = 0, sourceDrops = 0
+    /// Graphs rebuilt after a camera failed or stalled.
     var recoveries = 0
     /// Frames the filters of replaced graphs processed and the seconds they took.
-    var filterFrames = 0
-    var filterSeconds = 0.0
+    var filterFrames = 0, filterSeconds = 0.0
     /// Bytes of the recording files finished, and how many there are.
-    var recordingBytes = 0
-    var recordingsWritten = 0
+    var recordingBytes = 0, recordingsWritten = 0
 }

@@ -84,11 +84,11 @@ public struct SessionStats: Codable, Sendable, Equatable {
 
 /// The window the frame rates are measured over.
 struct RateWindow: Sendable {
+    /// When the window started, seconds.
     var time = 0.0
-    var framesIn = 0
-    var framesOut = 0
-    var fpsIn = 0.0
-    var fpsOut = 0.0
+    /// The frame counts at that time, and the rates measured over the last window.
+    var framesIn = 0, framesOut = 0
+    var fpsIn = 0.0, fpsOut = 0.0
 }
 
 extension CaptureSession {

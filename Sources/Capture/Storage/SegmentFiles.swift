@@ -34,13 +34,8 @@ final class SegmentFiles: Sendable {
         clock: @escaping @Sendable () -> String = { timestamp(milliseconds: true) },
         onCut: @escaping @Sendable () -> Void, onWarning: @escaping @Sendable (String) -> Void
     ) {
-        self.clock = clock
-        self.first = first
-        self.directory = directory
-        self.base = base
-        self.fileExtension = fileExtension
-        self.onCut = onCut
-        self.onWarning = onWarning
+        (self.clock, self.first, self.directory, self.base) = (clock, first, directory, base)
+        (self.fileExtension, self.onCut, self.onWarning) = (fileExtension, onCut, onWarning)
     }
 
     /// The file the splitmuxsink's fragment `fragment` goes into, created exclusively; on its streaming thread.

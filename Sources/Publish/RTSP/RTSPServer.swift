@@ -22,11 +22,7 @@ public final class RTSPServer: @unchecked Sendable {
         public var password: String?
 
         public init(address: String = "127.0.0.1", port: Int = 8554, path: String, user: String? = nil, password: String? = nil) {
-            self.address = address
-            self.port = port
-            self.path = path
-            self.user = user
-            self.password = password
+            (self.address, self.port, self.path, self.user, self.password) = (address, port, path, user, password)
         }
 
         /// A config's `publish.rtsp` with its defaults: 127.0.0.1, port 8554, path `/NAME`; credentials missing
