@@ -32,11 +32,11 @@ public final class WebServer: @unchecked Sendable {
     let loop = MainContextThread(name: "swiftcam-web")
     let commands = DispatchQueue(label: "swiftcam.web.commands")
     /// Scrapes, off the loop thread and not behind a command that waits for a frame.
-    private let scrapes = DispatchQueue(label: "swiftcam.web.metrics")
-    private let metrics: (@Sendable () -> HostMetrics)?
+    let scrapes = DispatchQueue(label: "swiftcam.web.metrics")
+    let metrics: (@Sendable () -> HostMetrics)?
     let video: LiveVideo
     let sockets = Locked(Sockets())
-    private let assets: URL?
+    let assets: URL?
     /// Loop thread only.
     private var server: ObjectReference?
     private var gate: RequestGate?
@@ -364,74 +364,6 @@ public final class WebServer: @unchecked Sendable {
             case .snap, .recordStart, .recordStop, .switchCamera, .filter, .torch, .mirror: broadcastState()
             default: break
             }
-        }
-    }
-
-    /// `/metrics`: the host's figures in Prometheus's text format, made on `scrapes` and answered through the loop.
-    private func serveMetrics(_ message: OpaquePointer) {
-        soup_server_message_pause(message)
-        let held = ObjectReference(retaining: message)  // touched again only on the loop thread
-        scrapes.async { [self] in
-            let snapshot = metrics?() ?? HostMetrics(session: session.metrics, viewers: video.viewerCounts)
-            let body = Data(snapshot.text.utf8)
-            loop.invoke { [self] in
-                respond(held.opaque, status: 200, type: MetricsText.contentType, body: body)
-                soup_server_message_unpause(held.opaque)
-            }
-        }
-    }
-
-    private func serveAsset(_ name: String, _ message: OpaquePointer) {
-        guard let assets, let data = try? Data(contentsOf: assets.appendingPathComponent(name)) else {
-            respond(message, status: 404, json: ["ok": false, "error": "no such asset"])
-            return
-        }
-        let type =
-            switch (name as NSString).pathExtension {
-            case "html": "text/html; charset=utf-8"
-            case "js": "text/javascript; charset=utf-8"
-            case "css": "text/css; charset=utf-8"
-            case "svg": "image/svg+xml"
-            default: "application/octet-stream"
-            }
-        respond(message, status: 200, type: type, body: data)
-    }
-
-    /// A capture by its name in the gallery: never a path joined from the request.
-    private func serveCapture(named encoded: String, _ message: OpaquePointer) {
-        let name = encoded.removingPercentEncoding ?? ""
-        guard !name.isEmpty, !name.contains("/"),
-            let item = Gallery.items(in: galleryDirectories).first(where: { ($0.path as NSString).lastPathComponent == name }),
-            let data = try? Data(contentsOf: URL(fileURLWithPath: item.path), options: .alwaysMapped)
-        else {
-            respond(message, status: 404, json: ["ok": false, "error": "no capture of that name"])
-            return
-        }
-        let type =
-            switch (name as NSString).pathExtension.lowercased() {
-            case "jpg", "jpeg": "image/jpeg"
-            case "png": "image/png"
-            case "mkv": "video/x-matroska"
-            case "mp4": "video/mp4"
-            case "webm": "video/webm"
-            default: "application/octet-stream"
-            }
-        respond(message, status: 200, type: type, body: data)
-    }
-
-    func respond(_ message: OpaquePointer, status: Int, json: [String: Any]) {
-        let data = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        respond(message, status: status, type: "application/json", body: data)
-    }
-
-    func respond(_ message: OpaquePointer, status: Int, type: String, body: Data) {
-        soup_server_message_set_status(message, guint(status), nil)
-        let headers = soup_server_message_get_response_headers(message)
-        soup_message_headers_append(headers, "Cache-Control", "no-store")
-        soup_message_headers_append(headers, "X-Content-Type-Options", "nosniff")
-        body.withUnsafeBytes { bytes in
-            soup_server_message_set_response(
-                message, type, SOUP_MEMORY_COPY, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count))
         }
     }
 }
