@@ -26,12 +26,9 @@ package enum BoxCascadeFixedCore {
     /// One pass in fixed point.
     package struct Box: Equatable, Sendable {
         package var radius: Int
-        /// The weight of each of the 2r + 1 central samples, ·2¹⁶.
-        package var inner: UInt16
-        /// The weight of each of the two samples at r + 1, ·2¹⁶.
-        package var outer: UInt16
-        /// Where each running sum starts: ≈ 2¹⁶/inner, so that it adds one unit after the multiply.
-        package var bias: UInt16
+        /// ·2¹⁶: `inner` the weight of each of the 2r + 1 central samples, `outer` of each of the two at r + 1; `bias`
+        /// where each running sum starts, ≈ 2¹⁶/inner, so that it adds one unit after the multiply.
+        package var inner, outer, bias: UInt16
 
         package init(radius: Int, inner: UInt16, outer: UInt16, bias: UInt16) {
             (self.radius, self.inner, self.outer, self.bias) = (radius, inner, outer, bias)
