@@ -30,14 +30,10 @@ final class YUV420FixedKernel {
     }
 
     let constants: Constants
-    /// Y' = Y: the Y plane is copied or left alone.
-    let lumaIdentity: Bool
-    /// Cb' = Cb and Cr' = Cr.
-    let chromaIdentity: Bool
-    /// Luma depends on chroma or chroma on luma: the planes are done together, a row pair at a time.
-    let mixed: Bool
-    /// Cb' depends on Cr or Cr' on Cb.
-    let crossChroma: Bool
+    /// `lumaIdentity`: Y' = Y, the Y plane is copied or left alone; `chromaIdentity`: Cb' = Cb and Cr' = Cr; `mixed`: luma
+    /// depends on chroma or chroma on luma, the planes are done together, a row pair at a time; `crossChroma`: Cb'
+    /// depends on Cr or Cr' on Cb.
+    let lumaIdentity, chromaIdentity, mixed, crossChroma: Bool
     let gain: VignetteShape?
     /// The SIMD path its rows run on.
     let kernels: KernelSet
