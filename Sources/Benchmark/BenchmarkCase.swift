@@ -131,10 +131,12 @@ public struct BenchmarkCase: Sendable, Hashable {
 
     /// A row; `subject` and `reference` should read the same frames (`input`) unless the title says otherwise.
     public init(id: String, title: String, subject: BenchmarkVariant?, reference: BenchmarkVariant?) {
-        self.id = id
-        self.title = title
-        self.subject = subject
-        self.reference = reference
+        (self.id, self.title, self.subject, self.reference) = (id, title, subject, reference)
+    }
+
+    /// A row of a table of rows: `id`, `title`, `subject`, `reference`.
+    init(_ id: String, _ title: String, _ subject: BenchmarkVariant?, _ reference: BenchmarkVariant?) {
+        self.init(id: id, title: title, subject: subject, reference: reference)
     }
 
     /// Every variant of the row.
@@ -171,86 +173,51 @@ extension BenchmarkCase {
             Self.scaling(id, chain, input, cores: cores)
         }
         return [
+            BenchmarkCase("sepia", "sepia vs coloreffects", swift("sepia"), c("coloreffects preset=sepia")),
             BenchmarkCase(
-                id: "sepia", title: "sepia vs coloreffects",
-                subject: swift("sepia"), reference: c("coloreffects preset=sepia")),
+                "colorcontrols", "colorcontrols vs videobalance", swift("colorcontrols brightness=0.1 contrast=1.2 saturation=0.8"),
+                c("videobalance brightness=0.1 contrast=1.2 saturation=0.8")),
+            BenchmarkCase("vignette", "vignette vs frei0r vignette", swift("vignette"), c("frei0r-filter-vignette")),
             BenchmarkCase(
-                id: "colorcontrols", title: "colorcontrols vs videobalance",
-                subject: swift("colorcontrols brightness=0.1 contrast=1.2 saturation=0.8"),
-                reference: c("videobalance brightness=0.1 contrast=1.2 saturation=0.8")),
+                "blur", "blur radius=4 vs gaussianblur (+AYUV conv.)", swift("blur radius=4"),
+                c("\(toAYUV) ! gaussianblur sigma=4 ! \(toRGBA)", label: "videoconvert ! AYUV ! gaussianblur sigma=4 ! videoconvert ! RGBA")
+            ),
             BenchmarkCase(
-                id: "vignette", title: "vignette vs frei0r vignette",
-                subject: swift("vignette"), reference: c("frei0r-filter-vignette")),
+                "blur-conversion", "  of which RGBA>AYUV>RGBA conv.", nil,
+                c("\(toAYUV) ! \(toRGBA)", label: "videoconvert ! AYUV ! videoconvert ! RGBA")),
+            BenchmarkCase("gaussianblur-ayuv", "  gaussianblur alone on AYUV", nil, c("gaussianblur sigma=4", "AYUV")),
+            BenchmarkCase("edges", "edges vs frei0r sobel", swift("edges"), c("frei0r-filter-sobel")),
+            BenchmarkCase("libyuv-sepia", "sepia vs libyuv", swift("sepia"), .libyuv("ARGBSepia")),
             BenchmarkCase(
-                id: "blur", title: "blur radius=4 vs gaussianblur (+AYUV conv.)",
-                subject: swift("blur radius=4"),
-                reference: c(
-                    "\(toAYUV) ! gaussianblur sigma=4 ! \(toRGBA)",
-                    label: "videoconvert ! AYUV ! gaussianblur sigma=4 ! videoconvert ! RGBA")),
+                "libyuv-matrix", "colorcontrols vs libyuv matrix", swift("colorcontrols contrast=1.2 saturation=0.8"),
+                .libyuv("ARGBColorMatrix")),
+            BenchmarkCase("libyuv-gray", "mono vs libyuv gray", swift("mono"), .libyuv("ARGBGray")),
+            BenchmarkCase("libyuv-mirror", "mirror vs libyuv", swift("mirror"), .libyuv("ARGBMirror")),
+            BenchmarkCase("libyuv-mirror-i420", "mirror I420 vs libyuv", swift("mirror", "I420"), .libyuv("I420Mirror", "I420")),
+            BenchmarkCase("chain3", "3-chain vs C chain", swift(chain3), c(chain3C)),
+            BenchmarkCase("chain6", "6-chain vs C chain", swift(chain6), c(chain6C)),
+            BenchmarkCase("memcpy-rgba", "memcpy RGBA frame (floor)", .memcpy("RGBA"), nil),
             BenchmarkCase(
-                id: "blur-conversion", title: "  of which RGBA>AYUV>RGBA conv.", subject: nil,
-                reference: c("\(toAYUV) ! \(toRGBA)", label: "videoconvert ! AYUV ! videoconvert ! RGBA")),
-            BenchmarkCase(
-                id: "gaussianblur-ayuv", title: "  gaussianblur alone on AYUV", subject: nil,
-                reference: c("gaussianblur sigma=4", "AYUV")),
-            BenchmarkCase(
-                id: "edges", title: "edges vs frei0r sobel",
-                subject: swift("edges"), reference: c("frei0r-filter-sobel")),
-            BenchmarkCase(
-                id: "libyuv-sepia", title: "sepia vs libyuv",
-                subject: swift("sepia"), reference: .libyuv("ARGBSepia")),
-            BenchmarkCase(
-                id: "libyuv-matrix", title: "colorcontrols vs libyuv matrix",
-                subject: swift("colorcontrols contrast=1.2 saturation=0.8"), reference: .libyuv("ARGBColorMatrix")),
-            BenchmarkCase(
-                id: "libyuv-gray", title: "mono vs libyuv gray",
-                subject: swift("mono"), reference: .libyuv("ARGBGray")),
-            BenchmarkCase(
-                id: "libyuv-mirror", title: "mirror vs libyuv",
-                subject: swift("mirror"), reference: .libyuv("ARGBMirror")),
-            BenchmarkCase(
-                id: "libyuv-mirror-i420", title: "mirror I420 vs libyuv",
-                subject: swift("mirror", "I420"), reference: .libyuv("I420Mirror", "I420")),
-            BenchmarkCase(
-                id: "chain3", title: "3-chain vs C chain",
-                subject: swift(chain3), reference: c(chain3C)),
-            BenchmarkCase(
-                id: "chain6", title: "6-chain vs C chain",
-                subject: swift(chain6), reference: c(chain6C)),
-            BenchmarkCase(
-                id: "memcpy-rgba", title: "memcpy RGBA frame (floor)",
-                subject: .memcpy("RGBA"), reference: nil),
-            BenchmarkCase(
-                id: "nv12-roundtrip", title: "NV12 3-chain native vs via RGBA",
-                subject: swift(chain3, "NV12"),
-                reference: c(
+                "nv12-roundtrip", "NV12 3-chain native vs via RGBA", swift(chain3, "NV12"),
+                c(
                     "\(toRGBA) ! \(BenchmarkVariant.swiftfilterElement(chain3)) ! \(toNV12)", "NV12",
                     label: "videoconvert ! RGBA ! swiftfilter \(chain3) ! videoconvert ! NV12")),
             BenchmarkCase(
-                id: "nv12-c-chain", title: "NV12 3-chain native vs C chain+conv.",
-                subject: swift(chain3, "NV12"),
-                reference: c(
-                    "\(toRGBA) ! \(chain3C) ! \(toNV12)", "NV12",
-                    label: "videoconvert ! RGBA ! \(chain3C) ! videoconvert ! NV12")),
+                "nv12-c-chain", "NV12 3-chain native vs C chain+conv.", swift(chain3, "NV12"),
+                c("\(toRGBA) ! \(chain3C) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! \(chain3C) ! videoconvert ! NV12")),
             BenchmarkCase(
-                id: "nv12-conversion", title: "  of which NV12>RGBA>NV12 conv.", subject: nil,
-                reference: c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
-            BenchmarkCase(
-                id: "memcpy-nv12", title: "memcpy NV12 frame (floor)",
-                subject: .memcpy("NV12"), reference: nil),
+                "nv12-conversion", "  of which NV12>RGBA>NV12 conv.", nil,
+                c("\(toRGBA) ! \(toNV12)", "NV12", label: "videoconvert ! RGBA ! videoconvert ! NV12")),
+            BenchmarkCase("memcpy-nv12", "memcpy NV12 frame (floor)", .memcpy("NV12"), nil),
             // Frame analysis: the motion detector against a copy of the plane it reads (speed-up over 1: it costs less).
-            BenchmarkCase(
-                id: "motion-nv12", title: "motion analysis per NV12 frame vs luma memcpy",
-                subject: .motion(), reference: .lumaCopy()),
-            BenchmarkCase(
-                id: "preroll-memory", title: "pre-roll ring 5 s at 2 Mbit/s (held bytes)",
-                subject: .preRoll(), reference: nil),
+            BenchmarkCase("motion-nv12", "motion analysis per NV12 frame vs luma memcpy", .motion(), .lumaCopy()),
+            BenchmarkCase("preroll-memory", "pre-roll ring 5 s at 2 Mbit/s (held bytes)", .preRoll(), nil),
             // What an MJPEG camera costs: its 4:2:2 JPEG frames decoded and brought to I420, against a raw YUYV
             // camera's frames brought to I420 (the same path without the decoder).
             BenchmarkCase(
-                id: "mjpeg-decode", title: "MJPEG camera: jpegdec vs raw YUY2",
-                subject: c("jpegdec ! \(toI420)", BenchmarkFrames.jpeg, label: "jpegdec ! videoconvert ! I420"),
-                reference: c(toI420, "YUY2", label: "raw YUY2: videoconvert ! I420")),
+                "mjpeg-decode", "MJPEG camera: jpegdec vs raw YUY2",
+                c("jpegdec ! \(toI420)", BenchmarkFrames.jpeg, label: "jpegdec ! videoconvert ! I420"),
+                c(toI420, "YUY2", label: "raw YUY2: videoconvert ! I420")),
             scaling("chain3", chain3),
             scaling("blur", "blur radius=4"),
             scaling("sharpen", "sharpen"),
@@ -260,9 +227,7 @@ extension BenchmarkCase {
             scaling("mirror", "mirror"),
             scaling("nv12-chain3", chain3, "NV12"),
             // No filter can scale past what the memory does: the frames do not fit in the last-level cache.
-            BenchmarkCase(
-                id: "scaling-memcpy", title: "memcpy \(threads) row bands vs 1",
-                subject: .memcpy("RGBA", threads: threads), reference: .memcpy("RGBA"))
+            BenchmarkCase("scaling-memcpy", "memcpy \(threads) row bands vs 1", .memcpy("RGBA", threads: threads), .memcpy("RGBA"))
         ]
     }
 

@@ -5,16 +5,12 @@ import Glibc
 public struct BenchmarkSize: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What the table calls it, e.g. "1080p".
     public var name: String
-    /// Width in pixels.
-    public var width: Int
-    /// Height in pixels.
-    public var height: Int
+    /// Width and height in pixels.
+    public var width, height: Int
 
     /// A size with a name of its own.
     public init(name: String, width: Int, height: Int) {
-        self.name = name
-        self.width = width
-        self.height = height
+        (self.name, self.width, self.height) = (name, width, height)
     }
 
     /// 1920×1080.

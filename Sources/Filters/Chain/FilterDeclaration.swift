@@ -4,11 +4,11 @@
 /// ```swift
 /// public struct Emboss: FrameFilter, DeclaredFilter {
 ///     public static let strength = NumberParameter("strength", default: 1, in: 0...8, "depth of the relief")
-///     public static let declaration = FilterDeclaration<Emboss>(name: "emboss", summary: "3×3 relief of the luma",
-///                                                       defaults: Emboss(), parameters: [.bind(strength, to: \.strength)])
 ///     public var strength: Double
 ///     public init(strength: Double = Emboss.strength.defaultValue) { self.strength = Self.strength.clamp(strength) }
 ///     …
+///     public static let declaration = FilterDeclaration<Emboss>(name: "emboss", summary: "3×3 relief of the luma",
+///                                                       defaults: Emboss(), parameters: [.bind(strength, to: \.strength)])
 /// }
 /// ```
 public protocol DeclaredFilter: Filter {

@@ -80,11 +80,7 @@ public struct ParameterInfo: Sendable, Hashable {
 
     /// Creates a parameter description; filters declare theirs with ``NumberParameter`` and its siblings.
     public init(key: String, defaultValue: ParameterValue, kind: ParameterKind, summary: String, unit: String = "") {
-        self.key = key
-        self.defaultValue = defaultValue
-        self.kind = kind
-        self.summary = summary
-        self.unit = unit
+        (self.key, self.defaultValue, self.kind, self.summary, self.unit) = (key, defaultValue, kind, summary, unit)
     }
 }
 

@@ -35,8 +35,7 @@ public enum FilterRegistrationError: Error, Equatable, CustomStringConvertible {
     /// One sentence naming the filter and what to change.
     public var description: String {
         switch self {
-        case let .duplicateName(name):
-            "A filter named '\(name)' is already registered; give the new one another name."
+        case let .duplicateName(name): "A filter named '\(name)' is already registered; give the new one another name."
         case let .badName(name):
             "Filter name '\(name)' is not usable in a chain; use lowercase letters, digits and '-', starting with a letter."
         case let .badKey(filter, key):

@@ -71,11 +71,7 @@ public struct RangedParameter<Value: ParameterNumber>: ParameterDeclaration, Has
 
     /// Declares a ranged parameter.
     public init(_ key: String, default defaultValue: Value, in range: ClosedRange<Value>, unit: String = "", _ summary: String) {
-        self.key = key
-        self.defaultValue = defaultValue
-        self.range = range
-        self.unit = unit
-        self.summary = summary
+        (self.key, self.defaultValue, self.range, self.unit, self.summary) = (key, defaultValue, range, unit, summary)
     }
 
     /// The description the catalog shows.

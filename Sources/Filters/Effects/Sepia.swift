@@ -9,20 +9,13 @@ public struct Sepia: DeclaredFilter, Equatable {
     /// The sepia chroma (Cb, Cr) in −0.5...0.5 units.
     public static let tone = (cb: -0.08, cr: 0.05)
 
+    /// The `intensity` key: its default, range and meaning.
+    public static let intensity = NumberParameter("intensity", default: 1, in: 0...1, "blend towards full sepia (0 = off)")
     /// How far to blend towards full sepia: 0 = unchanged, 1 = full sepia.
     public var intensity: Double
 
     /// Creates a sepia filter; `intensity` clamps to 0...1.
-    public init(intensity: Double = Sepia.intensity.defaultValue) {
-        self.intensity = Self.intensity.clamp(intensity)
-    }
-
-    /// The `intensity` key: its default, range and meaning.
-    public static let intensity = NumberParameter("intensity", default: 1, in: 0...1, "blend towards full sepia (0 = off)")
-    /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Sepia>(
-        name: "sepia", summary: "brown-toned monochrome that keeps luma", defaults: Sepia(),
-        parameters: [.bind(intensity, to: \.intensity)])
+    public init(intensity: Double = Sepia.intensity.defaultValue) { self.intensity = Self.intensity.clamp(intensity) }
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
@@ -37,4 +30,9 @@ public struct Sepia: DeclaredFilter, Equatable {
                 return Affine3.identity.mixed(with: toned, i)
             })
     }
+
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Sepia>(
+        name: "sepia", summary: "brown-toned monochrome that keeps luma", defaults: Sepia(),
+        parameters: [.bind(intensity, to: \.intensity)])
 }

@@ -10,8 +10,14 @@ import Darwin
 /// (positive = magenta, negative = green); the gains are normalized so luma is unchanged.
 /// Below 6500 K the image turns warmer (orange), above it cooler (blue).
 public struct Temperature: DeclaredFilter, Equatable {
+    /// The `kelvin` key: its default, range and meaning.
+    public static let kelvin = NumberParameter(
+        "kelvin", default: 6500, in: 2000...12000, unit: "K", "light colour in kelvin; lower is warmer (6500 = unchanged)")
     /// Colour temperature of the light to simulate, 2000...12000 K (6500 = unchanged).
     public var kelvin: Double
+
+    /// The `tint` key: its default, range and meaning.
+    public static let tint = NumberParameter("tint", default: 0, in: -100...100, "positive towards magenta, negative towards green")
     /// Green–magenta shift, −100...100 (0 = unchanged).
     public var tint: Double
 
@@ -20,16 +26,6 @@ public struct Temperature: DeclaredFilter, Equatable {
         self.kelvin = Self.kelvin.clamp(kelvin)
         self.tint = Self.tint.clamp(tint)
     }
-
-    /// The `kelvin` key: its default, range and meaning.
-    public static let kelvin = NumberParameter(
-        "kelvin", default: 6500, in: 2000...12000, unit: "K", "light colour in kelvin; lower is warmer (6500 = unchanged)")
-    /// The `tint` key: its default, range and meaning.
-    public static let tint = NumberParameter("tint", default: 0, in: -100...100, "positive towards magenta, negative towards green")
-    /// The filter's name, summary and keys, each bound to its property.
-    public static let declaration = FilterDeclaration<Temperature>(
-        name: "temperature", summary: "white balance towards a colour temperature and tint", defaults: Temperature(),
-        parameters: [.bind(kelvin, to: \.kelvin), .bind(tint, to: \.tint)])
 
     /// The pixel operations this filter lowers to.
     public var kernel: FilterKernel {
@@ -42,6 +38,11 @@ public struct Temperature: DeclaredFilter, Equatable {
                 return .diagonal(gains.0 / luma, gains.1 / luma, gains.2 / luma)
             })
     }
+
+    /// The filter's name, summary and keys, each bound to its property.
+    public static let declaration = FilterDeclaration<Temperature>(
+        name: "temperature", summary: "white balance towards a colour temperature and tint", defaults: Temperature(),
+        parameters: [.bind(kelvin, to: \.kelvin), .bind(tint, to: \.tint)])
 
     /// Approximate sRGB colour (0...1) of a black body at `kelvin` (Tanner Helland's fit).
     static func whitePoint(_ kelvin: Double) -> (Double, Double, Double) {

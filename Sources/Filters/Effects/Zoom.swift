@@ -2,10 +2,18 @@
 ///
 /// The window is moved inward when it would leave the frame, like a camera's crop zoom.
 public struct Zoom: DeclaredFilter, Equatable {
+    /// The `factor` key: its default, range and meaning.
+    public static let factor = NumberParameter("factor", default: 2, in: 1...16, "magnification (1 = unchanged)")
     /// Magnification, clamped to 1...16 (1 = unchanged).
     public var factor: Double
+
+    /// The `x` key: its default, range and meaning.
+    public static let x = NumberParameter("x", default: 0.5, in: 0...1, "horizontal centre, 0 = left edge, 1 = right edge")
     /// Horizontal centre of the window, 0 (left) ... 1 (right).
     public var x: Double
+
+    /// The `y` key: its default, range and meaning.
+    public static let y = NumberParameter("y", default: 0.5, in: 0...1, "vertical centre, 0 = top edge, 1 = bottom edge")
     /// Vertical centre of the window, 0 (top) ... 1 (bottom).
     public var y: Double
 
@@ -16,17 +24,11 @@ public struct Zoom: DeclaredFilter, Equatable {
         self.y = Self.y.clamp(y)
     }
 
-    /// The `factor` key: its default, range and meaning.
-    public static let factor = NumberParameter("factor", default: 2, in: 1...16, "magnification (1 = unchanged)")
-    /// The `x` key: its default, range and meaning.
-    public static let x = NumberParameter("x", default: 0.5, in: 0...1, "horizontal centre, 0 = left edge, 1 = right edge")
-    /// The `y` key: its default, range and meaning.
-    public static let y = NumberParameter("y", default: 0.5, in: 0...1, "vertical centre, 0 = top edge, 1 = bottom edge")
+    /// The pixel operations this filter lowers to.
+    public var kernel: FilterKernel { FilterKernel(.zoom(factor: factor, x: x, y: y)) }
+
     /// The filter's name, summary and keys, each bound to its property.
     public static let declaration = FilterDeclaration<Zoom>(
         name: "zoom", summary: "digital zoom about a normalized centre, bilinear", defaults: Zoom(),
         parameters: [.bind(factor, to: \.factor), .bind(x, to: \.x), .bind(y, to: \.y)])
-
-    /// The pixel operations this filter lowers to.
-    public var kernel: FilterKernel { FilterKernel(.zoom(factor: factor, x: x, y: y)) }
 }

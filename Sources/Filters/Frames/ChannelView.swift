@@ -9,12 +9,7 @@ struct ChannelView {
     var sourceStride: Int
     var destination: UnsafeMutablePointer<UInt8>
     var destinationStride: Int
-    var width: Int
-    var height: Int
-    var channels: Int
-    var step: Int
-    var subX: Int
-    var subY: Int
+    var width, height, channels, step, subX, subY: Int
     var isLuma: Bool
 
     @inline(__always) func sourceRow(_ y: Int) -> UnsafeMutablePointer<UInt8> { source + y * sourceStride }

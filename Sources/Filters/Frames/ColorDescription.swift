@@ -11,6 +11,9 @@ public struct ColorDescription: Sendable, Hashable {
         case bt709
     }
 
+    /// The luma/chroma matrix.
+    public var matrix: Matrix
+
     /// The quantization range of 8-bit samples.
     public enum Range: String, Sendable, Hashable, CaseIterable {
         /// Y 0...255, Cb/Cr 0...255 centred on 128.
@@ -19,8 +22,6 @@ public struct ColorDescription: Sendable, Hashable {
         case limited
     }
 
-    /// The luma/chroma matrix.
-    public var matrix: Matrix
     /// The quantization range.
     public var range: Range
 

@@ -72,14 +72,11 @@ public enum FrameError: Error, Equatable, CustomStringConvertible {
     /// One sentence saying what is wrong and what is expected.
     public var description: String {
         switch self {
-        case let .badSize(width, height):
-            "Frame size \(width)x\(height) is invalid; width and height must be in 1...32768."
-        case let .planeCount(format, expected, actual):
-            "A \(format.gstName) frame needs \(expected) plane(s) but \(actual) were given."
+        case let .badSize(width, height): "Frame size \(width)x\(height) is invalid; width and height must be in 1...32768."
+        case let .planeCount(format, expected, actual): "A \(format.gstName) frame needs \(expected) plane(s) but \(actual) were given."
         case let .strideTooSmall(plane, stride, minimum):
             "Plane \(plane) has stride \(stride) but its visible row needs at least \(minimum) bytes."
-        case let .mismatch(source, destination):
-            "Source (\(source)) and destination (\(destination)) must have the same format and size."
+        case let .mismatch(source, destination): "Source (\(source)) and destination (\(destination)) must have the same format and size."
         }
     }
 }

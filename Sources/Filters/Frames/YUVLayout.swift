@@ -1,34 +1,21 @@
 /// Where Y, U and V samples live for each Y'CbCr format: plane, byte offset and byte step.
 struct YUVLayout {
+    /// A component's plane, the byte offset of its first sample in a row, and the bytes from one sample to the next.
     struct Component {
-        var plane: Int
-        var offset: Int
-        var step: Int
+        var plane, offset, step: Int
+
+        init(_ plane: Int, _ offset: Int, _ step: Int) { (self.plane, self.offset, self.step) = (plane, offset, step) }
     }
 
-    var y: Component
-    var u: Component
-    var v: Component
+    var y, u, v: Component
     /// Luma rows per chroma row: 2 for 4:2:0, 1 for 4:2:2.
     var verticalSubsampling: Int
 
     init?(_ format: PixelFormat) {
         switch format {
-        case .i420:
-            y = Component(plane: 0, offset: 0, step: 1)
-            u = Component(plane: 1, offset: 0, step: 1)
-            v = Component(plane: 2, offset: 0, step: 1)
-            verticalSubsampling = 2
-        case .nv12:
-            y = Component(plane: 0, offset: 0, step: 1)
-            u = Component(plane: 1, offset: 0, step: 2)
-            v = Component(plane: 1, offset: 1, step: 2)
-            verticalSubsampling = 2
-        case .yuy2:
-            y = Component(plane: 0, offset: 0, step: 2)
-            u = Component(plane: 0, offset: 1, step: 4)
-            v = Component(plane: 0, offset: 3, step: 4)
-            verticalSubsampling = 1
+        case .i420: (y, u, v, verticalSubsampling) = (Component(0, 0, 1), Component(1, 0, 1), Component(2, 0, 1), 2)
+        case .nv12: (y, u, v, verticalSubsampling) = (Component(0, 0, 1), Component(1, 0, 2), Component(1, 1, 2), 2)
+        case .yuy2: (y, u, v, verticalSubsampling) = (Component(0, 0, 2), Component(0, 1, 4), Component(0, 3, 4), 1)
         default:
             return nil
         }

@@ -42,14 +42,10 @@ public struct MotionZone: Sendable, Equatable {
 
 /// A box in picture fractions (x, y of the top left corner, width, height).
 public struct MotionBox: Sendable, Equatable {
-    /// The left edge, 0...1.
-    public var x: Double
-    /// The top edge, 0...1.
-    public var y: Double
-    /// The width, a fraction of the picture's.
-    public var width: Double
-    /// The height, a fraction of the picture's.
-    public var height: Double
+    /// The left and top edges, 0...1.
+    public var x, y: Double
+    /// The width and height, fractions of the picture's.
+    public var width, height: Double
 
     /// The box with its top left corner at (`x`, `y`), `width` across and `height` down.
     public init(x: Double, y: Double, width: Double, height: Double) {

@@ -86,6 +86,9 @@ struct Affine3: Sendable, Equatable {
     }
 }
 
+/// `v` as a Q15 fraction (·2¹⁵, rounded), clamped to 0...32767.
+func q15(_ v: Double) -> Int16 { Int16(min(max((v * 32768).rounded(), 0), 32767)) }
+
 /// The vignette's gain: `max(0, 1 − intensity·d²/radius²)`, d = distance from the centre over the half-diagonal.
 struct VignetteShape: Sendable, Equatable {
     var intensity: Double
@@ -95,6 +98,17 @@ struct VignetteShape: Sendable, Equatable {
     func coefficient(width: Int, height: Int) -> Double {
         let cx = Double(width) / 2, cy = Double(height) / 2
         return intensity / (radius * radius) / max(cx * cx + cy * cy, 1e-9)
+    }
+
+    /// The fixed-point kernels' Q15 column terms `k·dx²` (their gain is `max(0, row term − column term)`), in a new buffer
+    /// of `count`: entry i is the term of the column `dx(i)` pixels from the frame's centre, k the ``coefficient(width:height:)``.
+    static func columnTerms(_ count: Int, k: Double, dx: (Int) -> Double) -> UnsafeMutablePointer<Int16> {
+        let table = UnsafeMutablePointer<Int16>.allocate(capacity: count)
+        for i in 0..<count {
+            let d = dx(i)
+            table[i] = q15(k * d * d)
+        }
+        return table
     }
 
     /// The gain at continuous position (x, y), pixel centres at +0.5.

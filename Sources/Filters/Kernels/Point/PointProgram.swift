@@ -48,6 +48,38 @@ struct PointProgram {
 
     var isIdentity: Bool { steps.isEmpty }
 
+    /// `steps` folded into one affine map `A·x + b`, at most one vignette gain, and the offsets `c` of an affine after
+    /// the gain: `M·(g·(A·x + b)) + c = g·(M·A·x + M·b) + c`, so that affine changes the coefficients and the final
+    /// per-component constant, not the work per sample. Each affine step is read through `space` (e.g. into Y'CbCr) and
+    /// applied after `start`. nil when a step is a curve or a LUT, a second vignette, one that brightens (intensity
+    /// below 0), or a second affine after the gain.
+    static func foldAffine(
+        _ steps: ArraySlice<Step>, after start: Affine3 = .identity, space: (Affine3) -> Affine3 = { $0 }
+    ) -> (affine: Affine3, gain: VignetteShape?, offsetsAfterGain: [Double])? {
+        var a = start
+        var shape: VignetteShape?
+        var after: [Double]?
+        for step in steps {
+            switch step {
+            case let .affine(map):
+                let m = space(map)
+                if shape == nil {
+                    a = a.then(m)
+                } else {
+                    guard after == nil else { return nil }
+                    a = a.then(Affine3(m: m.m))
+                    after = m.o
+                }
+            case let .vignette(s):
+                guard shape == nil, s.intensity >= 0 else { return nil }
+                shape = s
+            case .curve, .lut3D:
+                return nil
+            }
+        }
+        return (a, shape, after ?? [0, 0, 0])
+    }
+
     /// True when `f` maps each of the 256 codes the curve tables sample (`i / 255`) to itself, within a
     /// millionth of a code. Such a curve only clamps and rounds between its neighbours, which filters that
     /// say "1 = unchanged" are not meant to do, so it is dropped rather than tabulated.

@@ -57,26 +57,7 @@ final class RGBFixedKernel {
     private var preparedSize = (0, 0)
 
     init?(_ program: PointProgram, format: PixelFormat, kernels: KernelSet = .best) {
-        var a = Affine3.identity
-        var shape: VignetteShape?
-        var after: [Double]?
-        for step in program.steps {
-            switch step {
-            case let .affine(m):
-                if shape == nil {
-                    a = a.then(m)
-                } else {
-                    guard after == nil else { return nil }
-                    a = a.then(Affine3(m: m.m))
-                    after = m.o
-                }
-            case let .vignette(s):
-                guard shape == nil, s.intensity >= 0 else { return nil }
-                shape = s
-            case .curve, .lut3D:
-                return nil
-            }
-        }
+        guard let (a, shape, after) = PointProgram.foldAffine(program.steps[...]) else { return nil }
         guard format.isRGB else { return nil }
         gain = shape
         let offsets = format.rgbOffsets
@@ -100,7 +81,7 @@ final class RGBFixedKernel {
             let offset = a.o[row] * 255 + 128 * sum
             worst += abs(offset)
             // After the gain: 3 fraction bits, 1800·8 plus this stays in Int16.
-            let post = (after?[row] ?? 0) * 255
+            let post = after[row] * 255
             guard worst <= 1800, abs(post) <= 2000, let q = fixed(offset, bits: 4), let b = fixed(post, bits: 3) else { return nil }
             o.append(q)
             biases.append(b &+ 4)
@@ -141,18 +122,12 @@ final class RGBFixedKernel {
         columns?.deallocate()
         let k = gain.coefficient(width: width, height: height)
         coefficient = k
-        let count = (width + 7) / 8 * 8 + 8
-        let table = UnsafeMutablePointer<Int16>.allocate(capacity: count)
         // In the kernel's lane order: within each block of eight, lane 2j is pixel j, lane 2j + 1 pixel 4 + j.
-        for x in 0..<count {
-            let dx = Double(x) + 0.5 - Double(width) / 2
-            let j = x % 8
-            table[x - j + (j < 4 ? 2 * j : 2 * (j - 4) + 1)] = Self.q15(k * dx * dx)
+        columns = VignetteShape.columnTerms((width + 7) / 8 * 8 + 8, k: k) { i in
+            let lane = i % 8
+            return Double(i - lane + (lane % 2 == 0 ? lane / 2 : 4 + lane / 2)) + 0.5 - Double(width) / 2
         }
-        columns = table
     }
-
-    private static func q15(_ v: Double) -> Int16 { Int16(min(max((v * 32768).rounded(), 0), 32767)) }
 
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory, unless
     /// `mirrored`: then pixel x of a row lands at `width − 1 − x`, and the rows must not overlap).
@@ -202,7 +177,7 @@ final class RGBFixedKernel {
     /// The vignette's row term for row `y`, Q15.
     private func rowTerm(_ y: Int, height: Int) -> Int16 {
         let dy = Double(y) + 0.5 - Double(height) / 2
-        return Self.q15(1 - coefficient * dy * dy)
+        return q15(1 - coefficient * dy * dy)
     }
 
     /// True when mirrored stores cost nothing extra (the 3×3 core); the grey pass reverses its rows afterwards.

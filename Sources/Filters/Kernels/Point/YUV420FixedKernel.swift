@@ -22,29 +22,18 @@
 final class YUV420FixedKernel {
     /// Lane patterns, stored as vectors so the multiplies stay 16-bit (see FixedPoint.swift).
     struct Constants {
-        var lumaScale: I16x8
-        var lumaConstant: I16x8
-        var lumaFromChroma: I16x8
+        var lumaScale, lumaConstant, lumaFromChroma: I16x8
         var lumaConstant32: SIMD4<Int32>
-        var chromaDiagonal: I16x8
-        var chromaCross: I16x8
-        var chromaFromLuma: I16x8
-        var chromaConstant: I16x8
-        var lumaBias: I16x8
-        var chromaBias: I16x8
+        var chromaDiagonal, chromaCross, chromaFromLuma, chromaConstant, lumaBias, chromaBias: I16x8
         /// Zeros, for `gainTerm`.
         var opaqueZero: I16x8 = .zero
     }
 
     let constants: Constants
-    /// Y' = Y: the Y plane is copied or left alone.
-    let lumaIdentity: Bool
-    /// Cb' = Cb and Cr' = Cr.
-    let chromaIdentity: Bool
-    /// Luma depends on chroma or chroma on luma: the planes are done together, a row pair at a time.
-    let mixed: Bool
-    /// Cb' depends on Cr or Cr' on Cb.
-    let crossChroma: Bool
+    /// `lumaIdentity`: Y' = Y, the Y plane is copied or left alone; `chromaIdentity`: Cb' = Cb and Cr' = Cr; `mixed`: luma
+    /// depends on chroma or chroma on luma, the planes are done together, a row pair at a time; `crossChroma`: Cb'
+    /// depends on Cr or Cr' on Cb.
+    let lumaIdentity, chromaIdentity, mixed, crossChroma: Bool
     let gain: VignetteShape?
     /// The SIMD path its rows run on.
     let kernels: KernelSet
@@ -79,7 +68,7 @@ final class YUV420FixedKernel {
         let yOff = q.offset, ys = q.scale
         let steps = program.steps
         let lastCurve = steps.lastIndex { if case .curve = $0 { true } else { false } }
-        var a = Affine3.identity
+        var separable = Affine3.identity
         var lumaMaps: [(Double) -> Double] = []
         for step in steps[..<((lastCurve ?? -1) + 1)] {
             switch step {
@@ -88,7 +77,7 @@ final class YUV420FixedKernel {
                 guard [m.m[1], m.m[2], m.m[3], m.m[6]].allSatisfy({ abs($0) < 1e-9 }) else { return nil }
                 let (scale, offset) = (m.m[0], m.o[0])
                 lumaMaps.append { scale * $0 + offset }
-                a = a.then(Affine3(m: [1, 0, 0, 0, m.m[4], m.m[5], 0, m.m[7], m.m[8]], o: [0, m.o[1], m.o[2]]))
+                separable = separable.then(Affine3(m: [1, 0, 0, 0, m.m[4], m.m[5], 0, m.m[7], m.m[8]], o: [0, m.o[1], m.o[2]]))
             case let .curve(f):
                 // As the general path: the input rounded to 1/255, the output clamped to 0...1.
                 lumaMaps.append { clampUnit(f(Double(clampByte($0 * 255)) / 255)) }
@@ -96,26 +85,10 @@ final class YUV420FixedKernel {
                 return nil
             }
         }
-        var shape: VignetteShape?
-        var after: [Double] = [0, 0, 0]
-        for step in steps[((lastCurve ?? -1) + 1)...] {
-            switch step {
-            case let .affine(rgb):
-                let m = rgb.inYCbCr(color)
-                guard shape != nil else {
-                    a = a.then(m)
-                    continue
-                }
-                guard after == [0, 0, 0] else { return nil }
-                a = a.then(Affine3(m: m.m))
-                after = m.o
-            case let .vignette(s):
-                guard shape == nil, s.intensity >= 0 else { return nil }
-                shape = s
-            case .curve, .lut3D:
-                return nil
-            }
-        }
+        guard
+            let (a, shape, after) = PointProgram.foldAffine(
+                steps[((lastCurve ?? -1) + 1)...], after: separable, space: { $0.inYCbCr(color) })
+        else { return nil }
         if lumaMaps.isEmpty {
             lumaTable = nil
             blockTable = nil
@@ -219,41 +192,23 @@ final class YUV420FixedKernel {
         chromaColumnsWide?.deallocate()
         let k = gain.coefficient(width: width, height: height)
         coefficient = k
-        let lumaCount = (width + 15) / 16 * 16 + 16
-        let luma = UnsafeMutablePointer<Int16>.allocate(capacity: lumaCount)
-        for x in 0..<lumaCount {
-            let dx = Double(x) + 0.5 - Double(width) / 2
-            luma[x] = Self.q15(k * dx * dx)
-        }
-        let chromaCount = lumaCount
-        let chroma = UnsafeMutablePointer<Int16>.allocate(capacity: chromaCount)
-        for i in 0..<chromaCount {
-            let dx = Double(2 * (i / 2) + 1) - Double(width) / 2
-            chroma[i] = Self.q15(k * dx * dx)
-        }
-        lumaColumns = luma
-        chromaColumns = chroma
+        // Luma column x is at x + 0.5; chroma byte i holds pair i / 2 (Cb and Cr share a term), centred on luma 2·(i / 2) + 1.
+        func lumaDx(_ x: Int) -> Double { Double(x) + 0.5 - Double(width) / 2 }
+        func chromaDx(_ i: Int) -> Double { Double(2 * (i / 2) + 1) - Double(width) / 2 }
+        let count = (width + 15) / 16 * 16 + 16
+        lumaColumns = VignetteShape.columnTerms(count, k: k, dx: lumaDx)
+        chromaColumns = VignetteShape.columnTerms(count, k: k, dx: chromaDx)
         lumaRowTerms = (0..<height).map { rowTerm(Double($0) + 0.5 - Double(height) / 2) }
         chromaRowTerms = (0..<((height + 1) / 2)).map { Self.chromaRowTerm($0, height, k) }
         // Chroma's byte index i holds pair i / 2 (Cb and Cr share a term); pairs cover the luma width rounded up.
         let wideCount = (width + 1 + 63) / 64 * 64
-        let lumaWide = UnsafeMutablePointer<Int16>.allocate(capacity: wideCount)
-        let chromaWide = UnsafeMutablePointer<Int16>.allocate(capacity: wideCount)
-        for i in 0..<wideCount {
-            let x = Self.wideOrder(i)
-            lumaWide[i] = Self.q15(k * (Double(x) + 0.5 - Double(width) / 2) * (Double(x) + 0.5 - Double(width) / 2))
-            let dx = Double(2 * (x / 2) + 1) - Double(width) / 2
-            chromaWide[i] = Self.q15(k * dx * dx)
-        }
-        lumaColumnsWide = lumaWide
-        chromaColumnsWide = chromaWide
+        lumaColumnsWide = VignetteShape.columnTerms(wideCount, k: k) { lumaDx(Self.wideOrder($0)) }
+        chromaColumnsWide = VignetteShape.columnTerms(wideCount, k: k) { chromaDx(Self.wideOrder($0)) }
     }
-
-    private static func q15(_ v: Double) -> Int16 { Int16(min(max((v * 32768).rounded(), 0), 32767)) }
 
     /// Q15 `1 − k·dy²`, clamped to 0...1, so `row − column` never overflows.
     private func rowTerm(_ dy: Double) -> Int16 {
-        Self.q15(1 - coefficient * dy * dy)
+        q15(1 - coefficient * dy * dy)
     }
 
     /// Luma row `row`'s term, from the table when the frame is the prepared size.

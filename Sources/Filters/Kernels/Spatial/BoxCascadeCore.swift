@@ -7,14 +7,9 @@ package enum BoxCascadeCore {
     /// One pass: `inner` weights the 2r + 1 central samples, `outer` the two at distance r + 1.
     package struct Box: Equatable, Sendable {
         package var radius: Int
-        package var inner: Float
-        package var outer: Float
+        package var inner, outer: Float
 
-        package init(radius: Int, inner: Float, outer: Float) {
-            self.radius = radius
-            self.inner = inner
-            self.outer = outer
-        }
+        package init(radius: Int, inner: Float, outer: Float) { (self.radius, self.inner, self.outer) = (radius, inner, outer) }
     }
 
     /// Samples of one lane group per position.

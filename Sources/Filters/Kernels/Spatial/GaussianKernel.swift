@@ -161,6 +161,20 @@ enum GaussianKernel {
         }
     }
 
+    #if SWIFTCAM_INTRINSICS
+    /// `p` as the address of a vector, for the unaligned loads and stores.
+    @inline(__always)
+    private static func vector<T>(_ p: UnsafePointer<T>) -> UnsafePointer<__m128i> {
+        UnsafeRawPointer(p).assumingMemoryBound(to: __m128i.self)
+    }
+
+    /// `p` as the address of a vector, for the unaligned stores.
+    @inline(__always)
+    private static func vector<T>(_ p: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<__m128i> {
+        UnsafeMutableRawPointer(p).assumingMemoryBound(to: __m128i.self)
+    }
+    #endif
+
     // SSE2 intrinsics for the two accumulation loops: taps in pairs through pmaddwd, 8 samples at a
     // time, the same integer sums as the scalar loops (which finish the last < 8 samples of a row).
     // On the AVX2 path GaussianCore does whole groups of 16 first.
@@ -177,7 +191,7 @@ enum GaussianKernel {
         let zero = _mm_setzero_si128(), flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
         let rounding = _mm_set1_epi32(32), recentre = _mm_set1_epi32(32768)
         @inline(__always) func widened(_ at: UnsafePointer<UInt8>) -> __m128i {
-            _mm_unpacklo_epi8(_mm_loadl_epi64(UnsafeRawPointer(at).assumingMemoryBound(to: __m128i.self)), zero)
+            _mm_unpacklo_epi8(_mm_loadl_epi64(vector(at)), zero)
         }
         var i = kernels.gaussianHorizontal(p, taps: taps, channels: ch, samples: samples, into: out)
         while i + 8 <= samples {
@@ -194,9 +208,7 @@ enum GaussianKernel {
             }
             // ≤ 65280 after the shift: recentred to signed for packssdw, then back.
             let lo16 = _mm_sub_epi32(_mm_srli_epi32(lo, 6), recentre), hi16 = _mm_sub_epi32(_mm_srli_epi32(hi, 6), recentre)
-            _mm_storeu_si128(
-                UnsafeMutableRawPointer(out + i).assumingMemoryBound(to: __m128i.self),
-                _mm_xor_si128(_mm_packs_epi32(lo16, hi16), flip))
+            _mm_storeu_si128(vector(out + i), _mm_xor_si128(_mm_packs_epi32(lo16, hi16), flip))
             i += 8
         }
         return i
@@ -222,10 +234,10 @@ enum GaussianKernel {
             var lo = start, hi = start
             var k = 0
             while k < taps.count {
-                let a = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(rowPointer(k) + i).assumingMemoryBound(to: __m128i.self)), flip)
+                let a = _mm_xor_si128(_mm_loadu_si128(vector(rowPointer(k) + i)), flip)
                 let b =
                     k + 1 < taps.count
-                    ? _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(rowPointer(k + 1) + i).assumingMemoryBound(to: __m128i.self)), flip)
+                    ? _mm_xor_si128(_mm_loadu_si128(vector(rowPointer(k + 1) + i)), flip)
                     : _mm_setzero_si128()
                 let next = k + 1 < taps.count ? Int32(taps[k + 1]) : 0
                 let pair = _mm_set1_epi32(next << 16 | Int32(taps[k]))
@@ -233,8 +245,8 @@ enum GaussianKernel {
                 hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), pair))
                 k += 2
             }
-            _mm_storeu_si128(UnsafeMutableRawPointer(acc + i).assumingMemoryBound(to: __m128i.self), lo)
-            _mm_storeu_si128(UnsafeMutableRawPointer(acc + i + 4).assumingMemoryBound(to: __m128i.self), hi)
+            _mm_storeu_si128(vector(acc + i), lo)
+            _mm_storeu_si128(vector(acc + i + 4), hi)
             i += 8
         }
         return i
@@ -263,13 +275,10 @@ enum GaussianKernel {
         }
         var i = 0
         while i + 8 <= samples {
-            let bytes = _mm_unpacklo_epi8(_mm_loadl_epi64(UnsafeRawPointer(original + i).assumingMemoryBound(to: __m128i.self)), zero)
-            let lo = one(_mm_unpacklo_epi16(bytes, zero), _mm_loadu_si128(UnsafeRawPointer(acc + i).assumingMemoryBound(to: __m128i.self)))
-            let hi = one(
-                _mm_unpackhi_epi16(bytes, zero), _mm_loadu_si128(UnsafeRawPointer(acc + i + 4).assumingMemoryBound(to: __m128i.self)))
-            _mm_storel_epi64(
-                UnsafeMutableRawPointer(out + i).assumingMemoryBound(to: __m128i.self),
-                _mm_packus_epi16(_mm_packs_epi32(lo, hi), zero))
+            let bytes = _mm_unpacklo_epi8(_mm_loadl_epi64(vector(original + i)), zero)
+            let lo = one(_mm_unpacklo_epi16(bytes, zero), _mm_loadu_si128(vector(acc + i)))
+            let hi = one(_mm_unpackhi_epi16(bytes, zero), _mm_loadu_si128(vector(acc + i + 4)))
+            _mm_storel_epi64(vector(out + i), _mm_packus_epi16(_mm_packs_epi32(lo, hi), zero))
             i += 8
         }
         return i

@@ -1,0 +1,1 @@
+../Filters/Kernels/Spatial/BoxCascadeFixedLanes.swift
