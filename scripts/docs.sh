@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# make docs: DocC archives of the public modules, Filters and GStreamer, in .build/docs/NAME.doccarchive, built from
-# the debug build's modules with the toolchain's swift-symbolgraph-extract and docc (no package plugin). Fails when a
-# public symbol written in the source has no summary line (what the compiler synthesizes — ==, hash(into:),
-# init(rawValue:) — is not ours to document).
+# make docs: DocC archives of the public modules, Filters, GStreamer and Analysis (the contract plugins link), in
+# .build/docs/NAME.doccarchive, built from the debug build's modules with the toolchain's swift-symbolgraph-extract and
+# docc (no package plugin). Fails when a public symbol written in the source has no summary line (what the compiler
+# synthesizes — ==, hash(into:), init(rawValue:) — is not ours to document).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 toolchain=$(dirname "$(dirname "$(command -v swift)")")
-for target in Filters GStreamer; do swift build --target "$target"; done
+for target in Filters GStreamer Analysis; do swift build --target "$target"; done
 modules=$(swift build --show-bin-path)/Modules
 out=.build/docs
 rm -rf "$out"
@@ -15,7 +15,7 @@ mkdir -p "$out"
 includes=(-I Sources/CGStreamer)
 for flag in $(pkg-config --cflags-only-I gstreamer-app-1.0 gstreamer-video-1.0); do includes+=(-Xcc "$flag"); done
 status=0
-for module in Filters GStreamer; do
+for module in Filters GStreamer Analysis; do
   graphs=$out/$module-symbol-graphs
   mkdir -p "$graphs"
   "$toolchain/bin/swift-symbolgraph-extract" -module-name "$module" -I "$modules" "${includes[@]}" \
@@ -26,5 +26,5 @@ for module in Filters GStreamer; do
     --experimental-documentation-coverage --coverage-summary-level none
   python3 scripts/docs-coverage.py "$graphs" "$out/$module.doccarchive/documentation-coverage.json" || status=1
 done
-[ "$status" = 0 ] && echo "docs: $out/Filters.doccarchive, $out/GStreamer.doccarchive"
+[ "$status" = 0 ] && echo "docs: $out/Filters.doccarchive, $out/GStreamer.doccarchive, $out/Analysis.doccarchive"
 exit "$status"

@@ -13,6 +13,7 @@ public struct AnalysisEvent: Sendable, Equatable, Codable {
     /// Where, in picture fractions (x, y, width, height).
     public var box: [Double]?
 
+    /// An event `kind` of the analyser `source` at `time`, with its area and box where it has them.
     public init(source: String, kind: String, time: UInt64, area: Double? = nil, box: [Double]? = nil) {
         (self.source, self.kind, self.time, self.area, self.box) = (source, kind, time, area, box)
     }

@@ -3,10 +3,15 @@ import Synchronization
 
 /// A value in an analyser's options, as JSON gives it.
 public enum AnalyzerValue: Sendable, Equatable, Codable {
+    /// A JSON number (whole or not).
     case number(Double)
+    /// `true` or `false`.
     case bool(Bool)
+    /// A JSON string.
     case string(String)
+    /// A JSON array.
     case list([AnalyzerValue])
+    /// A JSON object.
     case object([String: AnalyzerValue])
 
     /// Decodes any JSON value but null (a whole number decodes as a number).
@@ -49,16 +54,20 @@ public struct AnalyzerOption: Sendable {
         case number(ClosedRange<Double>)
         /// A whole number in the range.
         case integer(ClosedRange<Int>)
+        /// `true` or `false`.
         case bool
         /// Normalized polygons: `[{"include" | "exclude": [[x, y], …]}]`, each coordinate 0–1, at least three corners.
         case zones
     }
 
+    /// The key in a config (`minArea`).
     public let name: String
+    /// What it holds and its range.
     public let kind: Kind
     /// One line for docs and errors.
     public let summary: String
 
+    /// The option `name` holding `kind`, described by `summary`.
     public init(_ name: String, _ kind: Kind, _ summary: String) {
         (self.name, self.kind, self.summary) = (name, kind, summary)
     }
@@ -112,8 +121,10 @@ public struct AnalyzerOption: Sendable {
 
 /// An analyser's options as a config (or Swift code) gives them, checked against its declared `AnalyzerOption`s.
 public struct AnalyzerOptions: Sendable, Equatable {
+    /// The values by key.
     public var values: [String: AnalyzerValue]
 
+    /// Options with `values`.
     public init(_ values: [String: AnalyzerValue] = [:]) {
         self.values = values
     }
@@ -139,24 +150,30 @@ public struct AnalyzerOptions: Sendable, Equatable {
 public struct AnalyzerOptionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The option's key, or empty for the analyser's name.
     public let key: String
+    /// Why, in a user's words (what is allowed).
     public let reason: String
 
+    /// The error for `key` (empty: the analyser's name) with `reason`.
     public init(key: String, reason: String) {
         (self.key, self.reason) = (key, reason)
     }
 
+    /// `KEY: REASON`, or the reason alone for the analyser's name.
     public var description: String { key.isEmpty ? reason : "\(key): \(reason)" }
 }
 
 /// A kind of analyser that configs name: its options and how to make one.
 public struct AnalyzerKind: Sendable {
+    /// The name configs use (`motion`).
     public let name: String
     /// One line for `docs/motion.md` and errors.
     public let summary: String
+    /// The options it takes.
     public let options: [AnalyzerOption]
     /// Makes an analyser from options already checked against `options` (a plugin's analyser may still refuse them).
     public let make: @Sendable (AnalyzerOptions) throws(AnalyzerOptionError) -> any FrameAnalyzer
 
+    /// A kind called `name` taking `options`, whose analysers `make` makes.
     public init(
         name: String, summary: String, options: [AnalyzerOption],
         make: @escaping @Sendable (AnalyzerOptions) throws(AnalyzerOptionError) -> any FrameAnalyzer

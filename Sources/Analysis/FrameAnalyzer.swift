@@ -4,13 +4,14 @@
 /// frames hand over their Y plane as the camera wrote it (limited range 16–235 unless `isFullRange`); RGB frames a
 /// luma computed from them, full range.
 public struct LumaPlane: Sendable {
-    public let width: Int
-    public let height: Int
-    public let stride: Int
+    /// The size in pixels, and the bytes from one row's start to the next (at least `width`).
+    public let width: Int, height: Int, stride: Int
+    /// Whether black is 0 and white 255 (else 16 and 235).
     public let isFullRange: Bool
     /// The bytes, `stride * (height - 1) + width` at least.
     public let bytes: [UInt8]
 
+    /// A plane of `bytes`, `width` × `height`, rows `stride` apart.
     public init(width: Int, height: Int, stride: Int, isFullRange: Bool, bytes: [UInt8]) {
         (self.width, self.height, self.stride, self.isFullRange, self.bytes) = (width, height, stride, isFullRange, bytes)
     }
@@ -29,6 +30,7 @@ public struct AnalysisFrame: Sendable {
     /// the camera's pool until `analyze` returns. A plugin's analyser gets the luma plane only.
     public let fullFrame: (any Sendable)?
 
+    /// A frame at `time`, the analyser's `index`-th, with its luma and, when asked for, the whole frame.
     public init(time: UInt64, index: Int, luma: LumaPlane, fullFrame: (any Sendable)? = nil) {
         (self.time, self.index, self.luma, self.fullFrame) = (time, index, luma, fullFrame)
     }
@@ -49,5 +51,6 @@ public protocol FrameAnalyzer: AnyObject {
 }
 
 extension FrameAnalyzer {
+    /// Luma only, unless the analyser says otherwise.
     public var wantsFullFrame: Bool { false }
 }

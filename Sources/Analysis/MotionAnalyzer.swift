@@ -2,6 +2,7 @@ public import Filters
 
 /// The built-in `motion` analyser: `MotionDetector` on each frame's luma, `motion start` and `motion end` events.
 public final class MotionAnalyzer: FrameAnalyzer {
+    /// The events' source (`motion`).
     public let name: String
     private var detector: MotionDetector
 
@@ -11,6 +12,7 @@ public final class MotionAnalyzer: FrameAnalyzer {
         detector = MotionDetector(settings: settings)
     }
 
+    /// Runs the detector on the frame's luma: a `start` or `end` event when motion begins or ends.
     public func analyze(_ frame: AnalysisFrame) -> [AnalysisEvent] {
         let luma = frame.luma
         switch detector.process(luma: luma.bytes, width: luma.width, height: luma.height, stride: luma.stride, time: frame.time) {
@@ -37,6 +39,7 @@ public final class MotionAnalyzer: FrameAnalyzer {
         ],
         make: { options in MotionAnalyzer(settings: settings(options)) })
 
+    /// The detector's settings from validated options; a key not given keeps its default.
     public static func settings(_ options: AnalyzerOptions) -> MotionSettings {
         var settings = MotionSettings()
         if let value = options.integer("threshold") { settings.threshold = value }

@@ -12,8 +12,10 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
     case invalidEnumValue(element: String, property: String, value: String, allowed: [String])
     /// The value has the property's type but lies outside what the property accepts (its range).
     case propertyValueOutOfRange(element: String, property: String, value: String, allowed: String)
-    /// The property cannot be written (or read).
+    /// The property cannot be written.
     case propertyNotWritable(element: String, property: String)
+    /// The property cannot be read (it is write-only).
+    case propertyNotReadable(element: String, property: String)
     /// Two elements (or pads) would not link.
     case linkFailed(source: String, sink: String, reason: String)
     /// An element has no such pad.
@@ -61,6 +63,7 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .propertyValueOutOfRange(element, property, value, allowed):
             return "property '\(property)' of '\(element)' takes \(allowed), not \(value)"
         case let .propertyNotWritable(element, property): return "property '\(property)' of '\(element)' cannot be changed"
+        case let .propertyNotReadable(element, property): return "property '\(property)' of '\(element)' cannot be read"
         case let .linkFailed(source, sink, reason): return "cannot link '\(source)' to '\(sink)': \(reason)"
         case let .padNotFound(element, pad): return "element '\(element)' has no pad '\(pad)'"
         case let .addFailed(bin, element): return "cannot add '\(element)' to '\(bin)': it already has a parent or the name is taken"

@@ -48,6 +48,7 @@ extension Element {
     ) throws(GStreamerError) -> Result {
         let spec = try paramSpec(property)
         guard spec.pointee.flags.rawValue & access.rawValue != 0 else {
+            if access == G_PARAM_READABLE { throw .propertyNotReadable(element: name, property: property) }
             throw .propertyNotWritable(element: name, property: property)
         }
         var value = GValue()

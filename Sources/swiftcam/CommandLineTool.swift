@@ -114,16 +114,16 @@ struct CommandLineTool {
     ]
 
     static let cameraCommands = [
-        Subcommand("init", CameraCommands.initUsage, CameraCommands.initConfig, "write a config for a camera found here"),
+        Subcommand("init", CameraCommands.initUsage, CameraCommands.initConfig, "write a config for a camera here, in its best live mode"),
         Subcommand("devices", CameraCommands.devicesUsage, CameraCommands.devices, "list the cameras, their formats and controls"),
-        Subcommand("encoders", EncoderCommands.usage, EncoderCommands.run, "list the video encoders, which are here, which is chosen"),
+        Subcommand("encoders", EncoderCommands.usage, EncoderCommands.run, "list the video encoders (hardware first) and which is chosen"),
         Subcommand("controls", CameraCommands.controlsUsage, CameraCommands.controls, "list a camera's controls (v4l2-ctl style)")
     ]
 
     static let otherCommands = [
         Subcommand("filters", InfoCommands.filtersUsage, InfoCommands.filters, "list the filters, their keys, defaults and ranges"),
         Subcommand("gallery", InfoCommands.galleryUsage, InfoCommands.gallery, "list captured stills and recordings"),
-        Subcommand("publish-check", PublishCommands.checkUsage, PublishCommands.check, "read a published stream and tell what arrives"),
+        Subcommand("publish-check", PublishCommands.checkUsage, PublishCommands.check, "read a published stream or a push (--listen)"),
         Subcommand("bench", Bench.usage, Bench.run, "measure the filters against GStreamer's own C elements")
     ]
 

@@ -66,6 +66,8 @@ struct PointProgram {
                 if shape == nil {
                     a = a.then(m)
                 } else {
+                    // A second affine after the gain cannot come from a program (`init` merges neighbouring affines);
+                    // a slice with one is refused rather than folded wrongly.
                     guard after == nil else { return nil }
                     a = a.then(Affine3(m: m.m))
                     after = m.o

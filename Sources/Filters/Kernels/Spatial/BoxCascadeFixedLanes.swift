@@ -50,7 +50,7 @@ extension BoxCascadeFixedCore {
         let zero = _mm_setzero_si128()
         // The column count comes back as the closure's result: a `var` of the function captured by the closure (and
         // by `column` in it) was checked for exclusive access at run time on every access (swift_beginAccess and a
-        // thread-local access set, ~10 % of the NV12 blur in perf).
+        // thread-local access set, a visible share of the NV12 blur's time in a profile).
         x = withUnsafeTemporaryAllocation(of: __m128i.self, capacity: 32) { buffer -> Int in
             let u = buffer.baseAddress!, w = u + 16
             var x = 0
