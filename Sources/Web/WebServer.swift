@@ -298,8 +298,8 @@ public final class WebServer: @unchecked Sendable {
                 return
             }
             serveAsset("index.html", message)
-        case ("GET", "/app.js"), ("GET", "/style.css"), ("GET", "/favicon.svg"),
-            ("HEAD", "/app.js"), ("HEAD", "/style.css"), ("HEAD", "/favicon.svg"):
+        case ("GET", "/app.js"), ("GET", "/gestures.js"), ("GET", "/style.css"), ("GET", "/favicon.svg"),
+            ("HEAD", "/app.js"), ("HEAD", "/gestures.js"), ("HEAD", "/style.css"), ("HEAD", "/favicon.svg"):
             serveAsset(String(path.dropFirst()), message)
         case ("GET", "/api/status"):
             respond(message, status: 200, json: stateJSON())

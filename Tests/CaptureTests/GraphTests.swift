@@ -1,6 +1,7 @@
 import Capture
 import Foundation
 import GStreamer
+import TestSupport
 import Testing
 
 /// A built graph as data to compare: every element under a stable key with all its properties as
@@ -218,30 +219,4 @@ struct FileSourceTests {
         #expect(try fast.build().element(named: PipelineBuilder.Names.pace(0)) == nil)
         #expect(throws: ConfigError.self) { try config(["sources": [["kind": "test", "realtime": false]]]) }
     }
-}
-
-/// Writes `frames` frames of test pattern as Motion JPEG in Matroska to `path`, built from typed parts.
-func writeClip(to path: String, frames: Int) throws {
-    var graph = GraphDescription()
-    graph.chain(
-        graph.add("videotestsrc", ["num-buffers": .int(frames)]),
-        graph.add(
-            "capsfilter",
-            [
-                "caps": .caps(
-                    CapsDescription(
-                        "video/x-raw",
-                        [
-                            ("width", .int(64)), ("height", .int(48)),
-                            ("framerate", .fraction(10, 1))
-                        ]))
-            ]),
-        graph.add("jpegenc"),
-        graph.add("matroskamux"),
-        graph.add("filesink", ["location": .string(path)]))
-    let pipeline = try graph.build()
-    let bus = pipeline.bus
-    try pipeline.setState(.playing)
-    defer { try? pipeline.setState(.null) }
-    guard case .eos? = bus.waitForEnd(timeout: 60) else { throw GStreamerError.timedOut("the clip \(path) to be written") }
 }

@@ -16,7 +16,7 @@ import Testing
     @Test func everyRequestCarriesTheToken() async throws {
         let token = "test-token-0123456789"
         let host = try WebHost(config: "switch", arguments: ["--token", token])
-        for path in ["", "app.js", "api/status", "api/gallery", "stream.mjpg"] {
+        for path in ["", "app.js", "gestures.js", "api/status", "api/gallery", "stream.mjpg"] {
             let bare = try await http("GET", host.base.appendingPathComponent(path))
             #expect(bare.status == 401, "\(path) without the token")
         }
