@@ -41,6 +41,7 @@ enum Wide {
     @inline(__always) static func packSigned32(_ a: V, _ b: V) -> V { _mm256_packs_epi32(a, b) }
     @inline(__always) static func packUnsigned16(_ a: V, _ b: V) -> V { _mm256_packus_epi16(a, b) }
     @inline(__always) static func unpackLow8(_ a: V, _ b: V) -> V { _mm256_unpacklo_epi8(a, b) }
+    @inline(__always) static func unpackHigh8(_ a: V, _ b: V) -> V { _mm256_unpackhi_epi8(a, b) }
     @inline(__always) static func unpackLow16(_ a: V, _ b: V) -> V { _mm256_unpacklo_epi16(a, b) }
     @inline(__always) static func unpackHigh16(_ a: V, _ b: V) -> V { _mm256_unpackhi_epi16(a, b) }
     @inline(__always) static func unpackLow32(_ a: V, _ b: V) -> V { _mm256_unpacklo_epi32(a, b) }

@@ -28,7 +28,12 @@ enum Wide {
     @inline(__always) static func multiplyAdd16(_ a: V, _ b: V) -> V { _mm512_madd_epi16(a, b) }
     @inline(__always) static func packSigned32(_ a: V, _ b: V) -> V { _mm512_packs_epi32(a, b) }
     @inline(__always) static func packUnsigned16(_ a: V, _ b: V) -> V { _mm512_packus_epi16(a, b) }
+    @inline(__always) static func zero() -> V { _mm512_setzero_si512() }
+    @inline(__always) static func sub16(_ a: V, _ b: V) -> V { _mm512_sub_epi16(a, b) }
+    @inline(__always) static func mulHigh16(_ a: V, _ b: V) -> V { _mm512_mulhi_epi16(a, b) }
+    @inline(__always) static func max16(_ a: V, _ b: V) -> V { _mm512_max_epi16(a, b) }
     @inline(__always) static func unpackLow8(_ a: V, _ b: V) -> V { _mm512_unpacklo_epi8(a, b) }
+    @inline(__always) static func unpackHigh8(_ a: V, _ b: V) -> V { _mm512_unpackhi_epi8(a, b) }
     @inline(__always) static func unpackLow16(_ a: V, _ b: V) -> V { _mm512_unpacklo_epi16(a, b) }
     @inline(__always) static func unpackHigh16(_ a: V, _ b: V) -> V { _mm512_unpackhi_epi16(a, b) }
     @inline(__always) static func unpackLow32(_ a: V, _ b: V) -> V { _mm512_unpacklo_epi32(a, b) }

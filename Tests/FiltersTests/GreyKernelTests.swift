@@ -17,12 +17,16 @@ extension SIMDPathTests {
         static func run(_ text: String, _ frame: TestFrame, fixedPoint: Bool, on path: SIMDPath = .sse2) throws -> TestFrame {
             let out = frame.copy(padding: 16)
             let kernel = RGBPointKernel(try program(text, frame.color), fixedPoint: fixedPoint, kernels: KernelSet(path: path))
-            kernel.prepare(format: frame.format, width: frame.width, height: frame.height, scratch: ScratchPool(), slotBase: 0)
+            // The scratch holds the float path's vignette table: it lives until the run is done.
+            let scratch = ScratchPool()
+            kernel.prepare(format: frame.format, width: frame.width, height: frame.height, scratch: scratch, slotBase: 0)
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: RGBPointKernel.bufferBytes(width: frame.width), alignment: 64)
             defer { buffer.deallocate() }
-            kernel.run(
-                source: frame.frame.planes[0], destination: out.frame.planes[0], format: frame.format,
-                width: frame.width, height: frame.height, rows: 0..<frame.height, buffer: buffer)
+            withExtendedLifetime(scratch) {
+                kernel.run(
+                    source: frame.frame.planes[0], destination: out.frame.planes[0], format: frame.format,
+                    width: frame.width, height: frame.height, rows: 0..<frame.height, buffer: buffer)
+            }
             return out
         }
 

@@ -348,6 +348,64 @@ extension KernelSet {
         return FiltersPortable.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
     }
 
+    /// `ToneCore.row` on this set's path (whole steps; returns how many pixels it did); the portable kernel reads its
+    /// constants from `vectors` (`toneVectors`), the others splat the scalars.
+    func toneRow(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32, gains: SIMD4<Int16>,
+        offsets: SIMD4<Int16>, biases: SIMD4<Int16>, vectors: UnsafeRawPointer, keep: UInt32, columns: UnsafePointer<Int16>?,
+        row: Int16
+    ) -> Int {
+        #if SWIFTCAM_INTRINSICS
+        switch path {
+        case .avx512:
+            return FiltersAVX512.ToneCore.row(
+                src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
+                columns: columns, row: row)
+        case .avx2:
+            return FiltersAVX2.ToneCore.row(
+                src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
+                columns: columns, row: row)
+        case .sse2:
+            return ToneCore.row(
+                src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
+                columns: columns, row: row)
+        case .portable: break
+        }
+        #endif
+        return FiltersPortable.ToneCore.row(src, dst, width: width, vectors: vectors, keep: keep, columns: columns, row: row)
+    }
+
+    /// The portable tone kernel's constants (freed by the caller).
+    func toneVectors(even: Int32, odd: Int32, gains: SIMD4<Int16>, offsets: SIMD4<Int16>, biases: SIMD4<Int16>) -> UnsafeMutableRawPointer {
+        FiltersPortable.ToneCore.vectors(even: even, odd: odd, gains: gains, offsets: offsets, biases: biases)
+    }
+
+    /// Pixels per step of `toneRow` on this set's path.
+    var toneStep: Int {
+        #if SWIFTCAM_INTRINSICS
+        switch path {
+        case .avx512: return FiltersAVX512.ToneCore.step
+        case .avx2: return FiltersAVX2.ToneCore.step
+        case .sse2: return ToneCore.step
+        case .portable: break
+        }
+        #endif
+        return FiltersPortable.ToneCore.step
+    }
+
+    /// The pixel whose vignette column term lane `lane` of `toneRow`'s table holds on this set's path.
+    func tonePixel(atLane lane: Int) -> Int {
+        #if SWIFTCAM_INTRINSICS
+        switch path {
+        case .avx512: return FiltersAVX512.ToneCore.pixel(atLane: lane)
+        case .avx2: return FiltersAVX2.ToneCore.pixel(atLane: lane)
+        case .sse2: return ToneCore.pixel(atLane: lane)
+        case .portable: break
+        }
+        #endif
+        return FiltersPortable.ToneCore.pixel(atLane: lane)
+    }
+
     /// `GreyCore.tableRow` on this set's path (whole groups of 16; returns how many pixels it did).
     func greyTableRow(
         _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,

@@ -16,5 +16,6 @@ enum FiltersPortable {
     typealias BoxCascadeFixedCore = Filters.BoxCascadeFixedCore
     typealias EdgesCore = Filters.EdgesCore
     typealias GreyCore = Filters.GreyCore
+    typealias ToneCore = Filters.ToneCore
 }
 #endif

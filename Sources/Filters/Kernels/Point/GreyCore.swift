@@ -73,12 +73,6 @@ package enum GreyCore {
         let w0 = L(repeating: Int32(Int16(truncatingIfNeeded: even))), w2 = L(repeating: even &>> 16)
         let w1 = L(repeating: Int32(Int16(truncatingIfNeeded: odd))), w3 = L(repeating: odd &>> 16)
         let kept = SIMD16<UInt32>(repeating: keep), byte = SIMD16<UInt32>(repeating: 0xFF)
-        @inline(__always) func clamped(_ v: L) -> SIMD16<UInt32> {
-            var c = v
-            c.replace(with: L(repeating: 0), where: c .< 0)
-            c.replace(with: L(repeating: 255), where: c .> 255)
-            return unsafeBitCast(c, to: SIMD16<UInt32>.self)
-        }
         var x = 0
         while x &+ 16 <= width {
             let v = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
@@ -86,10 +80,11 @@ package enum GreyCore {
             let h = (b(0) &* w0 &+ b(8) &* w1 &+ b(16) &* w2 &+ b(24) &* w3) &>> 8
             var out: SIMD16<UInt32>
             if uniform {
-                out = clamped((h &+ L(repeating: Int32(offsets[0]))) &>> 6) &* 0x0101_0101
+                let c = ToneCore.byteClamped((h &+ L(repeating: Int32(offsets[0]))) &>> 6)
+                out = c | c &<< 8 | c &<< 16 | c &<< 24
             } else {
-                out = clamped((h &+ L(repeating: Int32(offsets[0]))) &>> 6)
-                for j in 1..<4 { out |= clamped((h &+ L(repeating: Int32(offsets[j]))) &>> 6) &<< UInt32(8 &* j) }
+                out = ToneCore.byteClamped((h &+ L(repeating: Int32(offsets[0]))) &>> 6)
+                for j in 1..<4 { out |= ToneCore.byteClamped((h &+ L(repeating: Int32(offsets[j]))) &>> 6) &<< UInt32(8 &* j) }
             }
             dst.storeBytes(of: (out & ~kept) | (v & kept), toByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
             x &+= 16

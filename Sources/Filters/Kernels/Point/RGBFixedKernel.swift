@@ -48,8 +48,10 @@ final class RGBFixedKernel {
     /// The alpha/padding byte is byte 0 (ARGB, xRGB) rather than byte 3.
     private let passFirst: Bool
     let gain: VignetteShape?
-    /// The one-sum pass when the matrix's rows are equal and there is no vignette (mono, sepia).
+    /// The one-sum pass when the matrix's rows are equal and there is no vignette (mono).
     private let grey: RGBGreyPass?
+    /// The one-sum pass with a gain per colour byte when the rows are multiples of one row (sepia, and what follows it).
+    private var tone: RGBTonePass?
     /// The SIMD path its rows run on.
     private let kernels: KernelSet
     private var columns: UnsafeMutablePointer<Int16>?
@@ -94,6 +96,8 @@ final class RGBFixedKernel {
         self.o = self.m + 9
         keep = UInt32(0xFF) << UInt32(offsets.a * 8)
         grey = shape == nil ? RGBGreyPass(a, format: format, kernels: kernels) : nil
+        // On every path, so every path gives the same bytes (on AVX-512 a table before it then stays a pass of its own).
+        tone = grey == nil ? RGBTonePass(a, vignette: shape, offsetsAfterGain: after, format: format, kernels: kernels) : nil
         self.kernels = kernels
     }
 
@@ -111,12 +115,14 @@ final class RGBFixedKernel {
     }
 
     deinit {
+        tone?.release()
         columns?.deallocate()
         m.deallocate()
     }
 
     /// Tabulates the vignette's column terms for this frame size; allocates only when the size changes.
     func prepare(width: Int, height: Int) {
+        tone?.prepare(width: width, height: height)
         guard let gain, preparedSize != (width, height) else { return }
         preparedSize = (width, height)
         columns?.deallocate()
@@ -135,8 +141,12 @@ final class RGBFixedKernel {
     /// only where `runsThroughTables` (the grey pass and the xor take whole rows; RGBTableKernel, the one caller with a
     /// `start`, asks only then).
     func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false, start: Int = 0) {
-        if let grey {
-            grey.run(source: source, destination: destination, width: width, rows: rows)
+        if grey != nil || tone != nil {
+            if let grey {
+                grey.run(source: source, destination: destination, width: width, rows: rows)
+            } else if let tone {
+                tone.run(source: source, destination: destination, width: width, height: height, rows: rows)
+            }
             // Mirrored (rare: RGBTableKernel asks only when `storesMirrored`), each row is reversed where it is.
             if mirrored {
                 for y in rows { Self.reverseInPlace(destination.base + y * destination.stride, width) }
@@ -157,7 +167,7 @@ final class RGBFixedKernel {
 
     /// True when `runThroughTable` does pixels: on AVX-512 where the kernel set `fusesTables`, when this kernel is the 3×3 pass
     /// (not the grey pass or the xor).
-    var runsThroughTables: Bool { kernels.path == .avx512 && kernels.fusesTables && grey == nil && !invertsOnly }
+    var runsThroughTables: Bool { kernels.path == .avx512 && kernels.fusesTables && grey == nil && tone == nil && !invertsOnly }
 
     /// On AVX-512, row `y`'s whole groups of 32 pixels with every colour byte first through `table` (256 entries,
     /// each xored with 0x80): a table pass before this one (gamma in the 6-chain) done inside it, the same bytes.
@@ -180,8 +190,8 @@ final class RGBFixedKernel {
         return q15(1 - coefficient * dy * dy)
     }
 
-    /// True when mirrored stores cost nothing extra (the 3×3 core); the grey pass reverses its rows afterwards.
-    var storesMirrored: Bool { grey == nil }
+    /// True when mirrored stores cost nothing extra (the 3×3 core); the grey and tone passes reverse their rows afterwards.
+    var storesMirrored: Bool { grey == nil && tone == nil }
 
     private static func reverseInPlace(_ row: UnsafeMutableRawPointer, _ width: Int) {
         var i = 0, j = width - 1

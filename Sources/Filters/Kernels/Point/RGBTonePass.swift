@@ -1,0 +1,143 @@
+/// The packed RGB pass for a colour map of rank one: every matrix row a multiple of one row. Sepia at full intensity is
+/// one (each channel a gain times the luma), and so is anything a matrix, an offset or a vignette does after sepia or
+/// mono (the 3-chain `sepia | colorcontrols | vignette`, the 6-chain): one weighted sum per pixel, like libyuv's
+/// ARGBSepia, then one multiply per colour byte, instead of RGBFixedKernel's nine.
+///
+/// Detected from the coefficients, not from the filter names. `M = g·kᵀ` with k's weights at least 0 and summing to 1
+/// (the grey level then fits a 16-bit lane with 7 fraction bits) and the scale moved into the gains. Agrees with the float pass within a code (ToneKernelTests); the row loops are ToneCore's, and
+/// `pixel` is the same arithmetic for the tail of a row.
+struct RGBTonePass {
+    /// Q14 weight per memory byte (0 for alpha/padding).
+    private let weights: SIMD4<Int32>
+    /// The weights of bytes 0 and 2, and of 1 and 3, as 16-bit pairs for pmaddwd.
+    private let even: Int32, odd: Int32
+    /// Per memory byte: the Q14 gain of the grey level, the offset with 5 fraction bits (plus the rounding half when
+    /// there is no vignette), and after a vignette the rounding half plus the offset of a map after it (4 fraction
+    /// bits). The alpha/padding byte's are 0.
+    private let gains: SIMD4<Int16>, offsets: SIMD4<Int16>, biases: SIMD4<Int16>
+    private let keep: UInt32
+    /// The portable kernel's constants as vectors (KernelSet.toneVectors).
+    private let vectors: UnsafeMutableRawPointer
+    let vignette: VignetteShape?
+    /// The SIMD path its rows run on.
+    private let kernels: KernelSet
+    /// The vignette's column terms in the path's lane order (ToneCore.pixel(atLane:)), for the size last prepared.
+    private var columns: UnsafeMutablePointer<Int16>?
+    private var coefficient = 0.0
+    private var preparedSize = (0, 0)
+
+    /// nil unless `a`'s rows are multiples of one row and the values stay within the 16-bit lanes.
+    init?(_ a: Affine3, vignette: VignetteShape?, offsetsAfterGain after: [Double], format: PixelFormat, kernels: KernelSet = .best) {
+        guard format.isRGB, let (k, g) = Self.rankOne(a.m) else { return nil }
+        let bytes = format.rgbOffsets
+        let colourBytes = [bytes.r, bytes.g, bytes.b]
+        var weights = SIMD4<Int32>.zero, gains = SIMD4<Int16>.zero, offsets = SIMD4<Int16>.zero, biases = SIMD4<Int16>.zero
+        for channel in 0..<3 {
+            let byte = colourBytes[channel], o = a.o[channel] * 255
+            weights[byte] = Int32((k[channel] * 16384).rounded())
+            // |grey| ≤ 255, so |grey·g| + |o| ≤ 1020 codes keeps p (5 fraction bits) and p + o within Int16.
+            guard 255 * abs(g[channel]) + abs(o) <= 1020, abs(after[channel] * 255) <= 1000 else { return nil }
+            gains[byte] = Int16((g[channel] * 16384).rounded())
+            offsets[byte] = Int16((o * 32).rounded()) + (vignette == nil ? 16 : 0)
+            biases[byte] = Int16((after[channel] * 255 * 16).rounded()) + 8
+        }
+        // The sum after >> 7 stays within 0...32767 for every byte value: no pack saturates.
+        guard weights.wrappedSum() <= 16440 else { return nil }
+        self.weights = weights
+        self.gains = gains
+        self.offsets = offsets
+        self.biases = biases
+        @inline(__always) func pair(_ low: Int32, _ high: Int32) -> Int32 {
+            Int32(bitPattern: UInt32(UInt16(truncatingIfNeeded: low)) | UInt32(UInt16(truncatingIfNeeded: high)) << 16)
+        }
+        even = pair(weights[0], weights[2])
+        odd = pair(weights[1], weights[3])
+        keep = UInt32(0xFF) << UInt32(bytes.a * 8)
+        self.vignette = vignette
+        self.kernels = kernels
+        vectors = kernels.toneVectors(even: even, odd: odd, gains: gains, offsets: offsets, biases: biases)
+    }
+
+    /// `m = g·kᵀ` (row-major 3×3) with k's weights at least 0 and summing to 1; nil when the rows are not multiples of
+    /// one row (to 10⁻⁹ of the largest coefficient) or the row has weights of both signs (such maps are rare, and with
+    /// a grey level that is never negative every multiply of the portable kernels is a 16-bit one).
+    static func rankOne(_ m: [Double]) -> (k: [Double], g: [Double])? {
+        let rows = (0..<3).map { Array(m[(3 * $0)..<(3 * $0 + 3)]) }
+        guard var basis = rows.max(by: { $0.map(abs).reduce(0, +) < $1.map(abs).reduce(0, +) }) else { return nil }
+        let largest = basis.map(abs).max() ?? 0
+        guard largest > 1e-9 else { return nil }
+        if basis.reduce(0, +) < 0 { basis = basis.map { -$0 } }
+        let norm = basis.reduce(0) { $0 + $1 * $1 }
+        let g = rows.map { row in zip(row, basis).reduce(0) { $0 + $1.0 * $1.1 } / norm }
+        for (row, gain) in zip(rows, g) where zip(row, basis).contains(where: { abs($0 - gain * $1) > 1e-9 * largest }) {
+            return nil
+        }
+        guard basis.allSatisfy({ $0 >= -1e-9 * largest }) else { return nil }
+        let scale = basis.reduce(0, +)
+        return (basis.map { max($0, 0) / scale }, g.map { $0 * scale })
+    }
+
+    /// Tabulates the vignette's column terms for this frame size in the path's lane order; allocates only when the
+    /// size changes.
+    mutating func prepare(width: Int, height: Int) {
+        guard let vignette, preparedSize != (width, height) else { return }
+        preparedSize = (width, height)
+        columns?.deallocate()
+        coefficient = vignette.coefficient(width: width, height: height)
+        let step = kernels.toneStep
+        columns = VignetteShape.columnTerms((width + step - 1) / step * step, k: coefficient) { [kernels] lane in
+            Double(kernels.tonePixel(atLane: lane)) + 0.5 - Double(width) / 2
+        }
+    }
+
+    /// Frees the tables (the owner's deinit).
+    func release() {
+        columns?.deallocate()
+        vectors.deallocate()
+    }
+
+    /// The vignette's row term for row `y`, Q15.
+    private func rowTerm(_ y: Int, height: Int) -> Int16 {
+        let dy = Double(y) + 0.5 - Double(height) / 2
+        return q15(1 - coefficient * dy * dy)
+    }
+
+    /// The vignette's Q15 gain at pixel (x, y) as the row loops see it (the table's column term is the same
+    /// expression for the same pixel); 0 without a vignette. After `prepare` for the frame's size.
+    func gain(x: Int, y: Int, width: Int, height: Int) -> Int16 {
+        guard vignette != nil else { return 0 }
+        let dx = Double(x) + 0.5 - Double(width) / 2
+        return max(rowTerm(y, height: height) &- q15(coefficient * dx * dx), 0)
+    }
+
+    /// One pixel (four bytes, little-endian) with the vignette's Q15 gain `gain`: ToneCore's arithmetic.
+    @inline(__always)
+    func pixel(_ v: UInt32, gain: Int16) -> UInt32 {
+        let b = SIMD4<Int32>(Int32(v & 0xFF), Int32(v >> 8 & 0xFF), Int32(v >> 16 & 0xFF), Int32(v >> 24))
+        let h = Int16(clamping: (b &* weights).wrappedSum() &>> 7)
+        @inline(__always) func mulHigh(_ a: Int16, _ b: Int16) -> Int16 { Int16(truncatingIfNeeded: (Int32(a) * Int32(b)) >> 16) }
+        var out = v & keep
+        for byte in 0..<4 where keep >> UInt32(8 * byte) & 0xFF == 0 {
+            let p = mulHigh(h, gains[byte]) &+ offsets[byte]
+            let c = vignette == nil ? p >> 5 : (mulHigh(p, gain) &+ biases[byte]) >> 4
+            out |= UInt32(min(max(c, 0), 255)) << UInt32(8 * byte)
+        }
+        return out
+    }
+
+    /// Processes rows `rows` from `source` to `destination` (which may be the same memory).
+    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>) {
+        for y in rows {
+            let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
+            let row = vignette == nil ? 0 : rowTerm(y, height: height)
+            var x = kernels.toneRow(
+                src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, vectors: vectors,
+                keep: keep, columns: vignette == nil ? nil : UnsafePointer(columns), row: row)
+            while x < width {
+                let v = src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self)
+                dst.storeBytes(of: pixel(v, gain: gain(x: x, y: y, width: width, height: height)), toByteOffset: x &* 4, as: UInt32.self)
+                x &+= 1
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../Filters/Kernels/Point/ToneCore.swift
