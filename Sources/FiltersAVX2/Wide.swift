@@ -16,6 +16,8 @@ enum Wide {
     @inline(__always) static func splat16(_ v: Int16) -> V { _mm256_set1_epi16(v) }
     @inline(__always) static func splat32(_ v: Int32) -> V { _mm256_set1_epi32(v) }
     @inline(__always) static func zero() -> V { _mm256_setzero_si256() }
+    /// The vector's pixels (32-bit lanes) in reverse order.
+    @inline(__always) static func reversePixels(_ v: V) -> V { _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)) }
     @inline(__always) static func load(_ p: UnsafeRawPointer) -> V { _mm256_loadu_si256(p.assumingMemoryBound(to: __m256i.self)) }
     @inline(__always) static func and(_ a: V, _ b: V) -> V { _mm256_and_si256(a, b) }
     @inline(__always) static func or(_ a: V, _ b: V) -> V { _mm256_or_si256(a, b) }

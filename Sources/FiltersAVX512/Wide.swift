@@ -29,6 +29,10 @@ enum Wide {
     @inline(__always) static func packSigned32(_ a: V, _ b: V) -> V { _mm512_packs_epi32(a, b) }
     @inline(__always) static func packUnsigned16(_ a: V, _ b: V) -> V { _mm512_packus_epi16(a, b) }
     @inline(__always) static func zero() -> V { _mm512_setzero_si512() }
+    /// The vector's pixels (32-bit lanes) in reverse order.
+    @inline(__always) static func reversePixels(_ v: V) -> V {
+        _mm512_permutexvar_epi32(_mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15), v)
+    }
     @inline(__always) static func sub16(_ a: V, _ b: V) -> V { _mm512_sub_epi16(a, b) }
     @inline(__always) static func mulHigh16(_ a: V, _ b: V) -> V { _mm512_mulhi_epi16(a, b) }
     @inline(__always) static func max16(_ a: V, _ b: V) -> V { _mm512_max_epi16(a, b) }

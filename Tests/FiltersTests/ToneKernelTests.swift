@@ -31,9 +31,9 @@ extension SIMDPathTests {
             // Past the 16-bit range of the level times its gain plus the offset: the 3×3 core takes it.
             #expect(try Self.tone("sepia | colorcontrols contrast=4", .rgba) == nil)
             // The chains RGBFixedKernel runs through it (equal rows without a vignette stay with the grey pass).
-            for text in ["sepia", "sepia | vignette", "mono | vignette"] {
+            for (text, tone) in [("sepia", true), ("sepia | vignette", true), ("mono | vignette", true), ("mono", false)] {
                 let kernel = try #require(RGBFixedKernel(try Grey.program(text, .bt709Full), format: .rgba))
-                #expect(!kernel.storesMirrored, "\(text)")
+                #expect(kernel.usesTonePass == tone, "\(text)")
             }
         }
 
@@ -81,6 +81,28 @@ extension SIMDPathTests {
                         }
                     }
                 }
+            }
+        }
+
+        /// Mirrored into another frame, each row comes out reversed, on every path (tails too).
+        @Test func mirroredToneRowsAreReversed() throws {
+            let frame = TestFrame(.bgrx, 77, 3)
+            frame.fillPattern(seed: 11)
+            for path in SIMDPath.available {
+                let kernel = try #require(
+                    RGBFixedKernel(try Grey.program("sepia | vignette", frame.color), format: .bgrx, kernels: KernelSet(path: path)))
+                kernel.prepare(width: 77, height: 3)
+                let straight = frame.copy(), mirrored = frame.copy()
+                kernel.run(source: frame.frame.planes[0], destination: straight.frame.planes[0], width: 77, height: 3, rows: 0..<3)
+                kernel.run(
+                    source: frame.frame.planes[0], destination: mirrored.frame.planes[0], width: 77, height: 3, rows: 0..<3, mirrored: true)
+                for y in 0..<3 {
+                    for x in 0..<77 {
+                        #expect(
+                            mirrored.rgb(x, y) == straight.rgb(76 - x, y) && mirrored.alpha(x, y) == straight.alpha(76 - x, y), "\(path)")
+                    }
+                }
+                #expect(straight.difference(from: frame) != nil && mirrored.canariesIntact)
             }
         }
 

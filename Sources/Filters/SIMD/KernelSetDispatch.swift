@@ -353,26 +353,27 @@ extension KernelSet {
     func toneRow(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32, gains: SIMD4<Int16>,
         offsets: SIMD4<Int16>, biases: SIMD4<Int16>, vectors: UnsafeRawPointer, keep: UInt32, columns: UnsafePointer<Int16>?,
-        row: Int16
+        row: Int16, mirrored: Bool
     ) -> Int {
         #if SWIFTCAM_INTRINSICS
         switch path {
         case .avx512:
             return FiltersAVX512.ToneCore.row(
                 src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
-                columns: columns, row: row)
+                columns: columns, row: row, mirrored: mirrored)
         case .avx2:
             return FiltersAVX2.ToneCore.row(
                 src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
-                columns: columns, row: row)
+                columns: columns, row: row, mirrored: mirrored)
         case .sse2:
             return ToneCore.row(
                 src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
-                columns: columns, row: row)
+                columns: columns, row: row, mirrored: mirrored)
         case .portable: break
         }
         #endif
-        return FiltersPortable.ToneCore.row(src, dst, width: width, vectors: vectors, keep: keep, columns: columns, row: row)
+        return FiltersPortable.ToneCore.row(
+            src, dst, width: width, vectors: vectors, keep: keep, columns: columns, row: row, mirrored: mirrored)
     }
 
     /// The portable tone kernel's constants (freed by the caller).

@@ -28,6 +28,12 @@ enum Wide {
     @inline(__always) static func packSigned32(_ a: V, _ b: V) -> V { _mm_packs_epi32(a, b) }
     @inline(__always) static func packUnsigned16(_ a: V, _ b: V) -> V { _mm_packus_epi16(a, b) }
     @inline(__always) static func zero() -> V { _mm_setzero_si128() }
+    /// The vector's pixels (32-bit lanes) in reverse order.
+    /// (`_mm_shuffle_epi32` is a C macro; LLVM makes this one pshufd.)
+    @inline(__always) static func reversePixels(_ v: V) -> V {
+        let p = unsafeBitCast(v, to: SIMD4<UInt32>.self)
+        return unsafeBitCast(SIMD4(p[3], p[2], p[1], p[0]), to: V.self)
+    }
     @inline(__always) static func sub16(_ a: V, _ b: V) -> V { _mm_sub_epi16(a, b) }
     @inline(__always) static func mulHigh16(_ a: V, _ b: V) -> V { _mm_mulhi_epi16(a, b) }
     @inline(__always) static func max16(_ a: V, _ b: V) -> V { _mm_max_epi16(a, b) }

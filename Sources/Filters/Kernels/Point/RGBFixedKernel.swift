@@ -141,12 +141,12 @@ final class RGBFixedKernel {
     /// only where `runsThroughTables` (the grey pass and the xor take whole rows; RGBTableKernel, the one caller with a
     /// `start`, asks only then).
     func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false, start: Int = 0) {
-        if grey != nil || tone != nil {
-            if let grey {
-                grey.run(source: source, destination: destination, width: width, rows: rows)
-            } else if let tone {
-                tone.run(source: source, destination: destination, width: width, height: height, rows: rows)
-            }
+        if let tone {
+            tone.run(source: source, destination: destination, width: width, height: height, rows: rows, mirrored: mirrored)
+            return
+        }
+        if let grey {
+            grey.run(source: source, destination: destination, width: width, rows: rows)
             // Mirrored (rare: RGBTableKernel asks only when `storesMirrored`), each row is reversed where it is.
             if mirrored {
                 for y in rows { Self.reverseInPlace(destination.base + y * destination.stride, width) }
@@ -190,8 +190,11 @@ final class RGBFixedKernel {
         return q15(1 - coefficient * dy * dy)
     }
 
-    /// True when mirrored stores cost nothing extra (the 3×3 core); the grey and tone passes reverse their rows afterwards.
-    var storesMirrored: Bool { grey == nil && tone == nil }
+    /// True when the rows go through the tone pass (tests).
+    var usesTonePass: Bool { tone != nil }
+
+    /// True when mirrored stores cost nothing extra (the 3×3 core and the tone pass); the grey pass reverses its rows afterwards.
+    var storesMirrored: Bool { grey == nil }
 
     private static func reverseInPlace(_ row: UnsafeMutableRawPointer, _ width: Int) {
         var i = 0, j = width - 1

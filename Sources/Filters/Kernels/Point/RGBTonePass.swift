@@ -125,17 +125,19 @@ struct RGBTonePass {
         return out
     }
 
-    /// Processes rows `rows` from `source` to `destination` (which may be the same memory).
-    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>) {
+    /// Processes rows `rows` from `source` to `destination` (which may be the same memory unless `mirrored`: then pixel
+    /// x of a row lands at `width − 1 − x`, and the rows must not overlap).
+    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false) {
         for y in rows {
             let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
             let row = vignette == nil ? 0 : rowTerm(y, height: height)
             var x = kernels.toneRow(
                 src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, vectors: vectors,
-                keep: keep, columns: vignette == nil ? nil : UnsafePointer(columns), row: row)
+                keep: keep, columns: vignette == nil ? nil : UnsafePointer(columns), row: row, mirrored: mirrored)
             while x < width {
                 let v = src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self)
-                dst.storeBytes(of: pixel(v, gain: gain(x: x, y: y, width: width, height: height)), toByteOffset: x &* 4, as: UInt32.self)
+                let out = pixel(v, gain: gain(x: x, y: y, width: width, height: height))
+                dst.storeBytes(of: out, toByteOffset: (mirrored ? width &- 1 &- x : x) &* 4, as: UInt32.self)
                 x &+= 1
             }
         }

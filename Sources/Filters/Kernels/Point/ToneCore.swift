@@ -27,19 +27,19 @@ package enum ToneCore {
         return lane - lane % step + (index < 4 ? 4 * block + index : Wide.pixels + 4 * block + index - 4)
     }
 
-    /// Runs whole steps of one row from `src` to `dst` (which may be the same memory); returns how many pixels it
-    /// did. `columns`: the vignette's Q15 column terms in `pixel(atLane:)` order from the row's first pixel, nil
-    /// without a vignette; `row`: the row term.
+    /// Runs whole steps of one row from `src` to `dst` (which may be the same memory unless `mirrored`); returns how
+    /// many pixels it did. `columns`: the vignette's Q15 column terms in `pixel(atLane:)` order from the row's first
+    /// pixel, nil without a vignette; `row`: the row term; `mirrored`: pixel x goes to `width − 1 − x` of `dst`.
     package static func row(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
         gains: SIMD4<Int16>, offsets: SIMD4<Int16>, biases: SIMD4<Int16>, keep: UInt32, columns: UnsafePointer<Int16>?,
-        row: Int16
+        row: Int16, mirrored: Bool
     ) -> Int {
         switch (columns != nil, keep == 0xFF) {
-        case (false, false): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, false, false)
-        case (false, true): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, false, true)
-        case (true, false): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, true, false)
-        case (true, true): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, true, true)
+        case (false, false): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, false, false)
+        case (false, true): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, false, true)
+        case (true, false): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, true, false)
+        case (true, true): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, true, true)
         }
     }
 
@@ -47,7 +47,7 @@ package enum ToneCore {
     private static func run(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ even: Int32, _ odd: Int32,
         _ gains: SIMD4<Int16>, _ offsets: SIMD4<Int16>, _ biases: SIMD4<Int16>, _ keep: UInt32,
-        _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16, _ gain: Bool, _ alphaFirst: Bool
+        _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16, _ mirrored: Bool, _ gain: Bool, _ alphaFirst: Bool
     ) -> Int {
         typealias W = Wide
         let evenWeights = W.splat32(even), oddWeights = W.splat32(odd), low = W.splat32(0x00FF_00FF)
@@ -76,8 +76,15 @@ package enum ToneCore {
             // Bytes 0 and 2, 1 and 3 (the pack clamps), then pairs, then pixels: back in the order they were read.
             let evenBytes = W.packUnsigned16(c0, c2), oddBytes = W.packUnsigned16(c1, c3)
             let pairs01 = W.unpackLow8(evenBytes, oddBytes), pairs23 = W.unpackHigh8(evenBytes, oddBytes)
-            W.store(dst + 4 &* x, W.or(W.unpackLow16(pairs01, pairs23), W.and(first, alpha)))
-            W.store(dst + 4 &* (x &+ W.pixels), W.or(W.unpackHigh16(pairs01, pairs23), W.and(second, alpha)))
+            let outFirst = W.or(W.unpackLow16(pairs01, pairs23), W.and(first, alpha))
+            let outSecond = W.or(W.unpackHigh16(pairs01, pairs23), W.and(second, alpha))
+            if mirrored {
+                W.store(dst + 4 &* (width &- x &- W.pixels), W.reversePixels(outFirst))
+                W.store(dst + 4 &* (width &- x &- step), W.reversePixels(outSecond))
+            } else {
+                W.store(dst + 4 &* x, outFirst)
+                W.store(dst + 4 &* (x &+ W.pixels), outSecond)
+            }
             x &+= step
         }
         return x
@@ -123,22 +130,22 @@ package enum ToneCore {
     /// vector paths, so the same bytes.
     package static func row(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, vectors: UnsafeRawPointer, keep: UInt32,
-        columns: UnsafePointer<Int16>?, row: Int16
+        columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool
     ) -> Int {
         let c = vectors.assumingMemoryBound(to: Constants.self)
         // Generic over the two flags (FixedPoint.swift's On/Off), so each combination is its own loop.
         switch (columns != nil, keep == 0xFF) {
-        case (false, false): return run(src, dst, width, c, keep, columns, row, Off.self, Off.self)
-        case (false, true): return run(src, dst, width, c, keep, columns, row, Off.self, On.self)
-        case (true, false): return run(src, dst, width, c, keep, columns, row, On.self, Off.self)
-        case (true, true): return run(src, dst, width, c, keep, columns, row, On.self, On.self)
+        case (false, false): return run(src, dst, width, c, keep, columns, row, mirrored, Off.self, Off.self)
+        case (false, true): return run(src, dst, width, c, keep, columns, row, mirrored, Off.self, On.self)
+        case (true, false): return run(src, dst, width, c, keep, columns, row, mirrored, On.self, Off.self)
+        case (true, true): return run(src, dst, width, c, keep, columns, row, mirrored, On.self, On.self)
         }
     }
 
     @inline(__always)
     private static func run<Gain: Flag, AlphaFirst: Flag>(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ c: UnsafePointer<Constants>,
-        _ keep: UInt32, _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16, _: Gain.Type, _: AlphaFirst.Type
+        _ keep: UInt32, _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16, _ mirrored: Bool, _: Gain.Type, _: AlphaFirst.Type
     ) -> Int {
         let gain = Gain.on, alphaFirst = AlphaFirst.on
         let row = I16x8(repeating: rowTerm)
@@ -169,8 +176,14 @@ package enum ToneCore {
                 w0[i] = UInt32(UInt16(bitPattern: low[i])) | UInt32(UInt16(bitPattern: high[i])) &<< 16
                 w1[i] = UInt32(UInt16(bitPattern: low[4 + i])) | UInt32(UInt16(bitPattern: high[4 + i])) &<< 16
             }
-            dst.storeBytes(of: w0 | (v0 & kept), toByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
-            dst.storeBytes(of: w1 | (v1 & kept), toByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
+            let out0 = w0 | (v0 & kept), out1 = w1 | (v1 & kept)
+            if mirrored {
+                dst.storeBytes(of: SIMD4(out0[3], out0[2], out0[1], out0[0]), toByteOffset: 4 &* (width &- x &- 4), as: SIMD4<UInt32>.self)
+                dst.storeBytes(of: SIMD4(out1[3], out1[2], out1[1], out1[0]), toByteOffset: 4 &* (width &- x &- 8), as: SIMD4<UInt32>.self)
+            } else {
+                dst.storeBytes(of: out0, toByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
+                dst.storeBytes(of: out1, toByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
+            }
             x &+= 8
         }
         return x
