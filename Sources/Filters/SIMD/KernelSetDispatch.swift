@@ -333,7 +333,7 @@ extension KernelSet {
     /// `GreyCore.row` on this set's path (whole steps; returns how many pixels it did).
     func greyRow(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
-        offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32
+        offsets: SIMD4<Int16>, vectors: UnsafeRawPointer, uniform: Bool, keep: UInt32
     ) -> Int {
         #if SWIFTCAM_INTRINSICS
         switch path {
@@ -345,7 +345,12 @@ extension KernelSet {
         case .portable: break
         }
         #endif
-        return FiltersPortable.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        return FiltersPortable.GreyCore.row(src, dst, width: width, vectors: vectors, uniform: uniform, keep: keep)
+    }
+
+    /// The portable grey kernel's constants (freed by the caller).
+    func greyVectors(even: Int32, odd: Int32, offsets: SIMD4<Int16>) -> UnsafeMutableRawPointer {
+        FiltersPortable.GreyCore.vectors(even: even, odd: odd, offsets: offsets)
     }
 
     /// `ToneCore.row` on this set's path (whole steps; returns how many pixels it did); the portable kernel reads its

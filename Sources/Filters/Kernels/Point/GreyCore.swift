@@ -63,31 +63,65 @@ package enum GreyCore {
         return x
     }
     #else
-    /// `row` in Swift's SIMD types, 16 pixels a step: the same sums in 32-bit lanes (the pack to 16 bits never
-    /// saturates and the add never wraps for the weights and offsets RGBGreyPass accepts), so the same bytes.
+    /// The constants of `row` as vectors.
+    private struct Constants {
+        var even: I16x8, odd: I16x8
+        /// Loaded at run time: with a literal mask LLVM took the bytes apart one at a time (RGBFixedKernel).
+        var pairs: SIMD4<UInt32>
+        var offsets: (I16x8, I16x8, I16x8, I16x8)
+    }
+
+    /// `row`'s constants as vectors in memory the caller keeps (and frees): a multiplier splatted from a scalar in the
+    /// loop, or from a local the optimizer can see, came out as 32-bit multiplies (FixedPoint.swift).
+    package static func vectors(even: Int32, odd: Int32, offsets: SIMD4<Int16>) -> UnsafeMutableRawPointer {
+        @inline(__always) func splat(_ v: Int16) -> I16x8 { I16x8(repeating: v) }
+        let constants = UnsafeMutablePointer<Constants>.allocate(capacity: 1)
+        constants.initialize(
+            to: Constants(
+                even: unsafeBitCast(SIMD4<Int32>(repeating: even), to: I16x8.self),
+                odd: unsafeBitCast(SIMD4<Int32>(repeating: odd), to: I16x8.self), pairs: SIMD4(repeating: 0x00FF_00FF),
+                offsets: (splat(offsets[0]), splat(offsets[1]), splat(offsets[2]), splat(offsets[3]))))
+        return UnsafeMutableRawPointer(constants)
+    }
+
+    /// `row` in Swift's SIMD types (FixedPoint.swift's helpers: pmaddwd, packs and pmaxsw/pminsw on SSE2, their NEON
+    /// counterparts on ARM64), eight pixels a step with `vectors`' constants: the same operations per lane, so the
+    /// same bytes (the pack to 16 bits never saturates and the add never wraps for what RGBGreyPass accepts).
     package static func row(
-        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
-        offsets: SIMD4<Int16>, uniform: Bool, keep: UInt32
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, vectors: UnsafeRawPointer, uniform: Bool, keep: UInt32
     ) -> Int {
-        typealias L = SIMD16<Int32>
-        let w0 = L(repeating: Int32(Int16(truncatingIfNeeded: even))), w2 = L(repeating: even &>> 16)
-        let w1 = L(repeating: Int32(Int16(truncatingIfNeeded: odd))), w3 = L(repeating: odd &>> 16)
-        let kept = SIMD16<UInt32>(repeating: keep), byte = SIMD16<UInt32>(repeating: 0xFF)
+        let c = vectors.assumingMemoryBound(to: Constants.self)
+        return uniform ? run(src, dst, width, c, keep, On.self) : run(src, dst, width, c, keep, Off.self)
+    }
+
+    @inline(__always)
+    private static func run<Uniform: Flag>(
+        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ c: UnsafePointer<Constants>, _ keep: UInt32,
+        _: Uniform.Type
+    ) -> Int {
+        let kept = SIMD4<UInt32>(repeating: keep)
         var x = 0
-        while x &+ 16 <= width {
-            let v = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
-            @inline(__always) func b(_ shift: UInt32) -> L { unsafeBitCast((v &>> shift) & byte, to: L.self) }
-            let h = (b(0) &* w0 &+ b(8) &* w1 &+ b(16) &* w2 &+ b(24) &* w3) &>> 8
-            var out: SIMD16<UInt32>
-            if uniform {
-                let c = ToneCore.byteClamped((h &+ L(repeating: Int32(offsets[0]))) &>> 6)
-                out = c | c &<< 8 | c &<< 16 | c &<< 24
-            } else {
-                out = ToneCore.byteClamped((h &+ L(repeating: Int32(offsets[0]))) &>> 6)
-                for j in 1..<4 { out |= ToneCore.byteClamped((h &+ L(repeating: Int32(offsets[j]))) &>> 6) &<< UInt32(8 &* j) }
+        while x &+ 8 <= width {
+            let v0 = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
+            let v1 = src.loadUnaligned(fromByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
+            @inline(__always) func level(_ v: SIMD4<UInt32>) -> SIMD4<Int32> {
+                let pairs = c.pointee.pairs
+                let evenBytes = unsafeBitCast(v & pairs, to: I16x8.self), oddBytes = unsafeBitCast((v &>> 8) & pairs, to: I16x8.self)
+                return (multiplyAdd(evenBytes, c.pointee.even) &+ multiplyAdd(oddBytes, c.pointee.odd)) &>> 8
             }
-            dst.storeBytes(of: (out & ~kept) | (v & kept), toByteOffset: 4 &* x, as: SIMD16<UInt32>.self)
-            x &+= 16
+            let h = narrow16(SIMD8<Int32>(lowHalf: level(v0), highHalf: level(v1)))
+            let o = c.pointee.offsets
+            let c0 = clampByte((h &+ o.0) &>> 6)
+            let low = Uniform.on ? c0 | c0 &<< 8 : c0 | clampByte((h &+ o.1) &>> 6) &<< 8
+            let high = Uniform.on ? low : clampByte((h &+ o.2) &>> 6) | clampByte((h &+ o.3) &>> 6) &<< 8
+            var w0 = SIMD4<UInt32>(), w1 = SIMD4<UInt32>()
+            for i in 0..<4 {
+                w0[i] = UInt32(UInt16(bitPattern: low[i])) | UInt32(UInt16(bitPattern: high[i])) &<< 16
+                w1[i] = UInt32(UInt16(bitPattern: low[4 + i])) | UInt32(UInt16(bitPattern: high[4 + i])) &<< 16
+            }
+            dst.storeBytes(of: (w0 & ~kept) | (v0 & kept), toByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
+            dst.storeBytes(of: (w1 & ~kept) | (v1 & kept), toByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
+            x &+= 8
         }
         return x
     }

@@ -51,7 +51,7 @@ final class RGBFixedKernel {
     /// The one-sum pass when the matrix's rows are equal and there is no vignette (mono).
     private let grey: RGBGreyPass?
     /// The one-sum pass with a gain per colour byte when the rows are multiples of one row (sepia, and what follows it).
-    private var tone: RGBTonePass?
+    private let tone: RGBTonePass?
     /// The SIMD path its rows run on.
     private let kernels: KernelSet
     private var columns: UnsafeMutablePointer<Int16>?
@@ -115,7 +115,6 @@ final class RGBFixedKernel {
     }
 
     deinit {
-        tone?.release()
         columns?.deallocate()
         m.deallocate()
     }

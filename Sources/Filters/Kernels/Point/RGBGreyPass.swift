@@ -6,7 +6,7 @@
 /// weights, pmaddwd) and rounded once per colour byte with its offset (6 fraction bits): like the 3×3
 /// core, within a code of the float pass (GreyKernelTests). The row loops are GreyCore's;
 /// `pixel` is the same arithmetic for the tail and for machines without SSE2.
-struct RGBGreyPass {
+final class RGBGreyPass {
     /// Q14 weight per memory byte (0 for alpha/padding).
     private let weights: SIMD4<Int32>
     /// The weights of bytes 0 and 2, and of 1 and 3, as 16-bit pairs for pmaddwd.
@@ -19,6 +19,8 @@ struct RGBGreyPass {
     private let keep: UInt32
     /// The SIMD path its rows run on.
     private let kernels: KernelSet
+    /// The portable kernel's constants as vectors (KernelSet.greyVectors).
+    private let vectors: UnsafeMutableRawPointer
 
     init?(_ a: Affine3, format: PixelFormat, kernels: KernelSet = .best) {
         guard format.isRGB, Array(a.m[0..<3]) == Array(a.m[3..<6]), Array(a.m[0..<3]) == Array(a.m[6..<9]) else { return nil }
@@ -47,7 +49,10 @@ struct RGBGreyPass {
         odd = pair(weights[1], weights[3])
         keep = UInt32(0xFF) << UInt32(bytes.a * 8)
         self.kernels = kernels
+        vectors = kernels.greyVectors(even: even, odd: odd, offsets: offsets)
     }
+
+    deinit { vectors.deallocate() }
 
     /// One pixel (four bytes, little-endian), GreyCore's arithmetic.
     @inline(__always)
@@ -66,7 +71,8 @@ struct RGBGreyPass {
     func run(source: Plane, destination: Plane, width: Int, rows: Range<Int>) {
         for y in rows {
             let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
-            var x = kernels.greyRow(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+            var x = kernels.greyRow(
+                src, dst, width: width, even: even, odd: odd, offsets: offsets, vectors: vectors, uniform: uniform, keep: keep)
             while x < width {
                 dst.storeBytes(of: pixel(src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self)), toByteOffset: x &* 4, as: UInt32.self)
                 x &+= 1

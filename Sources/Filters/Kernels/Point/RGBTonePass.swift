@@ -6,7 +6,7 @@
 /// Detected from the coefficients, not from the filter names. `M = g·kᵀ` with k's weights at least 0 and summing to 1
 /// (the grey level then fits a 16-bit lane with 7 fraction bits) and the scale moved into the gains. Agrees with the float pass within a code (ToneKernelTests); the row loops are ToneCore's, and
 /// `pixel` is the same arithmetic for the tail of a row.
-struct RGBTonePass {
+final class RGBTonePass {
     /// Q14 weight per memory byte (0 for alpha/padding).
     private let weights: SIMD4<Int32>
     /// The weights of bytes 0 and 2, and of 1 and 3, as 16-bit pairs for pmaddwd.
@@ -79,7 +79,7 @@ struct RGBTonePass {
 
     /// Tabulates the vignette's column terms for this frame size in the path's lane order; allocates only when the
     /// size changes.
-    mutating func prepare(width: Int, height: Int) {
+    func prepare(width: Int, height: Int) {
         guard let vignette, preparedSize != (width, height) else { return }
         preparedSize = (width, height)
         columns?.deallocate()
@@ -90,8 +90,7 @@ struct RGBTonePass {
         }
     }
 
-    /// Frees the tables (the owner's deinit).
-    func release() {
+    deinit {
         columns?.deallocate()
         vectors.deallocate()
     }

@@ -188,12 +188,5 @@ package enum ToneCore {
         }
         return x
     }
-
-    /// `v` clamped to 0...255, as shifts and masks: `replace(with:where:)` and `pointwiseMin` became a store per lane.
-    @inline(__always)
-    package static func byteClamped(_ v: SIMD16<Int32>) -> SIMD16<UInt32> {
-        let low = v & ~(v &>> 31), high = (255 &- low) &>> 31
-        return SIMD16<UInt32>(truncatingIfNeeded: (low & ~high) | (255 & high))
-    }
     #endif
 }
