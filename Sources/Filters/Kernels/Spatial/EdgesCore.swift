@@ -160,11 +160,10 @@ package enum EdgesCore {
         )
         return unsafeBitCast(_mm_packus_epi16(words.0, words.1), to: SIMD16<UInt8>.self)
         #else
-        // A vector select for the clamp, then the low half of each lane twice (`evenHalf` of 32 lanes; of the 64 bytes
-        // at once it went through the stack a byte at a time).
-        var c = v
-        c.replace(with: SIMD16<Int32>(repeating: 0), where: v .< SIMD16<Int32>(repeating: 0))
-        c.replace(with: SIMD16<Int32>(repeating: 255), where: v .> SIMD16<Int32>(repeating: 255))
+        // The clamp as shifts and masks (`replace(with:where:)` became scalar code with a branch per lane), then the low
+        // half of each lane twice (`evenHalf` of 32 lanes; of the 64 bytes at once it went through the stack a byte at a time).
+        let low = v & ~(v &>> 31), high = (255 &- low) &>> 31
+        let c = (low & ~high) | (255 & high)
         let words = unsafeBitCast(c, to: SIMD32<UInt16>.self).evenHalf
         return unsafeBitCast(words, to: SIMD32<UInt8>.self).evenHalf
         #endif
@@ -190,8 +189,10 @@ package enum EdgesCore {
         var x = 0
         while x + 16 <= w {
             let bytes = UnsafeRawPointer(m + x).loadUnaligned(as: SIMD16<UInt8>.self)
-            var g = SIMD16<UInt32>()
-            for i in 0..<16 { g[i] = UInt32(bytes[i]) &* 0x0101_0101 }
+            var b = SIMD16<UInt32>()
+            for i in 0..<16 { b[i] = UInt32(bytes[i]) }
+            // Shifts, not a multiply by 0x0101_0101: SSE2 has no 32-bit multiply.
+            let g = b | b &<< 8 | b &<< 16 | b &<< 24
             let src = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: SIMD16<UInt32>.self)
             UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: (g & ~keep) | (src & keep), as: SIMD16<UInt32>.self)
             x += 16
