@@ -247,7 +247,7 @@ ROWS = [
 
 
 # The per-path table: the main filters on every SIMD path this machine has (filters-bench --paths), RGBA.
-PATH_ROWS = [("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
+PATH_ROWS = [("sepia", "sepia"), ("mono", "mono"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
              ("blur", "blur"), ("edges", "edges"), ("3-chain", "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette"),
              ("6-chain", "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert")]
 

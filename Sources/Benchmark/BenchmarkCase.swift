@@ -236,8 +236,8 @@ extension BenchmarkCase {
     /// memcpy floor. Ids are "path-FILTER-PATH", e.g. "path-chain6-avx2".
     public static func paths(_ available: [SIMDPath] = SIMDPath.available) -> [BenchmarkCase] {
         let filters = [
-            ("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
-            ("blur", "blur radius=4"), ("edges", "edges"), ("chain3", chain3), ("chain6", chain6)
+            ("sepia", "sepia"), ("mono", "mono"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"),
+            ("vignette", "vignette"), ("blur", "blur radius=4"), ("edges", "edges"), ("chain3", chain3), ("chain6", chain6)
         ]
         let reference = available.contains(.sse2) ? SIMDPath.sse2 : nil
         func id(_ path: SIMDPath) -> String { path.description.lowercased().filter { $0 != "-" } }

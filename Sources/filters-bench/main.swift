@@ -143,10 +143,6 @@ if let index = arguments.firstIndex(of: "--format"), index + 1 < arguments.count
 }
 let everyPath = arguments.contains("--paths")
 arguments.removeAll { $0 == "--paths" }
-// `--in-place` (with --tsv): each chain writes over its source, as swiftfilter does on a writable buffer
-// when the chain is all point filters, and as libyuv's in-place calls (ARGBSepia, ARGBGray) do.
-let inPlace = arguments.contains("--in-place")
-arguments.removeAll { $0 == "--in-place" }
 var jsonPath: String?
 if let index = arguments.firstIndex(of: "--json") {
     guard everyPath, index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
@@ -185,8 +181,7 @@ if arguments.first == "--tsv", arguments.count >= 2, let format = PixelFormat(gs
         let times = paths.map { path in
             chain.map { chain in
                 let compiled = chain.compile(threads: 1, kernels: KernelSet(path: path))
-                let source = inPlace ? d.frame : s.frame
-                return (try? measure { _ in try compiled.process(from: source, to: d.frame) }) ?? .nan
+                return (try? measure { _ in try compiled.process(from: s.frame, to: d.frame) }) ?? .nan
             } ?? .nan
         }
         for (path, ms) in zip(paths, times) { print("\(format.gstName)\t\(text)\t\(ms)" + (everyPath ? "\t\(path)" : "")) }
@@ -198,7 +193,7 @@ if everyPath {
     let s = Buffer(.rgba, seed: 1), d = Buffer(.rgba, seed: 2)
     let paths = SIMDPath.available
     let main = [
-        ("sepia", "sepia"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
+        ("sepia", "sepia"), ("mono", "mono"), ("colorcontrols", "colorcontrols contrast=1.2 saturation=0.8"), ("vignette", "vignette"),
         ("blur", "blur"), ("sharpen", "sharpen"), ("edges", "edges"), ("mirror", "mirror"), ("zoom", "zoom factor=2"),
         ("posterize", "posterize"), ("chain3", chainText), ("chain6", chain6Text)
     ]

@@ -295,7 +295,7 @@ struct BenchmarkTests {
     @Test func everySIMDPathHasItsRow() throws {
         let cases = BenchmarkCase.paths()
         #expect(Set(cases.map(\.id)).count == cases.count)
-        for name in ["sepia", "colorcontrols", "vignette", "blur", "edges", "chain3", "chain6"] {
+        for name in ["sepia", "mono", "colorcontrols", "vignette", "blur", "edges", "chain3", "chain6"] {
             let paths = cases.filter { $0.id.hasPrefix("path-\(name)-") }.compactMap { $0.subject?.simdPath }
             #expect(paths == SIMDPath.available.map(\.description), "\(name): \(paths)")
         }
