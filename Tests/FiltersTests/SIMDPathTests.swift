@@ -99,11 +99,11 @@ struct SIMDPathTests {
                 kernels: KernelSet(path: .avx512, fusesTables: fused))
         }
         do {
-            // The 6-chain's map is of rank one (sepia, then a vignette and invert): the tone pass takes it on every path.
+            // The 6-chain's map is of rank one (sepia, then a vignette and invert): the tone pass takes it and its table.
             for (text, format, inside) in [
                 (
                     "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert", PixelFormat.rgba,
-                    false
+                    true
                 ),
                 ("gamma value=1.3 | colorcontrols contrast=1.2 saturation=0.8", .bgrx, true),
                 ("gamma value=0.8 | colorcontrols saturation=1.3", .argb, true),

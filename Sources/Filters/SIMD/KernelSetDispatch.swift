@@ -354,29 +354,31 @@ extension KernelSet {
     }
 
     /// `ToneCore.row` on this set's path (whole steps; returns how many pixels it did); the portable kernel reads its
-    /// constants from `vectors` (`toneVectors`), the others splat the scalars.
+    /// constants from `vectors` (`toneVectors`), the others splat the scalars. With `table` (256 bytes, each entry
+    /// xored with 0x80) only the AVX-512 kernel does anything: every byte goes through the table first.
     func toneRow(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32, gains: SIMD4<Int16>,
         offsets: SIMD4<Int16>, biases: SIMD4<Int16>, vectors: UnsafeRawPointer, keep: UInt32, columns: UnsafePointer<Int16>?,
-        row: Int16, mirrored: Bool
+        row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>? = nil
     ) -> Int {
         #if SWIFTCAM_INTRINSICS
         switch path {
         case .avx512:
             return FiltersAVX512.ToneCore.row(
                 src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
-                columns: columns, row: row, mirrored: mirrored)
+                columns: columns, row: row, mirrored: mirrored, table: table)
         case .avx2:
             return FiltersAVX2.ToneCore.row(
                 src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
-                columns: columns, row: row, mirrored: mirrored)
+                columns: columns, row: row, mirrored: mirrored, table: table)
         case .sse2:
             return ToneCore.row(
                 src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
-                columns: columns, row: row, mirrored: mirrored)
+                columns: columns, row: row, mirrored: mirrored, table: table)
         case .portable: break
         }
         #endif
+        guard table == nil else { return 0 }
         return FiltersPortable.ToneCore.row(
             src, dst, width: width, vectors: vectors, keep: keep, columns: columns, row: row, mirrored: mirrored)
     }

@@ -141,7 +141,7 @@ final class RGBFixedKernel {
     /// `start`, asks only then).
     func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false, start: Int = 0) {
         if let tone {
-            tone.run(source: source, destination: destination, width: width, height: height, rows: rows, mirrored: mirrored)
+            tone.run(source: source, destination: destination, width: width, height: height, rows: rows, mirrored: mirrored, start: start)
             return
         }
         if let grey {
@@ -164,9 +164,9 @@ final class RGBFixedKernel {
         }
     }
 
-    /// True when `runThroughTable` does pixels: on AVX-512 where the kernel set `fusesTables`, when this kernel is the 3×3 pass
-    /// (not the grey pass or the xor).
-    var runsThroughTables: Bool { kernels.path == .avx512 && kernels.fusesTables && grey == nil && tone == nil && !invertsOnly }
+    /// True when `runThroughTable` does pixels: on AVX-512 where the kernel set `fusesTables`, when this kernel is the 3×3
+    /// pass or the tone pass (not the grey pass or the xor).
+    var runsThroughTables: Bool { kernels.path == .avx512 && kernels.fusesTables && grey == nil && !invertsOnly }
 
     /// On AVX-512, row `y`'s whole groups of 32 pixels with every colour byte first through `table` (256 entries,
     /// each xored with 0x80): a table pass before this one (gamma in the 6-chain) done inside it, the same bytes.
@@ -177,6 +177,10 @@ final class RGBFixedKernel {
         width: Int, height: Int, row y: Int, mirrored: Bool
     ) -> Int {
         guard runsThroughTables else { return 0 }
+        if let tone {
+            return tone.runThroughTable(
+                table, source: source, destination: destination, width: width, height: height, row: y, mirrored: mirrored)
+        }
         let columns = gain == nil ? nil : UnsafePointer(self.columns ?? UnsafeMutablePointer(bitPattern: 64)!)
         return kernels.rgbFixedRow(
             source, destination, width: width, m: m, o: o, passFirst: passFirst, columns: columns,

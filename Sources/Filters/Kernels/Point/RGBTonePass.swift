@@ -124,15 +124,33 @@ final class RGBTonePass {
         return out
     }
 
+    /// On AVX-512, row `y`'s whole steps with every byte first through `table` (256 entries, each xored with 0x80): a
+    /// table pass before this one done inside it, the same bytes. Returns how many pixels it did (0 elsewhere); `run`
+    /// with `start` does the rest.
+    func runThroughTable(
+        _ table: UnsafePointer<UInt8>, source: UnsafeRawPointer, destination: UnsafeMutableRawPointer, width: Int, height: Int,
+        row y: Int, mirrored: Bool
+    ) -> Int {
+        kernels.toneRow(
+            source, destination, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases,
+            vectors: vectors, keep: keep, columns: vignette == nil ? nil : UnsafePointer(columns),
+            row: vignette == nil ? 0 : rowTerm(y, height: height), mirrored: mirrored, throughTable: table)
+    }
+
     /// Processes rows `rows` from `source` to `destination` (which may be the same memory unless `mirrored`: then pixel
-    /// x of a row lands at `width − 1 − x`, and the rows must not overlap).
-    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false) {
+    /// x of a row lands at `width − 1 − x`, and the rows must not overlap), from pixel `start` of each row (a whole
+    /// number of `runThroughTable`'s steps).
+    func run(source: Plane, destination: Plane, width: Int, height: Int, rows: Range<Int>, mirrored: Bool = false, start: Int = 0) {
         for y in rows {
             let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
             let row = vignette == nil ? 0 : rowTerm(y, height: height)
-            var x = kernels.toneRow(
-                src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, vectors: vectors,
-                keep: keep, columns: vignette == nil ? nil : UnsafePointer(columns), row: row, mirrored: mirrored)
+            // From `start`: the row's rest as a row of its own (mirrored, its last pixel is still the row's first).
+            var x =
+                start
+                + kernels.toneRow(
+                    src + 4 * start, mirrored ? dst : dst + 4 * start, width: width - start, even: even, odd: odd, gains: gains,
+                    offsets: offsets, biases: biases, vectors: vectors, keep: keep,
+                    columns: vignette == nil ? nil : UnsafePointer(columns).map { $0 + start }, row: row, mirrored: mirrored)
             while x < width {
                 let v = src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self)
                 let out = pixel(v, gain: gain(x: x, y: y, width: width, height: height))

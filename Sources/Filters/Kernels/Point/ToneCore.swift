@@ -30,24 +30,54 @@ package enum ToneCore {
     /// Runs whole steps of one row from `src` to `dst` (which may be the same memory unless `mirrored`); returns how
     /// many pixels it did. `columns`: the vignette's Q15 column terms in `pixel(atLane:)` order from the row's first
     /// pixel, nil without a vignette; `row`: the row term; `mirrored`: pixel x goes to `width − 1 − x` of `dst`.
+    /// `table` (AVX-512 only; elsewhere nothing is done and 0 returned): 256 bytes, each entry xored with 0x80, that
+    /// every byte goes through first (a table pass before this one, gamma in the 6-chain, done inside it).
     package static func row(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
         gains: SIMD4<Int16>, offsets: SIMD4<Int16>, biases: SIMD4<Int16>, keep: UInt32, columns: UnsafePointer<Int16>?,
-        row: Int16, mirrored: Bool
+        row: Int16, mirrored: Bool, table: UnsafePointer<UInt8>? = nil
     ) -> Int {
-        switch (columns != nil, keep == 0xFF) {
-        case (false, false): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, false, false)
-        case (false, true): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, false, true)
-        case (true, false): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, true, false)
-        case (true, true): run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, true, true)
+        #if !SWIFTCAM_AVX512
+        guard table == nil else { return 0 }
+        #endif
+        let t = UnsafeRawPointer(table ?? UnsafePointer(bitPattern: 64)!)
+        switch (columns != nil, keep == 0xFF, table != nil) {
+        case (false, false, false):
+            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, false, false, false)
+        case (false, true, false):
+            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, false, true, false)
+        case (true, false, false):
+            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, true, false, false)
+        case (true, true, false):
+            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, true, true, false)
+        case (false, false, true):
+            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, false, false, true)
+        case (false, true, true):
+            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, false, true, true)
+        case (true, false, true):
+            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, true, false, true)
+        case (true, true, true):
+            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, true, true, true)
         }
     }
+
+    #if SWIFTCAM_AVX512
+    /// Every byte of `v` through the table's four 64-byte quarters (two-source byte permutes and a blend on the top bit,
+    /// ByteTableCore's lookup), xored back from the centring.
+    @inline(__always)
+    private static func lookUp(_ v: __m512i, _ t: (__m512i, __m512i, __m512i, __m512i)) -> __m512i {
+        let found = _mm512_mask_blend_epi8(
+            _mm512_movepi8_mask(v), _mm512_permutex2var_epi8(t.0, v, t.1), _mm512_permutex2var_epi8(t.2, v, t.3))
+        return _mm512_xor_si512(found, _mm512_set1_epi8(-128))
+    }
+    #endif
 
     @inline(__always)
     private static func run(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, _ width: Int, _ even: Int32, _ odd: Int32,
         _ gains: SIMD4<Int16>, _ offsets: SIMD4<Int16>, _ biases: SIMD4<Int16>, _ keep: UInt32,
-        _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16, _ mirrored: Bool, _ gain: Bool, _ alphaFirst: Bool
+        _ columns: UnsafePointer<Int16>?, _ rowTerm: Int16, _ mirrored: Bool, _ table: UnsafeRawPointer, _ gain: Bool,
+        _ alphaFirst: Bool, _ lookup: Bool
     ) -> Int {
         typealias W = Wide
         let evenWeights = W.splat32(even), oddWeights = W.splat32(odd), low = W.splat32(0x00FF_00FF)
@@ -60,12 +90,20 @@ package enum ToneCore {
             return W.shiftRightArithmetic32(sum, 7)
         }
         let columnTerms = columns ?? UnsafePointer(bitPattern: 64)!
+        #if SWIFTCAM_AVX512
+        let quarters = lookup ? (W.load(table), W.load(table + 64), W.load(table + 128), W.load(table + 192)) : (zero, zero, zero, zero)
+        #endif
         let step = Self.step
         var x = 0
         while x &+ step <= width {
             let first = W.load(src + 4 &* x), second = W.load(src + 4 &* (x &+ W.pixels))
+            #if SWIFTCAM_AVX512
+            let (inFirst, inSecond) = lookup ? (lookUp(first, quarters), lookUp(second, quarters)) : (first, second)
+            #else
+            let (inFirst, inSecond) = (first, second)
+            #endif
             // Per 128-bit lane: four pixels of `first`, then the same four of `second`.
-            let h = W.packSigned32(level(first), level(second))
+            let h = W.packSigned32(level(inFirst), level(inSecond))
             let g = gain ? W.max16(W.sub16(row, W.load(UnsafeRawPointer(columnTerms + x))), zero) : zero
             @inline(__always) func byte(_ k: W.V, _ o: W.V, _ bias: W.V) -> W.V {
                 let p = W.add16(W.mulHigh16(h, k), o)
