@@ -41,23 +41,17 @@ package enum ToneCore {
         guard table == nil else { return 0 }
         #endif
         let t = UnsafeRawPointer(table ?? UnsafePointer(bitPattern: 64)!)
-        switch (columns != nil, keep == 0xFF, table != nil) {
-        case (false, false, false):
-            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, false, false, false)
-        case (false, true, false):
-            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, false, true, false)
-        case (true, false, false):
-            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, true, false, false)
-        case (true, true, false):
-            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, true, true, false)
-        case (false, false, true):
-            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, false, false, true)
-        case (false, true, true):
-            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, false, true, true)
-        case (true, false, true):
-            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, true, false, true)
-        case (true, true, true):
-            return run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, true, true, true)
+        // Each combination of the flags its own loop (constants in an always-inlined `run`).
+        @inline(__always) func loop(_ gain: Bool, _ alphaFirst: Bool) -> Int {
+            table == nil
+                ? run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, gain, alphaFirst, false)
+                : run(src, dst, width, even, odd, gains, offsets, biases, keep, columns, row, mirrored, t, gain, alphaFirst, true)
+        }
+        switch (columns != nil, keep == 0xFF) {
+        case (false, false): return loop(false, false)
+        case (false, true): return loop(false, true)
+        case (true, false): return loop(true, false)
+        case (true, true): return loop(true, true)
         }
     }
 
