@@ -30,6 +30,26 @@ extension SIMDPathTests {
             return out
         }
 
+        /// Every path writes exactly `pixel` (of each source pixel, at its x and y) for `text` on `frame`, and that is within a
+        /// code of the float path.
+        static func expectEveryPathWrites(_ text: String, _ frame: TestFrame, _ pixel: (UInt32, Int, Int) -> UInt32) throws {
+            let float = try run(text, frame, fixedPoint: false)
+            var expected: [UInt8] = []
+            for y in 0..<frame.height {
+                for x in 0..<frame.width {
+                    let v = frame.planes[0].base.loadUnaligned(fromByteOffset: y * frame.planes[0].stride + 4 * x, as: UInt32.self)
+                    withUnsafeBytes(of: pixel(v, x, y).littleEndian) { expected.append(contentsOf: $0) }
+                }
+            }
+            let label = "\(text) \(frame.format) \(frame.color) \(frame.width)x\(frame.height)"
+            let worst = zip(expected, float.visibleBytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 1, "\(label): the reference differs from the float path by \(worst)")
+            for path in SIMDPath.available {
+                let out = try run(text, frame, fixedPoint: true, on: path)
+                #expect(out.canariesIntact && out.visibleBytes == expected, "\(path) \(label)")
+            }
+        }
+
         static let sizes = [(1, 1), (7, 3), (37, 11), (211, 9), (320, 6)]
         static let greyChains = [
             "mono", "mono | exposure ev=0.4", "mono | colorcontrols brightness=-0.1 contrast=1.3",
@@ -64,50 +84,49 @@ extension SIMDPathTests {
                             Issue.record("\(text) takes no grey pass")
                             continue
                         }
-                        let float = try Self.run(text, frame, fixedPoint: false)
-                        var expected: [UInt8] = []
-                        for y in 0..<height {
-                            for x in 0..<width {
-                                let v = frame.planes[0].base.loadUnaligned(
-                                    fromByteOffset: y * frame.planes[0].stride + 4 * x, as: UInt32.self)
-                                withUnsafeBytes(of: pass.pixel(v).littleEndian) { expected.append(contentsOf: $0) }
-                            }
-                        }
-                        let worst = zip(expected, float.visibleBytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
-                        #expect(worst <= 1, "\(text) \(format) \(width)x\(height): the reference differs from the float path by \(worst)")
-                        for path in SIMDPath.available {
-                            let out = try Self.run(text, frame, fixedPoint: true, on: path)
-                            #expect(
-                                out.canariesIntact && out.visibleBytes == expected, "\(path) \(text) \(format) \(color) \(width)x\(height)")
-                        }
+                        try Self.expectEveryPathWrites(text, frame) { v, _, _ in pass.pixel(v) }
                     }
                 }
             }
         }
 
-        /// Asked for mirrored stores (RGBTableKernel no longer does for the grey pass), each row comes out reversed.
-        @Test func mirroredGreyRowsAreReversed() throws {
-            let frame = TestFrame(.rgba, 37, 3)
-            frame.fillPattern(seed: 9)
-            let kernel = try #require(RGBFixedKernel(try Self.program("mono", frame.color), format: .rgba))
-            #expect(!kernel.storesMirrored)
-            let straight = frame.copy(), mirrored = frame.copy()
-            kernel.run(source: frame.frame.planes[0], destination: straight.frame.planes[0], width: 37, height: 3, rows: 0..<3)
-            kernel.run(
-                source: frame.frame.planes[0], destination: mirrored.frame.planes[0], width: 37, height: 3, rows: 0..<3, mirrored: true)
-            for y in 0..<3 {
-                for x in 0..<37 {
-                    #expect(mirrored.rgb(x, y) == straight.rgb(36 - x, y) && mirrored.alpha(x, y) == straight.alpha(36 - x, y))
+        /// Asked for mirrored stores, each row comes out reversed: the grey pass reverses it after (RGBTableKernel no longer
+        /// asks it), the tone pass stores it reversed (tails too), on every path.
+        @Test func mirroredRowsAreReversed() throws {
+            for (text, format, width) in [("mono", PixelFormat.rgba, 37), ("sepia | vignette", .bgrx, 77)] {
+                let frame = TestFrame(format, width, 3)
+                frame.fillPattern(seed: 9)
+                for path in SIMDPath.available {
+                    let kernel = try #require(
+                        RGBFixedKernel(try Self.program(text, frame.color), format: format, kernels: KernelSet(path: path)))
+                    #expect(kernel.storesMirrored == kernel.usesTonePass, "\(text)")
+                    kernel.prepare(width: width, height: 3)
+                    let straight = frame.copy(), mirrored = frame.copy()
+                    kernel.run(source: frame.frame.planes[0], destination: straight.frame.planes[0], width: width, height: 3, rows: 0..<3)
+                    kernel.run(
+                        source: frame.frame.planes[0], destination: mirrored.frame.planes[0], width: width, height: 3, rows: 0..<3,
+                        mirrored: true)
+                    for y in 0..<3 {
+                        for x in 0..<width {
+                            let other = width - 1 - x
+                            #expect(
+                                mirrored.rgb(x, y) == straight.rgb(other, y) && mirrored.alpha(x, y) == straight.alpha(other, y),
+                                "\(path) \(text)")
+                        }
+                    }
+                    #expect(straight.difference(from: frame) != nil && mirrored.canariesIntact)
                 }
             }
-            #expect(straight.difference(from: frame) != nil && mirrored.canariesIntact)
         }
 
-        /// In place through the whole chain (row bands on two threads) as copying, on every path.
-        @Test func greyChainsInPlaceMatchCopying() throws {
+        /// In place through the whole chain (row bands on two threads) as copying, on every path: the grey and tone passes,
+        /// a vignette, mirror and invert after them.
+        @Test func greyAndToneChainsInPlaceMatchCopying() throws {
             let frame = TestFrame(.rgba, 320, 240)
             frame.fillPattern(seed: 3)
-            for text in ["mono", "sepia"] {
+            for text in [
+                "mono", "sepia", "sepia | vignette", "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette | mirror | invert"
+            ] {
                 for path in SIMDPath.available {
                     let compiled = try FilterChain(parsing: text).compile(threads: 2, kernels: KernelSet(path: path))
                     let inPlace = frame.copy(), copied = frame.copy()

@@ -61,61 +61,10 @@ extension SIMDPathTests {
                             continue
                         }
                         pass.prepare(width: width, height: height)
-                        let float = try Grey.run(text, frame, fixedPoint: false)
-                        var expected: [UInt8] = []
-                        for y in 0..<height {
-                            for x in 0..<width {
-                                let v = frame.planes[0].base.loadUnaligned(
-                                    fromByteOffset: y * frame.planes[0].stride + 4 * x, as: UInt32.self)
-                                let out = pass.pixel(v, gain: pass.gain(x: x, y: y, width: width, height: height))
-                                withUnsafeBytes(of: out.littleEndian) { expected.append(contentsOf: $0) }
-                            }
-                        }
-                        let worst = zip(expected, float.visibleBytes).map { abs(Int($0) - Int($1)) }.max() ?? 0
-                        #expect(worst <= 1, "\(text) \(format) \(width)x\(height): the reference differs from the float path by \(worst)")
-                        for path in SIMDPath.available {
-                            let out = try Grey.run(text, frame, fixedPoint: true, on: path)
-                            #expect(
-                                out.canariesIntact && out.visibleBytes == expected, "\(path) \(text) \(format) \(color) \(width)x\(height)")
+                        try Grey.expectEveryPathWrites(text, frame) { v, x, y in
+                            pass.pixel(v, gain: pass.gain(x: x, y: y, width: width, height: height))
                         }
                     }
-                }
-            }
-        }
-
-        /// Mirrored into another frame, each row comes out reversed, on every path (tails too).
-        @Test func mirroredToneRowsAreReversed() throws {
-            let frame = TestFrame(.bgrx, 77, 3)
-            frame.fillPattern(seed: 11)
-            for path in SIMDPath.available {
-                let kernel = try #require(
-                    RGBFixedKernel(try Grey.program("sepia | vignette", frame.color), format: .bgrx, kernels: KernelSet(path: path)))
-                kernel.prepare(width: 77, height: 3)
-                let straight = frame.copy(), mirrored = frame.copy()
-                kernel.run(source: frame.frame.planes[0], destination: straight.frame.planes[0], width: 77, height: 3, rows: 0..<3)
-                kernel.run(
-                    source: frame.frame.planes[0], destination: mirrored.frame.planes[0], width: 77, height: 3, rows: 0..<3, mirrored: true)
-                for y in 0..<3 {
-                    for x in 0..<77 {
-                        #expect(
-                            mirrored.rgb(x, y) == straight.rgb(76 - x, y) && mirrored.alpha(x, y) == straight.alpha(76 - x, y), "\(path)")
-                    }
-                }
-                #expect(straight.difference(from: frame) != nil && mirrored.canariesIntact)
-            }
-        }
-
-        /// In place and mirrored through whole chains (row bands on two threads) as copying, on every path.
-        @Test func toneChainsInPlaceAndMirroredMatchCopying() throws {
-            let frame = TestFrame(.rgba, 320, 240)
-            frame.fillPattern(seed: 4)
-            for text in ["sepia | vignette", "sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette | mirror | invert"] {
-                for path in SIMDPath.available {
-                    let compiled = try FilterChain(parsing: text).compile(threads: 2, kernels: KernelSet(path: path))
-                    let inPlace = frame.copy(), copied = frame.copy()
-                    try compiled.process(inPlace.frame)
-                    try compiled.process(from: frame.frame, to: copied.frame)
-                    #expect(inPlace.difference(from: copied) == nil && inPlace.difference(from: frame) != nil, "\(path) \(text)")
                 }
             }
         }

@@ -49,6 +49,36 @@ func multiplyAdd(_ a: I16x8, _ b: I16x8) -> SIMD4<Int32> {
     return p.evenHalf &+ p.oddHalf
 }
 
+/// Σ byte·weight over the four bytes of each of four pixels: `even` holds the 16-bit weights of bytes 0 and 2 in each
+/// 32-bit lane, `odd` those of 1 and 3, `pairs` is 0x00FF00FF per lane (a vector loaded at run time: with a literal
+/// mask LLVM took the bytes apart one at a time); two pmaddwd.
+@inline(__always)
+func weightedBytes(_ v: SIMD4<UInt32>, pairs: SIMD4<UInt32>, even: I16x8, odd: I16x8) -> SIMD4<Int32> {
+    let evenBytes = unsafeBitCast(v & pairs, to: I16x8.self), oddBytes = unsafeBitCast((v &>> 8) & pairs, to: I16x8.self)
+    return multiplyAdd(evenBytes, even) &+ multiplyAdd(oddBytes, odd)
+}
+
+/// Eight pixels from their bytes 0|1 (`low`) and 2|3 (`high`) in 16-bit lanes, as two vectors of four (punpcklwd,
+/// punpckhwd).
+@inline(__always)
+func interleavePixels(_ low: I16x8, _ high: I16x8) -> (SIMD4<UInt32>, SIMD4<UInt32>) {
+    var w0 = SIMD4<UInt32>(), w1 = SIMD4<UInt32>()
+    for i in 0..<4 {
+        w0[i] = UInt32(UInt16(bitPattern: low[i])) | UInt32(UInt16(bitPattern: high[i])) &<< 16
+        w1[i] = UInt32(UInt16(bitPattern: low[4 + i])) | UInt32(UInt16(bitPattern: high[4 + i])) &<< 16
+    }
+    return (w0, w1)
+}
+
+/// The 16-bit weights of bytes 0 and 2, and of 1 and 3, of `weights` (one per byte of a pixel) as 32-bit pairs for
+/// pmaddwd.
+func weightPairs(_ weights: SIMD4<Int32>) -> (even: Int32, odd: Int32) {
+    func pair(_ low: Int32, _ high: Int32) -> Int32 {
+        Int32(bitPattern: UInt32(UInt16(truncatingIfNeeded: low)) | UInt32(UInt16(truncatingIfNeeded: high)) << 16)
+    }
+    return (pair(weights[0], weights[2]), pair(weights[1], weights[3]))
+}
+
 /// Bytes as `(v − 128)·256` in 16-bit lanes (low eight, high eight): one unpack with zero each.
 ///
 /// Signed and scaled to the full 16-bit range, so `mulHigh(x, c·2¹²)` is `(v − 128)·c` with 4 fraction bits.

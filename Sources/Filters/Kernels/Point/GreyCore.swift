@@ -105,20 +105,14 @@ package enum GreyCore {
             let v0 = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
             let v1 = src.loadUnaligned(fromByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
             @inline(__always) func level(_ v: SIMD4<UInt32>) -> SIMD4<Int32> {
-                let pairs = c.pointee.pairs
-                let evenBytes = unsafeBitCast(v & pairs, to: I16x8.self), oddBytes = unsafeBitCast((v &>> 8) & pairs, to: I16x8.self)
-                return (multiplyAdd(evenBytes, c.pointee.even) &+ multiplyAdd(oddBytes, c.pointee.odd)) &>> 8
+                weightedBytes(v, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd) &>> 8
             }
             let h = narrow16(SIMD8<Int32>(lowHalf: level(v0), highHalf: level(v1)))
             let o = c.pointee.offsets
             let c0 = clampByte((h &+ o.0) &>> 6)
             let low = Uniform.on ? c0 | c0 &<< 8 : c0 | clampByte((h &+ o.1) &>> 6) &<< 8
             let high = Uniform.on ? low : clampByte((h &+ o.2) &>> 6) | clampByte((h &+ o.3) &>> 6) &<< 8
-            var w0 = SIMD4<UInt32>(), w1 = SIMD4<UInt32>()
-            for i in 0..<4 {
-                w0[i] = UInt32(UInt16(bitPattern: low[i])) | UInt32(UInt16(bitPattern: high[i])) &<< 16
-                w1[i] = UInt32(UInt16(bitPattern: low[4 + i])) | UInt32(UInt16(bitPattern: high[4 + i])) &<< 16
-            }
+            let (w0, w1) = interleavePixels(low, high)
             dst.storeBytes(of: (w0 & ~kept) | (v0 & kept), toByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
             dst.storeBytes(of: (w1 & ~kept) | (v1 & kept), toByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
             x &+= 8

@@ -42,11 +42,7 @@ final class RGBGreyPass {
         self.weights = weights
         self.offsets = offsets
         uniform = offsets[bytes.r] == offsets[bytes.g] && offsets[bytes.r] == offsets[bytes.b]
-        @inline(__always) func pair(_ low: Int32, _ high: Int32) -> Int32 {
-            Int32(bitPattern: UInt32(UInt16(truncatingIfNeeded: low)) | UInt32(UInt16(truncatingIfNeeded: high)) << 16)
-        }
-        even = pair(weights[0], weights[2])
-        odd = pair(weights[1], weights[3])
+        (even, odd) = weightPairs(weights)
         keep = UInt32(0xFF) << UInt32(bytes.a * 8)
         self.kernels = kernels
         vectors = kernels.greyVectors(even: even, odd: odd, offsets: offsets)

@@ -188,9 +188,7 @@ package enum ToneCore {
             let v0 = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
             let v1 = src.loadUnaligned(fromByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
             @inline(__always) func level(_ v: SIMD4<UInt32>) -> SIMD4<Int32> {
-                let pairs = c.pointee.pairs
-                let evenBytes = unsafeBitCast(v & pairs, to: I16x8.self), oddBytes = unsafeBitCast((v &>> 8) & pairs, to: I16x8.self)
-                return (multiplyAdd(evenBytes, c.pointee.even) &+ multiplyAdd(oddBytes, c.pointee.odd)) &>> 7
+                weightedBytes(v, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd) &>> 7
             }
             // Levels are 0...32767: packed to 16 bits they are exact (packssdw).
             let h = narrow16(SIMD8<Int32>(lowHalf: level(v0), highHalf: level(v1)))
@@ -203,11 +201,7 @@ package enum ToneCore {
             // Bytes 0|1 and 2|3 of each pixel in 16-bit lanes, then interleaved (punpcklwd, punpckhwd).
             let low = alphaFirst ? colour(k.1, o.1, b.1) &<< 8 : colour(k.0, o.0, b.0) | colour(k.1, o.1, b.1) &<< 8
             let high = alphaFirst ? colour(k.2, o.2, b.2) | colour(k.3, o.3, b.3) &<< 8 : colour(k.2, o.2, b.2)
-            var w0 = SIMD4<UInt32>(), w1 = SIMD4<UInt32>()
-            for i in 0..<4 {
-                w0[i] = UInt32(UInt16(bitPattern: low[i])) | UInt32(UInt16(bitPattern: high[i])) &<< 16
-                w1[i] = UInt32(UInt16(bitPattern: low[4 + i])) | UInt32(UInt16(bitPattern: high[4 + i])) &<< 16
-            }
+            let (w0, w1) = interleavePixels(low, high)
             let out0 = w0 | (v0 & kept), out1 = w1 | (v1 & kept)
             if mirrored {
                 dst.storeBytes(of: SIMD4(out0[3], out0[2], out0[1], out0[0]), toByteOffset: 4 &* (width &- x &- 4), as: SIMD4<UInt32>.self)
