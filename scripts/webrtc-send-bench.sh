@@ -63,7 +63,9 @@ line "srtpenc AES-CM-128 + HMAC-SHA1-80 (what webrtcbin's DTLS picks)" "$source 
 line "srtpenc AEAD-AES-128-GCM" "$source ! $gcm ! fakesink"
 line "udpsink, one packet a sendmmsg (identity splits the lists)" "$source ! identity ! $udp"
 line "udpsink, the payloader's buffer lists (sendmmsg)" "$source ! $udp"
-line "rtpbin's send path (rtpsession)" "$rtpbin ! fakesink"
+line "rtpbin's send path (rtpsession), the payloader's lists" "$rtpbin ! fakesink"
+line "rtpbin's send path, one packet at a time (as in webrtcbin)" \
+  "rtpbin name=r $source ! identity ! r.send_rtp_sink_0 r.send_rtp_src_0 ! fakesink"
 line "webrtcbin's elements without ICE/DTLS (clocksync to udpsink)" \
   "rtpbin name=r $source ! clocksync sync=false ! rtpulpfecenc ! rtpredenc ! r.send_rtp_sink_0 r.send_rtp_src_0 ! $cm ! funnel ! $udp"
 line "lean: srtpenc AES-CM ! udpsink (lists)" "$source ! $cm ! $udp"
