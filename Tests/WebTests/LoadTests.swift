@@ -257,6 +257,7 @@ struct LoadTests {
         #expect(mjpegRates.allSatisfy { $0 >= 0.9 * 15 }, "\(mjpegRates)")
         #expect((rss.max() ?? 0) - (rss.min() ?? 0) <= 20, "\(rss)")
         #expect(cpuTen <= 1.3 * cpuOne, "one encoder: \(cpuTen) cores with 10 viewers, \(cpuOne) with 1")
+        #expect(ten.microseconds <= 20, "a WebRTC viewer's send path: \(ten.microseconds) µs of CPU per RTP packet")
         #expect(snaps.failed == 0)
         #expect(stalledDropped)
     }
