@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-doc bench-web load-web load-webrtc load-rtsp leaks-webrtc
+.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-doc bench-web bench-webrtc-send load-web load-webrtc load-rtsp leaks-webrtc
 
 deps:
 	@bash scripts/deps.sh
@@ -91,7 +91,13 @@ bench-doc: release
 bench-web: deps
 	@bash scripts/bench-web.sh
 
-# 10 WebRTC + 20 MJPEG viewers + 5 stills/s for 60 s (LOAD_SECONDS) on the release host, a stalled viewer too.
+# The WebRTC send path's CPU per RTP packet, piece by piece (SRTP AES-CM and AES-GCM, udpsink with and without
+# buffer lists, rtpbin, webrtcbin's elements, a lean path) in gst-launch pipelines on lo in a network namespace (~1 min).
+bench-webrtc-send: deps
+	@bash scripts/webrtc-send-bench.sh
+
+# 10 WebRTC + 20 MJPEG viewers + 5 stills/s for 60 s (LOAD_SECONDS) on the release host, a stalled viewer too; prints
+# each viewer's CPU per RTP packet.
 load-web: deps
 	@bash scripts/load.sh web
 

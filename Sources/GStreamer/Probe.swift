@@ -111,7 +111,7 @@ extension Pad {
         return UInt(id)
     }
 
-    /// Removes a probe added by `countBuffers` or `onBuffer`. Calls `gst_pad_remove_probe`.
+    /// Removes a probe added by `countBuffers`, `onBuffer`, `onWritableBuffer` or `dropBuffers`. Calls `gst_pad_remove_probe`.
     public func removeProbe(_ id: UInt) {
         gst_pad_remove_probe(pointer, gulong(id))
     }

@@ -41,6 +41,8 @@ final class WebRTCViewer: @unchecked Sendable {
     private let peer = Locked(Peer())
     private var signals: [SignalConnection] = []
     private var watch: BusWatch?
+    /// The pad whose probe drops RTP packets until the peer is verified, and the probe (removed once it is).
+    private var gate: (pad: Pad, probe: UInt)?
 
     private struct Negotiation {
         /// webrtcbin asked for an offer.
@@ -107,15 +109,16 @@ final class WebRTCViewer: @unchecked Sendable {
     /// Drops every RTP packet on its way into webrtcbin until the peer's certificate matched the answer. Events pass:
     /// webrtcbin offers once caps reached it, and they come with the first frames. The gate sits in front of webrtcbin,
     /// not in front of the payloader, because webrtcbin holds what reaches it before DTLS connects and sends it right
-    /// after the handshake, before any check could run.
+    /// after the handshake, before any check could run. The match removes the probe (`checkCertificate`), so a verified
+    /// viewer's packets cross no code of ours.
     private func gateUntilVerified() throws {
         guard let rtp = pipeline.element(named: "viewer-rtp") else {
             throw GStreamerError.elementNotFound(factory: "capsfilter", package: "gstreamer1.0-plugins-base")
         }
         let pad = try rtp.staticPad("src")
-        // The probe holds the peer state until the pad drops it with the pipeline.
+        // The probe holds the peer state until it is removed or the pad drops it with the pipeline.
         let peer = peer
-        pad.dropBuffers { peer.withLock { $0.verified && !$0.ended } }
+        gate = (pad, pad.dropBuffers { peer.withLock { $0.verified && !$0.ended } })
     }
 
     /// Connects the signals and plays: webrtcbin then asks for negotiation.
@@ -392,7 +395,13 @@ final class WebRTCViewer: @unchecked Sendable {
             fail("the peer's DTLS certificate does not match the answer's a=fingerprint")
             return
         }
-        peer.withLock { $0.verified = true }
+        let opened = peer.withLock { peer -> Bool in
+            guard !peer.ended, !peer.verified else { return false }
+            peer.verified = true
+            return true
+        }
+        // From here every packet passes: the gate's probe goes, and with it a lock and a look-up per packet.
+        if opened, let gate { gate.pad.removeProbe(gate.probe) }
     }
 
     /// A failed handshake in the user's words. GStreamer's DTLS says only "Fatal SSL error" on the bus (OpenSSL's reason

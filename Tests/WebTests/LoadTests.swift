@@ -115,16 +115,41 @@ struct LoadTests {
         }))).then(done);
         """
 
+    /// RTP packets each page viewer has received so far (its video's `inbound-rtp` `packetsReceived`): on loopback, the
+    /// packets the host sent it.
+    static let receivedPackets = """
+        Promise.all(window.viewers.map((v) => v.pc.getStats().then((report) => {
+          let packets = 0;
+          report.forEach((s) => { if (s.type === 'inbound-rtp' && s.kind === 'video') packets = s.packetsReceived; });
+          return packets;
+        }))).then(done);
+        """
+
     static func numbers(_ value: Any) -> [Int] { (value as? [Any])?.compactMap { ($0 as? NSNumber)?.intValue } ?? [] }
 
-    /// CPU the host spends per second of wall time over `seconds`, measured between two reads, and its biggest
-    /// threads (`threadBreakdown`).
-    static func cpuRate(_ pid: Int32, over seconds: Double) -> (cores: Double, threads: String) {
+    /// CPU the host spends per second of wall time over `seconds`, measured between two reads, its biggest threads
+    /// (`threadBreakdown`) and the CPU seconds its WebRTC viewers' streaming threads (`viewer-src:src`) spent.
+    static func cpuRate(_ pid: Int32, over seconds: Double) -> (cores: Double, threads: String, viewerSeconds: Double) {
         let (start, cpu, threads) = (Date(), cpuSeconds(pid), threadCPU(pid))
         // The measurement window itself: a fixed span of host time, not a wait for an event.
         Thread.sleep(forTimeInterval: seconds)
         let elapsed = Date().timeIntervalSince(start)
-        return ((cpuSeconds(pid) - cpu) / elapsed, threadBreakdown(from: threads, to: threadCPU(pid), elapsed: elapsed))
+        let end = threadCPU(pid)
+        let viewerSeconds = end.filter { $0.value.name == "viewer-src:src" }.reduce(0) { sum, thread in
+            sum + thread.value.seconds - (threads[thread.key]?.seconds ?? 0)
+        }
+        return ((cpuSeconds(pid) - cpu) / elapsed, threadBreakdown(from: threads, to: end, elapsed: elapsed), viewerSeconds)
+    }
+
+    /// CPU the host's viewers' streaming threads spent per RTP packet the viewers received while `measure` ran, in µs,
+    /// and the packets each viewer received.
+    static func sendCost(
+        _ browser: Browser, over measure: () -> (cores: Double, threads: String, viewerSeconds: Double)
+    ) async throws -> (rate: (cores: Double, threads: String, viewerSeconds: Double), microseconds: Double, packets: [Int]) {
+        let before = numbers(try await browser.wait(receivedPackets))
+        let rate = measure()
+        let packets = zip(before, numbers(try await browser.wait(receivedPackets))).map { $1 - $0 }
+        return (rate, rate.viewerSeconds * 1e6 / Double(max(packets.reduce(0, +), 1)), packets)
     }
 
     @Test func tenWebRTCAndTwentyMJPEGViewersAndFiveStillsASecond() async throws {
@@ -152,7 +177,8 @@ struct LoadTests {
 
         // One WebRTC viewer: the cost of the encoder and one peer.
         _ = try await browser.wait(Self.openViewers, [1], timeout: 60)
-        let (cpuOne, threadsOne) = Self.cpuRate(pid, over: 15)
+        let one = try await Self.sendCost(browser) { Self.cpuRate(pid, over: 15) }
+        let (cpuOne, threadsOne) = (one.rate.cores, one.rate.threads)
         _ = try await browser.run("window.viewers.forEach((v) => { v.pc.close(); v.ws.close(); v.video.remove(); }); window.viewers = [];")
         _ = try await browser.wait(
             """
@@ -162,7 +188,8 @@ struct LoadTests {
 
         // Ten WebRTC viewers alone: still one encoder, so about the same CPU.
         _ = try await browser.wait(Self.openViewers, [10], timeout: 120)
-        let (cpuTen, threadsTen) = Self.cpuRate(pid, over: 15)
+        let ten = try await Self.sendCost(browser) { Self.cpuRate(pid, over: 15) }
+        let (cpuTen, threadsTen) = (ten.rate.cores, ten.rate.threads)
         // Then twenty MJPEG readers, one MJPEG viewer that never reads, and stills at 5 a second.
         let readers = (0..<20).map { _ in MJPEGReader(port: host.port) }
         let stalled = try StalledViewer(port: host.port)
@@ -213,6 +240,12 @@ struct LoadTests {
                 cpuOne, cpuTen, cpuTen / max(cpuOne, 0.001), cpuAll),
             "host threads, 1 WebRTC viewer: " + threadsOne,
             "host threads, 10 WebRTC viewers: " + threadsTen,
+            String(
+                format:
+                    "webrtc send cost per viewer (viewer-src:src CPU / RTP packets received): 1 viewer %.1f µs/packet (%.0f packets/s), 10 viewers %.1f µs/packet (%.0f packets/s each, %.0f-%.0f)",
+                one.microseconds, Double(one.packets.reduce(0, +)) / 15, ten.microseconds,
+                Double(ten.packets.reduce(0, +)) / 15 / Double(max(ten.packets.count, 1)),
+                Double(ten.packets.min() ?? 0) / 15, Double(ten.packets.max() ?? 0) / 15),
             "stalled MJPEG viewer dropped by the host: \(stalledDropped) (MJPEG viewers the host counts at the end: \(mjpegViewers))"
         ]
         print(lines.joined(separator: "\n"))
@@ -224,6 +257,7 @@ struct LoadTests {
         #expect(mjpegRates.allSatisfy { $0 >= 0.9 * 15 }, "\(mjpegRates)")
         #expect((rss.max() ?? 0) - (rss.min() ?? 0) <= 20, "\(rss)")
         #expect(cpuTen <= 1.3 * cpuOne, "one encoder: \(cpuTen) cores with 10 viewers, \(cpuOne) with 1")
+        #expect(ten.microseconds <= 20, "a WebRTC viewer's send path: \(ten.microseconds) µs of CPU per RTP packet")
         #expect(snaps.failed == 0)
         #expect(stalledDropped)
     }
