@@ -145,19 +145,30 @@ extension KernelSet {
         BoxCascadeCore.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
     }
 
-    /// `EdgesCore.luma` on this set's path.
-    func edgesLuma(_ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, into p: UnsafeMutablePointer<UInt8>)
-    {
+    /// `EdgesCore.luma` on this set's path; the portable kernel reads its weights from `vectors` (`edgesLumaVectors`).
+    func edgesLuma(
+        _ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, vectors: UnsafeRawPointer,
+        into p: UnsafeMutablePointer<UInt8>
+    ) {
         #if SWIFTCAM_INTRINSICS
         if path == .avx512 {
             let done = FiltersAVX512.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
-            FiltersAVX2.EdgesCore.luma(s + 4 * done, width: width - done, weights: weights, shifts: shifts, into: p + done)
+            FiltersAVX2.EdgesCore.luma(
+                s + 4 * done, width: width - done, weights: weights, shifts: shifts, vectors: vectors, into: p + done)
             return
         }
-        if hasAVX2 { return FiltersAVX2.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p) }
+        if hasAVX2 { return FiltersAVX2.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, vectors: vectors, into: p) }
         #endif
-        if hasSSE2 { return EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p) }
-        FiltersPortable.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, into: p)
+        if hasSSE2 { return EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, vectors: vectors, into: p) }
+        FiltersPortable.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, vectors: vectors, into: p)
+    }
+
+    /// Bytes `edgesLuma`'s `vectors` take.
+    static var edgesLumaVectorBytes: Int { MemoryLayout<FiltersPortable.EdgesCore.LumaVectors>.size }
+
+    /// Writes the portable `edgesLuma`'s weights for `weights` and `shifts` at `vectors` (`edgesLumaVectorBytes`).
+    func edgesLumaVectors(_ weights: SIMD3<Int32>, _ shifts: SIMD3<UInt32>, into vectors: UnsafeMutableRawPointer) {
+        FiltersPortable.EdgesCore.lumaVectors(weights, shifts, into: vectors)
     }
 
     /// `EdgesCore.sobel` on this set's path.

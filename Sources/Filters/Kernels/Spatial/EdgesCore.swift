@@ -9,20 +9,32 @@ import _Builtin_intrinsics.intel
 /// The row loops of edges (Sobel magnitude of luma), the part worth a wider instruction set.
 package enum EdgesCore {
     /// Luma of one row of four-byte pixels: p[x] = (kr·R + kg·G + kb·B + 2¹⁴) >> 15, weights in Q15
-    /// summing to 2¹⁵; `shifts` are the bit offsets of R, G and B in a little-endian pixel.
+    /// summing to 2¹⁵; `shifts` are the bit offsets of R, G and B in a little-endian pixel. The portable copy reads the
+    /// weights from `vectors` (`lumaVectors`, in memory the caller keeps: a multiplier splatted in the loop came out as
+    /// 32-bit multiplies, FixedPoint.swift); the others ignore it.
     package static func luma(
-        _ s: UnsafePointer<UInt8>, width w: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>,
+        _ s: UnsafePointer<UInt8>, width w: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, vectors: UnsafeRawPointer,
         into p: UnsafeMutablePointer<UInt8>
     ) {
         // The weight of each byte of a pixel (0 for alpha/padding), paired for pmaddwd: bytes 0 and 2
         // of a pixel are the two 16-bit halves of `v & 0x00FF00FF`, bytes 1 and 3 those of `(v >> 8) & …`.
-        var byteWeight = SIMD4<Int32>()
-        byteWeight[Int(shifts.x / 8)] = weights.x
-        byteWeight[Int(shifts.y / 8)] = weights.y
-        byteWeight[Int(shifts.z / 8)] = weights.z
-        let even = SIMD8<Int32>(repeating: byteWeight[0] | byteWeight[2] << 16)
-        let odd = SIMD8<Int32>(repeating: byteWeight[1] | byteWeight[3] << 16)
+        let (evenPair, oddPair) = bytePairs(weights, shifts)
+        let even = SIMD8<Int32>(repeating: evenPair), odd = SIMD8<Int32>(repeating: oddPair)
         var x = 0
+        #if !SWIFTCAM_INTRINSICS
+        let c = vectors.assumingMemoryBound(to: LumaVectors.self)
+        while x + 16 <= w {
+            let v = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: SIMD16<UInt32>.self)
+            @inline(__always) func sum(_ q: SIMD4<UInt32>) -> SIMD4<Int32> {
+                weightedBytes(q, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd)
+            }
+            let sums = SIMD16<Int32>(
+                lowHalf: SIMD8(lowHalf: sum(v.lowHalf.lowHalf), highHalf: sum(v.lowHalf.highHalf)),
+                highHalf: SIMD8(lowHalf: sum(v.highHalf.lowHalf), highHalf: sum(v.highHalf.highHalf)))
+            UnsafeMutableRawPointer(p + x).storeBytes(of: clampedBytes((sums &+ 16384) &>> 15), as: SIMD16<UInt8>.self)
+            x += 16
+        }
+        #endif
         while x + 16 <= w {
             let v = UnsafeRawPointer(s + 4 * x).loadUnaligned(as: SIMD16<UInt32>.self)
             let sum = SIMD16<Int32>(lowHalf: weightedSum(v.lowHalf, even, odd), highHalf: weightedSum(v.highHalf, even, odd))
@@ -37,6 +49,32 @@ package enum EdgesCore {
             p[x] = UInt8(truncatingIfNeeded: (sum &+ 16384) &>> 15)
             x += 1
         }
+    }
+
+    /// The Q15 weights of R, G and B at their bytes (0 for alpha/padding), bytes 0 and 2 paired in one 32-bit value, 1
+    /// and 3 in the other, for pmaddwd.
+    static func bytePairs(_ weights: SIMD3<Int32>, _ shifts: SIMD3<UInt32>) -> (even: Int32, odd: Int32) {
+        var byteWeight = SIMD4<Int32>()
+        byteWeight[Int(shifts.x / 8)] = weights.x
+        byteWeight[Int(shifts.y / 8)] = weights.y
+        byteWeight[Int(shifts.z / 8)] = weights.z
+        return (byteWeight[0] | byteWeight[2] << 16, byteWeight[1] | byteWeight[3] << 16)
+    }
+
+    /// The portable `luma`'s weights as vectors, and the byte-pair mask (loaded at run time too: with a literal mask
+    /// LLVM took the bytes apart one at a time).
+    package struct LumaVectors {
+        var even: SIMD8<Int16>, odd: SIMD8<Int16>, pairs: SIMD4<UInt32>
+    }
+
+    /// Writes `luma`'s vectors for `weights` and `shifts` at `vectors` (`MemoryLayout<LumaVectors>.size` bytes, 16-byte
+    /// aligned).
+    package static func lumaVectors(_ weights: SIMD3<Int32>, _ shifts: SIMD3<UInt32>, into vectors: UnsafeMutableRawPointer) {
+        let (even, odd) = bytePairs(weights, shifts)
+        vectors.bindMemory(to: LumaVectors.self, capacity: 1).initialize(
+            to: LumaVectors(
+                even: unsafeBitCast(SIMD4<Int32>(repeating: even), to: SIMD8<Int16>.self),
+                odd: unsafeBitCast(SIMD4<Int32>(repeating: odd), to: SIMD8<Int16>.self), pairs: SIMD4(repeating: 0x00FF_00FF)))
     }
 
     /// Σ byte·weight over the four bytes of each pixel: two pmaddwd (bytes are < 2⁸, weights < 2¹⁵).

@@ -20,7 +20,8 @@ enum EdgesKernel {
         let inPlace = source.isSameMemory(as: destination)
         let halos = context.perBand(.rowB, bands: inPlace ? pieces : bands, bytes: 2 * rowBytes)
         let magnitudes = context.perBand(.rowC, bands: bands, bytes: rowBytes)
-        let luma = LumaSource(source, context.kernels)
+        let luma = LumaSource(
+            source, context.kernels, vectors: context.perBand(.table, bands: 1, bytes: KernelSet.edgesLumaVectorBytes).base)
         let offset = source.format.isRGB ? 0 : Int32(source.color.lumaQuantization.offset)
         func makeHalo(_ rows: Range<Int>, into halo: UnsafeMutablePointer<UInt8>) {
             luma.row(max(rows.lowerBound - 1, 0), into: halo)
@@ -86,8 +87,10 @@ enum EdgesKernel {
         /// Q15 weights of R, G and B (summing to 2¹⁵) and those channels' bit offsets in a pixel.
         let weights: SIMD3<Int32>, shifts: SIMD3<UInt32>
         let kernels: KernelSet
+        /// The portable kernel's weights as vectors, in scratch (written here, read by every band).
+        let vectors: UnsafeRawPointer
 
-        init(_ frame: Frame, _ kernels: KernelSet) {
+        init(_ frame: Frame, _ kernels: KernelSet, vectors: UnsafeMutableRawPointer) {
             self.frame = frame
             self.kernels = kernels
             let k = frame.color.lumaCoefficients
@@ -95,6 +98,8 @@ enum EdgesKernel {
             weights = SIMD3(kr, 32768 - kr - kb, kb)
             let o = frame.format.rgbOffsets
             shifts = SIMD3(UInt32(8 * o.r), UInt32(8 * o.g), UInt32(8 * o.b))
+            kernels.edgesLumaVectors(weights, shifts, into: vectors)
+            self.vectors = UnsafeRawPointer(vectors)
         }
 
         /// Luma of row `y` at `p[1...w]`, with `p[0]` and `p[w + 1]` repeating the edge pixels.
@@ -102,7 +107,7 @@ enum EdgesKernel {
             let w = frame.width
             if frame.format.isRGB {
                 let s = (frame.planes[0].base + y * frame.planes[0].stride).assumingMemoryBound(to: UInt8.self)
-                kernels.edgesLuma(s, width: w, weights: weights, shifts: shifts, into: p + 1)
+                kernels.edgesLuma(s, width: w, weights: weights, shifts: shifts, vectors: vectors, into: p + 1)
             } else if let layout = YUVLayout(frame.format) {
                 let s = layout.row(layout.y, frame, y)
                 if layout.y.step == 1 {
