@@ -4,8 +4,9 @@
 /// ARGBSepia, then one multiply per colour byte, instead of RGBFixedKernel's nine.
 ///
 /// Detected from the coefficients, not from the filter names. `M = g·kᵀ` with k's weights at least 0 and summing to 1
-/// (the grey level then fits a 16-bit lane with 7 fraction bits) and the scale moved into the gains. Agrees with the float pass within a code (ToneKernelTests); the row loops are ToneCore's, and
-/// `pixel` is the same arithmetic for the tail of a row.
+/// (the grey level then fits a 16-bit lane with 7 fraction bits) and the scale moved into the gains. Agrees with the
+/// float pass within a code (ToneKernelTests); the row loops are ToneCore's, and `pixel` is the same arithmetic for the
+/// tail of a row.
 final class RGBTonePass {
     /// Q14 weight per memory byte (0 for alpha/padding).
     private let weights: SIMD4<Int32>
