@@ -4,7 +4,6 @@ import CGStreamer
 public import Filters
 import GStreamer
 import Glibc
-import Synchronization
 
 /// Why a filter plugin was not loaded; each names the file and what to do.
 public enum FilterPluginError: Error, Equatable, CustomStringConvertible {
@@ -37,23 +36,25 @@ public enum FilterPluginError: Error, Equatable, CustomStringConvertible {
 /// A plugin's stamp (its SwiftCam version) is read from the file before GStreamer loads it, and again from its table,
 /// so a plugin built against another SwiftCam is refused before any of its code runs here.
 public enum FilterPlugins {
-    private struct State {
+    private struct State: Sendable {
         var loaded: [String: [String]] = [:]
         var scanned = false
         var scanErrors: [FilterPluginError] = []
     }
 
-    private static let state = Mutex(State())
+    /// Behind pthread mutexes (`Locked`), not `Synchronization.Mutex`: ThreadSanitizer does not see the futex that one
+    /// waits on when two threads meet, and reported the locked accesses of two sessions loading plugins as a race.
+    private static let state = Locked(State())
 
     /// Loads the plugin file at `path` (a config's `plugins`) and returns the names of its filters; loading the same
     /// file again returns the same names.
     @discardableResult
     public static func load(path: String) throws(FilterPluginError) -> [String] {
         // One load at a time, so two threads loading the same file register its filters once.
-        try loading.withLock { _ throws(FilterPluginError) in try loadAlone(path: path) }
+        try loading.withLock { _ in Result { () throws(FilterPluginError) in try loadAlone(path: path) } }.get()
     }
 
-    private static let loading = Mutex(())
+    private static let loading = Locked(())
 
     private static func loadAlone(path: String) throws(FilterPluginError) -> [String] {
         let resolved =
