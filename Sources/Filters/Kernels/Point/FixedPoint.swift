@@ -58,6 +58,16 @@ func weightedBytes(_ v: SIMD4<UInt32>, pairs: SIMD4<UInt32>, even: I16x8, odd: I
     return multiplyAdd(evenBytes, even) &+ multiplyAdd(oddBytes, odd)
 }
 
+/// The weighted sums of the eight pixels at `p` (`weightedBytes`), each shifted right by `shift`, in 16-bit lanes in
+/// pixel order (the sums must fit: packssdw would saturate).
+@inline(__always)
+func weightedLevels(_ p: UnsafeRawPointer, pairs: SIMD4<UInt32>, even: I16x8, odd: I16x8, shift: Int32) -> I16x8 {
+    @inline(__always) func level(_ offset: Int) -> SIMD4<Int32> {
+        weightedBytes(p.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt32>.self), pairs: pairs, even: even, odd: odd) &>> shift
+    }
+    return narrow16(SIMD8<Int32>(lowHalf: level(0), highHalf: level(16)))
+}
+
 /// Eight pixels from their bytes 0|1 (`low`) and 2|3 (`high`) in 16-bit lanes, as two vectors of four (punpcklwd,
 /// punpckhwd).
 @inline(__always)

@@ -104,10 +104,7 @@ package enum GreyCore {
         while x &+ 8 <= width {
             let v0 = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
             let v1 = src.loadUnaligned(fromByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
-            @inline(__always) func level(_ v: SIMD4<UInt32>) -> SIMD4<Int32> {
-                weightedBytes(v, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd) &>> 8
-            }
-            let h = narrow16(SIMD8<Int32>(lowHalf: level(v0), highHalf: level(v1)))
+            let h = weightedLevels(src + 4 &* x, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd, shift: 8)
             let o = c.pointee.offsets
             let c0 = clampByte((h &+ o.0) &>> 6)
             let low = Uniform.on ? c0 | c0 &<< 8 : c0 | clampByte((h &+ o.1) &>> 6) &<< 8

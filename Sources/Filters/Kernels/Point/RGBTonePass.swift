@@ -101,9 +101,13 @@ final class RGBTonePass {
     /// The vignette's Q15 gain at pixel (x, y) as the row loops see it (the table's column term is the same
     /// expression for the same pixel); 0 without a vignette. After `prepare` for the frame's size.
     func gain(x: Int, y: Int, width: Int, height: Int) -> Int16 {
-        guard vignette != nil else { return 0 }
+        vignette == nil ? 0 : gain(x: x, rowTerm: rowTerm(y, height: height), width: width)
+    }
+
+    /// `gain(x:y:…)` with the row's term already known.
+    private func gain(x: Int, rowTerm: Int16, width: Int) -> Int16 {
         let dx = Double(x) + 0.5 - Double(width) / 2
-        return max(rowTerm(y, height: height) &- q15(coefficient * dx * dx), 0)
+        return max(rowTerm &- q15(coefficient * dx * dx), 0)
     }
 
     /// One pixel (four bytes, little-endian) with the vignette's Q15 gain `gain`: ToneCore's arithmetic.
@@ -150,7 +154,7 @@ final class RGBTonePass {
                     columns: vignette == nil ? nil : UnsafePointer(columns).map { $0 + start }, row: row, mirrored: mirrored)
             while x < width {
                 let v = src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self)
-                let out = pixel(v, gain: gain(x: x, y: y, width: width, height: height))
+                let out = pixel(v, gain: vignette == nil ? 0 : gain(x: x, rowTerm: row, width: width))
                 dst.storeBytes(of: out, toByteOffset: (mirrored ? width &- 1 &- x : x) &* 4, as: UInt32.self)
                 x &+= 1
             }

@@ -187,11 +187,8 @@ package enum ToneCore {
         while x &+ 8 <= width {
             let v0 = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
             let v1 = src.loadUnaligned(fromByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
-            @inline(__always) func level(_ v: SIMD4<UInt32>) -> SIMD4<Int32> {
-                weightedBytes(v, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd) &>> 7
-            }
             // Levels are 0...32767: packed to 16 bits they are exact (packssdw).
-            let h = narrow16(SIMD8<Int32>(lowHalf: level(v0), highHalf: level(v1)))
+            let h = weightedLevels(src + 4 &* x, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd, shift: 7)
             let g = gain ? gainTerm(row, columnTerms.loadUnaligned(fromByteOffset: 2 &* x, as: I16x8.self), c.pointee.zero) : c.pointee.zero
             @inline(__always) func colour(_ k: I16x8, _ o: I16x8, _ bias: I16x8) -> I16x8 {
                 let p = mulHigh(h, k) &+ o
