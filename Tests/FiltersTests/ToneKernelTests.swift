@@ -28,8 +28,13 @@ extension SIMDPathTests {
             ] {
                 #expect(try Self.tone(text, .rgba) == nil, "\(text)")
             }
-            // Past the 16-bit range of the level times its gain plus the offset: the 3×3 core takes it.
-            #expect(try Self.tone("sepia | colorcontrols contrast=4", .rgba) == nil)
+            // Past the 16-bit range of the level times its gain plus the offset, or a Q14 gain of 2 or more (sepia's red
+            // row sums to 1.35): the 3×3 core takes it.
+            for text in ["sepia | colorcontrols contrast=4", "sepia | exposure ev=1", "sepia | exposure ev=2"] {
+                #expect(try Self.tone(text, .rgba) == nil, "\(text)")
+                let kernel = try #require(RGBFixedKernel(try Grey.program(text, .bt709Full), format: .rgba))
+                #expect(!kernel.usesTonePass, "\(text)")
+            }
             // The chains RGBFixedKernel runs through it (equal rows without a vignette stay with the grey pass).
             for (text, tone) in [("sepia", true), ("sepia | vignette", true), ("mono | vignette", true), ("mono", false)] {
                 let kernel = try #require(RGBFixedKernel(try Grey.program(text, .bt709Full), format: .rgba))

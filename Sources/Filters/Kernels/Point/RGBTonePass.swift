@@ -35,12 +35,15 @@ final class RGBTonePass {
         var weights = SIMD4<Int32>.zero, gains = SIMD4<Int16>.zero, offsets = SIMD4<Int16>.zero, biases = SIMD4<Int16>.zero
         for channel in 0..<3 {
             let byte = colourBytes[channel], o = a.o[channel] * 255
-            weights[byte] = Int32((k[channel] * 16384).rounded())
-            // |grey| ≤ 255, so |grey·g| + |o| ≤ 1020 codes keeps p (5 fraction bits) and p + o within Int16.
-            guard 255 * abs(g[channel]) + abs(o) <= 1020, abs(after[channel] * 255) <= 1000 else { return nil }
-            gains[byte] = Int16((g[channel] * 16384).rounded())
-            offsets[byte] = Int16((o * 32).rounded()) + (vignette == nil ? 16 : 0)
-            biases[byte] = Int16((after[channel] * 255 * 16).rounded()) + 8
+            // |grey| ≤ 255, so |grey·g| + |o| ≤ 1020 codes keeps p (5 fraction bits) and p + o within Int16; a Q14
+            // gain is below 2 (a brighter map after sepia, exposure +1 say, takes the 3×3 pass).
+            guard 255 * abs(g[channel]) + abs(o) <= 1020, abs(after[channel] * 255) <= 1000,
+                let weight = Int32(exactly: (k[channel] * 16384).rounded()),
+                let gain = Int16(exactly: (g[channel] * 16384).rounded()),
+                let offset = Int16(exactly: (o * 32).rounded() + (vignette == nil ? 16 : 0)),
+                let bias = Int16(exactly: (after[channel] * 255 * 16).rounded() + 8)
+            else { return nil }
+            (weights[byte], gains[byte], offsets[byte], biases[byte]) = (weight, gain, offset, bias)
         }
         // The sum after >> 7 stays within 0...32767 for every byte value: no pack saturates.
         guard weights.wrappedSum() <= 16440 else { return nil }
