@@ -54,6 +54,36 @@ built_ahead() {
   exit 1
 }
 
+# watched MINUTES COMMAND…: runs COMMAND (a swift test, or a namespace around one) with its output kept in a log as
+# well, and returns its status. One still going after MINUTES is stopped and fails (124), naming the tests that had
+# started and not ended: a hang would otherwise run on to CI's limit and leave only the last lines it printed. No
+# test's own pace is judged by it: each stage's whole run normally takes a small part of its MINUTES.
+watched() {
+  local minutes=$1 log status=0
+  shift
+  log=$(mktemp "${TMPDIR:-/tmp}/swiftcam-tests.XXXXXX")
+  # Output through a process substitution, not a pipe: bash does not wait for it, so a grandchild that kept the
+  # output open cannot hold the run after the command ended. timeout puts the command in a process group of its own,
+  # which a Ctrl-C at the terminal does not reach: an interrupted run passes it on (timeout hands it to the group).
+  timeout --kill-after=60 "${minutes}m" "$@" > >(tee "$log") 2>&1 &
+  local pid=$!
+  trap "kill -TERM $pid 2>/dev/null; wait $pid; rm -f '$log'; exit 130" INT TERM
+  wait "$pid" || status=$?
+  trap - INT TERM
+  if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+    sleep 1 # what tee still had
+    {
+      echo "FAIL: still running after $minutes min, stopped (exit $status): $*"
+      echo "tests started and not ended:"
+      python3 scripts/unfinished-tests.py "$log"
+    } >&2
+    rm -f "$log"
+    return 124
+  fi
+  rm -f "$log"
+  return "$status"
+}
+
 unit() {
   step "unit and pipeline tests (debug build)"
   bash scripts/lint.sh
@@ -64,7 +94,7 @@ unit() {
   python3 scripts/check-docs.py .build/debug
   # make docs: the DocC archives build, every public symbol with its summary line.
   bash scripts/docs.sh
-  swift test --skip-build --skip PublishTests --skip HostTests.HostServiceTests
+  watched 40 swift test --skip-build --skip PublishTests --skip HostTests.HostServiceTests
   publish
 }
 
@@ -78,12 +108,12 @@ publish() {
   local suites='PublishTests|HostTests.HostServiceTests'
   step "publishing (RTSP serve, RTSP/SRT push, stand-ins) and the host's servers inside unshare --net, loopback only"
   if unshare --net --pid --fork --mount-proc true 2>/dev/null; then
-    unshare --net --pid --fork --mount-proc sh -c "ip link set lo up && swift test --skip-build --no-parallel --filter '$suites'; exit \$?"
+    watched 20 unshare --net --pid --fork --mount-proc sh -c "ip link set lo up && swift test --skip-build --no-parallel --filter '$suites'; exit \$?"
   elif unshare --user --map-root-user --net true 2>/dev/null; then
-    unshare --user --map-root-user --net sh -c "ip link set lo up && swift test --skip-build --no-parallel --filter '$suites'; exit \$?"
+    watched 20 unshare --user --map-root-user --net sh -c "ip link set lo up && swift test --skip-build --no-parallel --filter '$suites'; exit \$?"
   else
     echo "note: no network namespace available here; every server and client in these tests uses 127.0.0.1"
-    swift test --skip-build --no-parallel --filter "$suites"
+    watched 20 swift test --skip-build --no-parallel --filter "$suites"
   fi
 }
 
@@ -106,7 +136,7 @@ web() {
   fi
   local sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests" \
+  watched 30 "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests" \
     && swift test --skip-build --no-parallel --filter "WebTests.HostileClientTests|WebTests.ViewerLifetimeTests|WebTests.IndependentClientTests"; exit $?'
   echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
   metrics
@@ -126,13 +156,20 @@ metrics() {
 asan() {
   # LeakSanitizer on, stacks from the slow unwinder (GLib has no frame pointers) so the suppressions can match by
   # library; eight frames reach the library and take a third of the time thirty do (a thousand pipelines: 17 s, not 49).
-  local scratch=.build/asan supp="$PWD/scripts/lsan.supp"
-  local options=detect_leaks=1:fast_unwind_on_malloc=0:malloc_context_size=8
+  local scratch=.build/asan supp="$PWD/scripts/lsan.supp" reports
+  # The reports go to files (log_path), printed when a run fails: a report is written whole whatever reads the
+  # run's output, and ends up among the run's last lines.
+  reports=$(mktemp -d)
+  # A Swift trap (SIGILL) is reported by ASan (handle_sigill), with the stack, and ends the process: Swift's own crash
+  # backtracer is off (SWIFT_BACKTRACE), as its helper reads other threads' stacks, which ASan reports as an error of
+  # its own, and the run then hung until CI's limit.
+  local common=handle_sigill=1:handle_abort=1:log_path=$reports/asan
+  local options=detect_leaks=1:fast_unwind_on_malloc=0:malloc_context_size=8:$common
   step "the same tests under AddressSanitizer + LeakSanitizer"
   built_ahead asan || swift build --build-tests --sanitize=address --scratch-path "$scratch"
   # The CLI, Web and Publish suites run child processes (Foundation's Process leaks under LSan) and are checked in
   # the plain run; the sanitizers check the code in this process.
-  ASAN_OPTIONS=$options LSAN_OPTIONS="suppressions=$supp" \
+  sanitized "$reports" env SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="$options" LSAN_OPTIONS="suppressions=$supp" \
     swift test --skip-build --sanitize=address --scratch-path "$scratch" --skip SwiftcamTests --skip PublishTests --skip WebTests \
       --skip FiltersTests
   # Filters is Swift only, with frame pointers all the way: the fast unwinder gives whole stacks there, and the slow one
@@ -140,18 +177,44 @@ asan() {
   step "Filters under AddressSanitizer + LeakSanitizer (fast unwinder)"
   # SWIFTCAM_SANITIZER=1: OddSizeTests' large odd frame is 721x401 here (still split between threads), 1921x1081 in
   # the plain run.
-  SWIFTCAM_SANITIZER=1 ASAN_OPTIONS=detect_leaks=1:malloc_context_size=8 LSAN_OPTIONS="suppressions=$supp" \
-    swift test --skip-build --sanitize=address --scratch-path "$scratch" --filter FiltersTests
+  sanitized "$reports" env SWIFT_BACKTRACE=enable=no SWIFTCAM_SANITIZER=1 ASAN_OPTIONS="detect_leaks=1:malloc_context_size=8:$common" \
+    LSAN_OPTIONS="suppressions=$supp" swift test --skip-build --sanitize=address --scratch-path "$scratch" --filter FiltersTests
   step "LeakSanitizer still reports a deliberate leak"
   local log
   log=$(mktemp)
-  if SWIFTCAM_LEAK_CANARY=1 ASAN_OPTIONS=$options LSAN_OPTIONS="suppressions=$supp" \
-      swift test --skip-build --sanitize=address --scratch-path "$scratch" --filter LeakCanary >"$log" 2>&1; then
+  if watched 10 env SWIFT_BACKTRACE=enable=no SWIFTCAM_LEAK_CANARY=1 ASAN_OPTIONS="$options" LSAN_OPTIONS="suppressions=$supp" \
+      swift test --skip-build --sanitize=address --scratch-path "$scratch" --filter LeakCanary >"$log"; then
     echo "FAIL: the deliberate leak went unreported"; tail -20 "$log"; exit 1
   fi
-  grep -q "LeakSanitizer: detected memory leaks" "$log" || { echo "FAIL: the canary run failed for another reason"; tail -20 "$log"; exit 1; }
+  if ! grep -qs "LeakSanitizer: detected memory leaks" "$reports"/asan.*; then
+    echo "FAIL: the canary run failed for another reason"; tail -20 "$log"; print_reports "$reports"; exit 1
+  fi
   echo "ok: the deliberate leak was reported"
-  rm -f "$log"
+  rm -rf "$log" "$reports"
+}
+
+# sanitized REPORTS COMMAND…: a sanitizer run (watched) whose reports go to REPORTS/asan.PID; a failed run prints
+# them and fails, a clean one leaves none.
+sanitized() {
+  local reports=$1 status=0
+  shift
+  watched 30 "$@" || status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "FAIL: the run under the sanitizer failed (exit $status)"
+    print_reports "$reports"
+    exit 1
+  fi
+  rm -f "$reports"/asan.*
+}
+
+# print_reports DIR: each sanitizer report in DIR that found something, its first 120 lines.
+print_reports() {
+  local file
+  for file in "$1"/asan.*; do
+    [ -e "$file" ] && grep -q "ERROR:" "$file" || continue
+    printf '\n-- %s\n' "$file"
+    head -n 120 "$file"
+  done
 }
 
 tsan() {
@@ -161,7 +224,7 @@ tsan() {
   local scratch=.build/tsan
   step "element, wrapper and session tests under ThreadSanitizer"
   built_ahead tsan || swift build --build-tests --sanitize=thread --scratch-path "$scratch"
-  G_SLICE=always-malloc TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path "$scratch" \
+  watched 30 env G_SLICE=always-malloc TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --scratch-path "$scratch" \
     --filter 'SwiftFilterElementTests|GStreamerTests|CaptureTests.SessionTests|FiltersTests.RowParallelTests'
 }
 
