@@ -4,16 +4,18 @@ by test.sh's watchdog was still doing. Usage: unfinished-tests.py LOG"""
 import re
 import sys
 
+# In the order they started (a dict as an ordered set).
 started = {}
 ended = set()
 with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
     for line in log:
         line = line.rstrip("\n")
         # Swift Testing: "◇ Test name() started." … "✔ Test name() passed after …", "✘ Test name() failed …",
-        # "✔ Test name(x:) with 3 test cases passed …", "━ Test name() passed … with 1 known issue". Its argument cases ("◇ Test case passing …") end with the test.
+        # "✔ Test name(x:) with 3 test cases passed …", "━ Test name() passed … with 1 known issue". Its argument
+        # cases ("◇ Test case passing …") end with the test.
         match = re.match(r"^◇ Test (.+) started\.$", line)
         if match and match.group(1) != "run" and not match.group(1).startswith("case passing "):
-            started.setdefault(match.group(1), line)
+            started.setdefault(match.group(1))
             continue
         match = re.match(r"^[✔✘━] Test (.+?)(?: with \d+ test cases?)? (?:passed|failed)", line)
         if match:
@@ -23,7 +25,7 @@ with open(sys.argv[1], encoding="utf-8", errors="replace") as log:
         match = re.match(r"^Test Case '(.+)' (started|passed|failed|skipped)", line)
         if match:
             if match.group(2) == "started":
-                started.setdefault(match.group(1), line)
+                started.setdefault(match.group(1))
             else:
                 ended.add(match.group(1))
 

@@ -5,8 +5,8 @@ import Testing
 /// A value the grammar accepts never traps a later step: every built-in filter with each number at the lowest, middle
 /// and highest value its key allows, alone, after the filters that decide which kernel a chain takes (sepia, mono) and
 /// before a vignette, runs on every SIMD path in an RGB and two YUV formats, and writes nothing outside the frame. (A
-/// brighter map after sepia, `sepia | exposure ev=1`, once overflowed the tone pass's 16-bit gain: a trap
-/// on a camera's streaming thread.)
+/// brighter map after sepia, `sepia | exposure ev=1`, once overflowed the tone pass's 16-bit gain: a trap on a camera's
+/// streaming thread.)
 @Suite struct EveryValueRunsTests {
     /// Lowest, middle and highest; none for a file.
     static func values(_ kind: ParameterKind) -> [ParameterValue] {
