@@ -38,24 +38,27 @@ final class SwiftcamRun: @unchecked Sendable {
 
     /// Variables added to the process's environment (over the ones below).
     var extraEnvironment: [String: String] = [:]
+    /// Variables taken out of it (after `extraEnvironment`): a service that inherits no `HOME`, say.
+    var removedEnvironment: Set<String> = []
+    /// A command that runs `swiftcam` (its path and arguments appended), e.g. one that first makes the folder read-only.
+    var launcher: [String] = []
     /// The stream whose pipe `JOURNAL_STREAM` names (device:inode), as systemd sets it for the journal's stream.
     var journalStream: ChildProcess.Stream?
 
     var environment: [String: String] {
-        var environment = ProcessInfo.processInfo.environment.merging(extraEnvironment) { $1 }
+        // No display and no journal from the machine running the tests; a test may set its own (a stale one).
+        var environment = ProcessInfo.processInfo.environment
+        for inherited in ["DISPLAY", "WAYLAND_DISPLAY", "JOURNAL_STREAM"] { environment.removeValue(forKey: inherited) }
         environment["XDG_RUNTIME_DIR"] = runtime.path
         environment["SWIFTCAM_PIPELINES"] = Built.pipelines
-        environment.removeValue(forKey: "DISPLAY")
-        environment.removeValue(forKey: "WAYLAND_DISPLAY")
-        if extraEnvironment["JOURNAL_STREAM"] == nil { environment.removeValue(forKey: "JOURNAL_STREAM") }
-        return environment
+        return environment.merging(extraEnvironment) { $1 }.filter { !removedEnvironment.contains($0.key) }
     }
 
     /// Starts `swiftcam ARGS` in the background.
     func start(_ arguments: [String]) throws {
         let journal = journalStream
         child = try ChildProcess(
-            [Built.swiftcam] + arguments, environment: environment, directory: directory.path,
+            launcher + [Built.swiftcam] + arguments, environment: environment, directory: directory.path,
             streamEnvironment: journal.map { stream in
                 { output, errors in
                     let pipe = stream == .output ? output : errors

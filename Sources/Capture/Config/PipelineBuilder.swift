@@ -60,11 +60,11 @@ public struct PipelineBuilder: Sendable {
         cameraPlans.keys.sorted().compactMap { cameraPlans[$0]?.summary }
     }
 
-    /// Whether an X11 or Wayland display is reachable (from the environment).
-    public static var displayAvailable: Bool {
-        let environment = ProcessInfo.processInfo.environment
-        return !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
-    }
+    /// Whether an X11 or Wayland display answers (`DisplayProbe`): a stale `DISPLAY` is no display.
+    public static var displayAvailable: Bool { display.isAvailable }
+
+    /// The displays the environment names, probed once per process (a connection each, closed at once).
+    public static let display = DisplayProbe()
 
     /// The typed graph of a structured config; nil for a raw `"launch"` config.
     public var graph: GraphDescription? {

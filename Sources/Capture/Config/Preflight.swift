@@ -6,8 +6,9 @@ import SwiftFilterElement
 /// What a config needs from this machine that GStreamer would meet only by crashing or by an opaque error:
 /// a display for a window, the file a `file` source plays. Checked before the pipeline is built.
 public enum PreflightError: CategorizedError, Sendable, Equatable {
-    /// A window was asked for (`preview: window`, or a video sink in a launch line) and there is no display.
-    case noDisplay(what: String, instead: String)
+    /// A window was asked for (`preview: window`, or a video sink in a launch line) and no display answers (`why`,
+    /// from `DisplayProbe`).
+    case noDisplay(what: String, why: String, instead: String)
     /// A `file` source's file does not exist.
     case noSuchFile(path: String, source: String)
     /// A `file` source's file exists but this user may not read it.
@@ -15,7 +16,7 @@ public enum PreflightError: CategorizedError, Sendable, Equatable {
 
     public var description: String {
         switch self {
-        case let .noDisplay(what, instead): "\(what) needs a display, and neither DISPLAY nor WAYLAND_DISPLAY is set here; \(instead)"
+        case let .noDisplay(what, why, instead): "\(what) needs a display, and \(why); \(instead)"
         case let .noSuchFile(path, source): "\(source): no such file \(path)"
         case let .unreadableFile(path, source): "\(source): cannot read \(path): permission denied (check its permissions)"
         }
@@ -42,11 +43,13 @@ extension PipelineBuilder {
         if !hasDisplay {
             if config.launch == nil, config.preview == .window {
                 throw .noDisplay(
-                    what: "\"preview\": \"window\"",
+                    what: "\"preview\": \"window\"", why: displayProblem,
                     instead: "use \"preview\": \"auto\" (a window only where there is a display) or \"none\"")
             }
             if config.launch != nil, let sink = launchWindowSink {
-                throw .noDisplay(what: "the launch line's \(sink)", instead: "use fakesink there, or run it where there is a display")
+                throw .noDisplay(
+                    what: "the launch line's \(sink)", why: displayProblem,
+                    instead: "use fakesink there, or run it where there is a display")
             }
         }
         for (index, source) in (config.sources ?? []).enumerated() where source.kind == .file {
@@ -63,6 +66,11 @@ extension PipelineBuilder {
             guard access(path, F_OK) == 0 else { throw .noSuchFile(path: path, source: name) }
             guard access(path, R_OK) == 0 else { throw .unreadableFile(path: path, source: name) }
         }
+    }
+
+    /// Why this builder has no display: the probe's reason, or that it was built without one.
+    private var displayProblem: String {
+        Self.display.isAvailable ? "this session was built without one" : Self.display.problem
     }
 
     /// The first window-opening sink a launch config names, if any.
