@@ -52,10 +52,11 @@ public struct CommandInterpreter: Sendable {
     /// reply (a recording that hit a full disk) are appended, so whoever is driving hears of them at once.
     /// The line is parsed first (`Command(parsing:)`, no session involved), so a malformed line never
     /// reaches the session.
-    public func execute(_ line: String) -> Reply {
+    /// A command that waits (`wait N`) ends early when `requester` goes away.
+    public func execute(_ line: String, from requester: Requester = .present) -> Reply {
         let reply: Reply
         do {
-            reply = run(try Command(parsing: line))
+            reply = run(try Command(parsing: line), from: requester)
         } catch {
             reply = .error(error.description)
         }
@@ -63,8 +64,8 @@ public struct CommandInterpreter: Sendable {
     }
 
     /// Runs one parsed command, answering as `execute(_:)` does for its line.
-    public func execute(_ command: Command) -> Reply {
-        withUnreported(run(command))
+    public func execute(_ command: Command, from requester: Requester = .present) -> Reply {
+        withUnreported(run(command, from: requester))
     }
 
     private func withUnreported(_ reply: Reply) -> Reply {
@@ -77,7 +78,7 @@ public struct CommandInterpreter: Sendable {
         }
     }
 
-    private func run(_ command: Command) -> Reply {
+    private func run(_ command: Command, from requester: Requester) -> Reply {
         if let refusal = permissions.refusal(of: command) { return .error(refusal.description) }
         do {
             switch command {
@@ -115,8 +116,10 @@ public struct CommandInterpreter: Sendable {
                 let data = (try? encoder.encode(stats)) ?? Data()
                 return .ok(String(decoding: data, as: UTF8.self))
             case let .wait(count):
-                let seen = session.waitForFrames(count, timeout: Command.frameWaitSeconds)
-                return seen >= count ? .ok("\(seen) frames") : .error("only \(seen) of \(count) frames came (the stream ended or stalled)")
+                let seen = session.waitForFrames(count, timeout: Command.frameWaitSeconds, requester: requester)
+                if seen >= count { return .ok("\(seen) frames") }
+                if requester.isGone { return .error("the client went away after \(seen) of \(count) frames") }
+                return .error("only \(seen) of \(count) frames came (the stream ended or stalled)")
             case .quit:
                 onQuit()
                 return .ok("stopping")

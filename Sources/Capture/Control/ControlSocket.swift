@@ -69,15 +69,17 @@ public enum ControlSocket {
             throw ControlError.notRunning(name: name, path: path, reason: errnoText())
         }
         let line = Array((command.replacingOccurrences(of: "\n", with: " ") + "\n").utf8)
-        guard line.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count else {
-            throw ControlError.notRunning(name: name, path: path, reason: errnoText())
-        }
+        let sent = line.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count
+        let sendFailure = sent ? nil : errnoText()
         // Replies may quote the command back, so they get more room than commands do.
         var reader = LineReader(descriptor: descriptor, limit: 16 * LineReader.limit)
         reader.idleMilliseconds = Int32(min(max(timeout, 0.001), 86_400) * 1000)
         let reply: String
         switch reader.next() {
+        // A session that refused the connection (all its connections in use) answered and closed before the command
+        // went out: its answer is still there to read, and says more than the broken pipe.
         case let .text(text)?: reply = text
+        case _ where sendFailure != nil: throw ControlError.notRunning(name: name, path: path, reason: sendFailure ?? "")
         case .idle?: throw ControlError.noReplyWithin(name: name, seconds: timeout)
         case .tooLong?, nil: throw ControlError.noReply(name: name)
         }
@@ -244,7 +246,9 @@ public final class ControlServer: @unchecked Sendable {
         self.interpreter = interpreter
         self.limits = limits
         let directory = ControlSocket.directory
-        mkdir(directory, 0o700)
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else {
+            throw ControlError.cannotListen(path: path, reason: "cannot create \(directory): \(errnoText())")
+        }
         // Any answer is a live session, a refusal (its connections full) included.
         if (try? ControlSocket.send("help", to: name, timeout: 1)) != nil {
             throw ControlError.cannotListen(path: path, reason: "another 'swiftcam run \(name)' is already running")
@@ -293,12 +297,13 @@ public final class ControlServer: @unchecked Sendable {
             let interpreter = interpreter, limits = limits, connections = connections
             let thread = Thread {
                 var reader = LineReader(descriptor: client, idleSeconds: limits.idleSeconds)
+                let requester = Requester(socket: client)
                 reading: while let line = reader.next() {
                     switch line {
                     case let .text(command) where command.trimmingCharacters(in: .whitespaces) == EventStream.command:
                         EventStream.serve(client, session: interpreter.session, reader: &reader)
                         break reading
-                    case let .text(command): Self.answer(client, interpreter.execute(command))
+                    case let .text(command): Self.answer(client, interpreter.execute(command, from: requester))
                     case .tooLong:
                         Self.answer(client, .error("line too long (the limit is \(LineReader.limit) bytes)"))
                         break reading
@@ -361,10 +366,17 @@ public final class ControlServer: @unchecked Sendable {
 /// until the client closes it.
 enum EventStream {
     static let command = "events"
+    /// The answer when nothing in the session makes events: a stream of them would stay silent for ever.
+    static let noAnalyzers =
+        "this session has no analysers, so no events will come; add one to the config (\"analyze\": [{\"motion\": {}}]) or from a plugin"
 
     /// Answers `ok`, then sends each event as it comes; a client that does not read loses events rather than holding up
     /// the analyser (each line is sent without waiting). Returns when the client closes its end.
     static func serve(_ client: Int32, session: CaptureSession, reader: inout LineReader) {
+        guard !session.analyzerStats.isEmpty else {
+            ControlServer.answer(client, .error(noAnalyzers))
+            return
+        }
         ControlServer.answer(client, .ok("streaming events until the connection closes"))
         let subscription = session.subscribeEvents { event in
             let bytes = Array("event \(event.line)\n".utf8)

@@ -29,15 +29,19 @@ extension CaptureSession {
         }
     }
 
-    /// Blocks until `count` more frames have left the filter, the stream ends, or `timeout` seconds pass;
-    /// returns how many frames it saw (`wait N` on the control socket: scripts and tests wait on frames, not clocks).
-    public func waitForFrames(_ count: Int, timeout: Double = 60) -> Int {
+    /// Blocks until `count` more frames have left the filter, the stream ends, `timeout` seconds pass or `requester`
+    /// goes away; returns how many frames it saw (`wait N` on the control socket: scripts and tests wait on frames,
+    /// not clocks).
+    public func waitForFrames(_ count: Int, timeout: Double = 60, requester: Requester = .present) -> Int {
         let start = framesFiltered
         frameGoal.waiters.add(1, ordering: .relaxed)
         defer { frameGoal.waiters.subtract(1, ordering: .relaxed) }
-        return state.wait(until: MonotonicClock.now + timeout) { state -> Int? in
-            let seen = state.framesFiltered - start
-            return seen >= count || state.ended ? seen : nil
+        let state = state
+        return requester.watching(onGone: { state.withLock { _ in } }) {
+            state.wait(until: MonotonicClock.now + timeout) { state -> Int? in
+                let seen = state.framesFiltered - start
+                return seen >= count || state.ended || requester.isGone ? seen : nil
+            }
         } ?? framesFiltered - start
     }
 
