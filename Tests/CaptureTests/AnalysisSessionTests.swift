@@ -106,6 +106,37 @@ final class TenFramesAnalyzer: FrameAnalyzer {
         #expect(times.count >= Int((last - first) * 30 * 0.9))
     }
 
+    /// Motion from the first frame, before the live encoder has made one (it starts with the session): the event still
+    /// gets its recording, from the encoder's first frame (it got none, and only the debug log said why).
+    @Test func motionBeforeTheEncodersFirstFrameIsStillRecorded() throws {
+        let (session, folder) = try scratchSession(
+            """
+            {"sources": [{"kind": "test", "pattern": "smpte"}], "caps": {"width": 160, "height": 120, "framerate": 30, "format": "I420"},
+             "preview": "none", "frames": 90, "analyze": [{"motion": {"minArea": 0.5}}],
+             "triggers": {"record": {"preRoll": 2, "postRoll": 0.5, "directory": "DIR/events"}}}
+            """, name: "early")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The pattern's moving corner is under the motion analyser's minArea: the event starts before the session (so before the encoder's first frame, as
+        // a camera's first frames may already move), and this analyser ends it at its 60th frame.
+        let recorder = try #require(session.analysis.triggers?.recorder)
+        recorder.handle(AnalysisEvent(source: "motion", kind: "start", time: 0, area: 0.5))
+        session.addAnalyzer(ScriptedMotion(startFrame: 0, endFrame: 60))
+        try session.start()
+        session.waitUntilDone(frames: 90)
+        session.drainAnalysis()
+        session.stop()
+        let recordings = Gallery.items(in: [folder.appendingPathComponent("events").path])
+        try #require(recordings.count == 1 && recordings.first?.event == "motion", "\(recordings)")
+        let path = try #require(recordings.first?.path)
+        let sidecar =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".event.json"))) as? [String: Any] ?? [:]
+        // From the encoder's first frame to the event's end and its post-roll: about two seconds of frames.
+        let first = try #require(sidecar["firstFrame"] as? Double), last = try #require(sidecar["lastFrame"] as? Double)
+        let end = try #require(sidecar["end"] as? Double)
+        #expect(first < end && last >= end + 0.5 - 1.0 / 30, "\(sidecar)")
+        #expect(try frameTimes(path).count >= 45)
+    }
+
     /// The timestamps of the encoded frames in a Matroska file, in order.
     func frameTimes(_ path: String) throws -> [UInt64] {
         let pipeline = try Pipeline.parse("filesrc location=\"\(path)\" ! matroskademux ! appsink name=out sync=false")
@@ -115,6 +146,26 @@ final class TenFramesAnalyzer: FrameAnalyzer {
         var times: [UInt64] = []
         while let sample = sink.pullSample(timeout: 10) { if let pts = sample.buffer?.pts { times.append(pts) } }
         return times.sorted()
+    }
+}
+
+/// An analyser named "motion" that starts its event at its `startFrame`th frame and ends it at its `endFrame`th.
+final class ScriptedMotion: FrameAnalyzer {
+    let name = "motion"
+    let startFrame: Int, endFrame: Int
+    private var seen = 0
+
+    init(startFrame: Int, endFrame: Int) {
+        (self.startFrame, self.endFrame) = (startFrame, endFrame)
+    }
+
+    func analyze(_ frame: AnalysisFrame) -> [AnalysisEvent] {
+        seen += 1
+        switch seen {
+        case startFrame: return [AnalysisEvent(source: name, kind: "start", time: frame.time, area: 0.5)]
+        case endFrame: return [AnalysisEvent(source: name, kind: "end", time: frame.time, area: 0)]
+        default: return []
+        }
     }
 }
 

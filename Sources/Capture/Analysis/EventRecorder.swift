@@ -23,6 +23,9 @@ final class EventRecorder: Sendable {
         var writer: EventWriter?
         var finished: [String] = []
         var sequence = 0
+        /// An event that started before the encoder's first frame (it starts with the session): its file opens with
+        /// that frame, with the end the event may have been given meanwhile.
+        var pending: (event: AnalysisEvent, stopAt: UInt64?, lastEvent: UInt64?)?
     }
 
     init(trigger: RecordTrigger, directory: String, session: String) {
@@ -64,6 +67,7 @@ final class EventRecorder: Sendable {
             defer {
                 state.subscription = nil
                 state.writer = nil
+                state.pending = nil
                 state.ring.removeAll()
             }
             return (state.subscription, state.writer)
@@ -77,34 +81,44 @@ final class EventRecorder: Sendable {
     func handle(_ event: AnalysisEvent) {
         guard event.source == source else { return }
         if event.kind == "start" {
-            let opened = state.withLock { state -> Bool in
+            state.withLock { state in
                 if let writer = state.writer {
                     writer.stopAt = nil
-                    return false
-                }
-                let frames = state.ring.frames(from: event.time >= preRoll ? event.time - preRoll : 0)
-                guard let first = frames.first, let caps = first.payload.caps else {
-                    DebugLog.warning("event recording on \(event.name): no encoded frames yet (the live encoder is starting)")
-                    return false
-                }
-                state.sequence += 1
-                let base = "\(session)-\(event.source)-\(timestamp())-\(state.sequence)"
-                do {
-                    let writer = try EventWriter(directory: directory, base: base, caps: caps, origin: first.time, event: event)
-                    for frame in frames { writer.push(frame.payload, time: frame.time) }
-                    state.writer = writer
-                    return true
-                } catch {
-                    DebugLog.warning("event recording \(base): \(error)")
-                    return false
+                } else if state.pending != nil {
+                    state.pending?.stopAt = nil
+                } else if state.ring.frames.isEmpty {
+                    state.pending = (event, nil, nil)
+                } else {
+                    state.writer = openWriter(for: event, in: &state)
                 }
             }
-            _ = opened
         } else if event.kind == "end" {
             state.withLock { state in
                 state.writer?.stopAt = event.time + postRoll
                 state.writer?.lastEvent = event.time
+                state.pending?.stopAt = event.time + postRoll
+                state.pending?.lastEvent = event.time
             }
+        }
+    }
+
+    /// A file for `event` holding the ring's frames from `preRoll` before it; nil (said in the debug log) when it
+    /// cannot be made. Under the lock.
+    private func openWriter(for event: AnalysisEvent, in state: inout State) -> EventWriter? {
+        let frames = state.ring.frames(from: event.time >= preRoll ? event.time - preRoll : 0)
+        guard let first = frames.first, let caps = first.payload.caps else {
+            DebugLog.warning("event recording on \(event.name): the encoded frames have no caps")
+            return nil
+        }
+        state.sequence += 1
+        let base = "\(session)-\(event.source)-\(timestamp())-\(state.sequence)"
+        do {
+            let writer = try EventWriter(directory: directory, base: base, caps: caps, origin: first.time, event: event)
+            for frame in frames { writer.push(frame.payload, time: frame.time) }
+            return writer
+        } catch {
+            DebugLog.warning("event recording \(base): \(error)")
+            return nil
         }
     }
 
@@ -112,6 +126,15 @@ final class EventRecorder: Sendable {
     private func receive(_ sample: Sample, bytes: Int, time: UInt64, isKeyFrame: Bool, session: CaptureSession?) {
         let done = state.withLock { state -> EventWriter? in
             state.ring.append(KeyFrameRing<Sample>.Entry(time: time, bytes: bytes, isKeyFrame: isKeyFrame, payload: sample))
+            if state.writer == nil, let pending = state.pending {
+                // The event came first: its file starts here, this frame (in the ring) its first.
+                state.pending = nil
+                let writer = openWriter(for: pending.event, in: &state)
+                writer?.stopAt = pending.stopAt
+                writer?.lastEvent = pending.lastEvent
+                state.writer = writer
+                return nil
+            }
             guard let writer = state.writer else { return nil }
             if let stopAt = writer.stopAt, time > stopAt {
                 state.writer = nil
