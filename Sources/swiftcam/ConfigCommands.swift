@@ -16,7 +16,11 @@ enum ConfigCommands {
         let store = ConfigStore.standard()
         var rows: [[String: String]] = []
         for name in store.names() {
-            let description = (try? store.load(name))?.description ?? "(invalid: run 'swiftcam validate')"
+            let description: String
+            switch Result(catching: { try store.load(name) }) {
+            case let .success(config): description = config.description ?? "(no description)"
+            case .failure: description = "(invalid: run 'swiftcam validate')"
+            }
             rows.append(["name": name, "description": description])
         }
         if options.flags.contains("--json") {

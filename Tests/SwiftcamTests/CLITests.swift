@@ -131,6 +131,24 @@ struct CLITests {
         #expect(gallery.status == 0 && gallery.out.hasPrefix("["))
     }
 
+    /// `list` called a valid config without a description "(invalid: run 'swiftcam validate')", while `validate` said ok.
+    @Test func listTellsAConfigWithoutADescriptionFromAnInvalidOne() throws {
+        let run = try SwiftcamRun()
+        let folder = run.directory.appendingPathComponent("pipelines")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(#"{"sources": [{"kind": "test"}], "preview": "none"}"#.utf8).write(to: folder.appendingPathComponent("plain.json"))
+        try Data(#"{"sources": [{"kind": "tset"}]}"#.utf8).write(to: folder.appendingPathComponent("broken.json"))
+        run.extraEnvironment["SWIFTCAM_PIPELINES"] = folder.path
+        let validate = try run.run(["validate", folder.appendingPathComponent("plain.json").path])
+        #expect(validate.status == 0, "\(validate.err)")
+        let list = try run.run(["list"])
+        let lines = list.out.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+        #expect(lines == ["broken (invalid: run 'swiftcam validate')", "plain (no description)"], "\(list.out)")
+        let json = try run.run(["list", "--json"])
+        let rows = try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [[String: String]]
+        #expect(rows?.first { $0["name"] == "plain" }?["description"] == "(no description)", "\(json.out)")
+    }
+
     /// `make demo`: ≥ 3 JPEGs that decode, sepia-toned in the centre, stats printed, exit 0.
     @Test func demoWritesSepiaStills() throws {
         let run = try SwiftcamRun()
