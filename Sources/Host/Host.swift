@@ -194,9 +194,9 @@ public final class CameraHost: Sendable {
     /// The exit policy: a camera that failed for good outweighs failed outputs, which outweigh a clean end.
     private func ended(_ session: CaptureSession) -> HostOutcome {
         let statusBeforeStop = session.status
-        let recording = session.stats.recording
-        session.stop()
-        // A recording still running at the end is finalized by the stop.
+        // A recording still running at the end is finalized by the stop, which names its last file: a segmented one
+        // goes on cutting segments until then.
+        let recording = session.stop()
         let summary = HostSummary(recorded: session.stats.recordingFailure == nil ? recording : nil, stats: session.stats.line)
         switch statusBeforeStop {
         case .failed, .cameraFailed, .busy: return .cameraFailed(statusBeforeStop, summary)

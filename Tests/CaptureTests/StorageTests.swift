@@ -128,11 +128,13 @@ struct StorageTests {
                 """.utf8), file: "budget.json")
         let session = CaptureSession(name: "budget", config: config, builder: PipelineBuilder(config: config, hasDisplay: false))
         let failures = Locked<[String]>([]), deletedOpen = Locked<[String]>([]), deletions = Locked(0)
+        let reasons = Locked<[String]>([])
         session.onEvent { event in
             switch event {
             case let .recordingFailed(reason): failures.withLock { $0.append(reason) }
             case let .notice(line) where line.hasPrefix("storage: deleted "):
                 deletions.withLock { $0 += 1 }
+                reasons.withLock { $0.append(line) }
                 if let open = session.recordingPath, line.hasPrefix("storage: deleted \(open) ") {
                     deletedOpen.withLock { $0.append(line) }
                 }
@@ -153,6 +155,13 @@ struct StorageTests {
             if let open = session.recordingPath { #expect(FileManager.default.fileExists(atPath: open), "\(open) was deleted") }
         }
         try session.stopRecording()
+        // The stop's own check: with nothing open, what is left keeps both limits (it was over them at the exit).
+        session.stop()
+        let left = StorageBudget.captures(in: disk.path).reduce(0) { $0 + $1.bytes }
+        #expect(left <= 1 << 20, "\(left) bytes left after the stop, over maxBytes")
+        #expect((StorageBudget.freeBytes(in: disk.path) ?? 0) >= 128 << 10, "under minFree after the stop")
+        // Every reason a deletion gives states a comparison that held (they said "951036 bytes, over maxBytes 1048576").
+        for line in reasons.withLock({ $0 }) { #expect(Self.reasonHolds(line), "\(line)") }
         let stats = session.stats
         written = stats.recordingBytes ?? 0
         print(
@@ -205,6 +214,36 @@ struct StorageTests {
         #expect { try ConfigLoader.load(data: Data(bare.utf8), file: "s.json") } throws: {
             "\($0)".contains("needs \"record\" or \"still\"")
         }
+    }
+
+    /// Whether a deletion's reason is true: `captures take U bytes[ and the open recording may grow by R], over
+    /// maxBytes M` means U + R > M; `F bytes free, under minFree M[ with R kept for the open recording to grow]` means
+    /// F < M + R.
+    static func reasonHolds(_ line: String) -> Bool {
+        func number(after label: String) -> Int? {
+            guard let range = line.range(of: label) else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        let reserve = number(after: "may grow by ") ?? number(after: "with ") ?? 0
+        if let used = number(after: "captures take "), let most = number(after: "over maxBytes ") {
+            return used + reserve > most
+        }
+        if let free = number(after: "("), let least = number(after: "under minFree ") {
+            return free < least + reserve
+        }
+        return line.contains("older than maxAge")
+    }
+
+    @Test func deletionReasonsAreReadAsComparisons() {
+        #expect(Self.reasonHolds("storage: deleted /d/a.mkv (captures take 2400000 bytes, over maxBytes 1300000)"))
+        #expect(!Self.reasonHolds("storage: deleted /d/a.mkv (captures take 951036 bytes, over maxBytes 1048576)"))
+        #expect(
+            Self.reasonHolds(
+                "storage: deleted /d/a.mkv (captures take 951036 bytes and the open recording may grow by 120000, over maxBytes 1048576)"))
+        #expect(!Self.reasonHolds("storage: deleted /d/a.mkv (1142784 bytes free, under minFree 1048576)"))
+        #expect(
+            Self.reasonHolds(
+                "storage: deleted /d/a.mkv (1142784 bytes free, under minFree 1048576 with 120000 kept for the open recording to grow)"))
     }
 
     private static func shell(_ command: String) -> Int32 {

@@ -92,6 +92,31 @@ struct ExitAndOutputTests {
         #expect(raw.status == 69 && raw.err.contains("the launch line's autovideosink needs a display"), "\(raw.status): \(raw.err)")
     }
 
+    /// The `recorded PATH` line at the end of a segmented recording named a segment that was not the last: it was read
+    /// before the stop, and segments went on being cut until the recording ended.
+    @Test func recordedNamesTheLastSegment() throws {
+        let run = try SwiftcamRun()
+        let file = try writeConfig(
+            run, "segments",
+            #"{"sources": [{"kind": "test"}], "caps": {"width": 160, "height": 120, "framerate": 30}, "preview": "none", "frames": 100, "record": {"encoder": "mjpeg", "directory": "recordings", "segment": 1, "autostart": true}}"#
+        )
+        let result = try run.run(["run", file, "--no-control", "--quiet"], timeout: 120)
+        #expect(result.status == 0, "\(result.err)")
+        let line = try #require(result.out.split(separator: "\n").first { $0.hasPrefix("recorded ") }, "\(result.out)")
+        let folder = run.directory.appendingPathComponent("recordings").path
+        let segments = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".mkv") }
+        #expect(segments.count >= 3, "\(segments)")
+        // The newest file is the last segment (the first one has the claimed name, the others sort by their time).
+        let newest = try #require(
+            segments.max { a, b in
+                let times = [a, b].map {
+                    (try? FileManager.default.attributesOfItem(atPath: "\(folder)/\($0)")[.modificationDate] as? Date) ?? nil
+                }
+                return (times[0] ?? .distantPast) < (times[1] ?? .distantPast)
+            })
+        #expect(line.hasSuffix("/\(newest)") || line == "recorded recordings/\(newest)", "\(line) vs \(segments.sorted())")
+    }
+
     /// A missing file source validated, then `run` exited 70 (internal error): it is 66, no input, naming the file.
     @Test func aMissingFileSourceIsNoInput() throws {
         let run = try SwiftcamRun()

@@ -280,8 +280,11 @@ public final class CaptureSession: Sendable {
     }
 
     /// Sends end-of-stream so every file is finalized, waits at most `timeout` seconds for it, then stops
-    /// the pipeline. Waits for a start or recovery under way to finish (or give up) first.
-    public func stop(timeout: Double = 5) {
+    /// the pipeline. Waits for a start or recovery under way to finish (or give up) first. Returns the file of the
+    /// recording it finished, if one was running (of a segmented one, its last segment); with a storage budget, the
+    /// folders are within it again once the stop returns.
+    @discardableResult
+    public func stop(timeout: Double = 5) -> String? {
         state.withLock {
             $0.stopping = true
             $0.stopRequested = true
@@ -298,13 +301,13 @@ public final class CaptureSession: Sendable {
             state.transitioning = true
             return .some(state.graph)
         }
-        guard case let .some(claimed) = graph else { return }  // a start or recovery that never finished
+        guard case let .some(claimed) = graph else { return nil }  // a start or recovery that never finished
         guard let graph = claimed else {
             state.withLock { $0.transitioning = false }
-            return
+            return nil
         }
         // The recording has a pipeline of its own: end its file first, while frames still flow.
-        finishRecording()
+        let recorded = finishRecording()
         stopAnalysis()
         live.shutdown()
         if !hasEnded {
@@ -318,6 +321,9 @@ public final class CaptureSession: Sendable {
             state.graph = nil
             state.transitioning = false
         }
+        // Nothing is open any more: the last segment counts in full, and no growth is reserved for it.
+        storage?.checkNow()
+        return recorded
     }
 
     /// A test hook: pauses the playing graph's sources (`source0`, `source1`, …) so frames stop flowing while the

@@ -127,17 +127,20 @@ final class StorageBudget: Sendable {
             for capture in expired { _ = delete(capture, "older than maxAge \(Self.seconds(maxAge))") }
             candidates.removeAll { now - $0.modified > maxAge }
         }
+        // Each reason states the comparison that held, the open recording's room included.
+        let growth = reserve > 0 ? " and the open recording may grow by \(reserve)" : ""
         if let maxBytes = limits.maxBytes {
             while used + reserve > maxBytes, !candidates.isEmpty {
                 let oldest = candidates.removeFirst()
-                _ = delete(oldest, "captures take \(used) bytes, over maxBytes \(maxBytes)")
+                _ = delete(oldest, "captures take \(used) bytes\(growth), over maxBytes \(maxBytes)")
             }
         }
         var free = directories.compactMap(Self.freeBytes(in:)).min() ?? 0
         if let minFree = limits.minFree {
+            let room = reserve > 0 ? " with \(reserve) kept for the open recording to grow" : ""
             while free < minFree + reserve, !candidates.isEmpty {
                 let oldest = candidates.removeFirst()
-                _ = delete(oldest, "\(free) bytes free, under minFree \(minFree)")
+                _ = delete(oldest, "\(free) bytes free, under minFree \(minFree)\(room)")
                 free = directories.compactMap(Self.freeBytes(in:)).min() ?? 0
             }
         }
