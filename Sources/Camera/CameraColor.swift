@@ -57,16 +57,15 @@ extension CameraDevice {
             switch level {
             case let .normalized(value):
                 return .digital(adjustment, level: value.isFinite ? Swift.min(Swift.max(value, -1), 1) : 0)
-            case .raw:
-                throw DeviceError.invalidControlValue(
-                    control: adjustment.rawValue,
-                    reason: "this camera has no \(adjustment.rawValue) control, so a raw value means nothing; give a normalized -1…1 value")
+            case let .raw(value):
+                // Without camera units a whole number is a level like any other, clamped into -1…1.
+                return .digital(adjustment, level: Double(Swift.min(Swift.max(value, -1), 1)))
             }
         }
         let value: Int64
         switch level {
         case let .normalized(normalized): value = control.value(normalized: normalized)
-        case let .raw(raw): value = raw
+        case let .raw(raw): value = Swift.min(Swift.max(raw, control.minimum), control.maximum)
         }
         try set(control, to: .integer(value))
         return .hardware(adjustment, value: value, minimum: control.minimum, maximum: control.maximum)

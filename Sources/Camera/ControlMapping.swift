@@ -41,7 +41,8 @@ extension CameraControl {
 extension Double {
     /// The number with at most two decimals and at least one (`2.0`, `2.25`), as control replies print it.
     public var decimalText: String {
-        guard isFinite else { return String(self) }
+        // Past a billion the hundredths are noise, and ×100 would overflow to inf near Double's limit.
+        guard isFinite, abs(self) < 1e9 else { return String(self) }
         return String((self * 100).rounded() / 100)
     }
 }

@@ -19,7 +19,12 @@ struct CommandTests {
             ("filter sepia intensity=0.5 | vignette", .filter("sepia intensity=0.5 | vignette")), ("filter none", .filter("")),
             ("filter", .filter("")), ("FILTER   mono  ", .filter("mono")), ("record start", .recordStart), ("record stop", .recordStop),
             ("stats", .stats(json: false)), ("stats --json", .stats(json: true)), ("wait 10", .wait(frames: 10)),
-            ("quit", .quit), ("exit", .quit), ("stop", .quit), ("help", .help)
+            ("quit", .quit), ("exit", .quit), ("stop", .quit), ("help", .help),
+            // Every control takes any finite number and the session clamps it (and says so): the parser refuses none.
+            ("wb 0", .whiteBalance(.kelvin(0))), ("zoom 0", .zoom(0)), ("focus 2 -1", .focus(x: 2, y: -1)),
+            ("brightness 1e308", .adjust(.brightness, .normalized(1e308))),
+            // A folder is the rest of the line.
+            ("snap dir with space", .snap(directory: "dir with space"))
         ] as [(String, Command)])
     func parses(line: String, expected: Command) throws {
         let command = try Command(parsing: line)
@@ -41,10 +46,15 @@ struct CommandTests {
 
     @Test(
         arguments: [
-            ("", CommandError.empty), ("   \t ", .empty), ("nosuch", .unknownCommand("nosuch")), ("snap a b", .usage("snap [DIRECTORY]")),
+            ("", CommandError.empty), ("   \t ", .empty), ("nosuch", .unknownCommand("nosuch")),
             ("zoom nan", .usage("zoom FACTOR, e.g. zoom 2")), ("zoom", .usage("zoom FACTOR, e.g. zoom 2")),
             ("exposure ev=inf", .usage("exposure ev=STOPS, e.g. exposure ev=1")), ("torch maybe", .usage("torch on|off")),
-            ("wb 0", .usage("wb auto|KELVIN with KELVIN from 2000 to 12000, e.g. wb 5000")), ("record", .usage("record start|stop")),
+            ("wb hot", .usage("wb auto|KELVIN with KELVIN from 2000 to 12000, e.g. wb 5000")), ("record", .usage("record start|stop")),
+            // Extra words are refused, not ignored (`quit now` quit, `stats --json extra` answered).
+            ("quit now", .usage("quit (it takes nothing)")), ("stats --json extra", .usage("stats [--json]")),
+            ("switch back", .usage("switch (it takes nothing)")), ("record start now", .usage("record start|stop")),
+            ("help me", .usage("help (it takes nothing)")),
+            ("focus inf 0", .usage("focus X Y with X and Y from 0 to 1 (the picture's corners), e.g. focus 0.5 0.5")),
             ("wait 0", .usage("wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered"))
         ] as [(String, CommandError)])
     func refuses(line: String, expected: CommandError) {

@@ -93,11 +93,14 @@ struct SessionControlsTests {
         #expect(reply("wb 15000") == "ok wb 12000K (digital) (clamped from 15000)")
         #expect(reply("wb 4000") == "ok wb 4000K (digital)")
         #expect(reply("brightness 0.25") == "ok brightness 0.25 (digital)")
-        #expect(reply("brightness 40").hasPrefix("error brightness 40: this source has no brightness control"))
+        // One rule for every control: a number out of range is clamped and said.
+        #expect(reply("brightness 40") == "ok brightness 1.0 (digital) (clamped from 40)")
+        #expect(reply("brightness 1e308") == "ok brightness 1.0 (digital) (clamped from 1e+308)")
+        #expect(reply("zoom 0") == "ok zoom 1.0 (digital) (clamped from 0)")
         #expect(reply("hue 0.1").hasPrefix("error hue is not supported"))
         #expect(reply("mirror on") == "ok mirror on (digital)")
         #expect(reply("exposure 0.5 0.5") == "ok exposure 0.5,0.5 (software spot metering with the exposure filter)")
-        #expect(reply("exposure 2 0.5").hasPrefix("error usage: exposure X Y"))
+        #expect(reply("exposure 2 0.5") == "ok exposure 1.0,0.5 (software spot metering with the exposure filter) (clamped from 2 0.5)")
         #expect(reply("wb hot").hasPrefix("error usage: wb"))
         let chain = session.stats.chain
         #expect(chain.hasPrefix("mirror | exposure ev=1") && chain.contains("temperature kelvin=4000") && chain.hasSuffix("| sepia"))

@@ -84,7 +84,7 @@ import Testing
     @Test(arguments: [
         ("zoom", #"{"factor": "#, "malformed JSON"), ("zoom", "[1]", "must be an object"),
         ("zoom", #"{"factor": "x"}"#, "must be a number"),
-        ("focus", #"{"x": 2, "y": 0}"#, "usage: focus"), ("torch", #"{"on": 1}"#, "true or false"),
+        ("focus", #"{"x": 0.5, "y": "top"}"#, "\"y\" must be a number"), ("torch", #"{"on": 1}"#, "true or false"),
         ("command", #"{"line": "quit"}"#, "host's own console"), ("command", #"{"line": "snap /etc"}"#, "takes no directory"),
         ("command", #"{"line": "wait 10"}"#, "host's own console"),
         // Built from the number, not from text: bounded before it becomes an Int (this one trapped).

@@ -13,9 +13,9 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
     case switchCamera
     /// `zoom FACTOR` (finite; the session clamps and says so).
     case zoom(Double)
-    /// `focus X Y`, both in 0…1.
+    /// `focus X Y`, both finite; the session holds them in 0…1 and says so.
     case focus(x: Double, y: Double)
-    /// `exposure X Y`, both in 0…1: meter on that point.
+    /// `exposure X Y`, both finite (held in 0…1 like focus): meter on that point.
     case exposurePoint(x: Double, y: Double)
     /// `exposure ev=E` (finite): exposure compensation in stops.
     case exposureCompensation(ev: Double)
@@ -23,7 +23,7 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
     case torch(on: Bool)
     /// `mirror on|off`.
     case mirror(on: Bool)
-    /// `wb auto|KELVIN`: KELVIN a whole number; the session clamps it into `Command.kelvinRange` and says so.
+    /// `wb auto|KELVIN`: KELVIN any whole number; the session clamps it into `Command.kelvinRange` and says so.
     case whiteBalance(WhiteBalanceMode)
     /// `brightness|contrast|saturation|hue V`: a whole number in the camera's units or a level in -1…1.
     case adjust(ColorAdjustment, AdjustmentLevel)
@@ -77,9 +77,12 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         let arguments = Array(words.dropFirst())
         switch verb {
         case "snap", "snapshot":
-            guard arguments.count <= 1 else { throw .usage("snap [DIRECTORY]") }
-            self = .snap(directory: arguments.first)
+            // The folder is the rest of the line, spaces and all ("snap dir with space").
+            let rest = String(String.UnicodeScalarView(trimmed.unicodeScalars.dropFirst(first.unicodeScalars.count)))
+                .trimmingCharacters(in: .whitespaces)
+            self = .snap(directory: rest.isEmpty ? nil : rest)
         case "switch":
+            guard arguments.isEmpty else { throw .usage("switch (it takes nothing)") }
             self = .switchCamera
         case "zoom":
             guard arguments.count == 1, let factor = Double(arguments[0]) else { throw .usage(Usage.zoom) }
@@ -116,37 +119,38 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
             let rest = trimmed.unicodeScalars.dropFirst(first.unicodeScalars.count)
             self = .filterChain(String(String.UnicodeScalarView(rest)))
         case "record":
-            switch arguments.first {
-            case "start": self = .recordStart
-            case "stop": self = .recordStop
+            switch (arguments.first, arguments.count) {
+            case ("start", 1): self = .recordStart
+            case ("stop", 1): self = .recordStop
             default: throw .usage("record start|stop")
             }
         case "stats":
+            guard arguments.isEmpty || arguments == ["--json"] else { throw .usage("stats [--json]") }
             self = .stats(json: arguments.first == "--json")
         case "wait":
             guard arguments.count == 1, let count = Int(arguments[0]) else { throw .usage(Usage.wait) }
             self = try Command.wait(frames: count).checked()
         case "quit", "exit", "stop":
+            guard arguments.isEmpty else { throw .usage("\(verb) (it takes nothing)") }
             self = .quit
         case "help":
+            guard arguments.isEmpty else { throw .usage("help (it takes nothing)") }
             self = .help
         default:
             throw .unknownCommand(verb)
         }
     }
 
-    /// This command when its values are in the bounds the parser holds them to, else the parser's usage error: a
+    /// This command when its values are numbers the session can hold to a range, else the parser's usage error: a
     /// transport that builds commands from something other than a line (the page's JSON) checks them here, so every
-    /// transport keeps the same bounds.
+    /// transport keeps the same rule. The rule for every control: a finite number outside its range is clamped into
+    /// it and the reply says so (`(clamped from 0)`); what is not a finite number is refused here.
     public func checked() throws(CommandError) -> Command {
-        let unit: ClosedRange<Double> = 0...1
         switch self {
         case let .zoom(factor) where !factor.isFinite: throw .usage(Usage.zoom)
         case let .exposureCompensation(ev) where !ev.isFinite: throw .usage(Usage.exposureCompensation)
-        case let .focus(x, y) where !unit.contains(x) || !unit.contains(y): throw .usage(Usage.focus)
-        case let .exposurePoint(x, y) where !unit.contains(x) || !unit.contains(y): throw .usage(Usage.exposurePoint)
-        // Any positive whole number up to a bound (so it stays a number), clamped into the one range by the session.
-        case let .whiteBalance(.kelvin(kelvin)) where !Self.kelvinInput.contains(kelvin): throw .usage(Usage.kelvin)
+        case let .focus(x, y) where !x.isFinite || !y.isFinite: throw .usage(Usage.focus)
+        case let .exposurePoint(x, y) where !x.isFinite || !y.isFinite: throw .usage(Usage.exposurePoint)
         case let .adjust(adjustment, .normalized(level)) where !level.isFinite: throw .usage(Usage.adjust(adjustment))
         case let .wait(frames) where !(1...100_000).contains(frames): throw .usage(Usage.wait)
         default: return self
@@ -161,10 +165,11 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         return try Command.whiteBalance(.kelvin(kelvin)).checked()
     }
 
-    /// `wb KELVIN` from a number that need not be whole (the page's JSON), bounded before it becomes an `Int`.
+    /// `wb KELVIN` from a number that need not be whole (the page's JSON): rounded, when it is one a whole number can
+    /// hold exactly (so the clamp note names what was asked); others are refused before they become an `Int`.
     public static func whiteBalance(kelvin: Double) throws(CommandError) -> Command {
-        guard Double(kelvinInput.lowerBound) <= kelvin, kelvin <= Double(kelvinInput.upperBound) else { throw .usage(Usage.kelvin) }
-        return .whiteBalance(.kelvin(Int(kelvin)))
+        guard let whole = Int(exactly: kelvin.rounded()), abs(whole) < 1 << 53 else { throw .usage(Usage.kelvin) }
+        return .whiteBalance(.kelvin(whole))
     }
 
     /// `brightness|contrast|saturation|hue` (the verb) at a level in -1…1 (the session refuses others).
@@ -179,14 +184,11 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         return .filter(chain == "none" ? "" : chain)
     }
 
-    /// The temperatures `wb KELVIN` takes before the session clamps them into `kelvinRange`.
-    public static let kelvinInput: ClosedRange<Int> = 1...1_000_000
-
     /// The usage errors of commands whose values are bounded.
     private enum Usage {
         static let zoom = "zoom FACTOR, e.g. zoom 2"
         static let exposureCompensation = "exposure ev=STOPS, e.g. exposure ev=1"
-        static let focus = "focus X Y with X and Y between 0 and 1, e.g. focus 0.5 0.5"
+        static let focus = "focus X Y with X and Y from 0 to 1 (the picture's corners), e.g. focus 0.5 0.5"
         static let exposurePoint = "exposure X Y (0…1, e.g. exposure 0.5 0.5) or exposure ev=STOPS"
         static let kelvin =
             "wb auto|KELVIN with KELVIN from \(Command.kelvinRange.lowerBound) to \(Command.kelvinRange.upperBound), e.g. wb 5000"

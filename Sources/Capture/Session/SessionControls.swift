@@ -89,8 +89,13 @@ extension CaptureSession {
     /// ` (clamped from 100)` when a control used a value other than the one asked for, else nothing.
     func clampNote(requested: Double, applied: Double) -> String {
         guard requested != applied else { return "" }
-        let text = requested == requested.rounded() && abs(requested) < 1e9 ? String(Int(requested)) : requested.decimalText
-        return " (clamped from \(text))"
+        return " (clamped from \(Self.requestedText(requested)))"
+    }
+
+    /// A number as the user wrote it, near enough: whole ones without a fraction, the others to two places (a huge one
+    /// in exponent form).
+    static func requestedText(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e9 ? String(Int(value)) : value.decimalText
     }
 
     /// After recovery: the new graph's filter gets the chain and stages the session had.
@@ -119,7 +124,7 @@ extension CaptureSession {
     /// Zoom clamped to [1, maxZoom]: `V4L2_CID_ZOOM_ABSOLUTE` when the camera has it, else the `zoom` stage.
     @discardableResult
     public func zoom(_ factor: Double) throws -> String {
-        guard factor.isFinite, factor > 0 else {
+        guard factor.isFinite else {
             throw SessionError.badCommand("zoom takes a factor from 1 to \(maxZoom.decimalText), e.g. zoom 2")
         }
         return try control { context in
@@ -137,17 +142,25 @@ extension CaptureSession {
     /// Tap-to-focus at a normalized point: region autofocus or one-shot autofocus where the camera has it.
     @discardableResult
     public func focus(x: Double, y: Double) throws -> String {
-        try control { context in
+        let (point, note) = clampedPoint(x, y)
+        return try control { context in
             guard let camera = try context.camera() else {
                 throw SessionError.notSupported(feature: "focus", source: context.sourceDescription)
             }
-            let outcome = try camera.focus(at: NormalizedPoint(x: x, y: y))
+            let outcome = try camera.focus(at: point)
             if case .unsupported = outcome {
                 throw SessionError.notSupported(
                     feature: "focus", source: "\(context.sourceDescription): this camera cannot focus on a point")
             }
-            return outcome.description
+            return outcome.description + note
         }
+    }
+
+    /// A tapped point held inside the picture, and the note saying so when it was outside.
+    func clampedPoint(_ x: Double, _ y: Double) -> (NormalizedPoint, String) {
+        let clamped = (Swift.min(Swift.max(x, 0), 1), Swift.min(Swift.max(y, 0), 1))
+        guard clamped != (x, y) else { return (NormalizedPoint(x: x, y: y), "") }
+        return (NormalizedPoint(x: clamped.0, y: clamped.1), " (clamped from \(Self.requestedText(x)) \(Self.requestedText(y)))")
     }
 
     /// Exposure compensation: the camera's exposure bias when present, else the `exposure` stage.
@@ -189,23 +202,25 @@ extension CaptureSession {
     @discardableResult
     public func adjust(_ adjustment: ColorAdjustment, to level: AdjustmentLevel) throws -> String {
         try control { context in
-            if let camera = try context.camera() {
-                let outcome = try camera.set(adjustment, to: level)
-                if case .hardware = outcome { return outcome.description }
-            }
-            let normalized: Double
+            let requested: Double
             switch level {
             case let .normalized(value):
                 guard value.isFinite else { throw SessionError.badCommand("\(adjustment.rawValue) takes a level from -1 to 1") }
-                normalized = Swift.min(Swift.max(value, -1), 1)
-            case let .raw(value):
-                guard (-1...1).contains(value) else {
-                    throw SessionError.badCommand(
-                        "\(adjustment.rawValue) \(value): this source has no \(adjustment.rawValue) control, "
-                            + "so give a level from -1 to 1, e.g. \(adjustment.rawValue) 0.25")
-                }
-                normalized = Double(value)
+                requested = value
+            case let .raw(value): requested = Double(value)
             }
+            if let camera = try context.camera() {
+                let outcome = try camera.set(adjustment, to: level)
+                if case let .hardware(_, value, _, _) = outcome {
+                    // A level maps onto the control's range; camera units are clamped into it.
+                    guard case .raw = level else {
+                        return outcome.description + clampNote(requested: requested, applied: Swift.min(Swift.max(requested, -1), 1))
+                    }
+                    return outcome.description + clampNote(requested: requested, applied: Double(value))
+                }
+            }
+            // Without a control a whole number is a level like a decimal one (no camera units to read it in).
+            let normalized = Swift.min(Swift.max(requested, -1), 1)
             switch adjustment {
             case .brightness: context.state.stages.brightness = normalized
             case .contrast: context.state.stages.contrast = normalized
@@ -214,7 +229,6 @@ extension CaptureSession {
                 throw SessionError.notSupported(feature: "hue", source: "\(context.sourceDescription): no hue control and no hue filter")
             }
             _ = try context.applyChain()
-            let requested = if case let .normalized(value) = level { value } else { normalized }
             return ColorOutcome.digital(adjustment, level: normalized).description + clampNote(requested: requested, applied: normalized)
         }
     }
@@ -244,10 +258,10 @@ extension CaptureSession {
     /// runs on its own queue for at most 40 frames or 8 seconds; a later `exposure` command replaces it.
     @discardableResult
     public func exposure(x: Double, y: Double) throws -> String {
-        try control { context in
-            let point = NormalizedPoint(x: x, y: y)
+        let (point, note) = clampedPoint(x, y)
+        return try control { context in
             let camera = try context.camera()
-            if let camera, let region = try camera.exposeRegion(at: point) { return region.description }
+            if let camera, let region = try camera.exposeRegion(at: point) { return region.description + note }
             guard context.graph.stillFrames != nil else {
                 throw SessionError.missingElement(name: PipelineBuilder.Names.stillFrames, command: "exposure")
             }
@@ -255,7 +269,7 @@ extension CaptureSession {
             context.state.meteringGeneration += 1
             let generation = context.state.meteringGeneration
             meteringQueue.async { [weak self] in self?.meter(point, generation: generation, hardware: manual) }
-            return "exposure \(point) (software spot metering with \(manual ? "exposure time and gain" : "the exposure filter"))"
+            return "exposure \(point) (software spot metering with \(manual ? "exposure time and gain" : "the exposure filter"))\(note)"
         }
     }
 
