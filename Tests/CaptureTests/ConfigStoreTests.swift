@@ -30,6 +30,21 @@ import Testing
         func remove() { try? FileManager.default.removeItem(at: root) }
     }
 
+    /// A config saved in decomposed Unicode (`de\u{301}ja\u{300}.json`, as some editors and file systems write it) was
+    /// not found by the composed name that looks the same; both forms name one session (one control socket).
+    @Test func aNameInEitherUnicodeFormFindsTheFile() throws {
+        let tree = try Tree(["work/pipelines"])
+        defer { tree.remove() }
+        let decomposed = "de\u{301}ja\u{300}", composed = "d\u{E9}j\u{E0}"
+        try Data(#"{"sources": [{"kind": "test"}], "description": "accents"}"#.utf8)
+            .write(to: URL(fileURLWithPath: "\(tree.work)/pipelines/\(decomposed).json"))
+        let store = ConfigStore(directory: "\(tree.work)/pipelines")
+        #expect(try store.load(composed).description == "accents")
+        #expect(try store.load(decomposed).description == "accents")
+        #expect(ConfigStore.sessionName(for: decomposed).unicodeScalars.elementsEqual(composed.unicodeScalars))
+        #expect(ConfigStore.sessionName(for: composed).unicodeScalars.elementsEqual(composed.unicodeScalars))
+    }
+
     @Test func theInstalledConfigsAreFoundWhenNoCheckoutHasAny() throws {
         let tree = try Tree(["etc/pipelines"])
         defer { tree.remove() }

@@ -67,8 +67,11 @@ public struct ConfigStore: Sendable {
                     "a config name is a file name in \(directory) without '.json', not hidden and without control characters (see 'swiftcam list')"
             )
         }
-        let file = path(of: nameOrPath)
-        guard FileManager.default.fileExists(atPath: file) else {
+        // A name typed in one Unicode form finds a file saved in another (`déjà` composed or decomposed): String's `==`
+        // is canonical equivalence, which the file system's byte comparison is not.
+        let stored = FileManager.default.fileExists(atPath: path(of: nameOrPath)) ? nameOrPath : names().first { $0 == nameOrPath }
+        let file = path(of: stored ?? nameOrPath)
+        guard stored != nil else {
             let known = names()
             throw ConfigError(
                 file: file, path: "",
@@ -77,9 +80,10 @@ public struct ConfigStore: Sendable {
         return try ConfigLoader.load(file: file, overrides: overrides)
     }
 
-    /// The session name for a config argument: the file name without `.json`.
+    /// The session name for a config argument: the file name without `.json`, in composed Unicode (NFC), so the
+    /// control socket is one file whichever form the host's and the client's names came in.
     public static func sessionName(for nameOrPath: String) -> String {
         let last = nameOrPath.split(separator: "/").last.map(String.init) ?? nameOrPath
-        return last.hasSuffix(".json") ? String(last.dropLast(5)) : last
+        return (last.hasSuffix(".json") ? String(last.dropLast(5)) : last).precomposedStringWithCanonicalMapping
     }
 }
