@@ -1,4 +1,5 @@
 import FoundationEssentials
+import GStreamer
 import Glibc
 
 /// One side of a bench row as measured: milliseconds per frame after the baseline, or why there are none.
@@ -202,16 +203,7 @@ public struct BenchmarkReport: Sendable, Equatable, Codable {
     /// Checks before a run that `writeJSON(to:)` will be able to write `path`: its temporary file beside it is
     /// created and removed, and `path` is not a directory. So a bad `--json` fails at once, not after the benchmark.
     public static func checkWritable(_ path: String) throws {
-        var status = stat()
-        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw BenchmarkError.cannotWrite(path: path, reason: "Is a directory")
-        }
-        let temporary = path + ".tmp-\(getpid())"
-        guard let file = fopen(temporary, "w") else {
-            throw BenchmarkError.cannotWrite(path: path, reason: String(cString: strerror(errno)))
-        }
-        fclose(file)
-        unlink(temporary)
+        if let reason = FileCreation.problem(writing: path) { throw BenchmarkError.cannotWrite(path: path, reason: reason) }
     }
 
     private var errnoText: String { String(cString: strerror(errno)) }

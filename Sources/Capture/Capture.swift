@@ -18,3 +18,11 @@ public enum SwiftCam {
         "swiftcam \(version) (\(GStreamer.versionString))"
     }
 }
+
+extension SwiftCam {
+    /// Why `path` could not take a file the command writes when its work is done (`run --dot`), or nil when it can:
+    /// asked before the work, so a typo costs no run.
+    public static func problem(writing path: String) -> String? {
+        FileCreation.problem(writing: path)
+    }
+}

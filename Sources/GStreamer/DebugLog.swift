@@ -1,4 +1,5 @@
 import CGStreamer
+import Glibc
 
 /// SwiftCam's category in GStreamer's debug log (`swiftcam`): where GStreamer's own words for a failure go, so
 /// what a user reads stays one sentence while `GST_DEBUG=swiftcam:2` (or `swiftcam run --verbose`) still shows them.
@@ -20,6 +21,8 @@ public enum DebugLog {
     /// whatever `GST_DEBUG` says of other categories. Calls `gst_debug_set_active` and `gst_debug_set_threshold_for_name`.
     public static func showOnStandardError() {
         _ = category
+        // Colour codes only for a terminal: in a file or the journal they are noise (GStreamer colours whenever on).
+        if isatty(STDERR_FILENO) == 0 { gst_debug_set_color_mode(GST_DEBUG_COLOR_MODE_OFF) }
         gst_debug_set_active(1)
         gst_debug_set_threshold_for_name("swiftcam", GST_LEVEL_WARNING)
     }

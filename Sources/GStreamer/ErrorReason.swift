@@ -25,6 +25,9 @@ public struct ErrorReason: Sendable, Equatable, CustomStringConvertible {
     public let code: Int
     /// The flow return that stopped the stream, when the element posted one (the `flow-return` detail).
     public let flow: FlowReturn?
+    /// The names of the bins that hold the element that posted it, outermost first (the pipeline's own name left out):
+    /// a failure inside a source bin (`source0`'s decodebin) belongs to that source.
+    public var containers: [String] = []
 
     /// A reason made on this side (tests, errors not from a bus).
     public init(domain: Domain, code: Int, flow: FlowReturn? = nil) {
@@ -72,10 +75,19 @@ public struct ErrorReason: Sendable, Equatable, CustomStringConvertible {
     /// Reads the domain and code of a `GError` and the `flow-return` detail of its message.
     /// Calls `gst_message_parse_error_details`.
     init(error: UnsafeMutablePointer<GError>?, message: UnsafeMutablePointer<GstMessage>) {
+        // "/GstPipeline:pipeline0/GstURIDecodeBin:source0/GstDecodeBin:decodebin0/GstTypeFindElement:typefind": the
+        // path's middle names the bins around the poster, each after its type.
+        let path = message.pointee.src.flatMap { String(adoptingGLibString: gst_object_get_path_string($0)) } ?? ""
+        let names = path.split(separator: "/").map { part in
+            part.firstIndex(of: ":").map { String(part[part.index(after: $0)...]) } ?? String(part)
+        }
+        let containers = names.count > 2 ? Array(names[1..<(names.count - 1)]) : []
         guard let error else {
             self = .unknown
+            self.containers = containers
             return
         }
+        self.containers = containers
         let quark = error.pointee.domain
         if quark == gst_core_error_quark() {
             domain = .core

@@ -1,5 +1,6 @@
 import Capture
 import Foundation
+import Glibc
 
 /// `filters`, `gallery`.
 enum InfoCommands {
@@ -21,6 +22,14 @@ enum InfoCommands {
     static func gallery(_ arguments: [String]) -> Int32 {
         guard let options = Options.parse(arguments, usage: galleryUsage, switches: ["--json"]) else { return ExitCode.usage }
         let directories = options.positional.isEmpty ? ["captures", "recordings"] : options.positional
+        // Folders named by the user must be there (the defaults may not be yet: nothing captured so far).
+        for folder in options.positional {
+            var status = stat()
+            guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                printError("gallery: no such folder \(folder)")
+                return ExitCode.noInput
+            }
+        }
         let items = Gallery.items(in: directories)
         if options.flags.contains("--json") {
             printJSON(items)

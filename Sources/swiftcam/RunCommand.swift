@@ -105,6 +105,11 @@ enum RunCommand {
         hostOptions.reportsStats = !options.flags.contains("--quiet")
         if options.flags.contains("--verbose") { CaptureSession.showGStreamerMessages() }
         let dot = options.value("--dot")
+        // Checked before the camera starts, as `bench --json` is: a typo must not cost the run and then exit 0.
+        if let dot, let reason = SwiftCam.problem(writing: dot) {
+            printError("--dot: cannot write the graph to \(dot): \(reason)")
+            return ExitCode.cantCreate
+        }
         let shownOn = hostOptions.web != nil ? "the camera screen" : "/metrics"
         let outcome = CameraHost(options: hostOptions, observers: [{ report($0, dot: dot, shownOn: shownOn) }]).run()
         if let summary = outcome.summary {

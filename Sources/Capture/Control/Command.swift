@@ -165,10 +165,10 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         return try Command.whiteBalance(.kelvin(kelvin)).checked()
     }
 
-    /// `wb KELVIN` from a number that need not be whole (the page's JSON): rounded, when it is one a whole number can
+    /// `wb KELVIN` from a number that need not be whole (the page's JSON): its whole part, when a whole number can
     /// hold exactly (so the clamp note names what was asked); others are refused before they become an `Int`.
     public static func whiteBalance(kelvin: Double) throws(CommandError) -> Command {
-        guard let whole = Int(exactly: kelvin.rounded()), abs(whole) < 1 << 53 else { throw .usage(Usage.kelvin) }
+        guard let whole = Int(exactly: kelvin.rounded(.towardZero)), abs(whole) < 1 << 53 else { throw .usage(Usage.kelvin) }
         return .whiteBalance(.kelvin(whole))
     }
 

@@ -166,6 +166,8 @@ struct FailureContext: Sendable {
         /// What the config asks of it, in words ("YUY2 1280x720 at 30 fps").
         var asked: String
         var isCamera: Bool
+        /// A `file` source's path: its failures name the file, not a camera.
+        var file: String?
     }
 
     let sources: [String: Source]
@@ -180,7 +182,9 @@ struct FailureContext: Sendable {
                 case .test: "\(name) (test pattern)"
                 case .file: "\(name) (\(source.path ?? "file"))"
                 }
-            sources[name] = Source(device: device, asked: Self.asked(source: source, caps: config.caps), isCamera: source.kind == .v4l2)
+            sources[name] = Source(
+                device: device, asked: Self.asked(source: source, caps: config.caps), isCamera: source.kind == .v4l2,
+                file: source.kind == .file ? source.path ?? "file" : nil)
         }
         self.sources = sources
     }
@@ -211,13 +215,28 @@ struct FailureContext: Sendable {
         deviceExists: (String) -> Bool = { access($0, F_OK) == 0 },
         holder: (String) -> String? = { ProcessHolder.holder(of: $0) }
     ) -> CameraStatus {
-        guard let camera = sources[source] else {
+        // An element inside a source's bin (a file's decodebin and typefind) speaks for that source.
+        let owner = sources[source] != nil ? source : reason.containers.first { sources[$0] != nil }
+        guard let owner, let camera = sources[owner] else {
             return .failed(element: source, message: Self.words(message: message, reason: reason))
+        }
+        if let file = camera.file {
+            return .failed(element: "file \(file)", message: Self.fileWords(message: message, reason: reason))
         }
         let cause = CameraFailure.Cause.of(
             message: message, debug: debug, reason: reason, device: camera.device, asked: camera.asked,
             deviceExists: camera.isCamera ? deviceExists : { _ in true }, holder: holder)
         return CameraStatus(CameraFailure(device: camera.device, cause: cause, next: next))
+    }
+
+    /// A file source's failure in words: one that is not a video GStreamer can play says so.
+    static func fileWords(message: String, reason: ErrorReason) -> String {
+        switch reason.stream {
+        case .typeNotFound?, .wrongType?: return "is not a video file GStreamer can play (its type is not one it knows)"
+        case .codecNotFound?: return "has a video codec this machine has no decoder for"
+        case .demux?, .decode?, .format?: return "could not be read to the end (\(message))"
+        default: return words(message: message, reason: reason)
+        }
     }
 
     /// An element's failure in words: GStreamer's short message, except the flow error it posts when a stream

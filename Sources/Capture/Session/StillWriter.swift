@@ -1,17 +1,20 @@
 import Foundation
+import GStreamer
 import Glibc
 
 /// Writes a file so that it is either complete or absent: a temporary file in the same directory,
 /// fsync, then a hard link to a name nobody holds (never overwriting), then the directory is synced.
 enum StillWriter {
     /// Writes `bytes` as `directory/base.ext`, or `base-2.ext`, `base-3.ext`… if taken. Returns the path written.
-    static func write(_ bytes: [UInt8], directory: String, base: String, extension ext: String) throws -> String {
-        try createDirectory(directory)
+    /// With `parents` false only the folder itself may be made: a client's `snap /nonexistent/dir` must not build a
+    /// tree at the root.
+    static func write(_ bytes: [UInt8], directory: String, base: String, extension ext: String, parents: Bool = true) throws -> String {
+        try createDirectory(directory, parents: parents)
         var template = Array("\(directory)/.\(base).XXXXXX.part".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.map { mkstemps($0, 5) } ?? -1
         }
-        guard descriptor >= 0 else { throw SessionError.writeFailure(path: directory) }
+        guard descriptor >= 0 else { throw SessionError.writeFailure(path: directory, reason: FileCreation.failure(in: directory)) }
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         defer { unlink(temporary) }
         do {
@@ -36,13 +39,19 @@ enum StillWriter {
         throw SessionError.cannotWrite(path: directory, reason: "no free file name for \(base).\(ext)")
     }
 
-    static func createDirectory(_ directory: String) throws {
+    static func createDirectory(_ directory: String, parents: Bool = true) throws {
         // Each missing component in turn, so a failure names the component and the reason.
         var prefix = directory.hasPrefix("/") ? "/" : ""
-        for component in directory.split(separator: "/") {
+        let components = directory.split(separator: "/")
+        for (index, component) in components.enumerated() {
             prefix += (prefix.isEmpty || prefix.hasSuffix("/") ? "" : "/") + component
+            var status = stat()
+            if !parents, index < components.count - 1, stat(prefix, &status) != 0 {
+                throw SessionError.cannotWrite(
+                    path: directory, reason: "no such folder \(prefix) (only the last folder of the path is made)")
+            }
             if mkdir(prefix, 0o755) != 0, errno != EEXIST {
-                throw SessionError.writeFailure(path: directory, reason: "cannot create \(prefix): \(errnoText())")
+                throw SessionError.writeFailure(path: directory, reason: "cannot create \(prefix): \(FileCreation.failure(in: prefix))")
             }
         }
         var status = stat()

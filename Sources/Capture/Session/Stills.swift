@@ -51,7 +51,7 @@ extension CaptureSession {
             }
             path = try StillWriter.write(
                 bytes, directory: directory ?? still?.directory ?? "captures",
-                base: stillBaseName(sequence: sequence, tag: tag), extension: format == .png ? "png" : "jpg")
+                base: stillBaseName(sequence: sequence, tag: tag), extension: format == .png ? "png" : "jpg", parents: directory == nil)
         } catch {
             recordFailure("still failed: \(error)", unprompted: false, kind: FailureKind(of: error))
             throw error

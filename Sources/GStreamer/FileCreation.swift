@@ -1,0 +1,36 @@
+import Foundation
+import Glibc
+
+/// Why a file could not be made, in words a user can act on. Beside `Locked` until the GStreamer-free base module
+/// exists: the stills, the recorder and `bench --json` all create files and say why they could not.
+public enum FileCreation {
+    /// Why a file or folder could not be made at or in `path`, from the errno of the call that failed (read first:
+    /// call this right after it). ENOENT where the folder exists means a file system that takes no new files (`/proc`,
+    /// `/sys`), which "No such file or directory" would hide.
+    public static func failure(in path: String) -> String {
+        failure(in: path, code: errno)
+    }
+
+    /// Why `path` could not be written as a new or replaced file, or nil when it can: checked before work whose result
+    /// goes there (`bench --json`, `run --dot`), by creating and removing a file beside it.
+    public static func problem(writing path: String) -> String? {
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return "Is a directory" }
+        let temporary = path + ".tmp-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return failure(in: temporary) }
+        close(descriptor)
+        unlink(temporary)
+        return nil
+    }
+
+    /// As `failure(in:)`, for an errno read before.
+    public static func failure(in path: String, code: Int32) -> String {
+        let words = String(cString: strerror(code))
+        guard code == ENOENT else { return words }
+        var status = stat()
+        let folder = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? path : (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty, stat(folder, &status) == 0 else { return words }
+        return "\(folder) takes no new files (a file system of the kernel's, as /proc and /sys are)"
+    }
+}
