@@ -47,8 +47,8 @@ import Testing
     /// A command built from values (the page's JSON) is held to the bounds a typed line is, with the same usage.
     @Test(
         arguments: [
-            (Command.focus(x: 2, y: 0), "focus 2 0"), (.exposurePoint(x: 0.5, y: -1), "exposure 0.5 -1"), (.zoom(.infinity), "zoom inf"),
-            (.exposureCompensation(ev: .nan), "exposure ev=nan"), (.whiteBalance(.kelvin(0)), "wb 0"), (.wait(frames: 0), "wait 0"),
+            (Command.focus(x: .nan, y: 0), "focus nan 0"), (.exposurePoint(x: 0.5, y: -.infinity), "exposure 0.5 -inf"),
+            (.zoom(.infinity), "zoom inf"), (.exposureCompensation(ev: .nan), "exposure ev=nan"), (.wait(frames: 0), "wait 0"),
             (.adjust(.hue, .normalized(.infinity)), "hue inf")
         ] as [(Command, String)])
     func builtCommandsKeepTheParsersBounds(command: Command, line: String) {
@@ -60,10 +60,12 @@ import Testing
         }
     }
 
-    /// A temperature far past any `Int` is refused, not converted (a page's `{"kelvin": 1e300}` trapped).
+    /// A temperature far past any `Int` is refused, not converted (a page's `{"kelvin": 1e300}` trapped); any whole
+    /// number is taken, as a typed line's is, for the session to clamp and say so.
     @Test func aHugeTemperatureIsRefused() throws {
         #expect(throws: CommandError.self) { try Command.whiteBalance(kelvin: 1e300) }
-        #expect(throws: CommandError.self) { try Command.whiteBalance(kelvin: -1) }
+        #expect(throws: CommandError.self) { try Command.whiteBalance(kelvin: .nan) }
+        #expect(try Command.whiteBalance(kelvin: -1) == .whiteBalance(.kelvin(-1)))
         #expect(try Command.whiteBalance(kelvin: 5000.5) == .whiteBalance(.kelvin(5000)))
     }
 }
