@@ -117,6 +117,34 @@ struct ExitAndOutputTests {
         #expect(line.hasSuffix("/\(newest)") || line == "recorded recordings/\(newest)", "\(line) vs \(segments.sorted())")
     }
 
+    /// `publish-check` counted a reader's first burst (jitter buffer, preroll) against the time since the first
+    /// arrival: a 30 fps stream read as 35-37 fps. The rate is the frames over their own timestamps' span: a 10 fps
+    /// file, read as fast as it decodes, is 10 fps.
+    @Test func publishCheckReportsTheStreamsOwnRate() throws {
+        let run = try SwiftcamRun()
+        let clip = run.directory.appendingPathComponent("clip.mkv").path
+        try writeClip(to: clip, frames: 50)
+        let result = try run.run(["publish-check", "file://\(clip)", "--seconds", "20"], timeout: 60)
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("10.0 fps received, 50 frames, 0 lost"), "\(result.out)")
+    }
+
+    /// A run shorter than the stats' half-second window ended on "stats … in 10 (0.0 fps)": its rates are those since
+    /// the start, so frames over seconds agree with the line's own figures.
+    @Test func aShortRunsRatesAreTrue() throws {
+        let result = try SwiftcamRun().run(["run", "demo", "--frames", "10", "--no-control", "--quiet"], timeout: 60)
+        #expect(result.status == 0, "\(result.err)")
+        let line = try #require(result.out.split(separator: "\n").last { $0.hasPrefix("stats ") }.map(String.init), "\(result.out)")
+        // "stats configured 0.3s in 10 (33.1 fps) out 10 (33.1 fps) …"
+        let words = line.split(separator: " ")
+        let seconds = try #require(words.first { $0.hasSuffix("s") && Double($0.dropLast()) != nil }.flatMap { Double($0.dropLast()) })
+        let inIndex = try #require(words.firstIndex(of: "in"))
+        let frames = try #require(Double(words[inIndex + 1])), fps = try #require(Double(words[inIndex + 2].dropFirst()))
+        #expect(frames == 10, "\(line)")
+        // The uptime is printed to a tenth of a second: the rate must fall between frames over its bounds.
+        #expect(fps >= frames / (seconds + 0.06) && fps <= frames / max(seconds - 0.06, 0.01), "\(line)")
+    }
+
     /// A missing file source validated, then `run` exited 70 (internal error): it is 66, no input, naming the file.
     @Test func aMissingFileSourceIsNoInput() throws {
         let run = try SwiftcamRun()

@@ -89,6 +89,8 @@ struct RateWindow: Sendable {
     /// The frame counts at that time, and the rates measured over the last window.
     var framesIn = 0, framesOut = 0
     var fpsIn = 0.0, fpsOut = 0.0
+    /// Whether a whole window has passed: before one has, the rates are those since the start.
+    var measured = false
 }
 
 extension CaptureSession {
@@ -110,7 +112,14 @@ extension CaptureSession {
             if span >= 0.5 {
                 window = RateWindow(
                     time: now, framesIn: framesIn, framesOut: framesOut,
-                    fpsIn: Double(framesIn - window.framesIn) / span, fpsOut: Double(framesOut - window.framesOut) / span)
+                    fpsIn: Double(framesIn - window.framesIn) / span, fpsOut: Double(framesOut - window.framesOut) / span,
+                    measured: true)
+            } else if !window.measured, span > 0 {
+                // A run shorter than a window (`--frames 10`) said "10 frames (0.0 fps)": the rate so far is the one.
+                var early = window
+                early.fpsIn = Double(framesIn - window.framesIn) / span
+                early.fpsOut = Double(framesOut - window.framesOut) / span
+                return early
             }
             return window
         }

@@ -15,10 +15,12 @@ public struct StreamReport: Sendable, Equatable {
     public var lost = 0
     /// Seconds from the start to the first decoded frame.
     public var firstFrame: Double?
-    /// Seconds read (from the first frame).
+    /// Seconds the frames span: by their own timestamps, when those run forward, else by their arrival from the first.
     public var seconds = 0.0
 
-    /// Frames per second received, over the time since the first frame.
+    /// Frames per second received, over the span of the frames (a reader's first frames come in a burst, out of the
+    /// jitter buffer and the decoder's preroll: counting them against the time since the first arrival made a 30 fps
+    /// stream read as 35-37 fps).
     public var fps: Double { seconds > 0 ? Double(max(0, frames - 1)) / seconds : 0 }
 
     /// One line for people: `codec H.264 1280x720, 29.9 fps received, 598 frames, 0 lost, first frame after 0.42 s`.
@@ -37,6 +39,7 @@ public struct StreamReport: Sendable, Equatable {
 public final class StreamCheck: Sendable {
     private struct Progress: Sendable {
         var report = StreamReport()
+        var firstPTS: UInt64?
         var lastPTS: UInt64?
         var interval: UInt64?
         var firstTime: Double?
@@ -98,7 +101,11 @@ public final class StreamCheck: Sendable {
 
     private static func finished(_ state: Progress) -> StreamReport {
         var report = state.report
-        if let first = state.firstTime { report.seconds = MonotonicClock.now - first }
+        if let first = state.firstPTS, let last = state.lastPTS, last > first {
+            report.seconds = Double(last - first) / 1e9
+        } else if let first = state.firstTime {
+            report.seconds = MonotonicClock.now - first
+        }
         return report
     }
 
@@ -197,7 +204,10 @@ public final class StreamCheck: Sendable {
                     if slots > 1 { state.report.lost += slots - 1 }
                 }
             }
-            if let pts { state.lastPTS = pts }
+            if let pts {
+                state.firstPTS = state.firstPTS ?? pts
+                state.lastPTS = pts
+            }
         }
     }
 
