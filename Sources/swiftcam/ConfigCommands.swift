@@ -127,8 +127,8 @@ enum ConfigCommands {
         var status = ExitCode.ok
         for file in files {
             do {
-                _ = try ConfigLoader.load(file: file)
-                print("ok \(file.terminalSafe)")
+                let config = try ConfigLoader.load(file: file)
+                print("ok \(file.terminalSafe)" + (runNeeds(config).map { " (note: \($0))" } ?? ""))
             } catch {
                 printError("\(error)")
                 if status == ExitCode.ok { status = ExitCode.for(error) }
@@ -136,6 +136,19 @@ enum ConfigCommands {
         }
         return status
     }
+}
+
+/// What `run` will ask for besides the config (validate accepted a page for every address, which `run` then refused
+/// without a token): nil when the config runs as it is.
+func runNeeds(_ config: PipelineConfig) -> String? {
+    guard let http = config.http, let options = try? WebOptions(parsing: http) else { return nil }
+    do {
+        _ = try options.checked(generatingToken: false)
+        return nil
+    } catch {
+        guard case .tokenRequired = error else { return nil }
+    }
+    return "\"http\": \"\(http)\" serves beyond this machine, so run needs --token TOKEN or --token generate"
 }
 
 /// Prints a value as pretty JSON on stdout, paths plainly (no `\/`).

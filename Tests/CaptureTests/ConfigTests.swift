@@ -55,8 +55,20 @@ struct ConfigTests {
         ("bad-rotate", "rotate", "90"),
         ("not-json", "", "not valid JSON"),
         ("not-an-object", "", "JSON object"),
-        ("bad-record-container", "record.container", "matroska, mp4")
+        ("bad-record-container", "record.container", "matroska, mp4"),
+        // JSON parsers keep one of two equal keys without a word.
+        ("duplicate-key", "filter", "given twice"),
+        ("duplicate-nested-key", "sources[1].pattern", "given twice")
     ]
+
+    /// Keys are compared as JSON reads them (escapes decoded), per object: the same key in two objects is no duplicate.
+    @Test func duplicateKeysAreFoundPerObject() {
+        #expect(DuplicateKeys.first(in: Data(#"{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}"#.utf8)) == nil)
+        #expect(DuplicateKeys.first(in: Data(#"{"filter": "x", "filter": "y"}"#.utf8))?.key == "filter")
+        #expect(DuplicateKeys.first(in: Data(#"{"s": "a\"b", "t": ["}", "{"], "s": 0}"#.utf8))?.key == "s")
+        let nested = DuplicateKeys.first(in: Data(#"{"x": [0, {"y": {"z": 1, "z": 2}}]}"#.utf8))
+        #expect(nested?.path == "x[1].y" && nested?.key == "z")
+    }
 
     @Test(arguments: broken)
     func brokenConfigIsRejectedNamingTheKey(file: String, path: String, mentions: String) {

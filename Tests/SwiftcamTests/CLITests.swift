@@ -131,6 +131,22 @@ struct CLITests {
         #expect(gallery.status == 0 && gallery.out.hasPrefix("["))
     }
 
+    /// `validate` said "ok" of a config whose page listens beyond this machine, which `run` then refused without a token:
+    /// it still validates (a token comes from the command line) and says what `run` will need.
+    @Test func validateSaysWhatRunWillNeed() throws {
+        let run = try SwiftcamRun()
+        let file = run.directory.appendingPathComponent("open.json")
+        try Data(#"{"sources": [{"kind": "test"}], "preview": "none", "http": "0.0.0.0:8080"}"#.utf8).write(to: file)
+        let result = try run.run(["validate", file.path])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(
+            result.out.contains(
+                "(note: \"http\": \"0.0.0.0:8080\" serves beyond this machine, so run needs --token TOKEN or --token generate)"),
+            "\(result.out)")
+        let refused = try run.run(["run", file.path, "--no-control"])
+        #expect(refused.status == 64 && refused.err.contains("needs a token"), "\(refused.err)")
+    }
+
     /// `list` called a valid config without a description "(invalid: run 'swiftcam validate')", while `validate` said ok.
     @Test func listTellsAConfigWithoutADescriptionFromAnInvalidOne() throws {
         let run = try SwiftcamRun()

@@ -17,6 +17,11 @@ public enum ConfigLoader {
         guard tree is [String: Any] else {
             throw ConfigError(file: file, path: "", reason: "a config is a JSON object with keys such as \"sources\" or \"launch\"")
         }
+        if let (path, key) = DuplicateKeys.first(in: data) {
+            throw ConfigError(
+                file: file, path: path.isEmpty ? key : "\(path).\(key)", reason: "given twice in one object (JSON keeps only one): keep one"
+            )
+        }
         for override in overrides {
             tree = try apply(override: override, to: tree, file: file)
         }
