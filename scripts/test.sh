@@ -94,7 +94,7 @@ unit() {
   python3 scripts/check-docs.py .build/debug
   # make docs: the DocC archives build, every public symbol with its summary line.
   bash scripts/docs.sh
-  watched 40 swift test --skip-build --skip PublishTests --skip HostTests.HostServiceTests
+  watched 40 swift test --skip-build --skip PublishTests --skip HostTests.HostServiceTests --skip HostTests.CommandValueTests
   publish
 }
 
@@ -104,8 +104,9 @@ publish() {
   # root) a PID namespace, so no reader or stand-in outlives the run.
   # One suite at a time: each runs a host, encoders and reader processes, and side by side on two cores a reader
   # could miss its 60 s safety net (seen once in CI: an RTSP reader next to the latency suite decoded nothing).
-  # The host's own suite of its page and RTSP server (in this process, on TCP) runs here too.
-  local suites='PublishTests|HostTests.HostServiceTests'
+  # The host's own suites of its page and RTSP server and of every command's values through every transport (in this
+  # process, on TCP) run here too.
+  local suites='PublishTests|HostTests.HostServiceTests|HostTests.CommandValueTests'
   step "publishing (RTSP serve, RTSP/SRT push, stand-ins) and the host's servers inside unshare --net, loopback only"
   if unshare --net --pid --fork --mount-proc true 2>/dev/null; then
     watched 20 unshare --net --pid --fork --mount-proc sh -c "ip link set lo up && swift test --skip-build --no-parallel --filter '$suites'; exit \$?"
