@@ -303,6 +303,16 @@ struct PageTests {
             check();
             """)
         #expect(kelvin as? String == "6500 K", "\(kelvin)")
+        // What the slider shows is what runs: vignette's radius=1 was applied as 0.991 (a step of a hundredth of the
+        // range put 1 between steps).
+        try await browser.click("#filter-list button[data-name=\"vignette\"]")
+        let radius = try await browser.wait(
+            """
+            const check = () => { const s = document.querySelector('#filter-params input[data-key="radius"]'); if (s && swiftcam.state.filter.startsWith('vignette')) done([s.nextElementSibling.textContent, swiftcam.state.filter]); else requestAnimationFrame(check); };
+            check();
+            """)
+        let shownAndRun = radius as? [String] ?? []
+        #expect(shownAndRun.first == "1" && shownAndRun.last?.contains("radius=0.99") == false, "\(shownAndRun)")
         await browser.quit()
     }
 
@@ -397,6 +407,14 @@ struct PageTests {
         let decoded = try decodedFrames(of: file)
         #expect(decoded.frames >= 30, "\(decoded)")
         #expect(decoded.error == nil)
+        // The last capture is a recording: the thumbnail shows a play sign, not an empty box.
+        let thumbnail = try await browser.wait(
+            """
+            const check = () => { const v = document.getElementById('thumb-video'); if (v && !v.hidden) done([v.getBoundingClientRect().width > 0, document.getElementById('thumb-img').hidden]); else requestAnimationFrame(check); };
+            check();
+            """)
+        #expect((thumbnail as? [Bool]) == [true, true], "\(String(describing: thumbnail))")
+        try Self.save(try await browser.screenshot(), as: "recording-thumbnail.png")
         await browser.quit()
     }
 

@@ -133,11 +133,16 @@ function applyState(state) {
   $('record').setAttribute('aria-pressed', String(recording));
   if (recording && !app.recordingSince) app.recordingSince = Date.now();
   if (!recording) { app.recordingSince = null; $('elapsed').textContent = 'REC'; }
-  if (state.lastCapture && /\.(jpe?g|png)$/i.test(state.lastCapture)) {
+  if (state.lastCapture) {
+    // A still shows itself; a recording has no picture to show here, so a play sign stands for it (an empty box did).
+    const still = /\.(jpe?g|png)$/i.test(state.lastCapture);
     const img = $('thumb-img');
-    const source = '/captures/' + encodeURIComponent(state.lastCapture);
-    if (img.getAttribute('src') !== source) img.src = source;
-    img.hidden = false;
+    if (still) {
+      const source = '/captures/' + encodeURIComponent(state.lastCapture);
+      if (img.getAttribute('src') !== source) img.src = source;
+    }
+    img.hidden = !still;
+    $('thumb-video').hidden = still;
   }
   if (state.filter !== undefined) markFilter(state.filter);
   // Analysis events: a marker while one is under way (motion), and the newest events, newest first.
@@ -343,13 +348,18 @@ function chooseFilter(filter) {
       slider.type = 'range';
       slider.min = parameter.min;
       slider.max = parameter.max;
-      slider.step = parameter.kind === 'integer' ? 1 : (parameter.max - parameter.min) / 100;
+      // A power of ten about a hundredth of the range, so the default (and every round value) is a step: a step of
+      // range/100 put vignette's radius=1 between steps, and the slider applied 0.991 while showing 1.
+      const step = parameter.kind === 'integer' ? 1 : Math.pow(10, Math.floor(Math.log10((parameter.max - parameter.min) / 100)));
+      const places = Math.max(0, -Math.round(Math.log10(step)));
+      slider.step = step;
       slider.value = parameter.default;
       slider.dataset.key = parameter.key;
+      slider.dataset.places = places;
       const output = document.createElement('output');
       const shown = (value) => (parameter.unit ? `${value} ${parameter.unit}` : String(value));
-      output.textContent = shown(parameter.default);
-      slider.addEventListener('input', () => { output.textContent = shown(slider.value); applyFilterSoon(); });
+      output.textContent = shown(sliderValue(slider));
+      slider.addEventListener('input', () => { output.textContent = shown(sliderValue(slider)); applyFilterSoon(); });
       label.append(name, slider, output);
       params.append(label);
     }
@@ -357,13 +367,16 @@ function chooseFilter(filter) {
   applyFilter();
 }
 
+/// A slider's value as the number it stands for, without a float's tail (0.1 + 90 steps of 0.01 is 1.0000000000000002).
+function sliderValue(slider) { return parseFloat(Number(slider.value).toFixed(Number(slider.dataset.places || 0))); }
+
 let filterTimer = null;
 function applyFilterSoon() { clearTimeout(filterTimer); filterTimer = setTimeout(applyFilter, 80); }
 
 function applyFilter() {
   const filter = app.selectedFilter;
   if (!filter) { markFilter(''); return api('filter', { chain: '' }); }
-  const values = [...document.querySelectorAll('#filter-params input')].map((input) => `${input.dataset.key}=${input.value}`);
+  const values = [...document.querySelectorAll('#filter-params input')].map((input) => `${input.dataset.key}=${sliderValue(input)}`);
   markFilter(filter.name);
   return api('filter', { chain: [filter.name, ...values].join(' ') });
 }
