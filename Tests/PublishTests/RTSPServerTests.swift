@@ -22,6 +22,28 @@ import Testing
         }
     }
 
+    /// Readers killed mid-stream (SIGKILL: no TEARDOWN, their sockets closed by the kernel) are counted out as their
+    /// connections end, over TCP and UDP alike: the server is not left serving the dead. A live reader keeps the stream
+    /// going meanwhile, so its frames are the clock: at most 90 frames (3 s) are waited for, far less than a session's
+    /// 60 s timeout, which would otherwise end them.
+    @Test func killedReadersAreCountedOut() throws {
+        let stream = TestStream()
+        let server = try RTSPServer(settings: .init(port: 0, path: "/x"), stream: stream)
+        defer { server.stop() }
+        let live = try reader(server.url, "tcp")
+        defer { live.stop() }
+        #expect(live.waitForFrames(10))
+        let readers = try ["tcp", "udp", "tcp", "udp"].map { try reader(server.url, $0) }
+        for reader in readers { #expect(reader.waitForFrames(10), "\(reader.errors.withLock { $0 })") }
+        #expect(server.clients == readers.count + 1)
+        for reader in readers { reader.stop() }
+        var frames = 0
+        while server.clients > 1, frames < 90, live.waitForFrames(live.count + 1) { frames += 1 }
+        #expect(server.clients == 1, "\(server.clients - 1) dead readers still counted after \(frames) frames")
+        // The live one never stopped.
+        #expect(live.waitForFrames(live.count + 10))
+    }
+
     /// 10 readers in other processes, UDP and TCP mixed, each decode ≥ 95 % of 20 s of frames; the encoder runs
     /// once; the host's CPU per frame with 10 clients is compared with 1 (printed; asserted only as a ratio);
     /// a client joining late decodes a frame within one key-frame interval (60 frames).

@@ -212,6 +212,53 @@ import Testing
             "RSS \(after.resident) after, \(before.resident) before, \(full.resident) with \(cap) watching")
     }
 
+    /// Clients that die mid-way (their sockets closed without a word, as a killed process's are): page sockets that were
+    /// watching, each holding a WebRTC viewer, and MJPEG readers. Every slot comes back, not by the idle timeout (an hour
+    /// here) but because the host sees each end: the viewers end, and the cap's worth of new pages is admitted again.
+    @Test func deadPagesAndMJPEGReadersFreeTheirSlots() async throws {
+        let cap = 4
+        let host = try Self.host("SWIFTCAM_WEB", cap: cap + 1, idle: 3600)
+        defer { host.stop() }
+        let monitor = try PageSocket(port: host.port)
+        _ = try monitor.readJSON()
+        let watchers = try (0..<cap).map { _ in try PageSocket(port: host.port) }
+        for watcher in watchers {
+            _ = try watcher.readJSON()
+            try watcher.sendText(#"{"type":"watch"}"#)
+            _ = try watcher.readJSON { $0["type"] as? String == "offer" }
+        }
+        var readers: [Int32] = []
+        defer { readers.forEach { _ = close($0) } }
+        for _ in 0..<cap {
+            let fd = try connectLoopback(port: host.port, timeout: 60)
+            readers.append(fd)
+            let request = Array("GET /stream.mjpg HTTP/1.1\r\nHost: 127.0.0.1:\(host.port)\r\n\r\n".utf8)
+            _ = send(fd, request, request.count, Int32(MSG_NOSIGNAL))
+        }
+        // Everyone is in: the monitor hears the counts reach them.
+        _ = try monitor.readJSON { message in
+            let viewers = message["viewers"] as? [String: Any]
+            return (viewers?["webrtc"] as? Int) == cap && (viewers?["mjpeg"] as? Int) == cap
+        }
+        // And the page sockets are full: one more is refused.
+        let refused = try PageSocket(port: host.port).readClose()
+        #expect(refused.code == 1008, "\(refused)")
+
+        for watcher in watchers { watcher.closeNow() }
+        for fd in readers { close(fd) }
+        readers = []
+        _ = try monitor.readJSON { message in
+            let viewers = message["viewers"] as? [String: Any]
+            return (viewers?["webrtc"] as? Int) == 0 && (viewers?["mjpeg"] as? Int) == 0
+        }
+        // The slots are free: the cap's worth of new pages each get the state, none is refused.
+        let again = try (0..<cap).map { _ in try PageSocket(port: host.port) }
+        for page in again {
+            let state = try page.readJSON()
+            #expect(state["type"] as? String == "state", "\(state)")
+        }
+    }
+
     /// Opens `count` sockets that watch and never answer, and waits for the host to close them as idle and end their viewers.
     static func watchAndTimeOut(count: Int, host: WebHost, idle: Int) async throws {
         let sockets = try (0..<count).map { _ in try PageSocket(port: host.port) }
