@@ -203,7 +203,7 @@ public struct BenchmarkReport: Sendable, Equatable, Codable {
     /// Checks before a run that `writeJSON(to:)` will be able to write `path`: its temporary file beside it is
     /// created and removed, and `path` is not a directory. So a bad `--json` fails at once, not after the benchmark.
     public static func checkWritable(_ path: String) throws {
-        if let reason = FileCreation.problem(writing: path) { throw BenchmarkError.cannotWrite(path: path, reason: reason) }
+        if let reason = FileCreation.problem(replacing: path) { throw BenchmarkError.cannotWrite(path: path, reason: reason) }
     }
 
     private var errnoText: String { String(cString: strerror(errno)) }

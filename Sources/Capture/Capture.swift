@@ -20,9 +20,9 @@ public enum SwiftCam {
 }
 
 extension SwiftCam {
-    /// Why `path` could not take a file the command writes when its work is done (`run --dot`), or nil when it can:
-    /// asked before the work, so a typo costs no run.
+    /// Why `path` could not take a file the command writes in place when its work is done (`run --dot`), or nil when
+    /// it can: asked before the work, so a typo costs no run.
     public static func problem(writing path: String) -> String? {
-        FileCreation.problem(writing: path)
+        FileCreation.problem(writingInPlace: path)
     }
 }

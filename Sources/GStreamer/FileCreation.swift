@@ -11,9 +11,23 @@ public enum FileCreation {
         failure(in: path, code: errno)
     }
 
-    /// Why `path` could not be written as a new or replaced file, or nil when it can: checked before work whose result
-    /// goes there (`bench --json`, `run --dot`), by creating and removing a file beside it.
-    public static func problem(writing path: String) -> String? {
+    /// Why a file could not be written in place at `path` (opened, written, not replaced: `run --dot`), or nil when it
+    /// can: checked before the work whose result goes there. `/dev/stdout` and `/dev/null` are fine; a file made by
+    /// the check is removed again.
+    public static func problem(writingInPlace path: String) -> String? {
+        var status = stat()
+        let existed = stat(path, &status) == 0
+        if existed, status.st_mode & S_IFMT == S_IFDIR { return "Is a directory" }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { return failure(in: path) }
+        close(descriptor)
+        if !existed { unlink(path) }
+        return nil
+    }
+
+    /// Why a file could not be written at `path` the way `bench --json` writes, a new file beside it renamed over it,
+    /// or nil when it can: tried by creating and removing such a file.
+    public static func problem(replacing path: String) -> String? {
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return "Is a directory" }
         let temporary = path + ".tmp-\(getpid())"

@@ -120,7 +120,7 @@ final class TenFramesAnalyzer: FrameAnalyzer {
         // a camera's first frames may already move), and this analyser ends it at its 60th frame.
         let recorder = try #require(session.analysis.triggers?.recorder)
         recorder.handle(AnalysisEvent(source: "motion", kind: "start", time: 0, area: 0.5))
-        session.addAnalyzer(ScriptedMotion(startFrame: 0, endFrame: 60))
+        session.addAnalyzer(ScriptedMotion(startFrame: nil, endFrame: 60))
         try session.start()
         session.waitUntilDone(frames: 90)
         session.drainAnalysis()
@@ -149,13 +149,14 @@ final class TenFramesAnalyzer: FrameAnalyzer {
     }
 }
 
-/// An analyser named "motion" that starts its event at its `startFrame`th frame and ends it at its `endFrame`th.
+/// An analyser named "motion" that starts its event at its `startFrame`th frame (none when nil: the test started it)
+/// and ends it at its `endFrame`th.
 final class ScriptedMotion: FrameAnalyzer {
     let name = "motion"
-    let startFrame: Int, endFrame: Int
+    let startFrame: Int?, endFrame: Int
     private var seen = 0
 
-    init(startFrame: Int, endFrame: Int) {
+    init(startFrame: Int?, endFrame: Int) {
         (self.startFrame, self.endFrame) = (startFrame, endFrame)
     }
 

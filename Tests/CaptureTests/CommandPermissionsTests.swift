@@ -65,6 +65,8 @@ import Testing
     @Test func aHugeTemperatureIsRefused() throws {
         #expect(throws: CommandError.self) { try Command.whiteBalance(kelvin: 1e300) }
         #expect(throws: CommandError.self) { try Command.whiteBalance(kelvin: .nan) }
+        // Int.min's magnitude is no Int: a check on the whole number trapped here.
+        #expect(throws: CommandError.self) { try Command.whiteBalance(kelvin: -9_223_372_036_854_775_808) }
         #expect(try Command.whiteBalance(kelvin: -1) == .whiteBalance(.kelvin(-1)))
         #expect(try Command.whiteBalance(kelvin: 5000.5) == .whiteBalance(.kelvin(5000)))
     }

@@ -21,7 +21,8 @@ struct CommandTests {
             ("stats", .stats(json: false)), ("stats --json", .stats(json: true)), ("wait 10", .wait(frames: 10)),
             ("quit", .quit), ("exit", .quit), ("stop", .quit), ("help", .help),
             // Every control takes any finite number and the session clamps it (and says so): the parser refuses none.
-            ("wb 0", .whiteBalance(.kelvin(0))), ("zoom 0", .zoom(0)), ("focus 2 -1", .focus(x: 2, y: -1)),
+            ("wb 0", .whiteBalance(.kelvin(0))), ("wb 5000.5", .whiteBalance(.kelvin(5000))), ("zoom 0", .zoom(0)),
+            ("focus 2 -1", .focus(x: 2, y: -1)),
             ("brightness 1e308", .adjust(.brightness, .normalized(1e308))),
             // A folder is the rest of the line.
             ("snap dir with space", .snap(directory: "dir with space"))
@@ -49,7 +50,9 @@ struct CommandTests {
             ("", CommandError.empty), ("   \t ", .empty), ("nosuch", .unknownCommand("nosuch")),
             ("zoom nan", .usage("zoom FACTOR, e.g. zoom 2")), ("zoom", .usage("zoom FACTOR, e.g. zoom 2")),
             ("exposure ev=inf", .usage("exposure ev=STOPS, e.g. exposure ev=1")), ("torch maybe", .usage("torch on|off")),
-            ("wb hot", .usage("wb auto|KELVIN with KELVIN from 2000 to 12000, e.g. wb 5000")), ("record", .usage("record start|stop")),
+            ("wb hot", .usage("wb auto|KELVIN with KELVIN from 2000 to 12000 (others are clamped), e.g. wb 5000")),
+            ("wb 1e20", .usage("wb auto|KELVIN with KELVIN from 2000 to 12000 (others are clamped), e.g. wb 5000")),
+            ("record", .usage("record start|stop")),
             // Extra words are refused, not ignored (`quit now` quit, `stats --json extra` answered).
             ("quit now", .usage("quit (it takes nothing)")), ("stats --json extra", .usage("stats [--json]")),
             ("switch back", .usage("switch (it takes nothing)")), ("record start now", .usage("record start|stop")),

@@ -28,6 +28,12 @@ struct PathArgumentTests {
         #expect(!result.out.contains("running ") && !result.err.contains("bench ["), "the work ran: \(result.out)")
     }
 
+    /// A file that exists is written in place: `--dot /dev/null` is fine, as any writable file is.
+    @Test func aWritableFileThatExistsIsTaken() throws {
+        let result = try SwiftcamRun().run(["run", "demo", "--dot", "/dev/null", "--frames", "3", "--no-control", "--quiet"], timeout: 60)
+        #expect(result.status == 0, "\(result.err)")
+    }
+
     /// `snap /nonexistent/dir` made /nonexistent and /nonexistent/dir at the root; `snap /proc` said "No such file or
     /// directory"; `ctl snap "dir with space"` was a usage error. A client's folder is made only as its last part.
     @Test func snapFoldersFromAClient() throws {

@@ -58,16 +58,22 @@ public struct DisplayProbe: Sendable, Equatable {
         case tcp(host: String, port: Int)
     }
 
-    /// Parses a `DISPLAY` value; nil when it is not of the form `[host]:N[.S]`.
+    /// Parses a `DISPLAY` value, `[protocol/][host]:N[.S]`; nil when it is not of that form.
     static func x11Address(_ display: String) -> X11Address? {
         guard let colon = display.lastIndex(of: ":") else { return nil }
         var host = String(display[..<colon])
         let rest = display[display.index(after: colon)...]
         let number = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         guard let display = Int(number), (0...59_535).contains(display) else { return nil }
-        if host.hasSuffix("/unix") { host = String(host.dropLast("/unix".count)) }
+        // `unix/:0`, `tcp/localhost:10`: the protocol comes first.
+        var transport = ""
+        if let slash = host.lastIndex(of: "/") {
+            transport = String(host[..<slash])
+            host = String(host[host.index(after: slash)...])
+        }
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return host.isEmpty || host == "unix" ? .local(display: display) : .tcp(host: host, port: 6000 + display)
+        if transport == "unix" || (transport.isEmpty && (host.isEmpty || host == "unix")) { return .local(display: display) }
+        return .tcp(host: host.isEmpty ? "localhost" : host, port: 6000 + display)
     }
 
     private static func x11Answers(_ display: String, seconds: Double) -> Bool {
@@ -81,21 +87,24 @@ public struct DisplayProbe: Sendable, Equatable {
         }
     }
 
-    /// Whether a stream socket at `path` accepts a connection (a leading NUL names an abstract socket).
+    /// Whether a stream socket at `path` accepts a connection (a leading NUL names an abstract socket). Without
+    /// waiting: a server whose queue is full (a stopped X server) is there all the same.
     static func connects(unix path: String) -> Bool {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let descriptor = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         // An abstract name's length is exact (no terminating NUL); a path's includes its NUL.
         let length = MemoryLayout<sa_family_t>.size + bytes.count + (path.hasPrefix("\0") ? 0 : 1)
-        return withUnsafePointer(to: &address) {
+        let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(length)) }
-        } == 0
+        }
+        return connected == 0 || errno == EAGAIN
     }
 
     /// Whether `host:port` accepts a TCP connection within `seconds` (each address the name resolves to is tried).

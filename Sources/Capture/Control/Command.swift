@@ -75,12 +75,13 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         guard let first = words.first else { throw .empty }
         let verb = first.lowercased()
         let arguments = Array(words.dropFirst())
+        // What follows the verb as typed, for the commands that take the rest of the line (a chain, a folder).
+        let rest = String(String.UnicodeScalarView(trimmed.unicodeScalars.dropFirst(first.unicodeScalars.count)))
         switch verb {
         case "snap", "snapshot":
             // The folder is the rest of the line, spaces and all ("snap dir with space").
-            let rest = String(String.UnicodeScalarView(trimmed.unicodeScalars.dropFirst(first.unicodeScalars.count)))
-                .trimmingCharacters(in: .whitespaces)
-            self = .snap(directory: rest.isEmpty ? nil : rest)
+            let folder = rest.trimmingCharacters(in: .whitespaces)
+            self = .snap(directory: folder.isEmpty ? nil : folder)
         case "switch":
             guard arguments.isEmpty else { throw .usage("switch (it takes nothing)") }
             self = .switchCamera
@@ -116,8 +117,7 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
                 throw .usage(usage)
             }
         case "filter":
-            let rest = trimmed.unicodeScalars.dropFirst(first.unicodeScalars.count)
-            self = .filterChain(String(String.UnicodeScalarView(rest)))
+            self = .filterChain(rest)
         case "record":
             switch (arguments.first, arguments.count) {
             case ("start", 1): self = .recordStart
@@ -157,22 +157,23 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `wb`'s argument: `auto` (any case) or a temperature in kelvin, `5000` or `5000K`.
+    /// `wb`'s argument: `auto` (any case) or a temperature in kelvin, `5000` or `5000K`, read as the page's number is.
     public static func whiteBalance(mode text: String) throws(CommandError) -> Command {
         if text.lowercased() == "auto" { return .whiteBalance(.auto) }
         let digits = text.lowercased().hasSuffix("k") ? String(text.dropLast()) : text
-        guard let kelvin = Int(digits) else { throw .usage(Usage.kelvin) }
-        return try Command.whiteBalance(.kelvin(kelvin)).checked()
+        guard let kelvin = Double(digits) else { throw .usage(Usage.kelvin) }
+        return try whiteBalance(kelvin: kelvin)
     }
 
-    /// `wb KELVIN` from a number that need not be whole (the page's JSON): its whole part, when a whole number can
-    /// hold exactly (so the clamp note names what was asked); others are refused before they become an `Int`.
+    /// `wb KELVIN` from a number that need not be whole: its whole part, when it is within ±2^53 (where a Double holds
+    /// every whole number, so the clamp note names what was asked); a temperature past that, inf or nan is refused
+    /// before it becomes an `Int`.
     public static func whiteBalance(kelvin: Double) throws(CommandError) -> Command {
-        guard let whole = Int(exactly: kelvin.rounded(.towardZero)), abs(whole) < 1 << 53 else { throw .usage(Usage.kelvin) }
+        guard abs(kelvin) < 0x1p53, let whole = Int(exactly: kelvin.rounded(.towardZero)) else { throw .usage(Usage.kelvin) }
         return .whiteBalance(.kelvin(whole))
     }
 
-    /// `brightness|contrast|saturation|hue` (the verb) at a level in -1…1 (the session refuses others).
+    /// `brightness|contrast|saturation|hue` (the verb) at a level (the session clamps it into -1…1 and says so).
     public static func adjust(_ verb: String, level: Double) throws(CommandError) -> Command {
         guard let adjustment = ColorAdjustment(rawValue: verb) else { throw .unknownCommand(verb) }
         return try Command.adjust(adjustment, .normalized(level)).checked()
@@ -191,7 +192,7 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         static let focus = "focus X Y with X and Y from 0 to 1 (the picture's corners), e.g. focus 0.5 0.5"
         static let exposurePoint = "exposure X Y (0…1, e.g. exposure 0.5 0.5) or exposure ev=STOPS"
         static let kelvin =
-            "wb auto|KELVIN with KELVIN from \(Command.kelvinRange.lowerBound) to \(Command.kelvinRange.upperBound), e.g. wb 5000"
+            "wb auto|KELVIN with KELVIN from \(Command.kelvinRange.lowerBound) to \(Command.kelvinRange.upperBound) (others are clamped), e.g. wb 5000"
         static let wait = "wait FRAMES, a whole number from 1 to 100000: answers once that many more frames have been filtered"
         static func adjust(_ adjustment: ColorAdjustment) -> String {
             "\(adjustment.rawValue) V: a whole number in the camera's units, or a level from -1.0 to 1.0"

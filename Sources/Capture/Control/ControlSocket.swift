@@ -373,7 +373,8 @@ enum EventStream {
     /// Answers `ok`, then sends each event as it comes; a client that does not read loses events rather than holding up
     /// the analyser (each line is sent without waiting). Returns when the client closes its end.
     static func serve(_ client: Int32, session: CaptureSession, reader: inout LineReader) {
-        guard !session.analyzerStats.isEmpty else {
+        // Nothing running and nothing the config will start (its analysers are made at the first start).
+        guard !session.analyzerStats.isEmpty || !(session.config.analyze ?? []).isEmpty else {
             ControlServer.answer(client, .error(noAnalyzers))
             return
         }
