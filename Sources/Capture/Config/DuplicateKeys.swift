@@ -29,6 +29,8 @@ enum DuplicateKeys {
             case UInt8(ascii: "["):
                 stack.append(.array(path: childPath(), index: 0))
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                // Balanced in valid JSON; a parser that let something else through must not trap here.
+                guard !stack.isEmpty else { return nil }
                 stack.removeLast()
                 if case let .object(path, keys, _)? = stack.last {
                     stack[stack.count - 1] = .object(path: path, keys: keys, pendingKey: nil)
