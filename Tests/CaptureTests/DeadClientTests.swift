@@ -21,10 +21,7 @@ import Testing
     @Test(arguments: requests.map(\.name))
     func aDeadClientFreesItsSlot(request: String) throws {
         let bytes = try #require(Self.requests.first { $0.name == request }).bytes
-        let (session, folder) = try scratchSession(
-            """
-            {"sources": [{"kind": "test"}], "caps": {"width": 64, "height": 48, "framerate": 30, "format": "I420"}, "preview": "none"}
-            """)
+        let (session, folder) = try Self.smallSession()
         defer { try? FileManager.default.removeItem(at: folder) }
         session.addAnalyzer(TickAnalyzer())
         try session.start()
@@ -76,10 +73,7 @@ import Testing
     /// A `wait` whose client is gone ends at once and says so; one whose client only ended its sending half still
     /// gets its answer (a shell's `printf 'wait 3\n' | nc -U -N` reads the reply after its input ends).
     @Test func aWaitEndsWithItsClientButNotWithAHalfClose() throws {
-        let (session, folder) = try scratchSession(
-            """
-            {"sources": [{"kind": "test"}], "caps": {"width": 64, "height": 48, "framerate": 30, "format": "I420"}, "preview": "none"}
-            """)
+        let (session, folder) = try Self.smallSession()
         defer { try? FileManager.default.removeItem(at: folder) }
         try session.start()
         defer { session.stop() }
@@ -100,10 +94,7 @@ import Testing
 
     /// `events` where nothing makes events was a connection that stayed silent for ever: it is refused in one line.
     @Test func eventsWithoutAnalysersIsRefused() throws {
-        let (session, folder) = try scratchSession(
-            """
-            {"sources": [{"kind": "test"}], "caps": {"width": 64, "height": 48, "framerate": 30, "format": "I420"}, "preview": "none"}
-            """)
+        let (session, folder) = try Self.smallSession()
         defer { try? FileManager.default.removeItem(at: folder) }
         try session.start()
         defer { session.stop() }
@@ -116,10 +107,7 @@ import Testing
 
     /// The session's side: a wait for a requester that is gone returns what it saw, without waiting for the frames.
     @Test func aWaitForARequesterThatIsGoneReturns() throws {
-        let (session, folder) = try scratchSession(
-            """
-            {"sources": [{"kind": "test"}], "caps": {"width": 64, "height": 48, "framerate": 30, "format": "I420"}, "preview": "none"}
-            """)
+        let (session, folder) = try Self.smallSession()
         defer { try? FileManager.default.removeItem(at: folder) }
         try session.start()
         defer { session.stop() }
@@ -135,6 +123,16 @@ import Testing
             return
         }
         #expect(reason.hasPrefix("the client went away after "), "\(reason)")
+    }
+}
+
+extension DeadClientTests {
+    /// A session of a small test pattern (not started), and its scratch folder.
+    static func smallSession() throws -> (CaptureSession, URL) {
+        try scratchSession(
+            """
+            {"sources": [{"kind": "test"}], "caps": {"width": 64, "height": 48, "framerate": 30, "format": "I420"}, "preview": "none"}
+            """)
     }
 }
 

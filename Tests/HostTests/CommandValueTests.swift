@@ -143,7 +143,7 @@ import Web
     /// for a file, 422 from the session).
     private func pageReply(_ line: String, port: Int) -> Reply? {
         guard let body = try? JSONSerialization.data(withJSONObject: ["line": line]),
-            let answer = HTTPClient.post("/api/command", body: body, port: port),
+            let answer = LoopbackHTTP.post("/api/command", body: body, port: port),
             let json = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any]
         else { return nil }
         if let reply = json["reply"] as? String, answer.status == 200 {
@@ -153,41 +153,5 @@ import Web
             return .error(error.hasPrefix("error ") ? String(error.dropFirst(6)) : error)
         }
         return nil
-    }
-}
-
-/// A plain HTTP/1.1 client for 127.0.0.1 (one request a connection).
-enum HTTPClient {
-    static func post(_ path: String, body: Data, port: Int) -> (status: Int, body: Data)? {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        // A safety net for a server that accepts and never answers, not a measure of speed.
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return nil }
-        let head =
-            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        let request = Array(head.utf8) + [UInt8](body)
-        guard send(descriptor, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return nil }
-        var answer: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(descriptor, &chunk, chunk.count, 0)
-            guard count > 0 else { break }
-            answer += chunk[..<count]
-        }
-        let text = String(decoding: answer, as: UTF8.self)
-        guard let split = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ").dropFirst().first ?? "") else {
-            return nil
-        }
-        return (status, Data(text[split.upperBound...].utf8))
     }
 }

@@ -46,24 +46,7 @@ import Web
 
     /// Sends `text` to 127.0.0.1:`port` and reads the answer's first bytes; nil when nothing accepts the connection.
     private func request(port: Int, _ text: String) -> String? {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        // A safety net for a server that accepts and never answers, not a measure of speed.
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { return nil }
-        let bytes = Array(text.utf8)
-        guard send(descriptor, bytes, bytes.count, Int32(MSG_NOSIGNAL)) == bytes.count else { return nil }
-        var answer = [UInt8](repeating: 0, count: 4096)
-        let count = recv(descriptor, &answer, answer.count, 0)
-        return count > 0 ? String(decoding: answer[..<count], as: UTF8.self) : nil
+        guard let answer = LoopbackHTTP.exchange(port: port, Array(text.utf8), firstChunkOnly: true), !answer.isEmpty else { return nil }
+        return String(decoding: answer, as: UTF8.self)
     }
 }

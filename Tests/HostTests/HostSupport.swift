@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 
 @testable import Capture
@@ -140,5 +141,47 @@ extension HostOutcome {
         case .pageUnavailable: "pageUnavailable"
         case .shownUntilStopped: "shownUntilStopped"
         }
+    }
+}
+
+/// One HTTP (or RTSP) exchange with 127.0.0.1: the request's bytes out, the answer read to its end (the server closes).
+enum LoopbackHTTP {
+    /// The answer's bytes; nil when nothing accepts the connection or the request cannot be sent.
+    static func exchange(port: Int, _ request: [UInt8], firstChunkOnly: Bool = false) -> [UInt8]? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        // A safety net for a server that accepts and never answers, not a measure of speed.
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0, send(descriptor, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { return nil }
+        var answer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &chunk, chunk.count, 0)
+            guard count > 0 else { break }
+            answer += chunk[..<count]
+            if firstChunkOnly { break }
+        }
+        return answer
+    }
+
+    /// `POST path` with a JSON body: the status and the body of the answer.
+    static func post(_ path: String, body: Data, port: Int) -> (status: Int, body: Data)? {
+        let head =
+            "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        guard let answer = exchange(port: port, Array(head.utf8) + [UInt8](body)) else { return nil }
+        let text = String(decoding: answer, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ").dropFirst().first ?? "") else {
+            return nil
+        }
+        return (status, Data(text[split.upperBound...].utf8))
     }
 }
