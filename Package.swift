@@ -21,17 +21,43 @@ let portable = Context.environment["SWIFTCAM_PORTABLE"] == "1"
 // VL, CD: skylake-avx512) with VBMI's byte permutes; SWIFTCAM_AVX2 and SWIFTCAM_AVX512 let a shared source file use
 // the wider intrinsics in that copy only. FiltersPortable compiles the shared cores without SWIFTCAM_INTRINSICS: the
 // portable kernels beside the others. The condition is the manifest's architecture, as for the CPU flags.
+// The x86-only targets exist only where they can compile: in a manifest read on x86-64, unless SWIFTCAM_PORTABLE=1 (a
+// portable build here, or a cross-build for another architecture from this machine). Elsewhere — an ARM64 board — they
+// are not declared at all: a whole-package build (`swift build --build-tests`) compiles every declared target, and their
+// sources are x86 intrinsics.
+#if arch(x86_64)
+let x86Kernels = !portable
+#else
+let x86Kernels = false
+#endif
+
 #if arch(x86_64)
 let intrinsics: [SwiftSetting] = [.define("SWIFTCAM_INTRINSICS")]
 let avx2: [SwiftSetting] = intrinsics + [.unsafeFlags(["-target-cpu", "haswell"]), .define("SWIFTCAM_AVX2")]
 let avx512: [SwiftSetting] =
     intrinsics + [.unsafeFlags(["-target-cpu", "skylake-avx512", "-Xcc", "-mavx512vbmi"]), .define("SWIFTCAM_AVX512")]
-let filtersIntrinsics: [SwiftSetting] = [.define("SWIFTCAM_INTRINSICS", .when(traits: ["NativeSIMD"]))]
+// With the trait but without the x86 targets (SWIFTCAM_PORTABLE=1 and --traits NativeSIMD) there is nothing to dispatch to.
+let filtersIntrinsics: [SwiftSetting] = x86Kernels ? [.define("SWIFTCAM_INTRINSICS", .when(traits: ["NativeSIMD"]))] : []
 #else
 let avx2: [SwiftSetting] = []
 let avx512: [SwiftSetting] = []
 let filtersIntrinsics: [SwiftSetting] = []
 #endif
+
+let x86Targets: [Target] =
+    x86Kernels
+    ? [
+        .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
+        .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
+        .target(name: "FiltersPortable", swiftSettings: strictImports)
+    ] : []
+let filtersKernelSets: [Target.Dependency] =
+    x86Kernels
+    ? [
+        .target(name: "FiltersPortable", condition: .when(traits: ["NativeSIMD"])),
+        .target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
+        .target(name: "FiltersAVX512", condition: .when(traits: ["NativeSIMD"]))
+    ] : []
 
 let package = Package(
     name: "SwiftCam",
@@ -62,19 +88,10 @@ let package = Package(
             name: "CGStreamer", pkgConfig: "gstreamer-app-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
         .target(name: "GStreamer", dependencies: ["CGStreamer"], swiftSettings: strictImports),
-        .systemLibrary(name: "CV4L2"),
-        .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
-        .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
-        .target(name: "FiltersPortable", swiftSettings: strictImports),
+        .systemLibrary(name: "CV4L2")
+    ] + x86Targets + [
         // The AVX and portable modules only with the NativeSIMD trait; without it Filters' own cores are the portable ones.
-        .target(
-            name: "Filters",
-            dependencies: [
-                .target(name: "FiltersPortable", condition: .when(traits: ["NativeSIMD"])),
-                .target(name: "FiltersAVX2", condition: .when(traits: ["NativeSIMD"])),
-                .target(name: "FiltersAVX512", condition: .when(traits: ["NativeSIMD"]))
-            ],
-            swiftSettings: strictImports + filtersIntrinsics),
+        .target(name: "Filters", dependencies: filtersKernelSets, swiftSettings: strictImports + filtersIntrinsics),
         .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
         // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type).
         .target(name: "CFilterPlugin"),
