@@ -21,7 +21,8 @@ struct InvertTests {
 
     /// A deterministic picture whose YUV samples stay in the legal limited range.
     static func sample(_ frameIndex: Int, _ plane: Int, _ x: Int, _ y: Int) -> UInt8 {
-        UInt8(16 + (x &* 7 &+ y &* 13 &+ frameIndex &* 29 &+ plane &* 41) % 220)
+        let mixed: Int = x &* 7 &+ y &* 13 &+ frameIndex &* 29 &+ plane &* 41
+        return UInt8(16 + mixed % 220)
     }
 
     @Test(arguments: [("RGBA", 33, 17), ("BGRx", 32, 18), ("I420", 33, 17), ("NV12", 33, 17), ("NV12", 64, 48)])

@@ -128,9 +128,11 @@ final class RGBFixedKernel {
         let k = gain.coefficient(width: width, height: height)
         coefficient = k
         // In the kernel's lane order: within each block of eight, lane 2j is pixel j, lane 2j + 1 pixel 4 + j.
-        columns = VignetteShape.columnTerms((width + 7) / 8 * 8 + 8, k: k) { i in
+        let centre = Double(width) / 2
+        columns = VignetteShape.columnTerms((width + 7) / 8 * 8 + 8, k: k) { (i: Int) -> Double in
             let lane = i % 8
-            return Double(i - lane + (lane % 2 == 0 ? lane / 2 : 4 + lane / 2)) + 0.5 - Double(width) / 2
+            let pixel: Int = i - lane + (lane % 2 == 0 ? lane / 2 : 4 + lane / 2)
+            return Double(pixel) + 0.5 - centre
         }
     }
 

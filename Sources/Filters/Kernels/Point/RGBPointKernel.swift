@@ -318,6 +318,17 @@ final class RGBPointKernel {
         }
     }
 
+    /// `r·a + g·b + b·c + offset`, lane by lane.
+    @inline(__always)
+    static func row(
+        _ r: Lanes<Float>, _ g: Lanes<Float>, _ b: Lanes<Float>, _ kr: Float, _ kg: Float, _ kb: Float, _ offset: Float
+    ) -> Lanes<Float> {
+        var sum: Lanes<Float> = r * kr
+        sum += g * kg
+        sum += b * kb
+        return sum + offset
+    }
+
     @inline(__always)
     static func applyAll(
         _ stages: UnsafeBufferPointer<Stage>, _ r: inout Lanes<Float>, _ g: inout Lanes<Float>,
@@ -327,10 +338,12 @@ final class RGBPointKernel {
             let stage = stages[index]
             switch stage.kind {
             case .affine:
+                // One typed step at a time: the three-term sums of vectors and scalars in one expression took the type
+                // checker about a second each here, and ten times that on an emulated ARM64.
                 let m = stage.m
-                let r2 = r * m[0] + g * m[1] + b * m[2] + m[9]
-                let g2 = r * m[3] + g * m[4] + b * m[5] + m[10]
-                let b2 = r * m[6] + g * m[7] + b * m[8] + m[11]
+                let r2: Lanes<Float> = Self.row(r, g, b, m[0], m[1], m[2], m[9])
+                let g2: Lanes<Float> = Self.row(r, g, b, m[3], m[4], m[5], m[10])
+                let b2: Lanes<Float> = Self.row(r, g, b, m[6], m[7], m[8], m[11])
                 r = r2; g = g2; b = b2
             case .curve:
                 guard let table = stage.table else { continue }

@@ -294,8 +294,14 @@ struct GreyTable {
         keep = UInt32(0xFF) << UInt32(bytes.a * 8)
         self.after = after
         self.uniform = uniform
-        let table = (0..<256).map { v in
-            [bytes.r, bytes.g, bytes.b].reduce(UInt32(0)) { $0 | UInt32(after[$1 * 256 + v]) << UInt32($1 * 8) }
+        // Each value's three bytes placed at their channels' offsets (a loop: the same as a map over a reduce, which
+        // took the type checker seconds).
+        var table = [UInt32](repeating: 0, count: 256)
+        for v in 0..<256 {
+            for channel in [bytes.r, bytes.g, bytes.b] {
+                let byte = UInt32(after[channel * 256 + v])
+                table[v] |= byte << UInt32(channel * 8)
+            }
         }
         self.table = table
         let cut = table.firstIndex { $0 != table[0] } ?? 256

@@ -63,7 +63,8 @@ final class RGBTonePass {
     /// a grey level that is never negative every multiply of the portable kernels is a 16-bit one).
     static func rankOne(_ m: [Double]) -> (k: [Double], g: [Double])? {
         let rows = (0..<3).map { Array(m[(3 * $0)..<(3 * $0 + 3)]) }
-        guard var basis = rows.max(by: { $0.map(abs).reduce(0, +) < $1.map(abs).reduce(0, +) }) else { return nil }
+        let weight: ([Double]) -> Double = { row in row.reduce(0) { $0 + abs($1) } }
+        guard var basis = rows.max(by: { weight($0) < weight($1) }) else { return nil }
         let largest = basis.map(abs).max() ?? 0
         guard largest > 1e-9 else { return nil }
         if basis.reduce(0, +) < 0 { basis = basis.map { -$0 } }
