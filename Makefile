@@ -119,6 +119,13 @@ load-rtsp: deps
 screenshots: deps
 	@SWIFTCAM_SCREENSHOTS=docs/screenshots bash scripts/test.sh web
 
+.PHONY: arm64-root
+# An emulated Debian arm64 root (sid: the Debian with Swift for arm64) with swiftlang and SwiftCam's -dev packages, under
+# .build/arm64/root (ARM64_ROOT); made once (~25 min, 6 GB) through qemu-user-static and binfmt_misc, as root.
+# `scripts/arm64-root.sh run CMD` runs CMD inside it in this checkout. The ARM64 build and test stage grows from it.
+arm64-root:
+	@bash scripts/arm64-root.sh
+
 .PHONY: package test-package
 # The Debian package that installs SwiftCam without Swift: .build/package/swiftcam_VERSION_ARCH.deb (docs/package.md).
 package: deps
