@@ -89,11 +89,7 @@ final class TenFramesAnalyzer: FrameAnalyzer {
 
         // One recording, tagged, whose first frame is at least preRoll − 0.5 s before the event and whose last is postRoll
         // after the motion ended (within a frame).
-        let recordings = Gallery.items(in: [folder.appendingPathComponent("events").path])
-        try #require(recordings.count == 1 && recordings.first?.event == "motion", "\(recordings)")
-        let path = try #require(recordings.first?.path)
-        let sidecar =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".event.json"))) as? [String: Any] ?? [:]
+        let (path, sidecar) = try Self.onlyMotionRecording(in: folder.appendingPathComponent("events").path)
         let first = try #require(sidecar["firstFrame"] as? Double), last = try #require(sidecar["lastFrame"] as? Double)
         let eventTime = Double(start.time) / 1e9, endTime = Double(end.time) / 1e9
         #expect(eventTime - first >= 2 - 0.5, "\(sidecar)")
@@ -125,16 +121,21 @@ final class TenFramesAnalyzer: FrameAnalyzer {
         session.waitUntilDone(frames: 90)
         session.drainAnalysis()
         session.stop()
-        let recordings = Gallery.items(in: [folder.appendingPathComponent("events").path])
-        try #require(recordings.count == 1 && recordings.first?.event == "motion", "\(recordings)")
-        let path = try #require(recordings.first?.path)
-        let sidecar =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".event.json"))) as? [String: Any] ?? [:]
+        let (path, sidecar) = try Self.onlyMotionRecording(in: folder.appendingPathComponent("events").path)
         // From the encoder's first frame to the event's end and its post-roll: about two seconds of frames.
         let first = try #require(sidecar["firstFrame"] as? Double), last = try #require(sidecar["lastFrame"] as? Double)
         let end = try #require(sidecar["end"] as? Double)
         #expect(first < end && last >= end + 0.5 - 1.0 / 30, "\(sidecar)")
         #expect(try frameTimes(path).count >= 45)
+    }
+
+    /// The one recording a motion event left in `folder`, and its sidecar's fields.
+    static func onlyMotionRecording(in folder: String) throws -> (path: String, sidecar: [String: Any]) {
+        let recordings = Gallery.items(in: [folder])
+        try #require(recordings.count == 1 && recordings.first?.event == "motion", "\(recordings)")
+        let path = try #require(recordings.first?.path)
+        let sidecar = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path + ".event.json"))) as? [String: Any]
+        return (path, sidecar ?? [:])
     }
 
     /// The timestamps of the encoded frames in a Matroska file, in order.
