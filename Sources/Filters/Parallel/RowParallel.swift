@@ -299,11 +299,16 @@ enum CPUSet {
     static func ofThisThread() -> [Int32] {
         var set = cpu_set_t()
         guard let getAffinity, getAffinity(0, MemoryLayout<cpu_set_t>.size, &set) == 0 else { return [] }
-        return withUnsafeBytes(of: &set) { raw in
-            let words = raw.bindMemory(to: UInt64.self)
-            return (0..<words.count * bitsPerWord).compactMap { cpu in
-                words[cpu / bitsPerWord] & (1 << UInt64(cpu % bitsPerWord)) != 0 ? Int32(cpu) : nil
+        // A loop with typed steps: the same as a compactMap in one expression, which Debian's arm64 Swift (an
+        // assertions build, under emulation) gave up type-checking.
+        return withUnsafeBytes(of: &set) { (raw: UnsafeRawBufferPointer) -> [Int32] in
+            let words: UnsafeBufferPointer<UInt64> = raw.bindMemory(to: UInt64.self)
+            var cpus: [Int32] = []
+            for cpu in 0..<(words.count * bitsPerWord) {
+                let bit: UInt64 = 1 << UInt64(cpu % bitsPerWord)
+                if words[cpu / bitsPerWord] & bit != 0 { cpus.append(Int32(cpu)) }
             }
+            return cpus
         }
     }
 
