@@ -30,4 +30,12 @@ static inline GObjectClass *CGStreamer_object_class(gpointer object) { return G_
 
 // The fraction GType is a runtime-registered global variable behind a macro.
 static inline GType CGStreamer_type_fraction(void) { return GST_TYPE_FRACTION; }
+
+// GLib 2.80 and later mark their flag enums G_GNUC_FLAG_ENUM, which Swift imports as option sets
+// (GParamFlags.PARAM_READABLE) where older GLib gives global constants (G_PARAM_READABLE): the flags SwiftCam uses,
+// under one name whichever GLib the build finds (Debian 12's 2.74, a Pi's, unstable's).
+static const GParamFlags CGStreamer_param_readable = G_PARAM_READABLE;
+static const GParamFlags CGStreamer_param_writable = G_PARAM_WRITABLE;
+static const GConnectFlags CGStreamer_connect_default = (GConnectFlags)0;
+static const GConnectFlags CGStreamer_connect_after = G_CONNECT_AFTER;
 #endif

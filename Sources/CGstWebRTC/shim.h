@@ -7,6 +7,12 @@
 #define GST_USE_UNSTABLE_API
 #include <gst/webrtc/webrtc.h>
 
+// GLib's criticals and errors, made fatal for the signalling fuzzer: GLib 2.80 and later import GLogLevelFlags as an
+// option set (.LOG_LEVEL_CRITICAL), older GLib as global constants (G_LOG_LEVEL_CRITICAL); this reads the same on both.
+static inline void CGstWebRTC_make_criticals_fatal(void) {
+    g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR);
+}
+
 // webrtcbin is driven by action signals, and g_signal_emit_by_name is variadic: one wrapper per signal used.
 
 static inline void CGstWebRTC_create_offer(GstElement *webrtc, GstPromise *promise) {

@@ -354,7 +354,7 @@ extension Element {
         }
         g_signal_connect_data(
             UnsafeMutableRawPointer(pointer), "pad-added", unsafeBitCast(added, to: GCallback.self), context,
-            { userData, _ in CallbackRegistry.remove(userData) }, GConnectFlags(0))
+            { userData, _ in CallbackRegistry.remove(userData) }, CGStreamer_connect_default)
     }
 
     /// Whether the element's class has a source pad template with "sometimes" presence.

@@ -13,7 +13,7 @@ extension Element {
     /// pointer) or cannot be read. Calls `g_object_get_property` and `gst_value_serialize`.
     public func serializedProperty(_ property: String) -> String? {
         guard let spec = g_object_class_find_property(CGStreamer_object_class(objectPointer), property),
-            spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0
+            spec.pointee.flags.rawValue & CGStreamer_param_readable.rawValue != 0
         else { return nil }
         var value = GValue()
         g_value_init(&value, spec.pointee.value_type)

@@ -13,7 +13,7 @@ public protocol PropertyValue {
 extension Element {
     /// Sets a property, checking that it exists, is writable and takes this type. Calls `g_object_set_property`.
     public func set<Value: PropertyValue>(_ property: String, _ newValue: Value) throws(GStreamerError) {
-        try withValue(of: property, allowing: G_PARAM_WRITABLE) { spec, value throws(GStreamerError) in
+        try withValue(of: property, allowing: CGStreamer_param_writable) { spec, value throws(GStreamerError) in
             if !newValue.write(into: value) {
                 if let text = newValue as? String, g_type_fundamental(spec.pointee.value_type) == CGStreamer_type_enum() {
                     throw .invalidEnumValue(element: name, property: property, value: text, allowed: enumNicks(spec))
@@ -31,7 +31,7 @@ extension Element {
 
     /// Reads a property as the given type. Calls `g_object_get_property`.
     public func get<Value: PropertyValue>(_ property: String, as type: Value.Type = Value.self) throws(GStreamerError) -> Value {
-        try withValue(of: property, allowing: G_PARAM_READABLE) { spec, value throws(GStreamerError) in
+        try withValue(of: property, allowing: CGStreamer_param_readable) { spec, value throws(GStreamerError) in
             g_object_get_property(objectPointer, property, value)
             guard let result = Value.read(from: value) else {
                 throw .propertyTypeMismatch(element: name, property: property, expected: typeName(spec))
@@ -48,7 +48,7 @@ extension Element {
     ) throws(GStreamerError) -> Result {
         let spec = try paramSpec(property)
         guard spec.pointee.flags.rawValue & access.rawValue != 0 else {
-            if access == G_PARAM_READABLE { throw .propertyNotReadable(element: name, property: property) }
+            if access == CGStreamer_param_readable { throw .propertyNotReadable(element: name, property: property) }
             throw .propertyNotWritable(element: name, property: property)
         }
         var value = GValue()

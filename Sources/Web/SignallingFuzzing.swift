@@ -16,7 +16,7 @@ import GStreamer
 
     /// Makes GLib's criticals fatal (a GStreamer assertion such as an empty SDP's is then a crash the fuzzer keeps).
     public init() {
-        g_log_set_always_fatal(GLogLevelFlags(rawValue: G_LOG_LEVEL_CRITICAL.rawValue | G_LOG_LEVEL_ERROR.rawValue))
+        CGstWebRTC_make_criticals_fatal()
     }
 
     /// Handles one message as the page's socket would; returns the replies sent to the page (or to its log) so far

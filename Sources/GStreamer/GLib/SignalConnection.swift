@@ -62,7 +62,7 @@ public final class SignalConnection: @unchecked Sendable {
         return g_signal_connect_data(
             object, signal, unsafeBitCast(trampoline, to: GCallback.self), data,
             { data, _ in CallbackRegistry.remove(data) },
-            after ? G_CONNECT_AFTER : GConnectFlags(rawValue: 0))
+            after ? CGStreamer_connect_after : CGStreamer_connect_default)
     }
 
     deinit {
