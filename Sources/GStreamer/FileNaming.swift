@@ -1,4 +1,4 @@
-public import CGStreamer
+import CGStreamer
 
 extension Element {
     /// Names each file a `splitmuxsink` opens: `name(fragment)` is asked on the streaming thread just before the
@@ -17,7 +17,7 @@ extension Element {
         }
         g_signal_connect_data(
             UnsafeMutableRawPointer(pointer), "format-location", unsafeBitCast(handler, to: GCallback.self), context,
-            { userData, _ in CallbackRegistry.remove(userData) }, GConnectFlags(0))
+            { userData, _ in CallbackRegistry.remove(userData) }, CGStreamer_connect_default)
     }
 }
 

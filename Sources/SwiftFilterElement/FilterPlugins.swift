@@ -1,7 +1,7 @@
 import Analysis
 import CFilterPlugin
 import CGStreamer
-public import Filters
+import Filters
 import GStreamer
 import Glibc
 

@@ -270,7 +270,7 @@ struct CLITests {
         defer { umount2(full, Int32(MNT_DETACH)) }
         try run.start(["run", "switch", "--quiet", "--set", "record.directory=\(full)", "--set", "sources.0.pattern=snow"])
         let socket = try run.socket(for: "switch")
-        let before = try statsJSON(run, socket)
+        _ = try statsJSON(run, socket)  // the host answers before the recording starts
         guard case let .ok(started) = try run.ctl("record start", socket: socket) else {
             Issue.record("record start refused")
             return
@@ -289,7 +289,7 @@ struct CLITests {
         let decoded = try decodedFrames(of: path, within: 60)
         #expect(decoded.frames > 0, "the frames written before the disk filled play")
         // A disk already full: refused at start, no empty file left.
-        let again = try SwiftcamRun(directory: run.directory)
+        let again = SwiftcamRun(directory: run.directory)
         try again.start(["run", "switch", "--quiet", "--set", "record.directory=\(full)"])
         let refused = try again.ctl("record start", socket: try again.socket(for: "switch"))
         #expect(!refused.isOK && refused.description.contains("No space left"), "\(refused)")

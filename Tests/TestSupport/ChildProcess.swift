@@ -1,7 +1,7 @@
 import CChildProcess
 import Foundation
 import GStreamer
-public import Glibc
+import Glibc
 public import Testing
 
 /// A program a test runs: started with its arguments, environment and folder, its stdout and stderr read line by line

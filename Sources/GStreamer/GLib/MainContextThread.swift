@@ -1,4 +1,4 @@
-public import CGStreamer
+import CGStreamer
 import Foundation
 
 /// A GLib main context running on a thread of its own, the one place SwiftCam runs a `GMainLoop`: libsoup's server,
@@ -130,7 +130,7 @@ public final class MainContextThread: @unchecked Sendable {
         g_source_unref(idle)
         // Called from the loop's own thread, waiting would never end: the loop quits once this returns.
         guard !isCurrent else { return }
-        state.wait { phase in
+        _ = state.wait { phase in
             if case .finished = phase { return true }
             return nil
         }
