@@ -159,3 +159,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// SWIFTCAM_TARGETS="Filters FiltersTests" declares only the targets (and products) named there: the ARM64
+// stage of `make test` cross-builds and runs the Filters tests alone, without compiling the GStreamer side it does not
+// run (scripts/arm64.sh).
+if let only = Context.environment["SWIFTCAM_TARGETS"].map({ Set($0.split(separator: " ").map(String.init)) }) {
+    package.targets.removeAll { !only.contains($0.name) }
+    package.products.removeAll { !only.contains($0.name) }
+}
