@@ -1,6 +1,6 @@
 import Analysis
 public import Camera
-public import GStreamer
+import GStreamer
 import Glibc
 
 /// Why a camera stopped, said in the camera's words: one sentence naming the device, what happened and what SwiftCam
