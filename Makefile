@@ -119,17 +119,28 @@ load-rtsp: deps
 screenshots: deps
 	@SWIFTCAM_SCREENSHOTS=docs/screenshots bash scripts/test.sh web
 
-.PHONY: arm64-root
-# An emulated Debian arm64 root (sid: the Debian with Swift for arm64) with swiftlang and SwiftCam's -dev packages, under
-# .build/arm64/root (ARM64_ROOT); made once (~25 min, 6 GB) through qemu-user-static and binfmt_misc, as root.
-# `scripts/arm64-root.sh run CMD` runs CMD inside it in this checkout. The ARM64 build and test stage grows from it.
+.PHONY: arm64-root test-arm64
+# The root SwiftCam is cross-built for ARM64 in, under .build/arm64/root (ARM64_ROOT): Debian sid (Swift 6.2.3 for amd64
+# and arm64) with arm64 as a second architecture; made once (~4 min), as root. `scripts/arm64-root.sh run CMD` runs CMD
+# inside it in this checkout; its arm64 programs run through qemu-user-static.
 arm64-root:
 	@bash scripts/arm64-root.sh
 
+# SwiftCam for ARM64, tested under emulation (scripts/test-arm64.sh): the Filters tests on aarch64 (`make test` runs
+# this part), each part timed.
+test-arm64:
+	@bash scripts/test-arm64.sh all
+
 .PHONY: package test-package
 # The Debian package that installs SwiftCam without Swift: .build/package/swiftcam_VERSION_ARCH.deb (docs/package.md).
+# ARCH=arm64: the same for aarch64, cross-built in scripts/arm64-root.sh's root (.build/arm64/package; as root).
+ARCH ?=
 package: deps
+ifeq ($(ARCH),arm64)
+	@bash scripts/test-arm64.sh package
+else
 	@bash scripts/package.sh
+endif
 
 # The package installed in a systemd-booted VM (vivid loaded) with the toolchain hidden, used as a user would, its
 # swiftcam@ unit run by systemd, then removed and purged (make test runs the same without the removal, from the

@@ -25,7 +25,10 @@
 #                                maintainer scripts in packaging/debian (postinst makes the system user
 #                                swiftcam in group video; prerm stops the hosts on removal)
 #
-# Environment: SWIFTCAM_SKIP_BUILD=1 packages the build as it is; SWIFTCAM_PACKAGE_CONFIG=debug packages the
+# Environment: SWIFTCAM_PACKAGE_ARCH=arm64 packages an aarch64 build made elsewhere (`make package ARCH=arm64` runs this
+# inside scripts/arm64-root.sh's root, where the arm64 libraries and aarch64 binutils are; it implies SWIFTCAM_SKIP_BUILD=1
+# and needs SWIFTCAM_PACKAGE_BIN); SWIFTCAM_PACKAGE_BIN the folder of the built binaries (default swift build's);
+# SWIFTCAM_SKIP_BUILD=1 packages the build as it is; SWIFTCAM_PACKAGE_CONFIG=debug packages the
 # debug build (what `make test` already built: its VM check needs no release build; `make package` is
 # release); SWIFTCAM_PACKAGE_DIR the output folder (default .build/package); SWIFTCAM_MAINTAINER the
 # Maintainer field.
@@ -42,7 +45,22 @@ install_missing patchelf dpkg-dev pkg-config
 header=Sources/CGstSwiftFilter/include/SwiftCamVersion.h
 version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' "$header")
 [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]] || die "$header: SWIFTCAM_VERSION is not a Debian upstream version: '$version'"
-arch=$(dpkg --print-architecture)
+native=$(dpkg --print-architecture)
+arch=${SWIFTCAM_PACKAGE_ARCH:-$native}
+# The tools that read the binaries: this machine's for its own architecture, the target's binutils and dynamic loader
+# (run through binfmt_misc) for another; dpkg-shlibdeps reads DEB_HOST_ARCH.
+case "$arch" in
+  "$native") strip=strip; loaded() { ldd "$@"; } ;;
+  arm64)
+    # GNU strip cannot read the AArch64 attributes lld writes; the toolchain's llvm-objcopy strips what it linked.
+    strip=/usr/libexec/swift/bin/llvm-objcopy
+    export DEB_HOST_ARCH=arm64 PKG_CONFIG_PATH=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig
+    loaded() { local f; for f; do printf '%s:\n' "$f"; /lib/ld-linux-aarch64.so.1 --list "$f"; done; }
+    [ -n "${SWIFTCAM_PACKAGE_BIN:-}" ] || die "SWIFTCAM_PACKAGE_ARCH=arm64 needs SWIFTCAM_PACKAGE_BIN (make package ARCH=arm64)"
+    SWIFTCAM_SKIP_BUILD=1
+    ;;
+  *) die "SWIFTCAM_PACKAGE_ARCH is $native or arm64, not '$arch'" ;;
+esac
 plugindir=$(pkg-config --variable=pluginsdir gstreamer-1.0) || die "pkg-config knows no gstreamer-1.0 (libgstreamer1.0-dev)"
 libdir=/usr/lib/swiftcam
 
@@ -52,7 +70,7 @@ if [ "${SWIFTCAM_SKIP_BUILD:-0}" != 1 ]; then
   swift build -c "$config" --product swiftcam >&2
   swift build -c "$config" --product gstswiftfilter >&2
 fi
-bin=$(swift build -c "$config" --show-bin-path)
+bin=${SWIFTCAM_PACKAGE_BIN:-$(swift build -c "$config" --show-bin-path)}
 for f in swiftcam libgstswiftfilter.so; do [ -f "$bin/$f" ] || die "no $bin/$f; run swift build -c $config"; done
 
 out=${SWIFTCAM_PACKAGE_DIR:-.build/package}
@@ -72,14 +90,14 @@ done
 install -m 0644 "$bin/libgstswiftfilter.so" "$root$plugindir/libgstswiftfilter.so"
 
 # The Swift runtime: every library of the toolchain the two binaries load (ldd lists them transitively).
-toolchain=$(ldd "$bin/swiftcam" | awk '$1 == "libswiftCore.so" { print $3 }')
+toolchain=$(loaded "$bin/swiftcam" | awk '$1 == "libswiftCore.so" { print $3 }')
 [ -n "$toolchain" ] || die "$bin/swiftcam does not load libswiftCore.so from a toolchain (built with -static-stdlib?)"
 toolchain=$(dirname "$(readlink -f "$toolchain")")
 runtime=()
 while read -r lib; do
   runtime+=("$lib")
   install -m 0644 "$toolchain/$lib" "$root$libdir/$lib"
-done < <(ldd "$bin/swiftcam" "$bin/libgstswiftfilter.so" | awk -v dir="$toolchain/" 'index($3, dir) == 1 { print $1 }' | sort -u)
+done < <(loaded "$bin/swiftcam" "$bin/libgstswiftfilter.so" | awk -v dir="$toolchain/" 'index($3, dir) == 1 { print $1 }' | sort -u)
 
 # No path of this machine stays in the binaries: the host and the runtime look beside themselves, the plugin
 # in the host's folder.
@@ -87,7 +105,7 @@ for f in "$root$libdir/swiftcam" "${runtime[@]/#/$root$libdir/}"; do
   patchelf --set-rpath '$ORIGIN' "$f"
 done
 patchelf --set-rpath "$libdir" "$root$plugindir/libgstswiftfilter.so"
-find "$root$libdir" "$root$plugindir" -type f \( -name swiftcam -o -name '*.so*' \) -exec strip --strip-debug {} +
+find "$root$libdir" "$root$plugindir" -type f \( -name swiftcam -o -name '*.so*' \) -exec "$strip" --strip-debug {} \;
 
 for config in pipelines/*.json; do
   install -m 0644 "$config" "$root/etc/swiftcam/pipelines/"

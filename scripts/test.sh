@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz]
+# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz|arm64]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
 
-# In a whole run the sanitizer and fuzz builds (about 5 min of compiling on two cores) start once the debug build is
+# In a whole run the sanitizer and fuzz builds (about 5 min of compiling on two cores) and the ARM64 root and
+# cross-builds (about 4 min of packages, 4 of compiling) start once the debug build is
 # done, in the background at the lowest priority: they take the CPU the test steps leave idle (the publishing suite
 # and the VM wait on real time) and yield the rest, so those steps keep their pace. asan, fuzz and tsan wait for theirs.
 ahead_dir='' ahead_pid=''
@@ -20,10 +21,11 @@ build_ahead() {
     ahead() { local name=$1; shift; "$@" >"$AHEAD_DIR/$name.log" 2>&1; echo $? >"$AHEAD_DIR/$name.status"; }
     ahead asan swift build --build-tests --sanitize=address --scratch-path .build/asan
     ahead tsan swift build --build-tests --sanitize=thread --scratch-path .build/tsan
-    ahead fuzz env FUZZ_CONFIG=debug bash scripts/fuzz.sh build' &
+    ahead fuzz env FUZZ_CONFIG=debug bash scripts/fuzz.sh build
+    ahead arm64 bash scripts/test-arm64.sh build' &
   ahead_pid=$!
   trap 'stop_ahead' EXIT
-  echo "building the asan, tsan and fuzz trees in the background (logs: $ahead_dir/)"
+  echo "building the asan, tsan, fuzz and arm64 trees in the background (logs: $ahead_dir/)"
 }
 # signal_ahead SIGNAL: to the whole background group (its compilers too), if there is one.
 signal_ahead() {
@@ -289,6 +291,14 @@ fuzz() {
   if built_ahead fuzz; then FUZZ_CONFIG=debug FUZZ_SKIP_BUILD=1 bash scripts/fuzz.sh short; else FUZZ_CONFIG=debug bash scripts/fuzz.sh short; fi
 }
 
+arm64() {
+  # SwiftCam cross-built for aarch64 in an emulated Debian root (scripts/test-arm64.sh): the Filters tests, the element
+  # in the arm64 gst-launch-1.0 beside the x86 plugin's bytes, the host's demo, the arm64 package installed and run
+  # with the toolchains hidden. Built in the background in a whole run.
+  step "ARM64 under emulation: scripts/test-arm64.sh all"
+  if built_ahead arm64; then SWIFTCAM_ARM64_SKIP_BUILD=1 bash scripts/test-arm64.sh all; else bash scripts/test-arm64.sh all; fi
+}
+
 plugin() {
   step "the plugin from plain gst-inspect-1.0 / gst-launch-1.0"
   bash scripts/plugin-check.sh debug
@@ -313,8 +323,9 @@ case "$what" in
   myfilters) swift build --build-tests; myfilters ;;
   bench) swift build; bench ;;
   hardware) swift build --build-tests; hardware ;;
+  arm64) arm64 ;;
   fuzz) fuzz ;;
   # plugin before web: it builds Examples/MyFilters (.build/myfilters), whose filters the page test lists and applies.
-  all) unit; plugin; web; bench; hardware; asan; fuzz; tsan ;;
-  *) echo "usage: $0 [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz]"; exit 64 ;;
+  all) unit; plugin; web; bench; hardware; asan; fuzz; tsan; arm64 ;;
+  *) echo "usage: $0 [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz|arm64]"; exit 64 ;;
 esac
