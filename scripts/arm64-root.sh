@@ -73,7 +73,14 @@ in_root() {
   return "$status"
 }
 
-apt_in_root() { in_root "apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 $*" >&2; }
+# apt_in_root PACKAGE…: installed in the root; apt's and dpkg's lines go to a log, shown when the install fails.
+apt_in_root() {
+  local log
+  log=$(mktemp)
+  in_root "apt-get install -y -qq --no-install-recommends -o Dpkg::Use-Pty=0 $*" >"$log" 2>&1 \
+    || { tail -n 30 "$log" >&2; rm -f "$log"; return 1; }
+  rm -f "$log"
+}
 
 if [ ! -e "$stamp" ]; then
   started=$(date +%s)
