@@ -7,7 +7,8 @@ public enum URLHost {
     public static func forAddress(_ address: String) -> String {
         if address == "0.0.0.0" || address == "::" {
             var name = [CChar](repeating: 0, count: 256)
-            return gethostname(&name, name.count) == 0 ? String(cString: name) : "HOST"
+            guard gethostname(&name, name.count) == 0 else { return "HOST" }
+            return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         }
         return address.contains(":") ? "[\(address)]" : address
     }
