@@ -9,11 +9,11 @@ extension CaptureSession {
     /// recording continues — then recovers on the recovery queue. Runs on the bus or watchdog thread; never waits.
     func beginRecovery(_ failure: CameraFailure) {
         let continuesIn = activeRecorder.map { Self.nextPart(after: $0.path) }
+        // A stalled camera, or a source process that ended (a crash in its library), is restarted at once.
         let next: CameraFailure.Next =
-            if case .stalled = failure.cause {
-                .restarting(continuesIn: continuesIn)
-            } else {
-                .waiting(continuesIn: continuesIn)
+            switch failure.cause {
+            case .stalled, .childEnded: .restarting(continuesIn: continuesIn)
+            default: .waiting(continuesIn: continuesIn)
             }
         let status = CameraStatus(failure.with(next: next))
         state.withLock { $0.status = status }

@@ -100,7 +100,8 @@ extension CaptureSession {
         let settings = stallSettings.withLock { $0 }
         let context = FailureContext(config: config)
         var sources: [StallWatchdog.Source] = []
-        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 || settings.watchesEverySource {
+        for (index, source) in (config.sources ?? []).enumerated()
+        where source.kind == .v4l2 || source.kind == .libcamera || settings.watchesEverySource {
             let name = PipelineBuilder.Names.source(index)
             guard let pad = try? graph.pipeline.element(named: name)?.staticPad("src") else { continue }
             sources.append(StallWatchdog.Source(name: name, pad: pad, counter: pad.countBuffers().counter))
