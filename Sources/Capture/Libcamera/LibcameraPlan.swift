@@ -60,18 +60,22 @@ public struct LibcameraPlan: Sendable, Equatable {
             stream = usable.first { $0.pixelFormat == camera.defaultFormat } ?? usable[0]
         }
         let step = camera.sizeStep
+        // libcamerasrc 0.0.3 attaches no video meta, so GStreamer assumes its default stride (rows of 4-byte multiples):
+        // a 24-bit RGB row must be one already, or every frame is read skewed (642 pixels wide came out black).
+        let widthStep = packedRGB.contains(stream.pixelFormat) ? step * 4 / gcd(step, 4) : step
         let size: LibcameraCamera.FrameSize
         if let width = caps?.width, let height = caps?.height {
             // The smallest size on the pipeline's step at least as large as asked (the asked shape, rounded up).
-            let up = LibcameraCamera.FrameSize(width: roundUp(width, step), height: roundUp(height, step))
+            let up = LibcameraCamera.FrameSize(width: roundUp(width, widthStep), height: roundUp(height, step))
             guard up.width <= stream.maximum.width, up.height <= stream.maximum.height else {
                 throw refuse("it offers \(stream.pixelFormat) from \(stream.minimum) to \(stream.maximum)")
             }
             size = .init(
-                width: max(up.width, roundUp(stream.minimum.width, step)), height: max(up.height, roundUp(stream.minimum.height, step)))
+                width: max(up.width, roundUp(stream.minimum.width, widthStep)),
+                height: max(up.height, roundUp(stream.minimum.height, step)))
         } else {
             let base = camera.defaultSize ?? stream.maximum
-            size = .init(width: base.width / step * step, height: base.height / step * step)
+            size = .init(width: base.width / widthStep * widthStep, height: base.height / step * step)
         }
         let width = caps?.width ?? size.width, height = caps?.height ?? size.height
         let gstreamer = LibcameraListing.gstreamerFormats[stream.pixelFormat] ?? "RGB"
@@ -82,6 +86,9 @@ public struct LibcameraPlan: Sendable, Equatable {
     }
 
     private static func roundUp(_ value: Int, _ step: Int) -> Int { (value + step - 1) / step * step }
+    private static func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+    /// libcamera's formats of 3 bytes a pixel.
+    private static let packedRGB: Set<String> = ["BGR888", "RGB888"]
 
     /// Whether the picture is scaled after any crop.
     public var scales: Bool {
@@ -89,7 +96,7 @@ public struct LibcameraPlan: Sendable, Equatable {
         return cropped != (width, height)
     }
 
-    /// `camera Sensor B (libcamera): BGR888 642x360 → crop to 640x360 → NV12 640x360@25, in a child process`.
+    /// `camera Sensor B (libcamera): BGR888 648x360 → crop to 640x360 → NV12 640x360@25, in a child process`.
     public var summary: String {
         var steps = ["\(streamFormat) \(mode)"]
         if let crop { steps.append("crop to \(mode.width - crop.left - crop.right)x\(mode.height - crop.top - crop.bottom)") }
@@ -138,6 +145,9 @@ public struct LibcameraPlan: Sendable, Equatable {
         for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
         return graph
     }
+
+    /// The child's command line as a shell reads it (`swiftcam show`).
+    public var childCommand: String { childGraph.shellCommand("gst-launch-1.0 -f") }
 
     /// The frames as they cross: the host's format and size; the rate is the camera's, unknown to the caps (0/1).
     private func hostCaps(rate: Bool) -> CapsDescription {
