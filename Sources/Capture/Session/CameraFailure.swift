@@ -184,7 +184,7 @@ struct FailureContext: Sendable {
                 case .v4l2: source.device ?? "/dev/video0"
                 case .test: "\(name) (test pattern)"
                 case .file: "\(name) (\(source.path ?? "file"))"
-                case .libcamera: "\(source.camera ?? "the first camera") (libcamera)"
+                case .libcamera: "\(source.camera ?? "the first") (libcamera)"
                 }
             sources[name] = Source(
                 device: device, asked: Self.asked(source: source, caps: config.caps), isCamera: source.kind == .v4l2,

@@ -28,8 +28,9 @@ extension CaptureSession {
     func recover(from status: CameraStatus) {
         guard let recordedPath = retireFailedGraph() else { return }
         let devices = v4l2Devices
-        emit(.notice("recovering: waiting for \(devices.isEmpty ? "the sources" : devices.joined(separator: ", "))"))
-        if let line = reopen(devices, failure: status, recordedPath: recordedPath) {
+        let names = devices + (config.sources ?? []).filter { $0.kind == .libcamera }.map { "\($0.camera ?? "the first") (libcamera)" }
+        emit(.notice("recovering: waiting for \(names.isEmpty ? "the sources" : names.joined(separator: ", "))"))
+        if let line = reopen(devices, names: names, failure: status, recordedPath: recordedPath) {
             emit(.notice(line))
         }
     }
@@ -69,7 +70,7 @@ extension CaptureSession {
     }
 
     /// Waits for the cameras and relaunches; returns what to tell the user, or nil when `stop` came first.
-    private func reopen(_ devices: [String], failure status: CameraStatus, recordedPath: String?) -> String? {
+    private func reopen(_ devices: [String], names: [String], failure status: CameraStatus, recordedPath: String?) -> String? {
         let arrival = try? DeviceArrival()
         recoveryArrival.withLock { $0 = arrival }
         defer {
@@ -102,7 +103,7 @@ extension CaptureSession {
                     watchForStalls(graph)
                     live.graphChanged()
                     analysisGraphChanged()
-                    var line = "recovered: \(devices.joined(separator: ", ")) streaming again"
+                    var line = "recovered: \(names.isEmpty ? "the sources" : names.joined(separator: ", ")) streaming again"
                     if let recordedPath {
                         do {
                             try claimRecording()

@@ -109,7 +109,8 @@ extension CaptureSession {
         guard !sources.isEmpty else { return }
         let watchdog = StallWatchdog(sources: sources, settings: settings, label: name) { [weak self, weak graph] source, seconds in
             guard let self, let graph else { return }
-            self.stalled(graph, device: context.sources[source]?.device ?? source, seconds: seconds)
+            let device = graph.sourceProcesses[source]?.label ?? context.sources[source]?.device ?? source
+            self.stalled(graph, device: device, seconds: seconds)
         }
         graph.watch(stalls: watchdog)
     }
