@@ -3,6 +3,7 @@ import GStreamer
 import Glibc
 import Testing
 
+@testable import Camera
 @testable import Capture
 
 /// A libcamera session without libcamera: stand-ins for `cam` (listing one camera) and for the child's launcher (which
@@ -52,6 +53,26 @@ import Testing
             guard let pid = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid else { return false }
             return kill(pid, SIGSEGV) == 0
         }
+    }
+
+    /// libcamerasrc 0.0.3 exposes no control: colour goes to the software stage, exposure to software metering, and what
+    /// has no software stand-in is refused in one line naming the source.
+    @Test func controlsOnALibcameraSourceAreSoftwareOrSaidPlainly() throws {
+        let (session, folder) = try scratchSession(
+            #"{ "sources": [{ "kind": "libcamera" }], "caps": { "width": 320, "height": 180, "framerate": 25 }, "preview": "none" }"#,
+            name: "libcamera-controls")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try session.start(timeout: 60)
+        defer { session.stop() }
+        #expect(session.wait(frames: 200) { session.framesFiltered >= 5 })
+        for adjustment in [ColorAdjustment.brightness, .contrast, .saturation] {
+            let said = try session.adjust(adjustment, to: .normalized(0.2))
+            #expect(said == "\(adjustment.rawValue) 0.2 (digital)", "\(adjustment): \(said)")
+        }
+        #expect(try session.exposure(ev: 1).isEmpty == false)
+        #expect(throws: SessionError.self) { try session.torch(true) }
+        let focus = #expect(throws: SessionError.self) { try session.focus(x: 0.5, y: 0.5) }
+        #expect("\(focus.map { "\($0)" } ?? "")".contains("libcamera"), "names the source: \(String(describing: focus))")
     }
 
     @Test func devicesAndInitSeeTheStandInCamera() throws {
