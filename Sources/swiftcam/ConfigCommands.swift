@@ -64,7 +64,7 @@ enum ConfigCommands {
                 print(plan.summary)
             } else if let plan = builder.libcameraPlans[index] {
                 print(plan.summary)
-                print("its process: " + plan.childCommand.replacingOccurrences(of: "\n", with: "\n  "))
+                print("its process: " + plan.child.command)
             } else if source.kind == .libcamera {
                 print(
                     "camera \(source.camera ?? "(the first)") (libcamera): not listed here; its mode is chosen when it is (`swiftcam devices` lists the cameras)"
@@ -74,6 +74,10 @@ enum ConfigCommands {
                     "camera \(source.device ?? "/dev/video0"): not present here; its mode is chosen when it is (`swiftcam devices` lists the cameras)"
                 )
             }
+        }
+        for index in builder.launchSources.keys.sorted() {
+            guard let child = builder.launchSources[index] else { continue }
+            print("\(child.label): in a child process (a crash in it restarts it): \(child.command)")
         }
         print("")
         print(builder.launchCommand)

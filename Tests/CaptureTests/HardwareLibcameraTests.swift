@@ -80,7 +80,7 @@ struct HardwareLibcameraTests {
     @Test func aSegfaultOfTheSourceProcessLeavesTheHostRecording() throws {
         try LibcameraCrash.run(
             camera: "Sensor B (libcamera)", width: 648, height: 360, timeout: 120,
-            says: ["stopped: its libcamera process crashed (SIGSEGV); restarting it"]
+            says: ["stopped: its process crashed (SIGSEGV); restarting it"]
         ) { session in
             guard let pid = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid else { return false }
             return kill(pid, SIGSEGV) == 0
@@ -94,7 +94,7 @@ struct HardwareLibcameraTests {
             camera: "Sensor B (libcamera)", width: 648, height: 360, timeout: 120,
             says: [
                 // libcamera 0.0.3 sees no error: its frames stop, and the stall watchdog restarts it; or its handler crashes.
-                "sent no frame for 5 s; restarting it", "stopped: its libcamera process crashed", "went away"
+                "sent no frame for 5 s; restarting it", "stopped: its process crashed", "went away"
             ]
         ) { session in
             guard VimcCamera.bind(false) else { return false }

@@ -48,7 +48,18 @@ import Testing
     @Test func aChildThatCrashesIsRestartedAndTheRecordingContinues() throws {
         try LibcameraCrash.run(
             camera: "Stand-in (libcamera)", width: 320, height: 180,
-            says: ["stopped: its libcamera process crashed (SIGSEGV); restarting it"]
+            says: ["stopped: its process crashed (SIGSEGV); restarting it"]
+        ) { session in
+            guard let pid = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid else { return false }
+            return kill(pid, SIGSEGV) == 0
+        }
+    }
+
+    /// A `launch` source runs in a child process too, and recovers from its crash the same way.
+    @Test func aLaunchSourceThatCrashesIsRestartedAndTheRecordingContinues() throws {
+        try LibcameraCrash.run(
+            camera: "source0 (launch)", width: 320, height: 180, source: #"{ "kind": "launch", "launch": "videotestsrc is-live=true" }"#,
+            says: ["stopped: its process crashed (SIGSEGV); restarting it"]
         ) { session in
             guard let pid = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid else { return false }
             return kill(pid, SIGSEGV) == 0
@@ -93,12 +104,13 @@ import Testing
 /// parts decode.
 enum LibcameraCrash {
     static func run(
-        camera: String, width: Int, height: Int, timeout: Double = 60, says: [String], crash: (CaptureSession) -> Bool,
+        camera: String, width: Int, height: Int, timeout: Double = 60, source: String = #"{ "kind": "libcamera" }"#, says: [String],
+        crash: (CaptureSession) -> Bool,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let (session, folder) = try scratchSession(
             """
-            { "sources": [{ "kind": "libcamera" }],
+            { "sources": [\(source)],
               "caps": { "width": \(width), "height": \(height), "framerate": 25, "format": "NV12" },
               "preview": "none", "record": { "encoder": "mjpeg", "directory": "DIR" } }
             """, name: "libcamera-crash")

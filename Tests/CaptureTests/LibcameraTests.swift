@@ -100,20 +100,20 @@ import Testing
 
     @Test func theChildSendsTheConfigsFramesAndTheHostStampsThem() throws {
         let plan = try Self.plan(CapsConfig(width: 640, height: 360, framerate: "25/1", format: "NV12"))
-        let child = plan.childGraph.launchText
+        let child = plan.child.arguments.joined(separator: " ")
         #expect(child.hasPrefix("libcamerasrc name=camera camera-name="), "\(child)")
         #expect(child.contains("format=(string)RGB, width=(int)648, height=(int)360"))
         #expect(child.contains("videocrop left=4 right=4 top=0 bottom=0") && !child.contains("videoscale"))
         #expect(child.contains("shmsink name=to-host socket-path=/tmp/test.sock") && child.contains("wait-for-connection=false"))
         var graph = GraphDescription()
-        _ = plan.addHostElements(named: "source0", to: &graph)
+        _ = plan.child.addHostElements(named: "source0", to: &graph)
         let host = graph.launchText
         #expect(host.contains("shmsrc name=source0 socket-path=/tmp/test.sock is-live=true do-timestamp=true"), "\(host)")
         #expect(host.contains("format=(string)NV12, width=(int)640, height=(int)360, framerate=(fraction)0/1"))
         #expect(host.contains("videorate"))
         // The child's command line parses back to the same graph, the camera's id with its spaces whole.
         guard Element.factoryExists("libcamerasrc") else { return }
-        let parsed = try Pipeline.parse(plan.childGraph.launchText)
+        let parsed = try Pipeline.parse(plan.child.arguments.joined(separator: " "))
         #expect(try parsed.element(named: "camera")?.get("camera-name", as: String.self) == "platform/vimc.0 Sensor B")
         #expect(parsed.element(named: "to-host") != nil)
     }
@@ -124,7 +124,11 @@ import Testing
         (#"{"kind": "libcamera", "controls": {"brightness": 3}}"#, "sources[0].controls", "libcamerasrc 0.0.3 sets no camera controls"),
         (#"{"kind": "libcamera", "format": "XYZ"}"#, "sources[0].format", "unknown libcamera format \"XYZ\""),
         (#"{"kind": "v4l2", "device": "/dev/video0", "camera": "a"}"#, "sources[0].camera", "only libcamera sources take \"camera\""),
-        (#"{"kind": "test", "camera": "a"}"#, "sources[0].camera", "only libcamera sources take \"camera\"")
+        (#"{"kind": "test", "camera": "a"}"#, "sources[0].camera", "only libcamera sources take \"camera\""),
+        (#"{"kind": "launch"}"#, "sources[0].launch", "a launch source needs \"launch\""),
+        (#"{"kind": "launch", "launch": "nosuchelement"}"#, "sources[0].launch", "nosuchelement"),
+        (#"{"kind": "test", "launch": "videotestsrc"}"#, "sources[0].launch", "only launch sources take \"launch\""),
+        (#"{"kind": "launch", "launch": "videotestsrc"}"#, "caps", "give caps.width and caps.height")
     ])
     func aBadLibcameraSourceIsOneLineNamingTheKey(source: String, key: String, reason: String) {
         let json = #"{"sources": [\#(source)]}"#
@@ -143,6 +147,16 @@ import Testing
         _ = try ConfigLoader.load(data: Data(#"{"sources": [{"kind": "libcamera"}]}"#.utf8), file: "lc.json")
     }
 
+    @Test func aLaunchSourcesTextBecomesTheChildsWords() throws {
+        #expect(
+            ChildSource.words(#"rtspsrc location="rtsp://a b/c" latency=0 ! decodebin"#)
+                == ["rtspsrc", #"location="rtsp://a b/c""#, "latency=0", "!", "decodebin"])
+        let child = ChildSource.launch("videotestsrc  pattern=ball", index: 1, caps: CapsConfig(width: 320, height: 180), socketPath: "/s")
+        #expect(child.label == "source1 (launch)" && child.format == "I420" && child.rate == nil)
+        #expect(Array(child.arguments.prefix(6)) == ["videotestsrc", "pattern=ball", "!", "videoconvert", "!", "videoscale"])
+        _ = try Pipeline.parse(child.arguments.joined(separator: " "))
+    }
+
     @Test func howAChildEndedSaysWhatHappenedToTheCamera() {
         let crash = SourceProcess.Ending(signal: SIGSEGV, status: SIGSEGV, error: nil, debug: nil)
         #expect(crash.cause(asked: "x") == .childEnded("crashed (SIGSEGV)"))
@@ -156,7 +170,7 @@ import Testing
             device: "Sensor B (libcamera)", cause: crash.cause(asked: ""), next: .restarting(continuesIn: "a-part2.mkv"))
         #expect(
             failure.description
-                == "camera Sensor B (libcamera) stopped: its libcamera process crashed (SIGSEGV); restarting it — recording continues in a-part2.mkv"
+                == "camera Sensor B (libcamera) stopped: its process crashed (SIGSEGV); restarting it — recording continues in a-part2.mkv"
         )
         #expect(failure.isRecoverable && CameraStatus(failure).name == "failed")
     }
@@ -170,7 +184,7 @@ import Testing
         graph.chain(
             graph.add("videotestsrc", ["is-live": true]),
             graph.add("shmsink", ["socket-path": .string(socket), "wait-for-connection": false, "sync": false]))
-        let process = try SourceProcess(label: "test (libcamera)", graph: graph)
+        let process = try SourceProcess(label: "test (libcamera)", arguments: graph.launchLines.flatMap { $0 })
         defer { process.stop() }
         #expect(process.waitUntilPlaying(timeout: 60), "the child's graph plays")
         #expect(process.ending(timeout: 0) == nil)

@@ -40,6 +40,9 @@ enum ConfigValidator {
             for (index, source) in sources.enumerated() {
                 try validate(source, path: "sources[\(index)]", fail: fail)
             }
+            if sources.contains(where: { $0.kind == .launch }), config.caps?.width == nil || config.caps?.height == nil {
+                throw fail("caps", "a launch source's frames cross to the host at the config's size: give caps.width and caps.height")
+            }
         }
         if let caps = config.caps { try validate(caps, fail: fail) }
         if let filter = config.filter {
@@ -123,6 +126,12 @@ enum ConfigValidator {
                     "\(path).format",
                     "unknown libcamera format \"\(format)\"; use libcamera's name (\(known)) or GStreamer's (RGB for BGR888)")
             }
+        case .launch:
+            try validateSourceLaunch(source.launch, path: "\(path).launch", fail: fail)
+        }
+        if source.kind != .launch, source.launch != nil {
+            throw fail(
+                "\(path).launch", "only launch sources take \"launch\" (a whole graph in gst-launch syntax is the config's own \"launch\")")
         }
         if source.kind != .libcamera, source.camera != nil {
             throw fail("\(path).camera", "only libcamera sources take \"camera\" (v4l2 sources take \"device\")")
@@ -225,6 +234,18 @@ enum ConfigValidator {
         }
         if let to = publish.to {
             if let reason = PublishTarget.problem(with: to) { throw fail("publish.to", reason) }
+        }
+    }
+
+    /// A `launch` source's text parses as a graph here (it plays only in its child process).
+    private static func validateSourceLaunch(_ text: String?, path: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
+        guard let text, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw fail(path, "a launch source needs \"launch\": a source in gst-launch syntax ending in raw video, e.g. \"videotestsrc\"")
+        }
+        do {
+            _ = try Pipeline.parse("\(text) ! fakesink")
+        } catch {
+            throw fail(path, "\(error)")
         }
     }
 

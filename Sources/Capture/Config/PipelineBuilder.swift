@@ -39,6 +39,13 @@ public struct PipelineBuilder: Sendable {
     public private(set) var cameraPlans: [Int: CameraPlan] = [:]
     /// How each libcamera source (by index) does, in its child process, for the cameras libcamera listed.
     public private(set) var libcameraPlans: [Int: LibcameraPlan] = [:]
+    /// Each `launch` source (by index) as its child process runs it.
+    public private(set) var launchSources: [Int: ChildSource] = [:]
+
+    /// Every source (by index) that runs in a child process: libcamera's and `launch` sources.
+    public var childSources: [Int: ChildSource] {
+        libcameraPlans.mapValues(\.child).merging(launchSources) { first, _ in first }
+    }
 
     public init(config: PipelineConfig, hasDisplay: Bool = PipelineBuilder.displayAvailable) {
         self.config = config
@@ -52,6 +59,7 @@ public struct PipelineBuilder: Sendable {
         var resolved = self
         resolved.cameraPlans = [:]
         resolved.libcameraPlans = [:]
+        resolved.launchSources = [:]
         for (index, source) in (config.sources ?? []).enumerated() {
             switch source.kind {
             case .v4l2:
@@ -61,24 +69,16 @@ public struct PipelineBuilder: Sendable {
                 // Listed by a child process (`cam`); a camera libcamera does not list gets no plan, and starting says so.
                 guard let camera = try? LibcameraDiscovery.camera(id: source.camera) else { continue }
                 resolved.libcameraPlans[index] = try LibcameraPlan.make(
-                    source: source, caps: config.caps, camera: camera, socketPath: Self.socketPath(index))
+                    source: source, caps: config.caps, camera: camera, socketPath: ChildSource.socketPath(index))
+            case .launch:
+                resolved.launchSources[index] = ChildSource.launch(
+                    source.launch ?? "", index: index, caps: config.caps, socketPath: ChildSource.socketPath(index))
             case .test, .file:
                 continue
             }
         }
         return resolved
     }
-
-    /// A fresh shared-memory socket for a child source: a restarted child never meets its crashed predecessor's.
-    private static func socketPath(_ index: Int) -> String {
-        let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"].flatMap { access($0, W_OK) == 0 ? $0 : nil } ?? "/tmp"
-        let serial = socketSerial.withLock { value -> Int in
-            value += 1
-            return value
-        }
-        return "\(folder)/swiftcam-source-\(getpid())-\(serial)-\(index).sock"
-    }
-    private static let socketSerial = Locked(0)
 
     /// One line per planned camera: the mode chosen, its decoder and steps, and why (`CameraPlan.summary`).
     public var cameraSummaries: [String] {
@@ -306,7 +306,7 @@ public struct PipelineBuilder: Sendable {
             chain += [graph.add("videorate"), graph.add("videoscale"), graph.add("videoconvert")]
         case .libcamera:
             if let plan = libcameraPlans[index] {
-                chain = plan.addHostElements(named: name, to: &graph)
+                chain = plan.child.addHostElements(named: name, to: &graph)
                 break
             }
             // No camera to ask (`show` on a machine without it): libcamerasrc in process, every conversion after it.
@@ -316,6 +316,10 @@ public struct PipelineBuilder: Sendable {
                 graph.add("libcamerasrc", name: name, properties: properties), graph.add("videorate"), graph.add("videoscale"),
                 graph.add("videoconvert")
             ]
+        case .launch:
+            // Unresolved (`graph` before `resolvingCameras`): the same child, its socket named but not yet made.
+            let child = launchSources[index] ?? ChildSource.launch(source.launch ?? "", index: index, caps: config.caps, socketPath: "")
+            chain = child.addHostElements(named: name, to: &graph)
         case .file:
             let location = source.path ?? ""
             let uri = location.contains("://") ? location : URL(fileURLWithPath: location).absoluteString

@@ -106,14 +106,8 @@ public struct LibcameraPlan: Sendable, Equatable {
         return "camera \(camera.label): " + steps.joined(separator: " → ") + ", in a child process (a crash in libcamera restarts it)"
     }
 
-    /// Shared memory for eight frames as the host receives them: the host's queues hold a few while the child writes on.
-    var sharedMemoryBytes: Int {
-        let frame = width * height * 4
-        return max(8 * frame, 4 << 20)
-    }
-
-    /// The child's graph: `libcamerasrc` at the mode → crop → scale → convert → the host's caps → `shmsink`.
-    public var childGraph: GraphDescription {
+    /// The child's graph before the host's caps: `libcamerasrc` at the mode → crop → scale → convert.
+    var headGraph: GraphDescription {
         var graph = GraphDescription()
         var chain = [
             graph.add("libcamerasrc", name: "camera", properties: [("camera-name", .string(camera.id))]),
@@ -133,38 +127,14 @@ public struct LibcameraPlan: Sendable, Equatable {
         }
         if scales { chain.append(graph.add("videoscale")) }
         chain.append(graph.add("videoconvert"))
-        chain.append(graph.add("capsfilter", name: "host-caps", ["caps": .caps(hostCaps(rate: false))]))
-        // Never waits for the host: frames written while nobody reads are dropped, and a host that restarts reconnects.
-        chain.append(
-            graph.add(
-                "shmsink", name: "to-host",
-                [
-                    "socket-path": .string(socketPath), "shm-size": .int(sharedMemoryBytes), "wait-for-connection": false,
-                    "sync": false, "async": false
-                ]))
         for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
         return graph
     }
 
-    /// The child's command line as a shell reads it (`swiftcam show`).
-    public var childCommand: String { childGraph.shellCommand("gst-launch-1.0 -f") }
-
-    /// The frames as they cross: the host's format and size; the rate is the camera's, unknown to the caps (0/1).
-    private func hostCaps(rate: Bool) -> CapsDescription {
-        var fields: [(String, CapsDescription.Value)] = [("format", .string(format)), ("width", .int(width)), ("height", .int(height))]
-        if rate { fields.append(("framerate", .fraction(0, 1))) }
-        return CapsDescription("video/x-raw", fields)
-    }
-
-    /// The host's side into `graph`: `shmsrc` (live, stamped on arrival) → the frames' caps → `videorate` when the config
-    /// names a rate; the caller links the config's caps filter after it.
-    func addHostElements(named name: String, to graph: inout GraphDescription) -> [GraphDescription.Handle] {
-        var chain = [
-            graph.add(
-                "shmsrc", name: name, properties: [("socket-path", .string(socketPath)), ("is-live", true), ("do-timestamp", true)]),
-            graph.add("capsfilter", name: "\(name)-mode", ["caps": .caps(hostCaps(rate: true))])
-        ]
-        if rate != nil { chain.append(graph.add("videorate")) }
-        return chain
+    /// The child process: this head, then the host's caps and `shmsink`.
+    public var child: ChildSource {
+        ChildSource(
+            label: camera.label, libcameraCamera: camera.id, head: headGraph.launchLines.flatMap { $0 }, format: format, width: width,
+            height: height, rate: rate.map { .init(numerator: $0.numerator, denominator: $0.denominator) }, socketPath: socketPath)
     }
 }

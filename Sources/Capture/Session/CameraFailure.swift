@@ -86,7 +86,7 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
         case .permissionDenied: "may not be opened by this user (permission denied)"
         case let .stalled(seconds): "sent no frame for \(seconds) s"
         case .streamingError: "failed while streaming (its driver reported an error)"
-        case let .childEnded(how): "stopped: its libcamera process \(how)"
+        case let .childEnded(how): "stopped: its process \(how)"
         }
     }
 
@@ -171,6 +171,8 @@ struct FailureContext: Sendable {
         var isCamera: Bool
         /// A `file` source's path: its failures name the file, not a camera.
         var file: String?
+        /// Whether the source runs in a child process (libcamera, `launch`).
+        var isChild = false
     }
 
     let sources: [String: Source]
@@ -185,10 +187,11 @@ struct FailureContext: Sendable {
                 case .test: "\(name) (test pattern)"
                 case .file: "\(name) (\(source.path ?? "file"))"
                 case .libcamera: "\(source.camera ?? "the first") (libcamera)"
+                case .launch: "\(name) (launch)"
                 }
             sources[name] = Source(
                 device: device, asked: Self.asked(source: source, caps: config.caps), isCamera: source.kind == .v4l2,
-                file: source.kind == .file ? source.path ?? "file" : nil)
+                file: source.kind == .file ? source.path ?? "file" : nil, isChild: source.kind == .libcamera || source.kind == .launch)
         }
         self.sources = sources
     }

@@ -172,7 +172,7 @@ public final class CaptureSession: Sendable {
         }
         let graph = try launch(timeout: timeout)
         let recovers =
-            !v4l2Devices.isEmpty || config.sources?.contains { $0.kind == .libcamera } == true
+            !v4l2Devices.isEmpty || config.sources?.contains { $0.kind == .libcamera || $0.kind == .launch } == true
             || stallSettings.withLock { $0.watchesEverySource }
         state.withLock { state in
             state.graph = graph
@@ -210,9 +210,7 @@ public final class CaptureSession: Sendable {
             state.withLock { $0.status = status }
             throw StartError(status: status)
         }
-        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .libcamera && resolved.libcameraPlans[index] == nil
-        {
-            let status = CameraStatus.unconfigured(reason: LibcameraDiscovery.missing(id: source.camera))
+        if let status = resolved.missingLibcameraCamera {
             state.withLock { $0.status = status }
             throw StartError(status: status)
         }
@@ -265,7 +263,7 @@ public final class CaptureSession: Sendable {
             }
             throw fail(element: element, message: "would not start (`swiftcam run --verbose` shows GStreamer's message)")
         } catch let error as SourceProcessError {
-            DebugLog.warning("\(name): \(error.camera.label)'s process: \(error.ending.map { "\($0)" } ?? "did not play in time")")
+            DebugLog.warning("\(name): \(error.source.label)'s process: \(error.ending.map { "\($0)" } ?? "did not play in time")")
             // While recovering, recovery decides what the status says (and what it does next).
             state.withLock { if !$0.recovering { $0.status = error.status } }
             throw StartError(status: error.status)
@@ -387,14 +385,11 @@ public final class CaptureSession: Sendable {
         switch message {
         case let .error(source, text, debug, reason):
             DebugLog.warning("\(source): \(text) [\(reason)]\(debug.map { " (\($0))" } ?? "")")
-            var status = context.status(source: source, message: text, debug: debug, reason: reason, next: .stopping)
             // A source in a child process: how the child ended says what happened (its socket closed as it died).
-            if let process = state.withLock({ $0.graph?.sourceProcesses[source] }) {
-                let ending = process.ending(timeout: 2)
-                DebugLog.warning("\(source): the process of camera \(process.label) \(ending.map { "\($0)" } ?? "still runs")")
-                let cause = ending?.cause(asked: context.sources[source]?.asked ?? "the config's format") ?? .stoppedSending
-                status = CameraStatus(CameraFailure(device: process.label, cause: cause, next: .stopping))
-            }
+            let child = state.withLock { $0.graph?.sourceProcesses[source] }
+            let status =
+                child.map { $0.status(asked: context.sources[source]?.asked) }
+                ?? context.status(source: source, message: text, debug: debug, reason: reason, next: .stopping)
             // The first error is the driver's; the source's follow-up flow error ("Internal data stream error") is not news.
             let (ignore, recover) = state.withLock { state -> (Bool, (@Sendable (CameraFailure) -> Void)?) in
                 if state.lastFailure == nil { state.lastFailure = status }

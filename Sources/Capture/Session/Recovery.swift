@@ -28,7 +28,7 @@ extension CaptureSession {
     func recover(from status: CameraStatus) {
         guard let recordedPath = retireFailedGraph() else { return }
         let devices = v4l2Devices
-        let names = devices + (config.sources ?? []).filter { $0.kind == .libcamera }.map { "\($0.camera ?? "the first") (libcamera)" }
+        let names = devices + FailureContext(config: config).sources.filter { $0.value.isChild }.map(\.value.device).sorted()
         emit(.notice("recovering: waiting for \(names.isEmpty ? "the sources" : names.joined(separator: ", "))"))
         if let line = reopen(devices, names: names, failure: status, recordedPath: recordedPath) {
             emit(.notice(line))

@@ -20,8 +20,8 @@ final class RunningGraph: @unchecked Sendable {
     let sourceGaps: [SequenceGaps]
     /// The mode each v4l2 source (by index) was asked for and how it reaches the config's caps.
     let cameraPlans: [Int: CameraPlan]
-    /// How each libcamera source (by index) runs in its child process.
-    let libcameraPlans: [Int: LibcameraPlan]
+    /// How each libcamera and `launch` source (by index) runs in its child process.
+    let childSources: [Int: ChildSource]
     /// The children running libcamera sources, by the host element that receives their frames (`source0`); set by `play`.
     private(set) var sourceProcesses: [String: SourceProcess] = [:]
     /// Each camera's plan in one line, by source index.
@@ -37,7 +37,7 @@ final class RunningGraph: @unchecked Sendable {
     init(config: PipelineConfig, builder: PipelineBuilder) throws {
         pipeline = try builder.build()
         cameraPlans = builder.cameraPlans
-        libcameraPlans = builder.libcameraPlans
+        childSources = builder.childSources
         cameraSummaries = builder.cameraSummaries
         filter = pipeline.allElements.first { $0.factoryName == SwiftFilterElement.factoryName }
         filterIn = (try? filter?.staticPad("sink").countBuffers().counter) ?? BufferCounter()
@@ -89,17 +89,17 @@ final class RunningGraph: @unchecked Sendable {
         startTime = MonotonicClock.now
     }
 
-    /// Starts a child for each libcamera source and waits until its graph plays (its shared memory is then there for
+    /// Starts a child for each libcamera and `launch` source and waits until its graph plays (its shared memory is then there for
     /// the host's `shmsrc`). A child that ends first throws, saying how it ended.
     private func startSourceProcesses(timeout: Double) throws {
-        for index in libcameraPlans.keys.sorted() {
-            guard let plan = libcameraPlans[index] else { continue }
-            let process = try SourceProcess(label: plan.camera.label, graph: plan.childGraph)
+        for index in childSources.keys.sorted() {
+            guard let source = childSources[index] else { continue }
+            let process = try SourceProcess(label: source.label, arguments: source.arguments)
             sourceProcesses[PipelineBuilder.Names.source(index)] = process
             guard process.waitUntilPlaying(timeout: timeout) else {
                 let ending = process.ending(timeout: 1)
                 process.stop()
-                throw SourceProcessError(camera: plan.camera, ending: ending)
+                throw SourceProcessError(source: source, ending: ending)
             }
         }
     }
@@ -130,7 +130,7 @@ final class RunningGraph: @unchecked Sendable {
         watch = nil
         try? pipeline.setState(.null)
         for process in sourceProcesses.values { process.stop() }
-        for plan in libcameraPlans.values { unlink(plan.socketPath) }
+        for source in childSources.values { unlink(source.socketPath) }
         stillFrames?.close()
         frameTap?.close()
         cameras = [:]

@@ -30,6 +30,7 @@ extension CaptureSession {
         case .file: return "file \(source.path ?? "")"
         case .v4l2: return "v4l2 \(source.device ?? "/dev/video0")"
         case .libcamera: return "libcamera \(source.camera ?? "camera")"
+        case .launch: return "launch source"
         }
     }
 

@@ -101,7 +101,7 @@ extension CaptureSession {
         let context = FailureContext(config: config)
         var sources: [StallWatchdog.Source] = []
         for (index, source) in (config.sources ?? []).enumerated()
-        where source.kind == .v4l2 || source.kind == .libcamera || settings.watchesEverySource {
+        where source.kind != .test && source.kind != .file || settings.watchesEverySource {
             let name = PipelineBuilder.Names.source(index)
             guard let pad = try? graph.pipeline.element(named: name)?.staticPad("src") else { continue }
             sources.append(StallWatchdog.Source(name: name, pad: pad, counter: pad.countBuffers().counter))

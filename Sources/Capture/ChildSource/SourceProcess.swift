@@ -5,7 +5,7 @@ import Glibc
 
 /// A source's graph running in a child process, so that a crash in a camera library (libcamera 0.0.3's vimc handler
 /// segfaults now and then on its own thread) ends the child, never the host. The child is `gst-launch-1.0 -f` (no fault
-/// handler: a crash ends it instead of spinning for a debugger) given the graph's words one per argument, under
+/// handler: a crash ends it instead of spinning for a debugger) given the graph's words as arguments, under
 /// `setpriv --pdeathsig KILL`, so it dies with the host. Its frames cross in shared memory (`shmsink` → `shmsrc`).
 ///
 /// `start` returns once the child's graph plays; the child's stdout and stderr are read as they come, its GStreamer
@@ -52,12 +52,13 @@ final class SourceProcess: @unchecked Sendable {
     private let process: Process
     private let state = Condition(State())
 
-    /// Spawns the child for `graph` and returns at once; `waitUntilPlaying` waits for its graph to play.
-    init(label: String, graph: GraphDescription) throws {
+    /// Spawns the child for the graph `arguments` describe (gst-launch words) and returns at once; `waitUntilPlaying`
+    /// waits for its graph to play.
+    init(label: String, arguments: [String]) throws {
         self.label = label
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--pdeathsig", "KILL", "--", Self.launcher, "-f"] + graph.launchLines.flatMap { $0 }
+        process.arguments = ["--pdeathsig", "KILL", "--", Self.launcher, "-f"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LIBCAMERA_LOG_LEVELS"] = environment["LIBCAMERA_LOG_LEVELS"] ?? "*:ERROR"
         process.environment = environment

@@ -1,7 +1,9 @@
-/// A libcamera source's child process that ended before its graph played (or did not play in time).
+import GStreamer
+
+/// A source's child process that ended before its graph played (or did not play in time).
 struct SourceProcessError: Error, CustomStringConvertible {
-    /// The camera the child was for.
-    let camera: LibcameraCamera
+    /// The source the child was for.
+    let source: ChildSource
     /// How it ended; nil when it still ran but did not play in time.
     let ending: SourceProcess.Ending?
 
@@ -9,10 +11,10 @@ struct SourceProcessError: Error, CustomStringConvertible {
     /// is the camera's failure in its words.
     var status: CameraStatus {
         let cause = ending?.cause(asked: "the size and format the config asks") ?? .wouldNotStart
-        if cause == .gone {
-            return .unconfigured(reason: LibcameraDiscovery.missing(id: camera.id))
+        if cause == .gone, let camera = source.libcameraCamera {
+            return .unconfigured(reason: LibcameraDiscovery.missing(id: camera))
         }
-        return CameraStatus(CameraFailure(device: camera.label, cause: cause, next: .stopping))
+        return CameraStatus(CameraFailure(device: source.label, cause: cause, next: .stopping))
     }
 
     var description: String { status.description }
@@ -44,5 +46,26 @@ extension LibcameraDiscovery {
             cameras.isEmpty ? "libcamera lists no camera" : "libcamera lists " + cameras.map { "'\($0.id)'" }.joined(separator: ", ")
         let wanted = id.map { "libcamera camera '\($0)' is not here" } ?? "no libcamera camera is here"
         return "\(wanted) (\(listed)); `swiftcam devices` lists the cameras"
+    }
+}
+
+extension SourceProcess {
+    /// The status the session is in once this child's frames stopped with an error (its socket closed as it died): how
+    /// it ended says what happened, waiting a moment for it to end.
+    func status(asked: String?) -> CameraStatus {
+        let ending = ending(timeout: 2)
+        DebugLog.warning("the process of camera \(label) \(ending.map { "\($0)" } ?? "still runs")")
+        let cause = ending?.cause(asked: asked ?? "the config's format") ?? .stoppedSending
+        return CameraStatus(CameraFailure(device: label, cause: cause, next: .stopping))
+    }
+}
+
+extension PipelineBuilder {
+    /// `unconfigured`, saying what libcamera lists, when a libcamera source got no plan (its camera is not listed).
+    var missingLibcameraCamera: CameraStatus? {
+        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .libcamera && libcameraPlans[index] == nil {
+            return .unconfigured(reason: LibcameraDiscovery.missing(id: source.camera))
+        }
+        return nil
     }
 }
