@@ -10,7 +10,7 @@ import Testing
 /// plays a live test pattern where the graph says `libcamerasrc`), so the child process, its shared memory and the
 /// recovery after it crashes run on any machine. The VM suite (`HardwareLibcameraTests`) runs the same on vimc.
 @Suite(.serialized) struct LibcameraSessionTests {
-    /// The stand-ins' folder, made once; `SWIFTCAM_LIBCAMERA_CAM` and `SWIFTCAM_SOURCE_LAUNCHER` point at them.
+    /// The stand-ins' folder, made once; `LibcameraDiscovery.standIn` and `SourceProcess.standInLauncher` name them.
     static let standIns: String = {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("libcamera-stand-ins-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -41,8 +41,8 @@ import Testing
 
     init() {
         GStreamer.initialize()
-        setenv("SWIFTCAM_LIBCAMERA_CAM", "\(Self.standIns)/cam", 1)
-        setenv("SWIFTCAM_SOURCE_LAUNCHER", "\(Self.standIns)/launch", 1)
+        LibcameraDiscovery.standIn.withLock { $0 = "\(Self.standIns)/cam" }
+        SourceProcess.standInLauncher.withLock { $0 = "\(Self.standIns)/launch" }
     }
 
     @Test func aChildThatCrashesIsRestartedAndTheRecordingContinues() throws {

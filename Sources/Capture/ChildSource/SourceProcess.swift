@@ -93,9 +93,12 @@ final class SourceProcess: @unchecked Sendable {
         self.process = process
     }
 
-    /// `gst-launch-1.0` on PATH (`SWIFTCAM_SOURCE_LAUNCHER` names another: tests use it).
+    /// A program to run instead of `gst-launch-1.0` (tests set a stand-in).
+    static let standInLauncher = Locked<String?>(nil)
+
+    /// `gst-launch-1.0` on PATH, or the stand-in.
     private static var launcher: String {
-        if let path = ProcessInfo.processInfo.environment["SWIFTCAM_SOURCE_LAUNCHER"], !path.isEmpty { return path }
+        if let path = standInLauncher.withLock({ $0 }) { return path }
         let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return folders.map { "\($0)/gst-launch-1.0" }.first { FileManager.default.isExecutableFile(atPath: $0) }
             ?? "/usr/bin/gst-launch-1.0"

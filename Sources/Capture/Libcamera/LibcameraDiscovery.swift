@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GStreamer
 
 /// Finds the cameras libcamera manages by running libcamera's own `cam` tool (package `libcamera-tools`) as a child
 /// process: libcamera 0.0.3 crashes now and then inside its pipeline handlers, and a crash while listing must not take
@@ -22,9 +23,12 @@ public enum LibcameraDiscovery {
         public var kind: FailureKind { .unavailable }
     }
 
-    /// The program that lists cameras: `cam` on PATH, or `SWIFTCAM_LIBCAMERA_CAM` (tests point it at a stand-in).
+    /// A program to run instead of `cam` (tests set a stand-in; a value, not the environment, which setenv would race).
+    static let standIn = Locked<String?>(nil)
+
+    /// The program that lists cameras: `cam` on PATH, or the stand-in.
     static var tool: String? {
-        if let path = ProcessInfo.processInfo.environment["SWIFTCAM_LIBCAMERA_CAM"], !path.isEmpty { return path }
+        if let path = standIn.withLock({ $0 }) { return path }
         let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return folders.map { "\($0)/cam" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
