@@ -66,14 +66,15 @@ struct HardwareLibcameraTests {
         let store = "\(Live.scratch)/init-libcamera"
         mkdir(store, 0o755)
         let environment = ["env", "SWIFTCAM_PIPELINES=\(store)"]
-        let made = Live.run(environment + [Built.swiftcam, "init", "vimc-camera"])
+        // --camera: in the first VM vivid is there too, and a bare `init` takes the first V4L2 camera.
+        let made = Live.run(environment + [Built.swiftcam, "init", "vimc-camera", "--camera", VimcCamera.id ?? ""])
         #expect(made.status == 0, "\(made.err)")
         #expect(made.out.hasPrefix("wrote \(store)/vimc-camera.json for camera Sensor B (libcamera): BGR888 1920x1080"), "\(made.out)")
         let text = (try? String(contentsOfFile: "\(store)/vimc-camera.json", encoding: .utf8)) ?? ""
         #expect(text.contains(#""kind": "libcamera", "camera": "platform/vimc.0 Sensor B""#), "\(text)")
         let ran = Live.run(environment + [Built.swiftcam, "run", "vimc-camera", "--frames", "15", "--no-control", "--quiet"])
         #expect(ran.status == 0, "\(ran.err)")
-        print("ok swiftcam init vimc-camera: \(made.out.split(separator: "\n").first ?? "") — runs")
+        print("ok swiftcam init vimc-camera --camera: \(made.out.split(separator: "\n").first ?? "") — runs")
     }
 
     /// `kill -SEGV` of the child running libcamera during a recording.
