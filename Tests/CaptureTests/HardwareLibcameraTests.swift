@@ -41,7 +41,7 @@ struct HardwareLibcameraTests {
               "still": { "format": "jpeg", "directory": "\(folder)/captures" },
               "record": { "encoder": "mjpeg", "directory": "\(folder)/recordings" } }
             """
-        FileManager.default.createFile(atPath: config, contents: Data(json.utf8))
+        _ = FileManager.default.createFile(atPath: config, contents: Data(json.utf8))
         let show = Live.run([Built.swiftcam, "show", config])
         #expect(show.status == 0 && show.out.contains("its process: gst-launch-1.0 -f"), "\(show.out) \(show.err)")
         let result = Live.run(

@@ -34,7 +34,8 @@ import Testing
             exec gst-launch-1.0 "${words[@]}"
             """
         for (name, text) in [("cam", cam), ("launch", launcher)] {
-            FileManager.default.createFile(atPath: "\(folder)/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o755])
+            _ = FileManager.default.createFile(
+                atPath: "\(folder)/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o755])
         }
         return folder
     }()

@@ -1,5 +1,5 @@
 import Foundation
-public import GStreamer
+import GStreamer
 import Glibc
 
 /// A source that runs in a child process (`SourceProcess`): what the child runs, and how the host receives its frames —

@@ -1,4 +1,4 @@
-public import Camera
+import Camera
 import Foundation
 import Glibc
 

@@ -1,6 +1,6 @@
 public import Camera
 import Foundation
-public import GStreamer
+import GStreamer
 
 /// How one libcamera source becomes the config's raw frames: the stream format and size asked of libcamera, and the
 /// crop, scale and conversion that bring them to the config's caps — all in a child process (`SourceProcess`), whose
