@@ -45,8 +45,9 @@ struct HardwareLibcameraTests {
         let show = Live.run([Built.swiftcam, "show", config])
         #expect(show.status == 0 && show.out.contains("its process: gst-launch-1.0 -f"), "\(show.out) \(show.err)")
         let result = Live.run(
-            [Built.swiftcam, "run", config, "--frames", "120", "--no-control", "--quiet"],
-            input: "wait 30\nsnap\nrecord start\nwait 50\nrecord stop\n")
+            // `quit` ends the run once the recording is stopped; --frames is only the safety net.
+            [Built.swiftcam, "run", config, "--frames", "3000", "--no-control", "--quiet"],
+            input: "wait 30\nsnap\nrecord start\nwait 50\nrecord stop\nquit\n")
         #expect(result.status == 0, "\(result.err)")
         let line = "camera Sensor B (libcamera): BGR888 648x360 → crop to 640x360 → NV12 640x360@25"
         #expect(result.out.contains(line), "run says the mode: \(result.out)")

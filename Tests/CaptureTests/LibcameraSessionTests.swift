@@ -128,7 +128,8 @@ enum LibcameraCrash {
         defer { session.stop() }
         let first = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid
         let part1 = try session.startRecording()
-        #expect(session.wait(frames: 200) { session.framesFiltered >= 25 }, sourceLocation: sourceLocation)
+        let recording = session.framesFiltered
+        #expect(session.wait(frames: 200) { session.framesFiltered >= recording + 25 }, sourceLocation: sourceLocation)
         #expect(crash(session), "the crash was injected", sourceLocation: sourceLocation)
         let recovered = session.waitForState(timeout: timeout * 2) { $0.carried.recoveries >= 1 && $0.status == .configured }
         #expect(recovered, "recovered: \(events.withLock { $0 })", sourceLocation: sourceLocation)
