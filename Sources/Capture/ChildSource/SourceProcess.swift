@@ -56,9 +56,10 @@ final class SourceProcess: @unchecked Sendable {
     /// waits for its graph to play.
     init(label: String, arguments: [String]) throws {
         self.label = label
+        guard let launcher = Self.launcher else { throw MissingLauncher() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--pdeathsig", "KILL", "--", Self.launcher, "-f"] + arguments
+        process.arguments = ["--pdeathsig", "KILL", "--", launcher, "-f"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LIBCAMERA_LOG_LEVELS"] = environment["LIBCAMERA_LOG_LEVELS"] ?? "*:ERROR"
         process.environment = environment
@@ -96,12 +97,18 @@ final class SourceProcess: @unchecked Sendable {
     /// A program to run instead of `gst-launch-1.0` (tests set a stand-in).
     static let standInLauncher = Locked<String?>(nil)
 
-    /// `gst-launch-1.0` on PATH, or the stand-in.
-    private static var launcher: String {
+    /// `gst-launch-1.0` on PATH, or the stand-in; nil when neither is there.
+    private static var launcher: String? {
         if let path = standInLauncher.withLock({ $0 }) { return path }
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") + ["/usr/bin"]
         return folders.map { "\($0)/gst-launch-1.0" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-            ?? "/usr/bin/gst-launch-1.0"
+    }
+
+    /// No `gst-launch-1.0` to run the child in.
+    struct MissingLauncher: Error, CustomStringConvertible {
+        var description: String {
+            "gst-launch-1.0 is not installed: libcamera and launch sources run in it (Debian package gstreamer1.0-tools)"
+        }
     }
 
     /// Waits until the child's graph plays (true) or the child ends or `timeout` seconds pass (false).
