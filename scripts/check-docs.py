@@ -20,7 +20,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUN = {"list", "show", "validate", "filters", "encoders"}
 # Commands outside the project the docs show to users; only their presence on a Debian machine is assumed.
 FOREIGN = {"swift", "v4l2-ctl", "ffmpeg", "ip", "unshare", "jq", "chromium", "curl", "systemctl", "journalctl", "dpkg",
-           "apt-get", "sudo", "cat", "ls"}
+           "apt-get", "sudo", "cat", "ls", "cam"}
 
 
 def blocks(path):

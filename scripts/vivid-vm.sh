@@ -16,7 +16,9 @@
 # mounted at its host path there).
 # Missing Debian packages are installed first (`apt-get update`, then `apt-get install`; root), and
 # the v4l2loopback module is built (DKMS) for the guest's kernel: in the guest,
-# `bash scripts/mjpeg-camera.sh start` adds an MJPEG-only webcam beside vivid.
+# `bash scripts/mjpeg-camera.sh start` adds an MJPEG-only webcam beside vivid. The kernel's vimc is
+# built from Debian's linux-source-6.1 for the guest's kernel too (scripts/vimc-camera.sh, cached):
+# in the guest, `bash scripts/vimc-camera.sh start` adds a libcamera camera (`cam -l`: Sensor B).
 # VIVID_INIT=systemd boots Debian's systemd (this machine's /lib/systemd/systemd) as PID 1 over the same
 # root instead of running the command from the initramfs: the command is then a unit of its own
 # (vivid-vm-command.service, in vivid-vm.target after basic.target), so it can `systemctl start` units,
@@ -70,7 +72,8 @@ verbose=${VIVID_VERBOSE:-0}
 # DKMS against the guest kernel's headers (linux-headers-amd64 matches linux-image-amd64).
 packages=(qemu-system-x86 linux-image-amd64 busybox-static cpio kmod xz-utils v4l-utils
           gstreamer1.0-tools util-linux
-          linux-headers-amd64 dkms v4l2loopback-dkms ffmpeg)
+          linux-headers-amd64 dkms v4l2loopback-dkms ffmpeg
+          libcamera-ipa libcamera-tools gstreamer1.0-libcamera linux-source-6.1)
 # shellcheck source-path=SCRIPTDIR source=debian-packages.sh
 . "${BASH_SOURCE[0]%/*}/debian-packages.sh"
 install_missing "${packages[@]}"
@@ -121,6 +124,13 @@ flock "$lock_fd"
 # Under the same lock, so that parallel first runs do not build the module twice at once. Only the
 # MJPEG camera needs it: vivid alone still works when the build fails.
 ensure_loopback || say "no v4l2loopback module for kernel $kver: scripts/mjpeg-camera.sh cannot run in this VM"
+
+# vimc for the guest's kernel, from Debian's kernel source (scripts/vimc-camera.sh): the libcamera camera. Keyed by
+# the kernel and the source package's version; only the libcamera suite needs it, so vivid runs without it.
+vimc_module=''
+vimc_source=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo none)
+vimc_module=$(bash "${BASH_SOURCE[0]%/*}/vimc-camera.sh" build "$kver" "$cache/vimc-$kver-$vimc_source") \
+  || { vimc_module=''; say "no vimc module for kernel $kver: scripts/vimc-camera.sh cannot start in this VM"; }
 
 # --- the initramfs: busybox, the modules for virtio/9p/overlay, and /init ---------------------
 read -r -d '' guest_init <<'INIT' || true
@@ -177,6 +187,7 @@ ENV="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/roo
 ENV="$ENV TERM=dumb LANG=C.UTF-8 VIVID_GUEST=1"
 [ -n "$GST_REGISTRY" ] && ENV="$ENV GST_REGISTRY_1_0=$GST_REGISTRY"
 [ -n "$MJPEG_FRAMES" ] && ENV="$ENV MJPEG_FRAMES=$MJPEG_FRAMES"
+[ -n "$VIMC_MODULE" ] && ENV="$ENV VIMC_MODULE=$VIMC_MODULE"
 note "root ready"
 if [ "$INIT" = systemd ]; then
   # systemd as PID 1 runs the command as a unit: the same environment, ports, modprobe and status file.
@@ -402,6 +413,7 @@ shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
   echo "MODPROBE_ARGS=$(shq "$modprobe_args")"
   echo "GST_REGISTRY=$(shq "$registry")"
   echo "MJPEG_FRAMES=$(shq "$mjpeg_frames")"
+  echo "VIMC_MODULE=$(shq "$vimc_module")"
   echo "INIT=$(shq "$init_kind")"
 } > "$run/ctl/settings"
 

@@ -29,10 +29,17 @@ public struct CameraInfo: Hashable, Sendable, Codable, CustomStringConvertible {
         let table: [(Int32, String)] = [
             (V4L2_CAP_VIDEO_CAPTURE, "video-capture"), (V4L2_CAP_VIDEO_CAPTURE_MPLANE, "video-capture-mplane"),
             (V4L2_CAP_VIDEO_OUTPUT, "video-output"), (V4L2_CAP_META_CAPTURE, "metadata-capture"),
-            (V4L2_CAP_READWRITE, "read-write"), (V4L2_CAP_STREAMING, "streaming")
+            (V4L2_CAP_READWRITE, "read-write"), (V4L2_CAP_STREAMING, "streaming"), (V4L2_CAP_IO_MC, Self.mediaControllerName)
         ]
         return table.filter { capabilities & UInt32(bitPattern: $0.0) != 0 }.map(\.1)
     }
+
+    /// The capability name of a node whose formats are set through its media controller (`V4L2_CAP_IO_MC`): one stage
+    /// of a camera pipeline (a sensor's raw Bayer, an ISP's input), driven by libcamera, not a camera by itself.
+    public static let mediaControllerName = "media-controller"
+
+    /// Whether the node is one stage of a media-controller pipeline (`V4L2_CAP_IO_MC`).
+    public var isMediaControllerNode: Bool { capabilities & UInt32(V4L2_CAP_IO_MC) != 0 }
 
     /// `/dev/video0: vivid (platform:vivid-000), driver vivid`.
     public var description: String { "\(path): \(identity), driver \(driver)" }

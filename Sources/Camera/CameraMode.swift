@@ -68,6 +68,11 @@ public struct ModeChoiceError: Error, Hashable, Sendable, CustomStringConvertibl
     }
 
     public var description: String { "camera \(path) \(problem) (`swiftcam devices` lists every mode)." }
+
+    /// What `path` cannot deliver (`asked`), the modes it offers instead, and a note when it offers none.
+    public init(path: String, asked: String, offered: [CameraMode], note: String?) {
+        (self.path, self.asked, self.offered, self.note) = (path, asked, offered, note)
+    }
 }
 
 /// Picks the camera mode that serves a config, like AVFoundation's session picking an `activeFormat` for a preset.

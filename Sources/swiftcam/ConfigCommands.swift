@@ -59,14 +59,25 @@ enum ConfigCommands {
             return ExitCode.for(error)
         }
         print("\(name.terminalSafe): \((config.description ?? "(no description)").terminalSafe)")
-        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
+        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 || source.kind == .libcamera {
             if let plan = builder.cameraPlans[index] {
                 print(plan.summary)
+            } else if let plan = builder.libcameraPlans[index] {
+                print(plan.summary)
+                print("its process: " + plan.child.command)
+            } else if source.kind == .libcamera {
+                print(
+                    "camera \(source.camera ?? "(the first)") (libcamera): not listed here; its mode is chosen when it is (`swiftcam devices` lists the cameras)"
+                )
             } else {
                 print(
                     "camera \(source.device ?? "/dev/video0"): not present here; its mode is chosen when it is (`swiftcam devices` lists the cameras)"
                 )
             }
+        }
+        for index in builder.launchSources.keys.sorted() {
+            guard let child = builder.launchSources[index] else { continue }
+            print("\(child.label): in a child process (a crash in it restarts it): \(child.command)")
         }
         print("")
         print(builder.launchCommand)

@@ -40,6 +40,9 @@ enum ConfigValidator {
             for (index, source) in sources.enumerated() {
                 try validate(source, path: "sources[\(index)]", fail: fail)
             }
+            if sources.contains(where: { $0.kind == .launch }), config.caps?.width == nil || config.caps?.height == nil {
+                throw fail("caps", "a launch source's frames cross to the host at the config's size: give caps.width and caps.height")
+            }
         }
         if let caps = config.caps { try validate(caps, fail: fail) }
         if let filter = config.filter {
@@ -107,15 +110,50 @@ enum ConfigValidator {
             guard let location = source.path, !location.isEmpty else {
                 throw fail("\(path).path", "a file source needs \"path\" (a file path or URI)")
             }
+        case .libcamera:
+            if let camera = source.camera,
+                camera.isEmpty || camera.count > 256 || camera.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+            {
+                throw fail(
+                    "\(path).camera", "a libcamera camera id as `cam -l` or `swiftcam devices` prints it, e.g. \"platform/vimc.0 Sensor B\""
+                )
+            }
+            if let format = source.format, LibcameraListing.gstreamerFormats[format] == nil,
+                !LibcameraListing.gstreamerFormats.values.contains(format)
+            {
+                let known = LibcameraListing.gstreamerFormats.keys.sorted().joined(separator: ", ")
+                throw fail(
+                    "\(path).format",
+                    "unknown libcamera format \"\(format)\"; use libcamera's name (\(known)) or GStreamer's (RGB for BGR888)")
+            }
+        case .launch:
+            try validateSourceLaunch(source.launch, path: "\(path).launch", fail: fail)
+        }
+        if source.kind != .launch, source.launch != nil {
+            throw fail(
+                "\(path).launch", "only launch sources take \"launch\" (a whole graph in gst-launch syntax is the config's own \"launch\")")
+        }
+        if source.kind != .libcamera, source.camera != nil {
+            throw fail("\(path).camera", "only libcamera sources take \"camera\" (v4l2 sources take \"device\")")
         }
         if source.kind != .v4l2 {
-            for (key, value) in [("device", source.device), ("format", source.format), ("io-mode", source.ioMode)] where value != nil {
-                throw fail("\(path).\(key)", "only v4l2 sources take \"\(key)\"")
+            let keys = [("device", source.device), ("format", source.kind == .libcamera ? nil : source.format), ("io-mode", source.ioMode)]
+            for (key, value) in keys where value != nil {
+                throw fail(
+                    "\(path).\(key)",
+                    "only v4l2 sources take \"\(key)\""
+                        + (source.kind == .libcamera && key == "device"
+                            ? "; a libcamera source names its camera with \"camera\", as `swiftcam devices` lists it" : ""))
             }
         }
         if source.kind != .test, source.pattern != nil { throw fail("\(path).pattern", "only test sources take \"pattern\"") }
         if source.kind != .file, source.realtime != nil {
             throw fail("\(path).realtime", "only file sources take \"realtime\" (test and v4l2 sources are live)")
+        }
+        if source.kind == .libcamera, source.controls != nil {
+            throw fail(
+                "\(path).controls",
+                "libcamerasrc 0.0.3 sets no camera controls; use `swiftcam ctl NAME brightness|contrast|saturation V` (done in software)")
         }
         if source.kind != .v4l2, source.controls != nil { throw fail("\(path).controls", "only v4l2 sources take \"controls\"") }
         for name in (source.controls ?? [:]).keys.sorted()
@@ -124,7 +162,7 @@ enum ConfigValidator {
                 "\(path).controls.\(name)",
                 "a control is named as `swiftcam controls DEVICE` lists it, e.g. brightness or white_balance_automatic")
         }
-        if let format = source.format, ModeChooser.fourcc(named: format) == nil {
+        if source.kind == .v4l2, let format = source.format, ModeChooser.fourcc(named: format) == nil {
             let known = (ModeChooser.rawFormats.keys.sorted() + ModeChooser.jpegFormats.sorted()).joined(separator: ", ")
             throw fail(
                 "\(path).format", "unknown camera format \"\(format)\"; use a V4L2 format (\(known)) or its GStreamer name (YUY2 for YUYV)")
@@ -196,6 +234,18 @@ enum ConfigValidator {
         }
         if let to = publish.to {
             if let reason = PublishTarget.problem(with: to) { throw fail("publish.to", reason) }
+        }
+    }
+
+    /// A `launch` source's text parses as a graph here (it plays only in its child process).
+    private static func validateSourceLaunch(_ text: String?, path: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
+        guard let text, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw fail(path, "a launch source needs \"launch\": a source in gst-launch syntax ending in raw video, e.g. \"videotestsrc\"")
+        }
+        do {
+            _ = try Pipeline.parse("\(text) ! fakesink")
+        } catch {
+            throw fail(path, "\(error)")
         }
     }
 

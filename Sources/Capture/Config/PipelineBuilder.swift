@@ -2,6 +2,7 @@ public import Camera
 import Filters
 import Foundation
 public import GStreamer
+import Glibc
 import SwiftFilterElement
 
 /// Turns a config into a typed graph (`GraphDescription`) with named elements, builds it, and prints it.
@@ -36,6 +37,15 @@ public struct PipelineBuilder: Sendable {
 
     /// How each v4l2 source (by index) reaches the config's caps, for the cameras present when it was resolved.
     public private(set) var cameraPlans: [Int: CameraPlan] = [:]
+    /// How each libcamera source (by index) does, in its child process, for the cameras libcamera listed.
+    public private(set) var libcameraPlans: [Int: LibcameraPlan] = [:]
+    /// Each `launch` source (by index) as its child process runs it.
+    public private(set) var launchSources: [Int: ChildSource] = [:]
+
+    /// Every source (by index) that runs in a child process: libcamera's and `launch` sources.
+    public var childSources: [Int: ChildSource] {
+        libcameraPlans.mapValues(\.child).merging(launchSources) { first, _ in first }
+    }
 
     public init(config: PipelineConfig, hasDisplay: Bool = PipelineBuilder.displayAvailable) {
         self.config = config
@@ -48,16 +58,31 @@ public struct PipelineBuilder: Sendable {
     public func resolvingCameras() throws(ModeChoiceError) -> PipelineBuilder {
         var resolved = self
         resolved.cameraPlans = [:]
-        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 {
-            guard let formats = try? CameraDevice(path: source.device ?? "/dev/video0").formats() else { continue }
-            resolved.cameraPlans[index] = try CameraPlan.make(source: source, caps: config.caps, formats: formats)
+        resolved.libcameraPlans = [:]
+        resolved.launchSources = [:]
+        for (index, source) in (config.sources ?? []).enumerated() {
+            switch source.kind {
+            case .v4l2:
+                guard let formats = try? CameraDevice(path: source.device ?? "/dev/video0").formats() else { continue }
+                resolved.cameraPlans[index] = try CameraPlan.make(source: source, caps: config.caps, formats: formats)
+            case .libcamera:
+                // Listed by a child process (`cam`); a camera libcamera does not list gets no plan, and starting says so.
+                guard let camera = try? LibcameraDiscovery.camera(id: source.camera) else { continue }
+                resolved.libcameraPlans[index] = try LibcameraPlan.make(
+                    source: source, caps: config.caps, camera: camera, socketPath: ChildSource.socketPath(index))
+            case .launch:
+                resolved.launchSources[index] = ChildSource.launch(
+                    source.launch ?? "", index: index, caps: config.caps, socketPath: ChildSource.socketPath(index))
+            case .test, .file:
+                continue
+            }
         }
         return resolved
     }
 
     /// One line per planned camera: the mode chosen, its decoder and steps, and why (`CameraPlan.summary`).
     public var cameraSummaries: [String] {
-        cameraPlans.keys.sorted().compactMap { cameraPlans[$0]?.summary }
+        (Set(cameraPlans.keys).union(libcameraPlans.keys)).sorted().compactMap { cameraPlans[$0]?.summary ?? libcameraPlans[$0]?.summary }
     }
 
     /// Whether an X11 or Wayland display answers (`DisplayProbe`): a stale `DISPLAY` is no display.
@@ -279,6 +304,22 @@ public struct PipelineBuilder: Sendable {
                 }
             }
             chain += [graph.add("videorate"), graph.add("videoscale"), graph.add("videoconvert")]
+        case .libcamera:
+            if let plan = libcameraPlans[index] {
+                chain = plan.child.addHostElements(named: name, to: &graph)
+                break
+            }
+            // No camera to ask (`show` on a machine without it): libcamerasrc in process, every conversion after it.
+            var properties: [(String, GraphValue)] = []
+            if let camera = source.camera { properties.append(("camera-name", .string(camera))) }
+            chain = [
+                graph.add("libcamerasrc", name: name, properties: properties), graph.add("videorate"), graph.add("videoscale"),
+                graph.add("videoconvert")
+            ]
+        case .launch:
+            // Unresolved (`graph` before `resolvingCameras`): the same child, its socket named but not yet made.
+            let child = launchSources[index] ?? ChildSource.launch(source.launch ?? "", index: index, caps: config.caps, socketPath: "")
+            chain = child.addHostElements(named: name, to: &graph)
         case .file:
             let location = source.path ?? ""
             let uri = location.contains("://") ? location : URL(fileURLWithPath: location).absoluteString

@@ -94,12 +94,22 @@ public struct SourceConfig: Codable, Sendable, Equatable {
         case test
         /// A video file or URI (`uridecodebin`).
         case file
+        /// A libcamera camera (`libcamerasrc`: a Raspberry Pi camera module, an ISP-based board, the kernel's vimc),
+        /// run in a child process so a crash in libcamera restarts the source, never the host.
+        case libcamera
+        /// Any GStreamer source the user writes in gst-launch syntax (`"launch"`), run in a child process like a libcamera
+        /// source: a crash in its plugins restarts it, never the host.
+        case launch
     }
 
     /// The source kind.
     public var kind: Kind
     /// V4L2 device node, e.g. "/dev/video0".
     public var device: String?
+    /// A libcamera camera's id as `cam -l` prints it (`platform/vimc.0 Sensor B`); nil: the first camera libcamera lists.
+    public var camera: String?
+    /// A `launch` source's gst-launch text, ending in raw video (`rtspsrc location=… ! decodebin`); run in a child process.
+    public var launch: String?
     /// The camera format to use, as V4L2 names it (`YUYV`, `NV12`, `MJPG`, …) or GStreamer does (`YUY2`);
     /// nil lets the mode choice decide (raw when a raw mode serves the config, else MJPEG).
     public var format: String?
@@ -122,7 +132,7 @@ public struct SourceConfig: Codable, Sendable, Equatable {
     public var controls: [String: Int]?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case kind, device, format
+        case kind, device, camera, launch, format
         case ioMode = "io-mode"
         case pattern, path, mirror, label, timecode, realtime, controls
     }

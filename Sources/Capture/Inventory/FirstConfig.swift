@@ -46,17 +46,15 @@ public struct FirstConfig: Sendable {
 
     /// Reads the camera at `device` (or the first camera that serves live video) and makes the config.
     public static func make(name: String, device: String?, deviceDirectory: String = "/dev") throws(Failure) -> FirstConfig {
-        guard !name.isEmpty, name.count <= 64,
-            name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
-        else {
-            throw .badName(name)
-        }
+        guard isConfigName(name) else { throw .badName(name) }
         let candidates = device.map { [$0] } ?? CameraInventory.videoNodes(in: deviceDirectory)
         var refusals: [String] = []
         for path in candidates {
             let camera: CameraDevice
             do {
                 camera = try CameraDevice(path: path)
+                // A stage of a media-controller pipeline (vimc's, a Raspberry Pi sensor's raw node) is libcamera's.
+                if device == nil && camera.info.isMediaControllerNode { continue }
             } catch {
                 // Output and metadata nodes are not cameras: worth naming only when the user named the device.
                 if device != nil || error != .notACamera(path: path) { refusals.append(error.description) }
@@ -85,8 +83,19 @@ public struct FirstConfig: Sendable {
         throw .noCamera(refusals.joined(separator: "; "))
     }
 
+    /// Whether `name` is a config name: lowercase letters, digits and '-', at most 64.
+    static func isConfigName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64
+            && name.unicodeScalars.allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "-" })
+    }
+
     /// Validates the text and writes it to `store`'s `NAME.json`, never over an existing file; returns the path.
     public func write(to store: ConfigStore) throws -> String {
+        try Self.write(text, name: name, to: store)
+    }
+
+    /// Validates `text` and writes it to `store`'s `NAME.json`, never over an existing file; returns the path.
+    static func write(_ text: String, name: String, to store: ConfigStore) throws -> String {
         let path = store.path(of: name)
         _ = try ConfigLoader.load(data: Data(text.utf8), file: path)
         try? FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true)
@@ -135,7 +144,7 @@ public struct FirstConfig: Sendable {
             """
     }
 
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
         return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
     }

@@ -28,6 +28,8 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
         case stalled(seconds: Int)
         /// The driver or GStreamer reported another error while streaming.
         case streamingError
+        /// The child process running the source ended: `how` says how (`crashed (SIGSEGV)`, `exited with status 1`).
+        case childEnded(String)
     }
 
     /// What the session does about it.
@@ -84,6 +86,7 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
         case .permissionDenied: "may not be opened by this user (permission denied)"
         case let .stalled(seconds): "sent no frame for \(seconds) s"
         case .streamingError: "failed while streaming (its driver reported an error)"
+        case let .childEnded(how): "stopped: its process \(how)"
         }
     }
 
@@ -102,7 +105,7 @@ public struct CameraFailure: Sendable, Equatable, CustomStringConvertible {
             case .noMode: return "`swiftcam devices` lists every mode"
             case .permissionDenied: return "join the video group (`sudo usermod -aG video $USER`), log out and in, and start again"
             case .gone: return "reconnect it and start again"
-            case .stoppedSending, .wouldNotStart, .stalled, .streamingError: return "SwiftCam stopped"
+            case .stoppedSending, .wouldNotStart, .stalled, .streamingError, .childEnded: return "SwiftCam stopped"
             }
         }
     }
@@ -168,6 +171,8 @@ struct FailureContext: Sendable {
         var isCamera: Bool
         /// A `file` source's path: its failures name the file, not a camera.
         var file: String?
+        /// Whether the source runs in a child process (libcamera, `launch`).
+        var isChild = false
     }
 
     let sources: [String: Source]
@@ -181,10 +186,12 @@ struct FailureContext: Sendable {
                 case .v4l2: source.device ?? "/dev/video0"
                 case .test: "\(name) (test pattern)"
                 case .file: "\(name) (\(source.path ?? "file"))"
+                case .libcamera: "\(source.camera ?? "the first") (libcamera)"
+                case .launch: "\(name) (launch)"
                 }
             sources[name] = Source(
                 device: device, asked: Self.asked(source: source, caps: config.caps), isCamera: source.kind == .v4l2,
-                file: source.kind == .file ? source.path ?? "file" : nil)
+                file: source.kind == .file ? source.path ?? "file" : nil, isChild: source.kind == .libcamera || source.kind == .launch)
         }
         self.sources = sources
     }

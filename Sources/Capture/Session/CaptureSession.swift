@@ -171,7 +171,9 @@ public final class CaptureSession: Sendable {
             }
         }
         let graph = try launch(timeout: timeout)
-        let recovers = !v4l2Devices.isEmpty || stallSettings.withLock { $0.watchesEverySource }
+        let recovers =
+            !v4l2Devices.isEmpty || config.sources?.contains { $0.kind == .libcamera || $0.kind == .launch } == true
+            || stallSettings.withLock { $0.watchesEverySource }
         state.withLock { state in
             state.graph = graph
             state.status = .configured
@@ -205,6 +207,10 @@ public final class CaptureSession: Sendable {
             resolved = try builder.resolvingCameras()
         } catch {
             let status = CameraStatus(CameraFailure(device: error.path, cause: .noMode(error), next: .stopping))
+            state.withLock { $0.status = status }
+            throw StartError(status: status)
+        }
+        if let status = resolved.missingLibcameraCamera {
             state.withLock { $0.status = status }
             throw StartError(status: status)
         }
@@ -256,6 +262,11 @@ public final class CaptureSession: Sendable {
                 throw StartError(status: seen)
             }
             throw fail(element: element, message: "would not start (`swiftcam run --verbose` shows GStreamer's message)")
+        } catch let error as SourceProcessError {
+            DebugLog.warning("\(name): \(error.source.label)'s process: \(error.ending.map { "\($0)" } ?? "did not play in time")")
+            // While recovering, recovery decides what the status says (and what it does next).
+            state.withLock { if !$0.recovering { $0.status = error.status } }
+            throw StartError(status: error.status)
         } catch {
             throw fail(element: graph.pipeline.name, message: "\(error)")
         }
@@ -374,7 +385,11 @@ public final class CaptureSession: Sendable {
         switch message {
         case let .error(source, text, debug, reason):
             DebugLog.warning("\(source): \(text) [\(reason)]\(debug.map { " (\($0))" } ?? "")")
-            let status = context.status(source: source, message: text, debug: debug, reason: reason, next: .stopping)
+            // A source in a child process: how the child ended says what happened (its socket closed as it died).
+            let child = state.withLock { $0.graph?.sourceProcesses[source] }
+            let status =
+                child.map { $0.status(asked: context.sources[source]?.asked) }
+                ?? context.status(source: source, message: text, debug: debug, reason: reason, next: .stopping)
             // The first error is the driver's; the source's follow-up flow error ("Internal data stream error") is not news.
             let (ignore, recover) = state.withLock { state -> (Bool, (@Sendable (CameraFailure) -> Void)?) in
                 if state.lastFailure == nil { state.lastFailure = status }

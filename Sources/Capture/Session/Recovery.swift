@@ -9,11 +9,11 @@ extension CaptureSession {
     /// recording continues — then recovers on the recovery queue. Runs on the bus or watchdog thread; never waits.
     func beginRecovery(_ failure: CameraFailure) {
         let continuesIn = activeRecorder.map { Self.nextPart(after: $0.path) }
+        // A stalled camera, or a source process that ended (a crash in its library), is restarted at once.
         let next: CameraFailure.Next =
-            if case .stalled = failure.cause {
-                .restarting(continuesIn: continuesIn)
-            } else {
-                .waiting(continuesIn: continuesIn)
+            switch failure.cause {
+            case .stalled, .childEnded: .restarting(continuesIn: continuesIn)
+            default: .waiting(continuesIn: continuesIn)
             }
         let status = CameraStatus(failure.with(next: next))
         state.withLock { $0.status = status }
@@ -28,8 +28,9 @@ extension CaptureSession {
     func recover(from status: CameraStatus) {
         guard let recordedPath = retireFailedGraph() else { return }
         let devices = v4l2Devices
-        emit(.notice("recovering: waiting for \(devices.isEmpty ? "the sources" : devices.joined(separator: ", "))"))
-        if let line = reopen(devices, failure: status, recordedPath: recordedPath) {
+        let names = devices + FailureContext(config: config).sources.filter { $0.value.isChild }.map(\.value.device).sorted()
+        emit(.notice("recovering: waiting for \(names.isEmpty ? "the sources" : names.joined(separator: ", "))"))
+        if let line = reopen(devices, names: names, failure: status, recordedPath: recordedPath) {
             emit(.notice(line))
         }
     }
@@ -69,7 +70,7 @@ extension CaptureSession {
     }
 
     /// Waits for the cameras and relaunches; returns what to tell the user, or nil when `stop` came first.
-    private func reopen(_ devices: [String], failure status: CameraStatus, recordedPath: String?) -> String? {
+    private func reopen(_ devices: [String], names: [String], failure status: CameraStatus, recordedPath: String?) -> String? {
         let arrival = try? DeviceArrival()
         recoveryArrival.withLock { $0 = arrival }
         defer {
@@ -102,7 +103,7 @@ extension CaptureSession {
                     watchForStalls(graph)
                     live.graphChanged()
                     analysisGraphChanged()
-                    var line = "recovered: \(devices.joined(separator: ", ")) streaming again"
+                    var line = "recovered: \(names.isEmpty ? "the sources" : names.joined(separator: ", ")) streaming again"
                     if let recordedPath {
                         do {
                             try claimRecording()

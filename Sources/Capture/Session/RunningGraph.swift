@@ -1,5 +1,6 @@
 import Camera
 import GStreamer
+import Glibc
 import SwiftFilterElement
 
 /// One built and playing graph with the parts the session drives: the filter, the still and tap sinks,
@@ -19,6 +20,12 @@ final class RunningGraph: @unchecked Sendable {
     let sourceGaps: [SequenceGaps]
     /// The mode each v4l2 source (by index) was asked for and how it reaches the config's caps.
     let cameraPlans: [Int: CameraPlan]
+    /// How each libcamera and `launch` source (by index) runs in its child process.
+    let childSources: [Int: ChildSource]
+    /// The children running libcamera sources, by the host element that receives their frames (`source0`); set by `play`.
+    private(set) var sourceProcesses: [String: SourceProcess] = [:]
+    /// Each camera's plan in one line, by source index.
+    let cameraSummaries: [String]
     private(set) var cameras: [Int: CameraDevice] = [:]
     private var watch: BusWatch?
     /// The stall watchdog on the sources, once the session publishes the graph; cancelled with the graph.
@@ -30,6 +37,8 @@ final class RunningGraph: @unchecked Sendable {
     init(config: PipelineConfig, builder: PipelineBuilder) throws {
         pipeline = try builder.build()
         cameraPlans = builder.cameraPlans
+        childSources = builder.childSources
+        cameraSummaries = builder.cameraSummaries
         filter = pipeline.allElements.first { $0.factoryName == SwiftFilterElement.factoryName }
         filterIn = (try? filter?.staticPad("sink").countBuffers().counter) ?? BufferCounter()
         filterOut = (try? filter?.staticPad("src").countBuffers().counter) ?? BufferCounter()
@@ -68,6 +77,7 @@ final class RunningGraph: @unchecked Sendable {
         watch = pipeline.bus.watch(handler)
         if let pad = try? filter?.staticPad("src") { pad.onBuffer { _ in onFrame() } }
         do {
+            try startSourceProcesses(timeout: timeout)
             try pipeline.setState(.playing, timeout: timeout)
         } catch {
             teardown()
@@ -77,6 +87,21 @@ final class RunningGraph: @unchecked Sendable {
             cameras[index] = try? CameraDevice(path: source.device ?? "/dev/video0")
         }
         startTime = MonotonicClock.now
+    }
+
+    /// Starts a child for each libcamera and `launch` source and waits until its graph plays (its shared memory is then there for
+    /// the host's `shmsrc`). A child that ends first throws, saying how it ended.
+    private func startSourceProcesses(timeout: Double) throws {
+        for index in childSources.keys.sorted() {
+            guard let source = childSources[index] else { continue }
+            let process = try SourceProcess(label: source.label, arguments: source.arguments)
+            sourceProcesses[PipelineBuilder.Names.source(index)] = process
+            guard process.waitUntilPlaying(timeout: timeout) else {
+                let ending = process.ending(timeout: 1)
+                process.stop()
+                throw SourceProcessError(source: source, ending: ending)
+            }
+        }
     }
 
     /// Frames the branch queues dropped (what went in, less what came out, less what is still queued).
@@ -104,6 +129,8 @@ final class RunningGraph: @unchecked Sendable {
         watch?.cancel()
         watch = nil
         try? pipeline.setState(.null)
+        for process in sourceProcesses.values { process.stop() }
+        for source in childSources.values { unlink(source.socketPath) }
         stillFrames?.close()
         frameTap?.close()
         cameras = [:]

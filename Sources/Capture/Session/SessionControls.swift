@@ -29,6 +29,8 @@ extension CaptureSession {
         case .test: return "test pattern"
         case .file: return "file \(source.path ?? "")"
         case .v4l2: return "v4l2 \(source.device ?? "/dev/video0")"
+        case .libcamera: return "libcamera \(source.camera ?? "camera")"
+        case .launch: return "launch source"
         }
     }
 

@@ -94,7 +94,7 @@ extension CameraStatus {
             case .permissionDenied: .permission
             case .gone, .busy: .unavailable
             case .refusedFormat, .noMode: .badData
-            case .stoppedSending, .wouldNotStart, .stalled, .streamingError: .software
+            case .stoppedSending, .wouldNotStart, .stalled, .streamingError, .childEnded: .software
             }
         }
     }

@@ -137,9 +137,7 @@ extension CaptureSession {
             chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.currentFile,
             recordingFailure: state.withLock { $0.recordingFailure },
             stills: stills.withLock { $0.count }, lastCapture: lastCapture, outputs: outputReports(),
-            cameras: graph.flatMap { graph in
-                graph.cameraPlans.isEmpty ? nil : graph.cameraPlans.keys.sorted().compactMap { graph.cameraPlans[$0]?.summary }
-            },
+            cameras: graph.flatMap { $0.cameraSummaries.isEmpty ? nil : $0.cameraSummaries },
             recordedFrames: base.recordedFrames + (recorder?.framesEncoded.value ?? 0),
             recordingBytes: base.recordingBytes + (recorder?.bytesWritten ?? 0),
             segmentsWritten: base.segments + (recorder?.segments?.now.finished ?? 0),

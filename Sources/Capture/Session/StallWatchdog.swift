@@ -100,7 +100,8 @@ extension CaptureSession {
         let settings = stallSettings.withLock { $0 }
         let context = FailureContext(config: config)
         var sources: [StallWatchdog.Source] = []
-        for (index, source) in (config.sources ?? []).enumerated() where source.kind == .v4l2 || settings.watchesEverySource {
+        for (index, source) in (config.sources ?? []).enumerated()
+        where source.kind != .test && source.kind != .file || settings.watchesEverySource {
             let name = PipelineBuilder.Names.source(index)
             guard let pad = try? graph.pipeline.element(named: name)?.staticPad("src") else { continue }
             sources.append(StallWatchdog.Source(name: name, pad: pad, counter: pad.countBuffers().counter))
@@ -108,7 +109,8 @@ extension CaptureSession {
         guard !sources.isEmpty else { return }
         let watchdog = StallWatchdog(sources: sources, settings: settings, label: name) { [weak self, weak graph] source, seconds in
             guard let self, let graph else { return }
-            self.stalled(graph, device: context.sources[source]?.device ?? source, seconds: seconds)
+            let device = graph.sourceProcesses[source]?.label ?? context.sources[source]?.device ?? source
+            self.stalled(graph, device: device, seconds: seconds)
         }
         graph.watch(stalls: watchdog)
     }
