@@ -88,7 +88,7 @@ struct SegmentTests {
             clock: { stamp.withLock { $0 } }, onCut: {}, onWarning: { Issue.record("\($0)") })
         #expect(files.name(fragment: 0) == "\(folder.path)/cam-first.mkv")
         let theirs = "\(folder.path)/cam-20260101-120000.000.mkv"
-        FileManager.default.createFile(atPath: theirs, contents: Data("theirs".utf8))
+        #expect(FileManager.default.createFile(atPath: theirs, contents: Data("theirs".utf8)))
         #expect(files.name(fragment: 1) == "\(folder.path)/cam-20260101-120000.000-2.mkv")
         #expect(try String(contentsOfFile: theirs, encoding: .utf8) == "theirs")
         stamp.withLock { $0 = "20260101-120001.000" }
@@ -112,7 +112,7 @@ struct SegmentTests {
         let now = Date().timeIntervalSince1970
         for (name, age) in files {
             let path = folder.appendingPathComponent(name).path
-            FileManager.default.createFile(atPath: path, contents: Data("x".utf8))
+            #expect(FileManager.default.createFile(atPath: path, contents: Data("x".utf8)))
             var times = [timeval(tv_sec: Int(now) - age, tv_usec: 0), timeval(tv_sec: Int(now) - age, tv_usec: 0)]
             #expect(utimes(path, &times) == 0)
         }

@@ -16,7 +16,7 @@ struct StorageTests {
         let now = Date().timeIntervalSince1970
         for file in files {
             let path = folder.appendingPathComponent(file.name).path
-            FileManager.default.createFile(atPath: path, contents: Data(count: file.bytes))
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(count: file.bytes)))
             let time = now - file.age
             var times = [timeval(tv_sec: Int(time), tv_usec: 0), timeval(tv_sec: Int(time), tv_usec: 0)]
             #expect(utimes(path, &times) == 0)

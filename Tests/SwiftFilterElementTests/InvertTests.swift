@@ -93,7 +93,7 @@ struct InvertTests {
             Issue.record("no buffer of \(camera.info.size) bytes")
             return
         }
-        try frame.withMappedBytes { $0.initializeMemory(as: UInt8.self, repeating: 7) }
+        _ = try frame.withMappedBytes { $0.initializeMemory(as: UInt8.self, repeating: 7) }
         let pushedAddress = frame.dataAddress
         try camera.push(frame)
         camera.endOfStream()

@@ -40,7 +40,7 @@ import Testing
     @Test func theURLNamesThisMachineForEveryInterface() throws {
         var buffer = [CChar](repeating: 0, count: 256)
         #expect(gethostname(&buffer, buffer.count) == 0)
-        let name = String(cString: buffer)
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #expect(WebOptions(host: "0.0.0.0", port: 8081, token: "abcdefgh").url() == "http://\(name):8081/?token=abcdefgh")
         #expect(WebOptions(host: "::", port: 8081, token: nil).url() == "http://\(name):8081/")
         #expect(WebOptions(host: "::1", port: 8081, token: nil).url() == "http://[::1]:8081/")
