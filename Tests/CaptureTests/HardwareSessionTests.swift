@@ -262,13 +262,15 @@ struct HardwareSessionTests {
         let session = CaptureSession(name: "drops", config: try Live.camera())
         try session.start(timeout: 30)
         defer { session.stop() }
-        #expect(session.wait(frames: 400) { session.framesFiltered >= 200 })
+        #expect(session.wait(frames: 800) { session.framesFiltered >= 400 })
         let stats = session.stats
         let rate = Double(stats.sourceDrops) / Double(stats.sourceDrops + stats.framesIn)
         print(
             "ok percentage_of_dropped_buffers=20: \(stats.sourceDrops) source drops, \(stats.framesIn) frames in → \(Int(rate * 100)) %; \(stats.line)"
         )
-        #expect(rate >= 0.14 && rate <= 0.26)
+        // vivid drops each buffer at random: over ~500 buffers the rate's standard deviation is 1.8 points, and the
+        // band is four of them either side (over 250, the band of 2.4 failed once at 13.8 %).
+        #expect(rate >= 0.13 && rate <= 0.27)
     }
 
     /// `inject_fatal_streaming_error`: failed in the camera's words, then recovery.
