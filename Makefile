@@ -155,5 +155,8 @@ install-plugin: release
 	install -m 0755 $(RELEASE_BIN)/libgstswiftfilter.so "$(PLUGIN_DIR)/"
 	@echo "installed $(PLUGIN_DIR)/libgstswiftfilter.so; try: gst-inspect-1.0 swiftfilter"
 
+# Anything a killed ARM64 run left mounted in its root (/dev, this checkout) is unmounted first, and rm stays on one
+# file system, so removing .build never reaches through a mount.
 clean:
-	rm -rf .build
+	@awk -v r="$(CURDIR)/.build/" 'index($$2, r) == 1 { print $$2 }' /proc/self/mounts | sort -r | xargs -r -n1 umount -l
+	rm -rf --one-file-system .build
