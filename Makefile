@@ -134,8 +134,8 @@ test-arm64:
 .PHONY: bench-arm64-ipp
 # Instructions per pixel of each filter on the portable path under aarch64 emulation (QEMU's count of guest
 # instructions, not cycles) beside x86-64 SSE2's (callgrind), 1080p, one thread (scripts/aarch64-ipp.sh; as root, in
-# the arm64 root; ~15 min on 2 cores). A measurement: `make test` does not run it. docs/benchmarks.md's aarch64 table:
-# IPP_JSON=.build/bench-doc/aarch64-ipp.json, then scripts/bench-doc.py --ipp that file.
+# the arm64 root, ARM64_ROOT if not .build/arm64/root; ~3 min once both builds are made). A measurement: `make test`
+# does not run it. docs/benchmarks.md's table: scripts/bench-doc.py --ipp $(IPP_JSON).
 IPP_JSON ?= .build/bench-doc/aarch64-ipp.json
 bench-arm64-ipp:
 	mkdir -p $(dir $(IPP_JSON))
