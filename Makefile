@@ -131,6 +131,16 @@ arm64-root:
 test-arm64:
 	@bash scripts/test-arm64.sh all
 
+.PHONY: bench-arm64-ipp
+# Instructions per pixel of each filter on the portable path under aarch64 emulation (QEMU's count of guest
+# instructions, not cycles) beside x86-64 SSE2's (callgrind), 1080p, one thread (scripts/aarch64-ipp.sh; as root, in
+# the arm64 root, ARM64_ROOT if not .build/arm64/root; ~3 min once both builds are made). A measurement: `make test`
+# does not run it. docs/benchmarks.md's table: scripts/bench-doc.py --ipp $(IPP_JSON).
+IPP_JSON ?= .build/bench-doc/aarch64-ipp.json
+bench-arm64-ipp:
+	mkdir -p $(dir $(IPP_JSON))
+	@bash scripts/aarch64-ipp.sh --json $(IPP_JSON)
+
 .PHONY: package test-package
 # The Debian package that installs SwiftCam without Swift: .build/package/swiftcam_VERSION_ARCH.deb (docs/package.md).
 # ARCH=arm64: the same for aarch64, cross-built in scripts/arm64-root.sh's root (.build/arm64/package; as root).

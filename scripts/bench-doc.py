@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 """Rewrites the measured tables of docs/benchmarks.md from the benchmarks' JSON, leaving the prose.
 
-usage: bench-doc.py [--bench FILE] [--paths FILE] [--anchors FILE] [--doc FILE] [--check]
+usage: bench-doc.py [--bench FILE] [--paths FILE] [--anchors FILE] [--ipp FILE] [--doc FILE] [--check]
 
   --bench FILE     `swiftcam bench --json FILE`: the blocks `bench` (a table per size) and `analysis` (motion, pre-roll)
   --paths FILE     `filters-bench --paths --json FILE`: the block `paths` (a column per SIMD path)
   --anchors FILE   `scripts/bench-anchors.sh --json FILE`: the block `anchors` (libyuv, ffmpeg, OpenCV)
+  --ipp FILE       `scripts/aarch64-ipp.sh --json FILE`: the block `aarch64-ipp` (instructions per pixel, aarch64
+                   emulated beside x86-64 SSE2)
   --check          write nothing: render every block from the files given and check that the document has each
                    marker pair exactly once (`<!-- bench:begin NAME -->` … `<!-- bench:end NAME -->`)
 
-Each block starts with the machine line its JSON carries (cores, CPU, GStreamer, SIMD path), never a date. Only the
-blocks whose JSON is given are replaced. `make bench-doc` runs the three benchmarks and this script. Python 3
+Each block starts with the machine line its JSON carries (cores, CPU, GStreamer, SIMD path), never a date; the
+instruction counts, which do not depend on the machine, with the emulator that counted them. Only the blocks whose
+JSON is given are replaced. `make bench-doc` runs the three benchmarks and this script (`make bench-arm64-ipp` writes
+the `--ipp` JSON). Python 3
 standard library only.
 """
 import argparse
@@ -21,7 +25,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BLOCKS = ("bench", "analysis", "paths", "anchors")
+BLOCKS = ("bench", "analysis", "paths", "anchors", "aarch64-ipp")
 MARKER = re.compile(r"<!-- bench:(begin|end) ([a-z0-9-]+) -->")
 ANALYSIS = ("motion-nv12", "preroll-memory")
 
@@ -204,6 +208,30 @@ def anchors_block(data, path):
     return {"anchors": "\n".join(lines)}
 
 
+def ipp_block(data, path):
+    """`aarch64-ipp` from `scripts/aarch64-ipp.sh --json`: a row per filter, RGBA and NV12 side by side."""
+    short = {"sepia | colorcontrols contrast=1.2 saturation=0.8 | vignette": "3-chain",
+             "gamma value=1.2 | colorcontrols contrast=1.2 saturation=0.8 | sepia | vignette | mirror | invert": "6-chain"}
+    table = {}
+    for row in data["rows"]:
+        if not isinstance(row, dict) or row.get("format") not in ("RGBA", "NV12") or "filter" not in row:
+            raise DocError(f"{path}: a row without its format (RGBA or NV12) and filter")
+        table.setdefault(row["filter"], {})[row["format"]] = row
+    lines = [f"aarch64: the guest instructions {data['emulator']} executed (no ARM machine; not cycles), portable "
+             "path; x86-64: callgrind's count on the SSE2 path. Instructions per pixel: (3 calls − 1 call) / 2 / "
+             f"{data.get('pixels', 1920 * 1080)} pixels (1920×1080), one thread; ratio = aarch64 / SSE2.", "",
+             "| filter | RGBA aarch64 | RGBA SSE2 | ratio | NV12 aarch64 | NV12 SSE2 | ratio |",
+             "|---|---|---|---|---|---|---|"]
+    for name, formats in table.items():
+        cells = []
+        for fmt in ("RGBA", "NV12"):
+            row = formats.get(fmt, {})
+            arm, sse2 = row.get("aarch64"), row.get("sse2")
+            cells += [number(arm), number(sse2), ratio(arm / sse2 if arm is not None and sse2 else None)]
+        lines.append(f"| {short.get(name, name)} | " + " | ".join(cells) + " |")
+    return {"aarch64-ipp": "\n".join(lines)}
+
+
 def markers(text, doc):
     """{name: (start of the block's content, end of it)}; every marker paired once, in order, not nested."""
     found, open_name, open_at = {}, None, 0
@@ -237,6 +265,7 @@ def main():
     parser.add_argument("--bench", metavar="FILE", help="swiftcam bench --json FILE")
     parser.add_argument("--paths", metavar="FILE", help="filters-bench --paths --json FILE")
     parser.add_argument("--anchors", metavar="FILE", help="scripts/bench-anchors.sh --json FILE")
+    parser.add_argument("--ipp", metavar="FILE", help="scripts/aarch64-ipp.sh --json FILE")
     parser.add_argument("--doc", metavar="FILE", default=os.path.join(ROOT, "docs", "benchmarks.md"))
     parser.add_argument("--check", action="store_true", help="write nothing; render and check the markers")
     arguments = parser.parse_args()
@@ -257,6 +286,9 @@ def main():
         if arguments.anchors:
             blocks.update(anchors_block(load(arguments.anchors, "scripts/bench-anchors.sh --json",
                                              ("machine", "rows", "memcpyMs")), arguments.anchors))
+        if arguments.ipp:
+            blocks.update(ipp_block(load(arguments.ipp, "scripts/aarch64-ipp.sh --json", ("emulator", "rows")),
+                                    arguments.ipp))
     except DocError as error:
         sys.exit(f"bench-doc: {error}")
     if arguments.check:
@@ -264,7 +296,7 @@ def main():
               + (", ".join(sorted(blocks)) or "nothing (no JSON given)"))
         return
     if not blocks:
-        sys.exit("bench-doc: nothing to write; give --bench, --paths or --anchors (or --check)")
+        sys.exit("bench-doc: nothing to write; give --bench, --paths, --anchors or --ipp (or --check)")
     # From the last block to the first, so the earlier offsets stay valid.
     for name, (start, end) in sorted(found.items(), key=lambda item: -item[1][0]):
         if name in blocks:

@@ -114,7 +114,7 @@ if arguments.contains("--help") || arguments.contains("-h") {
 
         Times every filter and the 3- and 6-filter chains at 1920x1080, RGBA and NV12, in ms/frame beside a
         memcpy of the same frame, then frames from memory (stream) and at a camera's 30 fps (paced), all threads
-        against one (the paced rows take about 15 s). NAME… keeps the entries whose text starts with a name; --calls N runs each N
+        against one (the paced rows take about 15 s). NAME… keeps the entries whose text starts with a name (only the one whose text it is, if any); --calls N runs each N
         times on one thread (--threads T: T, 0 = all) without timing (for valgrind --tool=callgrind, perf record); --tsv prints '# SIMD path NAME', then
         FORMAT<TAB>CHAIN<TAB>ms for each chain text (for make bench-anchors); --paths alone
         times the main filters (RGBA) on every SIMD path this machine has, with --tsv each chain on every path (a fourth
@@ -243,7 +243,11 @@ if everyPath {
     exit(0)
 }
 let only = arguments
-if !only.isEmpty { entries = entries.filter { entry in only.contains { entry.0.hasPrefix($0) } } }
+// A name that is an entry's whole text keeps that entry alone: "sepia" is not also the 3-chain, which starts with it.
+let texts = Set(entries.map(\.0))
+if !only.isEmpty {
+    entries = entries.filter { entry in only.contains { texts.contains($0) ? entry.0 == $0 : entry.0.hasPrefix($0) } }
+}
 if let calls = fixedCalls {
     for format in [PixelFormat.rgba, .nv12] where onlyFormat == nil || onlyFormat == format.gstName {
         let s = Buffer(format, seed: 1), d = Buffer(format, seed: 2)

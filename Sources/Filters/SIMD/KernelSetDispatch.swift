@@ -63,7 +63,8 @@ extension KernelSet {
     }
 
     /// On AVX-512, `ByteTableCore.lookup` (whole groups of 64 bytes; returns how many it did); on AVX2 its
-    /// `ByteTableCore.uniform` where there is one table (whole groups of 32); elsewhere 0.
+    /// `ByteTableCore.uniform` where there is one table (whole groups of 32); on aarch64 `NEONByteTable.uniform` where
+    /// there is one (whole groups of 16); elsewhere 0.
     /// `uniform`: (byte offset of the one table in `tables`, the bytes it applies to) when the others keep their values.
     func byteTables(
         _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, tables: UnsafePointer<UInt8>,
@@ -79,6 +80,10 @@ extension KernelSet {
             return FiltersAVX2.ByteTableCore.uniform(
                 source, destination, bytes: bytes, table: tables + uniform.offset,
                 mask: UInt32(truncatingIfNeeded: uniform.mask))
+        }
+        #elseif arch(arm64)
+        if let uniform {
+            return NEONByteTable.uniform(source, destination, bytes: bytes, table: tables + uniform.offset, mask: uniform.mask)
         }
         #endif
         return 0
