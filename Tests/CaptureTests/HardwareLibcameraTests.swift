@@ -82,11 +82,8 @@ struct HardwareLibcameraTests {
     @Test func aSegfaultOfTheSourceProcessLeavesTheHostRecording() throws {
         try LibcameraCrash.run(
             camera: "Sensor B (libcamera)", width: 648, height: 360, timeout: 120,
-            says: ["stopped: its process crashed (SIGSEGV); restarting it"]
-        ) { session in
-            guard let pid = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid else { return false }
-            return kill(pid, SIGSEGV) == 0
-        }
+            says: ["stopped: its process crashed (SIGSEGV); restarting it"], crash: LibcameraCrash.segfaultSource
+        )
     }
 
     /// vimc unbound under libcamera while it streams, bound again once the session says so. libcamera 0.0.3 reports

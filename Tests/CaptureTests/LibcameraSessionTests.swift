@@ -49,22 +49,16 @@ import Testing
     @Test func aChildThatCrashesIsRestartedAndTheRecordingContinues() throws {
         try LibcameraCrash.run(
             camera: "Stand-in (libcamera)", width: 320, height: 180,
-            says: ["stopped: its process crashed (SIGSEGV); restarting it"]
-        ) { session in
-            guard let pid = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid else { return false }
-            return kill(pid, SIGSEGV) == 0
-        }
+            says: ["stopped: its process crashed (SIGSEGV); restarting it"], crash: LibcameraCrash.segfaultSource
+        )
     }
 
     /// A `launch` source runs in a child process too, and recovers from its crash the same way.
     @Test func aLaunchSourceThatCrashesIsRestartedAndTheRecordingContinues() throws {
         try LibcameraCrash.run(
             camera: "source0 (launch)", width: 320, height: 180, source: #"{ "kind": "launch", "launch": "videotestsrc is-live=true" }"#,
-            says: ["stopped: its process crashed (SIGSEGV); restarting it"]
-        ) { session in
-            guard let pid = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid else { return false }
-            return kill(pid, SIGSEGV) == 0
-        }
+            says: ["stopped: its process crashed (SIGSEGV); restarting it"], crash: LibcameraCrash.segfaultSource
+        )
     }
 
     /// libcamerasrc 0.0.3 exposes no control: colour goes to the software stage, exposure to software metering, and what
@@ -104,6 +98,12 @@ import Testing
 /// says what happened in the camera's words, restarts the child and continues the recording in its next part; both
 /// parts decode.
 enum LibcameraCrash {
+    /// `kill -SEGV` of the child that runs the session's first source; false when it has none.
+    static func segfaultSource(_ session: CaptureSession) -> Bool {
+        guard let pid = session.graph?.sourceProcesses[PipelineBuilder.Names.source(0)]?.pid else { return false }
+        return kill(pid, SIGSEGV) == 0
+    }
+
     static func run(
         camera: String, width: Int, height: Int, timeout: Double = 60, source: String = #"{ "kind": "libcamera" }"#, says: [String],
         crash: (CaptureSession) -> Bool,
