@@ -245,9 +245,7 @@ if everyPath {
 let only = arguments
 // A name that is an entry's whole text keeps that entry alone: "sepia" is not also the 3-chain, which starts with it.
 let texts = Set(entries.map(\.0))
-if !only.isEmpty {
-    entries = entries.filter { entry in only.contains { texts.contains($0) ? entry.0 == $0 : entry.0.hasPrefix($0) } }
-}
+if !only.isEmpty { entries = entries.filter { e in only.contains { texts.contains($0) ? e.0 == $0 : e.0.hasPrefix($0) } } }
 if let calls = fixedCalls {
     for format in [PixelFormat.rgba, .nv12] where onlyFormat == nil || onlyFormat == format.gstName {
         let s = Buffer(format, seed: 1), d = Buffer(format, seed: 2)
