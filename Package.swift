@@ -87,7 +87,13 @@ let package = Package(
         .systemLibrary(
             name: "CGStreamer", pkgConfig: "gstreamer-app-1.0",
             providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
-        .target(name: "GStreamer", dependencies: ["CGStreamer"], swiftSettings: strictImports),
+        // The GNU calls Base needs (pipe2, posix_spawn_file_actions_addchdir_np, pthread_setname_np), which Swift's
+        // Glibc hides.
+        .target(name: "CBase"),
+        // What every module stands on, without GStreamer or full Foundation (no ICU): JSON values, child processes,
+        // threads, the text helpers FoundationEssentials lacks.
+        .target(name: "Base", dependencies: ["CBase"], swiftSettings: strictImports),
+        .target(name: "GStreamer", dependencies: ["CGStreamer", "Base"], swiftSettings: strictImports),
         .systemLibrary(name: "CV4L2")
     ] + x86Targets + [
         // The AVX and portable modules only with the NativeSIMD trait; without it Filters' own cores are the portable ones.
@@ -106,7 +112,7 @@ let package = Package(
         // V4L2 only: never GStreamer.
         .target(name: "Camera", dependencies: ["CV4L2"], swiftSettings: strictImports),
         .target(
-            name: "Capture", dependencies: ["Camera", "GStreamer", "Filters", "Analysis", "SwiftFilterElement"],
+            name: "Capture", dependencies: ["Base", "Camera", "GStreamer", "Filters", "Analysis", "SwiftFilterElement"],
             swiftSettings: strictImports),
         // The browser screen: HTTP and WebSocket (libsoup-3.0), WebRTC (webrtcbin) and MJPEG over the command interpreter.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
@@ -114,23 +120,23 @@ let package = Package(
         // libcrypto: the ECDSA certificate webrtcbin's DTLS serves.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(
-            name: "Web", dependencies: ["Capture", "GStreamer", "Filters", "Analysis", "CSoup", "CGstWebRTC", "COpenSSL"],
-            resources: [.copy("Assets")], swiftSettings: strictImports),
+            name: "Web", dependencies: ["Base", "Capture", "GStreamer", "Filters", "Analysis", "CSoup", "CGstWebRTC", "COpenSSL"],
+            exclude: ["Assets"], swiftSettings: strictImports),
         .systemLibrary(name: "CGstRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0", providers: [.apt(["libgstrtspserver-1.0-dev"])]),
-        .target(name: "Publish", dependencies: ["Capture", "GStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
+        .target(name: "Publish", dependencies: ["Base", "Capture", "GStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
         .target(
             name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
             swiftSettings: strictImports),
         // The running host as a type: session, page, publishing, control socket, signals, the exit policy.
-        .target(name: "Host", dependencies: ["Capture", "Web", "Publish"], swiftSettings: strictImports),
+        .target(name: "Host", dependencies: ["Base", "Capture", "Web", "Publish"], swiftSettings: strictImports),
         .executableTarget(
-            name: "swiftcam", dependencies: ["Host", "Capture", "Analysis", "Web", "Publish", "Benchmark"], swiftSettings: strictImports),
-        .executableTarget(name: "filters-bench", dependencies: ["Filters"], swiftSettings: strictImports),
+            name: "swiftcam", dependencies: ["Base", "Host", "Capture", "Analysis", "Web", "Publish", "Benchmark"],
+            swiftSettings: strictImports),
+        .executableTarget(name: "filters-bench", dependencies: ["Base", "Filters"], swiftSettings: strictImports),
         // What the suites share: one harness for the programs they run, and where the built ones are. Tests only.
-        .target(name: "TestSupport", dependencies: ["GStreamer", "CChildProcess"], path: "Tests/TestSupport", swiftSettings: strictImports),
-        // The two GNU calls the harness needs (pipe2, posix_spawn_file_actions_addchdir_np), which Swift's Glibc hides.
-        .target(name: "CChildProcess", path: "Tests/CChildProcess"),
+        .target(name: "TestSupport", dependencies: ["GStreamer", "Base"], path: "Tests/TestSupport", swiftSettings: strictImports),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: strictImports),
+        .testTarget(name: "BaseTests", dependencies: ["Base"], swiftSettings: strictImports),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.

@@ -78,7 +78,7 @@ fi
 
 # The portable filters-bench for aarch64 (SWIFTCAM_PORTABLE=1, as an ARM64 machine builds it), and x86-64's.
 echo "aarch64-ipp: cross-building filters-bench for aarch64 (release) in $root" >&2
-ARM64_ROOT=$root bash scripts/arm64-root.sh run "SWIFTCAM_PORTABLE=1 SWIFTCAM_TARGETS='Filters filters-bench' \
+ARM64_ROOT=$root bash scripts/arm64-root.sh run "SWIFTCAM_PORTABLE=1 SWIFTCAM_TARGETS='Filters filters-bench Base CBase' \
   swift build -c release --destination /opt/swift-aarch64/sdk/swift-sdk.json --scratch-path $scratch \
   --product filters-bench" >"$cache/cross-build.log" 2>&1 || { tail -20 "$cache/cross-build.log" >&2; die "the cross-build failed"; }
 if [ "$x86" = 1 ]; then

@@ -12,6 +12,8 @@ may, to make stand-in elements. Everywhere else a GObject reference, a signal co
 `ObjectReference`, `SignalConnection` and `MainContextThread`, so their raw calls are refused outside those modules.
 The modules a user's plugin links beside FilterPlugin (`Filters`, `Analysis`: the analysis contract) and `Camera` stay
 free of GStreamer: none of them may declare `GStreamer` or `CGStreamer`, nor depend on a module that does.
+No module in Sources imports full `Foundation`: it loads ICU (lib_FoundationICU.so, 40 MB) into the package and every
+process, where `FoundationEssentials` and `Base` (JSON, child processes, threads, text helpers) do; tests may.
 Usage: scripts/check-imports.py (from anywhere; reads `swift package dump-package`). Exit 1 lists each stray import.
 """
 import json
@@ -26,6 +28,8 @@ TOOLCHAIN = {"Foundation", "FoundationEssentials", "Dispatch", "Glibc", "Synchro
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*(?:public |package |internal |fileprivate |private )?import\s+"
                     r"(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?(\w+)", re.MULTILINE)
 
+# Full Foundation and the parts of it that load ICU: never in what ships.
+FULL_FOUNDATION = {"Foundation", "FoundationInternationalization", "FoundationNetworking", "FoundationXML"}
 # The modules that may call GStreamer's C API directly.
 BINDINGS = {"GStreamer", "SwiftFilterElement", "FilterPlugin"}
 # The modules that must not reach GStreamer, directly or through a dependency.
@@ -68,6 +72,8 @@ for target in package["targets"]:
         for module in IMPORT.findall(text):
             if module not in TOOLCHAIN and module not in declared and module != target["name"]:
                 stray.append(f"{source.relative_to(root)}: imports {module}, which target {target['name']} does not declare")
+            if module in FULL_FOUNDATION and target["type"] != "test" and not target.get("path"):
+                stray.append(f"{source.relative_to(root)}: imports {module} (ICU's 40 MB); use FoundationEssentials and Base")
         if not bound:
             for number, line in enumerate(text.splitlines(), 1):
                 code = line.split("//", 1)[0]

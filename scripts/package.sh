@@ -5,8 +5,8 @@
 #
 # Builds the release `swiftcam` and `libgstswiftfilter.so`, then lays out the package under
 # .build/package/root and writes .build/package/swiftcam_VERSION_ARCH.deb with dpkg-deb:
-#   /usr/lib/swiftcam/           the executable, its resource bundles (the camera page) and the Swift
-#                                runtime libraries both binaries load (RUNPATH $ORIGIN)
+#   /usr/lib/swiftcam/           the executable, the camera page's files (web/) and the Swift runtime
+#                                libraries both binaries load (RUNPATH $ORIGIN)
 #   /usr/bin/swiftcam            a symbolic link to it
 #   PLUGINSDIR/libgstswiftfilter.so   GStreamer's own plugin folder (pkg-config's pluginsdir), so
 #                                gst-inspect-1.0 finds `swiftfilter` with no variable set (RUNPATH
@@ -83,10 +83,8 @@ mkdir -p "$root/DEBIAN" "$root$libdir" "$root/usr/bin" "$root$plugindir" "$root/
 
 install -m 0755 "$bin/swiftcam" "$root$libdir/swiftcam"
 ln -s ../lib/swiftcam/swiftcam "$root/usr/bin/swiftcam"
-# Foundation finds a module's resources beside the executable it resolves from /proc/self/exe.
-for bundle in "$bin"/*.resources; do
-  [ -d "$bundle" ] && cp -R "$bundle" "$root$libdir/"
-done
+# The page's files: the host reads them from web/ beside the executable it resolves from /proc/self/exe.
+cp -R Sources/Web/Assets "$root$libdir/web"
 install -m 0644 "$bin/libgstswiftfilter.so" "$root$plugindir/libgstswiftfilter.so"
 
 # The Swift runtime: every library of the toolchain the two binaries load (ldd lists them transitively).

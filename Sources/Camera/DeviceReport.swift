@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One control as `swiftcam controls` shows it; `name`, ranges and value match `v4l2-ctl --list-ctrls`.
 public struct ControlReport: Hashable, Sendable, Codable, CustomStringConvertible {

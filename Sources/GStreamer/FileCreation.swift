@@ -1,4 +1,4 @@
-import Foundation
+import Base
 import Glibc
 
 /// Why a file could not be made, in words a user can act on. Beside `Locked` until the GStreamer-free base module
@@ -43,7 +43,7 @@ public enum FileCreation {
         let words = String(cString: strerror(code))
         guard code == ENOENT else { return words }
         var status = stat()
-        let folder = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? path : (path as NSString).deletingLastPathComponent
+        let folder = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? path : path.folder
         guard !folder.isEmpty, stat(folder, &status) == 0 else { return words }
         return "\(folder) takes no new files (a file system of the kernel's, as /proc and /sys are)"
     }

@@ -3,9 +3,10 @@
 // ended; the executable parses arguments, prints the events and maps the outcome to an exit code. Imports Capture,
 // Web and Publish; only the `swiftcam` executable imports it.
 
+import Base
 public import Capture
 import Dispatch
-import Foundation
+import FoundationEssentials
 import Publish
 import Synchronization
 import Web
@@ -335,16 +336,9 @@ public final class CameraHost: Sendable {
 
     /// The top-level keys whose values differ between two configs, sorted.
     static func changedKeys(_ old: PipelineConfig, _ new: PipelineConfig) -> [String] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        func fields(_ config: PipelineConfig) -> [String: String] {
-            guard let data = try? encoder.encode(config),
-                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
-            else { return [:] }
-            return object.mapValues { value in
-                (try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .fragmentsAllowed]))
-                    .map { String(decoding: $0, as: UTF8.self) } ?? "\(value)"
-            }
+        func fields(_ config: PipelineConfig) -> [String: JSONValue] {
+            guard let data = try? JSONEncoder().encode(config), let object = (try? JSONValue.parse(data))?.object else { return [:] }
+            return object
         }
         let before = fields(old), after = fields(new)
         return Set(before.keys).union(after.keys).filter { before[$0] != after[$0] }.sorted()

@@ -1,4 +1,5 @@
-import Foundation
+import Base
+import FoundationEssentials
 import Glibc
 import Synchronization
 
@@ -61,7 +62,7 @@ enum SignalRelay {
         _ = signalsArrived.load(ordering: .relaxed)
         _ = signalListenerCount.load(ordering: .relaxed)
         sem_init(&signalPosted, 0, 0)
-        let relay = Thread {
+        DetachedThread.start(name: "swiftcam-signals") {
             while true {
                 while sem_wait(&signalPosted) != 0 {}  // EINTR: wait again
                 let arrived = signalsArrived.exchange(0, ordering: .sequentiallyConsistent)
@@ -71,8 +72,6 @@ enum SignalRelay {
                 }
             }
         }
-        relay.name = "swiftcam-signals"
-        relay.start()
         for signal in HostSignal.allCases {
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { number in

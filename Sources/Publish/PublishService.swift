@@ -1,5 +1,5 @@
 public import Capture
-import Foundation
+import FoundationEssentials
 
 /// What a config's `"publish"` asks for, running: the RTSP server and the push, both fed from the same
 /// encoded stream, both reported in the session's `stats`.
@@ -73,7 +73,7 @@ public final class PublishService: Sendable {
         if let rtsp = config.rtsp {
             let settings = RTSPServer.Settings(config: rtsp, name: name, environment: environment)
             let url = RTSPServer.url(address: settings.address, port: settings.port, path: settings.path)
-                .replacingOccurrences(of: ":0/", with: ":PORT/")
+                .replacing(":0/", with: ":PORT/")
             let access =
                 settings.authenticates
                 ? "basic or digest authentication as \"\(settings.user ?? "")\""

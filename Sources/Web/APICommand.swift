@@ -1,6 +1,7 @@
+import Base
 import Capture
 import Filters
-import Foundation
+import FoundationEssentials
 
 /// Turns `POST /api/NAME` with a JSON body into the `Command` the interpreter runs: the web API is a spelling of the
 /// same commands, never a second set. Values are checked by `Command.checked()`, the bounds every transport keeps;
@@ -28,7 +29,7 @@ enum APICommand {
         return command
     }
 
-    private static func build(name: String, object: [String: Any]) throws -> Command {
+    private static func build(name: String, object: [String: JSONValue]) throws -> Command {
         switch name {
         case "snap": return .snap(directory: nil)
         case "switch": return .switchCamera
@@ -40,17 +41,17 @@ enum APICommand {
         case "torch": return .torch(on: try flag(object, "on"))
         case "mirror": return .mirror(on: try flag(object, "on"))
         case "wb":
-            if let mode = object["mode"] as? String { return try Command.whiteBalance(mode: mode) }
+            if let mode = object["mode"]?.string { return try Command.whiteBalance(mode: mode) }
             return try Command.whiteBalance(kelvin: try number(object, "kelvin"))
         case "brightness", "contrast", "saturation", "hue":
             return try Command.adjust(name, level: try number(object, "value"))
         case "filter":
-            guard let chain = object["chain"] as? String else {
+            guard let chain = object["chain"]?.string else {
                 throw APIError.badRequest("filter takes {\"chain\": \"sepia | vignette\"} (\"\" or \"none\" for no filter)")
             }
             return .filterChain(chain)
         case "record":
-            switch object["action"] as? String {
+            switch object["action"]?.string {
             case "start": return .recordStart
             case "stop": return .recordStop
             default: throw APIError.badRequest("record takes {\"action\": \"start\"} or {\"action\": \"stop\"}")
@@ -59,7 +60,7 @@ enum APICommand {
         case "record/stop": return .recordStop
         case "stats": return .stats(json: true)
         case "command":
-            guard let line = object["line"] as? String else { throw APIError.badRequest("command takes {\"line\": \"zoom 2\"}") }
+            guard let line = object["line"]?.string else { throw APIError.badRequest("command takes {\"line\": \"zoom 2\"}") }
             guard line.utf8.count <= Command.lineLimit else {
                 throw APIError.tooLarge(
                     "the command line is \(line.utf8.count) bytes; the limit is \(Command.lineLimit), as on the control socket")
@@ -76,29 +77,28 @@ enum APICommand {
         )
     }
 
-    private static func json(_ body: Data) throws -> [String: Any] {
+    private static func json(_ body: Data) throws -> [String: JSONValue] {
         if body.isEmpty || body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return [:] }
-        let value: Any
+        let value: JSONValue
         do {
-            value = try JSONSerialization.jsonObject(with: body, options: [])
+            value = try JSONValue.parse(body)
         } catch {
-            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "not JSON"
-            throw APIError.badRequest("malformed JSON: \(reason)")
+            throw APIError.badRequest("malformed JSON: \(error)")
         }
-        guard let object = value as? [String: Any] else { throw APIError.badRequest("malformed JSON: the body must be an object") }
+        guard let object = value.object else { throw APIError.badRequest("malformed JSON: the body must be an object") }
         return object
     }
 
-    private static func number(_ object: [String: Any], _ key: String) throws -> Double {
-        // JSON's true and false come as NSNumber subclasses, which would pass as 1 and 0.
-        guard let raw = object[key], type(of: raw) == NSNumber.self, let value = raw as? Double, value.isFinite else {
+    private static func number(_ object: [String: JSONValue], _ key: String) throws -> Double {
+        // A number only: true and false are not 1 and 0.
+        guard let value = object[key]?.double, value.isFinite else {
             throw APIError.badRequest("\"\(key)\" must be a number")
         }
         return value
     }
 
-    private static func flag(_ object: [String: Any], _ key: String) throws -> Bool {
-        guard let raw = object[key], type(of: raw) != NSNumber.self, let value = raw as? Bool else {
+    private static func flag(_ object: [String: JSONValue], _ key: String) throws -> Bool {
+        guard let value = object[key]?.bool else {
             throw APIError.badRequest("\"\(key)\" must be true or false")
         }
         return value

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// The certificate the camera serves in WebRTC viewers' DTLS handshakes: an ECDSA key on P-256 and a self-signed
 /// certificate over it, made once per host start with libcrypto. GStreamer's DTLS makes an RSA-2048 one by itself, and a

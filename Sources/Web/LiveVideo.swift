@@ -1,7 +1,7 @@
 import CSoup
 import Capture
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -75,7 +75,7 @@ final class LiveVideo: @unchecked Sendable {
                 viewers.withLock { $0.webrtc[id] = viewer }
                 server?.broadcastState()
             } catch {
-                send(WebServer.jsonText(["type": "error", "error": "WebRTC is not available: \(error)"]) ?? "{}")
+                send(WebServer.jsonText(["type": "error", "error": "WebRTC is not available: \(error)"]))
             }
         }
     }
@@ -84,7 +84,7 @@ final class LiveVideo: @unchecked Sendable {
     func setAnswer(id: Int, sdp: String, send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
             guard let viewer = viewers.withLock({ $0.webrtc[id] }) else {
-                send(WebServer.jsonText(["type": "error", "error": "an answer without a viewer: send watch first"]) ?? "{}")
+                send(WebServer.jsonText(["type": "error", "error": "an answer without a viewer: send watch first"]))
                 return
             }
             let answer: SDPAnswer
@@ -122,7 +122,7 @@ final class LiveVideo: @unchecked Sendable {
     private func viewerFailed(
         id: Int, address: String, viewer: ObjectIdentifier, reason: String, send: @escaping @Sendable (String) -> Void
     ) {
-        send(WebServer.jsonText(["type": "error", "error": "WebRTC viewer ended: \(reason)"]) ?? "{}")
+        send(WebServer.jsonText(["type": "error", "error": "WebRTC viewer ended: \(reason)"]))
         session.warn("web: WebRTC viewer \(id) at \(address) ended: \(reason)")
         removeWebRTCViewer(id: id, only: viewer)
     }

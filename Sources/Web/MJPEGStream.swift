@@ -1,5 +1,6 @@
+import Base
 import Capture
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -30,7 +31,7 @@ final class MJPEGViewer: @unchecked Sendable {
         _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let thread = Thread { [self] in
+        DetachedThread.start(name: "swiftcam-mjpeg-\(id)") { [self] in
             writeLoop()
             subscription.withLock { subscription in
                 defer { subscription = nil }
@@ -39,8 +40,6 @@ final class MJPEGViewer: @unchecked Sendable {
             Glibc.close(fd)
             onEnd(id)
         }
-        thread.name = "swiftcam-mjpeg-\(id)"
-        thread.start()
     }
 
     /// The newest JPEG (encoder thread); one not yet written is replaced and counted as skipped.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Which requests come from this camera's own page: the rules against other web pages that a browser on this machine
 /// has open (cross-site requests, DNS rebinding). Pure functions of header values.

@@ -1,5 +1,6 @@
+import Base
 import Filters
-import Foundation
+import FoundationEssentials
 
 /// One message from the page's WebSocket, read and bounded where it is read: every later step (webrtcbin's action
 /// signals included) gets only values that fit it. Anything else is refused with a reason the page can show.
@@ -22,22 +23,16 @@ enum PageMessage: Equatable {
 
     /// Reads one text message; throws a `PageMessageError` naming what is wrong.
     init(parsing text: String) throws(PageMessageError) {
-        guard let data = text.data(using: .utf8),
-            let parsed = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
-            let object = parsed as? [String: Any]
-        else {
-            throw .notAnObject
-        }
-        guard let type = object["type"] as? String else { throw .notAnObject }
+        guard let object = (try? JSONValue.parse(text))?.object, let type = object["type"]?.string else { throw .notAnObject }
         switch type {
         case "watch": self = .watch
         case "unwatch": self = .unwatch
         case "ping": self = .ping
         case "answer":
-            guard let sdp = object["sdp"] as? String else { throw .missing(key: "sdp", type: type) }
+            guard let sdp = object["sdp"]?.string else { throw .missing(key: "sdp", type: type) }
             self = .answer(sdp: sdp)
         case "ice":
-            guard let candidate = object["candidate"] as? String else { throw .missing(key: "candidate", type: type) }
+            guard let candidate = object["candidate"]?.string else { throw .missing(key: "candidate", type: type) }
             guard !candidate.isEmpty else {
                 self = .endOfCandidates
                 return
@@ -50,16 +45,15 @@ enum PageMessage: Equatable {
     }
 
     /// `sdpMLineIndex`: absent or null is 0 (browsers send null with an `sdpMid`); otherwise a whole number below
-    /// `mediaSections`. JSON numbers arrive as NSNumber (a double or an integer): each is checked as a number
-    /// before any conversion, so 4294967296, -1, 0.5 or 1e300 are refused, never converted.
-    private static func mediaSection(_ value: Any?) throws(PageMessageError) -> UInt32 {
-        guard let value, !(value is NSNull) else { return 0 }
-        guard let number = value as? NSNumber else {
-            throw .badMediaSection(String(describing: value).escapingControls.prefix(40).description)
+    /// `mediaSections`. Each number is checked as written before any conversion, so 4294967296, -1, 0.5 or 1e300 are
+    /// refused, never converted.
+    private static func mediaSection(_ value: JSONValue?) throws(PageMessageError) -> UInt32 {
+        guard let value, !value.isNull else { return 0 }
+        guard case let .number(text) = value, let double = value.double else {
+            throw .badMediaSection(value.text.escapingControls.prefix(40).description)
         }
-        let double = number.doubleValue
         guard double.isFinite, double.rounded() == double, double >= 0, double < Double(mediaSections) else {
-            throw .badMediaSection(number.stringValue.prefix(40).description)
+            throw .badMediaSection(text.prefix(40).description)
         }
         return UInt32(double)
     }

@@ -1,6 +1,6 @@
 import CSoup
 import Capture
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// The page's WebSocket, on the loop thread: the state on opening, then WebRTC signalling in both directions.
@@ -32,7 +32,7 @@ extension WebServer {
         sockets.withLock { $0.open[id] = client }
         var state = stateJSON()
         state["idleSeconds"] = limits.idleSeconds
-        if let text = Self.jsonText(state) { client.send(text) }
+        client.send(Self.jsonText(state))
     }
 
     /// A WebSocket text message (loop thread): read and bounded by `PageMessage`, refused with the reason otherwise.
@@ -41,7 +41,7 @@ extension WebServer {
         do {
             message = try PageMessage(parsing: text)
         } catch {
-            client.send(Self.jsonText(["type": "error", "error": "\(error)"]) ?? "{}")
+            client.send(Self.jsonText(["type": "error", "error": "\(error)"]))
             return
         }
         switch message {

@@ -1,6 +1,7 @@
 import Analysis
+import Base
 public import Capture
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// What the page is told about the session, as JSON: the state answers `GET /api/status` and goes to every open
@@ -22,8 +23,8 @@ extension WebServer {
             "viewers": video.viewerCounts,
             "name": session.name
         ]
-        json["recording"] = stats.recording.map { ($0 as NSString).lastPathComponent }
-        json["lastCapture"] = Gallery.items(in: galleryDirectories).first.map { ($0.path as NSString).lastPathComponent }
+        json["recording"] = stats.recording.map { $0.fileName }
+        json["lastCapture"] = Gallery.items(in: galleryDirectories).first.map { $0.path.fileName }
         let (events, active) = session.recentEvents
         if !events.isEmpty {
             json["events"] = events.reversed().map { "event " + $0.line }
@@ -51,10 +52,10 @@ extension WebServer {
 
     func galleryJSON() -> [[String: Any]] {
         Gallery.items(in: galleryDirectories).map { item in
-            let name = (item.path as NSString).lastPathComponent
+            let name = item.path.fileName
             var entry: [String: Any] = [
                 "name": name, "kind": item.kind.rawValue, "bytes": item.bytes, "modified": item.modified,
-                "url": "/captures/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? name)
+                "url": "/captures/" + name.percentEncodedPath
             ]
             if let event = item.event { entry["event"] = event }
             return entry
@@ -68,15 +69,10 @@ extension WebServer {
 
     /// Sends the state to every open WebSocket.
     func broadcastState() {
-        guard let text = Self.jsonText(stateJSON()) else { return }
+        let text = Self.jsonText(stateJSON())
         let open = sockets.withLock { Array($0.open.values) }
         for client in open { client.send(text) }
     }
 
-    static func jsonText(_ object: [String: Any]) -> String? {
-        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return nil
-        }
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func jsonText(_ object: [String: Any]) -> String { JSONValue(any: object).text }
 }

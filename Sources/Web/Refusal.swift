@@ -1,5 +1,6 @@
+import Base
 import CSoup
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -82,7 +83,7 @@ final class Refusal {
 
     /// `HTTP/1.1 STATUS PHRASE` with a JSON body, closing the connection; no body for HEAD.
     static func answer(status: Int, json: [String: Any], head: Bool = false) -> Data {
-        let body = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let body = Data(JSONValue(any: json).utf8)
         return answer(status: status, type: "application/json", body: body, head: head)
     }
 

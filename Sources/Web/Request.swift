@@ -1,5 +1,6 @@
+import Base
 import CSoup
-import Foundation
+import FoundationEssentials
 
 /// What the handlers read from a libsoup request (loop thread only, while the message is alive).
 struct Request {
@@ -36,13 +37,13 @@ struct Request {
         guard let parts = header("Authorization")?.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true),
             parts.count == 2, parts[0].lowercased() == "bearer"
         else { return nil }
-        return parts[1].trimmingCharacters(in: .whitespaces)
+        return parts[1].trimmed
     }
 
     func cookie(_ name: String) -> String? {
         guard let header = header("Cookie") else { return nil }
         for part in header.split(separator: ";") {
-            let pair = part.trimmingCharacters(in: .whitespaces)
+            let pair = part.trimmed
             if pair.hasPrefix(name + "=") { return String(pair.dropFirst(name.count + 1)) }
         }
         return nil

@@ -1,5 +1,6 @@
+import Base
 import CSoup
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -65,12 +66,12 @@ final class RequestGate: @unchecked Sendable {
         let parts = line.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count >= 2 else { return false }
         var target = parts[1]
-        if let scheme = target.range(of: "://") {  // absolute form: http://host/path
+        if let scheme = target.firstRange(of: "://") {  // absolute form: http://host/path
             let rest = target[scheme.upperBound...]
             target = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
         }
         if let end = target.firstIndex(where: { $0 == "?" || $0 == "#" }) { target = target[..<end] }
-        let decoded = String(target).removingPercentEncoding ?? String(target)
+        let decoded = String(target).percentDecoded ?? String(target)
         return decoded.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == ".." || $0 == "." }
             || decoded.split(separator: "\\").contains { $0 == ".." }
     }

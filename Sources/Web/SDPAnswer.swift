@@ -1,6 +1,6 @@
 import CGstWebRTC
 import Filters
-import Foundation
+import FoundationEssentials
 
 /// A page's SDP answer, checked before webrtcbin sees it: text GStreamer parses without complaint, one media section
 /// (the camera's offer has one), the video with the payload type offered, ICE credentials and a DTLS fingerprint whose
@@ -120,7 +120,7 @@ struct Fingerprint: Equatable, Sendable {
     /// Nil when the text holds no certificate.
     static func of(pem: String, hash: Hash) -> Fingerprint? {
         let begin = "-----BEGIN CERTIFICATE-----", end = "-----END CERTIFICATE-----"
-        guard let start = pem.range(of: begin), let stop = pem.range(of: end, range: start.upperBound..<pem.endIndex) else { return nil }
+        guard let start = pem.firstRange(of: begin), let stop = pem[start.upperBound...].firstRange(of: end) else { return nil }
         let base64 = pem[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
         var length: gsize = 0
         guard let der = g_base64_decode(String(base64), &length) else { return nil }

@@ -1,6 +1,6 @@
 import CGstWebRTC
 import Capture
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// The page's signalling as the host takes it, without a socket or a camera, for the libFuzzer target (Tests/Fuzz):
@@ -54,7 +54,7 @@ import GStreamer
     }
 
     private func record(_ reply: String) {
-        replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reply]) ?? "{}") }
+        replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reply])) }
     }
 
     private func currentViewer() throws -> WebRTCViewer {
@@ -71,7 +71,7 @@ import GStreamer
                 replies.withLock { $0.append(text) }
             },
             onFailure: { _, reason in
-                replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reason]) ?? "{}") }
+                replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reason])) }
             })
         viewer = fresh
         return fresh

@@ -1,4 +1,5 @@
-import Foundation
+import Base
+import FoundationEssentials
 
 /// What a browser shows when it opens a token host without the token: a small page saying how to get in, in place of
 /// the JSON refusal API clients get. Nothing from the request is echoed into it.
@@ -8,7 +9,7 @@ enum TokenPage {
     static func isWanted(accept: String?) -> Bool {
         guard let accept else { return false }
         return accept.split(separator: ",").contains { part in
-            let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            let fields = part.split(separator: ";").map { $0.trimmed.lowercased() }
             let quality = fields.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             return fields.first == "text/html" && quality > 0
         }

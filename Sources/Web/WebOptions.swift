@@ -1,6 +1,6 @@
 public import Capture
 import Filters
-import Foundation
+import FoundationEssentials
 
 /// Where the browser screen listens and the token it asks for: `--http [ADDR:]PORT` / config `"http"`,
 /// `--token`.
@@ -65,7 +65,10 @@ public struct WebOptions: Sendable, Equatable {
     /// 128 random bits as 32 hex digits.
     public static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<4).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max, using: &generator)) }.joined()
+        return (0..<4).map { _ in
+            let hex = String(UInt32.random(in: .min ... .max, using: &generator), radix: 16)
+            return String(repeating: "0", count: 8 - hex.count) + hex
+        }.joined()
     }
 
     /// The URL people open (with the token once, when there is one); this machine's name for "every interface", so the

@@ -1,6 +1,6 @@
 import CGstWebRTC
 import Capture
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// One browser's WebRTC viewer: a small pipeline of its own, `appsrc (leaky) ! rtph264pay|rtpvp8pay ! webrtcbin`,
@@ -131,7 +131,7 @@ final class WebRTCViewer: @unchecked Sendable {
         let onCandidate: OnCandidate = { _, mline, candidate, data in
             guard let candidate, let viewer = SignalConnection.handler(data, as: WeakReference<WebRTCViewer>.self)?.object else { return }
             let object: [String: Any] = ["type": "ice", "candidate": String(cString: candidate), "sdpMLineIndex": Int(mline)]
-            if let text = WebServer.jsonText(object) { viewer.send(text) }
+            viewer.send(WebServer.jsonText(object))
         }
         // The handlers hold the viewer weakly; `stop` disconnects them, and one that comes later finds nothing.
         let raw = UnsafeMutableRawPointer(webrtc.pointer), me = WeakReference(self)
@@ -248,7 +248,7 @@ final class WebRTCViewer: @unchecked Sendable {
         guard gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED,
             let offer = CGstWebRTC_offer_from_reply(gst_promise_get_reply(promise))
         else {
-            send(WebServer.jsonText(["type": "error", "error": "the camera could not make a WebRTC offer"]) ?? "{}")
+            send(WebServer.jsonText(["type": "error", "error": "the camera could not make a WebRTC offer"]))
             return
         }
         defer { gst_webrtc_session_description_free(offer) }
@@ -261,7 +261,7 @@ final class WebRTCViewer: @unchecked Sendable {
         CGstWebRTC_set_local_description(webrtc.pointer, offer)
         guard let text = gst_sdp_message_as_text(offer.pointee.sdp) else { return }
         defer { g_free(text) }
-        send(WebServer.jsonText(["type": "offer", "sdp": String(cString: text)]) ?? "{}")
+        send(WebServer.jsonText(["type": "offer", "sdp": String(cString: text)]))
     }
 
     /// Every H.264 section gets `a=fmtp:96 packetization-mode=1;profile-level-id=…` (webrtcbin writes one only when the

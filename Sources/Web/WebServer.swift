@@ -4,12 +4,13 @@
 // to Capture's shared live encoders; the page itself is in Assets/. Imports Capture, GStreamer, Filters and
 // the C modules CGStreamer, CSoup and CGstWebRTC; only the `swiftcam` executable imports it.
 
+import Base
 import CGstWebRTC
 import CSoup
 public import Capture
 import Dispatch
 import Filters
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -36,7 +37,6 @@ public final class WebServer: @unchecked Sendable {
     let metrics: (@Sendable () -> HostMetrics)?
     let video: LiveVideo
     let sockets = Locked(Sockets())
-    let assets: URL?
     /// Loop thread only.
     private var server: ObjectReference?
     private var gate: RequestGate?
@@ -62,7 +62,6 @@ public final class WebServer: @unchecked Sendable {
         self.interpreter = interpreter.restricted(to: .page)
         self.options = options
         self.galleryDirectories = galleryDirectories
-        assets = Bundle.module.url(forResource: "Assets", withExtension: nil)
         video = LiveVideo(session: session, restrictICEToLoopback: options.isLoopback)
         video.server = self
     }
@@ -277,7 +276,7 @@ public final class WebServer: @unchecked Sendable {
     /// name is decoded by `serveCapture` alone, so an encoded "/" or ".." in it never becomes a path separator.
     private func route(_ message: OpaquePointer, path encodedPath: String) {
         let capturePrefix = "/captures/"
-        let path = encodedPath.hasPrefix(capturePrefix) ? capturePrefix : (encodedPath.removingPercentEncoding ?? "")
+        let path = encodedPath.hasPrefix(capturePrefix) ? capturePrefix : (encodedPath.percentDecoded ?? "")
         let request = Request(message)
         let method = request.method
         let body = request.body
@@ -345,7 +344,7 @@ public final class WebServer: @unchecked Sendable {
             switch reply {
             case let .ok(detail):
                 status = 200
-                if case .stats = command, let data = detail.data(using: .utf8), let stats = try? JSONSerialization.jsonObject(with: data) {
+                if case .stats = command, let stats = try? JSONValue.parse(detail) {
                     json = ["ok": true, "stats": stats, "viewers": video.viewerCounts, "live": liveJSON()]
                 } else {
                     json = ["ok": true, "reply": detail.escapingControls]

@@ -1,9 +1,11 @@
 // The web server's answers: the metrics, the page's assets, the gallery's captures, and the JSON or bytes of any
 // response, with the headers every answer carries.
 
+import Base
 import CSoup
 import Capture
-import Foundation
+import Dispatch
+import FoundationEssentials
 import GStreamer
 
 extension WebServer {
@@ -23,12 +25,12 @@ extension WebServer {
 
     /// A file of the page (Assets/), by name, with its type; 404 when there is none.
     func serveAsset(_ name: String, _ message: OpaquePointer) {
-        guard let assets, let data = try? Data(contentsOf: assets.appendingPathComponent(name)) else {
+        guard let folder = WebAssets.folder, let data = FileManager.default.contents(atPath: folder + "/" + name) else {
             respond(message, status: 404, json: ["ok": false, "error": "no such asset"])
             return
         }
         let type =
-            switch (name as NSString).pathExtension {
+            switch name.fileExtension {
             case "html": "text/html; charset=utf-8"
             case "js": "text/javascript; charset=utf-8"
             case "css": "text/css; charset=utf-8"
@@ -40,16 +42,16 @@ extension WebServer {
 
     /// A capture by its name in the gallery: never a path joined from the request.
     func serveCapture(named encoded: String, _ message: OpaquePointer) {
-        let name = encoded.removingPercentEncoding ?? ""
+        let name = encoded.percentDecoded ?? ""
         guard !name.isEmpty, !name.contains("/"),
-            let item = Gallery.items(in: galleryDirectories).first(where: { ($0.path as NSString).lastPathComponent == name }),
+            let item = Gallery.items(in: galleryDirectories).first(where: { $0.path.fileName == name }),
             let data = try? Data(contentsOf: URL(fileURLWithPath: item.path), options: .alwaysMapped)
         else {
             respond(message, status: 404, json: ["ok": false, "error": "no capture of that name"])
             return
         }
         let type =
-            switch (name as NSString).pathExtension.lowercased() {
+            switch name.fileExtension.lowercased() {
             case "jpg", "jpeg": "image/jpeg"
             case "png": "image/png"
             case "mkv": "video/x-matroska"
@@ -62,8 +64,7 @@ extension WebServer {
 
     /// A JSON object as the answer.
     func respond(_ message: OpaquePointer, status: Int, json: [String: Any]) {
-        let data = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        respond(message, status: status, type: "application/json", body: data)
+        respond(message, status: status, type: "application/json", body: Data(JSONValue(any: json).utf8))
     }
 
     /// `body` of `type` as the answer, never cached, its type never sniffed.

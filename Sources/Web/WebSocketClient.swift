@@ -1,6 +1,6 @@
 import CGstWebRTC
 import CSoup
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// One open WebSocket (a page): state pushes and WebRTC signalling. Sends may come from any thread; they

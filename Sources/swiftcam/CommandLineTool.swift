@@ -1,5 +1,6 @@
+import Base
 import Capture
-import Foundation
+import FoundationEssentials
 import Glibc
 import Host
 
@@ -129,7 +130,7 @@ struct CommandLineTool {
 
     static var usage: String {
         let width = subcommands.map(\.name.count).max() ?? 8
-        let lines = subcommands.map { "  \($0.name.padding(toLength: width + 2, withPad: " ", startingAt: 0))\($0.summary)" }
+        let lines = subcommands.map { "  \($0.name.padded(to: width + 2))\($0.summary)" }
         return """
             usage: swiftcam COMMAND [OPTIONS]   (swiftcam COMMAND --help for each)
 

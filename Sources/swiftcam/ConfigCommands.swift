@@ -1,5 +1,6 @@
+import Base
 import Capture
-import Foundation
+import FoundationEssentials
 import Publish
 import Web
 
@@ -29,7 +30,7 @@ enum ConfigCommands {
             let width = rows.map { $0["name", default: ""].count }.max() ?? 0
             for row in rows {
                 print(
-                    "\(row["name", default: ""].padding(toLength: width + 2, withPad: " ", startingAt: 0))\(row["description", default: ""].terminalSafe)"
+                    "\(row["name", default: ""].padded(to: width + 2))\(row["description", default: ""].terminalSafe)"
                 )
             }
         }
@@ -85,7 +86,7 @@ enum ConfigCommands {
             let location = "\(config.record?.directory ?? "recordings")/\(name)-DATE.\(builder.recordExtension)"
             print("")
             print("recording (its own pipeline, its appsrc fed from a leaky tee branch on 'record start'):")
-            print("  " + builder.recordingLaunchDescription(location: location).replacingOccurrences(of: "\n", with: "\n  "))
+            print("  " + builder.recordingLaunchDescription(location: location).replacing("\n", with: "\n  "))
         }
         printServices(config, name: name)
         if let dot = options.value("--dot") {

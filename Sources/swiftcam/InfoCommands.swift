@@ -1,5 +1,6 @@
+import Base
 import Capture
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `filters`, `gallery`.
@@ -14,7 +15,7 @@ enum InfoCommands {
         print(FilterCatalogText.text)
         // A plugin that was refused (built against another SwiftCam) is said, not fatal: the others are listed.
         for refusal in FilterCatalogText.refusedPlugins {
-            FileHandle.standardError.write(Data("swiftcam: \(refusal)\n".utf8))
+            printError(refusal, priority: .warning)
         }
         return ExitCode.ok
     }
@@ -38,7 +39,7 @@ enum InfoCommands {
         } else {
             for item in items {
                 print(
-                    "\(item.modified)  \(item.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(item.bytes) bytes  \(item.path.terminalSafe)"
+                    "\(item.modified)  \(item.kind.rawValue.padded(to: 9)) \(item.bytes) bytes  \(item.path.terminalSafe)"
                         + (item.event.map { "  event \($0.terminalSafe)" } ?? ""))
             }
         }

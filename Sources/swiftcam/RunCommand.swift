@@ -1,6 +1,7 @@
 import Analysis
+import Base
 import Capture
-import Foundation
+import FoundationEssentials
 import Glibc
 import Host
 import Synchronization
@@ -184,14 +185,12 @@ enum RunCommand {
             return console == nil
         }
         guard first else { return }
-        let thread = Thread {
+        DetachedThread.start(name: "swiftcam-stdin") {
             while let line = readLine() {
-                guard !line.trimmingCharacters(in: .whitespaces).isEmpty, let interpreter = console.withLock({ $0 }) else { continue }
+                guard !line.trimmed.isEmpty, let interpreter = console.withLock({ $0 }) else { continue }
                 Output.line(interpreter.execute(line).description)
             }
         }
-        thread.name = "swiftcam-stdin"
-        thread.start()
     }
 }
 

@@ -61,15 +61,6 @@ struct ConfigTests {
         ("duplicate-nested-key", "sources[1].pattern", "given twice")
     ]
 
-    /// Keys are compared as JSON reads them (escapes decoded), per object: the same key in two objects is no duplicate.
-    @Test func duplicateKeysAreFoundPerObject() {
-        #expect(DuplicateKeys.first(in: Data(#"{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}"#.utf8)) == nil)
-        #expect(DuplicateKeys.first(in: Data(#"{"filter": "x", "filter": "y"}"#.utf8))?.key == "filter")
-        #expect(DuplicateKeys.first(in: Data(#"{"s": "a\"b", "t": ["}", "{"], "s": 0}"#.utf8))?.key == "s")
-        let nested = DuplicateKeys.first(in: Data(#"{"x": [0, {"y": {"z": 1, "z": 2}}]}"#.utf8))
-        #expect(nested?.path == "x[1].y" && nested?.key == "z")
-    }
-
     @Test(arguments: broken)
     func brokenConfigIsRejectedNamingTheKey(file: String, path: String, mentions: String) {
         let location = "\(Repository.brokenConfigs)/\(file).json"

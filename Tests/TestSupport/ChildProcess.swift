@@ -1,4 +1,4 @@
-import CChildProcess
+import Base
 import Foundation
 import GStreamer
 import Glibc
@@ -77,12 +77,18 @@ public final class ChildProcess: @unchecked Sendable {
         var stdin: [Int32] = [-1, -1], stdout: [Int32] = [-1, -1], stderr: [Int32] = [-1, -1]
         // Close-on-exec from the start: a child started beside this one (suites run tests in parallel) inherits none
         // of these ends, so each stream ends when its own child (and what that started) closes it.
-        guard CChildProcess_pipeCloseOnExec(&stdin) == 0, CChildProcess_pipeCloseOnExec(&stdout) == 0,
-            errorsToOutput || CChildProcess_pipeCloseOnExec(&stderr) == 0
-        else {
-            let reason = String(cString: strerror(errno))
+        do {
+            for index in 0..<(errorsToOutput ? 2 : 3) {
+                let ends = try Spawn.pipe()
+                switch index {
+                case 0: stdin = [ends.read, ends.write]
+                case 1: stdout = [ends.read, ends.write]
+                default: stderr = [ends.read, ends.write]
+                }
+            }
+        } catch {
             for fd in stdin + stdout + stderr where fd >= 0 { close(fd) }
-            throw ChildProcessError("cannot make pipes for \(program): \(reason)")
+            throw ChildProcessError("cannot make pipes for \(program): \(SystemError.message(error.code))")
         }
         let errorsEnd = errorsToOutput ? stdout[1] : stderr[1]
 
@@ -92,38 +98,20 @@ public final class ChildProcess: @unchecked Sendable {
                 .merging(streamEnvironment(Self.identity(of: stdout[1]), Self.identity(of: errorsEnd))) { $1 }
         }
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, standardInput ?? stdin[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errorsEnd, 2)
-        if let directory { CChildProcess_addChdir(&actions, directory) }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?]? = variables.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
-        defer { for pointer in argv + (envp ?? []) { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned =
-            envp.map { posix_spawnp(&pid, program, &actions, &attributes, argv, $0) }
-            ?? posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
+        let spawned = Result { () throws(SystemError) in
+            try Spawn.start(
+                arguments, environment: variables, directory: directory, standardInput: standardInput ?? stdin[0],
+                standardOutput: stdout[1], standardError: errorsEnd)
+        }
         close(stdin[0])
         close(stdout[1])
         if !errorsToOutput { close(stderr[1]) }
-        guard spawned == 0 else {
+        guard case let .success(pid) = spawned else {
             close(stdin[1])
             close(stdout[0])
             if !errorsToOutput { close(stderr[0]) }
-            throw ChildProcessError("cannot start \(program): \(String(cString: strerror(spawned)))")
+            let code = if case let .failure(error) = spawned { error.code } else { Int32(0) }
+            throw ChildProcessError("cannot start \(program): \(SystemError.message(code))")
         }
         self.pid = pid
         if standardInput == nil { input.withLock { $0 = stdin[1] } } else { close(stdin[1]) }
@@ -137,15 +125,14 @@ public final class ChildProcess: @unchecked Sendable {
         }
         // The reaper: the exit is an event waiters wake on, and the child is never left a zombie.
         let child = pid
-        let reaper = Thread {
-            var status: Int32 = 0
-            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
-            let signal = status & 0x7f
-            let termination: Termination = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
+        DetachedThread.start(name: "reap \(pid)") {
+            let termination: Termination =
+                switch Spawn.wait(for: child) {
+                case let .exited(code): .exited(code)
+                case let .signalled(signal): .signalled(signal)
+                }
             state.withLock { $0.termination = termination }
         }
-        reaper.name = "reap \(pid)"
-        reaper.start()
     }
 
     /// Kills and reaps a child still running: nothing a test started outlives it.
@@ -343,7 +330,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// A thread that reads `fd` to its end, splitting lines as they come.
     private static func read(_ fd: Int32, into state: Condition<Lines>, as stream: Stream, onLine: (@Sendable (Stream, String) -> Void)?) {
-        let reader = Thread {
+        DetachedThread.start(name: "read \(stream)") {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -378,8 +365,6 @@ public final class ChildProcess: @unchecked Sendable {
             }
             close(fd)
         }
-        reader.name = "read \(stream)"
-        reader.start()
     }
 }
 

@@ -11,12 +11,12 @@ import Testing
         (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":-1}"#, "-1"),
         (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":1}"#, "1"),
         (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":0.5}"#, "0.5"),
-        (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":1e300}"#, "1e+300"),
+        (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":1e300}"#, "1e300"),
         (
             #"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":18446744073709551616}"#,
             "18446744073709551616"
         ),
-        (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":"0"}"#, "0")
+        (#"{"type":"ice","candidate":"candidate:1 1 udp 1 127.0.0.1 9 typ host","sdpMLineIndex":"0"}"#, "\"0\"")
     ])
     func aMediaSectionOutsideTheOfferIsRefusedWithItsValue(text: String, shown: String) {
         #expect(throws: PageMessageError.self) { try PageMessage(parsing: text) }

@@ -1,6 +1,6 @@
 import Analysis
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// Recordings on events with the seconds before them. While the session runs it subscribes to the shared live

@@ -1,6 +1,7 @@
 import Analysis
+import Base
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// What a config's `triggers` set off: stills (rate-limited by the events' own timestamps), a command per event
@@ -79,31 +80,20 @@ final class EventTriggers: Sendable {
 
     /// Runs `argv` (no shell) with the event in its environment and waits for it; returns why it failed, or nil.
     static func execute(_ argv: [String], environment: [String: String]) -> String? {
-        guard let program = argv.first, let executable = resolve(program) else {
+        guard let program = argv.first, let executable = Spawn.resolve(program) else {
             return "command \(argv.first ?? "") not found (give an absolute path or a program in PATH)"
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = Array(argv.dropFirst())
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardInput = FileHandle.nullDevice
+        let pid: Int32
         do {
-            try process.run()
+            // Its output goes where the host's goes (the journal under systemd).
+            pid = try Spawn.start(
+                [executable] + argv.dropFirst(), environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+                standardOutput: 1, standardError: 2)
         } catch {
-            return "command \(program) would not start: \(error.localizedDescription)"
+            return "command \(program) would not start: \(SystemError.message(error.code))"
         }
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let how = process.terminationReason == .exit ? "exited with status" : "was killed by signal"
-            return "command \(program) \(how) \(process.terminationStatus)"
-        }
-        return nil
-    }
-
-    private static func resolve(_ program: String) -> String? {
-        if program.contains("/") { return FileManager.default.isExecutableFile(atPath: program) ? program : nil }
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        let termination = Spawn.wait(for: pid)
+        return termination == .exited(0) ? nil : "command \(program) \(termination)"
     }
 }
 
@@ -124,9 +114,7 @@ enum EventSidecar {
 
     /// The event that made the capture at `path`, when it has a sidecar.
     static func event(of path: String) -> String? {
-        guard let data = FileManager.default.contents(atPath: path + suffix),
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-        else { return nil }
-        return object["event"] as? String
+        guard let data = FileManager.default.contents(atPath: path + suffix) else { return nil }
+        return (try? JSONValue.parse(data))?["event"]?.string
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -51,7 +51,7 @@ public struct ChildSource: Sendable, Equatable {
             .joined(separator: " ")
     }
 
-    private func shellQuoted(_ word: String) -> String { "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+    private func shellQuoted(_ word: String) -> String { "'" + word.replacing("'", with: "'\\''") + "'" }
 
     /// The frames as they cross: the host's format and size; the rate is the source's, unknown to the caps (0/1).
     private func hostCaps(rate: Bool) -> CapsDescription {

@@ -1,5 +1,6 @@
+import Base
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -24,16 +25,8 @@ final class SourceProcess: @unchecked Sendable {
 
         /// `crashed (SIGSEGV)`, `exited with status 1`.
         var description: String {
-            if let signal { return "crashed (\(Self.name(of: signal)))" }
+            if let signal { return "crashed (\(Spawn.Termination.name(of: signal)))" }
             return "exited with status \(status)"
-        }
-
-        static func name(of signal: Int32) -> String {
-            let names: [Int32: String] = [
-                SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL", SIGFPE: "SIGFPE", SIGKILL: "SIGKILL",
-                SIGTERM: "SIGTERM", SIGINT: "SIGINT"
-            ]
-            return names[signal] ?? "signal \(signal)"
         }
     }
 
@@ -49,7 +42,6 @@ final class SourceProcess: @unchecked Sendable {
     let label: String
     /// The child's process id.
     let pid: Int32
-    private let process: Process
     private let state = Condition(State())
 
     /// Spawns the child for the graph `arguments` describe (gst-launch words) and returns at once; `waitUntilPlaying`
@@ -57,25 +49,41 @@ final class SourceProcess: @unchecked Sendable {
     init(label: String, arguments: [String]) throws {
         self.label = label
         guard let launcher = Self.launcher else { throw MissingLauncher() }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--pdeathsig", "KILL", "--", launcher, "-f"] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LIBCAMERA_LOG_LEVELS"] = environment["LIBCAMERA_LOG_LEVELS"] ?? "*:ERROR"
-        process.environment = environment
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let output = try Spawn.pipe()
+        let errors: (read: Int32, write: Int32)
+        do {
+            errors = try Spawn.pipe()
+        } catch {
+            close(output.read)
+            close(output.write)
+            throw error
+        }
+        let command = ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", launcher, "-f"] + arguments
+        // The child has its own copies of the write ends; the reads end when it (and what it started) closes them.
+        defer {
+            close(output.write)
+            close(errors.write)
+        }
+        let pid: Int32
+        do {
+            pid = try Self.spawner.spawn(command, environment: environment, output: output.write, errors: errors.write)
+        } catch {
+            close(output.read)
+            close(errors.read)
+            throw error
+        }
+        self.pid = pid
         let state = state
-        Self.readLines(output) { line in
+        Spawn.readLines(output.read, name: "swiftcam-src-out") { line in
             if line.hasPrefix("Setting pipeline to PLAYING") { state.withLock { $0.playing = true } }
         }
-        Self.readLines(errors) { line in
+        Spawn.readLines(errors.read, name: "swiftcam-src-err") { line in
             DebugLog.warning("camera \(label) (child process): \(line)")
             state.withLock { state in
                 if line.hasPrefix("ERROR: from element") {
-                    state.error = line.split(separator: ":", maxSplits: 3).last.map { $0.trimmingCharacters(in: .whitespaces) }
+                    state.error = line.split(separator: ":", maxSplits: 3).last.map { $0.trimmed }
                     state.expectDebug = false
                 } else if line.hasPrefix("Additional debug info:") {
                     state.expectDebug = true
@@ -84,14 +92,14 @@ final class SourceProcess: @unchecked Sendable {
                 }
             }
         }
-        process.terminationHandler = { process in
-            let signal: Int32? = process.terminationReason == .uncaughtSignal ? process.terminationStatus : nil
+        // The reaper: the end is an event waiters wake on, and the child is never left a zombie.
+        DetachedThread.start(name: "swiftcam-src-reap") {
+            let termination = Spawn.wait(for: pid)
+            let status = if case let .exited(code) = termination { code } else { Int32(0) }
             state.withLock { state in
-                state.ending = Ending(signal: signal, status: process.terminationStatus, error: state.error, debug: state.debug)
+                state.ending = Ending(signal: termination.signal, status: status, error: state.error, debug: state.debug)
             }
         }
-        pid = try Self.spawner.spawn(process)
-        self.process = process
     }
 
     /// A program to run instead of `gst-launch-1.0` (tests set a stand-in).
@@ -131,67 +139,40 @@ final class SourceProcess: @unchecked Sendable {
         _ = ending(timeout: 10)
     }
 
-    /// Calls `body` with each line `pipe` delivers, on a queue of the pipe's own, until the writer closes it.
-    private static func readLines(_ pipe: Pipe, _ body: @escaping @Sendable (String) -> Void) {
-        let pending = Locked(Data())
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            let lines = pending.withLock { buffer -> [String] in
-                buffer.append(data)
-                var lines: [String] = []
-                while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                    lines.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                }
-                if data.isEmpty, !buffer.isEmpty {
-                    lines.append(String(decoding: buffer, as: UTF8.self))
-                    buffer.removeAll()
-                }
-                return lines
-            }
-            lines.forEach(body)
-        }
-    }
-
     /// The thread every child is spawned from. `setpriv --pdeathsig` arms the signal for when the *thread* that forked
     /// it ends, not the process: spawned from a dispatch worker that retires later, a child would be killed with it.
     /// This thread lives as long as the process.
     private static let spawner = Spawner()
 
-    private final class Spawner: @unchecked Sendable {
-        /// A process to start, a semaphore signalled once it started (or failed to), and the outcome.
-        private struct Job: @unchecked Sendable {
-            let process: Process
-            let done: DispatchSemaphore
-            let result: Locked<Result<Int32, any Error>?>
+    private final class Spawner: Sendable {
+        /// A child to start, and where its outcome goes once it started (or failed to).
+        private struct Job: Sendable {
+            let command: [String]
+            let environment: [String: String]
+            let output: Int32
+            let errors: Int32
+            let result: Condition<Result<Int32, SystemError>?>
         }
 
         private let jobs = Condition([Job]())
 
         init() {
             let jobs = jobs
-            let thread = Thread {
+            DetachedThread.start(name: "swiftcam-src-spawn") {
                 while true {
                     guard let job = jobs.wait(for: { $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
-                    do {
-                        try job.process.run()
-                        job.result.withLock { $0 = .success(job.process.processIdentifier) }
-                    } catch {
-                        job.result.withLock { $0 = .failure(error) }
+                    let outcome = Result { () throws(SystemError) in
+                        try Spawn.start(job.command, environment: job.environment, standardOutput: job.output, standardError: job.errors)
                     }
-                    job.done.signal()
+                    job.result.withLock { $0 = outcome }
                 }
             }
-            thread.name = "swiftcam.source-spawner"
-            thread.start()
         }
 
-        func spawn(_ process: Process) throws -> Int32 {
-            let done = DispatchSemaphore(value: 0), result = Locked<Result<Int32, any Error>?>(nil)
-            jobs.withLock { $0.append(Job(process: process, done: done, result: result)) }
-            done.wait()
-            return try result.withLock { $0 }?.get() ?? -1
+        func spawn(_ command: [String], environment: [String: String], output: Int32, errors: Int32) throws(SystemError) -> Int32 {
+            let result = Condition<Result<Int32, SystemError>?>(nil)
+            jobs.withLock { $0.append(Job(command: command, environment: environment, output: output, errors: errors, result: result)) }
+            return try result.wait { $0 }!.get()
         }
     }
 }

@@ -1,5 +1,6 @@
+import Base
 import Filters
-public import Foundation
+public import FoundationEssentials
 import GStreamer
 import Glibc
 import SwiftFilterElement
@@ -8,27 +9,28 @@ import SwiftFilterElement
 public enum ConfigLoader {
     /// Decodes config JSON, after applying `overrides` (`path=value`, e.g. `sources.0.device=/dev/video1`), and validates it.
     public static func load(data: Data, file: String, overrides: [String] = []) throws(ConfigError) -> PipelineConfig {
-        var tree: Any
+        var tree: JSONValue
         do {
-            tree = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            tree = try JSONValue.parse(data)
         } catch {
-            throw ConfigError(file: file, path: "", reason: "not valid JSON (\(jsonSyntaxReason(error)))")
+            switch error {
+            case let .syntax(line, column, reason):
+                throw ConfigError(file: file, path: "", reason: "not valid JSON (line \(line), column \(column): \(reason))")
+            case let .duplicateKey(path):
+                // JSON parsers keep one of the two silently: a config with "filter" twice would run one its author
+                // may not have meant.
+                throw ConfigError(file: file, path: path, reason: "given twice in one object (JSON keeps only one): keep one")
+            }
         }
-        guard tree is [String: Any] else {
+        guard tree.object != nil else {
             throw ConfigError(file: file, path: "", reason: "a config is a JSON object with keys such as \"sources\" or \"launch\"")
-        }
-        if let (path, key) = DuplicateKeys.first(in: data) {
-            throw ConfigError(
-                file: file, path: path.isEmpty ? key : "\(path).\(key)", reason: "given twice in one object (JSON keeps only one): keep one"
-            )
         }
         for override in overrides {
             tree = try apply(override: override, to: tree, file: file)
         }
         let config: PipelineConfig
         do {
-            let normalized = try JSONSerialization.data(withJSONObject: tree)
-            config = try JSONDecoder().decode(PipelineConfig.self, from: normalized)
+            config = try JSONDecoder().decode(PipelineConfig.self, from: Data(tree.utf8))
         } catch let error as DecodingError {
             // Foundation on Linux reports a number that does not fit its key (1.5 for a port) as "not valid JSON"
             // with no path: find the number by decoding again with each candidate replaced.
@@ -77,47 +79,49 @@ public enum ConfigLoader {
 
     /// The path of the first number in `tree` that is not a whole number in `Int`'s range and that, replaced by 0,
     /// lets the config decode past it; nil when no number is to blame.
-    private static func misfitNumber(in tree: Any) -> String? {
-        var candidates: [[Any]] = []
-        func collect(_ node: Any, _ path: [Any]) {
-            if let object = node as? [String: Any] {
-                for key in object.keys.sorted() { collect(object[key] as Any, path + [key]) }
-            } else if let array = node as? [Any] {
-                for (index, element) in array.enumerated() { collect(element, path + [index]) }
-            } else if let number = node as? NSNumber {  // true and false are 1 and 0: never candidates
-                let value = number.doubleValue
-                if value.rounded() != value || abs(value) >= 9.2e18 { candidates.append(path) }
+    private static func misfitNumber(in tree: JSONValue) -> String? {
+        /// A step into an object (its key) or an array (its index).
+        enum Step {
+            case key(String)
+            case index(Int)
+        }
+        var candidates: [[Step]] = []
+        func collect(_ node: JSONValue, _ path: [Step]) {
+            switch node {
+            case let .object(members): for (key, member) in members.sorted(by: { $0.key < $1.key }) { collect(member, path + [.key(key)]) }
+            case let .array(elements): for (index, element) in elements.enumerated() { collect(element, path + [.index(index)]) }
+            case .number: if node.int == nil { candidates.append(path) }
+            default: break
             }
         }
-        func replacing(_ node: Any, at path: ArraySlice<Any>) -> Any {
-            guard let first = path.first else { return NSNumber(value: 0) }
-            if var object = node as? [String: Any], let key = first as? String {
-                object[key] = replacing(object[key] as Any, at: path.dropFirst())
-                return object
+        func replacing(_ node: JSONValue, at path: ArraySlice<Step>) -> JSONValue {
+            switch (path.first, node) {
+            case (nil, _): return .number("0")
+            case (let .key(key)?, var .object(members)):
+                members[key] = members[key].map { replacing($0, at: path.dropFirst()) }
+                return .object(members)
+            case (let .index(index)?, var .array(elements)):
+                elements[index] = replacing(elements[index], at: path.dropFirst())
+                return .array(elements)
+            default: return node
             }
-            if var array = node as? [Any], let index = first as? Int {
-                array[index] = replacing(array[index], at: path.dropFirst())
-                return array
-            }
-            return node
         }
         collect(tree, [])
         for path in candidates {
-            guard let data = try? JSONSerialization.data(withJSONObject: replacing(tree, at: path[...])) else { continue }
             do {
-                _ = try JSONDecoder().decode(PipelineConfig.self, from: data)
+                _ = try JSONDecoder().decode(PipelineConfig.self, from: Data(replacing(tree, at: path[...]).utf8))
             } catch let DecodingError.dataCorrupted(context) where context.codingPath.isEmpty {
                 continue
             } catch {}
-            return path.map { ($0 as? Int).map { "[\($0)]" } ?? ".\($0)" }.joined().replacingOccurrences(
-                of: "^\\.", with: "", options: .regularExpression)
+            let text = path.map { step in
+                switch step {
+                case let .key(key): ".\(key)"
+                case let .index(index): "[\(index)]"
+                }
+            }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : text
         }
         return nil
-    }
-
-    private static func jsonSyntaxReason(_ error: Error) -> String {
-        let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-        return text.isEmpty ? "syntax error" : text
     }
 
     private static func decodingError(_ error: DecodingError, file: String) -> ConfigError {
@@ -169,7 +173,7 @@ public enum ConfigLoader {
     }
 
     /// Sets `a.b.0.c=value` in a JSON tree; the value is JSON when it parses as JSON, else a string.
-    static func apply(override: String, to tree: Any, file: String) throws(ConfigError) -> Any {
+    static func apply(override: String, to tree: JSONValue, file: String) throws(ConfigError) -> JSONValue {
         guard let equals = override.firstIndex(of: "=") else {
             throw ConfigError(file: file, path: override, reason: "--set takes path=value, e.g. --set filter=mono")
         }
@@ -178,33 +182,33 @@ public enum ConfigLoader {
         guard !path.isEmpty else {
             throw ConfigError(file: file, path: "", reason: "--set needs a key before '='")
         }
-        let value: Any = (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) ?? text
+        let value = (try? JSONValue.parse(text)) ?? .string(text)
         return try set(value, at: path[...], in: tree, file: file, fullPath: path.joined(separator: "."))
     }
 
     private static func set(
-        _ value: Any, at path: ArraySlice<String>, in node: Any?, file: String, fullPath: String
-    ) throws(ConfigError) -> Any {
+        _ value: JSONValue, at path: ArraySlice<String>, in node: JSONValue?, file: String, fullPath: String
+    ) throws(ConfigError) -> JSONValue {
         guard let key = path.first else { return value }
         let rest = path.dropFirst()
         if let index = Int(key) {
-            var array = node as? [Any] ?? []
-            guard node == nil || node is [Any] else {
+            var array = node?.array ?? []
+            guard node == nil || node?.array != nil else {
                 throw ConfigError(file: file, path: fullPath, reason: "'\(key)' indexes a list, but this is not one")
             }
             guard index >= 0, index <= array.count else {
                 throw ConfigError(file: file, path: fullPath, reason: "index \(index) is past the end of a list of \(array.count)")
             }
-            let child: Any? = index < array.count ? array[index] : nil
+            let child: JSONValue? = index < array.count ? array[index] : nil
             let updated = try set(value, at: rest, in: child, file: file, fullPath: fullPath)
             if index < array.count { array[index] = updated } else { array.append(updated) }
-            return array
+            return .array(array)
         }
-        guard node == nil || node is [String: Any] else {
+        guard node == nil || node?.object != nil else {
             throw ConfigError(file: file, path: fullPath, reason: "'\(key)' names a key, but this is not an object")
         }
-        var object = node as? [String: Any] ?? [:]
+        var object = node?.object ?? [:]
         object[key] = try set(value, at: rest, in: object[key], file: file, fullPath: fullPath)
-        return object
+        return .object(object)
     }
 }

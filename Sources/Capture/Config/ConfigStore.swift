@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Finds named configs: `$SWIFTCAM_PIPELINES`, else `./pipelines`, else the `pipelines/` folder of the
 /// checkout the executable was built in, else the installed package's `/etc/swiftcam/pipelines`.
@@ -84,6 +84,8 @@ public struct ConfigStore: Sendable {
     /// control socket is one file whichever form the host's and the client's names came in.
     public static func sessionName(for nameOrPath: String) -> String {
         let last = nameOrPath.split(separator: "/").last.map(String.init) ?? nameOrPath
-        return (last.hasSuffix(".json") ? String(last.dropLast(5)) : last).precomposedStringWithCanonicalMapping
+        let name = last.hasSuffix(".json") ? String(last.dropLast(5)) : last
+        // The standard library's NFC (what Foundation's precomposedStringWithCanonicalMapping gives, without ICU).
+        return String(decoding: name._nfcCodeUnits, as: UTF8.self)
     }
 }

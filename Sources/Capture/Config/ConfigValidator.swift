@@ -1,6 +1,7 @@
+import Base
 import Camera
 import Filters
-import Foundation
+import FoundationEssentials
 import GStreamer
 import SwiftFilterElement
 
@@ -239,7 +240,7 @@ enum ConfigValidator {
 
     /// A `launch` source's text parses as a graph here (it plays only in its child process).
     private static func validateSourceLaunch(_ text: String?, path: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
-        guard let text, !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let text, !text.trimmed.isEmpty else {
             throw fail(path, "a launch source needs \"launch\": a source in gst-launch syntax ending in raw video, e.g. \"videotestsrc\"")
         }
         do {
@@ -250,7 +251,7 @@ enum ConfigValidator {
     }
 
     private static func validateLaunch(_ launch: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
-        guard !launch.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("launch", "empty launch string") }
+        guard !launch.trimmed.isEmpty else { throw fail("launch", "empty launch string") }
         SwiftFilterElement.register()
         do {
             let pipeline = try Pipeline.parse(launch)

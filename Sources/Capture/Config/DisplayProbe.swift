@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Whether the display the environment names answers: an X server at `DISPLAY`, a Wayland compositor at

@@ -1,6 +1,6 @@
 public import Camera
 import Filters
-import Foundation
+import FoundationEssentials
 public import GStreamer
 import Glibc
 import SwiftFilterElement

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A named pipeline from `pipelines/NAME.json`: either structured (sources, caps, filter, branches)
 /// or a raw gst-launch string. Unknown keys are errors, so a typo never passes silently.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Where `"publish": {"to": …}` pushes the stream: an RTSP server that takes RECORD, or an SRT listener.

@@ -1,4 +1,5 @@
-import Foundation
+import Base
+import FoundationEssentials
 
 /// The disk budget of the folders a config writes captures into (its recordings' and stills' directories):
 /// when one limit is passed, the oldest recordings (segments) and stills there go first, never a file being written.
@@ -63,13 +64,13 @@ public struct StorageConfig: Codable, Sendable, Equatable {
     /// "500M" → 524288000; nil when it is not a size or passes `maxByteCount`. Bounded before any conversion.
     static func bytes(_ text: String) -> Int? {
         let units: [(String, Double)] = [("T", 0x1p40), ("G", 0x1p30), ("M", 0x1p20), ("K", 0x1p10), ("", 1)]
-        var body = text.trimmingCharacters(in: .whitespaces).uppercased()
+        var body = text.trimmed.uppercased()
         for suffix in ["IB", "B"] where body.hasSuffix(suffix) {
             body.removeLast(suffix.count)
             break
         }
         for (unit, scale) in units where body.hasSuffix(unit) {
-            let digits = body.dropLast(unit.count).trimmingCharacters(in: .whitespaces)
+            let digits = body.dropLast(unit.count).trimmed
             guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
                 let number = Double(digits), number.isFinite
             else { return nil }
@@ -83,9 +84,9 @@ public struct StorageConfig: Codable, Sendable, Equatable {
     /// "90m" → 5400; nil when it is not an age or passes `Limits.maxSeconds`.
     static func seconds(_ text: String) -> Double? {
         let units: [(String, Double)] = [("d", 86400), ("h", 3600), ("m", 60), ("s", 1), ("", 1)]
-        let body = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let body = text.trimmed.lowercased()
         for (unit, scale) in units where body.hasSuffix(unit) {
-            let digits = body.dropLast(unit.count).trimmingCharacters(in: .whitespaces)
+            let digits = body.dropLast(unit.count).trimmed
             guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
                 let number = Double(digits), number.isFinite
             else { return nil }

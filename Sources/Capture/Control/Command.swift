@@ -1,6 +1,7 @@
+import Base
 public import Camera
 import Filters
-import Foundation
+import FoundationEssentials
 
 /// One control command, parsed and checked but not yet run: what `CommandInterpreter.execute` does is
 /// `Command(parsing:)` (pure, no session) followed by one session call.
@@ -69,7 +70,7 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
     /// `Character`, so splitting by characters would join `filter` to an argument that starts with a mark, and the
     /// canonical text would not parse back to the same command.
     public init(parsing line: String) throws(CommandError) {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = line.trimmed
         let words = trimmed.unicodeScalars.split(separator: " ", omittingEmptySubsequences: true)
             .map { String(String.UnicodeScalarView($0)) }
         guard let first = words.first else { throw .empty }
@@ -80,7 +81,7 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
         switch verb {
         case "snap", "snapshot":
             // The folder is the rest of the line, spaces and all ("snap dir with space").
-            let folder = rest.trimmingCharacters(in: .whitespaces)
+            let folder = rest.trimmed
             self = .snap(directory: folder.isEmpty ? nil : folder)
         case "switch":
             guard arguments.isEmpty else { throw .usage("switch (it takes nothing)") }
@@ -181,7 +182,7 @@ public enum Command: Sendable, Hashable, CustomStringConvertible {
 
     /// `filter`'s text: surrounding space dropped, `none` (and nothing) the empty chain.
     public static func filterChain(_ text: String) -> Command {
-        let chain = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let chain = text.trimmed
         return .filter(chain == "none" ? "" : chain)
     }
 

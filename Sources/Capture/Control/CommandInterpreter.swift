@@ -1,6 +1,6 @@
 import Camera
 import Filters
-import Foundation
+import FoundationEssentials
 
 /// A reply to one control command: one line, `ok <detail>` or `error <reason>`.
 public enum Reply: Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Analysis
-import Foundation
+import Base
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -68,7 +69,7 @@ public enum ControlSocket {
             if errno == ENOENT { throw ControlError.unknownSession(name: name, running: runningSessions()) }
             throw ControlError.notRunning(name: name, path: path, reason: errnoText())
         }
-        let line = Array((command.replacingOccurrences(of: "\n", with: " ") + "\n").utf8)
+        let line = Array((command.replacing("\n", with: " ") + "\n").utf8)
         let sent = line.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count
         let sendFailure = sent ? nil : errnoText()
         // Replies may quote the command back, so they get more room than commands do.
@@ -89,7 +90,7 @@ public enum ControlSocket {
             reader.idleMilliseconds = nil
             while case let .text(line) = reader.next(), onLine(line) {}
         }
-        return .ok(String(reply.dropFirst(2)).trimmingCharacters(in: .whitespaces))
+        return .ok(String(reply.dropFirst(2)).trimmed)
     }
 }
 
@@ -123,7 +124,7 @@ public enum ControlError: CategorizedError, Sendable {
         case let .noReply(name):
             "session '\(name)' closed the connection without a reply"
         case let .noReplyWithin(name, seconds):
-            "session '\(name)' did not reply within \(String(format: "%g", seconds)) s"
+            "session '\(name)' did not reply within \(seconds.shortText) s"
         case let .cannotListen(path, reason):
             "cannot listen on \(path): \(reason)"
         }
@@ -272,9 +273,7 @@ public final class ControlServer: @unchecked Sendable {
             throw ControlError.cannotListen(path: path, reason: reason)
         }
         chmod(path, 0o600)
-        let thread = Thread { [weak self] in self?.acceptLoop() }
-        thread.name = "swiftcam-control"
-        thread.start()
+        DetachedThread.start(name: "swiftcam-control") { [weak self] in self?.acceptLoop() }
     }
 
     private func acceptLoop() {
@@ -295,12 +294,12 @@ public final class ControlServer: @unchecked Sendable {
                 continue
             }
             let interpreter = interpreter, limits = limits, connections = connections
-            let thread = Thread {
+            DetachedThread.start(name: "swiftcam-ctl") {
                 var reader = LineReader(descriptor: client, idleSeconds: limits.idleSeconds)
                 let requester = Requester(socket: client)
                 reading: while let line = reader.next() {
                     switch line {
-                    case let .text(command) where command.trimmingCharacters(in: .whitespaces) == EventStream.command:
+                    case let .text(command) where command.trimmed == EventStream.command:
                         EventStream.serve(client, session: interpreter.session, reader: &reader)
                         break reading
                     case let .text(command): Self.answer(client, interpreter.execute(command, from: requester))
@@ -320,8 +319,6 @@ public final class ControlServer: @unchecked Sendable {
                 connections.withLock { $0 -= 1 }
                 Glibc.close(client)
             }
-            thread.name = "swiftcam-ctl"
-            thread.start()
         }
     }
 

@@ -1,5 +1,5 @@
 import Camera
-import Foundation
+import FoundationEssentials
 
 /// The cameras present and their controls, as `swiftcam devices` and `swiftcam controls` print them: V4L2 cameras
 /// from their own ioctls, and the cameras libcamera manages (listed by its `cam` tool in a child process). The video

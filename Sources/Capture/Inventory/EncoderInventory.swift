@@ -1,4 +1,5 @@
-import Foundation
+import Base
+import FoundationEssentials
 import GStreamer
 
 /// The video encoders SwiftCam knows, which this machine has, and which each use would choose now
@@ -57,7 +58,7 @@ public struct EncoderInventory: Sendable, Encodable {
         for entry in encoders {
             let state = entry.failed.map { "failed here: \($0)" } ?? (entry.installed ? "installed    " : "not installed")
             lines.append(
-                "  \(entry.element.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(entry.codec.padding(toLength: 6, withPad: " ", startingAt: 0))"
+                "  \(entry.element.padded(to: width + 2))\(entry.codec.padded(to: 6))"
                     + "\(entry.hardware ? "hardware" : "software")  \(state)  — \(entry.origin)")
         }
         lines.append("")

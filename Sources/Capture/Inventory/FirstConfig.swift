@@ -1,5 +1,6 @@
+import Base
 import Camera
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// `swiftcam init`: a config for a camera found on this machine, in its best live mode, with a still branch and
@@ -144,8 +145,5 @@ public struct FirstConfig: Sendable {
             """
     }
 
-    static func quoted(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
-    }
+    static func quoted(_ text: String) -> String { JSONValue.quoted(text) }
 }

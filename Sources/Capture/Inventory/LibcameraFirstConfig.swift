@@ -1,5 +1,5 @@
 import Camera
-import Foundation
+import FoundationEssentials
 
 /// `swiftcam init` for a libcamera camera: a config in the camera's default size on its pipeline's step, with a still
 /// branch and recordings. libcamerasrc 0.0.3 cannot ask a rate, so the config asks 30 fps and `videorate` brings the

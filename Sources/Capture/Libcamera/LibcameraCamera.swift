@@ -1,4 +1,5 @@
-import Foundation
+import Base
+import FoundationEssentials
 
 /// One camera libcamera manages, as its `cam` tool describes it: the id `cam -l` prints, and the formats and sizes
 /// of the stream it configures for video (`cam -c ID -I`).
@@ -48,10 +49,10 @@ public enum LibcameraListing {
     /// Log lines (`[0:00:21.35] [150]  INFO Camera …`) and the heading are skipped.
     public static func cameras(fromList text: String) -> [(id: String, name: String)] {
         text.split(separator: "\n").compactMap { raw in
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed
             guard let colon = line.firstIndex(of: ":"), Int(line[..<colon]) != nil else { return nil }
-            let rest = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard rest.hasPrefix("'"), rest.hasSuffix(")"), let open = rest.range(of: "' (") else { return nil }
+            let rest = line[line.index(after: colon)...].trimmed
+            guard rest.hasPrefix("'"), rest.hasSuffix(")"), let open = rest.firstRange(of: "' (") else { return nil }
             let name = String(rest[rest.index(after: rest.startIndex)..<open.lowerBound])
             let id = String(rest[open.upperBound..<rest.index(before: rest.endIndex)])
             return id.isEmpty ? nil : (id, name)
@@ -84,11 +85,11 @@ public enum LibcameraListing {
             sizes = []
         }
         for raw in text.split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmed
             if let colon = line.firstIndex(of: ":"), Int(line[..<colon]) != nil {
                 streams += 1
                 guard streams == 1 else { break }
-                let configuration = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                let configuration = line[line.index(after: colon)...].trimmed
                 let parts = configuration.split(separator: "-", maxSplits: 1)
                 if parts.count == 2 {
                     defaultSize = size(parts[0])
@@ -114,7 +115,7 @@ public enum LibcameraListing {
 
     /// `1920x1080` → a size; nil for anything else.
     static func size(_ text: Substring) -> LibcameraCamera.FrameSize? {
-        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "x")
+        let parts = text.trimmed.split(separator: "x")
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
         return .init(width: width, height: height)
     }

@@ -1,6 +1,8 @@
+import Base
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
+import Glibc
 
 /// Finds the cameras libcamera manages by running libcamera's own `cam` tool (package `libcamera-tools`) as a child
 /// process: libcamera 0.0.3 crashes now and then inside its pipeline handlers, and a crash while listing must not take
@@ -56,26 +58,26 @@ public enum LibcameraDiscovery {
     /// Runs `tool` with `arguments` to its end (at most 30 s) and returns its stdout, whatever its exit: `cam` may
     /// crash while it tears libcamera down, after it printed what it found.
     static func run(_ tool: String, _ arguments: [String]) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LIBCAMERA_LOG_LEVELS"] = environment["LIBCAMERA_LOG_LEVELS"] ?? "*:ERROR"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
+        guard let output = try? Spawn.pipe() else { return nil }
+        let pid: Int32
         do {
-            try process.run()
+            pid = try Spawn.start([tool] + arguments, environment: environment, standardOutput: output.write)
+            close(output.write)
         } catch {
+            close(output.read)
+            close(output.write)
             return nil
         }
-        let deadline = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: deadline)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        deadline.cancel()
-        return String(decoding: data, as: UTF8.self)
+        // Killed only while not yet reaped: the flag is set, under its lock, before the wait that frees the pid.
+        let reaped = Locked(false)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
+            reaped.withLock { if !$0 { kill(pid, SIGKILL) } }
+        }
+        let text = String(decoding: Spawn.readAll(output.read), as: UTF8.self)
+        reaped.withLock { $0 = true }
+        _ = Spawn.wait(for: pid)
+        return text
     }
 }

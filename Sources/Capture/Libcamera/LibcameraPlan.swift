@@ -1,5 +1,5 @@
 public import Camera
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// How one libcamera source becomes the config's raw frames: the stream format and size asked of libcamera, and the

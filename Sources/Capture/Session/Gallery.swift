@@ -1,4 +1,5 @@
-import Foundation
+import Base
+import FoundationEssentials
 
 /// The captures on disk: stills and recordings (each segment of one), newest first (the seeds' photo grid, as a listing).
 public enum Gallery {
@@ -25,12 +26,12 @@ public enum Gallery {
                 let path = "\(directory)/\(name)"
                 guard let attributes = try? manager.attributesOfItem(atPath: path) else { continue }
                 let date = attributes[.modificationDate] as? Date ?? Date(timeIntervalSince1970: 0)
-                let bytes = (attributes[.size] as? NSNumber)?.intValue ?? 0
+                let bytes = (attributes[.size] as? UInt).map { Int($0) } ?? 0
                 found.append(
                     (
                         date,
                         Item(
-                            path: path, kind: kind, bytes: bytes, modified: ISO8601DateFormatter().string(from: date),
+                            path: path, kind: kind, bytes: bytes, modified: date.formatted(.iso8601),
                             event: EventSidecar.event(of: path))
                     ))
             }
@@ -42,7 +43,7 @@ public enum Gallery {
 
     /// Still or recording by the file name's extension; nil for anything else.
     static func kind(of name: String) -> Item.Kind? {
-        switch (name as NSString).pathExtension.lowercased() {
+        switch name.fileExtension.lowercased() {
         case "jpg", "jpeg", "png": .still
         case "mkv", "mp4", "webm": .recording
         default: nil

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// A recording: a leaky branch on the running tee hands frames to a pipeline of its own

@@ -1,4 +1,6 @@
-import Foundation
+import Base
+import Dispatch
+import FoundationEssentials
 import GStreamer
 import Glibc
 
@@ -38,7 +40,7 @@ extension CaptureSession {
             recording.withLock { $0 = .idle }
             // The name this start claimed, if nothing was written into it.
             if let path, let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                (attributes[.size] as? NSNumber)?.intValue == 0
+                attributes[.size] as? UInt == 0
             {
                 try? FileManager.default.removeItem(atPath: path)
             }
@@ -101,7 +103,7 @@ extension CaptureSession {
         let builder = builder
         var segmenting: RecordingStages.Segmenting?
         if config.record?.segment != nil {
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = path.folder
             let files = SegmentFiles(
                 first: path, directory: folder.isEmpty ? "." : folder, base: name,
                 extension: builder.recordExtension,
@@ -137,7 +139,7 @@ extension CaptureSession {
         recorder.finish(timeout: 1)
         carryCounts(of: recorder)
         recording.withLock { $0 = .idle }
-        if let attributes = try? FileManager.default.attributesOfItem(atPath: path), (attributes[.size] as? NSNumber)?.intValue == 0 {
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path), attributes[.size] as? UInt == 0 {
             try? FileManager.default.removeItem(atPath: path)
         }
         let text = "\(path): \(reason)"

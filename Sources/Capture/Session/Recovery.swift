@@ -1,5 +1,6 @@
 import Camera
-import Foundation
+import Dispatch
+import FoundationEssentials
 import GStreamer
 import SwiftFilterElement
 
@@ -154,7 +155,7 @@ extension CaptureSession {
         var stem = String(path[..<dot])
         let ext = String(path[dot...])
         var number = 2
-        if let range = stem.range(of: "-part", options: .backwards), let current = Int(stem[range.upperBound...]) {
+        if let range = stem.ranges(of: "-part").last, let current = Int(stem[range.upperBound...]) {
             number = current + 1
             stem = String(stem[..<range.lowerBound])
         }

@@ -2,8 +2,9 @@ import Analysis
 public import Camera
 import Dispatch
 import Filters
-import Foundation
+import FoundationEssentials
 import GStreamer
+import Glibc
 
 /// What the camera controls change: the user's chain, the software stages composed before it, the active
 /// source and the metering loop's generation. Held only while a control runs (an ioctl, a property set),

@@ -1,6 +1,7 @@
+import Base
 import Camera
 import Filters
-import Foundation
+import FoundationEssentials
 
 /// The software stages the session runs for what the camera cannot do in hardware (mirror, zoom, exposure,
 /// white balance, colour), and the one place that composes them with the user's chain into the filter's
@@ -42,7 +43,7 @@ struct SoftwareStages: Sendable, Equatable {
     /// The stages followed by the user's chain, in canonical filter text; throws only for a bad user chain.
     func chain(user: String) throws -> String {
         var parts = stageTexts
-        if !user.trimmingCharacters(in: .whitespaces).isEmpty { parts.append(user) }
+        if !user.trimmed.isEmpty { parts.append(user) }
         return try FilterChain(parsing: parts.joined(separator: " | ")).description
     }
 

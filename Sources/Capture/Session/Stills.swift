@@ -1,6 +1,7 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
+import Glibc
 
 /// The session's stills: how many, the next sequence number, the periodic timer.
 struct StillState: Sendable {
@@ -66,9 +67,9 @@ extension CaptureSession {
         let pattern = config.still?.pattern ?? "{name}-{date}-{n}"
         var number = String(sequence)
         while number.count < 4 { number = "0" + number }
-        return pattern.replacingOccurrences(of: "{name}", with: tag.map { "\(name)-\($0)" } ?? name)
-            .replacingOccurrences(of: "{date}", with: timestamp())
-            .replacingOccurrences(of: "{n}", with: number)
+        return pattern.replacing("{name}", with: tag.map { "\(name)-\($0)" } ?? name)
+            .replacing("{date}", with: timestamp())
+            .replacing("{n}", with: number)
     }
 
     /// Takes a still every `seconds` (bounded by `Limits.isInterval`, as `still.every` is when read) on a timer;

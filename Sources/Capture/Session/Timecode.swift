@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import GStreamer
 
 /// The latency probe of a source with `"timecode": true`: each frame leaving the source gets the host's wall

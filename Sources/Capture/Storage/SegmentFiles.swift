@@ -1,5 +1,7 @@
-import Foundation
+import Base
+import FoundationEssentials
 import GStreamer
+import Glibc
 
 /// The files of one segmented recording. The first is the name `record start` claimed; each later one is created
 /// exclusively at its cut as `NAME-YYYYMMDD-HHMMSS.mmm.EXT` (`-2`, `-3`… when taken), so segments sort by time

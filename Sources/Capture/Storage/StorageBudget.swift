@@ -1,6 +1,6 @@
 import Analysis
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 

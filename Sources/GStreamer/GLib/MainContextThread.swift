@@ -1,5 +1,5 @@
+import Base
 import CGStreamer
-import Foundation
 
 /// A GLib main context running on a thread of its own, the one place SwiftCam runs a `GMainLoop`: libsoup's server,
 /// the RTSP servers and their timers live there, and everything that touches them is handed over with `invoke`.
@@ -45,7 +45,7 @@ public final class MainContextThread: @unchecked Sendable {
                 return true
             })
         else { throw MainContextError.alreadyStarted(name: name) }
-        let thread = Thread {
+        DetachedThread.start(name: name) {
             g_main_context_push_thread_default(loop.context)
             let outcome = Result { try setup() }
             let failed = if case .failure = outcome { true } else { false }
@@ -54,8 +54,6 @@ public final class MainContextThread: @unchecked Sendable {
             g_main_context_pop_thread_default(loop.context)
             state.withLock { $0 = .finished }
         }
-        thread.name = name
-        thread.start()
         return try ready.wait { $0 }!.get()
     }
 

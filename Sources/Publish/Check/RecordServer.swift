@@ -1,6 +1,6 @@
 import CGstRTSPServer
 import Capture
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Capture
 import Dispatch
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Synchronization
 

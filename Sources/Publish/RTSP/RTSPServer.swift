@@ -1,6 +1,6 @@
 import CGstRTSPServer
 public import Capture
-import Foundation
+import FoundationEssentials
 import GStreamer
 import Glibc
 import Synchronization
