@@ -141,6 +141,13 @@ bench-arm64-ipp:
 	mkdir -p $(dir $(IPP_JSON))
 	@bash scripts/aarch64-ipp.sh --json $(IPP_JSON)
 
+.PHONY: bench-footprint
+# The Debian package's size, what it installs, and the host's peak RSS beside gst-launch-1.0 on the same 1080p graph
+# (scripts/footprint.sh; makes the package when there is none). ARCH=arm64: the arm64 package (make package
+# ARCH=arm64 first), run under emulation. A measurement: `make test` does not run it.
+bench-footprint: deps
+	@bash scripts/footprint.sh $(ARCH)
+
 .PHONY: package test-package
 # The Debian package that installs SwiftCam without Swift: .build/package/swiftcam_VERSION_ARCH.deb (docs/package.md).
 # ARCH=arm64: the same for aarch64, cross-built in scripts/arm64-root.sh's root (.build/arm64/package; as root).

@@ -10,7 +10,7 @@
 # carries in the package, `gst-inspect-1.0 swiftfilter` and `gst-launch-1.0 videotestsrc ! swiftfilter
 # chain=sepia ! …` with no GST_* variable set, `swiftcam --version`, the installed configs found from a folder
 # without pipelines/, `swiftcam run demo` writing its stills, the camera page served from the installed
-# resources; where systemd is PID 1, the swiftcam@ unit (scripts/service-check.sh: READY after the first frame,
+# files; where systemd is PID 1, the swiftcam@ unit (scripts/service-check.sh: READY after the first frame,
 # the watchdog restarting a stalled source, reload, a stop finalizing a recording); then `dpkg -r` (the plugin is
 # gone, the edited conffiles stay) and `dpkg -P`. --keep leaves the package installed and skips those two (each
 # dpkg run reads the whole package database: a minute in the VM).
@@ -59,13 +59,14 @@ grep -q '^ /etc/swiftcam/pipelines/demo.json ' <<<"$conffiles" && ok "the config
   || fail "/etc/swiftcam/pipelines/demo.json is not a conffile: $conffiles"
 
 plugin=$(pkg-config --variable=pluginsdir gstreamer-1.0 2>/dev/null || echo "/usr/lib/$(gcc -dumpmachine 2>/dev/null)/gstreamer-1.0")/libgstswiftfilter.so
-# ldd resolves $ORIGIN from the path it is given, the loader from the executable's real path.
+# Both carry the Swift runtime inside them: no Swift library is loaded, none is installed.
 for f in "$(readlink -f /usr/bin/swiftcam)" "$plugin"; do
   libs=$(ldd "$f" 2>&1)
   if grep -q 'not found' <<<"$libs"; then fail "$f: $(grep 'not found' <<<"$libs" | tr -s ' \t' ' ' | head -3)"
-  elif ! grep -q 'libswiftCore.so => /usr/lib/swiftcam/' <<<"$libs"; then fail "$f does not load the Swift runtime from /usr/lib/swiftcam"
-  else ok "ldd $f: every library found, the Swift runtime from /usr/lib/swiftcam"; fi
+  elif grep -E 'libswift|Foundation|libdispatch' <<<"$libs" >/dev/null; then fail "$f loads a Swift library: $(grep -E 'libswift|Foundation|libdispatch' <<<"$libs" | head -2)"
+  else ok "ldd $f: every library found, the Swift runtime linked in (no Swift library loaded)"; fi
 done
+if ls /usr/lib/swiftcam/*.so* >/dev/null 2>&1; then fail "the package installs libraries in /usr/lib/swiftcam: $(ls /usr/lib/swiftcam/*.so* | head -3)"; fi
 
 if inspect=$("${user[@]}" gst-inspect-1.0 swiftfilter 2>&1); then
   # GStreamer may name the folder by another path to it (/lib is /usr/lib on a merged-/usr system).
@@ -121,7 +122,7 @@ elif [ -z "$still" ]; then fail "swiftcam run demo wrote no still: $(tail -n 2 "
 elif ! gst-launch-1.0 -q filesrc location="$still" ! jpegdec ! fakesink > /dev/null 2>&1; then fail "the still $still does not decode"
 else ok "swiftcam run demo (installed config, from a folder without pipelines/): a decodable still $still, exit 0 on SIGTERM"; fi
 if [ -z "$url" ]; then fail "swiftcam run demo --http printed no address: $(head -n 3 "$scratch/run.log")"
-elif grep -qi '<html' <<<"$page"; then ok "the camera page from the installed resources: $url"
+elif grep -qi '<html' <<<"$page"; then ok "the camera page from the installed files (/usr/lib/swiftcam/web): $url"
 else fail "GET $url: $(head -c 200 <<<"$page")"; fi
 cd / || exit 1
 if [ "$(ps -p 1 -o comm=)" = systemd ]; then
@@ -137,9 +138,9 @@ fi
 echo '{ "edited": true }' > /etc/swiftcam/pipelines/demo.json
 dpkg -r swiftcam > "$scratch/remove.log" 2>&1 || fail "dpkg -r swiftcam: $(tail -n 1 "$scratch/remove.log")"
 if "${user[@]}" gst-inspect-1.0 swiftfilter > /dev/null 2>&1 || [ -e /usr/bin/swiftcam ] || [ -e /usr/lib/swiftcam ]; then
-  fail "dpkg -r left swiftcam, its runtime or the plugin behind"
+  fail "dpkg -r left swiftcam or the plugin behind"
 elif ! grep -q edited /etc/swiftcam/pipelines/demo.json; then fail "dpkg -r did not keep the edited conffile"
-else ok "dpkg -r: the command, runtime and plugin are gone, the edited config stays"; fi
+else ok "dpkg -r: the command and the plugin are gone, the edited config stays"; fi
 dpkg -P swiftcam > /dev/null 2>&1
 [ ! -e /etc/swiftcam ] && ok "dpkg -P removes /etc/swiftcam" || fail "dpkg -P left $(find /etc/swiftcam | head -3)"
 rm -rf "$scratch"

@@ -5,12 +5,12 @@
 #
 # Builds the release `swiftcam` and `libgstswiftfilter.so`, then lays out the package under
 # .build/package/root and writes .build/package/swiftcam_VERSION_ARCH.deb with dpkg-deb:
-#   /usr/lib/swiftcam/           the executable, the camera page's files (web/) and the Swift runtime
-#                                libraries both binaries load (RUNPATH $ORIGIN)
+#   /usr/lib/swiftcam/           the executable and the camera page's files (web/)
 #   /usr/bin/swiftcam            a symbolic link to it
 #   PLUGINSDIR/libgstswiftfilter.so   GStreamer's own plugin folder (pkg-config's pluginsdir), so
-#                                gst-inspect-1.0 finds `swiftfilter` with no variable set (RUNPATH
-#                                /usr/lib/swiftcam: one Swift runtime for the plugin and the host)
+#                                gst-inspect-1.0 finds `swiftfilter` with no variable set
+# Both binaries are linked again from the build's objects with the Swift runtime inside them (scripts/relink-static.py:
+# what each uses of it, its symbols hidden), so no Swift library is installed beside them.
 #   /etc/swiftcam/pipelines/     the shipped configs, conffiles: `swiftcam` finds them when no
 #                                ./pipelines is there; a user's edits survive upgrades
 #   /usr/share/swiftcam/pipelines/   the same configs as shipped, to compare with or copy back
@@ -40,7 +40,7 @@ say() { printf 'package: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=debian-packages.sh
 . scripts/debian-packages.sh
-install_missing patchelf dpkg-dev pkg-config
+install_missing dpkg-dev pkg-config python3
 
 header=Sources/CGstSwiftFilter/include/SwiftCamVersion.h
 version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' "$header")
@@ -81,29 +81,21 @@ rm -rf "$root"
 mkdir -p "$root/DEBIAN" "$root$libdir" "$root/usr/bin" "$root$plugindir" "$root/usr/share/doc/swiftcam" \
          "$root/etc/swiftcam/pipelines" "$root/usr/share/swiftcam/pipelines"
 
-install -m 0755 "$bin/swiftcam" "$root$libdir/swiftcam"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+python3 scripts/relink-static.py "$bin" swiftcam "$work/swiftcam" || die "swiftcam could not be linked with the Swift runtime inside"
+python3 scripts/relink-static.py "$bin" gstswiftfilter "$work/libgstswiftfilter.so" \
+  || die "libgstswiftfilter.so could not be linked with the Swift runtime inside"
+# Nothing of a toolchain is left to load (no RUNPATH was linked in), whatever machine runs them.
+if loaded "$work/swiftcam" "$work/libgstswiftfilter.so" | grep -E 'libswift|Foundation|libdispatch|BlocksRuntime'; then
+  die "the relinked binaries still load a Swift runtime library (above)"
+fi
+install -m 0755 "$work/swiftcam" "$root$libdir/swiftcam"
 ln -s ../lib/swiftcam/swiftcam "$root/usr/bin/swiftcam"
 # The page's files: the host reads them from web/ beside the executable it resolves from /proc/self/exe.
 cp -R Sources/Web/Assets "$root$libdir/web"
-install -m 0644 "$bin/libgstswiftfilter.so" "$root$plugindir/libgstswiftfilter.so"
-
-# The Swift runtime: every library of the toolchain the two binaries load (ldd lists them transitively).
-toolchain=$(loaded "$bin/swiftcam" | awk '$1 == "libswiftCore.so" { print $3 }')
-[ -n "$toolchain" ] || die "$bin/swiftcam does not load libswiftCore.so from a toolchain (built with -static-stdlib?)"
-toolchain=$(dirname "$(readlink -f "$toolchain")")
-runtime=()
-while read -r lib; do
-  runtime+=("$lib")
-  install -m 0644 "$toolchain/$lib" "$root$libdir/$lib"
-done < <(loaded "$bin/swiftcam" "$bin/libgstswiftfilter.so" | awk -v dir="$toolchain/" 'index($3, dir) == 1 { print $1 }' | sort -u)
-
-# No path of this machine stays in the binaries: the host and the runtime look beside themselves, the plugin
-# in the host's folder.
-for f in "$root$libdir/swiftcam" "${runtime[@]/#/$root$libdir/}"; do
-  patchelf --set-rpath '$ORIGIN' "$f"
-done
-patchelf --set-rpath "$libdir" "$root$plugindir/libgstswiftfilter.so"
-find "$root$libdir" "$root$plugindir" -type f \( -name swiftcam -o -name '*.so*' \) -exec "$strip" --strip-debug {} \;
+install -m 0644 "$work/libgstswiftfilter.so" "$root$plugindir/libgstswiftfilter.so"
+for f in "$root$libdir/swiftcam" "$root$plugindir/libgstswiftfilter.so"; do "$strip" --strip-unneeded "$f"; done
 
 for config in pipelines/*.json; do
   install -m 0644 "$config" "$root/etc/swiftcam/pipelines/"
@@ -120,13 +112,11 @@ install -m 0644 LICENSE "$root/usr/share/doc/swiftcam/copyright"
 gzip -9n < CHANGELOG.md > "$root/usr/share/doc/swiftcam/changelog.gz"
 (cd "$root" && find etc -type f | LC_ALL=C sort | sed 's|^|/|') > "$root/DEBIAN/conffiles"
 
-# Depends: dpkg-shlibdeps over every ELF file; the private runtime is found in the package itself.
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# Depends: dpkg-shlibdeps over both ELF files.
 mkdir "$work/debian"
 printf 'Source: swiftcam\n\nPackage: swiftcam\nArchitecture: any\n' > "$work/debian/control"
-elves=("$root$libdir/swiftcam" "$root$plugindir/libgstswiftfilter.so" "${runtime[@]/#/$root$libdir/}")
-shlibs=$(cd "$work" && dpkg-shlibdeps -O -l"$root$libdir" "${elves[@]}" 2>"$work/shlibdeps.log") \
+elves=("$root$libdir/swiftcam" "$root$plugindir/libgstswiftfilter.so")
+shlibs=$(cd "$work" && dpkg-shlibdeps -O "${elves[@]}" 2>"$work/shlibdeps.log") \
   || { cat "$work/shlibdeps.log" >&2; die "dpkg-shlibdeps failed"; }
 linked=${shlibs#shlibs:Depends=}
 [ -n "$linked" ] && [ "$linked" != "$shlibs" ] || die "dpkg-shlibdeps found no dependencies: $shlibs"
