@@ -5,8 +5,10 @@ import Glibc
 /// It runs `body` once and ends; nothing joins it.
 public enum DetachedThread {
     /// Starts `body` on a new detached thread named `name` (the kernel keeps its first 15 bytes, which `top -H` and a
-    /// debugger show). Stops the process when the system refuses a thread: nothing that needed one can go on.
-    public static func start(name: String, _ body: @escaping @Sendable () -> Void) {
+    /// debugger show). Returns false, with `body` never run, when the system refuses a thread (its limit of threads or
+    /// memory reached): a caller serving a client then refuses that client rather than the process stopping.
+    @discardableResult
+    public static func start(name: String, _ body: @escaping @Sendable () -> Void) -> Bool {
         let box = Unmanaged.passRetained(Body(name: name, run: body)).toOpaque()
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
@@ -23,8 +25,9 @@ public enum DetachedThread {
             }, box)
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(box).release()
-            fatalError("cannot start thread \(name): \(SystemError.message(result))")
+            return false
         }
+        return true
     }
 
     private final class Body {

@@ -1,5 +1,6 @@
 import Base
 import Capture
+import Dispatch
 import FoundationEssentials
 import GStreamer
 import Glibc
@@ -31,7 +32,7 @@ final class MJPEGViewer: @unchecked Sendable {
         _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        DetachedThread.start(name: "swiftcam-mjpeg-\(id)") { [self] in
+        let started = DetachedThread.start(name: "swiftcam-mjpeg-\(id)") { [self] in
             writeLoop()
             subscription.withLock { subscription in
                 defer { subscription = nil }
@@ -39,6 +40,12 @@ final class MJPEGViewer: @unchecked Sendable {
             }?.cancel()
             Glibc.close(fd)
             onEnd(id)
+        }
+        if !started {
+            // No thread to write with: the viewer ends at once, as one that went away.
+            state.withLock { $0.closed = true }
+            Glibc.close(fd)
+            DispatchQueue.global().async { onEnd(id) }
         }
     }
 

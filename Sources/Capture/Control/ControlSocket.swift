@@ -294,7 +294,7 @@ public final class ControlServer: @unchecked Sendable {
                 continue
             }
             let interpreter = interpreter, limits = limits, connections = connections
-            DetachedThread.start(name: "swiftcam-ctl") {
+            let started = DetachedThread.start(name: "swiftcam-ctl") {
                 var reader = LineReader(descriptor: client, idleSeconds: limits.idleSeconds)
                 let requester = Requester(socket: client)
                 reading: while let line = reader.next() {
@@ -317,6 +317,11 @@ public final class ControlServer: @unchecked Sendable {
                 }
                 // Counted out before the close: a client that sees the end may connect again at once.
                 connections.withLock { $0 -= 1 }
+                Glibc.close(client)
+            }
+            if !started {
+                connections.withLock { $0 -= 1 }
+                Self.answer(client, .error("the host has no thread to spare for this connection (its limit is reached); try again"))
                 Glibc.close(client)
             }
         }

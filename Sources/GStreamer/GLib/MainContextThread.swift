@@ -45,7 +45,7 @@ public final class MainContextThread: @unchecked Sendable {
                 return true
             })
         else { throw MainContextError.alreadyStarted(name: name) }
-        DetachedThread.start(name: name) {
+        let started = DetachedThread.start(name: name) {
             g_main_context_push_thread_default(loop.context)
             let outcome = Result { try setup() }
             let failed = if case .failure = outcome { true } else { false }
@@ -54,12 +54,16 @@ public final class MainContextThread: @unchecked Sendable {
             g_main_context_pop_thread_default(loop.context)
             state.withLock { $0 = .finished }
         }
+        guard started else {
+            state.withLock { $0 = .finished }
+            throw MainContextError.noThread(name: name)
+        }
         return try ready.wait { $0 }!.get()
     }
 
     /// Starts the thread with nothing to set up.
     public func start() {
-        // A set-up that cannot throw cannot make start throw, and the phase was idle unless started twice.
+        // A set-up that cannot throw leaves two failures: started twice, or no thread (then `isRunning` is false).
         _ = try? start { () }
     }
 
@@ -159,11 +163,14 @@ public final class MainContextSource: @unchecked Sendable {
 public enum MainContextError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `start` was called on a thread that had already started.
     case alreadyStarted(name: String)
+    /// The system gave no thread (its limit of threads or memory reached).
+    case noThread(name: String)
 
     /// One sentence naming the thread.
     public var description: String {
         switch self {
         case let .alreadyStarted(name): "the main-context thread \(name) was started twice"
+        case let .noThread(name): "the main-context thread \(name) could not be started: the system has no thread to spare"
         }
     }
 }
