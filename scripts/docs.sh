@@ -11,8 +11,8 @@ modules=$(swift build --show-bin-path)/Modules
 out=.build/docs
 rm -rf "$out"
 mkdir -p "$out"
-# GStreamer's module imports CGStreamer: its module map and GStreamer's headers.
-includes=(-I Sources/CGStreamer)
+# GStreamer's module imports CGStreamer (its module map and GStreamer's headers) and, through Base, CBase.
+includes=(-I Sources/CGStreamer -I Sources/CBase/include)
 for flag in $(pkg-config --cflags-only-I gstreamer-app-1.0 gstreamer-video-1.0); do includes+=(-Xcc "$flag"); done
 status=0
 for module in Filters GStreamer Analysis; do
