@@ -143,7 +143,7 @@ bench-arm64-ipp:
 
 .PHONY: bench-footprint
 # The Debian package's size, what it installs, and the host's peak RSS beside gst-launch-1.0 on the same 1080p graph
-# (scripts/footprint.sh; makes the package when there is none). ARCH=arm64: the arm64 package (make package
+# (scripts/footprint.sh, as root; makes the package when there is none). ARCH=arm64: the arm64 package (make package
 # ARCH=arm64 first), run under emulation. A measurement: `make test` does not run it.
 bench-footprint: deps
 	@bash scripts/footprint.sh $(ARCH)

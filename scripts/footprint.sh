@@ -12,6 +12,7 @@
 # over /opt/swift and /usr/libexec/swift, in a mount namespace of their own). Peak RSS is the kernel's maximum
 # resident set size (scripts/peak-rss.py). Under qemu-user (arm64) both figures include the emulator's own memory.
 # Prints one table (Markdown) on stdout; the ratio is host ÷ gst-launch-1.0.
+# As root: the toolchain is hidden in a mount namespace of the run's own.
 # Exit status: 0 measured; 1 a step failed (one line says which).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,7 @@ say() { printf 'footprint: %s\n' "$*" >&2; }
 die() { say "$*"; exit 1; }
 # shellcheck source-path=SCRIPTDIR source=debian-packages.sh
 . scripts/debian-packages.sh
+[ "$(id -u)" = 0 ] || die "run it as root: it hides the Swift toolchain in a mount namespace (unshare --mount)"
 install_missing dpkg-dev python3
 
 case "$arch" in
@@ -30,7 +32,7 @@ case "$arch" in
     ;;
   *) die "the architecture is this machine's or arm64, not '$arch'" ;;
 esac
-deb=$(ls -t "$folder"/swiftcam_*_"$arch".deb 2>/dev/null | head -1)
+deb=$(ls -t "$folder"/swiftcam_*_"$arch".deb 2>/dev/null | head -1 || true)
 [ -n "$deb" ] || die "no $folder/swiftcam_*_$arch.deb (make package${1:+ ARCH=$1})"
 
 # The package unpacked into a folder the run (and, for arm64, the root) can see.
@@ -65,7 +67,7 @@ if [ "$arch" = arm64 ]; then base=/src/$work scripts=/src/scripts; else base=$(c
 host="$base/unpacked/usr/lib/swiftcam/swiftcam"
 env="GST_PLUGIN_PATH=$base/${plugins#"$work"/} GST_REGISTRY=$base/registry.bin"
 
-line=$(run "$host show footprint" | sed -n '/^gst-launch-1.0/,/^$/p' | sed 's/ \\$//' | tr -d '\n')
+line=$(run "$host show footprint" | sed -n '/^gst-launch-1.0/,/^$/p' | sed 's/ \\$//' | tr -d '\n' || true)
 [ -n "$line" ] || die "swiftcam show footprint printed no gst-launch-1.0 line"
 # The same 300 frames: the host stops after its config's frames, gst-launch-1.0 at the source's end.
 line=${line/videotestsrc name=source0/videotestsrc name=source0 num-buffers=300}

@@ -60,7 +60,8 @@ public enum JSONValue: Sendable, Equatable {
         return nil
     }
 
-    /// A number that is whole and fits `Int` (`3`, `3.0`, `3e2`); nil for `1.5` or anything that is no number.
+    /// A number that is whole and fits `Int` as a `Double` reads it (`3`, `3.0`, `3e2`; beyond 2⁵³ the nearest
+    /// `Double`); nil for `1.5` or anything that is no number.
     public var int: Int? {
         guard let value = double, value == value.rounded(), abs(value) < 9.2e18 else { return nil }
         return Int(value)

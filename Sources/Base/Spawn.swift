@@ -23,8 +23,11 @@ public struct SystemError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Starting programs without Foundation's `Process`: `posix_spawnp` with the streams the caller chose, an empty signal
-/// mask and default signal dispositions (so the child's own handlers see SIGTERM whatever this process blocks), and
-/// pipes that are close-on-exec from the start, so a child started beside another inherits none of its ends.
+/// mask and default signal dispositions (so the child's own handlers see SIGTERM whatever this process blocks), no
+/// other descriptor of this process (every one from 3 up is closed in the child: a socket of a client this process
+/// closes must not stay open in a child that outlives it), and pipes that are close-on-exec from the start, so a
+/// child started beside another inherits none of its ends. By default the child leads a process group of its own, as
+/// Foundation's did: Ctrl-C at a terminal reaches this process, which decides what its children get.
 public enum Spawn {
     /// How a child ended.
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
@@ -64,10 +67,11 @@ public enum Spawn {
 
     /// Starts `arguments[0]` (looked up in PATH when it has no `/`) with the rest as its arguments, and returns its
     /// process id. A stream given as nil is `/dev/null`; the descriptors given stay open here (the caller closes its
-    /// copies). `environment` nil is this process's; `directory` the child's working folder.
+    /// copies). `environment` nil is this process's; `directory` the child's working folder; `ownProcessGroup` false
+    /// leaves the child in this process's group (a terminal's Ctrl-C then reaches both).
     public static func start(
         _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
-        standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil
+        standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil, ownProcessGroup: Bool = true
     ) throws(SystemError) -> Int32 {
         guard let program = arguments.first else { throw SystemError("no program to start", code: EINVAL) }
         let null = open("/dev/null", O_RDWR | O_CLOEXEC)
@@ -80,6 +84,7 @@ public enum Spawn {
         posix_spawn_file_actions_adddup2(&actions, standardInput ?? null, 0)
         posix_spawn_file_actions_adddup2(&actions, standardOutput ?? null, 1)
         posix_spawn_file_actions_adddup2(&actions, standardError ?? null, 2)
+        CBase_addCloseFrom(&actions, 3)
         if let directory { CBase_addChdir(&actions, directory) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -89,7 +94,9 @@ public enum Spawn {
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
         posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        let group = ownProcessGroup ? POSIX_SPAWN_SETPGROUP : 0
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | group))
 
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?]? = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
@@ -100,6 +107,13 @@ public enum Spawn {
             ?? posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
         guard result == 0 else { throw SystemError("cannot start \(program)", code: result) }
         return pid
+    }
+
+    /// Waits for the child `pid` to end without reaping it: its pid stays its own (a zombie) until `wait(for:)`, so a
+    /// signal sent meanwhile cannot reach another process that reused the number.
+    public static func waitUntilEnded(_ pid: Int32) {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
     }
 
     /// Waits for the child `pid` to end and reaps it.
@@ -128,9 +142,10 @@ public enum Spawn {
     }
 
     /// Reads `fd` to its end on a thread of its own, calling `body` with each chunk as it comes (an empty one at the
-    /// end), then closes it.
-    public static func read(_ fd: Int32, name: String, _ body: @escaping @Sendable ([UInt8]) -> Void) {
-        DetachedThread.start(name: name) {
+    /// end), then closes it. False, with `fd` closed and `body` never called, when the system gives no thread.
+    @discardableResult
+    public static func read(_ fd: Int32, name: String, _ body: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
+        let started = DetachedThread.start(name: name) {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = Glibc.read(fd, &buffer, buffer.count)
@@ -141,15 +156,22 @@ public enum Spawn {
             close(fd)
             body([])
         }
+        if !started { close(fd) }
+        return started
     }
 
     /// Reads `fd` to its end as lines (the last one even without its newline), calling `body` with each on a thread
-    /// of its own, then closes it.
-    public static func readLines(_ fd: Int32, name: String, _ body: @escaping @Sendable (String) -> Void) {
+    /// of its own, then `ended`, then closes it. False, with `fd` closed and nothing called, when the system gives no
+    /// thread.
+    @discardableResult
+    public static func readLines(
+        _ fd: Int32, name: String, ended: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable (String) -> Void
+    ) -> Bool {
         nonisolated(unsafe) var pending: [UInt8] = []  // touched only by the reading thread
-        read(fd, name: name) { chunk in
+        return read(fd, name: name) { chunk in
             if chunk.isEmpty {
                 if !pending.isEmpty { body(String(decoding: pending, as: UTF8.self)) }
+                ended?()
                 return
             }
             pending += chunk

@@ -57,6 +57,16 @@ extension StringProtocol {
         }
     }
 
+    /// Every `scalar` replaced by `replacement`, scalar by scalar: a line end inside a `\r\n` pair, or a quote a
+    /// combining mark follows, is found too (`replacing(_:with:)` compares whole characters).
+    public func replacing(scalar: Unicode.Scalar, with replacement: String) -> String {
+        var output = ""
+        for each in unicodeScalars {
+            if each == scalar { output += replacement } else { output.unicodeScalars.append(each) }
+        }
+        return output
+    }
+
     // MARK: Paths
 
     /// The last component of a path (`b.mkv` of `/a/b.mkv`; `/a/` gives `a`).

@@ -14,6 +14,10 @@ int CBase_addChdir(posix_spawn_file_actions_t *actions, const char *directory) {
     return posix_spawn_file_actions_addchdir_np(actions, directory);
 }
 
+int CBase_addCloseFrom(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
 int CBase_nameThisThread(const char *name) {
     return pthread_setname_np(pthread_self(), name);
 }

@@ -27,6 +27,24 @@ import Testing
         #expect(Spawn.resolve("/") == nil)
     }
 
+    /// A descriptor of this process that is not close-on-exec (a client's socket, say) does not reach the child, and
+    /// the child leads its own process group unless asked not to.
+    @Test func theChildGetsNoOtherDescriptorAndAGroupOfItsOwn() throws {
+        let leaked = open("/dev/null", O_RDONLY)  // deliberately without O_CLOEXEC
+        defer { close(leaked) }
+        for ownGroup in [true, false] {
+            let output = try Spawn.pipe()
+            let pid = try Spawn.start(
+                ["sh", "-c", "ls /proc/$$/fd; echo group $(ps -o pgid= -p $$)"], standardOutput: output.write, ownProcessGroup: ownGroup)
+            close(output.write)
+            let lines = String(decoding: Spawn.readAll(output.read), as: UTF8.self).split(separator: "\n")
+            _ = Spawn.wait(for: pid)
+            #expect(Set(lines.filter { !$0.hasPrefix("group") }).isSubset(of: ["0", "1", "2", "255"]), "\(lines)")
+            let group = lines.first { $0.hasPrefix("group") }.map { Int32($0.dropFirst(6).trimmed) } ?? nil
+            #expect(group == (ownGroup ? pid : getpgrp()), "\(lines)")
+        }
+    }
+
     @Test func linesArriveOnAThreadOfTheirOwn() throws {
         let output = try Spawn.pipe()
         let pid = try Spawn.start(["sh", "-c", "printf 'a\\nb\\nlast'"], standardOutput: output.write)

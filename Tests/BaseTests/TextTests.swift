@@ -30,6 +30,12 @@ import Testing
         for name in ["a b/é?.jpg", "100%", "x#y"] { #expect(name.percentEncodedPath.percentDecoded == name) }
     }
 
+    /// Scalar by scalar: the `\n` of a `\r\n` pair, and a quote a combining mark follows, are found.
+    @Test func replacingScalars() {
+        #expect("snap\r\nrecord stop".replacing(scalar: "\n", with: " ") == "snap\r record stop")
+        #expect("a'\u{301}b".replacing(scalar: "'", with: "'\\''") == "a'\\''\u{301}b")
+    }
+
     @Test func shortTextOfFigures() {
         #expect(2.0.shortText == "2")
         #expect(0.25.shortText == "0.25")

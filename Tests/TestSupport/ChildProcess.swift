@@ -101,7 +101,7 @@ public final class ChildProcess: @unchecked Sendable {
         let spawned = Result { () throws(SystemError) in
             try Spawn.start(
                 arguments, environment: variables, directory: directory, standardInput: standardInput ?? stdin[0],
-                standardOutput: stdout[1], standardError: errorsEnd)
+                standardOutput: stdout[1], standardError: errorsEnd, ownProcessGroup: false)
         }
         close(stdin[0])
         close(stdout[1])

@@ -1,3 +1,4 @@
+import Base
 import FoundationEssentials
 import GStreamer
 import Glibc
@@ -47,11 +48,13 @@ public struct ChildSource: Sendable, Equatable {
     /// The child's command line as a shell reads it (`swiftcam show`).
     public var command: String {
         "gst-launch-1.0 -f "
-            + arguments.map { $0.contains(where: { " \"'\\$`!".contains($0) }) && $0 != "!" ? shellQuoted($0) : $0 }
+            + arguments.map {
+                $0.unicodeScalars.contains(where: { " \"'\\$`!".unicodeScalars.contains($0) }) && $0 != "!" ? shellQuoted($0) : $0
+            }
             .joined(separator: " ")
     }
 
-    private func shellQuoted(_ word: String) -> String { "'" + word.replacing("'", with: "'\\''") + "'" }
+    private func shellQuoted(_ word: String) -> String { "'" + word.replacing(scalar: "'", with: "'\\''") + "'" }
 
     /// The frames as they cross: the host's format and size; the rate is the source's, unknown to the caps (0/1).
     private func hostCaps(rate: Bool) -> CapsDescription {

@@ -36,6 +36,16 @@ final class SourceProcess: @unchecked Sendable {
         var error: String?
         var debug: String?
         var expectDebug = false
+        /// How the process ended, and whether its stderr reached its end: `ending` waits for both, so the error the
+        /// child printed last is in it.
+        var termination: Spawn.Termination?
+        var errorsEnded = false
+
+        mutating func endIfComplete() {
+            guard ending == nil, errorsEnded, let termination else { return }
+            let status = if case let .exited(code) = termination { code } else { Int32(0) }
+            ending = Ending(signal: termination.signal, status: status, error: error, debug: debug)
+        }
     }
 
     /// Whose frames the child sends, as failures name it (`Sensor B (libcamera)`).
@@ -76,10 +86,18 @@ final class SourceProcess: @unchecked Sendable {
         }
         self.pid = pid
         let state = state
-        Spawn.readLines(output.read, name: "swiftcam-src-out") { line in
+        let reading = Spawn.readLines(output.read, name: "swiftcam-src-out") { line in
             if line.hasPrefix("Setting pipeline to PLAYING") { state.withLock { $0.playing = true } }
         }
-        Spawn.readLines(errors.read, name: "swiftcam-src-err") { line in
+        let readingErrors = Spawn.readLines(
+            errors.read, name: "swiftcam-src-err",
+            ended: {
+                state.withLock { state in
+                    state.errorsEnded = true
+                    state.endIfComplete()
+                }
+            }
+        ) { line in
             DebugLog.warning("camera \(label) (child process): \(line)")
             state.withLock { state in
                 if line.hasPrefix("ERROR: from element") {
@@ -93,12 +111,18 @@ final class SourceProcess: @unchecked Sendable {
             }
         }
         // The reaper: the end is an event waiters wake on, and the child is never left a zombie.
-        DetachedThread.start(name: "swiftcam-src-reap") {
+        let reaping = DetachedThread.start(name: "swiftcam-src-reap") {
             let termination = Spawn.wait(for: pid)
-            let status = if case let .exited(code) = termination { code } else { Int32(0) }
             state.withLock { state in
-                state.ending = Ending(signal: termination.signal, status: status, error: state.error, debug: state.debug)
+                state.termination = termination
+                state.endIfComplete()
             }
+        }
+        guard reading, readingErrors, reaping else {
+            // No thread to read or reap with: the child goes now, reaped here unless the reaper runs.
+            kill(pid, SIGKILL)
+            if !reaping { _ = Spawn.wait(for: pid) }
+            throw SystemError("cannot watch the child process of camera \(label)", code: EAGAIN)
         }
     }
 
@@ -155,10 +179,12 @@ final class SourceProcess: @unchecked Sendable {
         }
 
         private let jobs = Condition([Job]())
+        /// Whether its thread runs; without it every spawn is refused.
+        private let running: Bool
 
         init() {
             let jobs = jobs
-            DetachedThread.start(name: "swiftcam-src-spawn") {
+            running = DetachedThread.start(name: "swiftcam-src-spawn") {
                 while true {
                     guard let job = jobs.wait(for: { $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
                     let outcome = Result { () throws(SystemError) in
@@ -170,6 +196,7 @@ final class SourceProcess: @unchecked Sendable {
         }
 
         func spawn(_ command: [String], environment: [String: String], output: Int32, errors: Int32) throws(SystemError) -> Int32 {
+            guard running else { throw SystemError("no thread to start camera processes from", code: EAGAIN) }
             let result = Condition<Result<Int32, SystemError>?>(nil)
             jobs.withLock { $0.append(Job(command: command, environment: environment, output: output, errors: errors, result: result)) }
             return try result.wait { $0 }!.get()

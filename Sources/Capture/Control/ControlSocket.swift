@@ -69,7 +69,7 @@ public enum ControlSocket {
             if errno == ENOENT { throw ControlError.unknownSession(name: name, running: runningSessions()) }
             throw ControlError.notRunning(name: name, path: path, reason: errnoText())
         }
-        let line = Array((command.replacing("\n", with: " ") + "\n").utf8)
+        let line = Array((command.replacing(scalar: "\n", with: " ").replacing(scalar: "\r", with: " ") + "\n").utf8)
         let sent = line.withUnsafeBytes({ Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count
         let sendFailure = sent ? nil : errnoText()
         // Replies may quote the command back, so they get more room than commands do.

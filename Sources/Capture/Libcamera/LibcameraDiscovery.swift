@@ -70,12 +70,14 @@ public enum LibcameraDiscovery {
             close(output.write)
             return nil
         }
-        // Killed only while not yet reaped: the flag is set, under its lock, before the wait that frees the pid.
+        // Killed when it has not ended 30 s on (its output closed or not); only before it is reaped: the flag is set,
+        // under its lock, after the child ended and before the wait that frees its pid.
         let reaped = Locked(false)
         DispatchQueue.global().asyncAfter(deadline: .now() + 30) {
             reaped.withLock { if !$0 { kill(pid, SIGKILL) } }
         }
         let text = String(decoding: Spawn.readAll(output.read), as: UTF8.self)
+        Spawn.waitUntilEnded(pid)
         reaped.withLock { $0 = true }
         _ = Spawn.wait(for: pid)
         return text
