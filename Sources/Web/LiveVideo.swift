@@ -23,6 +23,9 @@ final class LiveVideo: @unchecked Sendable {
     private struct Viewers {
         var webrtc: [Int: WebRTCViewer] = [:]
         var mjpeg: [Int: MJPEGViewer] = [:]
+        /// MJPEG readers admitted whose viewer is not in `mjpeg` yet: counted against the cap from their request on, so
+        /// a burst of them cannot pass it before their viewers start.
+        var mjpegStarting = 0
         /// WebRTC viewers out of `webrtc`, stopping on `teardown`.
         var ending: [ObjectIdentifier: WebRTCViewer] = [:]
     }
@@ -149,15 +152,29 @@ final class LiveVideo: @unchecked Sendable {
     // MARK: - MJPEG
 
     /// `GET /stream.mjpg` (loop thread): takes the connection over from libsoup and hands it to a viewer.
-    func addMJPEGViewer(_ message: OpaquePointer) {
-        guard let stream = soup_server_message_steal_connection(message).map({ ObjectReference(adopting: $0) }) else { return }
+    /// A reader of `/stream.mjpg`, unless `limit` are in already (false: `message` is untouched, for the caller to
+    /// refuse): its connection is taken from libsoup and fed by a thread of its own.
+    func addMJPEGViewer(_ message: OpaquePointer, limit: Int) -> Bool {
+        let admitted = viewers.withLock { viewers in
+            guard viewers.mjpeg.count + viewers.mjpegStarting < limit else { return false }
+            viewers.mjpegStarting += 1
+            return true
+        }
+        guard admitted else { return false }
+        guard let stream = soup_server_message_steal_connection(message).map({ ObjectReference(adopting: $0) }) else {
+            startedMJPEG(nil, id: 0)
+            return true
+        }
         defer { withExtendedLifetime(stream) {} }
         let duplicate = Self.socketDescriptor(of: stream)
         // The viewer owns the duplicate alone: closing the stream closes libsoup's descriptor now, so when the
         // viewer closes its own the connection really ends (the page or reader sees the end of the stream).
         g_io_stream_close(stream.pointer(to: GIOStream.self), nil, nil)
         let fd = duplicate
-        guard fd >= 0 else { return }
+        guard fd >= 0 else {
+            startedMJPEG(nil, id: 0)
+            return true
+        }
         let id = nextViewer.withLock { id in
             defer { id += 1 }
             return id
@@ -170,14 +187,24 @@ final class LiveVideo: @unchecked Sendable {
                     viewer?.offer(jpeg)
                 }
                 viewer.subscription.withLock { $0 = subscription }
-                viewers.withLock { $0.mjpeg[id] = viewer }
+                startedMJPEG(viewer, id: id)
                 server?.broadcastState()
             } catch {
+                startedMJPEG(nil, id: id)
                 let text =
                     "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nno live picture: \(error)\n"
                 _ = text.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 close(fd)
             }
+        }
+        return true
+    }
+
+    /// An admitted reader's viewer started (counted among the viewers) or did not (its slot free again).
+    private func startedMJPEG(_ viewer: MJPEGViewer?, id: Int) {
+        viewers.withLock { viewers in
+            viewers.mjpegStarting -= 1
+            if let viewer { viewers.mjpeg[id] = viewer }
         }
     }
 

@@ -14,9 +14,8 @@ import Glibc
 /// Loop thread only (its sources run on the thread's default main context).
 final class Refusal {
     private let heldSocket: ObjectReference
-    private let heldStream: ObjectReference
+    private let heldStream: ObjectReference?
     private var socket: UnsafeMutablePointer<GSocket> { heldSocket.pointer(to: GSocket.self) }
-    private var stream: UnsafeMutablePointer<GIOStream> { heldStream.pointer(to: GIOStream.self) }
     private var sources: [UnsafeMutablePointer<GSource>] = []
 
     /// Answers on `stream` (whose socket is `socket`) and closes it; both are referenced until then.
@@ -24,9 +23,23 @@ final class Refusal {
     init(answer: Data, socket: UnsafeMutablePointer<GSocket>, stream: UnsafeMutablePointer<GIOStream>, linger: guint = 2) {
         heldSocket = ObjectReference(retaining: socket)
         heldStream = ObjectReference(retaining: stream)
+        start(answer: answer, linger: linger)
+    }
+
+    /// Reads and drops what `socket` still brings, its answer already written, then closes it.
+    @discardableResult
+    init(draining socket: UnsafeMutablePointer<GSocket>, linger: guint = 2) {
+        heldSocket = ObjectReference(retaining: socket)
+        heldStream = nil
+        start(answer: Data(), linger: linger)
+    }
+
+    private func start(answer: Data, linger: guint) {
         let descriptor = g_socket_get_fd(socket)
         // Small enough for an empty send buffer: one non-blocking send writes it all.
-        _ = answer.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        if !answer.isEmpty {
+            _ = answer.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        }
         shutdown(descriptor, Int32(SHUT_WR))
 
         typealias Ready = @convention(c) (UnsafeMutablePointer<GSocket>?, GIOCondition, gpointer?) -> gboolean
@@ -76,22 +89,24 @@ final class Refusal {
 
     /// Closes the connection and stops both sources (each drops its reference to this).
     private func finish() {
-        g_io_stream_close(stream, nil, nil)
+        if let heldStream { g_io_stream_close(heldStream.pointer(to: GIOStream.self), nil, nil) }
         g_socket_close(socket, nil)
         for source in sources { g_source_destroy(source) }
     }
 
-    /// `HTTP/1.1 STATUS PHRASE` with a JSON body, closing the connection; no body for HEAD.
-    static func answer(status: Int, json: [String: Any], head: Bool = false) -> Data {
+    /// `HTTP/1.1 STATUS PHRASE` with a JSON body, closing the connection; no body for HEAD. `headers` ("Name: value")
+    /// go beside the usual ones.
+    static func answer(status: Int, json: [String: Any], head: Bool = false, headers: [String] = []) -> Data {
         let body = Data(JSONValue(any: json).utf8)
-        return answer(status: status, type: "application/json", body: body, head: head)
+        return answer(status: status, type: "application/json", body: body, head: head, headers: headers)
     }
 
     /// `HTTP/1.1 STATUS PHRASE` with a body of `type`, closing the connection; no body for HEAD.
-    static func answer(status: Int, type: String, body: Data, head: Bool = false) -> Data {
+    static func answer(status: Int, type: String, body: Data, head: Bool = false, headers extra: [String] = []) -> Data {
         let phrase = soup_status_get_phrase(guint(status)).map { String(cString: $0) } ?? "Error"
         let headers =
             "HTTP/1.1 \(status) \(phrase)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\n"
+            + extra.map { $0 + "\r\n" }.joined()
             + "Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n"
         return Data(headers.utf8) + (head ? Data() : body)
     }

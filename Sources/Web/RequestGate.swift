@@ -1,19 +1,36 @@
 import Base
 import CSoup
+import Filters
 import FoundationEssentials
 import GStreamer
 import Glibc
 
-/// The server's listening socket, in front of libsoup: each new connection's request line is read (peeked, not
-/// consumed) before libsoup sees it, and a path with a dot segment (`..` or `.`, plain or percent-encoded, e.g.
-/// `/captures/..`, `/captures/%2e%2e%2fsecret`) gets a 404 there. libsoup cannot be asked: GLib removes plain dot
-/// segments while parsing (RFC 3986), so `/captures/..` would reach the handlers as `/`, the page. Browsers never send
-/// dot segments; what does is probing. Every other connection goes to libsoup untouched
-/// (`soup_server_accept_iostream`). One request per connection (the server answers `Connection: close`, see
-/// `WebServer.screen`), so every request line passes here.
+/// The server's listening socket, in front of libsoup: each new connection's request head is read (peeked, not
+/// consumed) before libsoup sees it, and refused there when it is not a request this server answers:
+/// - a path with a dot segment (`..` or `.`, plain or percent-encoded, e.g. `/captures/..`, `/captures/%2e%2e%2fsecret`)
+///   gets a 404. libsoup cannot be asked: GLib removes plain dot segments while parsing (RFC 3986), so `/captures/..`
+///   would reach the handlers as `/`, the page. Browsers never send dot segments; what does is probing;
+/// - a request line over `maxRequestLine` gets a 414, a head (line and headers) over `maxHead` a 431, and one not whole
+///   within `patience` seconds a 408 (libsoup would read any size, and answered too large a head with a reset);
+/// - a method the server has no use for gets a 405 naming the ones it has, one that is not HTTP's a 501;
+/// - a `Content-Length` that is not a number, or two that differ, gets a 400 (libsoup warned on the log and went on).
+/// Every other connection goes to libsoup untouched (`soup_server_accept_iostream`). One request per connection (the
+/// server answers `Connection: close`, see `WebServer.screen`), so every request head passes here.
 ///
 /// Loop thread only (unchecked Sendable: its signal handler holds it weakly, and runs on the loop thread too).
 final class RequestGate: @unchecked Sendable {
+    /// Connections the kernel queues before they are accepted (capped by `net.core.somaxconn`).
+    static let backlog: gint = 1024
+    /// Longest request line answered (a longer one: 414).
+    static let maxRequestLine = 8 * 1024
+    /// Longest request head, line and headers (a longer one: 431).
+    static let maxHead = 32 * 1024
+    /// Seconds a connection has to send its whole head (then: 408).
+    static let patience = 30
+    /// Methods answered, and the ones of HTTP that are not (405; any other: 501).
+    static let allowedMethods: Set<String> = ["GET", "HEAD", "POST"]
+    static let otherMethods: Set<String> = ["PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"]
+
     let port: Int
     private let server: UnsafeMutablePointer<SoupServer>
     private let service: ObjectReference
@@ -27,6 +44,8 @@ final class RequestGate: @unchecked Sendable {
         var effective: UnsafeMutablePointer<GSocketAddress>?
         var error: UnsafeMutablePointer<GError>?
         let listener = service.pointer(to: GSocketListener.self)
+        // GLib's default is 10: a burst of pages and scrapers beyond it waited on the kernel's SYN retries, seconds each.
+        g_socket_listener_set_backlog(listener, Self.backlog)
         guard g_socket_listener_add_address(listener, address, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, nil, &effective, &error) != 0,
             let effective
         else {
@@ -113,17 +132,22 @@ final class RequestGate: @unchecked Sendable {
         g_source_unref(source)
     }
 
-    /// Peeks at what arrived: a whole request line decides; a partial one waits a little for the rest (the socket
-    /// stays readable while unread bytes are there, so the next look is on a short timer, not on readiness).
+    /// Peeks at what arrived: a whole head decides; a partial one waits a little for the rest (the socket stays
+    /// readable while unread bytes are there, so the next look is on a short timer, not on readiness).
     private func readable(_ arrival: Arrival) {
-        var bytes = [UInt8](repeating: 0, count: 8192)
+        var bytes = [UInt8](repeating: 0, count: Self.maxHead + 1)
         let count = recv(arrival.descriptor, &bytes, bytes.count, Int32(MSG_PEEK | MSG_DONTWAIT))
         guard count > 0 else { return handOver(arrival) }  // ended or failed: libsoup cleans up
-        let head = bytes[..<count]
-        guard let end = head.firstIndex(of: UInt8(ascii: "\n")) else {
+        switch Self.screening(bytes[..<count]) {
+        case .pass:
+            handOver(arrival)
+        case let .refuse(status, reason, headers):
+            refuse(arrival, status: status, reason: reason, headers: headers)
+        case .incomplete:
             arrival.waits += 1
-            // A line longer than the buffer, or one that does not come within 5 s: libsoup answers it.
-            guard count < bytes.count, arrival.waits < 500 else { return handOver(arrival) }
+            guard arrival.waits < Self.patience * 100 else {
+                return refuse(arrival, status: 408, reason: "the request did not arrive whole within \(Self.patience) s", headers: [])
+            }
             let retained = Unmanaged.passRetained(arrival).toOpaque()
             let source = g_timeout_source_new(10)
             g_source_set_callback(
@@ -139,10 +163,75 @@ final class RequestGate: @unchecked Sendable {
             }
             g_source_attach(source, g_main_context_get_thread_default())
             g_source_unref(source)
-            return
         }
-        let line = String(decoding: head[..<end], as: UTF8.self)
-        if Self.hasDotSegment(requestLine: line) { refuse(arrival) } else { handOver(arrival) }
+    }
+
+    /// What the gate does with a connection whose first bytes are `head`.
+    enum Screening: Equatable {
+        /// A request for libsoup.
+        case pass
+        /// Answered here: the status, why, and headers the answer carries beside the usual ones.
+        case refuse(status: Int, reason: String, headers: [String])
+        /// Not whole yet: look again when more has come.
+        case incomplete
+    }
+
+    /// Screens the start of a connection (up to `maxHead + 1` bytes of it), in the order a server reads: the request
+    /// line's length, its path, its method, then the head's length and its `Content-Length`.
+    static func screening(_ head: ArraySlice<UInt8>) -> Screening {
+        let newline = UInt8(ascii: "\n")
+        guard let lineEnd = head.firstIndex(of: newline) else {
+            return head.count > maxRequestLine ? tooLongLine : .incomplete
+        }
+        guard lineEnd - head.startIndex <= maxRequestLine else { return tooLongLine }
+        let line = String(decoding: head[..<lineEnd], as: UTF8.self)
+        if hasDotSegment(requestLine: line) { return .refuse(status: 404, reason: "no such page", headers: []) }
+        let method = line.prefix { $0 != " " }
+        if !allowedMethods.contains(String(method)) {
+            let allow = "Allow: " + allowedMethods.sorted().joined(separator: ", ")
+            return otherMethods.contains(String(method))
+                ? .refuse(
+                    status: 405, reason: "\(method) is not a method this camera answers: it answers GET, HEAD and POST", headers: [allow])
+                : .refuse(
+                    status: 501, reason: "\(String(method.prefix(32)).escapingControls) is not an HTTP method this camera knows",
+                    headers: [allow])
+        }
+        // The head ends at an empty line ("\r\n" or a bare "\n").
+        var index = lineEnd
+        var headEnd: Int?
+        while index < head.endIndex {
+            let next = head.index(after: index)
+            if next < head.endIndex, head[next] == newline { headEnd = next; break }
+            if next + 1 < head.endIndex, head[next] == UInt8(ascii: "\r"), head[next + 1] == newline { headEnd = next + 1; break }
+            guard let following = head[next...].firstIndex(of: newline) else { break }
+            index = following
+        }
+        let tooLongHead = Screening.refuse(status: 431, reason: "the request's headers are over \(maxHead / 1024) KiB", headers: [])
+        guard let headEnd else { return head.count > maxHead ? tooLongHead : .incomplete }
+        guard headEnd - head.startIndex < maxHead else { return tooLongHead }
+        return contentLengthRefusal(String(decoding: head[head.index(after: lineEnd)..<headEnd], as: UTF8.self)) ?? .pass
+    }
+
+    private static var tooLongLine: Screening {
+        .refuse(status: 414, reason: "the request line is over \(maxRequestLine / 1024) KiB", headers: [])
+    }
+
+    /// A 400 for a `Content-Length` that is not a number of at most 18 digits, or several that differ (RFC 9110 8.6).
+    private static func contentLengthRefusal(_ headers: String) -> Screening? {
+        var lengths = Set<String>()
+        for line in headers.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "content-length" else { continue }
+            for value in line[line.index(after: colon)...].split(separator: ",") {
+                let trimmed = value.trimmed
+                guard !trimmed.isEmpty, trimmed.count <= 18, trimmed.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                    return .refuse(
+                        status: 400, reason: "Content-Length \(String(trimmed.prefix(32)).escapingControls) is not a length in bytes",
+                        headers: [])
+                }
+                lengths.insert(String(trimmed.drop { $0 == "0" }))
+            }
+        }
+        return lengths.count > 1 ? .refuse(status: 400, reason: "the request has Content-Lengths that differ", headers: []) : nil
     }
 
     private func handOver(_ arrival: Arrival) {
@@ -158,11 +247,11 @@ final class RequestGate: @unchecked Sendable {
         }
     }
 
-    /// Answers 404 and closes (after the client's bytes, see `Refusal`).
-    private func refuse(_ arrival: Arrival) {
+    /// Answers and closes (after the client's bytes, see `Refusal`).
+    private func refuse(_ arrival: Arrival, status: Int, reason: String, headers: [String]) {
         let stream = UnsafeMutableRawPointer(arrival.connection).assumingMemoryBound(to: GIOStream.self)
         Refusal(
-            answer: Refusal.answer(status: 404, json: ["ok": false, "error": "no such page"]),
+            answer: Refusal.answer(status: status, json: ["ok": false, "error": reason], headers: headers),
             socket: g_socket_connection_get_socket(arrival.connection), stream: stream)
     }
 }

@@ -309,7 +309,12 @@ public final class WebServer: @unchecked Sendable {
         case ("GET", "/api/stats"):
             run(.stats(json: true), message)
         case ("GET", "/stream.mjpg"):
-            video.addMJPEGViewer(message)
+            let limit = options.limits.maxConnections
+            if !video.addMJPEGViewer(message, limit: limit) {
+                respond(
+                    message, status: 503,
+                    json: ["ok": false, "error": "this camera has \(limit) MJPEG readers, its limit: close one and try again"])
+            }
         case ("POST", _) where path.hasPrefix("/api/"):
             let name = String(path.dropFirst(5))
             let command: Command

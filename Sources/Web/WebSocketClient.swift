@@ -2,6 +2,7 @@ import CGstWebRTC
 import CSoup
 import FoundationEssentials
 import GStreamer
+import Glibc
 
 /// One open WebSocket (a page): state pushes and WebRTC signalling. Sends may come from any thread; they
 /// are handed to the loop thread, where libsoup wants them. A socket that sends nothing for `idleSeconds` is closed
@@ -20,6 +21,7 @@ final class WebSocketClient: @unchecked Sendable {
 
     private typealias OnMessage = @convention(c) (OpaquePointer?, gint, OpaquePointer?, gpointer?) -> Void
     private typealias OnClosed = @convention(c) (OpaquePointer?, gpointer?) -> Void
+    private typealias OnError = @convention(c) (OpaquePointer?, UnsafeMutablePointer<GError>?, gpointer?) -> Void
 
     init(id: Int, address: String, connection: OpaquePointer, server: WebServer, idleSeconds: Int) throws {
         (self.id, self.address, self.server, self.idleSeconds) = (id, address, server, idleSeconds)
@@ -40,10 +42,17 @@ final class WebSocketClient: @unchecked Sendable {
             client.release()
             client.server.closed(client)
         }
+        let onError: OnError = { _, error, data in
+            guard g_error_matches(error, soup_websocket_error_quark(), gint(SOUP_WEBSOCKET_CLOSE_TOO_BIG.rawValue)) != 0,
+                let client = SignalConnection.handler(data, as: WeakReference<WebSocketClient>.self)?.object
+            else { return }
+            client.refuseTooBig()
+        }
         let me = WeakReference(self)
         signals = [
             try SignalConnection(to: reference.raw, signal: "message", handler: me, trampoline: onMessage),
-            try SignalConnection(to: reference.raw, signal: "closed", handler: me, trampoline: onClosed)
+            try SignalConnection(to: reference.raw, signal: "closed", handler: me, trampoline: onClosed),
+            try SignalConnection(to: reference.raw, signal: "error", handler: me, trampoline: onError)
         ]
         heard()
     }
@@ -72,6 +81,26 @@ final class WebSocketClient: @unchecked Sendable {
             return
         }
         soup_websocket_connection_close(connection, gushort(code.rawValue), reason)
+    }
+
+    /// A message over `WebServer.maxBody` is announced (its frame's header read, the rest not): libsoup then closes
+    /// the connection at once, and closing with the message's unread bytes would be a reset, so the page never learns
+    /// why. Told instead, in the closing handshake's words (1009, "message too big"), and the socket is kept open on a
+    /// descriptor of its own (libsoup closes only its own) until the rest has been read and dropped (`Refusal`).
+    private func refuseTooBig() {
+        guard let connection = connection?.opaque, soup_websocket_connection_get_state(connection) == SOUP_WEBSOCKET_STATE_OPEN,
+            let stream = soup_websocket_connection_get_io_stream(connection), let socket = CSoup_stream_socket(stream)
+        else { return }
+        var error: UnsafeMutablePointer<GError>?
+        let kept = dup(g_socket_get_fd(socket))
+        guard kept >= 0, let held = g_socket_new_from_fd(kept, &error).map({ ObjectReference(adopting: $0) }) else {
+            if kept >= 0 { Glibc.close(kept) }
+            if error != nil { DebugLog.warning("web: \(GLibError(consuming: &error).message)") }
+            return
+        }
+        soup_websocket_connection_close(
+            connection, gushort(SOUP_WEBSOCKET_CLOSE_TOO_BIG.rawValue), "a message over \(WebServer.maxBody / 1024) KiB, the limit")
+        Refusal(draining: held.pointer(to: GSocket.self))
     }
 
     /// Sends one text message (from any thread); dropped once closed.
