@@ -151,7 +151,7 @@ public final class CameraHost: Sendable {
             }
             page.withLock { $0 = server }
             services.started(server.stop)
-            report(.cameraScreen(url: server.url))
+            for url in server.urls { report(.cameraScreen(url: url)) }
         }
         if let startFailure {
             // The page shows the reason (the `unconfigured`, `unauthorized` or `failed` banner) until a stop

@@ -5,7 +5,7 @@ public import Capture
 public enum HostEvent: Sendable {
     /// The session said something (on its bus thread): a still, a failure, a notice.
     case session(SessionEvent)
-    /// The camera page serves at `url`.
+    /// The camera page serves at `url` (one event for each URL that opens it).
     case cameraScreen(url: String)
     /// The metrics-only server serves `GET /metrics` at `url`.
     case metrics(url: String)

@@ -52,14 +52,11 @@ public struct WebOptions: Sendable, Equatable {
         host == "::1" || host == "localhost" || host.hasPrefix("127.")
     }
 
-    /// Checks the rule: a non-loopback bind needs a token. With `generate`, one is made instead of refusing.
-    public func checked(generatingToken generate: Bool) throws(WebOptionsError) -> WebOptions {
+    /// Checks the rules: a token has at least 8 characters, and a non-loopback bind needs one.
+    public func checked() throws(WebOptionsError) -> WebOptions {
         if let token, token.isEmpty || token.count < 8 { throw .weakToken }
-        guard token == nil, !isLoopback, servesPage else { return self }
-        guard generate else { throw .tokenRequired(host: host) }
-        var copy = self
-        copy.token = Self.newToken()
-        return copy
+        if token == nil, !isLoopback, servesPage { throw .tokenRequired(host: host) }
+        return self
     }
 
     /// 128 random bits as 32 hex digits.
@@ -71,11 +68,18 @@ public struct WebOptions: Sendable, Equatable {
         }.joined()
     }
 
-    /// The URL people open (with the token once, when there is one); this machine's name for "every interface", so the
-    /// printed line works from another machine.
+    /// The URL people open (with the token once, when there is one): the first of `urls`.
     public func url(port actual: Int? = nil) -> String {
-        let base = "http://\(URLHost.forAddress(host)):\(actual ?? port)/"
-        return token.map { "\(base)?token=\($0)" } ?? base
+        urls(port: actual)[0]
+    }
+
+    /// The URLs people open, with the token when there is one: one for the bound address, or for every interface one
+    /// for each of this machine's addresses (`URLHost.reachable`), so a printed line works from another machine.
+    public func urls(port actual: Int? = nil) -> [String] {
+        URLHost.reachable(forAddress: host).map { address in
+            let base = "http://\(address):\(actual ?? port)/"
+            return token.map { "\(base)?token=\($0)" } ?? base
+        }
     }
 }
 
@@ -102,7 +106,7 @@ public enum WebOptionsError: Error, Equatable, CustomStringConvertible {
         case let .invalid(text):
             "--http takes [ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. 127.0.0.1:8080 (got '\(text.escapingControls)')"
         case let .tokenRequired(host):
-            "binding \(host) (not loopback) needs a token: pass --token TOKEN, or --token generate to have one made and printed"
+            "binding \(host) (not loopback) needs a token: pass --token TOKEN, or --token generate to have one made, kept and printed"
         case .weakToken: "the token must be at least 8 characters"
         }
     }

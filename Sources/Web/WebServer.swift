@@ -72,12 +72,15 @@ public final class WebServer: @unchecked Sendable {
     /// The URL to open, with the token when there is one.
     public var url: String { options.url(port: port) }
 
+    /// Every URL that opens it: one for each of this machine's addresses when it listens on all of them.
+    public var urls: [String] { options.urls(port: port) }
+
     /// Browser viewers now, by kind (`webrtc`, `mjpeg`).
     public var viewerCounts: [String: Int] { video.viewerCounts }
 
     /// Binds and starts serving. Throws when the address cannot be bound or a non-loopback address has no token.
     public func start() throws {
-        _ = try options.checked(generatingToken: false)
+        _ = try options.checked()
         try loop.start { [self] in try self.listen() }
     }
 
@@ -243,11 +246,12 @@ public final class WebServer: @unchecked Sendable {
             return (403, "commands come from this camera's own page, not from \(origin.escapingControls)")
         }
         if let token = options.token {
+            // The page's `?token=` before the cookie: the URL just opened replaces a cookie an earlier token left.
             let offered =
                 request.header("X-SwiftCam-Token")
                 ?? request.bearerToken
-                ?? request.cookie("swiftcam-token")
                 ?? (request.path == "/" ? request.query["token"] : nil)
+                ?? request.cookie("swiftcam-token")
             guard let offered, constantTimeEqual(offered, token) else {
                 return (401, "this camera needs its token: open the URL swiftcam printed (…/?token=…)")
             }

@@ -111,7 +111,8 @@ struct CommandLineTool {
         Subcommand("show", ConfigCommands.showUsage, ConfigCommands.show, "print a config's description and its gst-launch graph"),
         Subcommand("validate", ConfigCommands.validateUsage, ConfigCommands.validate, "check configs (the shipped ones, or files)"),
         Subcommand("run", RunCommand.usage, RunCommand.run, "run a named pipeline with live control on stdin and a socket"),
-        Subcommand("ctl", CtlCommand.usage, CtlCommand.run, "send a command to a running pipeline")
+        Subcommand("ctl", CtlCommand.usage, CtlCommand.run, "send a command to a running pipeline"),
+        Subcommand("token", TokenCommand.usage, TokenCommand.run, "print (or renew) a camera page's kept token")
     ]
 
     static let cameraCommands = [

@@ -155,7 +155,7 @@ enum ConfigCommands {
 func runNeeds(_ config: PipelineConfig) -> String? {
     guard let http = config.http, let options = try? WebOptions(parsing: http) else { return nil }
     do {
-        _ = try options.checked(generatingToken: false)
+        _ = try options.checked()
         return nil
     } catch {
         guard case .tokenRequired = error else { return nil }

@@ -20,8 +20,10 @@ enum RunCommand {
         ADDR says otherwise, and beyond loopback only with a user and password). A stats line refreshes every second. Ctrl-C or SIGTERM sends end-of-stream, finalizes files, exits 0.
         --http serves the camera screen to a browser (live WebRTC preview, MJPEG fallback, every control) on
         ADDR:PORT (default address 127.0.0.1; config key "http"). Any address but loopback needs a token:
-        --token TOKEN, or --token generate to have one made and printed once. With --http, a camera that is
-        missing or not allowed keeps the page up with the reason until Ctrl-C.
+        --token TOKEN, or --token generate for the one kept for NAME (made the first time, kept across restarts:
+        swiftcam token NAME); without --token the kept one is used if there is one. On 0.0.0.0 or :: a URL is
+        printed for each of the machine's addresses. With --http, a camera that is missing or not allowed keeps
+        the page up with the reason until Ctrl-C.
         --metrics serves GET /metrics (Prometheus text format; the --http server has it too) and nothing else on ADDR:PORT;
         a camera that is missing or not allowed keeps it up, showing the status, until Ctrl-C.
         Under systemd (NOTIFY_SOCKET set), SIGHUP (systemctl reload) re-reads the config: a changed filter is set live, other
@@ -30,6 +32,27 @@ enum RunCommand {
         A camera that fails is reported in one sentence (`status failed: camera /dev/video0 …`); --verbose also prints
         GStreamer's own message for every failure and warning (GST_DEBUG=swiftcam:2 does the same).
         """
+
+    /// The page's options for `--http ADDR` and `--token`: a token as given; `generate`, the one kept for session `name`
+    /// (made the first time, on any address: asked for, it is used on loopback too); none on a non-loopback bind, the
+    /// kept one when there is one (a service's), else refused. Says which kept token it took, and where it is.
+    static func webOptions(address: String, token: String?, name: String) throws -> WebOptions {
+        var web = try WebOptions(parsing: address, token: token == "generate" ? nil : token)
+        let wanted = token == "generate" || (token == nil && !web.isLoopback)
+        if wanted, let state = HostState.standard() {
+            let path = state.tokenPath(for: name)
+            if token == "generate" {
+                let kept = try state.token(for: name)
+                web.token = kept.token
+                Output.line(
+                    kept.made ? "token made and kept in \(path) (swiftcam token \(name) --renew replaces it)" : "token kept in \(path)")
+            } else if let kept = try state.existingToken(for: name) {
+                web.token = kept
+                Output.line("token kept in \(path)")
+            }
+        }
+        return try web.checked()
+    }
 
     static func run(_ arguments: [String]) -> Int32 {
         guard
@@ -71,9 +94,10 @@ enum RunCommand {
         var hostOptions = HostOptions(name: ConfigStore.sessionName(for: nameOrPath), config: config)
         if let address = options.value("--http") ?? config.http {
             do {
-                let token = options.value("--token")
-                hostOptions.web = try WebOptions(parsing: address, token: token == "generate" ? nil : token)
-                    .checked(generatingToken: token == "generate")
+                hostOptions.web = try webOptions(address: address, token: options.value("--token"), name: hostOptions.name)
+            } catch let error as HostStateError {
+                printError("\(error)")
+                return ExitCode.cantCreate
             } catch {
                 return usageFailure(UsageError("\(error)"), usage)
             }

@@ -10,7 +10,7 @@ struct CLITests {
     @Test func helpVersionAndUsageErrors() throws {
         let help = try SwiftcamRun().run(["--help"])
         #expect(help.status == 0 && help.out.contains("run") && help.out.contains("ctl"))
-        for command in ["list", "show", "validate", "run", "ctl", "devices", "encoders", "filters", "gallery"] {
+        for command in ["list", "show", "validate", "run", "ctl", "token", "devices", "encoders", "filters", "gallery"] {
             let result = try SwiftcamRun().run([command, "--help"])
             #expect(result.status == 0 && result.out.hasPrefix("usage: swiftcam \(command)"), "\(command) --help")
         }

@@ -50,6 +50,9 @@ final class SwiftcamRun: @unchecked Sendable {
         var environment = ProcessInfo.processInfo.environment
         for inherited in ["DISPLAY", "WAYLAND_DISPLAY", "JOURNAL_STREAM"] { environment.removeValue(forKey: inherited) }
         environment["XDG_RUNTIME_DIR"] = runtime.path
+        // Kept tokens in the scratch folder, never in the machine's own state.
+        environment["XDG_STATE_HOME"] = runtime.appendingPathComponent("state").path
+        environment.removeValue(forKey: "STATE_DIRECTORY")
         environment["SWIFTCAM_PIPELINES"] = Built.pipelines
         return environment.merging(extraEnvironment) { $1 }.filter { !removedEnvironment.contains($0.key) }
     }

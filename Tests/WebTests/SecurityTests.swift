@@ -392,3 +392,69 @@ final class RawConnection {
         Glibc.close(fd)
     }
 }
+
+/// The token's life: `--token generate` keeps the token it makes, so a restart asks no page for a new cookie;
+/// `swiftcam token NAME --renew` replaces it, and the URL with the new token replaces the old cookie.
+@Suite(.serialized, .enabled(if: NetworkIsolation.isolated, "needs a network namespace with only lo: scripts/test.sh web"))
+struct TokenLifeTests {
+    /// The token in the host's printed URL.
+    static func printedToken(_ host: WebHost) throws -> String {
+        let line = try #require(host.outputText.split(separator: "\n").first { $0.contains("camera screen http://") })
+        return try #require(line.split(separator: "?token=").last.map(String.init), "\(line)")
+    }
+
+    @Test func aKeptTokenOutlivesRestartsAndTheNewURLReplacesAnOldCookie() async throws {
+        let first = try WebHost(config: "switch", arguments: ["--http", "0.0.0.0:0", "--token", "generate"])
+        let token = try Self.printedToken(first)
+        #expect(
+            first.outputText.contains("token made and kept in \(first.stateHome.path)/swiftcam/web/switch.token"), "\(first.outputText)")
+        // On a wildcard bind the URL names an address that opens it (here, with only lo, 127.0.0.1), not the machine's name.
+        #expect(first.outputText.contains("camera screen http://127.0.0.1:\(first.port)/?token=\(token)"), "\(first.outputText)")
+        let opened = try await http(
+            "GET", first.base.appendingPathComponent("").appending(queryItems: [URLQueryItem(name: "token", value: token)]))
+        #expect(opened.status == 303 && opened.headers["set-cookie"]?.hasPrefix("swiftcam-token=\(token);") == true, "\(opened.headers)")
+        let cookie = ["Cookie": "swiftcam-token=\(token)"]
+        let port = first.port
+        first.stop()
+
+        // The same port again, the same token: the cookie the browser kept opens the page.
+        let second = try WebHost(
+            config: "switch", arguments: ["--http", "0.0.0.0:\(port)", "--token", "generate"], directory: first.directory)
+        #expect(try Self.printedToken(second) == token)
+        #expect(second.outputText.contains("token kept in"), "\(second.outputText)")
+        #expect(try await http("GET", second.base.appendingPathComponent("api/status"), headers: cookie).status == 200)
+        second.stop()
+
+        // Renewed: the old cookie is refused, and the new URL opened with it still there replaces it.
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_STATE_HOME"] = first.stateHome.path
+        environment.removeValue(forKey: "STATE_DIRECTORY")
+        let renew = try ChildProcess([Built.swiftcam, "token", "switch", "--renew"], environment: environment)
+        renew.closeInput()
+        #expect(renew.waitForExit().status == 0)
+        let renewed = renew.text(.output).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(renewed.count == 32 && renewed != token, "\(renewed) \(renew.text(.errors))")
+        // Without --token, a non-loopback bind takes the kept token (a service's, made with `swiftcam token`).
+        let third = try WebHost(config: "switch", arguments: ["--http", "0.0.0.0:\(port)"], directory: first.directory)
+        defer { third.stop() }
+        #expect(try Self.printedToken(third) == renewed)
+        #expect(try await http("GET", third.base.appendingPathComponent("api/status"), headers: cookie).status == 401)
+        let reopened = try await http(
+            "GET", third.base.appendingPathComponent("").appending(queryItems: [URLQueryItem(name: "token", value: renewed)]),
+            headers: cookie)
+        #expect(reopened.status == 303 && reopened.headers["set-cookie"]?.hasPrefix("swiftcam-token=\(renewed);") == true, "\(reopened)")
+        #expect(
+            try await http("GET", third.base.appendingPathComponent("api/status"), headers: ["Cookie": "swiftcam-token=\(renewed)"]).status
+                == 200)
+    }
+
+    /// `--token generate` on loopback makes (and keeps) a token too, and says so: the page then asks for it.
+    @Test func generateOnLoopbackSaysWhatItDoes() async throws {
+        let host = try WebHost(config: "switch", arguments: ["--token", "generate"])
+        defer { host.stop() }
+        let token = try Self.printedToken(host)
+        #expect(host.outputText.contains("token made and kept in"), "\(host.outputText)")
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status")).status == 401)
+        #expect(try await http("GET", host.base.appendingPathComponent("api/status"), headers: ["X-SwiftCam-Token": token]).status == 200)
+    }
+}

@@ -10,6 +10,7 @@ final class WebHost: @unchecked Sendable {
     static let repository = Built.repository
 
     let directory: URL
+    private let ownsDirectory: Bool
     let runtime: URL
     let name: String
     /// The host's process.
@@ -22,11 +23,13 @@ final class WebHost: @unchecked Sendable {
     /// written to the scratch folder as NAME.json. Waits for the "camera screen" line (or the process's end).
     /// `unprivileged` runs it as nobody without groups (`setpriv`; needs root), in a scratch folder anyone may write.
     /// `environment` adds variables to the host's (e.g. `SWIFTCAM_WEB_MAX_CONNECTIONS`).
+    /// `directory`: the scratch folder of an earlier host, for a restart (that host removes it).
     init(
         config: String, name: String? = nil, json: String? = nil, arguments: [String] = [], expectServing: Bool = true,
-        unprivileged: Bool = false, environment extra: [String: String] = [:]
+        unprivileged: Bool = false, environment extra: [String: String] = [:], directory earlier: URL? = nil
     ) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-web-\(UUID().uuidString)")
+        directory = earlier ?? FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-web-\(UUID().uuidString)")
+        ownsDirectory = earlier == nil
         runtime = directory.appendingPathComponent("run")
         let open = unprivileged ? [FileAttributeKey.posixPermissions: 0o777] : nil
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: open)
@@ -43,6 +46,9 @@ final class WebHost: @unchecked Sendable {
         let launcher = unprivileged ? ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + command : command
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = runtime.path
+        // Kept tokens in the scratch folder, never in the machine's own state.
+        environment["XDG_STATE_HOME"] = directory.appendingPathComponent("state").path
+        environment.removeValue(forKey: "STATE_DIRECTORY")
         environment["SWIFTCAM_PIPELINES"] = Built.pipelines
         environment.removeValue(forKey: "DISPLAY")
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
@@ -67,10 +73,12 @@ final class WebHost: @unchecked Sendable {
 
     deinit {
         stop()
-        try? FileManager.default.removeItem(at: directory)
+        if ownsDirectory { try? FileManager.default.removeItem(at: directory) }
     }
 
     var outputText: String { child.text(.output) }
+    /// Where the host keeps its state (`XDG_STATE_HOME`): its token under swiftcam/web/.
+    var stateHome: URL { directory.appendingPathComponent("state") }
     var errorText: String { child.text(.errors) }
 
     /// Sends a command over the control socket.

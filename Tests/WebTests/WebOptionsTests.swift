@@ -29,22 +29,89 @@ import Testing
 
     @Test func aNonLoopbackAddressNeedsAToken() throws {
         let open = try WebOptions(parsing: "0.0.0.0:8080")
-        #expect(throws: WebOptionsError.tokenRequired(host: "0.0.0.0")) { try open.checked(generatingToken: false) }
-        let generated = try open.checked(generatingToken: true)
-        #expect(generated.token?.count == 32)
-        #expect(try WebOptions(parsing: "127.0.0.1:1").checked(generatingToken: false).token == nil)
-        #expect(throws: WebOptionsError.weakToken) { try WebOptions(parsing: "0.0.0.0:1", token: "short").checked(generatingToken: false) }
+        #expect(throws: WebOptionsError.tokenRequired(host: "0.0.0.0")) { try open.checked() }
+        #expect(try WebOptions(parsing: "0.0.0.0:8080", token: WebOptions.newToken()).checked().token?.count == 32)
+        #expect(try WebOptions(parsing: "127.0.0.1:1").checked().token == nil)
+        #expect(throws: WebOptionsError.weakToken) { try WebOptions(parsing: "0.0.0.0:1", token: "short").checked() }
     }
 
-    /// `camera screen http://0.0.0.0:8081/?token=…` opened nothing from another machine: the machine's name is printed.
-    @Test func theURLNamesThisMachineForEveryInterface() throws {
-        var buffer = [CChar](repeating: 0, count: 256)
-        #expect(gethostname(&buffer, buffer.count) == 0)
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        #expect(WebOptions(host: "0.0.0.0", port: 8081, token: "abcdefgh").url() == "http://\(name):8081/?token=abcdefgh")
-        #expect(WebOptions(host: "::", port: 8081, token: nil).url() == "http://\(name):8081/")
+    /// `camera screen http://vm:8080/?token=…` (the machine's name) opened nothing from a machine that cannot resolve it:
+    /// a wildcard bind prints a URL for each of the machine's addresses, and each of them reaches a socket bound so.
+    @Test func theURLsNameAddressesThatReachAWildcardBind() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        #expect(bound && listen(listener, 8) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let urls = WebOptions(host: "0.0.0.0", port: port, token: "abcdefgh").urls()
+        #expect(!urls.isEmpty)
+        for url in urls {
+            let host = try #require(URL(string: url)?.host)
+            #expect(url == "http://\(host):\(port)/?token=abcdefgh")
+            var numeric = in_addr()
+            #expect(inet_pton(AF_INET, host, &numeric) == 1, "\(url) names no IPv4 address")
+            let fd = try connectTo(host: host, port: port)
+            close(fd)
+        }
+        #expect(WebOptions(host: "::", port: 8081, token: nil).urls().allSatisfy { !$0.contains("//::") && !$0.contains("[fe80") })
         #expect(WebOptions(host: "::1", port: 8081, token: nil).url() == "http://[::1]:8081/")
         #expect(WebOptions(host: "192.168.1.5", port: 80, token: nil).url(port: 81) == "http://192.168.1.5:81/")
+    }
+
+    /// A TCP connection to `host:port` (IPv4), or an error naming why not.
+    private func connectTo(host: String, port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        inet_pton(AF_INET, host, &address.sin_addr)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw WebTestError("cannot connect to \(host):\(port): \(reason)")
+        }
+        return fd
+    }
+
+    /// The kept token: made once, read back on the next start, replaced only when asked; a damaged file is said, not
+    /// replaced; the file and its folders are its owner's alone.
+    @Test func aGeneratedTokenIsKeptAcrossStarts() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("swiftcam-state-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let state = HostState(directory: directory.appendingPathComponent("swiftcam").path)
+        #expect(try state.existingToken(for: "cam") == nil)
+        let first = try state.token(for: "cam")
+        #expect(first.made && first.token.count == 32)
+        let again = try state.token(for: "cam")
+        #expect(!again.made && again.token == first.token)
+        #expect(try state.existingToken(for: "cam") == first.token)
+        #expect(try state.token(for: "other").token != first.token, "one token per session name")
+        let renewed = try state.token(for: "cam", renew: true)
+        #expect(renewed.made && renewed.token != first.token)
+        #expect(try state.existingToken(for: "cam") == renewed.token)
+        let attributes = try FileManager.default.attributesOfItem(atPath: state.tokenPath(for: "cam"))
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let folder = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("swiftcam/web").path)
+        #expect((folder[.posixPermissions] as? Int) == 0o700)
+        try "x\n".write(toFile: state.tokenPath(for: "cam"), atomically: true, encoding: .utf8)
+        #expect(throws: HostStateError.notAToken(path: state.tokenPath(for: "cam"))) { try state.token(for: "cam") }
+        #expect(throws: HostStateError.badName("..")) { try state.token(for: "..") }
+        #expect(
+            HostState.standard(environment: ["STATE_DIRECTORY": "/var/lib/swiftcam:/var/lib/other", "HOME": "/root"])?.directory
+                == "/var/lib/swiftcam")
+        #expect(HostState.standard(environment: ["XDG_STATE_HOME": "/x/state", "HOME": "/root"])?.directory == "/x/state/swiftcam")
+        #expect(HostState.standard(environment: ["HOME": "/home/a"])?.directory == "/home/a/.local/state/swiftcam")
+        #expect(HostState.standard(environment: [:]) == nil)
     }
 
     @Test func tokensCompareWholly() {

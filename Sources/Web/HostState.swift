@@ -1,0 +1,110 @@
+import Base
+import Filters
+import FoundationEssentials
+import Glibc
+
+/// What a host makes once and keeps across its restarts: the page's generated token, one file per session name
+/// (`web/NAME.token`, readable by its owner alone). The folder is the service's `StateDirectory` (`$STATE_DIRECTORY`,
+/// set by systemd), else `$XDG_STATE_HOME/swiftcam`, else `~/.local/state/swiftcam`; `swiftcam token NAME --state DIR`
+/// names another.
+public struct HostState: Sendable, Equatable {
+    /// The state folder.
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    /// The folder for this process's environment; nil when it names none (no `HOME` either).
+    public static func standard() -> HostState? {
+        standard(environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// The folder `environment` names; nil when it names none.
+    public static func standard(environment: [String: String]) -> HostState? {
+        // systemd passes a colon-separated list when a unit names several; the first is the unit's own.
+        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, state.hasPrefix("/") {
+            return HostState(directory: String(state))
+        }
+        if let xdg = environment["XDG_STATE_HOME"], xdg.hasPrefix("/") { return HostState(directory: xdg + "/swiftcam") }
+        if let home = environment["HOME"], home.hasPrefix("/") { return HostState(directory: home + "/.local/state/swiftcam") }
+        return nil
+    }
+
+    /// Where the token of session `name` is kept.
+    public func tokenPath(for name: String) -> String {
+        "\(directory)/web/\(name).token"
+    }
+
+    /// The kept token of session `name`, made (and kept) when there is none or `renew` asks for a new one; `made` says
+    /// which.
+    public func token(for name: String, renew: Bool = false) throws(HostStateError) -> (token: String, made: Bool) {
+        if !renew, let kept = try existingToken(for: name) { return (kept, false) }
+        let path = tokenPath(for: name)
+        let token = WebOptions.newToken()
+        try write(token + "\n", to: path)
+        return (token, true)
+    }
+
+    /// The kept token of session `name`; nil when none was made.
+    public func existingToken(for name: String) throws(HostStateError) -> String? {
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw .badName(name) }
+        return try keptToken(at: tokenPath(for: name))
+    }
+
+    /// The token in `path`; nil when there is no such file.
+    private func keptToken(at path: String) throws(HostStateError) -> String? {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            if access(path, F_OK) != 0, errno == ENOENT { return nil }
+            throw .unreadable(path: path, reason: SystemError.message(errno))
+        }
+        let token = text.trimmed
+        guard token.count >= 8, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else { throw .notAToken(path: path) }
+        return token
+    }
+
+    /// Writes `text` to `path` whole or not at all (a file beside it, renamed over it), readable by its owner only; the
+    /// folders are made as needed, for their owner only too.
+    private func write(_ text: String, to path: String) throws(HostStateError) {
+        let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        var made = ""
+        for part in folder.split(separator: "/") {
+            made += "/" + part
+            if mkdir(made, 0o700) != 0, errno != EEXIST { throw .unwritable(path: made, reason: SystemError.message(errno)) }
+        }
+        let temporary = path + ".new"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .unwritable(path: temporary, reason: SystemError.message(errno)) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        var failure = written == bytes.count ? nil : SystemError.message(written < 0 ? errno : ENOSPC)
+        if failure == nil, fsync(fd) != 0 { failure = SystemError.message(errno) }
+        close(fd)
+        if failure == nil, rename(temporary, path) != 0 { failure = SystemError.message(errno) }
+        if let failure {
+            unlink(temporary)
+            throw .unwritable(path: path, reason: failure)
+        }
+    }
+}
+
+/// Why the host's kept state could not be read or written.
+public enum HostStateError: Error, Equatable, CustomStringConvertible {
+    case badName(String)
+    case unreadable(path: String, reason: String)
+    case unwritable(path: String, reason: String)
+    case notAToken(path: String)
+
+    public var description: String {
+        switch self {
+        case let .badName(name): "'\(name.escapingControls)' is not a session name"
+        case let .unreadable(path, reason): "cannot read the kept token \(path.escapingControls): \(reason)"
+        case let .unwritable(path, reason): "cannot keep the token in \(path.escapingControls): \(reason)"
+        case let .notAToken(path):
+            "\(path.escapingControls) holds no token (8 or more printable characters): remove it, or make a new one with swiftcam token NAME --renew"
+        }
+    }
+}
