@@ -14,6 +14,7 @@ const app = {
   state: null,          // the last state the host pushed
   mode: 'connecting',   // 'webrtc' | 'mjpeg'
   live: false,          // the session is configured: the camera controls work and WebRTC is tried
+  away: false,          // the host does not answer: the last frame stays, the page reconnects by itself
   zoom: 1,
   maxZoom: 16,
   lastFocus: null,      // {x, y} normalized, as posted
@@ -88,9 +89,51 @@ function connect() {
     clearInterval(keepAliveTimer);
     // 1008: the host has as many pages open as it allows; say so and try again later rather than every second.
     if (event.code === 1008) { notice(event.reason, true); setTimeout(connect, 10000); return; }
-    if (app.mode !== 'mjpeg') app.mode = 'connecting';
+    hostAway();
     setTimeout(connect, 1000);
   };
+}
+
+// The host went (a restart, a network that dropped): the last frame stays under a banner that says so, the controls
+// wait, and the viewer's peer connection is closed here (it would fail in a few seconds and fall back to MJPEG).
+// The next socket's state brings everything back (`hostBack`).
+function hostAway() {
+  if (app.away) return;
+  app.away = true;
+  keepLastFrame();
+  clearTimeout(fallbackTimer);
+  if (peer) { peer.close(); peer = null; app.peer = null; }
+  if (app.mode !== 'mjpeg') app.mode = 'connecting';
+  app.live = false;
+  for (const id of cameraControls) $(id).disabled = true;
+  showBanner('away', 'reconnecting', 'the camera does not answer; this page comes back by itself when it does');
+}
+
+// The first state after the host came back: a WebRTC page watches again on its new socket (applyState), an MJPEG one
+// asks for the stream anew (the old one ended with the host).
+function hostBack() {
+  app.away = false;
+  if (app.mode === 'mjpeg') { mjpeg.hidden = false; mjpeg.src = '/stream.mjpg?' + Date.now(); }
+}
+
+// The picture on screen, copied to a canvas over it, until a new one arrives.
+function keepLastFrame() {
+  const element = app.mode === 'mjpeg' ? mjpeg : video;
+  const width = element.videoWidth || element.naturalWidth, height = element.videoHeight || element.naturalHeight;
+  if (!width || !height) return;
+  const canvas = $('last-frame');
+  canvas.width = width;
+  canvas.height = height;
+  try { canvas.getContext('2d').drawImage(element, 0, 0, width, height); } catch (_) { return; }
+  canvas.hidden = false;
+}
+
+function showBanner(kind, title, message) {
+  const banner = $('banner');
+  banner.hidden = false;
+  banner.className = kind;
+  $('banner-title').textContent = title;
+  $('banner-message').textContent = message;
 }
 
 // The host closes a socket that sends nothing for `seconds`: say "still here" three times in that span.
@@ -107,24 +150,21 @@ function send(object) {
 const cameraControls = ['shutter', 'record', 'filters', 'switch'];
 
 function applyState(state) {
+  if (app.away) hostBack();
   const wasLive = app.live;
   app.state = state;
   app.live = state.status === 'configured';
   app.maxZoom = state.maxZoom || 16;
-  const banner = $('banner');
   if (state.status && state.status !== 'configured') {
-    banner.hidden = false;
-    banner.className = state.status;
-    $('banner-title').textContent = state.status;
-    $('banner-message').textContent = state.message.replace(/^[a-z]+: /, '');
+    showBanner(state.status, state.status, state.message.replace(/^[a-z]+: /, ''));
   } else {
-    banner.hidden = true;
+    $('banner').hidden = true;
   }
   $('torch').hidden = !state.torch || !app.live;
   for (const id of cameraControls) $(id).disabled = !app.live;
   if (app.live) $('switch').disabled = (state.sources || 1) < 2;
   $('zoom').setAttribute('aria-disabled', String(!app.live));
-  if (!app.live) { $('filter-panel').hidden = true; clearTimeout(fallbackTimer); }
+  if (!app.live) { $('filter-panel').hidden = true; $('last-frame').hidden = true; clearTimeout(fallbackTimer); }
   // Watch once the camera plays: on each new socket, and again when the camera comes back to a page that never got
   // a picture (a page that had one keeps its peer connection: the host's viewer follows the graph across recovery).
   if (app.live && app.mode !== 'mjpeg' && socket && socket.readyState === WebSocket.OPEN
@@ -208,10 +248,13 @@ video.addEventListener('playing', () => {
   if (app.mode === 'mjpeg') return;
   app.mode = 'webrtc';
   clearTimeout(fallbackTimer);
+  $('last-frame').hidden = true;
 });
 
-// A stream that cannot be read (the camera stopped) shows nothing rather than a broken image.
-mjpeg.addEventListener('error', () => { mjpeg.hidden = true; });
+// A stream that cannot be read shows nothing rather than a broken image: its last frame stays while the host is away,
+// and goes when the state says the camera stopped.
+mjpeg.addEventListener('error', () => { keepLastFrame(); mjpeg.hidden = true; });
+mjpeg.addEventListener('load', () => { $('last-frame').hidden = true; });
 
 function fallBack(reason) {
   if (app.mode === 'mjpeg' || !app.live) return;   // no camera: the banner says why, MJPEG would show nothing either
