@@ -244,6 +244,8 @@ def running_host(binary, folder, expected):
             "swiftcam_encoder_info": all(any(n == "swiftcam_encoder_info" and dict(l).get("use") == use and dict(l).get("element")
                                              for n, l in during) for use in ("record", "mjpeg", "video"))
             and not any(n == "swiftcam_encoder_info" and dict(l).get("use") == "record" for n, l in before),
+            "swiftcam_live_keyframes_forced_total": value(during, "swiftcam_live_keyframes_forced_total", stream="video")
+            > value(before, "swiftcam_live_keyframes_forced_total", stream="video"),
             "swiftcam_publish_state": value(during, "swiftcam_publish_state", output="rtsp", state="serving") == 1,
             "swiftcam_publish_clients": value(during, "swiftcam_publish_clients", output="rtsp") >= 1
             and value(before, "swiftcam_publish_clients", output="rtsp") == 0,

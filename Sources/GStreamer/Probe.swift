@@ -30,6 +30,12 @@ private final class BufferGate: Sendable {
     init(_ passes: @escaping @Sendable () -> Bool) { self.passes = passes }
 }
 
+/// Calls a closure for each upstream request for a key frame.
+private final class KeyFrameRequestHandler: Sendable {
+    let handler: @Sendable () -> Void
+    init(_ handler: @escaping @Sendable () -> Void) { self.handler = handler }
+}
+
 /// Calls a closure with each buffer passing a pad, writable.
 private final class WritableBufferHandler: Sendable {
     let handler: @Sendable (inout WritableBuffer) -> Void
@@ -111,7 +117,27 @@ extension Pad {
         return UInt(id)
     }
 
-    /// Removes a probe added by `countBuffers`, `onBuffer`, `onWritableBuffer` or `dropBuffers`. Calls `gst_pad_remove_probe`.
+    /// Calls `handler` on the sending thread for every upstream request for a key frame that reaches this pad (the
+    /// `GstForceKeyUnit` event an RTP session sends for a receiver's PLI or FIR); the event goes on. Returns the probe id.
+    /// Calls `gst_pad_add_probe` and `gst_video_event_is_force_key_unit`.
+    @discardableResult
+    public func onKeyFrameRequest(_ handler: @escaping @Sendable () -> Void) -> UInt {
+        let context = CallbackRegistry.register(KeyFrameRequestHandler(handler))
+        let id = gst_pad_add_probe(
+            pointer, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM,
+            { _, info, userData in
+                guard let info, let event = info.pointee.data?.assumingMemoryBound(to: GstEvent.self),
+                    gst_video_event_is_force_key_unit(event) != 0,
+                    let handler = CallbackRegistry.lookup(userData, as: KeyFrameRequestHandler.self)
+                else { return GST_PAD_PROBE_OK }
+                handler.handler()
+                return GST_PAD_PROBE_OK
+            }, context, { userData in CallbackRegistry.remove(userData) })
+        return UInt(id)
+    }
+
+    /// Removes a probe added by `countBuffers`, `onBuffer`, `onWritableBuffer`, `dropBuffers` or `onKeyFrameRequest`.
+    /// Calls `gst_pad_remove_probe`.
     public func removeProbe(_ id: UInt) {
         gst_pad_remove_probe(pointer, gulong(id))
     }

@@ -90,6 +90,10 @@ public struct HostMetrics: Sendable, Equatable {
                     return Sample(labels: labels.map { Label(name: $0.0, value: $0.1) }, value: 1)
                 }),
             .init(
+                name: "swiftcam_live_keyframes_forced_total",
+                help: "Key frames the shared live encoder was made to give: a viewer joining, a PLI or FIR (at most 2 a second).",
+                kind: .counter, label: "stream", values: byKey(s.keyFramesForced)),
+            .init(
                 name: "swiftcam_publish_state", help: "Where each output (rtsp, push) stands: 1 for the state now, 0 for the others.",
                 kind: .gauge,
                 samples: publish.flatMap { output in

@@ -45,6 +45,10 @@ extension WebServer {
             ]
             entry["encoder"] = stats.encoder
             entry["failure"] = stats.failure
+            if format != .mjpeg {
+                entry["keyFramesForced"] = stats.keyFramesForced
+                entry["keyFrameRequestsMerged"] = stats.keyFrameRequestsMerged
+            }
             json[format.rawValue] = entry
         }
         return json

@@ -34,6 +34,8 @@ final class WebRTCViewer: @unchecked Sendable {
     private let onFailure: @Sendable (ObjectIdentifier, String) -> Void
     private let lastCaps = Locked<Caps?>(nil)
     private let subscription = Locked<LiveSubscription?>(nil)
+    /// Key frames the browser asked for (PLI, FIR).
+    let keyFrameRequests = BufferCounter()
     /// The host's certificate, and whether the DTLS decoder took it (then the offer says its fingerprint).
     private let certificate: DTLSCertificate?
     private let servesCertificate = Locked(false)
@@ -101,6 +103,13 @@ final class WebRTCViewer: @unchecked Sendable {
         }
         self.source = source
         self.webrtc = webrtc
+        // The browser's PLI or FIR (it lost a packet and cannot decode on) reaches the appsrc as an upstream request for
+        // a key frame: handed to the shared encoder, which serves every subscriber with one (rate-limited there).
+        let subscription = subscription, keyFrameRequests = keyFrameRequests
+        try source.staticPad("src").onKeyFrameRequest {
+            keyFrameRequests.record()
+            subscription.withLock { $0 }?.requestKeyFrame()
+        }
         try gateUntilVerified()
         if restrictToLoopback { _ = CGstWebRTC_add_local_ip_address(webrtc.pointer, "127.0.0.1") }
         try play()

@@ -13,6 +13,8 @@ private final class Received: Sendable {
         var caps: String?
         var lastPTS: UInt64?
         var ptsIncreasing = true
+        /// The positions (0 the first) of the key frames among the samples.
+        var keyFrameIndices: [Int] = []
     }
 
     let seen = Condition(Seen())
@@ -22,6 +24,7 @@ private final class Received: Sendable {
         let isKey = !(buffer?.isDeltaUnit ?? true)
         seen.withLock { seen in
             if seen.firstIsKeyFrame == nil { seen.firstIsKeyFrame = isKey }
+            if isKey { seen.keyFrameIndices.append(seen.count) }
             seen.count += 1
             if isKey { seen.keyFrames += 1 }
             seen.caps = sample.caps?.description ?? seen.caps
@@ -81,6 +84,51 @@ struct LiveEncoderTests {
         let c = try session.subscribeLive(.video) { third.take($0) }
         #expect(third.wait(for: 5) >= 5)
         c.cancel()
+    }
+
+    /// A viewer's PLI or FIR (`requestKeyFrame`) brings a key frame from the shared encoder within two frames, well
+    /// before the next one of the key-frame interval (30 frames); a storm of them costs at most one per half second.
+    @Test func aRequestedKeyFrameComesAtOnceAndAStormIsRateLimited() throws {
+        let (session, folder) = try scratchSession(
+            """
+            {"sources":[{"kind":"test","pattern":"ball"}],"caps":{"width":320,"height":240,"framerate":"30/1"}}
+            """)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try session.start()
+        defer { session.stop() }
+        let received = Received()
+        let subscription = try session.subscribeLive(.video) { received.take($0) }
+        defer { subscription.cancel() }
+        /// Waits for the interval's next key frame, then `after` more frames: the next one of the interval is then
+        /// 30 - `after` frames away.
+        func settle(after: Int) {
+            let seen = received.value
+            let start = seen.count
+            _ = received.seen.wait(until: MonotonicClock.now + 60) { seen in (seen.keyFrameIndices.last ?? -1) >= start ? true : nil }
+            received.wait(for: (received.value.keyFrameIndices.last ?? start) + 1 + after)
+        }
+        // Past the half second of the subscriber's own key frame.
+        received.wait(for: 20)
+        settle(after: 5)
+        let before = session.liveStats(.video)
+        let asked = received.value.count
+        subscription.requestKeyFrame()
+        let key = received.seen.wait(until: MonotonicClock.now + 60) { seen in seen.keyFrameIndices.first { $0 >= asked } }
+        let within = try #require(key) - asked
+        #expect(within < 2, "the key frame came \(within + 1) frames after the request: \(received.value.keyFrameIndices)")
+        #expect(session.liveStats(.video).keyFramesForced == before.keyFramesForced + 1)
+
+        // A storm: a hundred requests at once are one key frame now and one at the end of the half second.
+        settle(after: 5)
+        let stormStart = received.value.count
+        let counts = session.liveStats(.video)
+        for _ in 0..<100 { subscription.requestKeyFrame() }
+        received.wait(for: stormStart + 45)
+        let after = session.liveStats(.video)
+        #expect(after.keyFramesForced - counts.keyFramesForced == 2, "\(after)")
+        #expect(after.keyFrameRequestsMerged - counts.keyFrameRequestsMerged == 98, "\(after)")
+        let keys = received.value.keyFrameIndices.filter { $0 >= stormStart && $0 < stormStart + 45 }
+        #expect(keys.count >= 2 && keys.count <= 3, "key frames in the 45 frames after the storm: \(keys)")
     }
 
     /// MJPEG viewers get full-range JPEG frames at most 960 wide and 15 per second, every frame a key frame.
@@ -164,5 +212,22 @@ struct LiveEncoderTests {
             try session.subscribeLive(.video) { _ in }
         }
         #expect(session.liveStats(.video).subscribers == 0)
+    }
+}
+
+@Suite struct KeyFrameLimiterTests {
+    @Test func theFirstIsServedAtOnceAndTheRestAtTheEndOfTheInterval() {
+        var limiter = KeyFrameLimiter(interval: 0.5)
+        #expect(limiter.request(at: 10) == .now)
+        #expect(limiter.request(at: 10.25) == .after(0.25))
+        #expect(limiter.request(at: 10.375) == .merged)
+        #expect(limiter.request(at: 10.4375) == .merged)
+        limiter.fireDeferred(at: 10.5)
+        #expect(limiter.forced == 2 && limiter.merged == 2)
+        // The deferred one counts as the last: the next within its interval waits again.
+        #expect(limiter.request(at: 10.75) == .after(0.25))
+        limiter.fireDeferred(at: 11.0)
+        #expect(limiter.request(at: 11.6) == .now)
+        #expect(limiter.forced == 4)
     }
 }

@@ -96,3 +96,28 @@ struct AppSrcTests {
         #expect(try Structure(parsing: structure.description).int("frames") == 7)
     }
 }
+
+@Suite struct KeyFrameRequestProbeTests {
+    /// An upstream request for a key frame (what an RTP session sends for a PLI or FIR) is seen at the pad it crosses,
+    /// until the probe is removed.
+    @Test func anUpstreamKeyFrameRequestIsSeenAtThePad() throws {
+        let caps = try Caps(parsing: "video/x-raw,format=RGBA,width=16,height=8,framerate=10/1")
+        let pipeline = Pipeline()
+        let source = try AppSrc.make(name: "src", caps: caps)
+        let sink = try AppSink.make(name: "sink")
+        try pipeline.addChain([source, sink])
+        let seen = Condition(0)
+        let pad = try source.staticPad("src")
+        let probe = pad.onKeyFrameRequest { seen.withLock { $0 += 1 } }
+        // Pads pass events once active; the source need not produce anything for that.
+        pipeline.requestState(.playing)
+        // Whatever appsrc answers (it has no use for them), the request crossed the pad.
+        sink.requestKeyFrame()
+        sink.requestKeyFrame()
+        #expect(seen.withLock { $0 } == 2)
+        pad.removeProbe(probe)
+        sink.requestKeyFrame()
+        #expect(seen.withLock { $0 } == 2)
+        try pipeline.setState(.null)
+    }
+}

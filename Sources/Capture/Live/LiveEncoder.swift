@@ -64,15 +64,28 @@ public final class LiveSubscription: Sendable {
     private let deliveringThread = Atomic<UInt>(0)
     private let count = BufferCounter()
     private let onCancel: @Sendable (LiveSubscription) -> Void
+    private let onKeyFrameRequest: @Sendable () -> Void
 
-    init(codec: LiveCodec, handler: @escaping @Sendable (Sample) -> Void, onCancel: @escaping @Sendable (LiveSubscription) -> Void) {
+    init(
+        codec: LiveCodec, handler: @escaping @Sendable (Sample) -> Void, onKeyFrameRequest: @escaping @Sendable () -> Void = {},
+        onCancel: @escaping @Sendable (LiveSubscription) -> Void
+    ) {
         self.codec = codec
         delivery = Locked(Delivery(handler: handler))
+        self.onKeyFrameRequest = onKeyFrameRequest
         self.onCancel = onCancel
     }
 
     /// Samples handed to the subscriber.
     public var delivered: Int { count.value }
+
+    /// Asks the shared encoder for a key frame (a viewer's PLI or FIR: it lost a frame and cannot decode on without
+    /// one). Every subscriber gets it; the encoder forces at most one per half second, and a request inside that time
+    /// is served at its end. From any thread; nothing after `cancel`.
+    public func requestKeyFrame() {
+        guard active.load(ordering: .acquiring) else { return }
+        onKeyFrameRequest()
+    }
 
     /// Stops the deliveries: none runs after this returns (a delivery under way on another thread is waited
     /// for; it is one push into the subscriber's own queue), and the callback is released. Idempotent; safe
@@ -136,6 +149,8 @@ final class LiveEncoder: @unchecked Sendable {
     private let subscribers = Locked<[ObjectIdentifier: LiveSubscription]>([:])
     /// Touched only on `control`.
     private var running: Running?
+    /// Key frames forced for subscribers: at most one per half second.
+    private let keyFrames = Locked(KeyFrameLimiter(interval: 0.5))
     private let timeline = Locked(StreamTimeline())
     private let lastCaps = Locked<Caps?>(nil)
     private let failure = Locked<String?>(nil)
@@ -188,12 +203,37 @@ final class LiveEncoder: @unchecked Sendable {
     func subscribe(_ handler: @escaping @Sendable (Sample) -> Void) throws -> LiveSubscription {
         try control.sync {
             try startIfNeeded()
-            let subscription = LiveSubscription(codec: codec, handler: handler) { [weak self] subscription in
+            let subscription = LiveSubscription(
+                codec: codec, handler: handler, onKeyFrameRequest: { [weak self] in self?.requestKeyFrame() }
+            ) { [weak self] subscription in
                 self?.remove(subscription)
             }
             subscribers.withLock { $0[ObjectIdentifier(subscription)] = subscription }
-            _ = running?.sink.requestKeyFrame()
+            requestKeyFrame()
             return subscription
+        }
+    }
+
+    /// Key frames forced for subscribers, and requests a forced one answered along with another.
+    var keyFrameCounts: (forced: Int, merged: Int) {
+        keyFrames.withLock { ($0.forced, $0.merged) }
+    }
+
+    /// Asks the running encoder for a key frame, at most one per half second (`KeyFrameLimiter`); from any thread.
+    /// MJPEG's frames are all key frames.
+    func requestKeyFrame() {
+        guard format != .mjpeg else { return }
+        switch keyFrames.withLock({ $0.request(at: MonotonicClock.now) }) {
+        case .now:
+            control.async { _ = self.running?.sink.requestKeyFrame() }
+        case let .after(seconds):
+            control.asyncAfter(deadline: .now() + seconds) { [weak self] in
+                guard let self else { return }
+                keyFrames.withLock { $0.fireDeferred(at: MonotonicClock.now) }
+                _ = running?.sink.requestKeyFrame()
+            }
+        case .merged:
+            break
         }
     }
 

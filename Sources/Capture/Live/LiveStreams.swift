@@ -14,6 +14,10 @@ public struct LiveStats: Sendable, Equatable {
     /// The encoder's last error, if it failed (it starts again once every subscriber has left and one comes), or the
     /// warning of the fallback that replaced a failed encoder.
     public let failure: String?
+    /// Key frames forced for subscribers (a viewer joining, a PLI or FIR), and requests answered by one forced for
+    /// another (a storm of PLIs costs at most a key frame per half second).
+    public var keyFramesForced = 0
+    public var keyFrameRequestsMerged = 0
 }
 
 /// The session's live encoders, one per format, created with the session and started by their first subscriber.
@@ -64,9 +68,11 @@ extension CaptureSession {
     /// How the shared encoder of `format` is doing.
     public func liveStats(_ format: LiveFormat) -> LiveStats {
         let encoder = live.encoders[format]
-        return LiveStats(
+        var stats = LiveStats(
             codec: liveCodec(format), encoder: encoder?.encoderElement, subscribers: encoder?.subscriberCount ?? 0,
             framesIn: encoder?.framesIn.value ?? 0, framesEncoded: encoder?.framesEncoded.value ?? 0,
             failure: encoder?.failureReason)
+        if let counts = encoder?.keyFrameCounts { (stats.keyFramesForced, stats.keyFrameRequestsMerged) = counts }
+        return stats
     }
 }

@@ -36,6 +36,8 @@ public struct SessionMetrics: Sendable, Equatable {
     public var events: [String: Int] = [:]
     /// The pre-roll ring's bytes now, when the config records on events.
     public var preRollBytes: Int?
+    /// Key frames each live stream's encoder was made to give (a viewer joining, a PLI or FIR), by stream (`video`).
+    public var keyFramesForced: [String: Int] = [:]
 
     /// One encoder in use.
     public struct EncoderInfo: Sendable, Equatable {
@@ -112,6 +114,7 @@ extension CaptureSession {
         metrics.analysis = analyzerStats
         metrics.events = eventCounts
         metrics.preRollBytes = preRollBytes?.now
+        metrics.keyFramesForced = [LiveFormat.video.rawValue: liveStats(.video).keyFramesForced]
         return metrics
     }
 }
