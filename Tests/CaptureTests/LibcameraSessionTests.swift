@@ -33,7 +33,9 @@ import Testing
             done
             exec gst-launch-1.0 "${words[@]}"
             """
-        for (name, text) in [("cam", cam), ("launch", launcher)] {
+        // The same, and a helper that outlives it holding its stderr, as libcamera's IPA proxy outlives a crashed parent.
+        let helped = launcher.replacingOccurrences(of: "exec gst-launch-1.0", with: "sleep 20 &\nexec gst-launch-1.0")
+        for (name, text) in [("cam", cam), ("launch", launcher), ("launch-helped", helped)] {
             _ = FileManager.default.createFile(
                 atPath: "\(folder)/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o755])
         }
@@ -47,6 +49,18 @@ import Testing
     }
 
     @Test func aChildThatCrashesIsRestartedAndTheRecordingContinues() throws {
+        try LibcameraCrash.run(
+            camera: "Stand-in (libcamera)", width: 320, height: 180,
+            says: ["stopped: its process crashed (SIGSEGV); restarting it"], crash: LibcameraCrash.segfaultSource
+        )
+    }
+
+    /// A process the child started (libcamera's IPA proxy) keeps the child's stderr open after the child crashed: the
+    /// crash is still told as one, at once, and the recording continues (the ending waited for that stderr to end, and
+    /// was told as "stopped sending", stopping the recording).
+    @Test func aCrashIsToldAsOneWhileAHelperHoldsTheChildsStderr() throws {
+        SourceProcess.standInLauncher.withLock { $0 = "\(Self.standIns)/launch-helped" }
+        defer { SourceProcess.standInLauncher.withLock { $0 = "\(Self.standIns)/launch" } }
         try LibcameraCrash.run(
             camera: "Stand-in (libcamera)", width: 320, height: 180,
             says: ["stopped: its process crashed (SIGSEGV); restarting it"], crash: LibcameraCrash.segfaultSource

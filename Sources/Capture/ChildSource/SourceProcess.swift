@@ -37,12 +37,12 @@ final class SourceProcess: @unchecked Sendable {
         var debug: String?
         var expectDebug = false
         /// How the process ended, and whether its stderr reached its end: `ending` waits for both, so the error the
-        /// child printed last is in it.
+        /// child printed last is in it, but no longer than `stderrGrace` after the exit (`force`).
         var termination: Spawn.Termination?
         var errorsEnded = false
 
-        mutating func endIfComplete() {
-            guard ending == nil, errorsEnded, let termination else { return }
+        mutating func endIfComplete(force: Bool = false) {
+            guard ending == nil, errorsEnded || force, let termination else { return }
             let status = if case let .exited(code) = termination { code } else { Int32(0) }
             ending = Ending(signal: termination.signal, status: status, error: error, debug: debug)
         }
@@ -117,6 +117,11 @@ final class SourceProcess: @unchecked Sendable {
                 state.termination = termination
                 state.endIfComplete()
             }
+            // Its stderr ends with it unless a process it started still holds it (libcamera's IPA proxy outlives a
+            // crashed gst-launch a while): the ending is told then without waiting for that one.
+            if state.wait(until: MonotonicClock.now + Self.stderrGrace, for: { $0.ending }) == nil {
+                state.withLock { $0.endIfComplete(force: true) }
+            }
         }
         guard reading, readingErrors, reaping else {
             // No thread to read or reap with: the child goes now, reaped here unless the reaper runs.
@@ -125,6 +130,9 @@ final class SourceProcess: @unchecked Sendable {
             throw SystemError("cannot watch the child process of camera \(label)", code: EAGAIN)
         }
     }
+
+    /// Seconds the ending waits, after the exit, for the last of the child's stderr.
+    static let stderrGrace = 0.5
 
     /// A program to run instead of `gst-launch-1.0` (tests set a stand-in).
     static let standInLauncher = Locked<String?>(nil)
