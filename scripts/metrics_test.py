@@ -157,6 +157,25 @@ def first_jpeg(port):
     return connection
 
 
+def watching_page(port):
+    """A page's WebSocket that sent `watch` and got the offer: a WebRTC viewer that has not answered (`negotiating`)."""
+    connection = socket.create_connection(("127.0.0.1", port), timeout=SAFETY)
+    connection.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                       "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    received = b""
+    while b"\r\n\r\n" not in received:
+        received += connection.recv(65536)
+    payload = b'{"type":"watch"}'
+    mask = os.urandom(4)
+    connection.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    while b'"offer"' not in received:
+        chunk = connection.recv(65536)
+        if not chunk:
+            raise SystemExit(f"FAIL: the page's socket closed before an offer: {received[-200:]!r}")
+        received += chunk
+    return connection
+
+
 def rtsp_reader(url):
     """A gst-launch-1.0 RTSP client, once its sink has caps (it is reading then)."""
     reader = subprocess.Popen(["gst-launch-1.0", "-v", "rtspsrc", f"location={url}", "protocols=tcp", "!", "fakesink"],
@@ -194,7 +213,7 @@ def running_host(binary, folder, expected):
     # Not --quiet: the stats line, once a second, says when the push has failed ("retrying").
     host = Host(binary, folder, "metrics-cam", ["--http", "127.0.0.1:0", "--metrics", "127.0.0.1:0", "--rtsp", "127.0.0.1:0"],
                 quiet=False)
-    reader = viewer = None
+    reader = viewer = page_socket = None
     try:
         metrics_url = host.line("metrics ").split(" ", 1)[1]
         page = host.line("camera screen ").split(" ")[-1]
@@ -220,6 +239,7 @@ def running_host(binary, folder, expected):
         snap = host.command("snap")
         host.command("record start")
         viewer = first_jpeg(page_port)
+        page_socket = watching_page(page_port)
         reader = rtsp_reader(rtsp)
         host.command("wait 30")
         _, _, during, _ = scrape(metrics_url)
@@ -240,10 +260,12 @@ def running_host(binary, folder, expected):
             "swiftcam_recording_active": value(during, "swiftcam_recording_active") == 1,
             "swiftcam_recording_bytes_total": value(during, "swiftcam_recording_bytes_total") > 0,
             "swiftcam_viewers": value(during, "swiftcam_viewers", kind="mjpeg") == 1
-            and value(during, "swiftcam_viewers", kind="webrtc") == 0,
+            and value(during, "swiftcam_viewers", kind="webrtc") == 1,
             "swiftcam_encoder_info": all(any(n == "swiftcam_encoder_info" and dict(l).get("use") == use and dict(l).get("element")
                                              for n, l in during) for use in ("record", "mjpeg", "video"))
             and not any(n == "swiftcam_encoder_info" and dict(l).get("use") == "record" for n, l in before),
+            "swiftcam_webrtc_viewers": value(during, "swiftcam_webrtc_viewers", codec="negotiating") == 1
+            and value(before, "swiftcam_webrtc_viewers", codec="negotiating") is None,
             "swiftcam_live_keyframes_forced_total": value(during, "swiftcam_live_keyframes_forced_total", stream="video")
             > value(before, "swiftcam_live_keyframes_forced_total", stream="video"),
             "swiftcam_publish_state": value(during, "swiftcam_publish_state", output="rtsp", state="serving") == 1,
@@ -274,6 +296,8 @@ def running_host(binary, folder, expected):
     finally:
         if viewer:
             viewer.close()
+        if page_socket:
+            page_socket.close()
         if reader:
             reader.terminate()
             reader.wait()

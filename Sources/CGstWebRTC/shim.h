@@ -43,6 +43,17 @@ static inline gboolean CGstWebRTC_add_local_ip_address(GstElement *webrtc, const
     return added;
 }
 
+// The transceiver of a webrtcbin sink pad offers `caps` (one structure per codec, best first) and sends only: the offer
+// is made from them before any frame reaches the pad. g_object_get and g_object_set are variadic.
+static inline gboolean CGstWebRTC_offer_codecs(GstPad *pad, GstCaps *caps) {
+    GstWebRTCRTPTransceiver *transceiver = NULL;
+    g_object_get(pad, "transceiver", &transceiver, NULL);
+    if (transceiver == NULL) return FALSE;
+    g_object_set(transceiver, "codec-preferences", caps, "direction", GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY, NULL);
+    gst_object_unref(transceiver);
+    return TRUE;
+}
+
 // The offer a create-offer promise replied with (borrowed from the reply structure), or NULL.
 static inline GstWebRTCSessionDescription *CGstWebRTC_offer_from_reply(const GstStructure *reply) {
     GstWebRTCSessionDescription *offer = NULL;

@@ -118,7 +118,7 @@ public final class CameraHost: Sendable {
         var services = HostServices()
         defer { services.stopAll() }
 
-        let metrics = HostMetricsSource(session: session) { [self] in page.withLock { $0 }?.viewerCounts }
+        let metrics = HostMetricsSource(session: session) { [self] in page.withLock { $0 } }
         var startFailure: (any Error)?
         do {
             try session.start()

@@ -7,13 +7,13 @@ import Web
 /// where each output it publishes stands. The page's server and the metrics-only server read the same.
 final class HostMetricsSource: Sendable {
     private let session: CaptureSession
-    private let viewers: @Sendable () -> [String: Int]?
+    private let page: @Sendable () -> WebServer?
     private let publishing = Mutex<PublishService?>(nil)
 
-    /// The figures of `session`; `viewers` counts the camera page's viewers by kind (nil while no page serves).
-    init(session: CaptureSession, viewers: @escaping @Sendable () -> [String: Int]?) {
+    /// The figures of `session`; `page` is the camera page's server, whose viewers are counted (nil while none serves).
+    init(session: CaptureSession, page: @escaping @Sendable () -> WebServer?) {
         self.session = session
-        self.viewers = viewers
+        self.page = page
     }
 
     /// Adds the outputs `service` runs, once they have started.
@@ -38,7 +38,10 @@ final class HostMetricsSource: Sendable {
                 }
             outputs.append(.push(state: state, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
         }
-        return HostMetrics(session: session.metrics, viewers: viewers() ?? ["webrtc": 0, "mjpeg": 0], publish: outputs)
+        let server = page()
+        var metrics = HostMetrics(session: session.metrics, viewers: server?.viewerCounts ?? ["webrtc": 0, "mjpeg": 0], publish: outputs)
+        metrics.webrtcCodecs = server?.webrtcCodecs ?? [:]
+        return metrics
     }
 
     /// Starts a server that answers `/metrics` only, at `options`.

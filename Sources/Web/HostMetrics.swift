@@ -9,6 +9,8 @@ public struct HostMetrics: Sendable, Equatable {
     public var viewers: [String: Int]
     /// Each output beyond this machine (the RTSP server, a push).
     public var publish: [PublishMetrics]
+    /// WebRTC viewers now, by the codec their answer chose (`h264`, `vp8`; `negotiating` until it came).
+    public var webrtcCodecs: [String: Int] = [:]
 
     public init(session: SessionMetrics, viewers: [String: Int] = ["webrtc": 0, "mjpeg": 0], publish: [PublishMetrics] = []) {
         (self.session, self.viewers, self.publish) = (session, viewers, publish)
@@ -89,6 +91,9 @@ public struct HostMetrics: Sendable, Equatable {
                     let labels = [("use", $0.use), ("element", $0.element), ("codec", $0.codec)]
                     return Sample(labels: labels.map { Label(name: $0.0, value: $0.1) }, value: 1)
                 }),
+            .init(
+                name: "swiftcam_webrtc_viewers", help: "WebRTC viewers now, by the codec their answer chose (negotiating until it came).",
+                kind: .gauge, label: "codec", values: byKey(webrtcCodecs)),
             .init(
                 name: "swiftcam_live_keyframes_forced_total",
                 help: "Key frames the shared live encoder was made to give: a viewer joining, a PLI or FIR (at most 2 a second).",

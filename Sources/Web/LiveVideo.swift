@@ -6,8 +6,8 @@ import GStreamer
 import Glibc
 
 /// The live picture for browsers, on the session's shared live encoders (one encode for every viewer, RTSP
-/// client and publisher): each WebRTC viewer subscribes to `.video` with a small pipeline of its own, each MJPEG
-/// viewer to `.mjpeg`. Viewers come and go on `queue`, never on the server's loop or a streaming thread.
+/// client and publisher): each WebRTC viewer subscribes, with a small pipeline of its own, to the encoder of the codec
+/// its answer chose (`.video`'s H.264, or `.vp8`), each MJPEG viewer to `.mjpeg`. Viewers come and go on `queue`, never on the server's loop or a streaming thread.
 final class LiveVideo: @unchecked Sendable {
     weak var server: WebServer?
     private let session: CaptureSession
@@ -19,6 +19,9 @@ final class LiveVideo: @unchecked Sendable {
     private let teardown = DispatchQueue(label: "swiftcam.web.video.teardown")
     private let viewers = Locked(Viewers())
     private let nextViewer = Locked(1)
+    /// The H.264 profile and level each encoder gives (`42c01f`), by element, read by the first viewer of that encoder:
+    /// later offers name it without waiting for a frame (or starting the encoder for a viewer that may choose VP8).
+    private let profiles = Locked<[String: String]>([:])
 
     private struct Viewers {
         var webrtc: [Int: WebRTCViewer] = [:]
@@ -48,6 +51,14 @@ final class LiveVideo: @unchecked Sendable {
         viewers.withLock { ["webrtc": $0.webrtc.count + $0.ending.count, "mjpeg": $0.mjpeg.count] }
     }
 
+    /// WebRTC viewers now, by the codec their answer chose: every codec this host offers (0 when none has it), and
+    /// `negotiating` for viewers whose answer has not come.
+    var webrtcCodecs: [String: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: session.liveVideoCodecs.map { ($0.codec.rawValue, 0) })
+        for viewer in viewers.withLock({ Array($0.webrtc.values) }) { counts[viewer.codec?.rawValue ?? "negotiating", default: 0] += 1 }
+        return counts
+    }
+
     /// Encoded frames each viewer was handed, by kind and id.
     var deliveries: [String: [Int: Int]] {
         viewers.withLock { ["webrtc": $0.webrtc.mapValues { $0.frames.value }, "mjpeg": $0.mjpeg.mapValues(\.framesSent)] }
@@ -55,30 +66,55 @@ final class LiveVideo: @unchecked Sendable {
 
     // MARK: - WebRTC
 
-    /// A page's `watch`: a viewer for page `id`, whose socket's peer is `address` (named when the viewer fails).
+    /// A page's `watch`: a viewer for page `id`, whose socket's peer is `address` (named when the viewer fails). It offers
+    /// every codec the host encodes; the answer's choice starts its chain (`answered`).
     func addWebRTCViewer(id: Int, address: String, send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
             if let previous = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) {
                 retire(previous)  // a second `watch` from one page starts over
             }
-            let codec = session.liveCodec(.video)
+            let codecs = session.liveVideoCodecs
+            let h264 = codecs.first { $0.codec == .h264 }
+            let encoder = h264.flatMap { session.liveStats($0.format).encoder }
             do {
                 let viewer = try WebRTCViewer(
-                    id: id, address: address, codec: codec, certificate: certificate,
-                    restrictToLoopback: restrictICEToLoopback, send: send
+                    id: id, address: address, codecs: codecs, profileLevelID: encoder.flatMap { name in profiles.withLock { $0[name] } },
+                    certificate: certificate, restrictToLoopback: restrictICEToLoopback, send: send,
+                    onAnswered: { [weak self] viewer, chosen in self?.answered(viewer, chosen: chosen, send: send) }
                 ) { [weak self] viewer, reason in
                     self?.viewerFailed(id: id, address: address, viewer: viewer, reason: reason, send: send)
                 }
-                do {
-                    try viewer.subscribe(session)
-                } catch {
-                    retire(viewer)
-                    throw error
+                if let h264, viewer.needsProfile {
+                    do {
+                        try viewer.learnProfile(session, format: h264.format)
+                    } catch {
+                        retire(viewer)
+                        throw error
+                    }
                 }
                 viewers.withLock { $0.webrtc[id] = viewer }
                 server?.broadcastState()
             } catch {
                 send(WebServer.jsonText(["type": "error", "error": "WebRTC is not available: \(error)"]))
+            }
+        }
+    }
+
+    /// webrtcbin took the answer of `viewer`, which chose `chosen`: the chain for that codec is built and fed. The H.264
+    /// profile its offer named is kept for the next viewers of the same encoder.
+    private func answered(_ viewer: WebRTCViewer, chosen: WebRTCViewer.Offered, send: @escaping @Sendable (String) -> Void) {
+        queue.async { [self] in
+            guard viewers.withLock({ $0.webrtc[viewer.id] === viewer }) else { return }
+            if let profile = viewer.profileLevelID, let h264 = viewer.offered.first(where: { $0.codec == .h264 }),
+                let encoder = session.liveStats(h264.format).encoder
+            {
+                profiles.withLock { $0[encoder] = profile }
+            }
+            do {
+                try viewer.startSending(chosen, session: session)
+                server?.broadcastState()
+            } catch {
+                viewerFailed(id: viewer.id, address: viewer.address, viewer: ObjectIdentifier(viewer), reason: "\(error)", send: send)
             }
         }
     }
@@ -92,7 +128,7 @@ final class LiveVideo: @unchecked Sendable {
             }
             let answer: SDPAnswer
             do {
-                answer = try SDPAnswer(sdp, payload: WebRTCViewer.payload)
+                answer = try SDPAnswer(sdp, payloads: viewer.offered.map(\.payload))
             } catch {
                 viewerFailed(id: id, address: viewer.address, viewer: ObjectIdentifier(viewer), reason: "\(error)", send: send)
                 return

@@ -21,6 +21,7 @@ extension WebServer {
             "filter": session.userChain,
             "maxZoom": session.maxZoom,
             "viewers": video.viewerCounts,
+            "webrtcCodecs": video.webrtcCodecs,
             "name": session.name
         ]
         json["recording"] = stats.recording.map { $0.fileName }

@@ -10,9 +10,16 @@ final class SDPAnswer: @unchecked Sendable {
     private var message: UnsafeMutablePointer<GstSDPMessage>?
     /// The `a=fingerprint` the peer's DTLS certificate must match.
     let fingerprint: Fingerprint
+    /// The payload type the answer prefers among the offered ones: the first of them its video section lists.
+    let payload: Int
 
     /// Checks `text` against an offer with one video section of payload type `payload`.
-    init(_ text: String, payload: Int) throws(SDPAnswerError) {
+    convenience init(_ text: String, payload: Int) throws(SDPAnswerError) {
+        try self.init(text, payloads: [payload])
+    }
+
+    /// Checks `text` against an offer with one video section whose payload types are `payloads`.
+    init(_ text: String, payloads: [Int]) throws(SDPAnswerError) {
         // gst_sdp_message_parse_buffer asserts (a CRITICAL) on an empty buffer; SDP starts with its version line.
         guard !text.isEmpty else { throw .empty }
         guard text.hasPrefix("v=0") else { throw .notSDP }
@@ -20,7 +27,7 @@ final class SDPAnswer: @unchecked Sendable {
         var parsed: UnsafeMutablePointer<GstSDPMessage>?
         guard gst_sdp_message_new_from_text(text, &parsed) == GST_SDP_OK, let parsed else { throw .notSDP }
         do {
-            fingerprint = try Self.check(parsed, payload: payload)
+            (fingerprint, payload) = try Self.check(parsed, payloads: payloads)
         } catch {
             gst_sdp_message_free(parsed)
             throw error
@@ -39,7 +46,9 @@ final class SDPAnswer: @unchecked Sendable {
         return gst_webrtc_session_description_new(GST_WEBRTC_SDP_TYPE_ANSWER, sdp)
     }
 
-    private static func check(_ sdp: UnsafeMutablePointer<GstSDPMessage>, payload: Int) throws(SDPAnswerError) -> Fingerprint {
+    private static func check(
+        _ sdp: UnsafeMutablePointer<GstSDPMessage>, payloads: [Int]
+    ) throws(SDPAnswerError) -> (Fingerprint, payload: Int) {
         let sections = gst_sdp_message_medias_len(sdp)
         guard sections == 1 else { throw .mediaSections(Int(sections)) }
         guard let media = gst_sdp_message_get_media(sdp, 0) else { throw .mediaSections(0) }
@@ -49,7 +58,7 @@ final class SDPAnswer: @unchecked Sendable {
         let proto = gst_sdp_media_get_proto(media).map { String(cString: $0) } ?? ""
         guard proto.hasSuffix("SAVPF") else { throw .notSecure(proto.escapingControls.prefix(30).description) }
         let formats = (0..<gst_sdp_media_formats_len(media)).compactMap { gst_sdp_media_get_format(media, $0).map { String(cString: $0) } }
-        guard formats.contains(String(payload)) else { throw .noPayload(payload) }
+        guard let payload = formats.lazy.compactMap({ Int($0) }).first(where: payloads.contains) else { throw .noPayload(payloads) }
         func attribute(_ key: String) -> String? {
             (gst_sdp_media_get_attribute_val(media, key) ?? gst_sdp_message_get_attribute_val(sdp, key)).map { String(cString: $0) }
         }
@@ -61,7 +70,7 @@ final class SDPAnswer: @unchecked Sendable {
         }
         guard let line = attribute("fingerprint") else { throw .noFingerprint }
         guard let fingerprint = Fingerprint(line) else { throw .badFingerprint }
-        return fingerprint
+        return (fingerprint, payload)
     }
 }
 
@@ -152,7 +161,7 @@ enum SDPAnswerError: Error, Equatable, CustomStringConvertible {
     case notVideo(String)
     case rejected
     case notSecure(String)
-    case noPayload(Int)
+    case noPayload([Int])
     case noICECredentials
     case badSetup(String)
     case noFingerprint
@@ -167,7 +176,8 @@ enum SDPAnswerError: Error, Equatable, CustomStringConvertible {
             case let .notVideo(kind): "its media section is \"\(kind)\", not video"
             case .rejected: "it rejects the video (port 0)"
             case let .notSecure(proto): "its transport is \"\(proto)\", not DTLS-SRTP (UDP/TLS/RTP/SAVPF)"
-            case let .noPayload(payload): "it does not accept the offered payload type \(payload)"
+            case let .noPayload(payloads):
+                "it accepts none of the offered payload types (\(payloads.map(String.init).joined(separator: ", ")))"
             case .noICECredentials: "it has no a=ice-ufrag and a=ice-pwd"
             case let .badSetup(value): "its a=setup is \"\(value)\" (active, passive or actpass expected)"
             case .noFingerprint: "it has no a=fingerprint, so the peer's DTLS certificate cannot be checked"

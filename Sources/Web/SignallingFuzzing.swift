@@ -33,7 +33,7 @@ import GStreamer
         switch message {
         case let .answer(sdp):
             do {
-                let answer = try SDPAnswer(sdp, payload: WebRTCViewer.payload)
+                let answer = try SDPAnswer(sdp, payloads: [WebRTCViewer.firstPayload, WebRTCViewer.firstPayload + 1])
                 viewer.setAnswer(answer)
             } catch {
                 record("\(error)")
@@ -66,10 +66,10 @@ import GStreamer
         served = 0
         let replies = replies
         let fresh = try WebRTCViewer(
-            id: 1, address: "the fuzzer", codec: .vp8, certificate: nil, restrictToLoopback: true,
+            id: 1, address: "the fuzzer", codecs: [(.vp8, .vp8)], profileLevelID: nil, certificate: nil, restrictToLoopback: true,
             send: { text in
                 replies.withLock { $0.append(text) }
-            },
+            }, onAnswered: { _, _ in },
             onFailure: { _, reason in
                 replies.withLock { $0.append(WebServer.jsonText(["type": "error", "error": reason])) }
             })

@@ -4,15 +4,18 @@ import FoundationEssentials
 import GStreamer
 
 /// One browser's WebRTC viewer: a small pipeline of its own, `appsrc (leaky) ! rtph264pay|rtpvp8pay ! webrtcbin`,
-/// fed by its own subscription to the session's shared live encoder (`subscribeLive(.video)`: one encode for every
-/// viewer, RTSP client and publisher). The appsrc holds a few frames and drops the oldest, so a slow or dead viewer
-/// only loses its own frames and never holds the encoder or the others. Signalling (the offer, the answer, ICE
-/// candidates) goes over the page's WebSocket through `send`.
+/// fed by its own subscription to one of the session's shared live encoders (one encode per codec for every viewer,
+/// RTSP client and publisher). The appsrc holds a few frames and drops the oldest, so a slow or dead viewer only loses
+/// its own frames and never holds the encoder or the others. Signalling (the offer, the answer, ICE candidates) goes
+/// over the page's WebSocket through `send`.
 ///
-/// An H.264 offer waits for the encoder's first sequence parameter set, so its `a=fmtp` names the profile and level
-/// the viewer will get. No packet goes into webrtcbin until the peer's DTLS certificate matched the answer's
-/// `a=fingerprint` (webrtcbin completes the handshake with any certificate); a mismatch, a refused answer or a failed
-/// handshake ends the viewer through `onFailure` with the reason.
+/// The offer lists every codec the host can encode (`CaptureSession.liveVideoCodecs`: H.264, then VP8), each with a
+/// payload type of its own; the viewer gets the first the answer accepts, the browser's order of preference, and only
+/// then is the chain in front of webrtcbin built and subscribed to that codec's encoder. An H.264 offer names the
+/// encoder's profile and level, read from its first sequence parameter set (`profileLevelID`, known from an earlier
+/// viewer or read from a subscription made for it). No packet goes into webrtcbin until the peer's DTLS certificate
+/// matched the answer's `a=fingerprint` (webrtcbin completes the handshake with any certificate); a mismatch, a refused
+/// answer or a failed handshake ends the viewer through `onFailure` with the reason.
 ///
 /// The camera's side of DTLS serves the host's ECDSA certificate (`DTLSCertificate`) when it has one: the DTLS decoder
 /// gets it as webrtcbin builds the transport, before the offer reads its fingerprint.
@@ -22,29 +25,48 @@ final class WebRTCViewer: @unchecked Sendable {
     let address: String
     /// Encoded frames handed to this viewer's pipeline.
     let frames = BufferCounter()
-    /// The codec the payloader was made for.
-    let codec: LiveCodec
-    /// The payload type of the offered video.
-    static let payload = 96
+    /// Key frames the browser asked for (PLI, FIR).
+    let keyFrameRequests = BufferCounter()
+    /// The codecs offered, best first, each with its payload type and the live format that encodes it.
+    let offered: [Offered]
+    /// The codec the answer chose; nil until then.
+    var codec: LiveCodec? { sending.withLock { $0?.codec } }
     private let pipeline: Pipeline
-    private let source: AppSrc
-    private let webrtc: Element
+    let webrtc: Element
+    /// webrtcbin's sink pad, which the chain for the chosen codec feeds.
+    private let sinkPad: Pad
     private let send: @Sendable (String) -> Void
     /// Told the viewer (by identity: its page may have started another) and the reason, once.
     private let onFailure: @Sendable (ObjectIdentifier, String) -> Void
+    /// Told, once webrtcbin took the answer, the codec it chose (its owner then calls `startSending`).
+    private let onAnswered: @Sendable (WebRTCViewer, Offered) -> Void
     private let lastCaps = Locked<Caps?>(nil)
     private let subscription = Locked<LiveSubscription?>(nil)
-    /// Key frames the browser asked for (PLI, FIR).
-    let keyFrameRequests = BufferCounter()
+    /// The chain feeding webrtcbin, once the answer chose its codec.
+    private let sending = Locked<Sending?>(nil)
+    /// The answer's choice, from `setAnswer` until webrtcbin took it.
+    private let chosen = Locked<Offered?>(nil)
     /// The host's certificate, and whether the DTLS decoder took it (then the offer says its fingerprint).
     private let certificate: DTLSCertificate?
-    private let servesCertificate = Locked(false)
+    let servesCertificate = Locked(false)
     private let negotiation = Locked(Negotiation())
-    private let peer = Locked(Peer())
+    let peer = Locked(Peer())
     private var signals: [SignalConnection] = []
     private var watch: BusWatch?
     /// The pad whose probe drops RTP packets until the peer is verified, and the probe (removed once it is).
-    private var gate: (pad: Pad, probe: UInt)?
+    let gate = Locked<(pad: Pad, probe: UInt)?>(nil)
+
+    /// A codec in the offer.
+    struct Offered: Sendable, Equatable {
+        let codec: LiveCodec
+        let payload: Int
+        let format: LiveFormat
+    }
+
+    private struct Sending {
+        let codec: LiveCodec
+        let source: AppSrc
+    }
 
     private struct Negotiation {
         /// webrtcbin asked for an offer.
@@ -54,7 +76,7 @@ final class WebRTCViewer: @unchecked Sendable {
         var profileLevelID: String?
     }
 
-    private struct Peer: Sendable {
+    struct Peer: Sendable {
         /// The answer's fingerprint, once webrtcbin took the answer.
         var fingerprint: Fingerprint?
         /// The DTLS transport watched and its state's connection.
@@ -66,16 +88,69 @@ final class WebRTCViewer: @unchecked Sendable {
         var ended = false
     }
 
-    /// Builds the viewer's pipeline for `codec` and plays it; `subscribe` then feeds it.
+    /// The payload type of the first codec offered; the others follow it.
+    static let firstPayload = 96
+
+    /// Builds the viewer's pipeline (webrtcbin, offering `codecs`) and plays it; the offer goes out once webrtcbin asks
+    /// for negotiation and, with H.264 offered, `profileLevelID` is known (given, or read by `learnProfile`).
     init(
-        id: Int, address: String, codec: LiveCodec, certificate: DTLSCertificate?, restrictToLoopback: Bool,
-        send: @escaping @Sendable (String) -> Void, onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void
+        id: Int, address: String, codecs: [(codec: LiveCodec, format: LiveFormat)], profileLevelID: String?,
+        certificate: DTLSCertificate?, restrictToLoopback: Bool, send: @escaping @Sendable (String) -> Void,
+        onAnswered: @escaping @Sendable (WebRTCViewer, Offered) -> Void,
+        onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void
     ) throws {
         (self.id, self.address, self.certificate) = (id, address, certificate)
-        (self.send, self.onFailure, self.codec) = (send, onFailure, codec)
+        (self.send, self.onFailure, self.onAnswered) = (send, onFailure, onAnswered)
+        offered = codecs.enumerated().map { Offered(codec: $1.codec, payload: Self.firstPayload + $0, format: $1.format) }
         var graph = GraphDescription()
-        var payloader: [(String, GraphValue)] = [("pt", .int(Self.payload))]
-        if codec == .h264 { payloader += [("config-interval", -1), ("aggregate-mode", "zero-latency")] }
+        _ = graph.add("webrtcbin", name: "viewer", ["bundle-policy": "max-bundle"])
+        pipeline = try graph.build()
+        guard let webrtc = pipeline.element(named: "viewer") else {
+            throw GStreamerError.elementNotFound(factory: "webrtcbin", package: "gstreamer1.0-plugins-bad")
+        }
+        self.webrtc = webrtc
+        sinkPad = try webrtc.requestPad("sink_%u")
+        let preferences = try Caps(parsing: offered.map(Self.capsText).joined(separator: "; "))
+        guard CGstWebRTC_offer_codecs(sinkPad.pointer, preferences.pointer) != 0 else {
+            throw GStreamerError.elementNotFound(factory: "webrtcbin", package: "gstreamer1.0-plugins-bad")
+        }
+        negotiation.withLock { $0.profileLevelID = profileLevelID }
+        if restrictToLoopback { _ = CGstWebRTC_add_local_ip_address(webrtc.pointer, "127.0.0.1") }
+        try play()
+    }
+
+    /// The caps an offered codec is described by (the transceiver's codec preferences).
+    private static func capsText(_ offered: Offered) -> String {
+        "application/x-rtp,media=video,clock-rate=90000,encoding-name=\(offered.codec.encodingName),payload=\(offered.payload)"
+    }
+
+    /// Whether the offer waits for the H.264 profile (nothing has read it yet): then `learnProfile` reads it.
+    var needsProfile: Bool {
+        offered.contains { $0.codec == .h264 } && negotiation.withLock { $0.profileLevelID == nil }
+    }
+
+    /// The H.264 profile and level of the offer, once known.
+    var profileLevelID: String? { negotiation.withLock { $0.profileLevelID } }
+
+    /// Subscribes to `format` (the H.264 encoder's) to read its profile and level from the first frame; the frames
+    /// feed the viewer once the answer chooses H.264, and the subscription ends if it chooses another codec.
+    func learnProfile(_ session: CaptureSession, format: LiveFormat) throws {
+        try subscribe(session, format: format, codec: .h264)
+    }
+
+    /// After the answer: builds `appsrc ! payloader ! capsfilter` in front of webrtcbin for `chosen` and subscribes to
+    /// its encoder (keeping the subscription made to read the profile when the answer chose H.264).
+    func startSending(_ chosen: Offered, session: CaptureSession) throws {
+        var payloader: [(String, GraphValue)] = [("pt", .int(chosen.payload))]
+        if chosen.codec == .h264 { payloader += [("config-interval", -1), ("aggregate-mode", "zero-latency")] }
+        var graph = GraphDescription()
+        let rtp = CapsDescription(
+            "application/x-rtp",
+            [
+                ("media", .string("video")), ("encoding-name", .string(chosen.codec.encodingName)), ("payload", .int(chosen.payload)),
+                ("clock-rate", .int(90000))
+            ])
+        let tail = graph.add("capsfilter", name: "viewer-rtp", ["caps": .caps(rtp)])
         graph.chain(
             graph.add(
                 "appsrc", name: "viewer-src",
@@ -83,26 +158,15 @@ final class WebRTCViewer: @unchecked Sendable {
                     "format": "time", "is-live": true, "do-timestamp": false, "max-buffers": 8,
                     "max-bytes": 0, "leaky-type": "downstream", "block": false
                 ]),
-            graph.add(codec.payloader, properties: payloader),
-            graph.add(
-                "capsfilter", name: "viewer-rtp",
-                [
-                    "caps": .caps(
-                        CapsDescription(
-                            "application/x-rtp",
-                            [
-                                ("media", .string("video")), ("encoding-name", .string(codec.encodingName)),
-                                ("payload", .int(Self.payload)),
-                                ("clock-rate", .int(90000))
-                            ]))
-                ]),
-            graph.add("webrtcbin", name: "viewer", ["bundle-policy": "max-bundle"]))
-        pipeline = try graph.build()
-        guard let source = pipeline.element(named: "viewer-src", as: AppSrc.self), let webrtc = pipeline.element(named: "viewer") else {
-            throw GStreamerError.elementNotFound(factory: "webrtcbin", package: "gstreamer1.0-plugins-bad")
+            graph.add(chosen.codec.payloader, properties: payloader),
+            tail)
+        graph.ghost("src", tail, pad: "src")
+        let chain = try graph.buildBin(name: "viewer-send")
+        guard let source = chain.element(named: "viewer-src", as: AppSrc.self), let filter = chain.element(named: "viewer-rtp") else {
+            throw GStreamerError.elementNotFound(factory: "appsrc", package: "gstreamer1.0-plugins-base")
         }
-        self.source = source
-        self.webrtc = webrtc
+        try pipeline.add(chain)
+        try chain.staticPad("src").link(to: sinkPad)
         // The browser's PLI or FIR (it lost a packet and cannot decode on) reaches the appsrc as an upstream request for
         // a key frame: handed to the shared encoder, which serves every subscriber with one (rate-limited there).
         let subscription = subscription, keyFrameRequests = keyFrameRequests
@@ -110,24 +174,29 @@ final class WebRTCViewer: @unchecked Sendable {
             keyFrameRequests.record()
             subscription.withLock { $0 }?.requestKeyFrame()
         }
-        try gateUntilVerified()
-        if restrictToLoopback { _ = CGstWebRTC_add_local_ip_address(webrtc.pointer, "127.0.0.1") }
-        try play()
+        try gateUntilVerified(filter)
+        _ = chain.syncStateWithParent()
+        sending.withLock { $0 = Sending(codec: chosen.codec, source: source) }
+        if subscription.withLock({ $0?.codec }) != chosen.codec {
+            subscription.withLock { current in
+                defer { current = nil }
+                return current
+            }?.cancel()
+            try subscribe(session, format: chosen.format, codec: chosen.codec)
+        }
     }
 
-    /// Drops every RTP packet on its way into webrtcbin until the peer's certificate matched the answer. Events pass:
-    /// webrtcbin offers once caps reached it, and they come with the first frames. The gate sits in front of webrtcbin,
-    /// not in front of the payloader, because webrtcbin holds what reaches it before DTLS connects and sends it right
-    /// after the handshake, before any check could run. The match removes the probe (`checkCertificate`), so a verified
-    /// viewer's packets cross no code of ours.
-    private func gateUntilVerified() throws {
-        guard let rtp = pipeline.element(named: "viewer-rtp") else {
-            throw GStreamerError.elementNotFound(factory: "capsfilter", package: "gstreamer1.0-plugins-base")
-        }
-        let pad = try rtp.staticPad("src")
+    /// Drops every RTP packet on its way into webrtcbin until the peer's certificate matched the answer. Events pass. The
+    /// gate sits in front of webrtcbin, not in front of the payloader, because webrtcbin holds what reaches it before
+    /// DTLS connects and sends it right after the handshake, before any check could run. The match removes the probe
+    /// (`checkCertificate`), so a verified viewer's packets cross no code of ours.
+    private func gateUntilVerified(_ filter: Element) throws {
+        let pad = try filter.staticPad("src")
         // The probe holds the peer state until it is removed or the pad drops it with the pipeline.
         let peer = peer
-        gate = (pad, pad.dropBuffers { peer.withLock { $0.verified && !$0.ended } })
+        let probe = pad.dropBuffers { peer.withLock { $0.verified && !$0.ended } }
+        let verified = peer.withLock { $0.verified }
+        if verified { pad.removeProbe(probe) } else { gate.withLock { $0 = (pad, probe) } }
     }
 
     /// Connects the signals and plays: webrtcbin then asks for negotiation.
@@ -183,17 +252,18 @@ final class WebRTCViewer: @unchecked Sendable {
         }
     }
 
-    /// Subscribes to the session's live video (the encoder's streaming thread calls back: set caps when they change,
-    /// restamp, push; never block).
-    func subscribe(_ session: CaptureSession) throws {
-        let source = source, pipeline = pipeline, lastCaps = lastCaps, frames = frames, codec = codec
-        let subscribed = try session.subscribeLive(.video) { [weak self] sample in
+    /// Subscribes to the shared encoder of `format` (the encoder's streaming thread calls back: read the H.264 profile
+    /// if the offer waits for it; once a chain is there, set caps when they change, restamp, push; never block).
+    private func subscribe(_ session: CaptureSession, format: LiveFormat, codec: LiveCodec) throws {
+        let pipeline = pipeline, lastCaps = lastCaps, frames = frames, sending = sending
+        let subscribed = try session.subscribeLive(format) { [weak self] sample in
             guard let buffer = sample.buffer else { return }
             if codec == .h264, self?.negotiation.withLock({ $0.profileLevelID == nil }) == true,
                 let profile = try? buffer.withMappedBytes({ H264Parameters.profileLevelID(in: $0) })
             {
                 self?.offerWhenReady { $0.profileLevelID = profile }
             }
+            guard let source = sending.withLock({ $0?.codec == codec ? $0?.source : nil }) else { return }
             if let caps = sample.caps,
                 lastCaps.withLock({ last in
                     defer { last = caps }
@@ -208,8 +278,8 @@ final class WebRTCViewer: @unchecked Sendable {
             copy.dts = nil
             if (try? source.push(copy)) != nil { frames.record() }
         }
-        // The payloader was made for the codec read before subscribing; an encoder that fell back to another codec
-        // as this viewer joined delivers none of its frames here: the viewer is refused and its next try fits.
+        // An encoder that fell back to another codec as this viewer joined delivers none of its frames here: the viewer is
+        // refused and its next try fits.
         guard subscribed.codec == codec else {
             subscribed.cancel()
             throw SessionError.liveFailed(
@@ -220,36 +290,18 @@ final class WebRTCViewer: @unchecked Sendable {
         subscription.withLock { $0 = subscribed }
     }
 
-    /// Applies `change`, then creates the offer once webrtcbin wants one and (H.264) the profile is known, at most once.
+    /// Applies `change`, then creates the offer once webrtcbin wants one and (H.264 offered) the profile is known, at most
+    /// once.
     private func offerWhenReady(_ change: (inout Negotiation) -> Void) {
-        let codec = codec
+        let waitsForProfile = offered.contains { $0.codec == .h264 }
         let ready = negotiation.withLock { negotiation in
             change(&negotiation)
-            guard negotiation.wanted, !negotiation.offered, codec != .h264 || negotiation.profileLevelID != nil else { return false }
+            guard negotiation.wanted, !negotiation.offered, !waitsForProfile || negotiation.profileLevelID != nil else { return false }
             negotiation.offered = true
             return true
         }
         guard ready else { return }
         CGstWebRTC_create_offer(webrtc.pointer, promise(replyingTo: WebRTCViewer.offerCreated))
-    }
-
-    /// A promise whose reply goes to `reply` on this viewer; the promise keeps the viewer alive until it is freed.
-    private func promise(
-        replyingTo reply: @escaping (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void
-    )
-        -> UnsafeMutablePointer<GstPromise>?
-    {
-        let box = Unmanaged.passRetained(PromiseReply(viewer: self, reply: reply)).toOpaque()
-        return gst_promise_new_with_change_func(
-            { promise, data in
-                guard let promise, let data else { return }
-                let box = Unmanaged<PromiseReply>.fromOpaque(data).takeUnretainedValue()
-                box.reply(box.viewer)(promise)
-            }, box,
-            { data in
-                guard let data else { return }
-                Unmanaged<PromiseReply>.fromOpaque(data).release()
-            })
     }
 
     private func offerCreated(_ promise: UnsafeMutablePointer<GstPromise>) {
@@ -261,11 +313,11 @@ final class WebRTCViewer: @unchecked Sendable {
             return
         }
         defer { gst_webrtc_session_description_free(offer) }
-        if codec == .h264, let profile = negotiation.withLock({ $0.profileLevelID }) {
-            Self.addFormatParameters(to: offer.pointee.sdp, profileLevelID: profile)
+        if let h264 = offered.first(where: { $0.codec == .h264 }), let profile = negotiation.withLock({ $0.profileLevelID }) {
+            OfferSDP.addFormatParameters(to: offer.pointee.sdp, payload: h264.payload, profileLevelID: profile)
         }
         if let certificate, servesCertificate.withLock({ $0 }) {
-            Self.replaceFingerprint(in: offer.pointee.sdp, with: certificate.fingerprint)
+            OfferSDP.replaceFingerprint(in: offer.pointee.sdp, with: certificate.fingerprint)
         }
         CGstWebRTC_set_local_description(webrtc.pointer, offer)
         guard let text = gst_sdp_message_as_text(offer.pointee.sdp) else { return }
@@ -273,57 +325,12 @@ final class WebRTCViewer: @unchecked Sendable {
         send(WebServer.jsonText(["type": "offer", "sdp": String(cString: text)]))
     }
 
-    /// Every H.264 section gets `a=fmtp:96 packetization-mode=1;profile-level-id=…` (webrtcbin writes one only when the
-    /// payloader had caps from a frame by the time it offered); one webrtcbin wrote is replaced unless it says both.
-    static func addFormatParameters(to sdp: UnsafeMutablePointer<GstSDPMessage>, profileLevelID: String) {
-        let value = "\(payload) " + H264Parameters.formatParameters(profileLevelID: profileLevelID)
-        for index in 0..<gst_sdp_message_medias_len(sdp) {
-            guard let media = gst_sdp_message_get_media(sdp, index).map({ UnsafeMutablePointer(mutating: $0) }) else { continue }
-            let existing = attribute(in: media) { key, text in key == "fmtp" && text.hasPrefix("\(payload) ") }
-            if let text = existing?.value, text.contains("packetization-mode=1"), text.contains("profile-level-id=") { continue }
-            setAttribute(in: media, "fmtp", value, at: existing?.index)
-        }
-    }
-
-    /// Every media section's `a=fingerprint` becomes `fingerprint`. webrtcbin hashes the whole text of the DTLS
-    /// decoder's `pem` (every line not starting with "-----", webrtcsdp.c `_generate_fingerprint_from_certificate`),
-    /// and a PEM the decoder can use holds the private key after the certificate: its own digest would be of both.
-    static func replaceFingerprint(in sdp: UnsafeMutablePointer<GstSDPMessage>, with fingerprint: Fingerprint) {
-        for index in 0..<gst_sdp_message_medias_len(sdp) {
-            guard let media = gst_sdp_message_get_media(sdp, index).map({ UnsafeMutablePointer(mutating: $0) }) else { continue }
-            setAttribute(in: media, "fingerprint", fingerprint.text, at: attribute(in: media) { key, _ in key == "fingerprint" }?.index)
-        }
-    }
-
-    /// The last attribute of `media` for which `matches(key, value)` holds: its index and value.
-    private static func attribute(
-        in media: UnsafeMutablePointer<GstSDPMedia>,
-        where matches: (String, String) -> Bool
-    ) -> (index: guint, value: String)? {
-        var found: (index: guint, value: String)?
-        for index in 0..<gst_sdp_media_attributes_len(media) {
-            guard let entry = gst_sdp_media_get_attribute(media, index), let key = entry.pointee.key else { continue }
-            let value = entry.pointee.value.map { String(cString: $0) } ?? ""
-            if matches(String(cString: key), value) { found = (index, value) }
-        }
-        return found
-    }
-
-    /// Replaces the attribute at `index` with `key:value`, or adds it when there is none.
-    private static func setAttribute(in media: UnsafeMutablePointer<GstSDPMedia>, _ key: String, _ value: String, at index: guint?) {
-        guard let index else {
-            gst_sdp_media_add_attribute(media, key, value)
-            return
-        }
-        var replacement = GstSDPAttribute()
-        gst_sdp_attribute_set(&replacement, key, value)
-        gst_sdp_media_replace_attribute(media, index, &replacement)
-    }
-
     /// The page's answer, checked: webrtcbin takes it or says why not (then the viewer fails with the reason).
     func setAnswer(_ answer: SDPAnswer) {
         let fingerprint = answer.fingerprint
-        guard let description = answer.takeDescription() else { return }
+        let choice = offered.first { $0.payload == answer.payload }
+        guard let choice, let description = answer.takeDescription() else { return }
+        chosen.withLock { $0 = choice }
         let promise = self.promise(replyingTo: WebRTCViewer.answerSet)
         peer.withLock { $0.fingerprint = fingerprint }
         CGstWebRTC_set_remote_description(webrtc.pointer, description, promise)
@@ -343,85 +350,11 @@ final class WebRTCViewer: @unchecked Sendable {
         }
         guard replied else { return }
         watchTransport()
-    }
-
-    /// Watches the DTLS transport's state: connected → the peer's certificate is checked; failed → the viewer fails.
-    private func watchTransport() {
-        guard let transport = CGstWebRTC_dtls_transport(webrtc.pointer).map({ ObjectReference(adopting: $0) }) else {
-            fail("its DTLS transport is missing")
-            return
-        }
-        typealias OnNotify = @convention(c) (gpointer?, gpointer?, gpointer?) -> Void
-        let onNotify: OnNotify = { _, _, data in
-            SignalConnection.handler(data, as: WeakReference<WebRTCViewer>.self)?.object?.transportChanged()
-        }
-        let watch: SignalConnection
-        do {
-            watch = try SignalConnection(to: transport.raw, signal: "notify::state", handler: WeakReference(self), trampoline: onNotify)
-        } catch {
-            fail("its DTLS transport cannot be watched: \(error)")
-            return
-        }
-        let fresh = peer.withLock { peer -> Bool in
-            guard peer.transport == nil, !peer.ended else { return false }
-            peer.transport = transport
-            peer.watch = watch
-            return true
-        }
-        guard fresh else { return }  // the transport and its watch go with `watch` and `transport` here
-        transportChanged()  // it may have connected before the handler was there
-    }
-
-    /// On the DTLS thread (or webrtcbin's): the transport's state changed.
-    private func transportChanged() {
-        // Held here: `stop` may drop the viewer's reference on another thread meanwhile.
-        guard let transport = peer.withLock({ $0.ended ? nil : $0.transport }) else { return }
-        defer { withExtendedLifetime(transport) {} }
-        switch CGstWebRTC_dtls_state(transport.pointer(to: GObject.self)) {
-        case GST_WEBRTC_DTLS_TRANSPORT_STATE_CONNECTED:
-            checkCertificate(transport)
-        case GST_WEBRTC_DTLS_TRANSPORT_STATE_FAILED:
-            DebugLog.warning("WebRTC viewer \(id): its DTLS transport failed; GST_DEBUG=dtlsconnection:1 shows OpenSSL's reason")
-            fail(handshakeFailure)
-        default:
-            break
-        }
-    }
-
-    /// Compares the peer's certificate with the answer's fingerprint; frames flow only on a match.
-    private func checkCertificate(_ transport: ObjectReference) {
-        guard let expected = peer.withLock({ $0.verified ? nil : $0.fingerprint }) else { return }
-        let pem = CGstWebRTC_remote_certificate(transport.pointer(to: GObject.self)).map { text in
-            defer { g_free(text) }
-            return String(cString: text)
-        }
-        guard let pem, let actual = Fingerprint.of(pem: pem, hash: expected.hash) else {
-            fail("the peer's DTLS certificate could not be read")
-            return
-        }
-        guard actual == expected else {
-            DebugLog.warning("WebRTC viewer \(id): the answer says \(expected.text), the certificate is \(actual.text)")
-            fail("the peer's DTLS certificate does not match the answer's a=fingerprint")
-            return
-        }
-        let opened = peer.withLock { peer -> Bool in
-            guard !peer.ended, !peer.verified else { return false }
-            peer.verified = true
-            return true
-        }
-        // From here every packet passes: the gate's probe goes, and with it a lock and a look-up per packet.
-        if opened, let gate { gate.pad.removeProbe(gate.probe) }
-    }
-
-    /// A failed handshake in the user's words. GStreamer's DTLS says only "Fatal SSL error" on the bus (OpenSSL's reason
-    /// goes to its own debug category), so this names what a viewer can get wrong.
-    private var handshakeFailure: String {
-        let kind = servesCertificate.withLock { $0 } ? "ECDSA" : "RSA"
-        return "the DTLS handshake failed: it offered no cipher suite for the camera's \(kind) certificate, or its DTLS was not valid"
+        if let choice = chosen.withLock({ $0 }) { onAnswered(self, choice) }
     }
 
     /// The viewer cannot go on: told once, with the reason, to its owner (which ends it off this thread).
-    private func fail(_ reason: String) {
+    func fail(_ reason: String) {
         let first = peer.withLock { peer in
             defer { peer.ended = true }
             return !peer.ended
@@ -448,16 +381,5 @@ final class WebRTCViewer: @unchecked Sendable {
         watched.1?.disconnect()
         try? pipeline.setState(.null)
         watch?.cancel()
-    }
-}
-
-/// A viewer and the method a promise's reply goes to: the user data of `gst_promise_new_with_change_func`.
-private final class PromiseReply {
-    let viewer: WebRTCViewer
-    let reply: (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void
-
-    init(viewer: WebRTCViewer, reply: @escaping (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void) {
-        self.viewer = viewer
-        self.reply = reply
     }
 }

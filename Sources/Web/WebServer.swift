@@ -75,6 +75,9 @@ public final class WebServer: @unchecked Sendable {
     /// Every URL that opens it: one for each of this machine's addresses when it listens on all of them.
     public var urls: [String] { options.urls(port: port) }
 
+    /// WebRTC viewers now, by the codec their answer chose (`h264`, `vp8`, every offered one at 0; `negotiating`).
+    public var webrtcCodecs: [String: Int] { video.webrtcCodecs }
+
     /// Browser viewers now, by kind (`webrtc`, `mjpeg`).
     public var viewerCounts: [String: Int] { video.viewerCounts }
 
@@ -354,7 +357,9 @@ public final class WebServer: @unchecked Sendable {
             case let .ok(detail):
                 status = 200
                 if case .stats = command, let stats = try? JSONValue.parse(detail) {
-                    json = ["ok": true, "stats": stats, "viewers": video.viewerCounts, "live": liveJSON()]
+                    json = [
+                        "ok": true, "stats": stats, "viewers": video.viewerCounts, "webrtcCodecs": video.webrtcCodecs, "live": liveJSON()
+                    ]
                 } else {
                     json = ["ok": true, "reply": detail.escapingControls]
                 }

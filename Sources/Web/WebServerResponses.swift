@@ -14,7 +14,13 @@ extension WebServer {
         soup_server_message_pause(message)
         let held = ObjectReference(retaining: message)  // touched again only on the loop thread
         scrapes.async { [self] in
-            let snapshot = metrics?() ?? HostMetrics(session: session.metrics, viewers: video.viewerCounts)
+            let snapshot =
+                metrics?()
+                ?? {
+                    var own = HostMetrics(session: session.metrics, viewers: video.viewerCounts)
+                    own.webrtcCodecs = video.webrtcCodecs
+                    return own
+                }()
             let body = Data(snapshot.text.utf8)
             loop.invoke { [self] in
                 respond(held.opaque, status: 200, type: MetricsText.contentType, body: body)

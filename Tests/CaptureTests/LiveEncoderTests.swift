@@ -218,16 +218,22 @@ struct LiveEncoderTests {
 @Suite struct KeyFrameLimiterTests {
     @Test func theFirstIsServedAtOnceAndTheRestAtTheEndOfTheInterval() {
         var limiter = KeyFrameLimiter(interval: 0.5)
+        var due: [Bool] = []
+        due.append(limiter.takeDue(at: 9))
         #expect(limiter.request(at: 10) == .now)
-        #expect(limiter.request(at: 10.25) == .after(0.25))
+        #expect(limiter.request(at: 10.25) == .deferred)
         #expect(limiter.request(at: 10.375) == .merged)
         #expect(limiter.request(at: 10.4375) == .merged)
-        limiter.fireDeferred(at: 10.5)
+        due.append(limiter.takeDue(at: 10.4375))  // not before the interval is over
+        due.append(limiter.takeDue(at: 10.5))
+        due.append(limiter.takeDue(at: 10.5))  // once
+        #expect(due == [false, false, true, false])
         #expect(limiter.forced == 2 && limiter.merged == 2)
         // The deferred one counts as the last: the next within its interval waits again.
-        #expect(limiter.request(at: 10.75) == .after(0.25))
-        limiter.fireDeferred(at: 11.0)
-        #expect(limiter.request(at: 11.6) == .now)
+        #expect(limiter.request(at: 10.75) == .deferred)
+        let later = limiter.takeDue(at: 11.0)
+        #expect(later)
+        #expect(limiter.request(at: 11.5) == .now)
         #expect(limiter.forced == 4)
     }
 }

@@ -71,6 +71,17 @@ import Testing
         #expect(answer.takeDescription() != nil)
     }
 
+    /// Offered H.264 (96) and VP8 (97), the viewer gets the first the answer lists: the browser's order.
+    @Test func theAnswerChoosesAmongTheOfferedCodecsInItsOrder() throws {
+        for (formats, chosen) in [("97 96", 97), ("96 97", 96), ("98 96", 96), ("97", 97)] {
+            let answer = try SDPAnswer(Self.answer(media: "m=video 9 UDP/TLS/RTP/SAVPF \(formats)"), payloads: [96, 97])
+            #expect(answer.payload == chosen, "\(formats)")
+        }
+        #expect(throws: SDPAnswerError.noPayload([96, 97])) {
+            try SDPAnswer(Self.answer(media: "m=video 9 UDP/TLS/RTP/SAVPF 98"), payloads: [96, 97])
+        }
+    }
+
     @Test func malformedAnswersAreRefusedWithTheReason() {
         let cases: [(String, SDPAnswerError)] = [
             ("", .empty),
@@ -79,7 +90,7 @@ import Testing
             (Self.answer(media: "m=audio 9 UDP/TLS/RTP/SAVPF 96"), .notVideo("audio")),
             (Self.answer(media: "m=video 0 UDP/TLS/RTP/SAVPF 96"), .rejected),
             (Self.answer(media: "m=video 9 RTP/AVP 96"), .notSecure("RTP/AVP")),
-            (Self.answer(media: "m=video 9 UDP/TLS/RTP/SAVPF 97"), .noPayload(96)),
+            (Self.answer(media: "m=video 9 UDP/TLS/RTP/SAVPF 98"), .noPayload([96])),
             (Self.answer(fingerprint: "md5 00:11"), .badFingerprint),
             (Self.answer(fingerprint: "sha-256 00:11"), .badFingerprint),
             (Self.answer().replacingOccurrences(of: "a=ice-pwd:0123456789abcdef012345\r\n", with: ""), .noICECredentials),

@@ -1,6 +1,6 @@
 /// The key frames a shared live encoder is asked for (a viewer joining, a browser's PLI or FIR after a lost packet),
 /// at most one per `interval`: the first request is served at once; one inside the interval waits for its end and is
-/// served then, once, however many more came meanwhile. A storm of PLIs from a lossy viewer so costs every subscriber
+/// served with the first frame after it, once, however many more came meanwhile. A storm of PLIs from a lossy viewer so costs every subscriber
 /// at most a key frame per interval, and no request goes unanswered.
 struct KeyFrameLimiter: Sendable, Equatable {
     /// Seconds between two forced key frames.
@@ -19,8 +19,8 @@ struct KeyFrameLimiter: Sendable, Equatable {
     enum Decision: Equatable {
         /// Force one now.
         case now
-        /// Force one `after` seconds from now, then call `fireDeferred`.
-        case after(Double)
+        /// Force one when the interval is over: `takeDue` says when, at each encoded frame.
+        case deferred
         /// One is already on its way.
         case merged
     }
@@ -30,21 +30,22 @@ struct KeyFrameLimiter: Sendable, Equatable {
             merged += 1
             return .merged
         }
-        let wait = lastForced + interval - now
-        guard wait > 0 else {
-            lastForced = now
-            forced += 1
-            return .now
+        guard lastForced + interval <= now else {
+            waiting = true
+            return .deferred
         }
-        waiting = true
-        return .after(wait)
+        lastForced = now
+        forced += 1
+        return .now
     }
 
-    /// The deferred request is served at `now`.
-    mutating func fireDeferred(at now: Double) {
-        guard waiting else { return }
+    /// Whether a deferred request is due at `now` (its interval is over): then it counts as forced now, and the caller
+    /// forces it. Asked at every encoded frame, so it is served at the first frame after its interval.
+    mutating func takeDue(at now: Double) -> Bool {
+        guard waiting, lastForced + interval <= now else { return false }
         waiting = false
         lastForced = now
         forced += 1
+        return true
     }
 }

@@ -11,6 +11,9 @@ public enum LiveFormat: String, Sendable, CaseIterable {
     /// H.264 constrained-baseline from the first encoder of `EncoderChoice.video` that works here (hardware
     /// first, then x264enc, openh264enc), or VP8 where no H.264 encoder starts.
     case video
+    /// VP8 from vp8enc with real-time settings, for browsers whose WebRTC has no H.264 (Debian's Firefox): started only
+    /// when one chooses it, and only where `video` is not VP8 already (see `CaptureSession.liveFormat(for:)`).
+    case vp8
     /// JPEG frames at most 960 pixels wide and 15 per second, full range.
     case mjpeg
 }
@@ -42,7 +45,17 @@ extension LiveFormat {
     /// The live encoder's pipeline for this format on this machine, as gst-launch text (`swiftcam show`), with the
     /// encoder a config's `live.encoder` names (nil: the choice).
     public func launchDescription(encoder name: String? = nil) -> String {
-        LiveEncoder.graph(for: self, encoder: self == .video ? EncoderChoice.live(named: name).chosen : nil).launchText
+        LiveEncoder.graph(for: self, encoder: choice(named: name)?.chosen).launchText
+    }
+
+    /// The encoder choice of this format (nil for MJPEG, always jpegenc); `name` is the config's `live.encoder`, which
+    /// only `video` follows.
+    func choice(named name: String?) -> EncoderChoice? {
+        switch self {
+        case .video: EncoderChoice.live(named: name)
+        case .vp8: EncoderChoice.live(named: "vp8enc")
+        case .mjpeg: nil
+        }
     }
 }
 
@@ -151,6 +164,8 @@ final class LiveEncoder: @unchecked Sendable {
     private var running: Running?
     /// Key frames forced for subscribers: at most one per half second.
     private let keyFrames = Locked(KeyFrameLimiter(interval: 0.5))
+    /// The running encoder's sink, where a key frame is asked for (from any thread); nil while none runs.
+    private let liveSink = Locked<AppSink?>(nil)
     private let timeline = Locked(StreamTimeline())
     private let lastCaps = Locked<Caps?>(nil)
     private let failure = Locked<String?>(nil)
@@ -170,7 +185,7 @@ final class LiveEncoder: @unchecked Sendable {
         currentTee: @escaping @Sendable () throws -> (Pipeline, Element)?
     ) {
         self.format = format
-        self.choice = format == .video ? choice : nil
+        self.choice = format == .mjpeg ? nil : choice
         self.warn = warn
         self.currentTee = currentTee
         control = DispatchQueue(label: "swiftcam.live.\(format.rawValue).\(name)")
@@ -222,19 +237,8 @@ final class LiveEncoder: @unchecked Sendable {
     /// Asks the running encoder for a key frame, at most one per half second (`KeyFrameLimiter`); from any thread.
     /// MJPEG's frames are all key frames.
     func requestKeyFrame() {
-        guard format != .mjpeg else { return }
-        switch keyFrames.withLock({ $0.request(at: MonotonicClock.now) }) {
-        case .now:
-            control.async { _ = self.running?.sink.requestKeyFrame() }
-        case let .after(seconds):
-            control.asyncAfter(deadline: .now() + seconds) { [weak self] in
-                guard let self else { return }
-                keyFrames.withLock { $0.fireDeferred(at: MonotonicClock.now) }
-                _ = running?.sink.requestKeyFrame()
-            }
-        case .merged:
-            break
-        }
+        guard format != .mjpeg, keyFrames.withLock({ $0.request(at: MonotonicClock.now) }) == .now else { return }
+        _ = liveSink.withLock { $0 }?.requestKeyFrame()
     }
 
     private func remove(_ subscription: LiveSubscription) {
@@ -298,6 +302,7 @@ final class LiveEncoder: @unchecked Sendable {
         lastCaps.withLock { $0 = nil }
         current.withLock { $0 = started.encoder }
         running = started
+        liveSink.withLock { $0 = started.sink }
         do {
             // No graph playing (the session recovers): the feed comes with `graphChanged`.
             let feed = try attachFeed()
@@ -328,9 +333,12 @@ final class LiveEncoder: @unchecked Sendable {
             }
         }
         let subscribers = subscribers, framesEncoded = framesEncoded, isJPEG = format == .mjpeg, codec = encoder?.codec ?? .jpeg
+        let keyFrames = keyFrames, liveSink = liveSink
         sink.onSample { sample in
             framesEncoded.record()
             encodedThisRun.record()
+            // A key frame asked for within the half second after the last one is asked for now that it is over.
+            if !isJPEG, keyFrames.withLock({ $0.takeDue(at: MonotonicClock.now) }) { _ = liveSink.withLock { $0 }?.requestKeyFrame() }
             let isKeyFrame = isJPEG || !(sample.buffer?.isDeltaUnit ?? true)
             // Never a frame of this codec to a subscriber of another (one a fallback is about to end).
             for subscriber in subscribers.withLock({ Array($0.values) }) where subscriber.codec == codec {
@@ -390,6 +398,7 @@ final class LiveEncoder: @unchecked Sendable {
     private func stop() {
         guard let running else { return }
         self.running = nil
+        liveSink.withLock { $0 = nil }
         running.feed?.detach()
         running.sink.onSample(nil)
         running.watch.cancel()

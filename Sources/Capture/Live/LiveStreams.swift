@@ -27,10 +27,9 @@ struct LiveStreams: Sendable {
     /// `encoder` is the config's `live.encoder` (nil or "auto": the choice, with fallback).
     init(session name: String, state: Condition<SessionState>, encoder: String? = nil) {
         var encoders: [LiveFormat: LiveEncoder] = [:]
-        let choice = EncoderChoice.live(named: encoder)
         let warn: @Sendable (String) -> Void = { text in state.withLock { $0.onEvent }?(.warning(text)) }
         for format in LiveFormat.allCases {
-            encoders[format] = LiveEncoder(format: format, session: name, choice: choice, warn: warn) {
+            encoders[format] = LiveEncoder(format: format, session: name, choice: format.choice(named: encoder), warn: warn) {
                 guard let graph = state.withLock({ $0.graph }) else { return nil }
                 guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
                     throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "live \(format.rawValue)")
@@ -49,7 +48,21 @@ struct LiveStreams: Sendable {
 extension CaptureSession {
     /// The codec `format` is encoded with on this machine.
     public func liveCodec(_ format: LiveFormat) -> LiveCodec {
-        live.encoders[format]?.codec ?? (format == .mjpeg ? .jpeg : EncoderChoice.live(named: config.live?.encoder).chosen?.codec ?? .vp8)
+        live.encoders[format]?.codec ?? (format == .mjpeg ? .jpeg : format.choice(named: config.live?.encoder)?.chosen?.codec ?? .vp8)
+    }
+
+    /// The video codecs this host can give a browser, best first: `video`'s (H.264 where an H.264 encoder works), then
+    /// VP8 from `vp8` where `video` is not VP8 and vp8enc is there. Each with the format to subscribe to.
+    public var liveVideoCodecs: [(codec: LiveCodec, format: LiveFormat)] {
+        let main = liveCodec(.video)
+        var codecs = [(main, LiveFormat.video)]
+        if main != .vp8, LiveFormat.vp8.choice(named: nil)?.chosen != nil { codecs.append((.vp8, .vp8)) }
+        return codecs
+    }
+
+    /// The format whose shared encoder gives `codec` (`liveVideoCodecs`); nil when this host has none.
+    public func liveFormat(for codec: LiveCodec) -> LiveFormat? {
+        liveVideoCodecs.first { $0.codec == codec }?.format
     }
 
     /// Subscribes to the session's shared live stream of `format`: encoded once, however many subscribers.

@@ -114,7 +114,9 @@ extension CaptureSession {
         metrics.analysis = analyzerStats
         metrics.events = eventCounts
         metrics.preRollBytes = preRollBytes?.now
-        metrics.keyFramesForced = [LiveFormat.video.rawValue: liveStats(.video).keyFramesForced]
+        for format in LiveFormat.allCases where format != .mjpeg {
+            metrics.keyFramesForced[format.rawValue] = liveStats(format).keyFramesForced
+        }
         return metrics
     }
 }

@@ -17,6 +17,7 @@ const app = {
   away: false,          // the host does not answer: the last frame stays, the page reconnects by itself
   zoom: 1,
   maxZoom: 16,
+  codec: null,          // the WebRTC video's codec (VP8, H264), once it plays
   lastFocus: null,      // {x, y} normalized, as posted
   lastExposure: null,
   recordingSince: null,
@@ -249,7 +250,19 @@ video.addEventListener('playing', () => {
   app.mode = 'webrtc';
   clearTimeout(fallbackTimer);
   $('last-frame').hidden = true;
+  readCodec();
 });
+
+// The codec this page's video arrives in (the one its answer chose), from the receiver's statistics: `VP8`, `H264`.
+async function readCodec() {
+  if (!peer) return;
+  const stats = await peer.getStats();
+  for (const report of stats.values()) {
+    if (report.type === 'inbound-rtp' && report.kind === 'video' && report.codecId && stats.get(report.codecId)) {
+      app.codec = stats.get(report.codecId).mimeType.replace(/^video\//, '');
+    }
+  }
+}
 
 // A stream that cannot be read shows nothing rather than a broken image: its last frame stays while the host is away,
 // and goes when the state says the camera stopped.
@@ -327,13 +340,14 @@ async function refreshStats() {
   const reply = await getJSON('/api/stats');
   if (!reply.ok) { $('stats').textContent = reply.error; return; }
   const s = reply.stats, v = reply.viewers || {};
+  const codecs = Object.entries(reply.webrtcCodecs || {}).filter(([, n]) => n > 0).map(([c, n]) => `${c} ${n}`).join(', ');
   $('stats').textContent = [
     `fps      ${s.fpsOut.toFixed(1)} (in ${s.fpsIn.toFixed(1)})`,
     `drops    queue ${s.queueDrops}  qos ${s.qosDrops}  source ${s.sourceDrops}`,
     `filter   ${s.filterMeanMs.toFixed(2)} ms (max ${s.filterMaxMs.toFixed(2)})`,
-    `viewers  webrtc ${v.webrtc || 0}  mjpeg ${v.mjpeg || 0}`,
+    `viewers  webrtc ${v.webrtc || 0}${codecs ? ' (' + codecs + ')' : ''}  mjpeg ${v.mjpeg || 0}`,
     ...Object.entries(reply.live || {}).map(([name, e]) => `encoder  ${name} ${e.codec}: ${e.subscribers} subscriber(s), ${e.framesEncoded} frames${e.failure ? ' — ' + e.failure : ''}`),
-    `video    ${app.mode}`,
+    `video    ${app.mode}${app.mode === 'webrtc' && app.codec ? ' ' + app.codec : ''}`,
     `chain    ${s.chain || 'none'}`,
     ...(s.cameras || []).map((line) => `camera   ${line.replace(/^camera /, '')}`),
   ].join('\n');

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+extension PageTests {
+    /// Makes the page's answer prefer `codec` (`VP8`, `H264`), as a browser whose own order puts it first would:
+    /// `setCodecPreferences` on every transceiver before the answer is made.
+    static func preferring(_ codec: String) -> String {
+        """
+        const createAnswer = RTCPeerConnection.prototype.createAnswer;
+        RTCPeerConnection.prototype.createAnswer = function (...args) {
+          const all = RTCRtpReceiver.getCapabilities('video').codecs;
+          const first = all.filter((c) => c.mimeType === 'video/\(codec)');
+          for (const transceiver of this.getTransceivers()) transceiver.setCodecPreferences([...first, ...all.filter((c) => !first.includes(c))]);
+          return createAnswer.apply(this, args);
+        };
+        """
+    }
+
+    /// The codec the page's video plays in, once it has said.
+    static let codecScript = """
+        const check = () => { if (swiftcam.codec) done(swiftcam.codec); else setTimeout(check, 50); };
+        check();
+        """
+
+    /// The offer lists H.264 and VP8; the viewer gets the one the browser's answer puts first, from that codec's own
+    /// shared encoder (started by its first viewer), and the page, `/api/stats` and `/metrics` say which. A viewer
+    /// choosing VP8 leaves no H.264 encoder running (the one started to read the profile for its offer stops).
+    @Test(arguments: ["VP8", "H264"]) func theViewerGetsTheCodecItsAnswerPrefers(codec: String) async throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let browser = try await Browser(width: 640, height: 480)
+        defer { Task { await browser.quit() } }
+        try await browser.beforeEachPage(Self.preferring(codec))
+        try await browser.open(host.base)
+        let playing = try await browser.wait(Self.playingScript)
+        try #require((playing as? [Any])?.count == 2, "the page did not play WebRTC video: \(playing)")
+        #expect(try await browser.wait(Self.codecScript) as? String == codec)
+        let yellow = try await Self.pixel(browser, x: 3 / 14, y: 0.3)
+        #expect(yellow.count == 3 && yellow[0] > 150 && yellow[1] > 150 && yellow[2] < 80, "the yellow bar in \(codec): \(yellow)")
+
+        let name = codec.lowercased(), other = codec == "VP8" ? "h264" : "vp8"
+        let stats = json(try await http("GET", host.base.appendingPathComponent("api/stats")).body)
+        let codecs = stats["webrtcCodecs"] as? [String: Int] ?? [:]
+        #expect(codecs[name] == 1 && codecs[other] == 0, "\(codecs)")
+        let live = stats["live"] as? [String: [String: Any]] ?? [:]
+        let format = codec == "VP8" ? "vp8" : "video"
+        #expect(live[format]?["subscribers"] as? Int == 1, "\(live)")
+        #expect(live[codec == "VP8" ? "video" : "vp8"]?["subscribers"] as? Int == 0, "the other codec's encoder runs: \(live)")
+        let metrics = String(decoding: try await http("GET", host.base.appendingPathComponent("metrics")).body, as: UTF8.self)
+        #expect(metrics.contains("swiftcam_webrtc_viewers{codec=\"\(name)\"} 1"), "\(metrics)")
+        // The page's own overlay says it too.
+        try await browser.click("#stats-toggle")
+        let overlay = try await browser.wait(
+            """
+            const check = () => { const text = document.getElementById('stats').textContent; if (text.includes('video    webrtc')) done(text); else setTimeout(check, 50); };
+            check();
+            """)
+        #expect((overlay as? String)?.contains("video    webrtc \(codec)") == true, "\(overlay)")
+        #expect((overlay as? String)?.contains("webrtc 1 (\(name) 1)") == true, "\(overlay)")
+    }
+}
