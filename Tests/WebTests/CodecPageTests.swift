@@ -59,3 +59,47 @@ extension PageTests {
         #expect((overlay as? String)?.contains("webrtc 1 (\(name) 1)") == true, "\(overlay)")
     }
 }
+
+extension PageTests {
+    /// Records every text the page puts over the picture while it waits (`window.waitingLog`).
+    static let recordWaiting = """
+        window.waitingLog = [];
+        document.addEventListener('DOMContentLoaded', () => {
+          const element = document.getElementById('waiting');
+          new MutationObserver(() => { if (!element.hidden) window.waitingLog.push(element.textContent); })
+            .observe(element, { childList: true, characterData: true, subtree: true, attributes: true });
+        });
+        """
+
+    /// Holds back the video's `playing` event by `arguments[0]` ms, as a first frame that is slow to decode would.
+    static func slowFirstFrame(milliseconds: Int) -> String {
+        """
+        const add = HTMLMediaElement.prototype.addEventListener;
+        HTMLMediaElement.prototype.addEventListener = function (type, listener, ...rest) {
+          if (type !== 'playing') return add.call(this, type, listener, ...rest);
+          return add.call(this, type, (event) => setTimeout(() => listener.call(this, event), \(milliseconds)), ...rest);
+        };
+        """
+    }
+
+    /// Until the first frame the page says what it waits for, and the text goes when the picture shows. A connection
+    /// that is delivering packets when the 6 s MJPEG timer runs out is waited for (its first frame 8 s late here), not
+    /// replaced by MJPEG.
+    @Test func thePageSaysWhatItWaitsForAndTheFallbackDoesNotRaceADeliveringConnection() async throws {
+        let host = try WebHost(config: "switch")
+        defer { host.stop() }
+        let browser = try await Browser(width: 640, height: 480)
+        defer { Task { await browser.quit() } }
+        try await browser.beforeEachPage(Self.recordWaiting + Self.slowFirstFrame(milliseconds: 8000))
+        try await browser.open(host.base)
+        let playing = try await browser.wait(Self.playingScript, timeout: 60)
+        try #require((playing as? [Any])?.count == 2, "the page did not play WebRTC video: \(playing)")
+        let log = try await browser.run("return [window.waitingLog, document.getElementById('waiting').hidden, swiftcam.waitingFor];")
+        let said = (log as? [Any])?.first as? [String] ?? []
+        #expect(said.first == "connecting to the camera (WebRTC)", "\(said)")
+        #expect(said.contains { $0.hasPrefix("waiting for the first frame (") && $0.hasSuffix(" packets so far)") }, "\(said)")
+        #expect(!said.contains("waiting for the MJPEG stream"), "\(said)")
+        #expect((log as? [Any])?[1] as? Bool == true, "the waiting text stays over the picture")
+        #expect(json(try await http("GET", host.base.appendingPathComponent("api/status")).body)["viewers"] as? [String: Int] == ["webrtc": 1, "mjpeg": 0])
+    }
+}

@@ -18,6 +18,7 @@ const app = {
   zoom: 1,
   maxZoom: 16,
   codec: null,          // the WebRTC video's codec (VP8, H264), once it plays
+  waitingFor: null,     // what the picture waits for, as the page says it (null once it shows)
   lastFocus: null,      // {x, y} normalized, as posted
   lastExposure: null,
   recordingSince: null,
@@ -106,6 +107,7 @@ function hostAway() {
   if (peer) { peer.close(); peer = null; app.peer = null; }
   if (app.mode !== 'mjpeg') app.mode = 'connecting';
   app.live = false;
+  waiting(null);
   for (const id of cameraControls) $(id).disabled = true;
   showBanner('away', 'reconnecting', 'the camera does not answer; this page comes back by itself when it does');
 }
@@ -127,6 +129,14 @@ function keepLastFrame() {
   canvas.height = height;
   try { canvas.getContext('2d').drawImage(element, 0, 0, width, height); } catch (_) { return; }
   canvas.hidden = false;
+}
+
+// What the picture waits for, said over it until the first frame (or MJPEG) shows; nothing: hidden.
+function waiting(text) {
+  const element = $('waiting');
+  element.textContent = text || '';
+  element.hidden = !text;
+  app.waitingFor = text || null;
 }
 
 function showBanner(kind, title, message) {
@@ -165,7 +175,7 @@ function applyState(state) {
   for (const id of cameraControls) $(id).disabled = !app.live;
   if (app.live) $('switch').disabled = (state.sources || 1) < 2;
   $('zoom').setAttribute('aria-disabled', String(!app.live));
-  if (!app.live) { $('filter-panel').hidden = true; $('last-frame').hidden = true; clearTimeout(fallbackTimer); }
+  if (!app.live) { $('filter-panel').hidden = true; $('last-frame').hidden = true; clearTimeout(fallbackTimer); waiting(null); }
   // Watch once the camera plays: on each new socket, and again when the camera comes back to a page that never got
   // a picture (a page that had one keeps its peer connection: the host's viewer follows the graph across recovery).
   if (app.live && app.mode !== 'mjpeg' && socket && socket.readyState === WebSocket.OPEN
@@ -224,17 +234,50 @@ function startWebRTC() {
     if (event.candidate) send({ type: 'ice', candidate: event.candidate.candidate, sdpMLineIndex: event.candidate.sdpMLineIndex });
   };
   peer.onconnectionstatechange = () => {
-    if (peer && peer.connectionState === 'failed') fallBack('the WebRTC connection failed');
+    if (!peer) return;
+    if (peer.connectionState === 'failed') fallBack('the WebRTC connection failed');
+    else if (peer.connectionState === 'connected' && app.mode === 'connecting') waiting('connected: waiting for the first frame');
   };
   app.mode = 'connecting';
   socket.watching = true;
-  clearTimeout(fallbackTimer);
-  fallbackTimer = setTimeout(() => { if (app.mode !== 'webrtc') fallBack('WebRTC did not connect within 6 s'); }, 6000);
+  waiting('connecting to the camera (WebRTC)');
+  app.packetsSeen = 0;
+  armFallback(6000, Date.now());
   send({ type: 'watch' });
+}
+
+// MJPEG takes over when WebRTC shows nothing within 6 s, unless its connection is delivering (packets arrive, the
+// first frame is on its way): then it waits on, saying so, for up to 30 s in all.
+function armFallback(delay, since) {
+  clearTimeout(fallbackTimer);
+  fallbackTimer = setTimeout(async () => {
+    if (app.mode !== 'connecting' || !peer) return;
+    const received = await packetsReceived(peer);
+    if (app.mode !== 'connecting') return;
+    if (received > (app.packetsSeen || 0) && Date.now() - since < 30000) {
+      app.packetsSeen = received;
+      waiting(`waiting for the first frame (${received} packets so far)`);
+      armFallback(2000, since);
+      return;
+    }
+    fallBack(`WebRTC showed no picture within ${Math.round((Date.now() - since) / 1000)} s`);
+  }, delay);
+}
+
+// The video packets the peer connection has received so far.
+async function packetsReceived(connection) {
+  let packets = 0;
+  try {
+    for (const report of (await connection.getStats()).values()) {
+      if (report.type === 'inbound-rtp' && report.kind === 'video') packets += report.packetsReceived || 0;
+    }
+  } catch (_) { /* closed meanwhile */ }
+  return packets;
 }
 
 async function answerOffer(sdp) {
   if (!peer) return;
+  if (app.mode === 'connecting') waiting('negotiating the video');
   try {
     await peer.setRemoteDescription({ type: 'offer', sdp });
     const answer = await peer.createAnswer();
@@ -250,6 +293,7 @@ video.addEventListener('playing', () => {
   app.mode = 'webrtc';
   clearTimeout(fallbackTimer);
   $('last-frame').hidden = true;
+  waiting(null);
   readCodec();
 });
 
@@ -267,7 +311,7 @@ async function readCodec() {
 // A stream that cannot be read shows nothing rather than a broken image: its last frame stays while the host is away,
 // and goes when the state says the camera stopped.
 mjpeg.addEventListener('error', () => { keepLastFrame(); mjpeg.hidden = true; });
-mjpeg.addEventListener('load', () => { $('last-frame').hidden = true; });
+mjpeg.addEventListener('load', () => { $('last-frame').hidden = true; waiting(null); });
 
 function fallBack(reason) {
   if (app.mode === 'mjpeg' || !app.live) return;   // no camera: the banner says why, MJPEG would show nothing either
@@ -278,6 +322,7 @@ function fallBack(reason) {
   video.hidden = true;
   mjpeg.hidden = false;
   mjpeg.src = '/stream.mjpg';
+  waiting('waiting for the MJPEG stream');
   notice('Showing MJPEG: ' + reason, true);
 }
 
