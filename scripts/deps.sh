@@ -14,6 +14,7 @@ packages=(
   libssl-dev   # libcrypto: the ECDSA certificate of the page's WebRTC viewers (Web)
   libgstrtspserver-1.0-dev gstreamer1.0-rtsp   # RTSP serving and pushing (Publish)
   chromium chromium-driver   # the browser the Web tests drive, headless
+  firefox-esr   # the second browser of the Web tests (no H.264 in its WebRTC: it gets VP8), driven by marionette
   iproute2   # `ip link set lo up` in the Web tests' network namespace
   python3-venv   # the metrics test's venv for PyPI's prometheus-client (Prometheus's own text parser)
 )

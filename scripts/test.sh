@@ -123,7 +123,8 @@ publish() {
 web() {
   # Headless Chromium against `swiftcam run --http`, WebRTC included; then, one suite at a time after the page's (sixty
   # viewers churned beside a page test could push its WebRTC past the page's 6 s MJPEG fallback), hostile /ws clients,
-  # viewer lifetimes and an independent WebRTC client (aiortc). Host, chromedriver and browser share a network
+  # viewer lifetimes, an independent WebRTC client (aiortc), the HTTP server's limits and the token's life (a wildcard
+  # bind). Host, chromedriver and browser share a network
   # namespace whose only interface is lo, so no ICE candidate or check can reach another address of this machine, and a
   # PID namespace, so whatever the tests leave running (a chromedriver of a test killed mid-way) ends with them.
   step "the camera page in headless Chromium, in a network namespace with only lo"
@@ -140,7 +141,12 @@ web() {
   local sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
   watched 30 "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests" \
-    && swift test --skip-build --no-parallel --filter "WebTests.HostileClientTests|WebTests.ViewerLifetimeTests|WebTests.IndependentClientTests"; exit $?'
+    && swift test --skip-build --no-parallel --filter "WebTests.HostileClientTests|WebTests.ViewerLifetimeTests|WebTests.IndependentClientTests|WebTests.HTTPServerTests|WebTests.TokenLifeTests"; exit $?'
+  # Debian's Firefox ESR (VP8 only) from a second host: two network namespaces joined by a veth pair, its WebRTC settings
+  # the defaults; driven with marionette_driver from PyPI, in a venv made out here (the namespaces have no network).
+  bash scripts/firefox-venv.sh >/dev/null
+  watched 10 "${sudo_cmd[@]}" unshare --net --mount python3 scripts/firefox_test.py "$(swift build --show-bin-path)/swiftcam" \
+    "${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/firefox.png"
   echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
   metrics
 }
