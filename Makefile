@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-doc bench-web bench-webrtc-send load-web load-webrtc load-rtsp leaks-webrtc
+.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-doc bench-web bench-first-frame bench-vp8 bench-webrtc-send load-web load-webrtc load-rtsp leaks-webrtc
 
 deps:
 	@bash scripts/deps.sh
@@ -90,6 +90,17 @@ bench-doc: release
 # Chromium in a network namespace with only lo): p50/p95 (~1 min after the builds).
 bench-web: deps
 	@bash scripts/bench-web.sh
+
+# Time to the first WebRTC frame from a second host (two network namespaces joined by a veth pair), per browser and
+# codec (Chromium H.264 and VP8, Firefox ESR VP8) over 10 page loads: p50/p95 (~3 min, as root).
+bench-first-frame: deps
+	$(SWIFT) build -c release --product swiftcam
+	@bash scripts/firefox-venv.sh >/dev/null
+	unshare --net --mount --pid --fork --mount-proc python3 scripts/first_frame_bench.py "$$($(SWIFT) build -c release --show-bin-path)/swiftcam"
+
+# vp8enc's speed at 1280x720 under each real-time setting the live VP8 encoder could use (~1 min).
+bench-vp8: deps
+	@bash scripts/vp8-settings.sh
 
 # The WebRTC send path's CPU per RTP packet, piece by piece (SRTP AES-CM and AES-GCM, udpsink with and without
 # buffer lists, rtpbin, webrtcbin's elements, a lean path) in gst-launch pipelines on lo in a network namespace (~1 min).

@@ -19,10 +19,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOST_ADDRESS, BROWSER_ADDRESS = "10.213.0.1", "10.213.0.2"
-NAMESPACE = f"swiftcam-firefox-{os.getpid()}"
-SAFETY = 60  # seconds: a safety net for each wait, never a figure under test
+from two_hosts import BROWSER_ADDRESS, ROOT, SAFETY, TwoHosts
+
 MARIONETTE_PORT = 2828
 
 # Resolves when the page plays WebRTC (its first frames decoded), or says it fell back.
@@ -65,10 +63,6 @@ const check = () => {
 };
 check();
 """
-
-
-def run(command, **kwargs):
-    return subprocess.run(command, check=True, **kwargs)
 
 
 def browser(url, screenshot):
@@ -135,61 +129,28 @@ def main():
     screenshot = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, ".build", "screenshots", "firefox.png"))
     os.makedirs(os.path.dirname(screenshot), exist_ok=True)
     python = os.path.join(ROOT, ".build", "firefox-venv", "bin", "python")
-    scratch = tempfile.mkdtemp(prefix="firefox-test.", dir=os.path.join(ROOT, ".build"))
-    host = None
     failures = []
-    try:
-        run(["ip", "link", "set", "lo", "up"])
-        run(["ip", "netns", "add", NAMESPACE])
-        run(["ip", "link", "add", "sc-host", "type", "veth", "peer", "name", "sc-browser"])
-        run(["ip", "link", "set", "sc-browser", "netns", NAMESPACE])
-        run(["ip", "addr", "add", f"{HOST_ADDRESS}/24", "dev", "sc-host"])
-        run(["ip", "link", "set", "sc-host", "up"])
-        for command in (["ip", "addr", "add", f"{BROWSER_ADDRESS}/24", "dev", "sc-browser"], ["ip", "link", "set", "sc-browser", "up"],
-                        ["ip", "link", "set", "lo", "up"]):
-            run(["ip", "netns", "exec", NAMESPACE] + command)
-        env = dict(os.environ, SWIFTCAM_PIPELINES=os.path.join(ROOT, "pipelines"), XDG_RUNTIME_DIR=scratch,
-                   XDG_STATE_HOME=os.path.join(scratch, "state"))
-        env.pop("STATE_DIRECTORY", None)
-        host = subprocess.Popen([binary, "run", "switch", "--quiet", "--no-control", "--http", f"{HOST_ADDRESS}:0", "--token", "generate"],
-                                cwd=scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        url = None
-        for line in host.stdout:
-            if line.startswith("camera screen "):
-                url = line.split(" ")[-1].strip()
-                break
-        if not url or not url.startswith(f"http://{HOST_ADDRESS}:"):
-            raise SystemExit(f"FAIL: the host printed no camera screen URL on {HOST_ADDRESS} ({url})")
+
+    def check(condition, what):
+        print(("ok: " if condition else "FAIL: ") + what)
+        if not condition:
+            failures.append(what)
+
+    with TwoHosts() as hosts:
+        url = hosts.start_camera(binary)
         print(f"host: {url.split('?')[0]} (the printed URL, opened as printed from {BROWSER_ADDRESS})")
-        result = subprocess.run(["ip", "netns", "exec", NAMESPACE, python, os.path.abspath(__file__), "--browser", url, screenshot],
-                                capture_output=True, text=True, timeout=5 * SAFETY)
+        result = hosts.in_browser_namespace([python, os.path.abspath(__file__), "--browser", url, screenshot], timeout=5 * SAFETY)
         if result.returncode != 0:
             raise SystemExit(f"FAIL: the browser side ended {result.returncode}: {result.stdout[-800:]} {result.stderr[-1500:]}")
         findings = json.loads(result.stdout.strip().splitlines()[-1])
         print(f"Firefox {findings.get('version')}: {findings}")
-
-        def check(condition, what):
-            print(("ok: " if condition else "FAIL: ") + what)
-            if not condition:
-                failures.append(what)
-
         check(findings.get("playing") == ["webrtc", "VP8"], f"live WebRTC in VP8, no MJPEG fallback ({findings.get('playing')})")
         check(findings.get("mode") == "webrtc", f"still WebRTC at the end ({findings.get('mode')})")
         check(bool(findings.get("yellow")), f"the yellow bar ({findings.get('yellow')})")
         check(isinstance(findings.get("filter"), dict) and findings["filter"].get("ok") is True, f"mono applied ({findings.get('filter')})")
         check(bool(findings.get("grey")), f"the picture turned grey ({findings.get('grey')})")
         still = findings.get("still")
-        check(bool(still) and os.path.isfile(os.path.join(scratch, "captures", still)), f"a still taken: captures/{still}")
-    finally:
-        if host:
-            host.terminate()
-            try:
-                host.wait(timeout=SAFETY)
-            except subprocess.TimeoutExpired:
-                host.kill()
-                host.wait()
-        subprocess.run(["ip", "netns", "del", NAMESPACE], stderr=subprocess.DEVNULL)
-        shutil.rmtree(scratch, ignore_errors=True)
+        check(bool(still) and os.path.isfile(os.path.join(hosts.scratch, "captures", still)), f"a still taken: captures/{still}")
     if failures:
         raise SystemExit(f"FAIL: {len(failures)} Firefox checks failed")
     print(f"ok: Debian's Firefox plays the page's live VP8 from another host; screenshot {os.path.relpath(screenshot, ROOT)}")

@@ -145,7 +145,7 @@ web() {
   # Debian's Firefox ESR (VP8 only) from a second host: two network namespaces joined by a veth pair, its WebRTC settings
   # the defaults; driven with marionette_driver from PyPI, in a venv made out here (the namespaces have no network).
   bash scripts/firefox-venv.sh >/dev/null
-  watched 10 "${sudo_cmd[@]}" unshare --net --mount python3 scripts/firefox_test.py "$(swift build --show-bin-path)/swiftcam" \
+  watched 10 "${sudo_cmd[@]}" unshare --net --mount --pid --fork --mount-proc python3 scripts/firefox_test.py "$(swift build --show-bin-path)/swiftcam" \
     "${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/firefox.png"
   echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
   metrics

@@ -19,6 +19,7 @@ const app = {
   maxZoom: 16,
   codec: null,          // the WebRTC video's codec (VP8, H264), once it plays
   waitingFor: null,     // what the picture waits for, as the page says it (null once it shows)
+  firstFrameMs: null,   // ms from the page's navigation to its first WebRTC frame (performance.now())
   lastFocus: null,      // {x, y} normalized, as posted
   lastExposure: null,
   recordingSince: null,
@@ -291,6 +292,7 @@ async function answerOffer(sdp) {
 video.addEventListener('playing', () => {
   if (app.mode === 'mjpeg') return;
   app.mode = 'webrtc';
+  if (app.firstFrameMs === null) app.firstFrameMs = Math.round(performance.now());
   clearTimeout(fallbackTimer);
   $('last-frame').hidden = true;
   waiting(null);

@@ -1,0 +1,73 @@
+"""Two hosts on one machine, for the browser tests and benchmarks: the camera host in this network namespace and a
+browser in a second one made here, joined by a veth pair with private addresses of their own (10.213.0.1 and
+10.213.0.2), so every packet stays between the two. Run as root inside a network and mount namespace of its own
+(`unshare --net --mount`). Imported by firefox_test.py and first_frame_bench.py."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOST_ADDRESS, BROWSER_ADDRESS = "10.213.0.1", "10.213.0.2"
+SAFETY = 60  # seconds: a safety net for each wait, never a figure under test
+
+
+def run(command):
+    subprocess.run(command, check=True)
+
+
+class TwoHosts:
+    """The browser's namespace and the veth pair (`with TwoHosts() as hosts:`); `hosts.start_camera(...)` runs
+    `swiftcam run` on the host's address and returns the URL it printed; everything goes at the end."""
+
+    def __init__(self):
+        self.namespace = f"swiftcam-browser-{os.getpid()}"
+        self.scratch = tempfile.mkdtemp(prefix="two-hosts.", dir=os.path.join(ROOT, ".build"))
+        self.camera = None
+
+    def __enter__(self):
+        run(["ip", "link", "set", "lo", "up"])
+        run(["ip", "netns", "add", self.namespace])
+        run(["ip", "link", "add", "sc-host", "type", "veth", "peer", "name", "sc-browser"])
+        run(["ip", "link", "set", "sc-browser", "netns", self.namespace])
+        run(["ip", "addr", "add", f"{HOST_ADDRESS}/24", "dev", "sc-host"])
+        run(["ip", "link", "set", "sc-host", "up"])
+        for command in (["ip", "addr", "add", f"{BROWSER_ADDRESS}/24", "dev", "sc-browser"],
+                        ["ip", "link", "set", "sc-browser", "up"], ["ip", "link", "set", "lo", "up"]):
+            run(["ip", "netns", "exec", self.namespace] + command)
+        return self
+
+    def __exit__(self, *_):
+        self.stop_camera()
+        subprocess.run(["ip", "netns", "del", self.namespace], stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def start_camera(self, binary, config="switch", arguments=()):
+        """`swiftcam run CONFIG --http HOST:0 --token generate` in the scratch folder; the printed URL."""
+        env = dict(os.environ, SWIFTCAM_PIPELINES=os.path.join(ROOT, "pipelines"), XDG_RUNTIME_DIR=self.scratch,
+                   XDG_STATE_HOME=os.path.join(self.scratch, "state"))
+        env.pop("STATE_DIRECTORY", None)
+        command = [binary, "run", config, "--quiet", "--no-control", "--http", f"{HOST_ADDRESS}:0", "--token", "generate", *arguments]
+        self.camera = subprocess.Popen(command, cwd=self.scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, text=True)
+        for line in self.camera.stdout:
+            if line.startswith("camera screen "):
+                url = line.split(" ")[-1].strip()
+                if url.startswith(f"http://{HOST_ADDRESS}:"):
+                    return url
+        raise SystemExit(f"FAIL: the host printed no camera screen URL on {HOST_ADDRESS}")
+
+    def stop_camera(self):
+        if not self.camera:
+            return
+        self.camera.terminate()
+        try:
+            self.camera.wait(timeout=SAFETY)
+        except subprocess.TimeoutExpired:
+            self.camera.kill()
+            self.camera.wait()
+        self.camera = None
+
+    def in_browser_namespace(self, command, timeout):
+        """Runs `command` in the browser's namespace; its CompletedProcess (output captured as text)."""
+        return subprocess.run(["ip", "netns", "exec", self.namespace] + command, capture_output=True, text=True, timeout=timeout)
