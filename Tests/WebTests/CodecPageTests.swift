@@ -100,6 +100,9 @@ extension PageTests {
         #expect(said.contains { $0.hasPrefix("waiting for the first frame (") && $0.hasSuffix(" packets so far)") }, "\(said)")
         #expect(!said.contains("waiting for the MJPEG stream"), "\(said)")
         #expect((log as? [Any])?[1] as? Bool == true, "the waiting text stays over the picture")
-        #expect(json(try await http("GET", host.base.appendingPathComponent("api/status")).body)["viewers"] as? [String: Int] == ["webrtc": 1, "mjpeg": 0])
+        #expect(
+            json(try await http("GET", host.base.appendingPathComponent("api/status")).body)["viewers"] as? [String: Int] == [
+                "webrtc": 1, "mjpeg": 0
+            ])
     }
 }
