@@ -7,7 +7,8 @@ import Glibc
 
 /// The live picture for browsers, on the session's shared live encoders (one encode for every viewer, RTSP
 /// client and publisher): each WebRTC viewer subscribes, with a small pipeline of its own, to the encoder of the codec
-/// its answer chose (`.video`'s H.264, or `.vp8`), each MJPEG viewer to `.mjpeg`. Viewers come and go on `queue`, never on the server's loop or a streaming thread.
+/// its answer chose (`.video`'s H.264, or `.vp8`), each MJPEG viewer to `.mjpeg`. Viewers come and go on `queue`, never
+/// on the server's loop or a streaming thread.
 final class LiveVideo: @unchecked Sendable {
     weak var server: WebServer?
     private let session: CaptureSession
@@ -187,9 +188,8 @@ final class LiveVideo: @unchecked Sendable {
 
     // MARK: - MJPEG
 
-    /// `GET /stream.mjpg` (loop thread): takes the connection over from libsoup and hands it to a viewer.
-    /// A reader of `/stream.mjpg`, unless `limit` are in already (false: `message` is untouched, for the caller to
-    /// refuse): its connection is taken from libsoup and fed by a thread of its own.
+    /// `GET /stream.mjpg` (loop thread): a reader, unless `limit` are in already (false: `message` is untouched, for the
+    /// caller to refuse). Its connection is taken over from libsoup and handed to a viewer, a thread of its own.
     func addMJPEGViewer(_ message: OpaquePointer, limit: Int) -> Bool {
         let admitted = viewers.withLock { viewers in
             guard viewers.mjpeg.count + viewers.mjpegStarting < limit else { return false }

@@ -92,7 +92,7 @@ final class WebSocketClient: @unchecked Sendable {
             let stream = soup_websocket_connection_get_io_stream(connection), let socket = CSoup_stream_socket(stream)
         else { return }
         var error: UnsafeMutablePointer<GError>?
-        let kept = dup(g_socket_get_fd(socket))
+        let kept = fcntl(g_socket_get_fd(socket), F_DUPFD_CLOEXEC, 0)
         guard kept >= 0, let held = g_socket_new_from_fd(kept, &error).map({ ObjectReference(adopting: $0) }) else {
             if kept >= 0 { Glibc.close(kept) }
             if error != nil { DebugLog.warning("web: \(GLibError(consuming: &error).message)") }
