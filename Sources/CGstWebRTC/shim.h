@@ -19,8 +19,12 @@ static inline void CGstWebRTC_create_offer(GstElement *webrtc, GstPromise *promi
     g_signal_emit_by_name(webrtc, "create-offer", NULL, promise);
 }
 
+// With a promise though nothing waits on it: when webrtcbin cannot queue the task (the viewer is closing), 1.22 replies
+// with an error structure, which a NULL promise leaks.
 static inline void CGstWebRTC_set_local_description(GstElement *webrtc, GstWebRTCSessionDescription *description) {
-    g_signal_emit_by_name(webrtc, "set-local-description", description, NULL);
+    GstPromise *promise = gst_promise_new();
+    g_signal_emit_by_name(webrtc, "set-local-description", description, promise);
+    gst_promise_unref(promise);
 }
 
 static inline void CGstWebRTC_set_remote_description(GstElement *webrtc, GstWebRTCSessionDescription *description,

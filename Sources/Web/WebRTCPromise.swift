@@ -2,7 +2,10 @@ import CGstWebRTC
 import GStreamer
 
 extension WebRTCViewer {
-    /// A promise whose reply goes to `reply` on this viewer; the promise keeps the viewer alive until it is freed.
+    /// A promise whose reply goes to `reply` on this viewer; the promise keeps the viewer alive until it is freed. The
+    /// caller hands it to webrtcbin and lets its own reference go at once: webrtcbin holds the promise while its task
+    /// waits, and a task dropped unanswered (the viewer stopped first) then frees it, with the viewer's box, rather than
+    /// leaving it to a reply that never comes. `reply` gets the promise during `gst_promise_reply` and must not unref it.
     func promise(
         replyingTo reply: @escaping (WebRTCViewer) -> (UnsafeMutablePointer<GstPromise>) -> Void
     )

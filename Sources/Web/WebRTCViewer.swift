@@ -301,11 +301,12 @@ final class WebRTCViewer: @unchecked Sendable {
             return true
         }
         guard ready else { return }
-        CGstWebRTC_create_offer(webrtc.pointer, promise(replyingTo: WebRTCViewer.offerCreated))
+        guard let offered = promise(replyingTo: WebRTCViewer.offerCreated) else { return }
+        CGstWebRTC_create_offer(webrtc.pointer, offered)
+        gst_promise_unref(offered)  // webrtcbin holds it while the task waits (see `promise(replyingTo:)`)
     }
 
     private func offerCreated(_ promise: UnsafeMutablePointer<GstPromise>) {
-        defer { gst_promise_unref(promise) }
         guard gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED,
             let offer = CGstWebRTC_offer_from_reply(gst_promise_get_reply(promise))
         else {
@@ -328,18 +329,22 @@ final class WebRTCViewer: @unchecked Sendable {
     /// The page's answer, checked: webrtcbin takes it or says why not (then the viewer fails with the reason).
     func setAnswer(_ answer: SDPAnswer) {
         let fingerprint = answer.fingerprint
-        let choice = offered.first { $0.payload == answer.payload }
-        guard let choice, let description = answer.takeDescription() else { return }
+        guard let choice = offered.first(where: { $0.payload == answer.payload }),
+            let promise = self.promise(replyingTo: WebRTCViewer.answerSet)
+        else { return }
+        guard let description = answer.takeDescription() else {
+            gst_promise_unref(promise)
+            return
+        }
         chosen.withLock { $0 = choice }
-        let promise = self.promise(replyingTo: WebRTCViewer.answerSet)
         peer.withLock { $0.fingerprint = fingerprint }
         CGstWebRTC_set_remote_description(webrtc.pointer, description, promise)
+        gst_promise_unref(promise)
         gst_webrtc_session_description_free(description)
     }
 
     /// On webrtcbin's thread: the answer was taken (the DTLS transport is then watched) or refused.
     private func answerSet(_ promise: UnsafeMutablePointer<GstPromise>) {
-        defer { gst_promise_unref(promise) }
         let replied = gst_promise_wait(promise) == GST_PROMISE_RESULT_REPLIED
         var error = CGstWebRTC_reply_error(gst_promise_get_reply(promise))
         if error != nil {
