@@ -15,6 +15,9 @@ final class FrameCountingClient: @unchecked Sendable {
     /// Its ERROR lines and all of its stderr, as they come, so a client that is still running shows what it has said
     /// when a wait for frames gives up.
     let errors = Locked("")
+    /// Its last lines on stdout that counted no frame (the state changes gst-launch prints, what rtspsrc negotiated), for
+    /// a wait that gives up: a reader that decoded nothing shows how far it got.
+    let lastOutput = Locked([String]())
 
     /// `source` is the launch text up to the decoder, e.g. `rtspsrc location=… protocols=tcp`.
     convenience init(source: [String]) throws {
@@ -27,7 +30,7 @@ final class FrameCountingClient: @unchecked Sendable {
     /// Any command that prints one line per frame containing `marker` on stdout; with `totals`, lines that
     /// start with `marker` followed by the number of frames so far (`swiftcam publish-check`'s `frames N`).
     init(command: String, arguments: [String], countingLinesWith marker: String, totals: Bool = false) throws {
-        let frames = frames, firstFrame = firstFrame, errors = errors
+        let frames = frames, firstFrame = firstFrame, errors = errors, lastOutput = lastOutput
         child = try ChildProcess(
             [command] + arguments,
             onLine: { stream, line in
@@ -44,6 +47,11 @@ final class FrameCountingClient: @unchecked Sendable {
                     frames.withLock { $0 += 1 }
                 } else if line.contains("ERROR") {
                     errors.withLock { $0 += line + "\n" }
+                } else {
+                    lastOutput.withLock { lines in
+                        lines.append(String(line.prefix(300)))
+                        if lines.count > 12 { lines.removeFirst() }
+                    }
                 }
             })
         child.closeInput()

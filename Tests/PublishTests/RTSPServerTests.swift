@@ -18,7 +18,9 @@ import Testing
         for transport in ["tcp", "udp"] {
             let client = try reader(server.url, transport)
             defer { client.stop() }
-            #expect(client.waitForFrames(30), "\(transport): \(client.count) frames; \(client.errors.withLock { $0 })")
+            #expect(
+                client.waitForFrames(30),
+                "\(transport): \(client.count) frames; \(client.errors.withLock { $0 }); last output: \(client.lastOutput.withLock { $0 })")
         }
     }
 
@@ -103,7 +105,10 @@ import Testing
         #expect(none.count == 0)
         let right = try reader(server.url, "tcp", extra: ["user-id=viewer", "user-pw=s3cret"])
         defer { right.stop() }
-        #expect(right.waitForFrames(10), "\(right.count) frames, \(stream.frames.withLock { $0 }) encoded; \(right.errors.withLock { $0 })")
+        #expect(
+            right.waitForFrames(10),
+            "\(right.count) frames, \(stream.frames.withLock { $0 }) encoded; \(right.errors.withLock { $0 }); last output: \(right.lastOutput.withLock { $0 })"
+        )
     }
 
     @Test func beyondLoopbackNeedsCredentials() {
