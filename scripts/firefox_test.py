@@ -13,13 +13,11 @@ the veth pair and the browser's namespace there, and every packet stays between 
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
-from two_hosts import BROWSER_ADDRESS, ROOT, SAFETY, TwoHosts
+from two_hosts import BROWSER_ADDRESS, ROOT, SAFETY, TwoHosts, wait_listening
 
 MARIONETTE_PORT = 2828
 
@@ -84,15 +82,7 @@ def browser(url, screenshot):
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     findings = {}
     try:
-        deadline = time.monotonic() + SAFETY
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", MARIONETTE_PORT), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or firefox.poll() is not None:
-                    raise SystemExit("FAIL: Firefox's marionette did not listen")
-                time.sleep(0.1)
+        wait_listening(MARIONETTE_PORT, firefox, "Firefox's marionette")
         client = Marionette(host="127.0.0.1", port=MARIONETTE_PORT)
         client.start_session()
         client.timeout.script = SAFETY

@@ -12,14 +12,12 @@ Usage (as root, inside `unshare --net --mount`): first_frame_bench.py SWIFTCAM
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
-from two_hosts import ROOT, SAFETY, TwoHosts
+from two_hosts import ROOT, SAFETY, TwoHosts, free_port, wait_listening
 
 LOADS = int(os.environ.get("FIRST_FRAME_LOADS", "10"))
 
@@ -44,24 +42,6 @@ RTCPeerConnection.prototype.createAnswer = function (...args) {
   return createAnswer.apply(this, args);
 };
 """
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_listening(port, process, what):
-    deadline = time.monotonic() + SAFETY
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return
-        except OSError:
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise SystemExit(f"FAIL: {what} did not listen")
-            time.sleep(0.1)
 
 
 def chromium(url, codec, loads):

@@ -4,8 +4,10 @@ browser in a second one made here, joined by a veth pair with private addresses 
 (`unshare --net --mount`). Imported by firefox_test.py and first_frame_bench.py."""
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST_ADDRESS, BROWSER_ADDRESS = "10.213.0.1", "10.213.0.2"
@@ -14,6 +16,26 @@ SAFETY = 60  # seconds: a safety net for each wait, never a figure under test
 
 def run(command):
     subprocess.run(command, check=True)
+
+
+def free_port():
+    """A TCP port nothing listens on now, on 127.0.0.1 (a browser driver's)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_listening(port, process, what):
+    """Waits for 127.0.0.1:`port` to accept (a browser's driver starting); fails naming `what` if `process` ends first."""
+    deadline = time.monotonic() + SAFETY
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise SystemExit(f"FAIL: {what} did not listen")
+            time.sleep(0.1)
 
 
 class TwoHosts:

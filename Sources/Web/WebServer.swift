@@ -392,17 +392,3 @@ public enum WebServerError: Error, CustomStringConvertible {
         }
     }
 }
-
-/// Compares without stopping at the first difference, so the time taken says nothing about the token.
-func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-    let x = Array(a.utf8), y = Array(b.utf8)
-    var difference = UInt8(x.count == y.count ? 0 : 1)
-    for index in 0..<max(x.count, y.count) {
-        difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
-    }
-    return difference == 0
-}
-
-extension Array {
-    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
-}
