@@ -11,7 +11,9 @@ packages=(
   python3-pil   # tests decode stills with a decoder other than GStreamer's (PIL)
   libsoup-3.0-dev   # the browser screen's HTTP and WebSocket server (Web)
   libgstreamer-plugins-bad1.0-dev gstreamer1.0-nice   # webrtcbin's headers and its ICE agent (Web)
-  libssl-dev   # libcrypto: the ECDSA certificate of the page's WebRTC viewers (Web)
+  libssl-dev   # libcrypto: the ECDSA certificates of the page's WebRTC viewers and of its HTTPS (Web)
+  glib-networking   # GLib's TLS backend: the page's HTTPS beyond loopback (Web)
+  openssl   # the tests read certificates and speak TLS to the page with a tool that is not ours
   libgstrtspserver-1.0-dev gstreamer1.0-rtsp   # RTSP serving and pushing (Publish)
   chromium chromium-driver   # the browser the Web tests drive, headless
   firefox-esr   # the second browser of the Web tests (no H.264 in its WebRTC: it gets VP8), driven by marionette

@@ -121,7 +121,8 @@ shlibs=$(cd "$work" && dpkg-shlibdeps -O "${elves[@]}" 2>"$work/shlibdeps.log") 
 linked=${shlibs#shlibs:Depends=}
 [ -n "$linked" ] && [ "$linked" != "$shlibs" ] || die "dpkg-shlibdeps found no dependencies: $shlibs"
 # The elements the host builds graphs from by name (videotestsrc, v4l2src, jpegenc, matroskamux, webrtcbin, …).
-depends="$linked, passwd, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-plugins-bad, gstreamer1.0-nice, gstreamer1.0-rtsp"
+# glib-networking: GLib's TLS backend, a module GIO loads for the page's HTTPS (no library links it).
+depends="$linked, passwd, glib-networking, gstreamer1.0-plugins-base, gstreamer1.0-plugins-good, gstreamer1.0-plugins-bad, gstreamer1.0-nice, gstreamer1.0-rtsp"
 
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 maintainer=${SWIFTCAM_MAINTAINER:-SwiftCam developers <swiftcam@localhost>}

@@ -17,6 +17,13 @@ public enum DebugLog {
         gst_debug_log_literal(category, GST_LEVEL_WARNING, file, function, gint(truncatingIfNeeded: line), nil, text)
     }
 
+    /// Logs `text` at info level (`GST_DEBUG=swiftcam:4`): what happens often and is nobody's failure, such as a
+    /// client that gives up on a TLS handshake.
+    public static func info(_ text: String, file: String = #fileID, function: String = #function, line: Int = #line) {
+        guard let category else { return }
+        gst_debug_log_literal(category, GST_LEVEL_INFO, file, function, gint(truncatingIfNeeded: line), nil, text)
+    }
+
     /// Prints this category's messages (warnings and up) on stderr through GStreamer's default log function,
     /// whatever `GST_DEBUG` says of other categories. Calls `gst_debug_set_active` and `gst_debug_set_threshold_for_name`.
     public static func showOnStandardError() {

@@ -152,6 +152,7 @@ public final class CameraHost: Sendable {
             page.withLock { $0 = server }
             services.started(server.stop)
             for url in server.urls { report(.cameraScreen(url: url)) }
+            if let tls = web.tls { report(.certificate(fingerprint: tls.fingerprint, origin: tls.origin)) }
         }
         if let startFailure {
             // The page shows the reason (the `unconfigured`, `unauthorized` or `failed` banner) until a stop

@@ -7,6 +7,8 @@ public enum HostEvent: Sendable {
     case session(SessionEvent)
     /// The camera page serves at `url` (one event for each URL that opens it).
     case cameraScreen(url: String)
+    /// The page's HTTPS certificate, after its URLs: its SHA-256 fingerprint (what a browser shows) and where it is.
+    case certificate(fingerprint: String, origin: String)
     /// The metrics-only server serves `GET /metrics` at `url`.
     case metrics(url: String)
     /// The camera failed while starting; the page (or `/metrics`) shows why until a stop is asked for.

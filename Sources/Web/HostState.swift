@@ -3,8 +3,8 @@ import Filters
 import FoundationEssentials
 import Glibc
 
-/// What a host makes once and keeps across its restarts: the page's generated token, one file per session name
-/// (`web/NAME.token`, readable by its owner alone). The folder is the service's `StateDirectory` (`$STATE_DIRECTORY`,
+/// What a host makes once and keeps across its restarts, per session name, readable by its owner alone: the page's
+/// generated token (`web/NAME.token`) and its self-signed HTTPS certificate with its key (`web/NAME.pem`). The folder is the service's `StateDirectory` (`$STATE_DIRECTORY`,
 /// set by systemd), else `$XDG_STATE_HOME/swiftcam`, else `~/.local/state/swiftcam`; `swiftcam token NAME --state DIR`
 /// names another.
 public struct HostState: Sendable, Equatable {
@@ -46,21 +46,63 @@ public struct HostState: Sendable, Equatable {
         return (token, true)
     }
 
+    /// Where the self-signed HTTPS certificate of session `name` is kept, with its key.
+    public func certificatePath(for name: String) -> String {
+        "\(directory)/web/\(name).pem"
+    }
+
+    /// Days a made certificate is valid, and how many before its end a new one is made instead.
+    static let certificateDays = 825
+    static let certificateRenewalDays = 30
+
+    /// The kept HTTPS certificate of session `name`: made for `names` (the addresses and host names it serves) when
+    /// there is none that serves, or when the kept one ends within `certificateRenewalDays`; `made` says which. A kept
+    /// one is served whatever names it holds, so its fingerprint stays what a browser was told to trust.
+    public func certificate(for name: String, names: [String]) throws(HostStateError) -> (identity: TLSIdentity, made: Bool) {
+        guard Self.isSessionName(name) else { throw .badName(name) }
+        let path = certificatePath(for: name)
+        if let kept = try keptText(at: path), TLSIdentity.isValid(pem: kept, forAnother: Self.certificateRenewalDays * 86_400),
+            let identity = try? TLSIdentity(pem: kept, origin: path)
+        {
+            return (identity, false)
+        }
+        let made: SelfSignedCertificate
+        do {
+            made = try SelfSignedCertificate.generate(names: names, days: Self.certificateDays)
+        } catch {
+            throw .certificate(reason: error.description)
+        }
+        try write(made.pem, to: path)
+        do {
+            return (try TLSIdentity(pem: made.pem, origin: path), true)
+        } catch {
+            throw .certificate(reason: error.description)
+        }
+    }
+
+    private static func isSessionName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("/") && name != "." && name != ".."
+    }
+
     /// The kept token of session `name`; nil when none was made.
     public func existingToken(for name: String) throws(HostStateError) -> String? {
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else { throw .badName(name) }
+        guard Self.isSessionName(name) else { throw .badName(name) }
         return try keptToken(at: tokenPath(for: name))
+    }
+
+    /// The text of `path`; nil when there is no such file.
+    private func keptText(at path: String) throws(HostStateError) -> String? {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            if access(path, F_OK) != 0, errno == ENOENT { return nil }
+            throw .unreadable(path: path, reason: access(path, R_OK) != 0 ? SystemError.message(errno) : "not UTF-8 text")
+        }
     }
 
     /// The token in `path`; nil when there is no such file.
     private func keptToken(at path: String) throws(HostStateError) -> String? {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            if access(path, F_OK) != 0, errno == ENOENT { return nil }
-            throw .unreadable(path: path, reason: SystemError.message(errno))
-        }
+        guard let text = try keptText(at: path) else { return nil }
         let token = text.trimmed
         guard token.count >= 8, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else { throw .notAToken(path: path) }
         return token
@@ -97,14 +139,22 @@ public enum HostStateError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case unwritable(path: String, reason: String)
     case notAToken(path: String)
+    /// No certificate could be made or served: `reason` says why.
+    case certificate(reason: String)
 
     public var description: String {
         switch self {
         case let .badName(name): "'\(name.escapingControls)' is not a session name"
-        case let .unreadable(path, reason): "cannot read the kept token \(path.escapingControls): \(reason)"
-        case let .unwritable(path, reason): "cannot keep the token in \(path.escapingControls): \(reason)"
+        case let .unreadable(path, reason): "cannot read the kept \(Self.what(path)) \(path.escapingControls): \(reason)"
+        case let .unwritable(path, reason): "cannot keep the \(Self.what(path)) in \(path.escapingControls): \(reason)"
         case let .notAToken(path):
             "\(path.escapingControls) holds no token (8 or more printable characters): remove it, or make a new one with swiftcam token NAME --renew"
+        case let .certificate(reason): reason
         }
+    }
+
+    /// What a kept file holds, by its name.
+    private static func what(_ path: String) -> String {
+        path.hasSuffix(".pem") ? "HTTPS certificate" : "token"
     }
 }

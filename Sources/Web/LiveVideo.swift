@@ -14,7 +14,7 @@ final class LiveVideo: @unchecked Sendable {
     private let session: CaptureSession
     private let restrictICEToLoopback: Bool
     /// The host's ECDSA certificate for every viewer's DTLS, made at start; nil: GStreamer's RSA one.
-    private let certificate: DTLSCertificate?
+    private let certificate: SelfSignedCertificate?
     private let queue = DispatchQueue(label: "swiftcam.web.video")
     /// Where WebRTC viewers are stopped, one after another, off `queue`.
     private let teardown = DispatchQueue(label: "swiftcam.web.video.teardown")
@@ -38,7 +38,7 @@ final class LiveVideo: @unchecked Sendable {
         self.session = session
         self.restrictICEToLoopback = restrictICEToLoopback
         do {
-            certificate = try DTLSCertificate.generate()
+            certificate = try SelfSignedCertificate.generate()
         } catch {
             DebugLog.warning("web: \(error): \(error.libraryText)")
             session.warn(

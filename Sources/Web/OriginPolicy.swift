@@ -18,18 +18,19 @@ enum OriginPolicy {
         return hostPort == port && ["localhost", "127.0.0.1", "[::1]", boundName.lowercased()].contains(name.lowercased())
     }
 
-    /// Whether `origin` (the `Origin` header) is this server's own page: `http://` and the same host and port the
-    /// request was sent to. `null` (a sandboxed frame, a file) is not.
-    static func isSameOrigin(_ origin: String, host: String?) -> Bool {
-        guard let host, let ours = split(host), origin.lowercased().hasPrefix("http://"),
-            let theirs = split(String(origin.dropFirst("http://".count)))
+    /// Whether `origin` (the `Origin` header) is this server's own page: the server's scheme (`https://` when `secure`,
+    /// else `http://`) and the same host and port the request was sent to. `null` (a sandboxed frame, a file) is not.
+    static func isSameOrigin(_ origin: String, host: String?, secure: Bool = false) -> Bool {
+        let scheme = secure ? "https://" : "http://"
+        guard let host, let ours = split(host, defaultPort: secure ? 443 : 80), origin.lowercased().hasPrefix(scheme),
+            let theirs = split(String(origin.dropFirst(scheme.count)), defaultPort: secure ? 443 : 80)
         else { return false }
         return ours.name.lowercased() == theirs.name.lowercased() && ours.port == theirs.port
     }
 
-    /// `name[:port]` → the name (an IPv6 address keeps its brackets) and the port (80 when none is written); nil when
-    /// it is not that shape.
-    private static func split(_ authority: String) -> (name: String, port: Int)? {
+    /// `name[:port]` → the name (an IPv6 address keeps its brackets) and the port (`defaultPort` when none is written);
+    /// nil when it is not that shape.
+    private static func split(_ authority: String, defaultPort: Int = 80) -> (name: String, port: Int)? {
         var name = Substring(authority)
         var portText: Substring?
         if authority.hasPrefix("[") {
@@ -45,7 +46,7 @@ enum OriginPolicy {
             portText = authority[authority.index(after: colon)...]
         }
         guard !name.isEmpty, !name.contains("/"), !name.contains("@") else { return nil }
-        guard let portText else { return (String(name), 80) }
+        guard let portText else { return (String(name), defaultPort) }
         guard let port = Int(portText), (1...65535).contains(port) else { return nil }
         return (String(name), port)
     }

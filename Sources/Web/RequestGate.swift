@@ -15,7 +15,8 @@ import Glibc
 /// - a method the server has no use for gets a 405 naming the ones it has, one that is not HTTP's a 501;
 /// - a `Content-Length` that is not a number, or two that differ, gets a 400 (libsoup warned on the log and went on).
 /// Every other connection goes to libsoup untouched (`soup_server_accept_iostream`). One request per connection (the
-/// server answers `Connection: close`, see `WebServer.screen`), so every request head passes here.
+/// server answers `Connection: close`, see `WebServer.screen`), so every request head passes here. With a certificate,
+/// TLS ends first (`TLSTermination`) and the gate screens the plain bytes.
 ///
 /// Loop thread only (unchecked Sendable: its signal handler holds it weakly, and runs on the loop thread too).
 final class RequestGate: @unchecked Sendable {
@@ -34,11 +35,17 @@ final class RequestGate: @unchecked Sendable {
     let port: Int
     private let server: UnsafeMutablePointer<SoupServer>
     private let service: ObjectReference
+    private let certificate: ObjectReference?
     private var incoming: SignalConnection?
 
-    /// Listens on `address` (port 0: one is chosen) for `server`.
-    init(server: UnsafeMutablePointer<SoupServer>, address: UnsafeMutablePointer<GSocketAddress>) throws(WebServerError) {
+    /// Listens on `address` (port 0: one is chosen) for `server`; over TLS with `certificate` (a `GTlsCertificate`).
+    init(
+        server: UnsafeMutablePointer<SoupServer>, address: UnsafeMutablePointer<GSocketAddress>, certificate: ObjectReference?
+    )
+        throws(WebServerError)
+    {
         self.server = server
+        self.certificate = certificate
         let service = ObjectReference(adopting: g_socket_service_new())
         self.service = service
         var effective: UnsafeMutablePointer<GSocketAddress>?
@@ -97,21 +104,33 @@ final class RequestGate: @unchecked Sendable {
 
     // MARK: - Connections
 
-    /// A connection whose request line is awaited.
+    /// A connection whose request line is awaited, with the addresses libsoup is told (a relayed one's are the TCP
+    /// connection's).
     private final class Arrival {
         private let held: ObjectReference
         unowned let gate: RequestGate
+        let local: ObjectReference?
+        let remote: ObjectReference?
         var waits = 0
-        init(connection: UnsafeMutablePointer<GSocketConnection>, gate: RequestGate) {
+        init(
+            connection: UnsafeMutablePointer<GSocketConnection>, gate: RequestGate, local: ObjectReference? = nil,
+            remote: ObjectReference? = nil
+        ) {
             held = ObjectReference(retaining: connection)
             self.gate = gate
+            self.local = local ?? g_socket_connection_get_local_address(connection, nil).map { ObjectReference(adopting: $0) }
+            self.remote = remote ?? g_socket_connection_get_remote_address(connection, nil).map { ObjectReference(adopting: $0) }
         }
         var connection: UnsafeMutablePointer<GSocketConnection> { held.pointer(to: GSocketConnection.self) }
         var descriptor: Int32 { g_socket_get_fd(g_socket_connection_get_socket(connection)) }
     }
 
     private func admit(_ connection: UnsafeMutablePointer<GSocketConnection>) {
-        watch(Arrival(connection: connection, gate: self))
+        guard let certificate else { return watch(Arrival(connection: connection, gate: self)) }
+        TLSTermination(connection: connection, certificate: certificate, patience: Self.patience) { [weak self] plain, local, remote in
+            guard let self else { return }
+            self.watch(Arrival(connection: plain, gate: self, local: local, remote: remote))
+        }
     }
 
     /// Calls `readable` when the connection has bytes (or ends).
@@ -235,13 +254,10 @@ final class RequestGate: @unchecked Sendable {
     }
 
     private func handOver(_ arrival: Arrival) {
-        let connection = arrival.connection
-        let local = g_socket_connection_get_local_address(connection, nil).map { ObjectReference(adopting: $0) }
-        let remote = g_socket_connection_get_remote_address(connection, nil).map { ObjectReference(adopting: $0) }
-        defer { withExtendedLifetime((local, remote, arrival)) {} }
-        let stream = UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self)
+        defer { withExtendedLifetime(arrival) {} }
+        let stream = UnsafeMutableRawPointer(arrival.connection).assumingMemoryBound(to: GIOStream.self)
         if soup_server_accept_iostream(
-            server, stream, local?.pointer(to: GSocketAddress.self), remote?.pointer(to: GSocketAddress.self), nil) == 0
+            server, stream, arrival.local?.pointer(to: GSocketAddress.self), arrival.remote?.pointer(to: GSocketAddress.self), nil) == 0
         {
             g_io_stream_close(stream, nil, nil)
         }

@@ -2,9 +2,14 @@ public import Capture
 import Filters
 import FoundationEssentials
 
-/// Where the browser screen listens and the token it asks for: `--http [ADDR:]PORT` / config `"http"`,
-/// `--token`.
+/// Where the browser screen listens, over which scheme, and the token it asks for: `--http [SCHEME://][ADDR:]PORT` /
+/// config `"http"`, `--token`, `--tls-cert`/`--tls-key` / config `"https"`.
 public struct WebOptions: Sendable, Equatable {
+    /// What the address was written with: `https://` or `http://` ask by name; nil leaves it to the address.
+    public enum Scheme: String, Sendable, Equatable {
+        case http, https
+    }
+
     /// The address to bind, e.g. "127.0.0.1", "::1", "0.0.0.0".
     public var host: String
     /// The TCP port; 0 picks a free one (tests).
@@ -14,8 +19,12 @@ public struct WebOptions: Sendable, Equatable {
     /// How many pages (WebSockets) may be open at once, and how long one may send nothing: `ConnectionLimits.page`.
     public var limits: ConnectionLimits = .page
     /// False for `--metrics ADDR`: the server answers `/metrics` only (no page, no commands, no WebSocket), so it needs
-    /// no token on any address.
+    /// no token on any address, and serves plain HTTP (it carries no secret) unless asked for `https://` by name.
     public var servesPage = true
+    /// The scheme written before the address, if any.
+    public var scheme: Scheme?
+    /// The certificate HTTPS serves; set (by the caller) whenever `servesTLS`.
+    public var tls: TLSIdentity?
 
     /// The default: loopback, port 8080, no token.
     public static let standard = WebOptions(host: "127.0.0.1", port: 8080, token: nil)
@@ -26,11 +35,19 @@ public struct WebOptions: Sendable, Equatable {
         self.token = token
     }
 
-    /// Parses `[ADDR:]PORT` (`8080`, `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`); an empty text is the default.
-    public init(parsing text: String, token: String? = nil) throws(WebOptionsError) {
+    /// Parses `[SCHEME://][ADDR:]PORT` (`8080`, `127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:0`, `http://0.0.0.0:8080`,
+    /// `https://127.0.0.1:8443`); an empty text is the default.
+    public init(parsing written: String, token: String? = nil) throws(WebOptionsError) {
+        var text = written
+        var scheme: Scheme?
+        for candidate in [Scheme.https, .http] where text.lowercased().hasPrefix(candidate.rawValue + "://") {
+            scheme = candidate
+            text = String(text.dropFirst(candidate.rawValue.count + 3))
+            if text.hasSuffix("/") { text.removeLast() }
+        }
         var host = Self.standard.host
         var portText = text
-        if text.isEmpty {
+        if text.isEmpty, scheme == nil {
             portText = String(Self.standard.port)
         } else if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
             host = String(text[text.index(after: text.startIndex)..<close])
@@ -43,8 +60,20 @@ public struct WebOptions: Sendable, Equatable {
         }
         guard let port = Int(portText), (0...65535).contains(port), !host.isEmpty,
             host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" })
-        else { throw .invalid(text) }
+        else { throw .invalid(written) }
         self.init(host: host, port: port, token: token)
+        self.scheme = scheme
+    }
+
+    /// Whether the page is served over HTTPS (and WSS): asked for by name, or by default beyond loopback. Plain HTTP
+    /// beyond loopback only when `http://` asks for it.
+    public var servesTLS: Bool {
+        scheme.map { $0 == .https } ?? (servesPage && !isLoopback)
+    }
+
+    /// Whether the token would cross a network in clear text: plain HTTP asked for beyond loopback.
+    public var sendsTokenInClear: Bool {
+        !servesTLS && !isLoopback && servesPage
     }
 
     /// Whether the address is a loopback one (127.0.0.0/8, ::1): only then may the server run without a token.
@@ -52,11 +81,17 @@ public struct WebOptions: Sendable, Equatable {
         host == "::1" || host == "localhost" || host.hasPrefix("127.")
     }
 
-    /// Checks the rules: a token has at least 8 characters, and a non-loopback bind needs one.
+    /// Checks the rules: a token has at least 8 characters, a non-loopback bind needs one, and HTTPS a certificate.
     public func checked() throws(WebOptionsError) -> WebOptions {
+        try checkedToken()
+        if servesTLS, tls == nil { throw .certificateRequired }
+        return self
+    }
+
+    /// The token's rules alone (before a certificate is read or made).
+    public func checkedToken() throws(WebOptionsError) {
         if let token, token.isEmpty || token.count < 8 { throw .weakToken }
         if token == nil, !isLoopback, servesPage { throw .tokenRequired(host: host) }
-        return self
     }
 
     /// 128 random bits as 32 hex digits.
@@ -77,7 +112,7 @@ public struct WebOptions: Sendable, Equatable {
     /// for each of this machine's addresses (`URLHost.reachable`), so a printed line works from another machine.
     public func urls(port actual: Int? = nil) -> [String] {
         URLHost.reachable(forAddress: host).map { address in
-            let base = "http://\(address):\(actual ?? port)/"
+            let base = "\(servesTLS ? "https" : "http")://\(address):\(actual ?? port)/"
             return token.map { "\(base)?token=\($0)" } ?? base
         }
     }
@@ -100,14 +135,18 @@ public enum WebOptionsError: Error, Equatable, CustomStringConvertible {
     case tokenRequired(host: String)
     /// A token shorter than 8 characters.
     case weakToken
+    /// HTTPS with no certificate given or made.
+    case certificateRequired
 
     public var description: String {
         switch self {
         case let .invalid(text):
-            "--http takes [ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. 127.0.0.1:8080 (got '\(text.escapingControls)')"
+            "--http takes [http://|https://][ADDR:]PORT with a numeric address and a port from 0 to 65535, e.g. 127.0.0.1:8080 or https://0.0.0.0:8443 (got '\(text.escapingControls)')"
         case let .tokenRequired(host):
             "binding \(host) (not loopback) needs a token: pass --token TOKEN, or --token generate to have one made, kept and printed"
         case .weakToken: "the token must be at least 8 characters"
+        case .certificateRequired:
+            "HTTPS needs a certificate: name one with --tls-cert FILE --tls-key FILE (config \"https\"), or let swiftcam run make and keep one"
         }
     }
 }

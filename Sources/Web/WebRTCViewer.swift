@@ -17,7 +17,7 @@ import GStreamer
 /// matched the answer's `a=fingerprint` (webrtcbin completes the handshake with any certificate); a mismatch, a refused
 /// answer or a failed handshake ends the viewer through `onFailure` with the reason.
 ///
-/// The camera's side of DTLS serves the host's ECDSA certificate (`DTLSCertificate`) when it has one: the DTLS decoder
+/// The camera's side of DTLS serves the host's ECDSA certificate (`SelfSignedCertificate`) when it has one: the DTLS decoder
 /// gets it as webrtcbin builds the transport, before the offer reads its fingerprint.
 final class WebRTCViewer: @unchecked Sendable {
     let id: Int
@@ -47,7 +47,7 @@ final class WebRTCViewer: @unchecked Sendable {
     /// The answer's choice, from `setAnswer` until webrtcbin took it.
     private let chosen = Locked<Offered?>(nil)
     /// The host's certificate, and whether the DTLS decoder took it (then the offer says its fingerprint).
-    private let certificate: DTLSCertificate?
+    private let certificate: SelfSignedCertificate?
     let servesCertificate = Locked(false)
     private let negotiation = Locked(Negotiation())
     let peer = Locked(Peer())
@@ -95,7 +95,7 @@ final class WebRTCViewer: @unchecked Sendable {
     /// for negotiation and, with H.264 offered, `profileLevelID` is known (given, or read by `learnProfile`).
     init(
         id: Int, address: String, codecs: [(codec: LiveCodec, format: LiveFormat)], profileLevelID: String?,
-        certificate: DTLSCertificate?, restrictToLoopback: Bool, send: @escaping @Sendable (String) -> Void,
+        certificate: SelfSignedCertificate?, restrictToLoopback: Bool, send: @escaping @Sendable (String) -> Void,
         onAnswered: @escaping @Sendable (WebRTCViewer, Offered) -> Void,
         onFailure: @escaping @Sendable (ObjectIdentifier, String) -> Void
     ) throws {

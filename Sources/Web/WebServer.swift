@@ -161,7 +161,12 @@ public final class WebServer: @unchecked Sendable {
         }
         defer { withExtendedLifetime(address) {} }
         do {
-            gate = try RequestGate(server: server, address: address.pointer(to: GSocketAddress.self))
+            let certificate = try options.tls?.certificate()
+            gate = try RequestGate(server: server, address: address.pointer(to: GSocketAddress.self), certificate: certificate)
+        } catch let error as TLSIdentityError {
+            soup_server_disconnect(server)
+            self.server = nil
+            throw WebServerError.cannotListen(address: "\(options.host):\(options.port)", reason: error.description)
         } catch let WebServerError.cannotListen(_, reason) {
             soup_server_disconnect(server)
             self.server = nil
@@ -239,13 +244,14 @@ public final class WebServer: @unchecked Sendable {
         // another site that re-points a name at it learns only numbers.
         if options.token == nil, options.servesPage, !OriginPolicy.isLocal(host: host, bound: options.host, port: port) {
             let named = (host ?? "none").escapingControls
+            let scheme = options.servesTLS ? "https" : "http"
             return (
                 403,
-                "this camera answers only to its own address (http://127.0.0.1:\(port)/ or http://localhost:\(port)/), not to host \(named)"
+                "this camera answers only to its own address (\(scheme)://127.0.0.1:\(port)/ or \(scheme)://localhost:\(port)/), not to host \(named)"
             )
         }
         let changes = !["GET", "HEAD"].contains(request.method) || request.path == "/ws"
-        if changes, let origin = request.header("Origin"), !OriginPolicy.isSameOrigin(origin, host: host) {
+        if changes, let origin = request.header("Origin"), !OriginPolicy.isSameOrigin(origin, host: host, secure: options.servesTLS) {
             return (403, "commands come from this camera's own page, not from \(origin.escapingControls)")
         }
         if let token = options.token {
@@ -299,7 +305,9 @@ public final class WebServer: @unchecked Sendable {
         case ("GET", "/"), ("HEAD", "/"):
             if let token = options.token, request.query["token"] != nil {
                 let headers = soup_server_message_get_response_headers(message)
-                soup_message_headers_append(headers, "Set-Cookie", "swiftcam-token=\(token); Path=/; HttpOnly; SameSite=Strict")
+                soup_message_headers_append(
+                    headers, "Set-Cookie",
+                    "swiftcam-token=\(token); Path=/; HttpOnly; SameSite=Strict" + (options.servesTLS ? "; Secure" : ""))
                 soup_server_message_set_redirect(message, 303, "/")
                 return
             }

@@ -12,7 +12,8 @@ import Web
 enum RunCommand {
     static let usage = """
         usage: swiftcam run NAME [--set key=value…] [--frames N] [--duration SECONDS] [--rtsp [ADDR:]PORT] [--dot FILE] [--no-control]
-                            [--http [ADDR:]PORT [--token TOKEN|generate]] [--metrics [ADDR:]PORT] [--verbose]
+                            [--http [SCHEME://][ADDR:]PORT [--token TOKEN|generate] [--tls-cert FILE --tls-key FILE]]
+                            [--metrics [ADDR:]PORT] [--verbose]
 
         Runs pipelines/NAME.json. While it runs, commands come from stdin and from the control socket
         (swiftcam ctl NAME COMMAND): \(CommandInterpreter.help).
@@ -22,8 +23,11 @@ enum RunCommand {
         ADDR:PORT (default address 127.0.0.1; config key "http"). Any address but loopback needs a token:
         --token TOKEN, or --token generate for the one kept for NAME (made the first time, kept across restarts:
         swiftcam token NAME); without --token the kept one is used if there is one. On 0.0.0.0 or :: a URL is
-        printed for each of the machine's addresses. With --http, a camera that is missing or not allowed keeps
-        the page up with the reason until Ctrl-C.
+        printed for each of the machine's addresses. Beyond loopback the page is HTTPS (and its WebSocket WSS):
+        --tls-cert FILE --tls-key FILE (config "https") name a certificate, else one is made once, kept beside the
+        token and its SHA-256 fingerprint printed, to compare with what the browser shows. Plain HTTP beyond
+        loopback only when asked for by name: --http http://ADDR:PORT (the token then crosses the network in clear
+        text). With --http, a camera that is missing or not allowed keeps the page up with the reason until Ctrl-C.
         --metrics serves GET /metrics (Prometheus text format; the --http server has it too) and nothing else on ADDR:PORT;
         a camera that is missing or not allowed keeps it up, showing the status, until Ctrl-C.
         Under systemd (NOTIFY_SOCKET set), SIGHUP (systemctl reload) re-reads the config: a changed filter is set live, other
@@ -35,8 +39,9 @@ enum RunCommand {
 
     /// The page's options for `--http ADDR` and `--token`: a token as given; `generate`, the one kept for session `name`
     /// (made the first time, on any address: asked for, it is used on loopback too); none on a non-loopback bind, the
-    /// kept one when there is one (a service's), else refused. Says which kept token it took, and where it is.
-    static func webOptions(address: String, token: String?, name: String) throws -> WebOptions {
+    /// kept one when there is one (a service's), else refused. Says which kept token it took, and where it is. Over
+    /// HTTPS, the certificate of `files`, else the kept one (made the first time).
+    static func webOptions(address: String, token: String?, name: String, files: HTTPSConfig? = nil) throws -> WebOptions {
         var web = try WebOptions(parsing: address, token: token == "generate" ? nil : token)
         let wanted = token == "generate" || (token == nil && !web.isLoopback)
         if wanted, let state = HostState.standard() {
@@ -51,14 +56,41 @@ enum RunCommand {
                 Output.line("token kept in \(path)")
             }
         }
+        try web.checkedToken()
+        if web.sendsTokenInClear {
+            Output.error(
+                "warning: \(address) serves plain HTTP beyond loopback: the token crosses the network in clear text", priority: .warning)
+        }
+        if let files {
+            guard web.servesTLS else {
+                throw UsageError("--tls-cert and --tls-key (config \"https\") go with an HTTPS page, but \(address) is plain HTTP")
+            }
+            web.tls = try TLSIdentity(certificateFile: files.certificate, keyFile: files.key)
+        } else if web.servesTLS, let state = HostState.standard() {
+            let kept = try state.certificate(for: name, names: certificateNames(for: web.host))
+            web.tls = kept.identity
+            if kept.made { Output.line("HTTPS certificate made and kept in \(kept.identity.origin)") }
+        }
         return try web.checked()
+    }
+
+    /// What a made certificate names: the addresses the page is reached at, and this machine's names.
+    private static func certificateNames(for host: String) -> [String] {
+        var names = URLHost.reachable(forAddress: host) + ["127.0.0.1", "::1", "localhost"]
+        var buffer = [CChar](repeating: 0, count: 256)
+        if gethostname(&buffer, buffer.count) == 0 {
+            let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !name.isEmpty, name != "localhost" { names += [name, name + ".local"] }
+        }
+        var seen = Set<String>()
+        return names.map { $0.hasPrefix("[") ? String($0.dropFirst().dropLast()) : $0 }.filter { seen.insert($0).inserted }
     }
 
     static func run(_ arguments: [String]) -> Int32 {
         guard
             let options = Options.parse(
                 arguments, usage: usage,
-                valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token", "--metrics"],
+                valued: ["--set", "--frames", "--duration", "--dot", "--rtsp", "--http", "--token", "--metrics", "--tls-cert", "--tls-key"],
                 switches: ["--no-control", "--quiet", "--verbose"], arity: .one("run takes one config name"))
         else { return ExitCode.usage }
         let nameOrPath = options.argument
@@ -92,17 +124,25 @@ enum RunCommand {
             return ExitCode.for(error)
         }
         var hostOptions = HostOptions(name: ConfigStore.sessionName(for: nameOrPath), config: config)
+        let certificate = options.value("--tls-cert"), key = options.value("--tls-key")
+        if (certificate == nil) != (key == nil) {
+            return usageFailure(UsageError("--tls-cert FILE and --tls-key FILE go together"), usage)
+        }
+        let files = certificate.flatMap { certificate in key.map { HTTPSConfig(certificate: certificate, key: $0) } } ?? config.https
         if let address = options.value("--http") ?? config.http {
             do {
-                hostOptions.web = try webOptions(address: address, token: options.value("--token"), name: hostOptions.name)
+                hostOptions.web = try webOptions(address: address, token: options.value("--token"), name: hostOptions.name, files: files)
             } catch let error as HostStateError {
                 printError("\(error)")
                 return ExitCode.cantCreate
+            } catch let error as TLSIdentityError {
+                printError("\(error)")
+                return error == .noBackend ? ExitCode.unavailable : error.isMissingFile ? ExitCode.noInput : ExitCode.dataError
             } catch {
                 return usageFailure(UsageError("\(error)"), usage)
             }
-        } else if options.value("--token") != nil {
-            return usageFailure(UsageError("--token goes with --http"), usage)
+        } else if options.value("--token") != nil || certificate != nil {
+            return usageFailure(UsageError("\(options.value("--token") != nil ? "--token" : "--tls-cert") goes with --http"), usage)
         }
         if let text = options.value("--metrics") {
             guard !text.isEmpty, let address = try? WebOptions(parsing: text) else {
@@ -177,6 +217,7 @@ enum RunCommand {
         case let .session(.notice(text)): Output.line(text)
         case let .session(.analysis(event)): Output.line("event \(event.line)")
         case let .cameraScreen(url): Output.line("camera screen \(url)")
+        case let .certificate(fingerprint, origin): Output.line("certificate SHA-256 \(fingerprint) (\(origin))")
         case let .metrics(url): Output.line("metrics \(url)")
         case let .showingFailure(error): printError("\(error); \(shownOn) shows it until Ctrl-C")
         case let .rtsp(url): Output.line("rtsp \(url)")

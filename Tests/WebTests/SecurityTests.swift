@@ -404,7 +404,7 @@ struct TokenLifeTests {
     }
 
     @Test func aKeptTokenOutlivesRestartsAndTheNewURLReplacesAnOldCookie() async throws {
-        let first = try WebHost(config: "switch", arguments: ["--http", "0.0.0.0:0", "--token", "generate"])
+        let first = try WebHost(config: "switch", arguments: ["--http", "http://0.0.0.0:0", "--token", "generate"])
         let token = try Self.printedToken(first)
         #expect(
             first.outputText.contains("token made and kept in \(first.stateHome.path)/swiftcam/web/switch.token"), "\(first.outputText)")
@@ -419,7 +419,7 @@ struct TokenLifeTests {
 
         // The same port again, the same token: the cookie the browser kept opens the page.
         let second = try WebHost(
-            config: "switch", arguments: ["--http", "0.0.0.0:\(port)", "--token", "generate"], directory: first.directory)
+            config: "switch", arguments: ["--http", "http://0.0.0.0:\(port)", "--token", "generate"], directory: first.directory)
         #expect(try Self.printedToken(second) == token)
         #expect(second.outputText.contains("token kept in"), "\(second.outputText)")
         #expect(try await http("GET", second.base.appendingPathComponent("api/status"), headers: cookie).status == 200)
@@ -435,7 +435,7 @@ struct TokenLifeTests {
         let renewed = renew.text(.output).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(renewed.count == 32 && renewed != token, "\(renewed) \(renew.text(.errors))")
         // Without --token, a non-loopback bind takes the kept token (a service's, made with `swiftcam token`).
-        let third = try WebHost(config: "switch", arguments: ["--http", "0.0.0.0:\(port)"], directory: first.directory)
+        let third = try WebHost(config: "switch", arguments: ["--http", "http://0.0.0.0:\(port)"], directory: first.directory)
         defer { third.stop() }
         #expect(try Self.printedToken(third) == renewed)
         #expect(try await http("GET", third.base.appendingPathComponent("api/status"), headers: cookie).status == 401)

@@ -55,7 +55,7 @@ final class WebHost: @unchecked Sendable {
         environment.merge(extra) { $1 }
         child = try ChildProcess(launcher, environment: environment, directory: directory.path)
         guard expectServing else { return }
-        guard let line = child.line(containing: "camera screen http://", timeout: 30),
+        guard let line = child.line(containing: "camera screen http", timeout: 30),
             let url = line.split(separator: " ").last.map(String.init),
             let parsed = URL(string: url.split(separator: "?").first.map(String.init) ?? url),
             let port = parsed.port

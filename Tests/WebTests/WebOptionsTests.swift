@@ -27,10 +27,30 @@ import Testing
         }
     }
 
+    /// HTTPS beyond loopback by default; plain HTTP there only when `http://` names it; `https://` on loopback too.
+    @Test(arguments: [
+        ("127.0.0.1:8080", false, false), ("0.0.0.0:8080", true, false), ("10.1.2.3:80", true, false),
+        ("http://0.0.0.0:8080", false, true), ("https://127.0.0.1:8443/", true, false), ("HTTP://[::1]:80", false, false)
+    ])
+    func theSchemeIsHTTPSBeyondLoopbackUnlessPlainIsNamed(text: String, tls: Bool, clear: Bool) throws {
+        let options = try WebOptions(parsing: text, token: "abcdefgh")
+        #expect(options.servesTLS == tls)
+        #expect(options.sendsTokenInClear == clear)
+        #expect(options.url().hasPrefix(tls ? "https://" : "http://"))
+        if tls {
+            #expect(throws: WebOptionsError.certificateRequired) { try options.checked() }
+        } else {
+            #expect(try options.checked() == options)
+        }
+        var metrics = try WebOptions(parsing: text)
+        metrics.servesPage = false
+        #expect(metrics.servesTLS == text.hasPrefix("https://"), "/metrics alone stays plain unless https:// is named")
+    }
+
     @Test func aNonLoopbackAddressNeedsAToken() throws {
         let open = try WebOptions(parsing: "0.0.0.0:8080")
         #expect(throws: WebOptionsError.tokenRequired(host: "0.0.0.0")) { try open.checked() }
-        #expect(try WebOptions(parsing: "0.0.0.0:8080", token: WebOptions.newToken()).checked().token?.count == 32)
+        #expect(throws: Never.self) { try WebOptions(parsing: "0.0.0.0:8080", token: WebOptions.newToken()).checkedToken() }
         #expect(try WebOptions(parsing: "127.0.0.1:1").checked().token == nil)
         #expect(throws: WebOptionsError.weakToken) { try WebOptions(parsing: "0.0.0.0:1", token: "short").checked() }
     }
@@ -54,7 +74,7 @@ import Testing
         #expect(!urls.isEmpty)
         for url in urls {
             let host = try #require(URL(string: url)?.host)
-            #expect(url == "http://\(host):\(port)/?token=abcdefgh")
+            #expect(url == "https://\(host):\(port)/?token=abcdefgh", "beyond loopback the page is HTTPS")
             var numeric = in_addr()
             #expect(inet_pton(AF_INET, host, &numeric) == 1, "\(url) names no IPv4 address")
             let fd = try connectTo(host: host, port: port)
@@ -62,7 +82,7 @@ import Testing
         }
         #expect(WebOptions(host: "::", port: 8081, token: nil).urls().allSatisfy { !$0.contains("//::") && !$0.contains("[fe80") })
         #expect(WebOptions(host: "::1", port: 8081, token: nil).url() == "http://[::1]:8081/")
-        #expect(WebOptions(host: "192.168.1.5", port: 80, token: nil).url(port: 81) == "http://192.168.1.5:81/")
+        #expect(WebOptions(host: "192.168.1.5", port: 80, token: nil).url(port: 81) == "https://192.168.1.5:81/")
     }
 
     /// A TCP connection to `host:port` (IPv4), or an error naming why not.

@@ -87,7 +87,15 @@ enum ConfigValidator {
         if let http = config.http {
             let port = http.split(separator: ":", omittingEmptySubsequences: false).last.flatMap { Int($0) }
             guard let port, (0...65535).contains(port) else {
-                throw fail("http", "[ADDR:]PORT with a port from 0 to 65535, e.g. \"127.0.0.1:8080\" or 8080")
+                throw fail("http", "[http://|https://][ADDR:]PORT with a port from 0 to 65535, e.g. \"127.0.0.1:8080\" or 8080")
+            }
+        }
+        if let https = config.https {
+            guard config.http != nil else { throw fail("https", "names the camera screen's certificate, so it needs \"http\"") }
+            if https.certificate.isEmpty { throw fail("https.certificate", "must name a PEM certificate file") }
+            if https.key.isEmpty { throw fail("https.key", "must name its PEM key file") }
+            if config.http?.lowercased().hasPrefix("http://") == true {
+                throw fail("https", "goes with an HTTPS camera screen, but \"http\" asks for plain http://")
             }
         }
     }

@@ -29,8 +29,12 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     public var duration: Double?
     /// Stop after this many frames (nil: run until stopped).
     public var frames: Int?
-    /// Serve the browser camera screen on `[ADDR:]PORT` (a bare port number is accepted too), like `run --http`.
+    /// Serve the browser camera screen on `[SCHEME://][ADDR:]PORT` (a bare port number is accepted too), like
+    /// `run --http`: HTTPS beyond loopback unless `http://` asks for plain HTTP by name.
     public var http: String?
+    /// The certificate and key the camera screen's HTTPS serves, like `run --tls-cert/--tls-key`; without it the host
+    /// makes a self-signed one once and keeps it.
+    public var https: HTTPSConfig?
     /// Serving the filtered stream over RTSP and pushing it to a media server.
     public var publish: PublishConfig?
     /// The shared live video encoder (browsers, RTSP, pushes).
@@ -48,7 +52,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey, CaseIterable {
         case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live,
             storage
-        case analyze, triggers, plugins
+        case https, analyze, triggers, plugins
     }
 
     public init(from decoder: Decoder) throws {
@@ -72,6 +76,7 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
         } else {
             http = try container.decodeIfPresent(String.self, forKey: .http)
         }
+        https = try container.decodeIfPresent(HTTPSConfig.self, forKey: .https)
         publish = try container.decodeIfPresent(PublishConfig.self, forKey: .publish)
         live = try container.decodeIfPresent(LiveConfig.self, forKey: .live)
         storage = try container.decodeIfPresent(StorageConfig.self, forKey: .storage)
@@ -263,6 +268,21 @@ public struct RecordConfig: Codable, Sendable, Equatable {
     public var segment: Double?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case container, encoder, directory, autostart, segment }
+}
+
+/// The camera screen's own certificate (PEM files, read when `run` starts).
+public struct HTTPSConfig: Codable, Sendable, Equatable {
+    /// The server's certificate, then any intermediates.
+    public var certificate: String
+    /// Its private key, without a passphrase.
+    public var key: String
+
+    public init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case certificate, key }
 }
 
 /// The shared live video encoder's settings.
