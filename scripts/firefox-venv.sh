@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # firefox-venv.sh - makes .build/firefox-venv with marionette_driver (PyPI), Mozilla's client for driving Firefox, once,
-# and prints its python. The Firefox page test (scripts/firefox_test.py, scripts/test.sh web) drives Firefox ESR with it.
+# and prints its python. The Firefox page test (scripts/browsers_test.py, scripts/test.sh web) drives Firefox ESR with it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=.build/firefox-venv

@@ -141,12 +141,13 @@ web() {
   local sudo_cmd=()
   [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
   watched 30 "${sudo_cmd[@]}" unshare --net --pid --fork --mount-proc bash -c 'ip link set lo up && swift test --skip-build --filter "WebTests.PageTests" \
-    && swift test --skip-build --no-parallel --filter "WebTests.HostileClientTests|WebTests.ViewerLifetimeTests|WebTests.IndependentClientTests|WebTests.HTTPServerTests|WebTests.TokenLifeTests"; exit $?'
-  # Debian's Firefox ESR (VP8 only) from a second host: two network namespaces joined by a veth pair, its WebRTC settings
-  # the defaults; driven with marionette_driver from PyPI, in a venv made out here (the namespaces have no network).
+    && swift test --skip-build --no-parallel --filter "WebTests.HostileClientTests|WebTests.ViewerLifetimeTests|WebTests.IndependentClientTests|WebTests.HTTPServerTests|WebTests.TokenLifeTests|WebTests.HTTPSTests"; exit $?'
+  # Chromium (H.264) and Debian's Firefox ESR (VP8 only) from a second host: two network namespaces joined by a veth pair,
+  # the page over HTTPS with the host's own certificate, WebRTC settings the defaults; Firefox driven with marionette_driver
+  # from PyPI, in a venv made out here (the namespaces have no network).
   bash scripts/firefox-venv.sh >/dev/null
-  watched 10 "${sudo_cmd[@]}" unshare --net --mount --pid --fork --mount-proc python3 scripts/firefox_test.py "$(swift build --show-bin-path)/swiftcam" \
-    "${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/firefox.png"
+  watched 10 "${sudo_cmd[@]}" unshare --net --mount --pid --fork --mount-proc python3 scripts/browsers_test.py "$(swift build --show-bin-path)/swiftcam" \
+    "${SWIFTCAM_SCREENSHOTS:-.build/screenshots}"
   echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
   metrics
 }

@@ -1,7 +1,7 @@
 """Two hosts on one machine, for the browser tests and benchmarks: the camera host in this network namespace and a
 browser in a second one made here, joined by a veth pair with private addresses of their own (10.213.0.1 and
 10.213.0.2), so every packet stays between the two. Run as root inside a network and mount namespace of its own
-(`unshare --net --mount`). Imported by firefox_test.py and first_frame_bench.py."""
+(`unshare --net --mount`). Imported by browsers_test.py, browser_drivers.py and first_frame_bench.py."""
 import os
 import shutil
 import socket
@@ -46,6 +46,8 @@ class TwoHosts:
         self.namespace = f"swiftcam-browser-{os.getpid()}"
         self.scratch = tempfile.mkdtemp(prefix="two-hosts.", dir=os.path.join(ROOT, ".build"))
         self.camera = None
+        self.certificate = None  # the kept certificate's path, as the host printed it
+        self.fingerprint = None
 
     def __enter__(self):
         run(["ip", "link", "set", "lo", "up"])
@@ -72,12 +74,19 @@ class TwoHosts:
         command = [binary, "run", config, "--quiet", "--no-control", "--http", f"{HOST_ADDRESS}:0", "--token", "generate", *arguments]
         self.camera = subprocess.Popen(command, cwd=self.scratch, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        stderr=subprocess.STDOUT, text=True)
+        url = None
         for line in self.camera.stdout:
             if line.startswith("camera screen "):
-                url = line.split(" ")[-1].strip()
-                if url.startswith(f"http://{HOST_ADDRESS}:"):
-                    return url
-        raise SystemExit(f"FAIL: the host printed no camera screen URL on {HOST_ADDRESS}")
+                printed = line.split(" ")[-1].strip()
+                if printed.startswith(f"https://{HOST_ADDRESS}:"):
+                    url = printed
+            elif line.startswith("certificate SHA-256 ") and url:
+                # "certificate SHA-256 AB:CD:… (PATH)": what a user compares with what the browser shows.
+                fingerprint, origin = line[len("certificate SHA-256 "):].strip().split(" ", 1)
+                self.certificate = origin.strip("()")
+                self.fingerprint = fingerprint
+                return url
+        raise SystemExit(f"FAIL: the host printed no https:// camera screen URL on {HOST_ADDRESS} with its certificate")
 
     def stop_camera(self):
         if not self.camera:

@@ -308,7 +308,10 @@ public final class WebServer: @unchecked Sendable {
                 soup_message_headers_append(
                     headers, "Set-Cookie",
                     "swiftcam-token=\(token); Path=/; HttpOnly; SameSite=Strict" + (options.servesTLS ? "; Secure" : ""))
-                soup_server_message_set_redirect(message, 303, "/")
+                // A relative Location: libsoup's set_redirect makes it absolute from a URI whose scheme is http:// even
+                // when the page is HTTPS (TLS ends before libsoup), and the browser would follow it to plain HTTP.
+                soup_server_message_set_status(message, 303, nil)
+                soup_message_headers_replace(headers, "Location", "/")
                 return
             }
             serveAsset("index.html", message)

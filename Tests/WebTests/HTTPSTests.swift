@@ -75,6 +75,7 @@ struct HTTPSTests {
         let opened = try Self.get("/?token=\(token)", port: first.port, trusted: kept)
         let cookie = opened.headers["set-cookie"] ?? ""
         #expect(opened.status == 303 && cookie.contains("swiftcam-token=\(token)") && cookie.contains("; Secure"), "\(opened.headers)")
+        #expect(opened.headers["location"] == "/", "a relative redirect: an absolute one from libsoup said http://")
         // A command from the page's own origin, which is https://, passes; the same origin over http:// does not.
         for (origin, expected) in [("https://127.0.0.1:\(first.port)", 200), ("http://127.0.0.1:\(first.port)", 403)] {
             let body = #"{"chain": "mono"}"#
