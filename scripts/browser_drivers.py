@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import urllib.error
 import urllib.request
 
 from two_hosts import SAFETY, free_port, wait_listening
@@ -65,8 +66,11 @@ class Chromium:
         data = json.dumps(body).encode() if body is not None else None
         request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method,
                                          headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=SAFETY * 2) as response:
-            return json.load(response)["value"]
+        try:
+            with urllib.request.urlopen(request, timeout=SAFETY * 2) as response:
+                return json.load(response)["value"]
+        except urllib.error.HTTPError as error:  # chromedriver's own words: which command failed, and why
+            raise SystemExit(f"FAIL: chromedriver {method} {path.split('/')[-1]}: {error.read()[:600]!r}") from None
 
     def navigate(self, url):
         self._call("POST", f"/session/{self.session}/url", {"url": url})

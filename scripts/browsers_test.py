@@ -25,7 +25,14 @@ from two_hosts import BROWSER_ADDRESS, ROOT, SAFETY, TwoHosts
 PLAYING = """
 const done = arguments[arguments.length - 1];
 const video = document.getElementById('preview');
+const started = performance.now();
 const check = () => {
+  if (typeof swiftcam === 'undefined') {  // not the page (yet): what is there instead, after 5 s
+    if (document.readyState !== 'complete' || performance.now() - started < 5000) setTimeout(check, 20);
+    else done(['no page', location.href, document.title,
+               performance.getEntriesByType('resource').map((e) => `${e.name} ${e.responseStatus}`)]);
+    return;
+  }
   if (swiftcam.mode === 'webrtc' && video.videoWidth > 0 && video.currentTime > 0 && swiftcam.codec) done(['webrtc', swiftcam.codec]);
   else if (swiftcam.mode === 'mjpeg') done(['mjpeg', document.getElementById('notice').textContent]);
   else setTimeout(check, 20);

@@ -61,10 +61,10 @@ public struct HostState: Sendable, Equatable {
     public func certificate(for name: String, names: [String]) throws(HostStateError) -> (identity: TLSIdentity, made: Bool) {
         guard Self.isSessionName(name) else { throw .badName(name) }
         let path = certificatePath(for: name)
-        if let kept = try keptText(at: path), TLSIdentity.isValid(pem: kept, forAnother: Self.certificateRenewalDays * 86_400),
-            let identity = try? TLSIdentity(pem: kept, origin: path)
+        if let kept = try existingCertificate(for: name),
+            TLSIdentity.isValid(pem: kept.pem, forAnother: Self.certificateRenewalDays * 86_400)
         {
-            return (identity, false)
+            return (kept, false)
         }
         let made: SelfSignedCertificate
         do {
@@ -78,6 +78,13 @@ public struct HostState: Sendable, Equatable {
         } catch {
             throw .certificate(reason: error.description)
         }
+    }
+
+    /// The kept HTTPS certificate of session `name`; nil when there is none that GLib's TLS would serve.
+    public func existingCertificate(for name: String) throws(HostStateError) -> TLSIdentity? {
+        guard Self.isSessionName(name) else { throw .badName(name) }
+        let path = certificatePath(for: name)
+        return try keptText(at: path).flatMap { try? TLSIdentity(pem: $0, origin: path) }
     }
 
     private static func isSessionName(_ name: String) -> Bool {

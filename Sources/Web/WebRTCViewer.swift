@@ -69,6 +69,11 @@ final class WebRTCViewer: @unchecked Sendable {
     }
 
     private struct Negotiation {
+        /// The pipeline reached PLAYING: webrtcbin asks for negotiation while it goes there, and an offer made then builds
+        /// its DTLS transport while the pipeline's state change runs through webrtcbin's children, which could take the
+        /// DTLS decoder to READY before `elementAdded` gave it the certificate (its new connection then had no handler
+        /// to accept the peer's certificate: "certificate verify failed", a few page loads in a hundred).
+        var playing = false
         /// webrtcbin asked for an offer.
         var wanted = false
         var offered = false
@@ -233,11 +238,13 @@ final class WebRTCViewer: @unchecked Sendable {
             self.fail(source.lowercased().contains("dtls") ? self.handshakeFailure : "its pipeline failed in \(source)")
         }
         try pipeline.setState(.playing, timeout: 5)
+        offerWhenReady { $0.playing = true }
     }
 
     /// On webrtcbin's thread, inside `create-offer`: an element went into webrtcbin. The DTLS decoder of the transport
-    /// it builds for the offer (`dtlssrtpdec`, still in NULL) gets the host's certificate, and keeps it only if it reads
-    /// back: the encoder of the pair takes the same connection when both go to READY, right after.
+    /// it builds for the offer (`dtlssrtpdec`, still in NULL: offers wait for PLAYING, see `Negotiation.playing`) gets the
+    /// host's certificate, and keeps it only if it reads back: the encoder of the pair takes the same connection when
+    /// both go to READY, right after. Set in READY, it would replace a connection whose handlers are already connected.
     private func elementAdded(_ pointer: UnsafeMutablePointer<GstElement>) {
         guard let certificate else { return }
         let element = Element(retaining: pointer)
@@ -296,7 +303,8 @@ final class WebRTCViewer: @unchecked Sendable {
         let waitsForProfile = offered.contains { $0.codec == .h264 }
         let ready = negotiation.withLock { negotiation in
             change(&negotiation)
-            guard negotiation.wanted, !negotiation.offered, !waitsForProfile || negotiation.profileLevelID != nil else { return false }
+            guard negotiation.playing, negotiation.wanted, !negotiation.offered, !waitsForProfile || negotiation.profileLevelID != nil
+            else { return false }
             negotiation.offered = true
             return true
         }

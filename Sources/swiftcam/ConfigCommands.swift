@@ -114,10 +114,14 @@ enum ConfigCommands {
         print("  " + LiveFormat.video.launchDescription(encoder: config.live?.encoder))
         if let http = config.http {
             if let web = try? WebOptions(parsing: http) {
-                let access = web.isLoopback ? "loopback, no token" : "beyond loopback: run needs --token TOKEN or --token generate"
-                print(
-                    "camera screen: http://\(web.host.contains(":") ? "[\(web.host)]" : web.host):\(web.port)/ (\(access); run --http overrides it)"
-                )
+                let reach =
+                    web.servesTLS
+                    ? "HTTPS with " + (config.https.map { "the certificate \($0.certificate)" } ?? "the certificate run makes and keeps")
+                    : "plain HTTP, the token in clear text"
+                let access =
+                    web.isLoopback ? "loopback, no token" : "beyond loopback, \(reach): run needs --token TOKEN or --token generate"
+                let host = web.host.contains(":") ? "[\(web.host)]" : web.host
+                print("camera screen: \(web.servesTLS ? "https" : "http")://\(host):\(web.port)/ (\(access); run --http overrides it)")
             } else {
                 print("camera screen: \(http) is not [ADDR:]PORT")
             }

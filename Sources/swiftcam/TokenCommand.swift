@@ -7,7 +7,8 @@ enum TokenCommand {
         usage: swiftcam token NAME [--renew] [--state DIR]
 
         Prints the token of the camera page of 'swiftcam run NAME --http ADDR:PORT', the one --token generate
-        uses, making one the first time; --renew replaces it (a running host keeps its token until it restarts,
+        uses, making one the first time, and the SHA-256 fingerprint of the page's kept HTTPS certificate if run
+        made one; --renew replaces it (a running host keeps its token until it restarts,
         and pages holding the old one must open the new URL). It is kept, readable by its owner only, in
         DIR/web/NAME.token: DIR is --state, else $STATE_DIRECTORY (a service's StateDirectory), else
         $XDG_STATE_HOME/swiftcam, else ~/.local/state/swiftcam. For the service swiftcam@NAME:
@@ -29,6 +30,9 @@ enum TokenCommand {
             print(kept.token)
             let path = state.tokenPath(for: name)
             printError(kept.made ? "a new token, kept in \(path)" : "kept in \(path) (--renew replaces it)", priority: .notice)
+            if let certificate = try state.existingCertificate(for: name) {
+                printError("HTTPS certificate SHA-256 \(certificate.fingerprint) (\(certificate.origin))", priority: .notice)
+            }
             return ExitCode.ok
         } catch {
             printError("\(error)")

@@ -90,6 +90,10 @@ struct HTTPSTests {
         // Plain HTTP to the HTTPS port is told the URL that works, in plain text.
         let plain = try rawHTTP(port: first.port, "GET /api/status HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         #expect(plain.status == 400 && plain.body.contains("serves HTTPS on this port: open https://127.0.0.1:\(first.port)/"), "\(plain)")
+        // `swiftcam token NAME` says it too, for a host started as a service.
+        let told = try ChildProcess.run(
+            [Built.swiftcam, "token", "switch", "--state", first.stateHome.appendingPathComponent("swiftcam").path])
+        #expect(told.status == 0 && told.err.contains("HTTPS certificate SHA-256 \(printed.fingerprint) (\(kept))"), "\(told.err)")
         let port = first.port
         first.stop()
 
