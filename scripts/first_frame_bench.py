@@ -2,9 +2,11 @@
 """Time from opening the camera page to its first WebRTC frame, for each browser and codec, over LOADS page loads
 (10 unless FIRST_FRAME_LOADS says otherwise), from a second host: the host and the browser in two network namespaces
 joined by a veth pair (scripts/two_hosts.py), each browser with its default WebRTC settings, the printed URL opened
-as printed, over HTTPS with the host's own certificate (trusted as scripts/browser_drivers.py says). The time is the page's own `swiftcam.firstFrameMs` (performance.now() at the video's first `playing`,
-from the start of the navigation). Chromium plays H.264 (its own order) and VP8 (asked for with setCodecPreferences);
-Debian's Firefox has VP8 only. Prints p50/p95 (`make bench-first-frame`; figures in docs/benchmarks.md).
+as printed, over HTTPS with the host's own certificate (trusted as scripts/browser_drivers.py says). The time is the
+page's own `swiftcam.firstFrameMs` (performance.now() at the video's first `playing`, from the start of the
+navigation). Chromium plays H.264 (its own order), VP8 and VP9 (asked for with setCodecPreferences);
+Debian's Firefox has VP8 only. Prints p50/p95/max and the first load's (a fresh browser, its first TLS and DTLS
+handshakes with the host): `make bench-first-frame`; figures in docs/benchmarks.md.
 
 Usage (as root, inside `unshare --net --mount`): first_frame_bench.py SWIFTCAM
     first_frame_bench.py --chromium URL CERTIFICATE CODEC LOADS / --firefox URL CERTIFICATE LOADS   (inside the browser's namespace)
@@ -87,6 +89,7 @@ def main():
     script = os.path.abspath(__file__)
     cases = [("Chromium", "H264", [sys.executable, script, "--chromium"], ["H264"]),
              ("Chromium", "VP8", [sys.executable, script, "--chromium"], ["VP8"]),
+             ("Chromium", "VP9", [sys.executable, script, "--chromium"], ["VP9"]),
              ("Firefox ESR", "VP8", [firefox_python, script, "--firefox"], [])]
     rows = []
     with TwoHosts() as hosts:
@@ -101,12 +104,13 @@ def main():
             wrong = [load for load in loads if not (load[0] == "webrtc" and load[2] == codec)]
             rows.append((browser, codec, played, wrong))
     print(f"first WebRTC frame from a second host over HTTPS, {LOADS} page loads each, release host ({os.cpu_count()} cores)")
-    print(f"{'browser':<12} {'codec':<6} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7}  other outcomes")
+    print(f"{'browser':<12} {'codec':<6} {'p50 ms':>7} {'p95 ms':>7} {'max ms':>7} {'first':>7}  other outcomes")
     for browser, codec, played, wrong in rows:
         if played:
-            print(f"{browser:<12} {codec:<6} {percentile(played, 0.5):>7.0f} {percentile(played, 0.95):>7.0f} {max(played):>7.0f}  {wrong or ''}")
+            print(f"{browser:<12} {codec:<6} {percentile(played, 0.5):>7.0f} {percentile(played, 0.95):>7.0f} {max(played):>7.0f} "
+                  f"{played[0]:>7.0f}  {wrong or ''}")
         else:
-            print(f"{browser:<12} {codec:<6} {'-':>7} {'-':>7} {'-':>7}  {wrong}")
+            print(f"{browser:<12} {codec:<6} {'-':>7} {'-':>7} {'-':>7} {'-':>7}  {wrong}")
 
 
 if __name__ == "__main__":

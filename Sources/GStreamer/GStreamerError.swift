@@ -91,7 +91,7 @@ public enum GStreamerError: Error, Sendable, Equatable, CustomStringConvertible 
             return "gstreamer1.0-plugins-base"
         case "v4l2src", "jpegenc", "jpegdec", "pngenc", "pngdec", "matroskamux", "matroskademux",
             "qtmux", "mp4mux", "qtdemux", "videoflip", "videobalance",
-            "multifilesink", "splitmuxsink", "vp8enc", "vp8dec", "autovideosink", "ximagesink":
+            "multifilesink", "splitmuxsink", "vp8enc", "vp8dec", "vp9enc", "vp9dec", "autovideosink", "ximagesink":
             return "gstreamer1.0-plugins-good"
         case "x264enc": return "gstreamer1.0-plugins-ugly"
         case let name where name.hasPrefix("frei0r-"): return "frei0r-plugins"

@@ -9,7 +9,7 @@ public import GStreamer
 /// An encoded live stream several consumers share: each subscription gets every encoded frame on the
 /// encoder's streaming thread, starting at a key frame. The encoder runs while anyone subscribes.
 public protocol LiveStream: Sendable {
-    /// The RTP encoding name of the frames: "H264", "VP8" or "JPEG".
+    /// The RTP encoding name of the frames: "H264", "VP8", "VP9" or "JPEG".
     var encodingName: String { get }
     /// Subscribes; `onSample` must not block (it runs on the encoder's thread). A new subscription forces a key frame.
     func subscribe(_ onSample: @escaping @Sendable (Sample) -> Void) throws -> any LiveStreamSubscription
@@ -26,6 +26,7 @@ extension LiveStream {
     var payloader: String {
         switch encodingName {
         case "VP8": "rtpvp8pay"
+        case "VP9": "rtpvp9pay"
         case "JPEG": "rtpjpegpay"
         default: "rtph264pay"
         }

@@ -9,7 +9,7 @@ public struct HostMetrics: Sendable, Equatable {
     public var viewers: [String: Int]
     /// Each output beyond this machine (the RTSP server, a push).
     public var publish: [PublishMetrics]
-    /// WebRTC viewers now, by the codec their answer chose (`h264`, `vp8`; `negotiating` until it came).
+    /// WebRTC viewers now, by the codec their answer chose (`h264`, `vp8`, `vp9`; `negotiating` until it came).
     public var webrtcCodecs: [String: Int] = [:]
 
     public init(session: SessionMetrics, viewers: [String: Int] = ["webrtc": 0, "mjpeg": 0], publish: [PublishMetrics] = []) {

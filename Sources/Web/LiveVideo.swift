@@ -7,7 +7,7 @@ import Glibc
 
 /// The live picture for browsers, on the session's shared live encoders (one encode for every viewer, RTSP
 /// client and publisher): each WebRTC viewer subscribes, with a small pipeline of its own, to the encoder of the codec
-/// its answer chose (`.video`'s H.264, or `.vp8`), each MJPEG viewer to `.mjpeg`. Viewers come and go on `queue`, never
+/// its answer chose (`.video`'s H.264, `.vp8` or `.vp9`), each MJPEG viewer to `.mjpeg`. Viewers come and go on `queue`, never
 /// on the server's loop or a streaming thread.
 final class LiveVideo: @unchecked Sendable {
     weak var server: WebServer?

@@ -75,7 +75,7 @@ public final class WebServer: @unchecked Sendable {
     /// Every URL that opens it: one for each of this machine's addresses when it listens on all of them.
     public var urls: [String] { options.urls(port: port) }
 
-    /// WebRTC viewers now, by the codec their answer chose (`h264`, `vp8`, every offered one at 0; `negotiating`).
+    /// WebRTC viewers now, by the codec their answer chose (`h264`, `vp8`, `vp9`, every offered one at 0; `negotiating`).
     public var webrtcCodecs: [String: Int] { video.webrtcCodecs }
 
     /// Browser viewers now, by kind (`webrtc`, `mjpeg`).

@@ -46,10 +46,14 @@ private func camera(frames: Int = -1) throws -> (Pipeline, Element) {
 struct EncoderChoiceTests {
     static let everything: @Sendable (String) -> Bool = { _ in true }
 
-    /// Hardware first (V4L2 M2M, VA-API, gstreamer-vaapi, NVENC), then x264, OpenH264, VP8; what is absent is skipped.
+    /// Hardware first (V4L2 M2M, VA-API, gstreamer-vaapi, NVENC), then x264, OpenH264, VP8, VP9; what is absent is
+    /// skipped.
     @Test func theOrderIsHardwareFirstAndSkipsWhatIsAbsent() {
         let all = EncoderChoice.live(named: nil, available: Self.everything, failures: FailedEncoders())
-        #expect(all.usable.map(\.element) == ["v4l2h264enc", "vah264enc", "vaapih264enc", "nvh264enc", "x264enc", "openh264enc", "vp8enc"])
+        #expect(
+            all.usable.map(\.element) == [
+                "v4l2h264enc", "vah264enc", "vaapih264enc", "nvh264enc", "x264enc", "openh264enc", "vp8enc", "vp9enc"
+            ])
         let software: Set = ["x264enc", "openh264enc", "vp8enc"]
         #expect(
             EncoderChoice.live(named: nil, available: { software.contains($0) }, failures: FailedEncoders()).chosen?.element == "x264enc")
@@ -254,9 +258,10 @@ struct EncoderStandInTests {
             inventory.choices.first
                 == .init(
                     use: "live", element: "v4l2h264enc",
-                    order: ["v4l2h264enc", "vah264enc", "nvh264enc", "x264enc", "openh264enc", "vp8enc"]))
+                    order: ["v4l2h264enc", "vah264enc", "nvh264enc", "x264enc", "openh264enc", "vp8enc", "vp9enc"]))
         #expect(
-            inventory.text.contains("  live: v4l2h264enc (then vah264enc, nvh264enc, x264enc, openh264enc, vp8enc)"), "\(inventory.text)")
+            inventory.text.contains("  live: v4l2h264enc (then vah264enc, nvh264enc, x264enc, openh264enc, vp8enc, vp9enc)"),
+            "\(inventory.text)")
         failures.record("v4l2h264enc", reason: "stand-in refused")
         let after = EncoderInventory.scan(failures: failures)
         #expect(after.choices.first?.element == "vah264enc")

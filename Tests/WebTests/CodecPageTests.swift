@@ -22,10 +22,10 @@ extension PageTests {
         check();
         """
 
-    /// The offer lists H.264 and VP8; the viewer gets the one the browser's answer puts first, from that codec's own
+    /// The offer lists H.264, VP8 and VP9; the viewer gets the one the browser's answer puts first, from that codec's own
     /// shared encoder (started by its first viewer), and the page, `/api/stats` and `/metrics` say which. A viewer
-    /// choosing VP8 leaves no H.264 encoder running (the one started to read the profile for its offer stops).
-    @Test(arguments: ["VP8", "H264"]) func theViewerGetsTheCodecItsAnswerPrefers(codec: String) async throws {
+    /// choosing VP8 or VP9 leaves no H.264 encoder running (the one started to read the profile for its offer stops).
+    @Test(arguments: ["VP8", "H264", "VP9"]) func theViewerGetsTheCodecItsAnswerPrefers(codec: String) async throws {
         let host = try WebHost(config: "switch")
         defer { host.stop() }
         let browser = try await Browser(width: 640, height: 480)
@@ -38,14 +38,15 @@ extension PageTests {
         let yellow = try await Self.pixel(browser, x: 3 / 14, y: 0.3)
         #expect(yellow.count == 3 && yellow[0] > 150 && yellow[1] > 150 && yellow[2] < 80, "the yellow bar in \(codec): \(yellow)")
 
-        let name = codec.lowercased(), other = codec == "VP8" ? "h264" : "vp8"
+        let name = codec.lowercased()
         let stats = json(try await http("GET", host.base.appendingPathComponent("api/stats")).body)
         let codecs = stats["webrtcCodecs"] as? [String: Int] ?? [:]
-        #expect(codecs[name] == 1 && codecs[other] == 0, "\(codecs)")
+        #expect(codecs == ["h264": 0, "vp8": 0, "vp9": 0].merging([name: 1]) { $1 }, "every offered codec, this one's viewer: \(codecs)")
         let live = stats["live"] as? [String: [String: Any]] ?? [:]
-        let format = codec == "VP8" ? "vp8" : "video"
-        #expect(live[format]?["subscribers"] as? Int == 1, "\(live)")
-        #expect(live[codec == "VP8" ? "video" : "vp8"]?["subscribers"] as? Int == 0, "the other codec's encoder runs: \(live)")
+        let format = codec == "H264" ? "video" : name
+        for other in ["video", "vp8", "vp9"] {
+            #expect(live[other]?["subscribers"] as? Int == (other == format ? 1 : 0), "\(other): \(live)")
+        }
         let metrics = String(decoding: try await http("GET", host.base.appendingPathComponent("metrics")).body, as: UTF8.self)
         #expect(metrics.contains("swiftcam_webrtc_viewers{codec=\"\(name)\"} 1"), "\(metrics)")
         // The page's own overlay says it too.

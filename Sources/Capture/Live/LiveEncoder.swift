@@ -14,19 +14,23 @@ public enum LiveFormat: String, Sendable, CaseIterable {
     /// VP8 from vp8enc with real-time settings, for browsers whose WebRTC has no H.264 (Debian's Firefox): started only
     /// when one chooses it, and only where `video` is not VP8 already (see `CaptureSession.liveFormat(for:)`).
     case vp8
+    /// VP9 from vp9enc with real-time settings, for a page that prefers it: started only when one chooses it (no
+    /// browser's own order puts it before H.264 or VP8), and only where `video` is not VP9 already.
+    case vp9
     /// JPEG frames at most 960 pixels wide and 15 per second, full range.
     case mjpeg
 }
 
 /// The codec a live format is encoded with on this machine.
 public enum LiveCodec: String, Sendable {
-    case h264, vp8, jpeg
+    case h264, vp8, vp9, jpeg
 
     /// The RTP encoding name (SDP `a=rtpmap`).
     public var encodingName: String {
         switch self {
         case .h264: "H264"
         case .vp8: "VP8"
+        case .vp9: "VP9"
         case .jpeg: "JPEG"
         }
     }
@@ -36,7 +40,18 @@ public enum LiveCodec: String, Sendable {
         switch self {
         case .h264: "rtph264pay"
         case .vp8: "rtpvp8pay"
+        case .vp9: "rtpvp9pay"
         case .jpeg: "rtpjpegpay"
+        }
+    }
+
+    /// The encoded stream's media type (caps name).
+    public var mediaType: String {
+        switch self {
+        case .h264: "video/x-h264"
+        case .vp8: "video/x-vp8"
+        case .vp9: "video/x-vp9"
+        case .jpeg: "image/jpeg"
         }
     }
 }
@@ -54,6 +69,7 @@ extension LiveFormat {
         switch self {
         case .video: EncoderChoice.live(named: name)
         case .vp8: EncoderChoice.live(named: "vp8enc")
+        case .vp9: EncoderChoice.live(named: "vp9enc")
         case .mjpeg: nil
         }
     }

@@ -52,11 +52,15 @@ extension CaptureSession {
     }
 
     /// The video codecs this host can give a browser, best first: `video`'s (H.264 where an H.264 encoder works), then
-    /// VP8 from `vp8` where `video` is not VP8 and vp8enc is there. Each with the format to subscribe to.
+    /// VP8 from `vp8` and VP9 from `vp9` where `video` is not that codec and its encoder is there. Each with the format
+    /// to subscribe to.
     public var liveVideoCodecs: [(codec: LiveCodec, format: LiveFormat)] {
         let main = liveCodec(.video)
         var codecs = [(main, LiveFormat.video)]
-        if main != .vp8, LiveFormat.vp8.choice(named: nil)?.chosen != nil { codecs.append((.vp8, .vp8)) }
+        for (codec, format) in [(LiveCodec.vp8, LiveFormat.vp8), (.vp9, .vp9)]
+        where main != codec && format.choice(named: nil)?.chosen != nil {
+            codecs.append((codec, format))
+        }
         return codecs
     }
 

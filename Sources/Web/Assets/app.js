@@ -17,7 +17,7 @@ const app = {
   away: false,          // the host does not answer: the last frame stays, the page reconnects by itself
   zoom: 1,
   maxZoom: 16,
-  codec: null,          // the WebRTC video's codec (VP8, H264), once it plays
+  codec: null,          // the WebRTC video's codec (H264, VP8, VP9), once it plays
   waitingFor: null,     // what the picture waits for, as the page says it (null once it shows)
   firstFrameMs: null,   // ms from the page's navigation to its first WebRTC frame (performance.now())
   lastFocus: null,      // {x, y} normalized, as posted
@@ -299,7 +299,7 @@ video.addEventListener('playing', () => {
   readCodec();
 });
 
-// The codec this page's video arrives in (the one its answer chose), from the receiver's statistics: `VP8`, `H264`.
+// The codec this page's video arrives in (the one its answer chose), from the receiver's statistics: `H264`, `VP8`, `VP9`.
 async function readCodec() {
   if (!peer) return;
   const stats = await peer.getStats();
