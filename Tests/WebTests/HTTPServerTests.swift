@@ -123,10 +123,22 @@ struct HTTPServerTests {
         let monitor = try PageSocket(port: host.port)
         _ = try monitor.readJSON { (($0["viewers"] as? [String: Any])?["mjpeg"] as? Int) == cap - 1 }
         monitor.closeNow()
-        readers.append(try openReader())
-        var buffer = [UInt8](repeating: 0, count: 64)
-        #expect(try waitReadable(readers[cap - 1], seconds: 60) && recv(readers[cap - 1], &buffer, buffer.count, 0) > 0)
-        #expect(String(decoding: buffer, as: UTF8.self).hasPrefix("HTTP/1.1 200"), "\(String(decoding: buffer, as: UTF8.self))")
+        // The page may say so a moment before the request path sees the slot (its state is sent as the viewer goes,
+        // from another thread): a reader refused then is refused for a moment, not for good.
+        var answer = ""
+        for _ in 0..<100 {
+            let fd = try openReader()
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let read = try waitReadable(fd, seconds: 60) ? recv(fd, &buffer, buffer.count, 0) : 0
+            answer = String(decoding: buffer[..<max(read, 0)], as: UTF8.self)
+            if answer.hasPrefix("HTTP/1.1 200") {
+                readers.append(fd)
+                break
+            }
+            close(fd)
+            usleep(20_000)  // a refused reader tries again, as a browser's <img> would on reload
+        }
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
     }
 
     @Test func aWebSocketMessageOverTheLimitIsClosedWith1009() throws {
