@@ -19,6 +19,8 @@ packages=(
   firefox-esr   # the second browser of the Web tests (no H.264 in its WebRTC: it gets VP8), driven by marionette
   iproute2   # `ip link set lo up` in the Web tests' network namespace
   python3-venv   # the metrics test's venv for PyPI's prometheus-client (Prometheus's own text parser)
+  nginx-light libnginx-mod-rtmp   # a real RTMP ingest for the publishing tests (started by them on loopback only)
+  ffmpeg   # reads what was pushed back with a tool that is not GStreamer (ffprobe)
 )
 missing=()
 for package in "${packages[@]}"; do
@@ -32,4 +34,15 @@ echo "Installing: ${missing[*]}"
 sudo_cmd=()
 [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
 "${sudo_cmd[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# No package's service starts as it installs (nginx would listen on port 80): the tests start what they need, on
+# loopback in a namespace of their own, and stop it. A policy-rc.d this made is removed afterwards.
+made_policy=
+if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+  "${sudo_cmd[@]}" chmod 755 /usr/sbin/policy-rc.d
+  made_policy=1
+fi
+status=0
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" || status=$?
+[[ -z $made_policy ]] || "${sudo_cmd[@]}" rm -f /usr/sbin/policy-rc.d
+exit "$status"

@@ -227,7 +227,7 @@ public final class CameraHost: Sendable {
         let service = try PublishService(config: publish, name: options.name, stream: SessionVideoStream(session: session))
         services.started(service.stop)
         if let server = service.server { report(.rtsp(url: server.url)) }
-        if let publisher = service.publisher { report(.pushing(target: publisher.target.redacted)) }
+        for publisher in service.publishers { report(.pushing(target: publisher.target.redacted)) }
         service.report(to: session)
         return service
     }

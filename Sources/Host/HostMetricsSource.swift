@@ -28,7 +28,8 @@ final class HostMetricsSource: Sendable {
         if let server = service?.server {
             outputs.append(.rtspServer(clients: server.clients, framesSent: server.framesSent))
         }
-        if let publisher = service?.publisher {
+        var rtmp = 0
+        for publisher in service?.publishers ?? [] {
             let state =
                 switch publisher.phase {
                 case .connecting: "connecting"
@@ -36,7 +37,12 @@ final class HostMetricsSource: Sendable {
                 case .retrying: "retrying"
                 case .stopped: "stopped"
                 }
-            outputs.append(.push(state: state, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
+            var output = "push"
+            if publisher.target.scheme.isRTMP {
+                rtmp += 1
+                output = rtmp == 1 ? "rtmp" : "rtmp-\(rtmp)"
+            }
+            outputs.append(.push(output: output, state: state, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
         }
         let server = page()
         var metrics = HostMetrics(session: session.metrics, viewers: server?.viewerCounts ?? ["webrtc": 0, "mjpeg": 0], publish: outputs)

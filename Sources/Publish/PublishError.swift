@@ -20,6 +20,8 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
     case unreadable(url: String, reason: String)
     /// A `file://` URL naming a file that does not exist.
     case noSuchFile(path: String)
+    /// An RTMP stream key that could not be had: where it was to come from, and why.
+    case streamKey(source: String, reason: String)
 
     public var description: String {
         switch self {
@@ -34,6 +36,7 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
         case let .setup(reason): "cannot set up publishing: \(reason)"
         case let .unreadable(url, reason): "cannot read \(url): \(reason)"
         case let .noSuchFile(path): "cannot read \(path): no such file"
+        case let .streamKey(source, reason): "no RTMP stream key from \(source): \(reason)"
         }
     }
 
@@ -42,7 +45,7 @@ public enum PublishError: CategorizedError, Sendable, Equatable {
         case .cannotListen, .missing, .unreadable: .unavailable
         case .credentialsRequired, .badCredentials, .unsupported: .badData
         case .badURL: .usage
-        case .noSuchFile: .noInput
+        case .noSuchFile, .streamKey: .noInput
         case .setup: .software
         }
     }

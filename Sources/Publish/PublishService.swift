@@ -1,13 +1,13 @@
 public import Capture
 import FoundationEssentials
 
-/// What a config's `"publish"` asks for, running: the RTSP server and the push, both fed from the same
-/// encoded stream, both reported in the session's `stats`.
+/// What a config's `"publish"` asks for, running: the RTSP server and the pushes, all fed from the same
+/// encoded stream, all reported in the session's `stats`.
 public final class PublishService: Sendable {
     /// The RTSP server, when `publish.rtsp` is set.
     public let server: RTSPServer?
-    /// The push, when `publish.to` is set.
-    public let publisher: Publisher?
+    /// The pushes: `publish.to`'s, then each of `publish.rtmp`'s.
+    public let publishers: [Publisher]
 
     /// Starts what `config` asks for. `name` is the session's name (the default path is `/NAME`); credentials
     /// missing from the config come from `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` in `environment`.
@@ -22,16 +22,25 @@ public final class PublishService: Sendable {
         } else {
             server = nil
         }
-        if let to = config.to, let target = PublishTarget(to) {
-            do {
-                publisher = try Publisher(target: target, stream: stream)
-            } catch {
-                server?.stop()
-                throw error
+        var publishers: [Publisher] = []
+        do {
+            for target in try Self.pushTargets(config, environment: environment) {
+                publishers.append(try Publisher(target: target, stream: stream))
             }
-        } else {
-            publisher = nil
+        } catch {
+            publishers.forEach { $0.stop() }
+            server?.stop()
+            throw error
         }
+        self.publishers = publishers
+    }
+
+    /// Where `config` pushes: `to`, then each RTMP ingest with its key read now.
+    private static func pushTargets(_ config: PublishConfig, environment: [String: String]) throws(PublishError) -> [PublishTarget] {
+        var targets: [PublishTarget] = []
+        if let to = config.to, let target = PublishTarget(to) { targets.append(target) }
+        for ingest in config.rtmp ?? [] { targets.append(try RTMPIngest.target(ingest, environment: environment)) }
+        return targets
     }
 
     /// Throws what would stop `config` from being published, before anything starts: an RTSP server beyond
@@ -45,6 +54,7 @@ public final class PublishService: Sendable {
         if let to = config.to, PublishTarget(to) == nil {
             throw .setup(PublishTarget.problem(with: to) ?? "\(to) is not a push URL")
         }
+        _ = try pushTargets(config, environment: environment)
     }
 
     /// `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` follow the config's rules: both or neither, a user name
@@ -90,18 +100,29 @@ public final class PublishService: Sendable {
                 lines.append("push \(to): \(PublishTarget.problem(with: to) ?? "not a push URL")")
             }
         }
+        for ingest in config.rtmp ?? [] {
+            let key =
+                ingest.keyFile.map { " (stream key from \($0))" } ?? ingest.keyEnvironment.map { " (stream key from $\($0))" } ?? ""
+            let url = ingest.keyFile == nil && ingest.keyEnvironment == nil ? ingest.url : ingest.url + "/KEY"
+            let tls = url.lowercased().hasPrefix("rtmps://") ? " over TLS" : ""
+            lines.append(
+                "push \(PublishTarget.redacted(url))\(key) (FLV over RTMP\(tls) with rtmp2sink; retried with backoff up to \(Int(Publisher.maxBackoff)) s)"
+            )
+        }
         return lines
     }
 
-    /// Adds the server's and the push's state to the session's `stats`.
+    /// Adds the server's and each push's state to the session's `stats`.
     public func report(to session: CaptureSession) {
         if let server { session.setReport("publish-rtsp") { server.report } }
-        if let publisher { session.setReport("publish-push") { publisher.report } }
+        for (index, publisher) in publishers.enumerated() {
+            session.setReport(index == 0 ? "publish-push" : "publish-push-\(index + 1)") { publisher.report }
+        }
     }
 
-    /// Stops both; idempotent.
+    /// Stops the server and every push; idempotent.
     public func stop() {
-        publisher?.stop()
+        publishers.forEach { $0.stop() }
         server?.stop()
     }
 }

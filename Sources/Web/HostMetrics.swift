@@ -7,7 +7,7 @@ public struct HostMetrics: Sendable, Equatable {
     public var session: SessionMetrics
     /// Browser viewers now, by kind (`webrtc`, `mjpeg`).
     public var viewers: [String: Int]
-    /// Each output beyond this machine (the RTSP server, a push).
+    /// Each output beyond this machine (the RTSP server, the pushes).
     public var publish: [PublishMetrics]
     /// WebRTC viewers now, by the codec their answer chose (`h264`, `vp8`, `vp9`; `negotiating` until it came).
     public var webrtcCodecs: [String: Int] = [:]
@@ -37,9 +37,10 @@ public struct HostMetrics: Sendable, Equatable {
         }
 
         /// A push in `state` (`connecting`, `connected`, `retrying` or `stopped`); a connected push is one client.
-        public static func push(state: String, failures: Int, framesSent: Int) -> PublishMetrics {
+        /// `output` names it: `push` for `publish.to`, `rtmp` (then `rtmp-2`, …) for each RTMP ingest.
+        public static func push(output: String = "push", state: String, failures: Int, framesSent: Int) -> PublishMetrics {
             PublishMetrics(
-                output: "push", state: state, states: ["connecting", "connected", "retrying", "stopped"],
+                output: output, state: state, states: ["connecting", "connected", "retrying", "stopped"],
                 clients: state == "connected" ? 1 : 0, failures: failures, framesSent: framesSent)
         }
     }

@@ -56,6 +56,9 @@ struct ConfigTests {
         ("not-json", "", "not valid JSON"),
         ("not-an-object", "", "JSON object"),
         ("bad-record-container", "record.container", "matroska, mp4"),
+        ("rtmp-no-key", "publish.rtmp.url", "stream key"),
+        ("rtmp-two-keys", "publish.rtmp[1]", "not both"),
+        ("rtmp-unknown-key", "publish.rtmp.streamKey", "unknown key"),
         // JSON parsers keep one of two equal keys without a word.
         ("duplicate-key", "filter", "given twice"),
         ("duplicate-nested-key", "sources[1].pattern", "given twice")

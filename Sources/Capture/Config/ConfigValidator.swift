@@ -212,8 +212,26 @@ enum ConfigValidator {
     }
 
     private static func validate(_ publish: PublishConfig, fail: (String, String) -> ConfigError) throws(ConfigError) {
-        guard publish.rtsp != nil || publish.to != nil else {
-            throw fail("publish", "give \"rtsp\" (serve, e.g. {\"port\": 8554}) or \"to\" (push, e.g. \"rtsp://server:8554/cam\"), or both")
+        guard publish.rtsp != nil || publish.to != nil || publish.rtmp != nil else {
+            throw fail(
+                "publish",
+                "give \"rtsp\" (serve, e.g. {\"port\": 8554}), \"to\" (push, e.g. \"rtsp://server:8554/cam\") or \"rtmp\" (e.g. {\"url\": \"rtmp://server/live/KEY\"}), or several"
+            )
+        }
+        if let rtmp = publish.rtmp {
+            if rtmp.isEmpty { throw fail("publish.rtmp", "give one ingest, e.g. {\"url\": \"rtmp://server/live/KEY\"}, or leave it out") }
+            for (index, push) in rtmp.enumerated() {
+                let path = rtmp.count == 1 ? "publish.rtmp" : "publish.rtmp[\(index)]"
+                if push.keyFile != nil, push.keyEnvironment != nil {
+                    throw fail(path, "give the stream key once: \"keyFile\" or \"keyEnvironment\", not both")
+                }
+                if let file = push.keyFile, file.isEmpty { throw fail("\(path).keyFile", "must name a file") }
+                if let variable = push.keyEnvironment, variable.isEmpty || variable.contains("=") {
+                    throw fail("\(path).keyEnvironment", "must name an environment variable, e.g. \"YOUTUBE_STREAM_KEY\"")
+                }
+                let keyGiven = push.keyFile != nil || push.keyEnvironment != nil
+                if let reason = PublishTarget.rtmpProblem(with: push.url, keyGiven: keyGiven) { throw fail("\(path).url", reason) }
+            }
         }
         if let rtsp = publish.rtsp {
             if let port = rtsp.port, !(0...65535).contains(port) {

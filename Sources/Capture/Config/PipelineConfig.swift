@@ -300,8 +300,47 @@ public struct PublishConfig: Codable, Sendable, Equatable {
     public var rtsp: RTSPServeConfig?
     /// A media server to push to: `rtsp://HOST:PORT/PATH` (RTSP RECORD) or `srt://HOST:PORT?streamid=…` (SRT caller).
     public var to: String?
+    /// RTMP ingests to push to (YouTube, Twitch, nginx-rtmp, MediaMTX): one object, or a list of them.
+    public var rtmp: [RTMPPushConfig]?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case rtsp, to }
+    enum CodingKeys: String, CodingKey, CaseIterable { case rtsp, to, rtmp }
+
+    public init(rtsp: RTSPServeConfig? = nil, to: String? = nil, rtmp: [RTMPPushConfig]? = nil) {
+        self.rtsp = rtsp
+        self.to = to
+        self.rtmp = rtmp
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rtsp = try container.decodeIfPresent(RTSPServeConfig.self, forKey: .rtsp)
+        to = try container.decodeIfPresent(String.self, forKey: .to)
+        if container.contains(.rtmp) {
+            // A list or one object: which one is read from the value's kind, so a bad key is named either way.
+            let value = try container.superDecoder(forKey: .rtmp)
+            rtmp = (try? value.unkeyedContainer()) != nil ? try [RTMPPushConfig](from: value) : [try RTMPPushConfig(from: value)]
+        }
+    }
+}
+
+/// A push to an RTMP ingest. The stream key is a secret, never printed (`***`): the URL's last path segment
+/// (`rtmp://a.rtmp.youtube.com/live2/KEY`), or kept out of the config, in `keyFile` (its first line) or in the
+/// environment variable `keyEnvironment` (a service unit's `EnvironmentFile`), appended to `url` as its last segment.
+public struct RTMPPushConfig: Codable, Sendable, Equatable {
+    /// `rtmp://HOST[:PORT]/APP[/KEY]` or `rtmps://…` (RTMP over TLS).
+    public var url: String
+    /// A file whose first line is the stream key.
+    public var keyFile: String?
+    /// An environment variable that holds the stream key.
+    public var keyEnvironment: String?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case url, keyFile, keyEnvironment }
+
+    public init(url: String, keyFile: String? = nil, keyEnvironment: String? = nil) {
+        self.url = url
+        self.keyFile = keyFile
+        self.keyEnvironment = keyEnvironment
+    }
 }
 
 /// The RTSP server's settings. Loopback unless `address` says otherwise; beyond loopback a user and password

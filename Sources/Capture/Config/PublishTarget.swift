@@ -1,37 +1,68 @@
 import FoundationEssentials
 import Glibc
 
-/// Where `"publish": {"to": …}` pushes the stream: an RTSP server that takes RECORD, or an SRT listener.
+/// Where a push sends the stream: an RTSP server that takes RECORD or an SRT listener (`"publish": {"to": …}`), or an
+/// RTMP ingest (`"publish": {"rtmp": …}`).
 public struct PublishTarget: Sendable, Equatable {
     /// The protocol spoken.
-    public enum Scheme: String, Sendable { case rtsp, srt }
+    public enum Scheme: String, Sendable { case rtsp, srt, rtmp, rtmps }
 
-    /// RTSP or SRT.
+    /// RTSP, SRT or RTMP (over TLS: `rtmps`).
     public let scheme: Scheme
     /// The URL as written (credentials included, when given).
     public let url: String
     /// The host and port, for messages (never the credentials).
     public let endpoint: String
 
-    /// Parses a push URL; nil with `problem(with:)` saying why.
+    /// Parses a push URL for `"to"` (RTSP or SRT); nil with `problem(with:)` saying why.
     public init?(_ url: String) {
-        guard Self.problem(with: url) == nil, let components = URLComponents(string: url),
+        guard Self.problem(with: url) == nil else { return nil }
+        self.init(checked: url)
+    }
+
+    /// Parses a URL its rules passed.
+    private init?(checked url: String) {
+        guard let components = URLComponents(string: url),
             let scheme = components.scheme.flatMap({ Scheme(rawValue: $0.lowercased()) }), let host = components.host
         else { return nil }
         self.scheme = scheme
         self.url = url
         let shownHost = host.contains(":") ? "[\(host)]" : host
-        endpoint = "\(shownHost):\(components.port ?? 554)"
+        let defaultPort = [.rtmp: 1935, .rtmps: 443][scheme] ?? 554
+        endpoint = "\(shownHost):\(components.port ?? defaultPort)"
+    }
+
+    /// An RTMP push: `url` with the stream `key` appended as its last path segment (nil: the URL holds it).
+    public init?(rtmp url: String, key: String?) {
+        var full = url
+        if let key {
+            if full.hasSuffix("/") { full.removeLast() }
+            full += "/" + key
+        }
+        guard Self.rtmpProblem(with: url, keyGiven: key != nil) == nil else { return nil }
+        self.init(checked: full)
     }
 
     /// The URL with any password replaced by `***`, for messages and stats.
     public var redacted: String { Self.redacted(url) }
 
-    /// `url` with its secrets replaced by `***`: the password of `user:password@`, an SRT `passphrase`, and the
-    /// password of a `streamid` of the form `ACTION:PATH:USER:PASSWORD` (MediaMTX's).
+    /// `url` with its secrets replaced by `***`: the password of `user:password@`, an SRT `passphrase`, the
+    /// password of a `streamid` of the form `ACTION:PATH:USER:PASSWORD` (MediaMTX's), and an RTMP stream key (the
+    /// path's segments after the application's).
     public static func redacted(_ url: String) -> String {
         guard var components = URLComponents(string: url) else { return url }
         var changed = false
+        if components.scheme.flatMap({ Scheme(rawValue: $0.lowercased()) })?.isRTMP == true {
+            let segments = components.path.split(separator: "/", omittingEmptySubsequences: false)
+            if segments.count > 2 {
+                components.path = segments[0...1].joined(separator: "/") + "/***"
+                changed = true
+            }
+            if components.query != nil {
+                components.query = "***"
+                changed = true
+            }
+        }
         if components.password != nil {
             components.password = "***"
             changed = true
@@ -65,12 +96,15 @@ public struct PublishTarget: Sendable, Equatable {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
             return "\"\(url)\" is not a URL; \(example)"
         }
-        guard let kind = Scheme(rawValue: scheme) else {
+        guard let kind = Scheme(rawValue: scheme), !kind.isRTMP else {
+            if Scheme(rawValue: scheme)?.isRTMP == true { return "an RTMP ingest goes under \"rtmp\": {\"url\": \"\(redacted(url))\"}" }
             return "\"\(scheme)://\" cannot be pushed to; use rtsp:// or srt://, \(example)"
         }
         guard let host = components.host, !host.isEmpty else { return "\"\(url)\" names no host; \(example)" }
         if let port = components.port, !(1...65535).contains(port) { return "port \(port) is outside 1…65535" }
         switch kind {
+        case .rtmp, .rtmps:
+            break
         case .rtsp:
             guard components.path.count > 1 else { return "an RTSP push needs a path, e.g. rtsp://\(host):8554/cam" }
         case .srt:
@@ -78,6 +112,40 @@ public struct PublishTarget: Sendable, Equatable {
             let modes = components.queryItems?.filter { $0.name == "mode" }.compactMap(\.value) ?? []
             if let mode = modes.first(where: { $0 != "caller" }) {
                 return "mode=\(mode): SwiftCam pushes as an SRT caller; remove \"mode\" or use mode=caller"
+            }
+        }
+        return nil
+    }
+}
+
+extension PublishTarget.Scheme {
+    /// RTMP, plain or over TLS.
+    public var isRTMP: Bool { self == .rtmp || self == .rtmps }
+}
+
+extension PublishTarget {
+    /// Why `url` cannot be an RTMP ingest, in one sentence, or nil when it can; `keyGiven` when the key comes from a
+    /// file or the environment (then the URL ends at the application).
+    public static func rtmpProblem(with url: String, keyGiven: Bool) -> String? {
+        let example = "e.g. \"rtmp://a.rtmp.youtube.com/live2/KEY\" or \"rtmp://nginx.local/live/cam\""
+        guard !url.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == " " }) else {
+            return "a URL has no spaces or control characters; \(example)"
+        }
+        guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased() else {
+            return "\"\(redacted(url))\" is not a URL; \(example)"
+        }
+        guard Scheme(rawValue: scheme)?.isRTMP == true else { return "\"\(scheme)://\" is not RTMP; use rtmp:// or rtmps://, \(example)" }
+        guard let host = components.host, !host.isEmpty else { return "\"\(redacted(url))\" names no host; \(example)" }
+        if let port = components.port, !(1...65535).contains(port) { return "port \(port) is outside 1…65535" }
+        let segments = components.path.split(separator: "/")
+        if keyGiven {
+            guard segments.count == 1 else {
+                return "with the key in a file or the environment the URL ends at the application, e.g. rtmp://\(host)/live"
+            }
+        } else {
+            guard segments.count >= 2 else {
+                return
+                    "an RTMP URL names the application and the stream key, e.g. rtmp://\(host)/live/KEY (or give \"keyFile\" or \"keyEnvironment\")"
             }
         }
         return nil

@@ -4,7 +4,7 @@ import GStreamer
 import Synchronization
 
 /// Pushes the live stream to a media server (`rtspclientsink` for rtsp://, `mpegtsmux ! srtsink` for
-/// srt://) from a small pipeline of its own, so a server that is slow, gone or refusing never touches the
+/// srt://, `flvmux ! rtmp2sink` for rtmp:// and rtmps://) from a small pipeline of its own, so a server that is slow, gone or refusing never touches the
 /// session. When the push fails it is torn down and tried again with backoff (0.5 s doubling to 3 s); when
 /// the server is back it resumes, starting at a key frame.
 public final class Publisher: Sendable {
@@ -51,8 +51,15 @@ public final class Publisher: Sendable {
                 codec: stream.encodingName, target: target.redacted,
                 reason: "SRT carries MPEG-TS, which takes H.264 here; install gstreamer1.0-plugins-ugly (x264enc)")
         }
+        if target.scheme.isRTMP, stream.encodingName != "H264" {
+            throw .unsupported(
+                codec: stream.encodingName, target: target.redacted,
+                reason: "RTMP carries FLV, which takes H.264 only; install gstreamer1.0-plugins-ugly (x264enc)")
+        }
         for element in needed where !Element.factoryExists(element) {
-            throw .missing(element: element, package: element == "rtspclientsink" ? "gstreamer1.0-rtsp" : "gstreamer1.0-plugins-bad")
+            let package =
+                ["rtspclientsink": "gstreamer1.0-rtsp", "flvmux": "gstreamer1.0-plugins-good"][element] ?? "gstreamer1.0-plugins-bad"
+            throw .missing(element: element, package: package)
         }
         queue.async { self.connect() }
     }
@@ -116,6 +123,7 @@ public final class Publisher: Sendable {
         switch target.scheme {
         case .rtsp: return ["appsrc"] + parser + ["rtspclientsink"]
         case .srt: return ["appsrc"] + parser + ["mpegtsmux", "srtsink"]
+        case .rtmp, .rtmps: return ["appsrc"] + parser + ["flvmux", "rtmp2sink"]
         }
     }
 
@@ -141,6 +149,11 @@ public final class Publisher: Sendable {
         case .srt:
             chain.append(graph.add("mpegtsmux", ["alignment": 7]))
             chain.append(graph.add("srtsink", name: "sink", ["uri": .string(target.url), "wait-for-connection": false]))
+        case .rtmp, .rtmps:
+            // FLV as a live stream (no seek-back to write durations); the sink connects in the background and posts an
+            // error when the server refuses or goes, which retries like any other failure.
+            chain.append(graph.add("flvmux", ["streamable": true]))
+            chain.append(graph.add("rtmp2sink", name: "sink", ["location": .string(target.url), "async-connect": true]))
         }
         for (source, sink) in zip(chain, chain.dropFirst()) { graph.link(source, to: sink) }
         return graph
