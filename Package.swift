@@ -157,7 +157,7 @@ let package = Package(
             swiftSettings: strictImports),
         .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
         .testTarget(
-            name: "PublishTests", dependencies: ["TestSupport", "Publish", "Capture", "GStreamer", "CGStreamer"],
+            name: "PublishTests", dependencies: ["TestSupport", "Publish", "Capture", "Base", "GStreamer", "CGStreamer"],
             swiftSettings: strictImports),
         .testTarget(
             name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Analysis", "Capture", "GStreamer", "Filters"],

@@ -21,6 +21,7 @@ packages=(
   python3-venv   # the metrics test's venv for PyPI's prometheus-client (Prometheus's own text parser)
   nginx-light libnginx-mod-rtmp   # a real RTMP ingest for the publishing tests (started by them on loopback only)
   ffmpeg   # reads what was pushed back with a tool that is not GStreamer (ffprobe)
+  janus   # a real WebRTC server for the publishing tests: the host feeds its streaming plugin (started by them)
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -228,6 +228,7 @@ public final class CameraHost: Sendable {
         services.started(service.stop)
         if let server = service.server { report(.rtsp(url: server.url)) }
         for publisher in service.publishers { report(.pushing(target: publisher.target.redacted)) }
+        if let janus = service.janus { report(.pushing(target: "Janus \(janus.api.url) mountpoint \(janus.mountpoint)")) }
         service.report(to: session)
         return service
     }

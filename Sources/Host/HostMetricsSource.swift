@@ -30,19 +30,16 @@ final class HostMetricsSource: Sendable {
         }
         var rtmp = 0
         for publisher in service?.publishers ?? [] {
-            let state =
-                switch publisher.phase {
-                case .connecting: "connecting"
-                case .connected: "connected"
-                case .retrying: "retrying"
-                case .stopped: "stopped"
-                }
             var output = "push"
             if publisher.target.scheme.isRTMP {
                 rtmp += 1
                 output = rtmp == 1 ? "rtmp" : "rtmp-\(rtmp)"
             }
-            outputs.append(.push(output: output, state: state, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
+            outputs.append(
+                .push(output: output, state: publisher.metricsState, failures: publisher.failuresInAll, framesSent: publisher.framesSent))
+        }
+        if let janus = service?.janus {
+            outputs.append(.push(output: "janus", state: janus.metricsState, failures: janus.failuresInAll, framesSent: janus.framesSent))
         }
         let server = page()
         var metrics = HostMetrics(session: session.metrics, viewers: server?.viewerCounts ?? ["webrtc": 0, "mjpeg": 0], publish: outputs)

@@ -8,6 +8,8 @@ public final class PublishService: Sendable {
     public let server: RTSPServer?
     /// The pushes: `publish.to`'s, then each of `publish.rtmp`'s.
     public let publishers: [Publisher]
+    /// The Janus mountpoint's feed, when `publish.janus` is set.
+    public let janus: JanusFeed?
 
     /// Starts what `config` asks for. `name` is the session's name (the default path is `/NAME`); credentials
     /// missing from the config come from `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` in `environment`.
@@ -33,6 +35,17 @@ public final class PublishService: Sendable {
             throw error
         }
         self.publishers = publishers
+        if let janus = config.janus, let api = JanusAPI(janus.api) {
+            do {
+                self.janus = try JanusFeed(api: api, mountpoint: janus.mountpoint.map { UInt64($0) }, name: name, stream: stream)
+            } catch {
+                publishers.forEach { $0.stop() }
+                server?.stop()
+                throw error
+            }
+        } else {
+            janus = nil
+        }
     }
 
     /// Where `config` pushes: `to`, then each RTMP ingest with its key read now.
@@ -55,6 +68,7 @@ public final class PublishService: Sendable {
             throw .setup(PublishTarget.problem(with: to) ?? "\(to) is not a push URL")
         }
         _ = try pushTargets(config, environment: environment)
+        if let janus = config.janus, let problem = JanusAPI.problem(with: janus.api) { throw .setup(problem) }
     }
 
     /// `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` follow the config's rules: both or neither, a user name
@@ -109,6 +123,10 @@ public final class PublishService: Sendable {
                 "push \(PublishTarget.redacted(url))\(key) (FLV over RTMP\(tls) with rtmp2sink; retried with backoff up to \(Int(Publisher.maxBackoff)) s)"
             )
         }
+        if let janus = config.janus {
+            let id = janus.mountpoint.map { UInt64($0) } ?? JanusFeed.mountpointID(for: name)
+            lines.append("feed Janus \(janus.api) mountpoint \(id) (RTP H.264; made over its HTTP API, made again after a restart)")
+        }
         return lines
     }
 
@@ -118,10 +136,12 @@ public final class PublishService: Sendable {
         for (index, publisher) in publishers.enumerated() {
             session.setReport(index == 0 ? "publish-push" : "publish-push-\(index + 1)") { publisher.report }
         }
+        if let janus { session.setReport("publish-janus") { janus.report } }
     }
 
     /// Stops the server and every push; idempotent.
     public func stop() {
+        janus?.stop()
         publishers.forEach { $0.stop() }
         server?.stop()
     }

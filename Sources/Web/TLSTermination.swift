@@ -143,7 +143,9 @@ final class TLSTermination {
         // The splice holds both streams until either side ends, then closes both (the TLS one with its close_notify,
         // then the TCP connection under it).
         ended = true
-        let flags = GIOStreamSpliceFlags(rawValue: G_IO_STREAM_SPLICE_CLOSE_STREAM1.rawValue | G_IO_STREAM_SPLICE_CLOSE_STREAM2.rawValue)
+        // G_IO_STREAM_SPLICE_CLOSE_STREAM1 | G_IO_STREAM_SPLICE_CLOSE_STREAM2, by value: newer GLib headers mark the
+        // enum as flags, and Swift then imports its constants under other names.
+        let flags = GIOStreamSpliceFlags(rawValue: 0b11)
         g_io_stream_splice_async(
             tls.pointer(to: GIOStream.self), UnsafeMutableRawPointer(ours.raw).assumingMemoryBound(to: GIOStream.self), flags,
             G_PRIORITY_DEFAULT, nil, nil, nil)

@@ -5,24 +5,49 @@ import Publish
 import TestSupport
 import Testing
 
-/// Debian's nginx with its RTMP module (`libnginx-mod-rtmp`), as an ingest on 127.0.0.1:`port` with an application
-/// `live`, run in the foreground from a scratch folder; `kill` ends it as a crash would (SIGKILL).
-final class NginxRTMP: @unchecked Sendable {
-    static let binary = "/usr/sbin/nginx"
-    static let module = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
-    static var available: Bool {
-        FileManager.default.isExecutableFile(atPath: binary) && FileManager.default.fileExists(atPath: module)
-    }
-
+/// A real server the tests start in a scratch folder (nginx, Janus), in the foreground; `kill` ends it as a crash would
+/// (SIGKILL), and so does its end.
+class ServerProcess: @unchecked Sendable {
     let port: Int
-    private let folder: URL
+    let folder: URL
     private var child: ChildProcess?
 
     init(port: Int, folder: URL) throws {
         self.port = port
         self.folder = folder
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        // One process (no workers, no daemon), its files in the scratch folder, listening on loopback only.
+    }
+
+    /// Starts `command` and waits until `ready` says it serves (polled: neither server says when it listens).
+    func launch(_ command: [String], ready: () -> Bool) throws {
+        let started = try ChildProcess(command, directory: folder.path, errorsToOutput: true)
+        child = started
+        while !ready() {
+            guard started.isRunning else { throw ChildProcessError("\(command[0]) ended: \(started.text(.output).suffix(2000))") }
+            usleep(20_000)
+        }
+    }
+
+    /// Ends it at once, as a crash would.
+    func kill() {
+        child?.kill()
+        child = nil
+    }
+
+    deinit { kill() }
+}
+
+/// Debian's nginx with its RTMP module (`libnginx-mod-rtmp`), as an ingest on 127.0.0.1:`port` with an application
+/// `live`: one process, no daemon, its files in the scratch folder.
+final class NginxRTMP: ServerProcess, @unchecked Sendable {
+    static let binary = "/usr/sbin/nginx"
+    static let module = "/usr/lib/nginx/modules/ngx_rtmp_module.so"
+    static var available: Bool {
+        FileManager.default.isExecutableFile(atPath: binary) && FileManager.default.fileExists(atPath: module)
+    }
+
+    override init(port: Int, folder: URL) throws {
+        try super.init(port: port, folder: folder)
         let config = """
             load_module \(Self.module);
             daemon off;
@@ -33,22 +58,13 @@ final class NginxRTMP: @unchecked Sendable {
             rtmp { server { listen 127.0.0.1:\(port); application live { live on; record off; } } }
             """
         try config.write(to: folder.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        try start()
-    }
-
-    /// Starts nginx and waits for its port to take connections.
-    func start() throws {
-        let started = try ChildProcess(
-            [Self.binary, "-p", folder.path, "-c", folder.appendingPathComponent("nginx.conf").path, "-e", "stderr"],
-            directory: folder.path, errorsToOutput: true)
-        child = started
-        while connect() == false {
-            guard started.isRunning else { throw ChildProcessError("nginx ended: \(started.text(.output))") }
-            usleep(20_000)  // polling the port: nginx says nothing when it listens
+        try launch([Self.binary, "-p", folder.path, "-c", folder.appendingPathComponent("nginx.conf").path, "-e", "stderr"]) {
+            Self.accepts(port: port)
         }
     }
 
-    private func connect() -> Bool {
+    /// Whether 127.0.0.1:`port` takes a TCP connection.
+    static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -59,14 +75,6 @@ final class NginxRTMP: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         } == 0
     }
-
-    /// Ends it at once, as a crash would.
-    func kill() {
-        child?.kill()
-        child = nil
-    }
-
-    deinit { kill() }
 }
 
 /// What ffprobe reads of the first video stream at `url`: codec, size and frame rate; nil with its words when it reads

@@ -212,11 +212,17 @@ enum ConfigValidator {
     }
 
     private static func validate(_ publish: PublishConfig, fail: (String, String) -> ConfigError) throws(ConfigError) {
-        guard publish.rtsp != nil || publish.to != nil || publish.rtmp != nil else {
+        guard publish.rtsp != nil || publish.to != nil || publish.rtmp != nil || publish.janus != nil else {
             throw fail(
                 "publish",
-                "give \"rtsp\" (serve, e.g. {\"port\": 8554}), \"to\" (push, e.g. \"rtsp://server:8554/cam\") or \"rtmp\" (e.g. {\"url\": \"rtmp://server/live/KEY\"}), or several"
+                "give \"rtsp\" (serve, e.g. {\"port\": 8554}), \"to\" (push, e.g. \"rtsp://server:8554/cam\"), \"rtmp\" (e.g. {\"url\": \"rtmp://server/live/KEY\"}) or \"janus\" (e.g. {\"api\": \"http://server:8088/janus\"}), or several"
             )
+        }
+        if let janus = publish.janus {
+            if let reason = JanusAddress.problem(with: janus.api) { throw fail("publish.janus.api", reason) }
+            if let id = janus.mountpoint, !(1...Int(Int32.max)).contains(id) {
+                throw fail("publish.janus.mountpoint", "\(id) is outside 1…\(Int32.max)")
+            }
         }
         if let rtmp = publish.rtmp {
             if rtmp.isEmpty { throw fail("publish.rtmp", "give one ingest, e.g. {\"url\": \"rtmp://server/live/KEY\"}, or leave it out") }

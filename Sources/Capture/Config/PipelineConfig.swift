@@ -302,24 +302,43 @@ public struct PublishConfig: Codable, Sendable, Equatable {
     public var to: String?
     /// RTMP ingests to push to (YouTube, Twitch, nginx-rtmp, MediaMTX): one object, or a list of them.
     public var rtmp: [RTMPPushConfig]?
+    /// A Janus server whose streaming plugin serves the browsers: the host makes a mountpoint there and feeds it.
+    public var janus: JanusPublishConfig?
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case rtsp, to, rtmp }
+    enum CodingKeys: String, CodingKey, CaseIterable { case rtsp, to, rtmp, janus }
 
-    public init(rtsp: RTSPServeConfig? = nil, to: String? = nil, rtmp: [RTMPPushConfig]? = nil) {
+    public init(rtsp: RTSPServeConfig? = nil, to: String? = nil, rtmp: [RTMPPushConfig]? = nil, janus: JanusPublishConfig? = nil) {
         self.rtsp = rtsp
         self.to = to
         self.rtmp = rtmp
+        self.janus = janus
     }
 
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         rtsp = try container.decodeIfPresent(RTSPServeConfig.self, forKey: .rtsp)
         to = try container.decodeIfPresent(String.self, forKey: .to)
+        janus = try container.decodeIfPresent(JanusPublishConfig.self, forKey: .janus)
         if container.contains(.rtmp) {
             // A list or one object: which one is read from the value's kind, so a bad key is named either way.
             let value = try container.superDecoder(forKey: .rtmp)
             rtmp = (try? value.unkeyedContainer()) != nil ? try [RTMPPushConfig](from: value) : [try RTMPPushConfig(from: value)]
         }
+    }
+}
+
+/// A Janus streaming mountpoint fed by this camera.
+public struct JanusPublishConfig: Codable, Sendable, Equatable {
+    /// Janus's HTTP API, `http://HOST:8088/janus`; the RTP goes to the same host.
+    public var api: String
+    /// The mountpoint's id (nil: one made from the config's name, the same on every start).
+    public var mountpoint: Int?
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case api, mountpoint }
+
+    public init(api: String, mountpoint: Int? = nil) {
+        self.api = api
+        self.mountpoint = mountpoint
     }
 }
 

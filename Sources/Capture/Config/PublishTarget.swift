@@ -152,6 +152,21 @@ extension PublishTarget {
     }
 }
 
+/// Where Janus's HTTP API is (`"publish": {"janus": {"api": …}}`).
+public enum JanusAddress {
+    /// Why `url` is not a Janus HTTP API address (`http://HOST[:PORT]/PATH`), or nil.
+    public static func problem(with url: String) -> String? {
+        let example = "e.g. \"http://127.0.0.1:8088/janus\""
+        guard let components = URLComponents(string: url), components.scheme?.lowercased() == "http" else {
+            return "\"\(url)\" is not an http:// URL of Janus's HTTP API; \(example)"
+        }
+        guard let host = components.host, !host.isEmpty else { return "\"\(url)\" names no host; \(example)" }
+        if let port = components.port, !(1...65535).contains(port) { return "port \(port) is outside 1…65535" }
+        if components.user != nil || components.query != nil { return "the API URL takes no user or query; \(example)" }
+        return nil
+    }
+}
+
 /// The rules for an RTSP server's user and password, from the config or the environment alike.
 public enum RTSPCredentials {
     /// Why `user` cannot be a user name, or nil.

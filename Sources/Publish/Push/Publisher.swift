@@ -21,14 +21,9 @@ public final class Publisher: Sendable {
     }
 
     private struct State: Sendable {
-        var phase = Phase.connecting
-        var lastError: String?
-        var failures = 0
-        var failuresInAll = 0
-        var attempt = 0
+        var attempts = Attempts()
         var pipeline: Pipeline?
         var watch: BusWatch?
-        var connections = 0
     }
 
     /// The server pushed to.
@@ -65,28 +60,31 @@ public final class Publisher: Sendable {
     }
 
     /// Where the push stands now.
-    public var phase: Phase { state.withLock { $0.phase } }
+    public var phase: Phase { state.withLock { $0.attempts.phase } }
     /// The last failure, in GStreamer's words.
-    public var lastError: String? { state.withLock { $0.lastError } }
+    public var lastError: String? { state.withLock { $0.attempts.lastError } }
     /// Times the server took the stream (1 after the first connection, 2 after a resume, …).
-    public var connections: Int { state.withLock { $0.connections } }
+    public var connections: Int { state.withLock { $0.attempts.connections } }
     /// Failed attempts since the last connection.
-    public var failures: Int { state.withLock { $0.failures } }
+    public var failures: Int { state.withLock { $0.attempts.failures } }
     /// Failed attempts over the push's life (a counter: a connection does not reset it).
-    public var failuresInAll: Int { state.withLock { $0.failuresInAll } }
+    public var failuresInAll: Int { state.withLock { $0.attempts.failuresInAll } }
+
+    /// Where it stands, as `/metrics` names it.
+    public var metricsState: String { state.withLock { $0.attempts.metricsState } }
 
     /// Waits until the server has taken the stream `count` times in all, at most `timeout` seconds; returns
     /// whether it has.
     @discardableResult
     public func waitForConnections(_ count: Int, timeout: Double = 60) -> Bool {
-        state.wait(until: MonotonicClock.now + timeout) { $0.connections >= count ? true : nil } ?? false
+        state.wait(until: MonotonicClock.now + timeout) { $0.attempts.connections >= count ? true : nil } ?? false
     }
 
     /// Waits until the push has failed and is waiting to retry, at most `timeout` seconds.
     @discardableResult
     public func waitForRetrying(timeout: Double = 60) -> Bool {
         state.wait(until: MonotonicClock.now + timeout) { state in
-            if case .retrying = state.phase { return true }
+            if case .retrying = state.attempts.phase { return true }
             return nil
         } ?? false
     }
@@ -96,23 +94,14 @@ public final class Publisher: Sendable {
 
     /// One phrase for `stats`: `push srt://… connected 300 frames` or `push rtsp://… retrying in 2 s (last error: …)`.
     public var report: String {
-        let (phase, error, failures) = state.withLock { ($0.phase, $0.lastError, $0.failures) }
-        var text = "push \(target.redacted) "
-        switch phase {
-        case .connecting: text += failures > 0 ? "retrying: connecting" : "connecting"
-        case .connected: text += "connected"
-        case let .retrying(at): text += "retrying in \(Int((max(0, at - MonotonicClock.now)).rounded(.up))) s"
-        case .stopped: text += "stopped"
-        }
-        text += " \(framesSent) frames"
-        if let error, phase != .connected { text += " (last error: \(error))" }
-        return text
+        let attempts = state.withLock { $0.attempts }
+        return "push \(target.redacted) " + attempts.phrase(connected: "connected", frames: framesSent)
     }
 
     /// Stops pushing and ends the push pipeline; idempotent. Waits for an attempt under way to finish.
     public func stop() {
         queue.sync {
-            state.withLock { $0.phase = .stopped }
+            state.withLock { $0.attempts.phase = .stopped }
             teardown()
             relay.close()
         }
@@ -161,12 +150,7 @@ public final class Publisher: Sendable {
 
     /// On `queue`: builds and starts one attempt.
     private func connect() {
-        let attempt = state.withLock { state -> Int? in
-            guard state.phase != .stopped else { return nil }
-            state.attempt += 1
-            state.phase = .connecting
-            return state.attempt
-        }
+        let attempt = state.withLock { $0.attempts.begin() }
         guard let attempt else { return }
         let pipeline: Pipeline
         do {
@@ -184,7 +168,13 @@ public final class Publisher: Sendable {
             guard let self else { return }
             switch message {
             case let .error(_, text, debug, _):
-                let detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
+                // The debug text's last line says why when the message does not (rtspclientsink: "… 401 Unauthorized");
+                // one that is only where in GStreamer's sources it was raised goes to the debug log.
+                var detail = debug.flatMap { $0.split(separator: "\n").last.map(String.init) }
+                if let line = detail, line.hasPrefix("../") || line.contains(".c(") {
+                    DebugLog.warning("push \(self.target.redacted): \(text) (\(line))")
+                    detail = nil
+                }
                 let reason = detail.map { "\(text) (\($0))" } ?? text
                 self.queue.async { self.fail(attempt: attempt, reason: reason) }
             case let .warning(source, text, _) where source == "sink":
@@ -218,31 +208,14 @@ public final class Publisher: Sendable {
     }
 
     private func connected(attempt: Int) {
-        let fresh = state.withLock { state -> Bool in
-            guard state.attempt == attempt, state.phase == .connecting else { return false }
-            state.phase = .connected
-            state.failures = 0
-            state.connections += 1
-            return true
-        }
+        let fresh = state.withLock { $0.attempts.connected(attempt) }
         // The server's decoder starts at a key frame: ask for one now rather than wait for the next.
         if fresh { relay.requestKeyFrame() }
     }
 
     /// On `queue`: ends a failed attempt and schedules the next.
     private func fail(attempt: Int, reason: String) {
-        let delay = state.withLock { state -> Double? in
-            guard state.attempt == attempt, state.phase != .stopped else { return nil }
-            if case .retrying = state.phase { return nil }
-            state.lastError = reason
-            state.failures += 1
-            state.failuresInAll += 1
-            var delay = 0.5
-            for _ in 1..<min(state.failures, 8) { delay *= 2 }
-            delay = min(delay, Self.maxBackoff)
-            state.phase = .retrying(at: MonotonicClock.now + delay)
-            return delay
-        }
+        let delay = state.withLock { $0.attempts.failed(attempt, reason: reason) }
         guard let delay else { return }
         teardown()
         queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.connect() }
@@ -255,7 +228,7 @@ public final class Publisher: Sendable {
                 state.pipeline = nil
                 state.watch = nil
             }
-            return (state.pipeline, state.watch, state.attempt)
+            return (state.pipeline, state.watch, state.attempts.attempt)
         }
         relay.detach(key: UInt(attempt))
         watch?.cancel()
