@@ -60,6 +60,8 @@ public struct HostState: Sendable, Equatable {
     /// one is served whatever names it holds, so its fingerprint stays what a browser was told to trust.
     public func certificate(for name: String, names: [String]) throws(HostStateError) -> (identity: TLSIdentity, made: Bool) {
         guard Self.isSessionName(name) else { throw .badName(name) }
+        // Without GLib's TLS no kept certificate would load: say so, and leave the kept one for when it is back.
+        guard TLSIdentity.backendAvailable else { throw .certificate(reason: TLSIdentityError.noBackend.description) }
         let path = certificatePath(for: name)
         if let kept = try existingCertificate(for: name),
             TLSIdentity.isValid(pem: kept.pem, forAnother: Self.certificateRenewalDays * 86_400)

@@ -50,9 +50,12 @@ public struct TLSIdentity: Sendable, Equatable {
         _ = try certificate()
     }
 
+    /// Whether GLib has a TLS backend (glib-networking) to serve any identity with.
+    static var backendAvailable: Bool { g_tls_backend_supports_tls(g_tls_backend_get_default()) != 0 }
+
     /// GLib's certificate object for this identity. Calls `g_tls_certificate_new_from_pem`.
     func certificate() throws(TLSIdentityError) -> ObjectReference {
-        guard g_tls_backend_supports_tls(g_tls_backend_get_default()) != 0 else { throw .noBackend }
+        guard Self.backendAvailable else { throw .noBackend }
         var error: UnsafeMutablePointer<GError>?
         guard let made = g_tls_certificate_new_from_pem(pem, -1, &error) else {
             let reason = error != nil ? GLibError(consuming: &error).message : "no reason given"

@@ -6,7 +6,7 @@ import Glibc
 
 /// HTTPS and WSS for the page: TLS ends here, in front of the `RequestGate`, with GLib's own TLS (glib-networking).
 ///
-/// One accepted TCP connection at a time: its first byte says what the client speaks. TLS (a handshake record, 0x16)
+/// One per accepted TCP connection: its first byte says what the client speaks. TLS (a handshake record, 0x16)
 /// is answered with the server's certificate; once the handshake is done the plain bytes are relayed
 /// (`g_io_stream_splice_async`) to one end of a local socket pair, and the other end goes through the gate as a plain
 /// connection would, carrying the TCP connection's addresses: the gate's peeks, libsoup, the MJPEG writer and the
