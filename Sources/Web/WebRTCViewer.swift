@@ -77,6 +77,8 @@ final class WebRTCViewer: @unchecked Sendable {
         /// webrtcbin asked for an offer.
         var wanted = false
         var offered = false
+        /// The offer went to the page (webrtcbin has it as its local description): an answer may come.
+        var sent = false
         /// H.264: the encoder's, from its first sequence parameter set.
         var profileLevelID: String?
     }
@@ -331,11 +333,17 @@ final class WebRTCViewer: @unchecked Sendable {
         CGstWebRTC_set_local_description(webrtc.pointer, offer)
         guard let text = gst_sdp_message_as_text(offer.pointee.sdp) else { return }
         defer { g_free(text) }
+        negotiation.withLock { $0.sent = true }
         send(WebServer.jsonText(["type": "offer", "sdp": String(cString: text)]))
     }
 
     /// The page's answer, checked: webrtcbin takes it or says why not (then the viewer fails with the reason).
     func setAnswer(_ answer: SDPAnswer) {
+        // A page answers the offer it was sent; an answer before it is not one webrtcbin could match to anything.
+        guard negotiation.withLock({ $0.sent }) else {
+            fail("the answer came before the camera's offer")
+            return
+        }
         let fingerprint = answer.fingerprint
         guard let choice = offered.first(where: { $0.payload == answer.payload }),
             let promise = self.promise(replyingTo: WebRTCViewer.answerSet)
@@ -375,7 +383,13 @@ final class WebRTCViewer: @unchecked Sendable {
         if first { onFailure(ObjectIdentifier(self), reason) }
     }
 
+    /// A candidate of the page's, once its answer was given: a browser gathers them only after answering, and
+    /// webrtcbin, given one before, hands libnice a component it does not have (a GLib critical).
     func addCandidate(mline: UInt32, candidate: String) {
+        guard chosen.withLock({ $0 != nil }) else {
+            DebugLog.info("WebRTC viewer \(id): a candidate before the answer, dropped")
+            return
+        }
         CGstWebRTC_add_ice_candidate(webrtc.pointer, guint(mline), candidate)
     }
 
