@@ -1,5 +1,5 @@
 import Base
-public import Capture
+import Capture
 import Dispatch
 import GStreamer
 import Synchronization
