@@ -120,7 +120,7 @@ public final class JanusFeed: Sendable {
         }
     }
 
-    /// Makes the mountpoint (replacing one of the same id a earlier run left); the port Janus listens on for its RTP.
+    /// Makes the mountpoint (replacing one of the same id an earlier run left); the port Janus listens on for its RTP.
     private func makeMountpoint(session: UInt64, handle: UInt64) throws(JanusError) -> Int {
         let request: JSONValue = [
             "request": "create", "type": "rtp", "id": .number(mountpoint), "name": .string(name),
