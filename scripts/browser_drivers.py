@@ -20,6 +20,26 @@ import urllib.request
 from two_hosts import SAFETY, free_port, wait_listening
 
 
+def awaiting_page(body, every):
+    """An async page script: `body` (JavaScript that calls `done(...)` or returns false to look again in `every` ms) runs
+    once the camera page is there (`window.swiftcam`); a document still without it 5 s after loading resolves with what
+    it is instead (its URL, title and the resources it loaded, with their statuses)."""
+    return """
+const done = arguments[arguments.length - 1];
+const started = performance.now();
+const check = () => {
+  if (typeof swiftcam === 'undefined') {
+    if (document.readyState !== 'complete' || performance.now() - started < 5000) setTimeout(check, 20);
+    else done(['no page', location.href, document.title,
+               performance.getEntriesByType('resource').map((e) => `${e.name} ${e.responseStatus}`)]);
+    return;
+  }
+  if ((() => { BODY })() === false) setTimeout(check, EVERY);
+};
+check();
+""".replace("BODY", body).replace("EVERY", str(every))
+
+
 def certificate_der(pem_path):
     """The first certificate of a PEM file, DER bytes."""
     with open(pem_path) as pem:

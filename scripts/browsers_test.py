@@ -18,27 +18,16 @@ import sys
 import tempfile
 import urllib.parse
 
-from browser_drivers import Chromium, Firefox
+from browser_drivers import Chromium, Firefox, awaiting_page
 from two_hosts import BROWSER_ADDRESS, ROOT, SAFETY, TwoHosts
 
 # Resolves when the page plays WebRTC (its first frames decoded), or says it fell back.
-PLAYING = """
-const done = arguments[arguments.length - 1];
-const video = document.getElementById('preview');
-const started = performance.now();
-const check = () => {
-  if (typeof swiftcam === 'undefined') {  // not the page (yet): what is there instead, after 5 s
-    if (document.readyState !== 'complete' || performance.now() - started < 5000) setTimeout(check, 20);
-    else done(['no page', location.href, document.title,
-               performance.getEntriesByType('resource').map((e) => `${e.name} ${e.responseStatus}`)]);
-    return;
-  }
+PLAYING = awaiting_page("""
+  const video = document.getElementById('preview');
   if (swiftcam.mode === 'webrtc' && video.videoWidth > 0 && video.currentTime > 0 && swiftcam.codec) done(['webrtc', swiftcam.codec]);
   else if (swiftcam.mode === 'mjpeg') done(['mjpeg', document.getElementById('notice').textContent]);
-  else setTimeout(check, 20);
-};
-check();
-"""
+  else return false;
+""", 20)
 
 # Resolves with the colour at (x, y) of the video (fractions) once `test` holds for it (checked at each new frame).
 PIXEL = """

@@ -16,28 +16,17 @@ import os
 import sys
 import urllib.parse
 
-from browser_drivers import Chromium, Firefox
+from browser_drivers import Chromium, Firefox, awaiting_page
 from two_hosts import ROOT, SAFETY, TwoHosts
 
 LOADS = int(os.environ.get("FIRST_FRAME_LOADS", "10"))
 
 # Resolves with the page's first-frame time, or what happened instead.
-FIRST_FRAME = """
-const done = arguments[arguments.length - 1];
-const started = performance.now();
-const check = () => {
-  if (typeof swiftcam === 'undefined') {  // not the page (yet): what is there instead, after 5 s
-    if (document.readyState !== 'complete' || performance.now() - started < 5000) setTimeout(check, 20);
-    else done(['no page', location.href, document.title,
-               performance.getEntriesByType('resource').map((e) => `${e.name} ${e.responseStatus}`)]);
-    return;
-  }
+FIRST_FRAME = awaiting_page("""
   if (swiftcam.firstFrameMs != null && swiftcam.codec) done(['webrtc', swiftcam.firstFrameMs, swiftcam.codec]);
   else if (swiftcam.mode === 'mjpeg') done(['mjpeg', document.getElementById('notice').textContent, null]);
-  else setTimeout(check, 10);
-};
-check();
-"""
+  else return false;
+""", 10)
 
 # Makes the page's answer prefer one codec (Chromium), as a browser whose own order put it first would.
 PREFER = """

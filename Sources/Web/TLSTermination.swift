@@ -91,11 +91,7 @@ final class TLSTermination {
         ended = true
         forget(&timer)
         let local = g_socket_connection_get_local_address(connection, nil).map { ObjectReference(adopting: $0) }
-        let address = local.flatMap { address -> String? in
-            guard let text = g_socket_connectable_to_string(OpaquePointer(address.raw)) else { return nil }
-            defer { g_free(text) }
-            return String(cString: text)
-        }
+        let address = local.flatMap { AddressText.of(OpaquePointer($0.raw)) }
         let url = address.map { "https://\($0)/" } ?? "https://"
         Refusal(
             answer: Refusal.answer(

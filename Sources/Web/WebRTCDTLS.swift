@@ -1,9 +1,28 @@
 import CGstWebRTC
 import GStreamer
 
-/// The DTLS side of a viewer: its transport watched once webrtcbin took the answer, and the peer's certificate checked
-/// against the answer's fingerprint before any packet passes the gate.
+/// The DTLS side of a viewer: the host's certificate given to the decoder webrtcbin builds for the offer, its transport
+/// watched once webrtcbin took the answer, and the peer's certificate checked against the answer's fingerprint before
+/// any packet passes the gate.
 extension WebRTCViewer {
+    /// On webrtcbin's thread, inside `create-offer`: an element went into webrtcbin. The DTLS decoder of the transport
+    /// it builds for the offer (`dtlssrtpdec`, still in NULL: offers wait for PLAYING, see `Negotiation.playing`) gets the
+    /// host's certificate, and keeps it only if it reads back: the encoder of the pair takes the same connection when
+    /// both go to READY, right after. Set in READY, it would replace a connection whose handlers are already connected.
+    func elementAdded(_ pointer: UnsafeMutablePointer<GstElement>) {
+        guard let certificate else { return }
+        let element = Element(retaining: pointer)
+        guard element.factoryName == "dtlssrtpdec" else { return }
+        do {
+            try element.set("pem", certificate.pem)
+            let taken = try element.get("pem", as: String.self) == certificate.pem
+            servesCertificate.withLock { $0 = taken }
+            if !taken { DebugLog.warning("WebRTC viewer \(id): the DTLS decoder did not take the ECDSA certificate; it serves its own") }
+        } catch {
+            DebugLog.warning("WebRTC viewer \(id): the ECDSA certificate could not be set: \(error)")
+        }
+    }
+
     /// Watches the DTLS transport's state: connected → the peer's certificate is checked; failed → the viewer fails.
     func watchTransport() {
         guard let transport = CGstWebRTC_dtls_transport(webrtc.pointer).map({ ObjectReference(adopting: $0) }) else {

@@ -47,7 +47,7 @@ final class WebRTCViewer: @unchecked Sendable {
     /// The answer's choice, from `setAnswer` until webrtcbin took it.
     private let chosen = Locked<Offered?>(nil)
     /// The host's certificate, and whether the DTLS decoder took it (then the offer says its fingerprint).
-    private let certificate: SelfSignedCertificate?
+    let certificate: SelfSignedCertificate?
     let servesCertificate = Locked(false)
     private let negotiation = Locked(Negotiation())
     let peer = Locked(Peer())
@@ -241,24 +241,6 @@ final class WebRTCViewer: @unchecked Sendable {
         }
         try pipeline.setState(.playing, timeout: 5)
         offerWhenReady { $0.playing = true }
-    }
-
-    /// On webrtcbin's thread, inside `create-offer`: an element went into webrtcbin. The DTLS decoder of the transport
-    /// it builds for the offer (`dtlssrtpdec`, still in NULL: offers wait for PLAYING, see `Negotiation.playing`) gets the
-    /// host's certificate, and keeps it only if it reads back: the encoder of the pair takes the same connection when
-    /// both go to READY, right after. Set in READY, it would replace a connection whose handlers are already connected.
-    private func elementAdded(_ pointer: UnsafeMutablePointer<GstElement>) {
-        guard let certificate else { return }
-        let element = Element(retaining: pointer)
-        guard element.factoryName == "dtlssrtpdec" else { return }
-        do {
-            try element.set("pem", certificate.pem)
-            let taken = try element.get("pem", as: String.self) == certificate.pem
-            servesCertificate.withLock { $0 = taken }
-            if !taken { DebugLog.warning("WebRTC viewer \(id): the DTLS decoder did not take the ECDSA certificate; it serves its own") }
-        } catch {
-            DebugLog.warning("WebRTC viewer \(id): the ECDSA certificate could not be set: \(error)")
-        }
     }
 
     /// Subscribes to the shared encoder of `format` (the encoder's streaming thread calls back: read the H.264 profile

@@ -106,15 +106,6 @@ public final class WebServer: @unchecked Sendable {
         loop.stop()
     }
 
-    /// "address:port" of the client that sent `message` ("[::1]:53124" for IPv6), or "an unknown address". Calls
-    /// `soup_server_message_get_remote_address` and `g_socket_connectable_to_string`.
-    static func remoteAddress(of message: OpaquePointer?) -> String {
-        guard let message, let address = soup_server_message_get_remote_address(message) else { return "an unknown address" }
-        guard let text = g_socket_connectable_to_string(OpaquePointer(address)) else { return "an unknown address" }
-        defer { g_free(text) }
-        return String(cString: text)
-    }
-
     /// Runs on the loop thread inside `start`.
     private func listen() throws {
         guard let server = CSoup_server_new() else {
