@@ -117,27 +117,34 @@ private func quotedName(in message: String) -> String? {
 
 extension Element {
     /// Changes state and waits for it, at most `timeout` seconds; a failure names the element that failed
-    /// and GStreamer's message. The message comes from the bus watch when one owns the bus (never taken from
-    /// under it), else from the bus. Calls `gst_element_set_state` and `gst_element_get_state`.
+    /// and GStreamer's message. An element's error during an asynchronous change fails it at once (the change
+    /// would otherwise wait out the timeout: typefind on a file that is not a video posts its error from its
+    /// own thread and the change never completes). The message comes from the bus watch when one owns the bus
+    /// (never taken from under it), else from the bus. Calls `gst_element_set_state` and `gst_element_get_state`.
     public func setState(_ state: State, timeout: Double = 10) throws(GStreamerError) {
         let bus = gst_element_get_bus(pointer).map { Bus(adopting: $0) }
         let watched = bus.flatMap { WatchedErrors(bus: $0.pointer) }
         var result = gst_element_set_state(pointer, state.gstState)
-        if result == GST_STATE_CHANGE_ASYNC {
+        let deadline = MonotonicClock.now + max(timeout, 0)
+        while result == GST_STATE_CHANGE_ASYNC {
+            let left = deadline - MonotonicClock.now
+            guard left > 0 else { throw .stateChangeTimedOut(element: name, state: state, seconds: timeout) }
             var current = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
-            result = gst_element_get_state(pointer, &current, &pending, clockTime(seconds: timeout))
-            if result == GST_STATE_CHANGE_ASYNC {
-                throw .stateChangeTimedOut(element: name, state: state, seconds: timeout)
+            result = gst_element_get_state(pointer, &current, &pending, clockTime(seconds: min(left, Self.errorPoll)))
+            if result == GST_STATE_CHANGE_ASYNC, let error = watched.map({ $0.first(waiting: 0) }) ?? bus?.pop(timeout: 0, types: .error) {
+                throw stateFailure(state, error: error)
             }
         }
         guard result != GST_STATE_CHANGE_FAILURE else {
-            throw stateFailure(state, bus: bus, watched: watched)
+            // The failing element posts its error from its own thread, sometimes just after the state result.
+            throw stateFailure(state, error: watched.map { $0.first(waiting: 1) } ?? bus?.pop(timeout: 1, types: .error))
         }
     }
 
-    private func stateFailure(_ state: State, bus: Bus?, watched: WatchedErrors?) -> GStreamerError {
-        // The failing element posts its error from its own thread, sometimes just after the state result.
-        let error = watched.map { $0.first(waiting: 1) } ?? bus?.pop(timeout: 1, types: .error)
+    /// How often an asynchronous state change looks for an element's error, in seconds.
+    private static let errorPoll = 0.05
+
+    private func stateFailure(_ state: State, error: Message?) -> GStreamerError {
         if case let .error(source, message, debug, _)? = error {
             let detail = debug.map { "\(message) (\($0.split(separator: "\n").last ?? ""))" } ?? message
             return .stateChangeFailed(element: source, state: state, message: detail)
