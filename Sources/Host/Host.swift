@@ -224,11 +224,15 @@ public final class CameraHost: Sendable {
         into services: inout HostServices
     ) throws -> PublishService? {
         guard let publish = config.publish else { return nil }
-        let service = try PublishService(config: publish, name: options.name, stream: SessionVideoStream(session: session))
+        // The session's VP8 encoder too, for a Janus mountpoint's browsers without H.264.
+        let vp8 = session.liveFormat(for: .vp8).map { SessionVideoStream(session: session, format: $0) }
+        let service = try PublishService(
+            config: publish, name: options.name, stream: SessionVideoStream(session: session), onDemand: vp8.map { [$0] } ?? [])
         services.started(service.stop)
         if let server = service.server { report(.rtsp(url: server.url)) }
         for publisher in service.publishers { report(.pushing(target: publisher.target.redacted)) }
         if let janus = service.janus { report(.pushing(target: "Janus \(janus.api.url) mountpoint \(janus.mountpoint)")) }
+        if let viewers = service.janusViewers { page.withLock { $0 }?.relayViewers(through: JanusRelay(viewers: viewers)) }
         service.report(to: session)
         return service
     }

@@ -36,19 +36,22 @@ extension LiveStream {
     var parser: String? { encodingName == "H264" ? "h264parse" : nil }
 }
 
-/// The session's shared live video encoder (`subscribeLive(.video)`) as the stream publishing reads.
+/// One of the session's shared live encoders (`subscribeLive(format)`, `.video` by default) as the stream publishing reads.
 public struct SessionVideoStream: LiveStream {
     /// The session whose filtered stream is published.
     public let session: CaptureSession
+    /// Which of its encoders.
+    public let format: LiveFormat
 
-    public init(session: CaptureSession) {
+    public init(session: CaptureSession, format: LiveFormat = .video) {
         self.session = session
+        self.format = format
     }
 
-    public var encodingName: String { session.liveCodec(.video).encodingName }
+    public var encodingName: String { session.liveCodec(format).encodingName }
 
     public func subscribe(_ onSample: @escaping @Sendable (Sample) -> Void) throws -> any LiveStreamSubscription {
-        try session.subscribeLive(.video, onSample: onSample)
+        try session.subscribeLive(format, onSample: onSample)
     }
 }
 

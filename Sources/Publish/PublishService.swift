@@ -10,11 +10,14 @@ public final class PublishService: Sendable {
     public let publishers: [Publisher]
     /// The Janus mountpoint's feed, when `publish.janus` is set.
     public let janus: JanusFeed?
+    /// The camera page's viewers played through Janus, when `publish.janus` is set.
+    public let janusViewers: JanusViewers?
 
     /// Starts what `config` asks for. `name` is the session's name (the default path is `/NAME`); credentials
     /// missing from the config come from `SWIFTCAM_RTSP_USER` and `SWIFTCAM_RTSP_PASSWORD` in `environment`.
+    /// `onDemand` are the session's other codecs (VP8), fed to Janus while a page's viewer there needs them.
     public init(
-        config: PublishConfig, name: String, stream: any LiveStream,
+        config: PublishConfig, name: String, stream: any LiveStream, onDemand: [any LiveStream] = [],
         environment: [String: String]? = nil
     ) throws(PublishError) {
         let environment = environment ?? ProcessInfo.processInfo.environment
@@ -37,7 +40,10 @@ public final class PublishService: Sendable {
         self.publishers = publishers
         if let janus = config.janus, let api = JanusAPI(janus.api) {
             do {
-                self.janus = try JanusFeed(api: api, mountpoint: janus.mountpoint.map { UInt64($0) }, name: name, stream: stream)
+                let feed = try JanusFeed(
+                    api: api, mountpoint: janus.mountpoint.map { UInt64($0) }, name: name, stream: stream, onDemand: onDemand)
+                self.janus = feed
+                janusViewers = JanusViewers(feed: feed)
             } catch {
                 publishers.forEach { $0.stop() }
                 server?.stop()
@@ -45,6 +51,7 @@ public final class PublishService: Sendable {
             }
         } else {
             janus = nil
+            janusViewers = nil
         }
     }
 
@@ -125,7 +132,9 @@ public final class PublishService: Sendable {
         }
         if let janus = config.janus {
             let id = janus.mountpoint.map { UInt64($0) } ?? JanusFeed.mountpointID(for: name)
-            lines.append("feed Janus \(janus.api) mountpoint \(id) (RTP H.264; made over its HTTP API, made again after a restart)")
+            lines.append(
+                "feed Janus \(janus.api) mountpoint \(id) (RTP H.264, VP8 while a page needs it; made over its HTTP API, made again after a restart; the camera page plays through it)"
+            )
         }
         return lines
     }
@@ -141,6 +150,7 @@ public final class PublishService: Sendable {
 
     /// Stops the server and every push; idempotent.
     public func stop() {
+        janusViewers?.stop()
         janus?.stop()
         publishers.forEach { $0.stop() }
         server?.stop()

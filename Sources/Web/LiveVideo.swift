@@ -23,9 +23,20 @@ final class LiveVideo: @unchecked Sendable {
     /// The H.264 profile and level each encoder gives (`42c01f`), by element, read by the first viewer of that encoder:
     /// later offers name it without waiting for a frame (or starting the encoder for a viewer that may choose VP8).
     private let profiles = Locked<[String: String]>([:])
+    /// The WebRTC server pages are handed to (`publish.janus`), set by the host once publishing runs.
+    let relay = Locked<(any WebRTCRelay)?>(nil)
+
+    /// A page's viewer handed to `relay`.
+    private struct Relayed {
+        let codec: String
+        /// Which `watch` of the page it answers (a second one starts over; the first's late events are dropped).
+        let token: Int
+        var offered = false
+    }
 
     private struct Viewers {
         var webrtc: [Int: WebRTCViewer] = [:]
+        var relayed: [Int: Relayed] = [:]
         var mjpeg: [Int: MJPEGViewer] = [:]
         /// MJPEG readers admitted whose viewer is not in `mjpeg` yet: counted against the cap from their request on, so
         /// a burst of them cannot pass it before their viewers start.
@@ -49,7 +60,12 @@ final class LiveVideo: @unchecked Sendable {
 
     /// Viewers now, by kind.
     var viewerCounts: [String: Int] {
-        viewers.withLock { ["webrtc": $0.webrtc.count + $0.ending.count, "mjpeg": $0.mjpeg.count] }
+        let relaying = relay.withLock { $0 != nil }
+        return viewers.withLock { viewers in
+            var counts = ["webrtc": viewers.webrtc.count + viewers.ending.count, "mjpeg": viewers.mjpeg.count]
+            if relaying { counts["janus"] = viewers.relayed.count }
+            return counts
+        }
     }
 
     /// WebRTC viewers now, by the codec their answer chose: every codec this host offers (0 when none has it), and
@@ -67,37 +83,85 @@ final class LiveVideo: @unchecked Sendable {
 
     // MARK: - WebRTC
 
-    /// A page's `watch`: a viewer for page `id`, whose socket's peer is `address` (named when the viewer fails). It offers
-    /// every codec the host encodes; the answer's choice starts its chain (`answered`).
-    func addWebRTCViewer(id: Int, address: String, send: @escaping @Sendable (String) -> Void) {
+    /// A page's `watch`, its browser taking `codecs`: handed to the relay when there is one with a codec the browser
+    /// takes, else a viewer of this host's own (`addWebRTCViewer`).
+    func watch(id: Int, address: String, codecs: [String], send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
-            if let previous = viewers.withLock({ $0.webrtc.removeValue(forKey: id) }) {
-                retire(previous)  // a second `watch` from one page starts over
+            guard let relay = relay.withLock({ $0 }), let codec = relay.codec(for: codecs) else {
+                addWebRTCViewer(id: id, address: address, send: send)
+                return
             }
-            let codecs = session.liveVideoCodecs
-            let h264 = codecs.first { $0.codec == .h264 }
-            let encoder = h264.flatMap { session.liveStats($0.format).encoder }
-            do {
-                let viewer = try WebRTCViewer(
-                    id: id, address: address, codecs: codecs, profileLevelID: encoder.flatMap { name in profiles.withLock { $0[name] } },
-                    certificate: certificate, restrictToLoopback: restrictICEToLoopback, send: send,
-                    onAnswered: { [weak self] viewer, chosen in self?.answered(viewer, chosen: chosen, send: send) }
-                ) { [weak self] viewer, reason in
-                    self?.viewerFailed(id: id, address: address, viewer: viewer, reason: reason, send: send)
-                }
-                if let h264, viewer.needsProfile {
-                    do {
-                        try viewer.learnProfile(session, format: h264.format)
-                    } catch {
-                        retire(viewer)
-                        throw error
-                    }
-                }
-                viewers.withLock { $0.webrtc[id] = viewer }
+            endViewers(of: id)  // a second `watch` from one page starts over
+            let token = nextViewer.withLock { next in
+                defer { next += 1 }
+                return next
+            }
+            viewers.withLock { $0.relayed[id] = Relayed(codec: codec, token: token) }
+            relay.watch(id: id, codec: codec) { [weak self] event in
+                self?.relayed(event, id: id, token: token, address: address, send: send)
+            }
+            server?.broadcastState()
+        }
+    }
+
+    /// What the relay says of page `id`'s viewer: its offer goes to the page; an end before the offer hands the page to
+    /// this host's own viewer (the page still gets a picture), an end after it is told to the page like any viewer's.
+    private func relayed(_ event: RelayEvent, id: Int, token: Int, address: String, send: @escaping @Sendable (String) -> Void) {
+        queue.async { [self] in
+            guard let relay = relay.withLock({ $0 }),
+                let current = viewers.withLock({ $0.relayed[id] }), current.token == token
+            else { return }
+            switch event {
+            case let .offer(sdp):
+                viewers.withLock { $0.relayed[id]?.offered = true }
+                send(WebServer.jsonText(["type": "offer", "sdp": sdp, "via": relay.label]))
+            case let .ended(reason):
+                viewers.withLock { _ = $0.relayed.removeValue(forKey: id) }
                 server?.broadcastState()
-            } catch {
-                send(WebServer.jsonText(["type": "error", "error": "WebRTC is not available: \(error)"]))
+                if current.offered {
+                    viewerFailed(id: id, address: address, viewer: nil, reason: "\(relay.label): \(reason)", send: send)
+                } else {
+                    session.warn("web: \(relay.label) did not take the viewer of page \(id) at \(address) (\(reason)); this host serves it")
+                    addWebRTCViewer(id: id, address: address, send: send)
+                }
             }
+        }
+    }
+
+    /// Ends page `id`'s viewers, its own and its relayed one (on `queue`).
+    private func endViewers(of id: Int) {
+        let (own, relayed) = viewers.withLock { ($0.webrtc.removeValue(forKey: id), $0.relayed.removeValue(forKey: id)) }
+        if let own { retire(own) }
+        if relayed != nil { relay.withLock { $0 }?.end(id: id) }
+    }
+
+    /// A viewer for page `id`, whose socket's peer is `address` (named when the viewer fails). It offers every codec the
+    /// host encodes; the answer's choice starts its chain (`answered`). On `queue`.
+    private func addWebRTCViewer(id: Int, address: String, send: @escaping @Sendable (String) -> Void) {
+        endViewers(of: id)  // a second `watch` from one page starts over
+        let codecs = session.liveVideoCodecs
+        let h264 = codecs.first { $0.codec == .h264 }
+        let encoder = h264.flatMap { session.liveStats($0.format).encoder }
+        do {
+            let viewer = try WebRTCViewer(
+                id: id, address: address, codecs: codecs, profileLevelID: encoder.flatMap { name in profiles.withLock { $0[name] } },
+                certificate: certificate, restrictToLoopback: restrictICEToLoopback, send: send,
+                onAnswered: { [weak self] viewer, chosen in self?.answered(viewer, chosen: chosen, send: send) }
+            ) { [weak self] viewer, reason in
+                self?.viewerFailed(id: id, address: address, viewer: viewer, reason: reason, send: send)
+            }
+            if let h264, viewer.needsProfile {
+                do {
+                    try viewer.learnProfile(session, format: h264.format)
+                } catch {
+                    retire(viewer)
+                    throw error
+                }
+            }
+            viewers.withLock { $0.webrtc[id] = viewer }
+            server?.broadcastState()
+        } catch {
+            send(WebServer.jsonText(["type": "error", "error": "WebRTC is not available: \(error)"]))
         }
     }
 
@@ -123,6 +187,10 @@ final class LiveVideo: @unchecked Sendable {
     /// The page's answer: checked here, so a malformed one is answered with the reason and webrtcbin never sees it.
     func setAnswer(id: Int, sdp: String, send: @escaping @Sendable (String) -> Void) {
         queue.async { [self] in
+            if viewers.withLock({ $0.relayed[id] != nil }) {
+                relay.withLock { $0 }?.answer(id: id, sdp: sdp)
+                return
+            }
             guard let viewer = viewers.withLock({ $0.webrtc[id] }) else {
                 send(WebServer.jsonText(["type": "error", "error": "an answer without a viewer: send watch first"]))
                 return
@@ -140,14 +208,22 @@ final class LiveVideo: @unchecked Sendable {
 
     func addCandidate(id: Int, mline: UInt32, candidate: String) {
         queue.async { [self] in
+            if viewers.withLock({ $0.relayed[id] != nil }) {
+                relay.withLock { $0 }?.candidate(id: id, mline: mline, candidate: candidate)
+                return
+            }
             viewers.withLock { $0.webrtc[id] }?.addCandidate(mline: mline, candidate: candidate)
         }
     }
 
     /// Ends the page's viewer; `only` ends it only if it is still that one (a failure told late must not end the viewer
-    /// a second `watch` started since).
+    /// a second `watch` started since); nil: the page's viewer of either kind.
     func removeWebRTCViewer(id: Int, only: ObjectIdentifier? = nil) {
         queue.async { [self] in
+            if only == nil, viewers.withLock({ $0.relayed.removeValue(forKey: id) }) != nil {
+                relay.withLock { $0 }?.end(id: id)
+                server?.broadcastState()
+            }
             let viewer = viewers.withLock { viewers -> WebRTCViewer? in
                 guard let current = viewers.webrtc[id], only.map({ $0 == ObjectIdentifier(current) }) ?? true else { return nil }
                 return viewers.webrtc.removeValue(forKey: id)
@@ -160,11 +236,11 @@ final class LiveVideo: @unchecked Sendable {
     /// A viewer that cannot go on (a refused answer, a certificate that does not match, a failed handshake): the page
     /// is told why, the host's log says which viewer (and from where) and why, and the viewer ends.
     private func viewerFailed(
-        id: Int, address: String, viewer: ObjectIdentifier, reason: String, send: @escaping @Sendable (String) -> Void
+        id: Int, address: String, viewer: ObjectIdentifier?, reason: String, send: @escaping @Sendable (String) -> Void
     ) {
         send(WebServer.jsonText(["type": "error", "error": "WebRTC viewer ended: \(reason)"]))
         session.warn("web: WebRTC viewer \(id) at \(address) ended: \(reason)")
-        removeWebRTCViewer(id: id, only: viewer)
+        if let viewer { removeWebRTCViewer(id: id, only: viewer) }
     }
 
     /// Ends a viewer already out of `webrtc` on `teardown`, off `queue`: stopping its pipeline takes about a tenth of a
@@ -277,10 +353,11 @@ final class LiveVideo: @unchecked Sendable {
     /// Ends every viewer (server stop); waits for the work queued so far.
     func stopAll() {
         queue.sync { [self] in
-            let (webrtc, mjpeg) = viewers.withLock { viewers in
+            let (webrtc, mjpeg, relayed) = viewers.withLock { viewers in
                 defer { viewers = Viewers() }
-                return (Array(viewers.webrtc.values), Array(viewers.mjpeg.values))
+                return (Array(viewers.webrtc.values), Array(viewers.mjpeg.values), Array(viewers.relayed.keys))
             }
+            for id in relayed { relay.withLock { $0 }?.end(id: id) }
             for viewer in webrtc { viewer.stop() }
             for viewer in mjpeg { viewer.close() }
         }

@@ -5,8 +5,9 @@ import FoundationEssentials
 /// One message from the page's WebSocket, read and bounded where it is read: every later step (webrtcbin's action
 /// signals included) gets only values that fit it. Anything else is refused with a reason the page can show.
 enum PageMessage: Equatable {
-    /// Start a WebRTC viewer (a second one starts over).
-    case watch
+    /// Start a WebRTC viewer (a second one starts over); `codecs` are the video codecs the browser takes, in its order of
+    /// preference (RTP encoding names, `H264`; empty when the page did not say).
+    case watch(codecs: [String])
     /// The page's SDP answer to the camera's offer (not yet checked as SDP: `SDPAnswer` does that).
     case answer(sdp: String)
     /// One of the page's ICE candidates, for the media section `mline` of the offer.
@@ -25,7 +26,7 @@ enum PageMessage: Equatable {
     init(parsing text: String) throws(PageMessageError) {
         guard let object = (try? JSONValue.parse(text))?.object, let type = object["type"]?.string else { throw .notAnObject }
         switch type {
-        case "watch": self = .watch
+        case "watch": self = .watch(codecs: try Self.codecs(object["codecs"]))
         case "unwatch": self = .unwatch
         case "ping": self = .ping
         case "answer":
@@ -42,6 +43,24 @@ enum PageMessage: Equatable {
         default:
             throw .unknownType(type.count <= 40 ? type.escapingControls : String(type.prefix(40)).escapingControls + "…")
         }
+    }
+
+    /// At most this many codec names in a `watch`, each at most `maxCodecName` bytes.
+    static let maxCodecs = 32
+    static let maxCodecName = 32
+
+    /// `codecs`: absent or null is none; otherwise an array of at most `maxCodecs` names of letters, digits, `-` and `.`.
+    private static func codecs(_ value: JSONValue?) throws(PageMessageError) -> [String] {
+        guard let value, !value.isNull else { return [] }
+        guard let array = value.array, array.count <= maxCodecs else { throw .badCodecs }
+        var names: [String] = []
+        for entry in array {
+            guard let name = entry.string, (1...maxCodecName).contains(name.utf8.count),
+                name.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || "0123456789-.".unicodeScalars.contains($0)) })
+            else { throw .badCodecs }
+            names.append(name)
+        }
+        return names
     }
 
     /// `sdpMLineIndex`: absent or null is 0 (browsers send null with an `sdpMid`); otherwise a whole number below
@@ -65,6 +84,7 @@ enum PageMessageError: Error, Equatable, CustomStringConvertible {
     case missing(key: String, type: String)
     case badCandidate
     case badMediaSection(String)
+    case badCodecs
     case unknownType(String)
 
     var description: String {
@@ -74,6 +94,8 @@ enum PageMessageError: Error, Equatable, CustomStringConvertible {
         case .badCandidate: "malformed ice message: the candidate is over 1024 bytes or holds a NUL"
         case let .badMediaSection(value):
             "malformed ice message: sdpMLineIndex \(value) is not a media section of this camera's offer (it has \(PageMessage.mediaSections), numbered from 0)"
+        case .badCodecs:
+            "malformed watch message: \"codecs\" must be an array of at most \(PageMessage.maxCodecs) codec names (\"H264\", \"VP8\")"
         case let .unknownType(type): "unknown message type \"\(type)\""
         }
     }

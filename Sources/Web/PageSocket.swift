@@ -45,8 +45,8 @@ extension WebServer {
             return
         }
         switch message {
-        case .watch:
-            video.addWebRTCViewer(id: client.id, address: client.address) { [weak client] text in client?.send(text) }
+        case let .watch(codecs):
+            video.watch(id: client.id, address: client.address, codecs: codecs) { [weak client] text in client?.send(text) }
         case let .answer(sdp):
             video.setAnswer(id: client.id, sdp: sdp) { [weak client] text in client?.send(text) }
         case let .ice(mline, candidate):

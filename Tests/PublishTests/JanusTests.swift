@@ -1,5 +1,6 @@
 import Base
 import Foundation
+import GStreamer
 import Glibc
 import Publish
 import TestSupport
@@ -66,10 +67,19 @@ func mountpointAge(_ api: JanusAPI, id: Int) -> Int? {
     return info["info"]?["media"]?.array?.first?["age_ms"]?.int
 }
 
-/// Waits (polling Janus's API, a safety net of `attempts` looks) until mountpoint `id` receives media (age under 1 s).
-func waitForFreshMedia(_ api: JanusAPI, id: Int, attempts: Int = 600) -> Int? {
+/// Waits (polling Janus's API, a safety net of `attempts` looks) until mountpoint `id` receives media: its age under
+/// 1 s in a look made over `settled` seconds after the mountpoint first showed. (A mountpoint Janus just made says 0 ms
+/// before any packet, its age counting from its making; one that gets no packets is over 1 s old by that look.)
+func waitForFreshMedia(_ api: JanusAPI, id: Int, attempts: Int = 600, settled: Double = 1.2) -> Int? {
+    var shown: Double?
     for _ in 0..<attempts {
-        if let age = mountpointAge(api, id: id), age < 1000 { return age }
+        if let age = mountpointAge(api, id: id) {
+            let now = MonotonicClock.now
+            if shown == nil { shown = now }
+            if age < 1000, let shown, now - shown >= settled { return age }
+        } else {
+            shown = nil
+        }
         usleep(100_000)
     }
     return nil

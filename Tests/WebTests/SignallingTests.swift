@@ -39,7 +39,10 @@ import Testing
                 == .ice(mline: 0, candidate: candidate))
         #expect(try PageMessage(parsing: #"{"type":"ice","candidate":"\#(candidate)"}"#) == .ice(mline: 0, candidate: candidate))
         #expect(try PageMessage(parsing: #"{"type":"ice","candidate":"","sdpMLineIndex":7}"#) == .endOfCandidates)
-        #expect(try PageMessage(parsing: #"{"type":"watch"}"#) == .watch)
+        #expect(try PageMessage(parsing: #"{"type":"watch"}"#) == .watch(codecs: []))
+        #expect(try PageMessage(parsing: #"{"type":"watch","codecs":["VP8","H264"]}"#) == .watch(codecs: ["VP8", "H264"]))
+        #expect(throws: PageMessageError.badCodecs) { try PageMessage(parsing: #"{"type":"watch","codecs":"VP8"}"#) }
+        #expect(throws: PageMessageError.badCodecs) { try PageMessage(parsing: #"{"type":"watch","codecs":["VP8\n"]}"#) }
         #expect(try PageMessage(parsing: #"{"type":"answer","sdp":""}"#) == .answer(sdp: ""))
         #expect(throws: PageMessageError.missing(key: "sdp", type: "answer")) { try PageMessage(parsing: #"{"type":"answer","sdp":5}"#) }
         #expect(throws: PageMessageError.notAnObject) { try PageMessage(parsing: "[1]") }

@@ -55,6 +55,39 @@ public struct JanusAPI: Sendable {
         return data
     }
 
+    /// Sends `body` to the streaming plugin through `handle` for an answer that comes later, as an event (`watch`,
+    /// `start`): returns once Janus acknowledged it. `jsep` goes with it (the browser's answer to `start`).
+    public func streamingLater(_ body: JSONValue, jsep: JSONValue? = nil, session: UInt64, handle: UInt64) throws(JanusError) {
+        var request: [String: JSONValue] = ["janus": "message", "body": body]
+        if let jsep { request["jsep"] = jsep }
+        _ = try post("/\(session)/\(handle)", .object(request))
+    }
+
+    /// Hands Janus one of the browser's ICE candidates for the peer connection of `handle` (`candidate` nil: the last).
+    public func trickle(_ candidate: String?, mline: UInt32, session: UInt64, handle: UInt64) throws(JanusError) {
+        let body: JSONValue =
+            candidate.map { ["candidate": .string($0), "sdpMLineIndex": .number(mline)] } ?? ["completed": true]
+        _ = try post("/\(session)/\(handle)", ["janus": "trickle", "candidate": body])
+    }
+
+    /// Detaches `handle` from its plugin (its peer connection ends).
+    public func detach(session: UInt64, handle: UInt64) {
+        _ = try? post("/\(session)/\(handle)", ["janus": "detach"])
+    }
+
+    /// Waits for the events of `session` (Janus's long poll: at most 30 s, then a keepalive); also keeps the session
+    /// alive. Each is an object with `janus` (`event`, `hangup`, `webrtcup`, …) and `sender` (the handle).
+    public func events(session: UInt64) throws(JanusError) -> [JSONValue] {
+        var polling = self
+        polling.timeout = Self.longPoll + timeout
+        let head = "GET \(path)/\(session)?maxev=8 HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n\r\n"
+        let answer = try polling.parsed(polling.exchange(Array(head.utf8)))
+        return answer.array ?? [answer]
+    }
+
+    /// How long Janus holds a long poll open, in seconds.
+    static let longPoll = 30
+
     /// Ends `session` (its handles and any mountpoint it made that is not permanent stay: mountpoints are the plugin's).
     public func destroy(session: UInt64) {
         _ = try? post("/\(session)", ["janus": "destroy"])
@@ -75,7 +108,11 @@ public struct JanusAPI: Sendable {
         let head =
             "POST \(path)\(suffix) HTTP/1.1\r\nHost: \(host):\(port)\r\nContent-Type: application/json\r\n"
             + "Content-Length: \(payload.count)\r\nConnection: close\r\n\r\n"
-        let response = try exchange(Array(head.utf8) + payload)
+        return try parsed(exchange(Array(head.utf8) + payload))
+    }
+
+    /// An answer's JSON, or Janus's error in it.
+    private func parsed(_ response: [UInt8]) throws(JanusError) -> JSONValue {
         let answer: JSONValue
         do {
             answer = try JSONValue.parse(response)

@@ -18,6 +18,7 @@ const app = {
   zoom: 1,
   maxZoom: 16,
   codec: null,          // the WebRTC video's codec (H264, VP8, VP9), once it plays
+  via: null,            // the WebRTC server the video comes through (`Janus …`), or null: the camera's host itself
   waitingFor: null,     // what the picture waits for, as the page says it (null once it shows)
   firstFrameMs: null,   // ms from the page's navigation to its first WebRTC frame (performance.now())
   lastFocus: null,      // {x, y} normalized, as posted
@@ -76,7 +77,7 @@ function connect() {
         if (message.idleSeconds) keepAlive(message.idleSeconds);
         applyState(message);
         break;
-      case 'offer': answerOffer(message.sdp); break;
+      case 'offer': app.via = message.via || null; answerOffer(message.sdp); break;
       case 'ice':
         if (peer) peer.addIceCandidate({ candidate: message.candidate, sdpMLineIndex: message.sdpMLineIndex }).catch(() => {});
         break;
@@ -244,7 +245,16 @@ function startWebRTC() {
   waiting('connecting to the camera (WebRTC)');
   app.packetsSeen = 0;
   armFallback(6000, Date.now());
-  send({ type: 'watch' });
+  send({ type: 'watch', codecs: receivableCodecs() });
+}
+
+// The video codecs this browser's WebRTC takes, in its order of preference (`H264`, `VP8`): the host hands the page to
+// a WebRTC server (Janus) only in a codec the browser takes.
+function receivableCodecs() {
+  if (!window.RTCRtpReceiver || !RTCRtpReceiver.getCapabilities) return [];
+  const names = (RTCRtpReceiver.getCapabilities('video') || { codecs: [] }).codecs.map((c) => c.mimeType.replace(/^video\//, ''));
+  return names.filter((name, index) => /^[A-Za-z0-9.-]{1,32}$/.test(name) && !/^(rtx|red|ulpfec|flexfec-03)$/i.test(name)
+    && names.indexOf(name) === index).slice(0, 32);
 }
 
 // MJPEG takes over when WebRTC shows nothing within 6 s, unless its connection is delivering (packets arrive, the
@@ -394,7 +404,7 @@ async function refreshStats() {
     `filter   ${s.filterMeanMs.toFixed(2)} ms (max ${s.filterMaxMs.toFixed(2)})`,
     `viewers  webrtc ${v.webrtc || 0}${codecs ? ' (' + codecs + ')' : ''}  mjpeg ${v.mjpeg || 0}`,
     ...Object.entries(reply.live || {}).map(([name, e]) => `encoder  ${name} ${e.codec}: ${e.subscribers} subscriber(s), ${e.framesEncoded} frames${e.failure ? ' — ' + e.failure : ''}`),
-    `video    ${app.mode}${app.mode === 'webrtc' && app.codec ? ' ' + app.codec : ''}`,
+    `video    ${app.mode}${app.mode === 'webrtc' && app.codec ? ' ' + app.codec : ''}${app.mode === 'webrtc' && app.via ? ' via ' + app.via : ''}`,
     `chain    ${s.chain || 'none'}`,
     ...(s.cameras || []).map((line) => `camera   ${line.replace(/^camera /, '')}`),
   ].join('\n');
