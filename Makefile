@@ -3,7 +3,7 @@
 SWIFT ?= swift
 RELEASE_BIN := .build/release
 
-.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-doc bench-web bench-first-frame bench-vp8 bench-webrtc-send load-web load-webrtc load-rtsp leaks-webrtc
+.PHONY: deps build release demo test docs lint format screenshots test-asan test-hardware test-faults test-tsan fuzz soak storage-soak install-plugin clean bench-anchors bench-doc bench-web bench-first-frame bench-vp8 bench-webrtc-send load-web load-webrtc load-rtsp load-janus leaks-webrtc
 
 deps:
 	@bash scripts/deps.sh
@@ -111,6 +111,11 @@ bench-webrtc-send: deps
 # each viewer's CPU per RTP packet.
 load-web: deps
 	@bash scripts/load.sh web
+
+# 1, 5 and 10 WebRTC viewers through Debian's Janus and through the host's own webrtcbin, side by side: the host's and
+# Janus's CPU and each one's CPU per RTP packet (docs/benchmarks.md).
+load-janus: deps
+	@bash scripts/load.sh janus
 
 # 1000 whole WebRTC viewer lifetimes (LOAD_LIFETIMES) in Chromium against the release host: RSS within 10 MB of the
 # start (make test runs 24 of them).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Load runs on the release host, each a test suite in a network namespace with only lo; prints the suite's report
-# and fails when a bound is missed. Usage: load.sh web|webrtc|rtsp
+# and fails when a bound is missed. Usage: load.sh web|webrtc|rtsp|janus
 #
 #   web  (make load-web): 10 WebRTC viewers + 20 MJPEG viewers + 5 stills a second for LOAD_SECONDS (60) at 640x480@30
 #        (LOAD_PATTERN: a videotestsrc pattern, smpte by default; LOAD_SIZE=1280x720 and LOAD_FILTER="sepia" for a
@@ -11,9 +11,20 @@
 #   rtsp (make load-rtsp): RTSP clients per host before frames drop at 1280x720@30 H.264: steps of 10, 25, 50, 100,
 #        150, 200, 300 depayloading (not decoding) readers, LOAD_SECONDS (10) each; host and reader CPU, each step's
 #        worst and median client.
+#   janus (make load-janus): 1, 5 and 10 WebRTC viewers through Debian's Janus and through the host's own webrtcbin,
+#        side by side in one run (scripts/janus_load.py, JANUS_LOAD_SECONDS (15) a step): the host's and Janus's CPU,
+#        and each one's CPU per RTP packet a viewer receives.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:-}
+if [[ "$kind" == janus ]]; then
+  swift build -c release --product swiftcam
+  sudo_cmd=()
+  [[ $(id -u) -eq 0 ]] || sudo_cmd=(sudo)
+  echo "swiftcam load-janus: $(date -u +%F), $(nproc) cores, release host, headless Chromium $(chromium --version 2>/dev/null | awk '{print $2}'), $(janus --version 2>/dev/null | head -1)"
+  exec "${sudo_cmd[@]}" env JANUS_LOAD_SECONDS="${JANUS_LOAD_SECONDS:-15}" unshare --net --mount --pid --fork --mount-proc \
+    python3 scripts/janus_load.py "$PWD/.build/release/swiftcam"
+fi
 case "$kind" in
   web) suite=WebTests.LoadTests
        settings=(SWIFTCAM_WEB_LOAD=1 SWIFTCAM_WEB_LOAD_SECONDS="${LOAD_SECONDS:-60}" SWIFTCAM_WEB_LOAD_PATTERN="${LOAD_PATTERN:-smpte}"
@@ -25,7 +36,7 @@ case "$kind" in
   rtsp) suite=PublishTests.CapacityTests
        settings=(SWIFTCAM_RTSP_CAPACITY=1 SWIFTCAM_RTSP_CAPACITY_SECONDS="${LOAD_SECONDS:-10}")
        about="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" ;;
-  *) echo "usage: $0 web|webrtc|rtsp"; exit 64 ;;
+  *) echo "usage: $0 web|webrtc|rtsp|janus"; exit 64 ;;
 esac
 swift build -c release --product swiftcam
 swift build --build-tests
