@@ -1,4 +1,4 @@
-public import Base
+import Base
 import Dispatch
 import GStreamer
 
