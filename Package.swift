@@ -124,13 +124,15 @@ let package = Package(
             exclude: ["Assets"], swiftSettings: strictImports),
         .systemLibrary(name: "CGstRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0", providers: [.apt(["libgstrtspserver-1.0-dev"])]),
         .target(name: "Publish", dependencies: ["Base", "Capture", "GStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
+        // The control socket: a transport over the command interpreter, beside Web and Publish (and its client, `ctl`).
+        .target(name: "Control", dependencies: ["Base", "Capture", "Analysis", "GStreamer"], swiftSettings: strictImports),
         .target(
             name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
             swiftSettings: strictImports),
         // The running host as a type: session, page, publishing, control socket, signals, the exit policy.
-        .target(name: "Host", dependencies: ["Base", "Capture", "Web", "Publish"], swiftSettings: strictImports),
+        .target(name: "Host", dependencies: ["Base", "Capture", "Web", "Publish", "Control"], swiftSettings: strictImports),
         .executableTarget(
-            name: "swiftcam", dependencies: ["Base", "Host", "Capture", "Analysis", "Web", "Publish", "Benchmark"],
+            name: "swiftcam", dependencies: ["Base", "Host", "Capture", "Analysis", "Web", "Publish", "Control", "Benchmark"],
             swiftSettings: strictImports),
         .executableTarget(name: "filters-bench", dependencies: ["Base", "Filters"], swiftSettings: strictImports),
         // What the suites share: one harness for the programs they run, and where the built ones are. Tests only.
@@ -148,14 +150,17 @@ let package = Package(
         .testTarget(
             name: "CaptureTests",
             dependencies: [
-                "TestSupport", "Capture", "Analysis", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement", "Filters"
+                "TestSupport", "Base", "Capture", "Control", "Analysis", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement",
+                "Filters"
             ],
             exclude: ["BrokenConfigs"], swiftSettings: strictImports),
-        .testTarget(name: "SwiftcamTests", dependencies: ["TestSupport", "Capture", "GStreamer"], swiftSettings: strictImports),
         .testTarget(
-            name: "WebTests", dependencies: ["TestSupport", "Web", "Capture", "Analysis", "GStreamer", "Filters"],
+            name: "ControlTests", dependencies: ["Control", "Capture"], swiftSettings: strictImports),
+        .testTarget(name: "SwiftcamTests", dependencies: ["TestSupport", "Capture", "Control", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(
+            name: "WebTests", dependencies: ["TestSupport", "Web", "Capture", "Control", "Analysis", "GStreamer", "Filters"],
             swiftSettings: strictImports),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Web", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Control", "Web", "GStreamer"], swiftSettings: strictImports),
         .testTarget(
             name: "PublishTests", dependencies: ["TestSupport", "Publish", "Capture", "Base", "GStreamer", "CGStreamer"],
             swiftSettings: strictImports),

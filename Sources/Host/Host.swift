@@ -1,10 +1,11 @@
 // Host: the running `swiftcam run` as a type: options in, an outcome out. It owns the session and everything
 // around it (the camera page, publishing, the control socket, the signals, the stats ticks) and decides how the run
 // ended; the executable parses arguments, prints the events and maps the outcome to an exit code. Imports Capture,
-// Web and Publish; only the `swiftcam` executable imports it.
+// Web, Publish and Control; only the `swiftcam` executable imports it.
 
 import Base
 public import Capture
+import Control
 import Dispatch
 import FoundationEssentials
 import Publish

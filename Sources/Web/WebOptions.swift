@@ -1,3 +1,4 @@
+public import Base
 public import Capture
 import Filters
 import FoundationEssentials

@@ -1,9 +1,11 @@
+import Base
 import Foundation
 import GStreamer
 import Glibc
 import Testing
 
 @testable import Capture
+@testable import Control
 
 /// Every client of the control socket that disappears mid-way frees its connection: a dead client's `wait`, `events`
 /// or half-sent line never holds a slot, so the slots never all belong to the dead. Each case fills every slot with

@@ -1,4 +1,5 @@
 import Analysis
+import Control
 import Foundation
 import GStreamer
 import Glibc

@@ -1,3 +1,4 @@
+import Control
 import Foundation
 import Glibc
 import Testing

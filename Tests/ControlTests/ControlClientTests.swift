@@ -1,4 +1,5 @@
 import Capture
+import Control
 import Foundation
 import Glibc
 import Testing
