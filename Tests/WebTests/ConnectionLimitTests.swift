@@ -91,10 +91,17 @@ import Testing
     /// The host's usage once every named thread started since `threadsBefore` has ended (expected: none still running). The
     /// kernel counts a thread out a moment after its pidfd reports the exit, so `Threads:` is read after a round trip to
     /// the host (an event, not a pause), and again after each of up to two more while it is above `before`.
-    static func usageOnceEnded(_ host: WebHost, since threadsBefore: Set<Int32>, before: Int) async throws -> (threads: Int, resident: Int)
-    {
+    /// `prefix`: only threads whose name starts with it are waited for (the control socket's connections are
+    /// `swiftcam-ctl…`; a GStreamer task thread the graph swapped meanwhile is none of the socket's doing).
+    static func usageOnceEnded(
+        _ host: WebHost, since threadsBefore: Set<Int32>, before: Int, named prefix: String = ""
+    ) async throws -> (threads: Int, resident: Int) {
         let pid = host.child.pid
-        let lingering = try waitForThreadsToEnd(namedThreadIDs(pid).subtracting(threadsBefore))
+        let started = namedThreadIDs(pid).subtracting(threadsBefore).filter { thread in
+            let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/comm", encoding: .utf8)) ?? ""
+            return name.hasPrefix(prefix)
+        }
+        let lingering = try waitForThreadsToEnd(started)
         #expect(lingering.isEmpty, "threads still running: \(lingering); the host's threads: \(threadNames(pid))")
         var now = try usage(pid)
         for _ in 0..<3 where now.threads > before {
@@ -147,7 +154,7 @@ import Testing
             #expect(line?.contains("idle timeout") == true, "\(line ?? "nothing")")
             #expect(try connection.readLine() == nil)
         }
-        let after = try await Self.usageOnceEnded(host, since: threadsBefore, before: before.threads)
+        let after = try await Self.usageOnceEnded(host, since: threadsBefore, before: before.threads, named: "swiftcam-ctl")
         let threads = after.threads
         print(
             "control socket: threads \(threads) after the idle ones closed; RSS \(before.resident / 1024) KiB before, \(after.resident / 1024) KiB after"
