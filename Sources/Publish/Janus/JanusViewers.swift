@@ -49,9 +49,6 @@ public final class JanusViewers: Sendable {
         return feed.codecs.first { taken.contains($0) }
     }
 
-    /// Viewers watching now.
-    public var count: Int { state.withLock { $0.viewers.count } }
-
     /// A page's viewer `id`, of `codec` (from `codec(for:)`): Janus's offer comes through `onEvent`, then its end if it
     /// ends other than by `end(id:)`. A second `watch` of one page starts over.
     public func watch(id: Int, codec: String, onEvent: @escaping @Sendable (Event) -> Void) {
@@ -65,7 +62,7 @@ public final class JanusViewers: Sendable {
                     state.viewers[id] = Viewer(handle: handle, codec: codec, onEvent: onEvent)
                     return true
                 }
-                guard added else { throw JanusError.unexpected("no session (the host is stopping)") }
+                guard added else { throw JanusError.unexpected("no session (the host is stopping)") }  // stopped meanwhile
                 feed.hold(codec)
                 let request: JSONValue = ["request": "watch", "id": .number(feed.mountpoint), "media": [.string(codec.lowercased())]]
                 try feed.api.streamingLater(request, session: session, handle: handle)
@@ -131,7 +128,9 @@ public final class JanusViewers: Sendable {
 
     /// The session, made (and its long poll started) when there is none.
     private func currentSession() throws(JanusError) -> UInt64 {
-        if let session = state.withLock({ $0.session }) { return session }
+        let (current, stopped) = state.withLock { ($0.session, $0.stopped) }
+        if let current { return current }
+        guard !stopped else { throw .unexpected("no session (the host is stopping)") }
         let session = try feed.api.createSession()
         state.withLock { $0.session = session }
         events.async { [self] in poll(session) }
