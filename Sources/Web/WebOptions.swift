@@ -1,5 +1,5 @@
 public import Base
-public import Capture
+import Capture
 import Filters
 import FoundationEssentials
 
