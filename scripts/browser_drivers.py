@@ -15,9 +15,10 @@ import shutil
 import subprocess
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 
-from two_hosts import SAFETY, free_port, wait_listening
+from two_hosts import SAFETY, free_port, stop_process, wait_listening
 
 
 def awaiting_page(body, every):
@@ -181,10 +182,14 @@ class Firefox:
         try:
             self.client.delete_session()
         finally:
-            self.browser.terminate()
-            try:
-                self.browser.wait(timeout=SAFETY)
-            except subprocess.TimeoutExpired:
-                self.browser.kill()
-                self.browser.wait()
+            stop_process(self.browser)
             shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def open_browser(kind, url, certificate):
+    """`kind` ("chromium" or "firefox") trusting `certificate` for the page at `url` (Firefox: for its host and port
+    alone)."""
+    if kind == "chromium":
+        return Chromium(certificate=certificate)
+    address = urllib.parse.urlsplit(url)
+    return Firefox(certificate=certificate, serves=(address.hostname, address.port))

@@ -16,10 +16,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import urllib.parse
 
-from browser_drivers import Chromium, Firefox, awaiting_page
-from two_hosts import BROWSER_ADDRESS, ROOT, SAFETY, TwoHosts
+from browser_drivers import Chromium, awaiting_page, open_browser
+from two_hosts import BROWSER_ADDRESS, FIREFOX_PYTHON, ROOT, SAFETY, Checks, TwoHosts, screenshots_folder
 
 # Resolves when the page plays WebRTC (its first frames decoded), or says it fell back.
 PLAYING = awaiting_page("""
@@ -70,11 +69,7 @@ check();
 
 def browser(kind, url, certificate, screenshot):
     """Inside the browser's namespace: the browser, the page at `url`; prints the findings as JSON."""
-    address = urllib.parse.urlsplit(url)
-    if kind == "chromium":
-        driver = Chromium(certificate=certificate)
-    else:
-        driver = Firefox(certificate=certificate, serves=(address.hostname, address.port))
+    driver = open_browser(kind, url, certificate)
     findings = {"version": driver.version}
     try:
         driver.navigate(url)
@@ -115,16 +110,9 @@ def distrusted(url):
 
 def main():
     binary = sys.argv[1]
-    screenshots = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, ".build", "screenshots"))
-    os.makedirs(screenshots, exist_ok=True)
-    firefox_python = os.path.join(ROOT, ".build", "firefox-venv", "bin", "python")
+    screenshots = screenshots_folder(sys.argv[2:])
     script = os.path.abspath(__file__)
-    failures = []
-
-    def check(condition, what):
-        print(("ok: " if condition else "FAIL: ") + what)
-        if not condition:
-            failures.append(what)
+    check = Checks()
 
     stills = set()
     with TwoHosts() as hosts:
@@ -134,7 +122,7 @@ def main():
         printed = subprocess.run(["openssl", "x509", "-in", hosts.certificate, "-noout", "-fingerprint", "-sha256"],
                                  capture_output=True, text=True, check=True).stdout.strip().split("=")[-1]
         check(printed == hosts.fingerprint, f"the printed fingerprint is the kept certificate's ({hosts.certificate})")
-        for kind, python, codec in (("firefox", firefox_python, "VP8"), ("chromium", sys.executable, "H264")):
+        for kind, python, codec in (("firefox", FIREFOX_PYTHON, "VP8"), ("chromium", sys.executable, "H264")):
             screenshot = os.path.join(screenshots, f"{kind}-second-host.png")
             result = hosts.in_browser_namespace([python, script, "--browser", kind, url, hosts.certificate, screenshot],
                                                 timeout=5 * SAFETY)
@@ -157,8 +145,7 @@ def main():
         result = hosts.in_browser_namespace([sys.executable, script, "--distrusted", url], timeout=3 * SAFETY)
         outcome = json.loads(result.stdout.strip().splitlines()[-1]) if result.returncode == 0 else {"ran": None}
         check(outcome.get("ran") is False, f"a Chromium trusting another certificate does not open the page ({outcome})")
-    if failures:
-        raise SystemExit(f"FAIL: {len(failures)} checks from the second host failed")
+    check.finish("from the second host")
     print(f"ok: Chromium and Debian's Firefox play the page's live WebRTC over HTTPS from another host; "
           f"screenshots in {os.path.relpath(screenshots, ROOT)}/")
 

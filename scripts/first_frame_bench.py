@@ -14,10 +14,9 @@ Usage (as root, inside `unshare --net --mount`): first_frame_bench.py SWIFTCAM
 import json
 import os
 import sys
-import urllib.parse
 
-from browser_drivers import Chromium, Firefox, awaiting_page
-from two_hosts import ROOT, SAFETY, TwoHosts
+from browser_drivers import Chromium, awaiting_page, open_browser
+from two_hosts import FIREFOX_PYTHON, SAFETY, TwoHosts
 
 LOADS = int(os.environ.get("FIRST_FRAME_LOADS", "10"))
 
@@ -55,8 +54,7 @@ def chromium(url, certificate, codec, loads):
 
 def firefox(url, certificate, loads):
     """Firefox ESR, its WebRTC settings the defaults."""
-    address = urllib.parse.urlsplit(url)
-    driver = Firefox(certificate=certificate, serves=(address.hostname, address.port))
+    driver = open_browser("firefox", url, certificate)
     times = []
     try:
         for _ in range(loads):
@@ -74,12 +72,11 @@ def percentile(values, fraction):
 
 def main():
     binary = sys.argv[1]
-    firefox_python = os.path.join(ROOT, ".build", "firefox-venv", "bin", "python")
     script = os.path.abspath(__file__)
     cases = [("Chromium", "H264", [sys.executable, script, "--chromium"], ["H264"]),
              ("Chromium", "VP8", [sys.executable, script, "--chromium"], ["VP8"]),
              ("Chromium", "VP9", [sys.executable, script, "--chromium"], ["VP9"]),
-             ("Firefox ESR", "VP8", [firefox_python, script, "--firefox"], [])]
+             ("Firefox ESR", "VP8", [FIREFOX_PYTHON, script, "--firefox"], [])]
     rows = []
     with TwoHosts() as hosts:
         url = hosts.start_camera(binary)

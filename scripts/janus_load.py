@@ -23,7 +23,7 @@ import time
 
 from browser_drivers import Chromium
 from janus_page_test import Janus
-from two_hosts import ROOT, SAFETY, TwoHosts
+from two_hosts import SAFETY, TwoHosts
 
 STEPS = (1, 5, 10)
 SECONDS = float(os.environ.get("JANUS_LOAD_SECONDS", "15"))

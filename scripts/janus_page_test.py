@@ -16,12 +16,11 @@ import shutil
 import subprocess
 import sys
 import time
-import urllib.parse
 import urllib.request
 
-from browser_drivers import Chromium, Firefox, awaiting_page
+from browser_drivers import awaiting_page, open_browser
 from browsers_test import FILTER, PIXEL
-from two_hosts import ROOT, SAFETY, TwoHosts, free_port
+from two_hosts import FIREFOX_PYTHON, ROOT, SAFETY, Checks, TwoHosts, free_port, screenshots_folder, stop_process
 
 JANUS = "/usr/bin/janus"
 JANUS_LIBRARIES = f"/usr/lib/{os.uname().machine}-linux-gnu/janus"
@@ -107,19 +106,13 @@ cors: {{}}
         return data.get("plugindata", {}).get("data", {}).get("info")
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=SAFETY)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
         self.log.close()
 
 
 def browser(kind, url, certificate, screenshot):
     """Inside the browser's namespace: the page at `url`, played through Janus; prints the findings as JSON."""
-    address = urllib.parse.urlsplit(url)
-    driver = Chromium(certificate=certificate) if kind == "chromium" else Firefox(certificate=certificate, serves=(address.hostname, address.port))
+    driver = open_browser(kind, url, certificate)
     findings = {"version": driver.version}
     try:
         driver.navigate(url)
@@ -145,16 +138,9 @@ def browser(kind, url, certificate, screenshot):
 
 def main():
     binary = sys.argv[1]
-    screenshots = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, ".build", "screenshots"))
-    os.makedirs(screenshots, exist_ok=True)
-    firefox_python = os.path.join(ROOT, ".build", "firefox-venv", "bin", "python")
+    screenshots = screenshots_folder(sys.argv[2:])
     script = os.path.abspath(__file__)
-    failures = []
-
-    def check(condition, what):
-        print(("ok: " if condition else "FAIL: ") + what)
-        if not condition:
-            failures.append(what)
+    check = Checks()
 
     with TwoHosts() as hosts:
         janus = Janus(os.path.join(hosts.scratch, "janus"))
@@ -169,7 +155,7 @@ def main():
                 }, file)
             url = hosts.start_camera(binary, config=config)
             print(f"host: {url.split('?')[0]} with Janus {janus.api} (mountpoint 42)")
-            for kind, python, codec in (("firefox", firefox_python, "VP8"), ("chromium", sys.executable, "H264")):
+            for kind, python, codec in (("firefox", FIREFOX_PYTHON, "VP8"), ("chromium", sys.executable, "H264")):
                 name = "Firefox ESR" if kind == "firefox" else "Chromium"
                 screenshot = os.path.join(screenshots, f"{kind}-through-janus.png")
                 for leftover in (screenshot + ".watching", screenshot + ".read"):
@@ -204,11 +190,10 @@ def main():
         finally:
             hosts.stop_camera()
             janus.stop()
-            if failures:
+            if check.failures:
                 with open(janus.log.name) as log:
                     print("Janus's log, its end:\n" + "".join(log.readlines()[-40:]))
-    if failures:
-        raise SystemExit(f"FAIL: {len(failures)} checks of the page through Janus failed")
+    check.finish("of the page through Janus")
     print(f"ok: Chromium (H.264) and Debian's Firefox (VP8) play the camera page through Janus; screenshots in "
           f"{os.path.relpath(screenshots, ROOT)}/")
 

@@ -12,6 +12,15 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOST_ADDRESS, BROWSER_ADDRESS = "10.213.0.1", "10.213.0.2"
 SAFETY = 60  # seconds: a safety net for each wait, never a figure under test
+# Firefox's driver (marionette_driver from PyPI) lives in a venv of its own (scripts/firefox-venv.sh).
+FIREFOX_PYTHON = os.path.join(ROOT, ".build", "firefox-venv", "bin", "python")
+
+
+def screenshots_folder(arguments):
+    """The screenshots folder a test script was given (its first argument, if any; .build/screenshots by default), made."""
+    folder = os.path.abspath(arguments[0] if arguments else os.path.join(ROOT, ".build", "screenshots"))
+    os.makedirs(folder, exist_ok=True)
+    return folder
 
 
 def run(command):
@@ -23,6 +32,32 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def stop_process(process):
+    """Terminates `process` and waits for it; kills it if it has not ended within SAFETY seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=SAFETY)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+class Checks:
+    """A test script's checks: each printed `ok: …` or `FAIL: …`; `finish(what)` ends the script if any failed."""
+
+    def __init__(self):
+        self.failures = []
+
+    def __call__(self, condition, what):
+        print(("ok: " if condition else "FAIL: ") + what)
+        if not condition:
+            self.failures.append(what)
+
+    def finish(self, what):
+        if self.failures:
+            raise SystemExit(f"FAIL: {len(self.failures)} checks {what} failed")
 
 
 def wait_listening(port, process, what):
@@ -91,12 +126,7 @@ class TwoHosts:
     def stop_camera(self):
         if not self.camera:
             return
-        self.camera.terminate()
-        try:
-            self.camera.wait(timeout=SAFETY)
-        except subprocess.TimeoutExpired:
-            self.camera.kill()
-            self.camera.wait()
+        stop_process(self.camera)
         self.camera = None
 
     def in_browser_namespace(self, command, timeout):
