@@ -6,6 +6,12 @@ import GStreamer
 
 /// The page's WebSocket, on the loop thread: the state on opening, then WebRTC signalling in both directions.
 extension WebServer {
+    /// Hands the pages' WebRTC viewers to `relay` (Janus) from their next `watch` on, each in a codec its browser takes
+    /// (a browser that takes none, or a viewer the relay refuses, is served by this host).
+    public func relayViewers(through relay: any WebRTCRelay) {
+        video.relay.withLock { $0 = relay }
+    }
+
     /// A WebSocket opened (loop thread): it gets the state at once, with the idle time it must stay under (the page
     /// sends `ping` well within it). One over `options.limits.maxConnections` is told why and closed.
     func accept(_ connection: OpaquePointer, from address: String) {

@@ -81,12 +81,6 @@ public final class WebServer: @unchecked Sendable {
     /// Browser viewers now, by kind (`webrtc`, `mjpeg`; `janus` while pages are handed to Janus).
     public var viewerCounts: [String: Int] { video.viewerCounts }
 
-    /// Hands the pages' WebRTC viewers to `relay` (Janus) from their next `watch` on, each in a codec its browser takes
-    /// (a browser that takes none, or a viewer the relay refuses, is served by this host).
-    public func relayViewers(through relay: any WebRTCRelay) {
-        video.relay.withLock { $0 = relay }
-    }
-
     /// Binds and starts serving. Throws when the address cannot be bound or a non-loopback address has no token.
     public func start() throws {
         _ = try options.checked()
