@@ -67,6 +67,7 @@ let package = Package(
         .library(name: "Filters", targets: ["Filters"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "Camera", targets: ["Camera"]),
+        .library(name: "Config", targets: ["Config"]),
         .library(name: "Capture", targets: ["Capture"]),
         // The page's signalling, for the fuzz target (Tests/Fuzz) through its `@_spi(Fuzzing)` entry.
         .library(name: "Web", targets: ["Web"]),
@@ -111,8 +112,11 @@ let package = Package(
         .target(name: "FilterPlugin", dependencies: ["Filters", "Analysis", "CGStreamer", "CFilterPlugin"], swiftSettings: strictImports),
         // V4L2 only: never GStreamer.
         .target(name: "Camera", dependencies: ["CV4L2"], swiftSettings: strictImports),
+        // Configs as values: decoding, overrides, validation (what only the machine knows is asked through `ConfigChecks`),
+        // the named-config store. No GStreamer and no threads.
+        .target(name: "Config", dependencies: ["Base", "Camera", "Filters", "Analysis"], swiftSettings: strictImports),
         .target(
-            name: "Capture", dependencies: ["Base", "Camera", "GStreamer", "Filters", "Analysis", "SwiftFilterElement"],
+            name: "Capture", dependencies: ["Base", "Config", "Camera", "GStreamer", "Filters", "Analysis", "SwiftFilterElement"],
             swiftSettings: strictImports),
         // The browser screen: HTTP and WebSocket (libsoup-3.0), WebRTC (webrtcbin) and MJPEG over the command interpreter.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
@@ -120,25 +124,26 @@ let package = Package(
         // libcrypto: the ECDSA certificate webrtcbin's DTLS serves.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(
-            name: "Web", dependencies: ["Base", "Capture", "GStreamer", "Filters", "Analysis", "CSoup", "CGstWebRTC", "COpenSSL"],
+            name: "Web", dependencies: ["Base", "Config", "Capture", "GStreamer", "Filters", "Analysis", "CSoup", "CGstWebRTC", "COpenSSL"],
             exclude: ["Assets"], swiftSettings: strictImports),
         .systemLibrary(name: "CGstRTSPServer", pkgConfig: "gstreamer-rtsp-server-1.0", providers: [.apt(["libgstrtspserver-1.0-dev"])]),
-        .target(name: "Publish", dependencies: ["Base", "Capture", "GStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
+        .target(name: "Publish", dependencies: ["Base", "Config", "Capture", "GStreamer", "CGstRTSPServer"], swiftSettings: strictImports),
         // The control socket: a transport over the command interpreter, beside Web and Publish (and its client, `ctl`).
-        .target(name: "Control", dependencies: ["Base", "Capture", "Analysis", "GStreamer"], swiftSettings: strictImports),
+        .target(name: "Control", dependencies: ["Base", "Config", "Capture", "Analysis", "GStreamer"], swiftSettings: strictImports),
         .target(
             name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
             swiftSettings: strictImports),
         // The running host as a type: session, page, publishing, control socket, signals, the exit policy.
-        .target(name: "Host", dependencies: ["Base", "Capture", "Web", "Publish", "Control"], swiftSettings: strictImports),
+        .target(name: "Host", dependencies: ["Base", "Config", "Capture", "Web", "Publish", "Control"], swiftSettings: strictImports),
         .executableTarget(
-            name: "swiftcam", dependencies: ["Base", "Host", "Capture", "Analysis", "Web", "Publish", "Control", "Benchmark"],
+            name: "swiftcam", dependencies: ["Base", "Config", "Host", "Capture", "Analysis", "Web", "Publish", "Control", "Benchmark"],
             swiftSettings: strictImports),
         .executableTarget(name: "filters-bench", dependencies: ["Base", "Filters"], swiftSettings: strictImports),
         // What the suites share: one harness for the programs they run, and where the built ones are. Tests only.
         .target(name: "TestSupport", dependencies: ["GStreamer", "Base"], path: "Tests/TestSupport", swiftSettings: strictImports),
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: strictImports),
         .testTarget(name: "BaseTests", dependencies: ["Base"], swiftSettings: strictImports),
+        .testTarget(name: "ConfigTests", dependencies: ["Config"], swiftSettings: strictImports),
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.
@@ -150,19 +155,23 @@ let package = Package(
         .testTarget(
             name: "CaptureTests",
             dependencies: [
-                "TestSupport", "Base", "Capture", "Control", "Analysis", "Camera", "CV4L2", "CGStreamer", "GStreamer", "SwiftFilterElement",
+                "TestSupport", "Base", "Config", "Capture", "Control", "Analysis", "Camera", "CV4L2", "CGStreamer", "GStreamer",
+                "SwiftFilterElement",
                 "Filters"
             ],
             exclude: ["BrokenConfigs"], swiftSettings: strictImports),
         .testTarget(
             name: "ControlTests", dependencies: ["Control", "Capture"], swiftSettings: strictImports),
-        .testTarget(name: "SwiftcamTests", dependencies: ["TestSupport", "Capture", "Control", "GStreamer"], swiftSettings: strictImports),
         .testTarget(
-            name: "WebTests", dependencies: ["TestSupport", "Web", "Capture", "Control", "Analysis", "GStreamer", "Filters"],
+            name: "SwiftcamTests", dependencies: ["TestSupport", "Config", "Capture", "Control", "GStreamer"], swiftSettings: strictImports),
+        .testTarget(
+            name: "WebTests", dependencies: ["TestSupport", "Web", "Config", "Capture", "Control", "Analysis", "GStreamer", "Filters"],
             swiftSettings: strictImports),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Capture", "Control", "Web", "GStreamer"], swiftSettings: strictImports),
         .testTarget(
-            name: "PublishTests", dependencies: ["TestSupport", "Publish", "Capture", "Base", "GStreamer", "CGStreamer"],
+            name: "HostTests", dependencies: ["Host", "Base", "Config", "Capture", "Control", "Web", "GStreamer"],
+            swiftSettings: strictImports),
+        .testTarget(
+            name: "PublishTests", dependencies: ["TestSupport", "Publish", "Config", "Capture", "Base", "GStreamer", "CGStreamer"],
             swiftSettings: strictImports),
         .testTarget(
             name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Analysis", "Capture", "GStreamer", "Filters"],

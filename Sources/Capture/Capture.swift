@@ -1,9 +1,8 @@
-// Capture: the host. Config/ reads, validates and builds configs into graphs of typed elements;
-// Session/ runs one graph (lifecycle, recovery, stills, recording, live controls, stats);
-// Control/ is the command interpreter and the transports that feed it (stdin, the Unix socket);
+// Capture: the host. Config/ answers what a config (module Config) asks of this machine and builds configs into graphs
+// of typed elements; Session/ runs one graph (lifecycle, recovery, stills, recording, live controls, stats);
+// Control/ is the command interpreter that every transport (stdin, Control's socket, Web, Publish) feeds;
 // Inventory/ is what the host lists (cameras, filters); Live/ encodes the filtered stream once for every
-// live consumer (Web's viewers, Publish's clients and pushes). Imports Camera, GStreamer, SwiftFilterElement
-// and Filters; transports of later modules (Web, Publish) come in through Control's interpreter.
+// live consumer (Web's viewers, Publish's clients and pushes).
 
 import GStreamer
 import SwiftFilterElement

@@ -1,5 +1,6 @@
-import Base
+public import Base
 public import Capture
+import Config
 import FoundationEssentials
 import Glibc
 

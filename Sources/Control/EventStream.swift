@@ -1,5 +1,6 @@
 import Analysis
 import Capture
+import Config
 import Glibc
 
 /// `events` on the control socket: the connection becomes a stream of the session's analysis events, one line each,

@@ -5,6 +5,7 @@
 
 import Base
 public import Capture
+import Config
 import Control
 import Dispatch
 import FoundationEssentials

@@ -1,4 +1,5 @@
 import Capture
+import Config
 import Publish
 import Synchronization
 import Web

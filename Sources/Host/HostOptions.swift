@@ -1,4 +1,5 @@
-public import Capture
+import Capture
+public import Config
 public import Web
 
 /// What a host runs and how: a value, made by whoever starts the host (the `swiftcam run` command line, a test).

@@ -1,3 +1,4 @@
+public import Base
 public import Capture
 
 /// How a host ended; the executable maps it to an exit code.

@@ -1,4 +1,4 @@
-public import Capture
+public import Base
 
 /// Why publishing could not start. Each description is one sentence a user can act on.
 public enum PublishError: CategorizedError, Sendable, Equatable {

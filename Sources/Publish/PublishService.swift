@@ -1,4 +1,5 @@
 public import Capture
+public import Config
 import FoundationEssentials
 
 /// What a config's `"publish"` asks for, running: the RTSP server and the pushes, all fed from the same

@@ -1,6 +1,7 @@
 import Analysis
 import Base
 public import Capture
+import Config
 import FoundationEssentials
 import GStreamer
 

@@ -1,4 +1,5 @@
 import Capture
+import Config
 
 /// `devices` and `controls`: what the V4L2 cameras present are and offer, from their own ioctls.
 enum CameraCommands {

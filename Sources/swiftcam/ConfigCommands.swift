@@ -1,5 +1,6 @@
 import Base
 import Capture
+import Config
 import FoundationEssentials
 import Publish
 import Web

@@ -1,4 +1,5 @@
 import Capture
+import Config
 import Control
 
 /// `swiftcam ctl NAME COMMAND…`: one command to a running session over its control socket.

@@ -1,4 +1,5 @@
 import Capture
+import Config
 import Publish
 
 /// `swiftcam publish-check URL`: reads a published stream and says what arrives.

@@ -1,6 +1,7 @@
 import Analysis
 import Base
 import Capture
+import Config
 import FoundationEssentials
 import Glibc
 import Host

@@ -1,4 +1,5 @@
 import Capture
+import Config
 import Web
 
 /// `swiftcam token NAME`: the page token `run NAME --token generate` uses, kept across restarts.

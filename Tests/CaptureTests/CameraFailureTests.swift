@@ -1,4 +1,6 @@
+import Base
 import Camera
+import Config
 import Dispatch
 import Foundation
 import GStreamer

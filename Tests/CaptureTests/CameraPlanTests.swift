@@ -1,3 +1,5 @@
+import Base
+import Config
 import Foundation
 import GStreamer
 import Testing

@@ -1,4 +1,5 @@
 import Camera
+import Config
 import Foundation
 import GStreamer
 import Testing

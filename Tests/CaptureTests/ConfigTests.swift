@@ -1,4 +1,5 @@
 import Camera
+import Config
 import Filters
 import Foundation
 import GStreamer

@@ -1,3 +1,4 @@
+import Config
 import Control
 import Foundation
 import GStreamer

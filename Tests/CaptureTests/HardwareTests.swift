@@ -1,3 +1,4 @@
+import Base
 import CV4L2
 import Foundation
 import Glibc

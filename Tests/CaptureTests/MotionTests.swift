@@ -1,4 +1,5 @@
 import Analysis
+import Config
 import Filters
 import Foundation
 import Testing

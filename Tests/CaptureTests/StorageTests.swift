@@ -1,3 +1,4 @@
+import Config
 import Dispatch
 import Foundation
 import GStreamer

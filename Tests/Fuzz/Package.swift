@@ -35,7 +35,8 @@ let package = Package(
         .executableTarget(
             name: "FuzzConfig",
             dependencies: [
-                "FuzzSupport", .product(name: "Capture", package: "SwiftCam"), .product(name: "GStreamer", package: "SwiftCam")
+                "FuzzSupport", .product(name: "Config", package: "SwiftCam"), .product(name: "Capture", package: "SwiftCam"),
+                .product(name: "GStreamer", package: "SwiftCam")
             ], swiftSettings: strictImports),
         // The control command parser: never traps, one-line errors, canonical text parses back.
         .executableTarget(
@@ -45,7 +46,8 @@ let package = Package(
         .executableTarget(
             name: "FuzzLaunch",
             dependencies: [
-                "FuzzSupport", .product(name: "GStreamer", package: "SwiftCam"), .product(name: "Capture", package: "SwiftCam")
+                "FuzzSupport", .product(name: "GStreamer", package: "SwiftCam"), .product(name: "Config", package: "SwiftCam"),
+                .product(name: "Capture", package: "SwiftCam")
             ], swiftSettings: strictImports),
         // The camera page's signalling: any WebSocket message is taken or refused in one line, through webrtcbin.
         .executableTarget(

@@ -1,3 +1,4 @@
+import Base
 import Control
 import Foundation
 import GStreamer

@@ -1,4 +1,5 @@
 import Analysis
+import Config
 import Dispatch
 import FoundationEssentials
 import GStreamer

@@ -1,5 +1,6 @@
 import Analysis
 import Base
+import Config
 import Dispatch
 import FoundationEssentials
 import GStreamer

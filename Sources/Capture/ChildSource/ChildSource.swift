@@ -1,4 +1,5 @@
 import Base
+import Config
 import FoundationEssentials
 import GStreamer
 import Glibc
@@ -114,7 +115,7 @@ public struct ChildSource: Sendable, Equatable {
     /// A `launch` source: the user's text (a source that ends in raw video, e.g. `rtspsrc location=… ! decodebin`) and
     /// every conversion to the config's caps, which must name the size (the frames cross at it).
     static func launch(_ text: String, index: Int, caps: CapsConfig?, socketPath: String) -> ChildSource {
-        let rate = caps?.framerate.flatMap(parseFramerate).map { Rate(numerator: $0.0, denominator: $0.1) }
+        let rate = caps?.framerate.flatMap(CapsConfig.parseFramerate).map { Rate(numerator: $0.0, denominator: $0.1) }
         return ChildSource(
             label: "\(PipelineBuilder.Names.source(index)) (launch)", libcameraCamera: nil,
             head: words(text) + ["!", "videoconvert", "!", "videoscale"], format: caps?.format ?? "I420", width: caps?.width ?? 640,

@@ -1,3 +1,4 @@
+import Config
 import GStreamer
 
 /// A source's child process that ended before its graph played (or did not play in time).

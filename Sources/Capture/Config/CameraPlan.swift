@@ -1,4 +1,5 @@
 public import Camera
+public import Config
 import GStreamer
 
 /// How one v4l2 source becomes the config's raw frames: the camera mode asked for (`ModeChooser`), the JPEG
@@ -31,7 +32,7 @@ public struct CameraPlan: Sendable, Equatable {
         decoder: String? = nil
     ) throws(ModeChoiceError) -> CameraPlan {
         let device = source.device ?? "/dev/video0"
-        let rate = caps?.framerate.flatMap(parseFramerate).map { Double($0.0) / Double($0.1) }
+        let rate = caps?.framerate.flatMap(CapsConfig.parseFramerate).map { Double($0.0) / Double($0.1) }
         let request = ModeRequest(
             width: caps?.width, height: caps?.height, framesPerSecond: rate,
             fourcc: source.format.flatMap(ModeChooser.fourcc(named:)))
@@ -39,7 +40,7 @@ public struct CameraPlan: Sendable, Equatable {
         let mode = choice.mode
         let width = caps?.width ?? mode.width, height = caps?.height ?? mode.height
         let outputRate =
-            caps?.framerate.flatMap(parseFramerate)
+            caps?.framerate.flatMap(CapsConfig.parseFramerate)
             .map { FrameInterval(numerator: UInt32(clamping: $0.1), denominator: UInt32(clamping: $0.0)) } ?? mode.interval
         let cameraFormat = ModeChooser.rawFormats[mode.fourcc]
         let format = caps?.format ?? (mode.compressed ? "I420" : cameraFormat ?? "I420")

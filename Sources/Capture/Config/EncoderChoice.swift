@@ -1,3 +1,4 @@
+public import Config
 import GStreamer
 
 /// One video encoder SwiftCam can use: its element and the chain around it that makes it low-latency and

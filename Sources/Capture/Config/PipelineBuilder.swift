@@ -1,4 +1,5 @@
 public import Camera
+public import Config
 import Filters
 import FoundationEssentials
 public import GStreamer
@@ -271,7 +272,7 @@ public struct PipelineBuilder: Sendable {
         if let format = caps?.format { fields.append(("format", .string(format))) }
         if let width = caps?.width { fields.append(("width", .int(width))) }
         if let height = caps?.height { fields.append(("height", .int(height))) }
-        if let framerate = caps?.framerate, let (numerator, denominator) = parseFramerate(framerate) {
+        if let framerate = caps?.framerate, let (numerator, denominator) = CapsConfig.parseFramerate(framerate) {
             fields.append(("framerate", .fraction(numerator, denominator)))
         }
         return CapsDescription("video/x-raw", fields)

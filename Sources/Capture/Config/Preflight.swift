@@ -1,3 +1,5 @@
+public import Base
+import Config
 import FoundationEssentials
 import GStreamer
 import Glibc

@@ -1,4 +1,6 @@
+public import Base
 import Camera
+import Config
 import FoundationEssentials
 
 /// The cameras present and their controls, as `swiftcam devices` and `swiftcam controls` print them: V4L2 cameras
@@ -105,7 +107,7 @@ public struct CameraInventory: Sendable {
         let live = liveMode(of: camera)
         for format in camera.formats {
             let gstreamer =
-                LibcameraListing.gstreamerFormats[format.pixelFormat].map { " (GStreamer \($0))" } ?? " (not raw video to GStreamer)"
+                LibcameraFormats.gstreamer[format.pixelFormat].map { " (GStreamer \($0))" } ?? " (not raw video to GStreamer)"
             var line = "  \(format.pixelFormat)\(gstreamer): \(format.minimum) to \(format.maximum)"
             if camera.sizeStep > 2 { line += ", sizes in multiples of \(camera.sizeStep)" }
             if let live, live.hasPrefix("\(format.pixelFormat) ") { line += "   <- live mode (swiftcam init): \(live)" }

@@ -1,5 +1,6 @@
-import Base
+public import Base
 import Camera
+public import Config
 import FoundationEssentials
 import Glibc
 

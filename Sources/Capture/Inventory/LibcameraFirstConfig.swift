@@ -1,4 +1,5 @@
 import Camera
+public import Config
 import FoundationEssentials
 
 /// `swiftcam init` for a libcamera camera: a config in the camera's default size on its pipeline's step, with a still

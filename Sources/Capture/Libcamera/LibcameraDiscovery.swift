@@ -1,4 +1,4 @@
-import Base
+public import Base
 import Dispatch
 import FoundationEssentials
 import GStreamer

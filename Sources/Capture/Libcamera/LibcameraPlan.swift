@@ -1,4 +1,5 @@
 public import Camera
+public import Config
 import FoundationEssentials
 import GStreamer
 
@@ -40,18 +41,18 @@ public struct LibcameraPlan: Sendable, Equatable {
     public static func make(
         source: SourceConfig, caps: CapsConfig?, camera: LibcameraCamera, socketPath: String
     ) throws(ModeChoiceError) -> LibcameraPlan {
-        let rate = caps?.framerate.flatMap(parseFramerate).map { Rate(numerator: $0.0, denominator: $0.1) }
+        let rate = caps?.framerate.flatMap(CapsConfig.parseFramerate).map { Rate(numerator: $0.0, denominator: $0.1) }
         let asked = [caps?.width.map { "\($0)" }, caps?.height.map { "\($0)" }].compactMap { $0 }.joined(separator: "x")
         func refuse(_ note: String) -> ModeChoiceError {
             ModeChoiceError(path: camera.label, asked: asked.isEmpty ? "its default size" : asked, offered: [], note: note)
         }
-        let usable = camera.formats.filter { LibcameraListing.gstreamerFormats[$0.pixelFormat] != nil }
+        let usable = camera.formats.filter { LibcameraFormats.gstreamer[$0.pixelFormat] != nil }
         guard !usable.isEmpty else {
             throw refuse("it offers no format GStreamer takes raw (\(camera.formats.map(\.pixelFormat).joined(separator: ", ")))")
         }
         let stream: LibcameraCamera.StreamFormat
         if let wanted = source.format {
-            let match = usable.first { $0.pixelFormat == wanted || LibcameraListing.gstreamerFormats[$0.pixelFormat] == wanted }
+            let match = usable.first { $0.pixelFormat == wanted || LibcameraFormats.gstreamer[$0.pixelFormat] == wanted }
             guard let match else {
                 throw refuse("it has no format \(wanted); it offers \(usable.map(\.pixelFormat).joined(separator: ", "))")
             }
@@ -78,7 +79,7 @@ public struct LibcameraPlan: Sendable, Equatable {
             size = .init(width: base.width / widthStep * widthStep, height: base.height / step * step)
         }
         let width = caps?.width ?? size.width, height = caps?.height ?? size.height
-        let gstreamer = LibcameraListing.gstreamerFormats[stream.pixelFormat] ?? "RGB"
+        let gstreamer = LibcameraFormats.gstreamer[stream.pixelFormat] ?? "RGB"
         return LibcameraPlan(
             camera: camera, streamFormat: stream.pixelFormat, streamCaps: gstreamer, mode: size, format: caps?.format ?? gstreamer,
             width: width, height: height, rate: rate, crop: CameraPlan.crop(from: (size.width, size.height), to: (width, height)),

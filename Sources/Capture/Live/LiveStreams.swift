@@ -1,3 +1,4 @@
+import Config
 public import GStreamer
 
 /// How a live format's shared encoder is doing, for `stats` and the transports' overlays.

@@ -1,5 +1,7 @@
 public import Analysis
+public import Base
 import Camera
+public import Config
 import Dispatch
 import Filters
 public import GStreamer

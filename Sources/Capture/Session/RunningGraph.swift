@@ -1,4 +1,5 @@
 import Camera
+import Config
 import GStreamer
 import Glibc
 import SwiftFilterElement

@@ -1,5 +1,6 @@
 import Analysis
 public import Camera
+import Config
 import Dispatch
 import Filters
 import FoundationEssentials

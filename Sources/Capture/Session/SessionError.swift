@@ -1,3 +1,4 @@
+public import Base
 import Glibc
 
 /// What a running session's commands can fail with. Every case reads as one sentence a user can act on.

@@ -1,3 +1,4 @@
+import Config
 import FoundationEssentials
 import GStreamer
 import Glibc

@@ -1,3 +1,4 @@
+import Base
 import GStreamer
 
 /// What the bus thread, the commands and the waits share.

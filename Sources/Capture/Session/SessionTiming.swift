@@ -1,3 +1,4 @@
+public import Config
 public import Dispatch
 
 /// The times a config's numbers become while a session runs: the `duration` deadline and the periodic still

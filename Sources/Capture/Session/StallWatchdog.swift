@@ -1,3 +1,4 @@
+import Config
 import Dispatch
 import GStreamer
 import Synchronization

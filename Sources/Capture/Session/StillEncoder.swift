@@ -1,3 +1,4 @@
+import Config
 import GStreamer
 
 /// Encodes one raw frame to JPEG or PNG with GStreamer's own encoders, on the caller's thread.

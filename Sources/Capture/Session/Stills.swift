@@ -1,3 +1,5 @@
+import Base
+import Config
 import Dispatch
 import FoundationEssentials
 import GStreamer

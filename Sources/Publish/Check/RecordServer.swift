@@ -1,5 +1,6 @@
 import CGstRTSPServer
 import Capture
+import Config
 import FoundationEssentials
 import GStreamer
 import Synchronization

@@ -1,5 +1,6 @@
 public import Base
 import Capture
+import Config
 import FoundationEssentials
 import Glibc
 

@@ -1,4 +1,5 @@
-public import Capture
+import Capture
+public import Config
 import Dispatch
 import GStreamer
 import Synchronization

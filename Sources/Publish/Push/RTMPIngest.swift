@@ -1,5 +1,6 @@
 import Base
-public import Capture
+import Capture
+public import Config
 import FoundationEssentials
 import Glibc
 

@@ -1,5 +1,6 @@
 import CGstRTSPServer
-public import Capture
+import Capture
+public import Config
 import FoundationEssentials
 import GStreamer
 import Glibc

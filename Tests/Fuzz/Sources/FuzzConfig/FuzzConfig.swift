@@ -1,4 +1,5 @@
 import Capture
+import Config
 import Dispatch
 import Foundation
 import FuzzSupport

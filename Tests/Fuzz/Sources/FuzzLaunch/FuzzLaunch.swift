@@ -1,5 +1,6 @@
 import CGStreamer
 import Capture
+import Config
 import Foundation
 import FuzzSupport
 import GStreamer

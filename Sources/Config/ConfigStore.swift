@@ -1,3 +1,4 @@
+import Base
 import FoundationEssentials
 
 /// Finds named configs: `$SWIFTCAM_PIPELINES`, else `./pipelines`, else the `pipelines/` folder of the
@@ -55,10 +56,10 @@ public struct ConfigStore: Sendable {
         "\(directory)/\(name).json"
     }
 
-    /// Loads a config by name (or by a path ending in .json), with overrides.
-    public func load(_ nameOrPath: String, overrides: [String] = []) throws(ConfigError) -> PipelineConfig {
+    /// Loads a config by name (or by a path ending in .json), with overrides, validated with `checks`.
+    public func load(_ nameOrPath: String, overrides: [String] = [], checks: some ConfigChecks) throws(ConfigError) -> PipelineConfig {
         if nameOrPath.hasSuffix(".json") || nameOrPath.contains("/") {
-            return try ConfigLoader.load(file: nameOrPath, overrides: overrides)
+            return try ConfigLoader.load(file: nameOrPath, overrides: overrides, checks: checks)
         }
         guard Self.isName(nameOrPath) else {
             throw ConfigError(
@@ -77,7 +78,7 @@ public struct ConfigStore: Sendable {
                 file: file, path: "",
                 reason: "no config named '\(nameOrPath)'; known: \(known.isEmpty ? "none" : known.joined(separator: ", "))", kind: .noInput)
         }
-        return try ConfigLoader.load(file: file, overrides: overrides)
+        return try ConfigLoader.load(file: file, overrides: overrides, checks: checks)
     }
 
     /// The session name for a config argument: the file name without `.json`, in composed Unicode (NFC), so the

@@ -141,6 +141,27 @@ public struct SourceConfig: Codable, Sendable, Equatable {
         case ioMode = "io-mode"
         case pattern, path, mirror, label, timecode, realtime, controls
     }
+
+    /// A source of `kind`; the other keys as a config would give them (nil: not given).
+    public init(
+        kind: Kind, device: String? = nil, camera: String? = nil, launch: String? = nil, format: String? = nil,
+        ioMode: String? = nil, pattern: String? = nil, path: String? = nil, mirror: Bool? = nil, label: String? = nil,
+        timecode: Bool? = nil, realtime: Bool? = nil, controls: [String: Int]? = nil
+    ) {
+        self.kind = kind
+        self.device = device
+        self.camera = camera
+        self.launch = launch
+        self.format = format
+        self.ioMode = ioMode
+        self.pattern = pattern
+        self.path = path
+        self.mirror = mirror
+        self.label = label
+        self.timecode = timecode
+        self.realtime = realtime
+        self.controls = controls
+    }
 }
 
 /// The raw format sources are brought to.
@@ -155,6 +176,13 @@ public struct CapsConfig: Codable, Sendable, Equatable {
     public var format: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable { case width, height, framerate, format }
+
+    public init(width: Int? = nil, height: Int? = nil, framerate: String? = nil, format: String? = nil) {
+        self.width = width
+        self.height = height
+        self.framerate = framerate
+        self.format = format
+    }
 }
 
 extension CapsConfig {

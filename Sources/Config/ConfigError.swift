@@ -1,3 +1,4 @@
+public import Base
 import Filters
 
 /// A config that cannot be used: names the file, the JSON path and the reason.

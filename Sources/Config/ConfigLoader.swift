@@ -1,14 +1,14 @@
 import Base
-import Filters
 public import FoundationEssentials
-import GStreamer
 import Glibc
-import SwiftFilterElement
 
 /// Reads, overrides, decodes and validates pipeline configs.
 public enum ConfigLoader {
-    /// Decodes config JSON, after applying `overrides` (`path=value`, e.g. `sources.0.device=/dev/video1`), and validates it.
-    public static func load(data: Data, file: String, overrides: [String] = []) throws(ConfigError) -> PipelineConfig {
+    /// Decodes config JSON, after applying `overrides` (`path=value`, e.g. `sources.0.device=/dev/video1`), and validates it,
+    /// asking `checks` what only the machine knows.
+    public static func load(
+        data: Data, file: String, overrides: [String] = [], checks: some ConfigChecks
+    ) throws(ConfigError) -> PipelineConfig {
         var tree: JSONValue
         do {
             tree = try JSONValue.parse(data)
@@ -41,13 +41,13 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(file: file, path: "", reason: "\(error)")
         }
-        try ConfigValidator.validate(config, file: file)
+        try ConfigValidator.validate(config, file: file, checks: checks)
         return config
     }
 
     /// Loads a config file from disk.
-    public static func load(file: String, overrides: [String] = []) throws(ConfigError) -> PipelineConfig {
-        return try load(data: try read(file), file: file, overrides: overrides)
+    public static func load(file: String, overrides: [String] = [], checks: some ConfigChecks) throws(ConfigError) -> PipelineConfig {
+        return try load(data: try read(file), file: file, overrides: overrides, checks: checks)
     }
 
     /// The whole file, or why it cannot be read: missing, a directory, forbidden, or an I/O error.

@@ -2,24 +2,19 @@ import Base
 import Camera
 import Filters
 import FoundationEssentials
-import GStreamer
-import SwiftFilterElement
 
-/// Checks what JSON types cannot: ranges, filter text, caps, launch strings, consistency.
+/// Checks what JSON types cannot: ranges, filter text, caps, launch strings, consistency. What only the machine can
+/// answer (elements, encoders, plugins) it asks `checks`.
 enum ConfigValidator {
-    static func validate(_ config: PipelineConfig, file: String) throws(ConfigError) {
+    static func validate(_ config: PipelineConfig, file: String, checks: some ConfigChecks) throws(ConfigError) {
         func fail(_ path: String, _ reason: String) -> ConfigError { ConfigError(file: file, path: path, reason: reason) }
 
         // Plugins first: the filter text (or a launch line's swiftfilter) may name their filters.
-        FilterPlugins.loadInstalled()
+        checks.loadInstalledPlugins()
         for (index, plugin) in (config.plugins ?? []).enumerated() {
             let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
             let path = plugin.hasPrefix("/") ? plugin : folder.appendingPathComponent(plugin).path
-            do throws(FilterPluginError) {
-                try FilterPlugins.load(path: path)
-            } catch {
-                throw fail("plugins[\(index)]", error.description)
-            }
+            if let reason = checks.loadPlugin(at: path) { throw fail("plugins[\(index)]", reason) }
         }
         if let launch = config.launch {
             let structured: [(String, Bool)] = [
@@ -32,14 +27,15 @@ enum ConfigValidator {
             if let (key, _) = structured.first(where: { $0.1 }) {
                 throw fail(key, "a \"launch\" config describes the whole graph; remove \"\(key)\" or the \"launch\" string")
             }
-            try validateLaunch(launch, fail: fail)
+            guard !launch.trimmed.isEmpty else { throw fail("launch", "empty launch string") }
+            if let reason = checks.launchProblem(launch) { throw fail("launch", reason) }
         } else {
             guard let sources = config.sources, !sources.isEmpty else {
                 throw fail("sources", "missing source: give one or two sources, e.g. [{\"kind\": \"test\"}], or a \"launch\" string")
             }
             guard sources.count <= 2 else { throw fail("sources", "at most two sources (a back and a front camera)") }
             for (index, source) in sources.enumerated() {
-                try validate(source, path: "sources[\(index)]", fail: fail)
+                try validate(source, path: "sources[\(index)]", checks: checks, fail: fail)
             }
             if sources.contains(where: { $0.kind == .launch }), config.caps?.width == nil || config.caps?.height == nil {
                 throw fail("caps", "a launch source's frames cross to the host at the config's size: give caps.width and caps.height")
@@ -65,12 +61,12 @@ enum ConfigValidator {
         }
         if let publish = config.publish { try validate(publish, fail: fail) }
         if let container = config.record?.container,
-            let reason = EncoderChoice.problem(withContainer: container, encoder: config.record?.encoder ?? .auto)
+            let reason = checks.containerProblem(container, encoder: config.record?.encoder ?? .auto)
         {
             throw fail("record", reason)
         }
         if let encoder = config.record?.encoder,
-            let reason = EncoderChoice.problem(withRecordEncoder: encoder, container: config.record?.container)
+            let reason = checks.recordEncoderProblem(encoder, container: config.record?.container)
         {
             throw fail("record.encoder", reason)
         }
@@ -79,7 +75,7 @@ enum ConfigValidator {
         }
         if let storage = config.storage { try validate(storage, config: config, fail: fail) }
         try validateAnalysis(config, fail: fail)
-        if let encoder = config.live?.encoder, let reason = EncoderChoice.problem(withLiveEncoder: encoder) {
+        if let encoder = config.live?.encoder, let reason = checks.liveEncoderProblem(encoder) {
             throw fail("live.encoder", reason)
         }
         if let duration = config.duration, !Limits.isDuration(duration) { throw fail("duration", "must be \(Limits.durationRule)") }
@@ -100,21 +96,16 @@ enum ConfigValidator {
         }
     }
 
-    private static func validate(_ source: SourceConfig, path: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
+    private static func validate(
+        _ source: SourceConfig, path: String, checks: some ConfigChecks, fail: (String, String) -> ConfigError
+    ) throws(ConfigError) {
         switch source.kind {
         case .v4l2:
             guard let device = source.device, device.hasPrefix("/") else {
                 throw fail("\(path).device", "a v4l2 source needs \"device\", an absolute path such as /dev/video0")
             }
         case .test:
-            if let pattern = source.pattern {
-                do {
-                    let probe = try Element.make("videotestsrc")
-                    try probe.set("pattern", pattern)
-                } catch {
-                    throw fail("\(path).pattern", "\(error)")
-                }
-            }
+            if let pattern = source.pattern, let reason = checks.testPatternProblem(pattern) { throw fail("\(path).pattern", reason) }
         case .file:
             guard let location = source.path, !location.isEmpty else {
                 throw fail("\(path).path", "a file source needs \"path\" (a file path or URI)")
@@ -127,16 +118,21 @@ enum ConfigValidator {
                     "\(path).camera", "a libcamera camera id as `cam -l` or `swiftcam devices` prints it, e.g. \"platform/vimc.0 Sensor B\""
                 )
             }
-            if let format = source.format, LibcameraListing.gstreamerFormats[format] == nil,
-                !LibcameraListing.gstreamerFormats.values.contains(format)
+            if let format = source.format, LibcameraFormats.gstreamer[format] == nil,
+                !LibcameraFormats.gstreamer.values.contains(format)
             {
-                let known = LibcameraListing.gstreamerFormats.keys.sorted().joined(separator: ", ")
+                let known = LibcameraFormats.gstreamer.keys.sorted().joined(separator: ", ")
                 throw fail(
                     "\(path).format",
                     "unknown libcamera format \"\(format)\"; use libcamera's name (\(known)) or GStreamer's (RGB for BGR888)")
             }
         case .launch:
-            try validateSourceLaunch(source.launch, path: "\(path).launch", fail: fail)
+            guard let text = source.launch, !text.trimmed.isEmpty else {
+                throw fail(
+                    "\(path).launch",
+                    "a launch source needs \"launch\": a source in gst-launch syntax ending in raw video, e.g. \"videotestsrc\"")
+            }
+            if let reason = checks.sourceLaunchProblem(text) { throw fail("\(path).launch", reason) }
         }
         if source.kind != .launch, source.launch != nil {
             throw fail(
@@ -184,7 +180,7 @@ enum ConfigValidator {
     private static func validate(_ caps: CapsConfig, fail: (String, String) -> ConfigError) throws(ConfigError) {
         if let width = caps.width, !(1...16384).contains(width) { throw fail("caps.width", "\(width) is outside 1…16384") }
         if let height = caps.height, !(1...16384).contains(height) { throw fail("caps.height", "\(height) is outside 1…16384") }
-        if let framerate = caps.framerate, parseFramerate(framerate) == nil {
+        if let framerate = caps.framerate, CapsConfig.parseFramerate(framerate) == nil {
             throw fail("caps.framerate", "\"\(framerate)\" is not a frame rate such as 30 or 30/1 or 25/2")
         }
         if let format = caps.format, PixelFormat(gstName: format) == nil {
@@ -269,44 +265,16 @@ enum ConfigValidator {
             if let reason = PublishTarget.problem(with: to) { throw fail("publish.to", reason) }
         }
     }
-
-    /// A `launch` source's text parses as a graph here (it plays only in its child process).
-    private static func validateSourceLaunch(_ text: String?, path: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
-        guard let text, !text.trimmed.isEmpty else {
-            throw fail(path, "a launch source needs \"launch\": a source in gst-launch syntax ending in raw video, e.g. \"videotestsrc\"")
-        }
-        do {
-            _ = try Pipeline.parse("\(text) ! fakesink")
-        } catch {
-            throw fail(path, "\(error)")
-        }
-    }
-
-    private static func validateLaunch(_ launch: String, fail: (String, String) -> ConfigError) throws(ConfigError) {
-        guard !launch.trimmed.isEmpty else { throw fail("launch", "empty launch string") }
-        SwiftFilterElement.register()
-        do {
-            let pipeline = try Pipeline.parse(launch)
-            // A swiftfilter with a bad chain still parses (it fails at start): ask each one.
-            for element in pipeline.allElements {
-                if let reason = SwiftFilterElement.chainError(of: element) {
-                    throw fail("launch", "swiftfilter '\(element.name)': \(reason)")
-                }
-            }
-        } catch let error as ConfigError {
-            throw error
-        } catch {
-            throw fail("launch", "\(error)")
-        }
-    }
 }
 
-/// "30", "30/1", "25/2" → (numerator, denominator).
-func parseFramerate(_ text: String) -> (Int, Int)? {
-    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-    guard let numerator = parts.first.flatMap({ Int($0) }), numerator > 0 else { return nil }
-    guard parts.count <= 2 else { return nil }
-    let denominator = parts.count == 2 ? Int(parts[1]) : 1
-    guard let denominator, denominator > 0 else { return nil }
-    return (numerator, denominator)
+extension CapsConfig {
+    /// "30", "30/1", "25/2" → (numerator, denominator).
+    public static func parseFramerate(_ text: String) -> (Int, Int)? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard let numerator = parts.first.flatMap({ Int($0) }), numerator > 0 else { return nil }
+        guard parts.count <= 2 else { return nil }
+        let denominator = parts.count == 2 ? Int(parts[1]) : 1
+        guard let denominator, denominator > 0 else { return nil }
+        return (numerator, denominator)
+    }
 }
