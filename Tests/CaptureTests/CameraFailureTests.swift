@@ -276,7 +276,7 @@ func debugText(in line: String) -> [String] {
         #expect(source.requestState(.paused))
         #expect(failed.wait(timeout: .now() + 60) == .success, "no stall reported")
         let status = try #require(failures.withLock { $0.first })
-        let part2 = CaptureSession.nextPart(after: first)
+        let part2 = SessionRecordings.nextPart(after: first)
         #expect(
             status.description
                 == "failed: camera source0 (test pattern) sent no frame for 1 s; restarting it — recording continues in \(part2)")

@@ -129,7 +129,7 @@ struct HardwareFaultTests {
         let still = try run.baseline()
         let recording = try run.startRecording()
         #expect(run.reply("wait 25").isOK)
-        let part2 = CaptureSession.nextPart(after: recording.path)
+        let part2 = SessionRecordings.nextPart(after: recording.path)
         let injectedAt = MonotonicClock.now
         Live.setCtrl("inject_fatal_streaming_error=1")
         let waiting = run.line(after: injectedAt, timeout: 30) { $0.stream == .out && $0.text.hasPrefix("recovering:") }
@@ -494,7 +494,7 @@ struct HardwareFaultTests {
         #expect(failedLine != nil, "no 'status failed' line within 30 s")
         // In the camera's words: the device, what happened, what comes next and where the recording continues;
         // none of GStreamer's debug text.
-        let part2 = CaptureSession.nextPart(after: recording.path)
+        let part2 = SessionRecordings.nextPart(after: recording.path)
         if let text = failedLine?.text {
             #expect(text.hasPrefix("swiftcam: status failed: camera \(Hardware.device) "), "\(text)")
             #expect(says.contains { text.contains($0) }, "\(text) says none of \(says)")

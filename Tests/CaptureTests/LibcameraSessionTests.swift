@@ -159,7 +159,7 @@ enum LibcameraCrash {
             sourceLocation: sourceLocation)
         #expect(!said.contains("shmsrc") && !said.contains("Control socket"), "no GStreamer text: \(said)", sourceLocation: sourceLocation)
         #expect(lines.contains { $0.hasPrefix("recovered: ") && $0.contains("recording continues in \(part2)") }, "\(lines)")
-        #expect(part2 == CaptureSession.nextPart(after: part1) || part2.hasSuffix("-part2.mkv"), "\(part1) → \(part2)")
+        #expect(part2 == SessionRecordings.nextPart(after: part1) || part2.hasSuffix("-part2.mkv"), "\(part1) → \(part2)")
         for path in [part1, part2] {
             let decoded = try decodeRecording(path, decoder: "jpegdec")
             #expect(decoded.frames >= 5 && decoded.endedCleanly, "\(path): \(decoded)", sourceLocation: sourceLocation)

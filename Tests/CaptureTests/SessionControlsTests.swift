@@ -64,8 +64,9 @@ struct SessionControlsTests {
     }
 
     @Test func recordingPartsAreNumberedAfterTheFirst() {
-        #expect(CaptureSession.nextPart(after: "/nonexistent/rec/a-20250101-120000.mkv") == "/nonexistent/rec/a-20250101-120000-part2.mkv")
-        #expect(CaptureSession.nextPart(after: "/nonexistent/rec/a-part2.mkv") == "/nonexistent/rec/a-part3.mkv")
+        #expect(
+            SessionRecordings.nextPart(after: "/nonexistent/rec/a-20250101-120000.mkv") == "/nonexistent/rec/a-20250101-120000-part2.mkv")
+        #expect(SessionRecordings.nextPart(after: "/nonexistent/rec/a-part2.mkv") == "/nonexistent/rec/a-part3.mkv")
     }
 
     @Test func aTestPatternFallsBackToSoftwareOrSaysNotSupported() throws {

@@ -33,9 +33,10 @@ public enum SessionEvent: Sendable {
 /// waits for a frame, encodes, or changes a pipeline's state, so `stats` is answered while a `snap` waits:
 /// - `state` (a `Condition` over `SessionState`, SessionState.swift): status, the playing graph, counts carried
 ///   over recoveries; every wait here (for EOS, for a frame goal, for a stop request) waits on it with a deadline;
-/// - `controls`: the software stages and the user's chain (camera controls, filter);
-/// - `stills` and `recording`: their own small state (Stills.swift, Recording.swift).
-/// Start, stop and recovery claim `transitioning` instead of holding a lock across a state change.
+/// - its parts, each an object with its own lock that sees the session only through `SessionCore`: `controls` (camera
+///   controls and the user's chain), `stills`, `recordings`, `live` (the shared encoders), `analysis`, `storage`.
+/// Start, stop and recovery claim `transitioning` instead of holding a lock across a state change; the bus thread's
+/// handling is in SessionBus.swift.
 public final class CaptureSession: Sendable {
     /// The config's name (file name without `.json`).
     public let name: String
@@ -47,16 +48,18 @@ public final class CaptureSession: Sendable {
     public let maxZoom = 16.0
 
     let state = Condition(SessionState())
-    let controls: Locked<ControlState>
-    let stills = Locked(StillState())
-    let recording = Locked(RecordingSlot.idle)
+    /// What the parts may ask of the session (SessionCore.swift).
+    let core: SessionCore
+    /// The camera controls and the user's chain (SessionControls.swift).
+    let controls: SessionControls
+    /// Stills on request and on a timer (Stills.swift).
+    let stills: SessionStills
+    /// The recording, one at a time (Recording.swift).
+    let recordings: SessionRecordings
     let rates = Locked(RateWindow())
     /// Whether anyone waits for a frame count (`waitUntilDone(frames:)`, `waitForFrames`); read per frame.
     let frameGoal = FrameGoal()
-    let meteringQueue: DispatchQueue
     let recoveryQueue: DispatchQueue
-    /// Ends failed recordings (off the recording's bus thread, which ending one waits for).
-    let failureQueue: DispatchQueue
     /// The inotify wait of a running recovery, so `stop` can wake it.
     let recoveryArrival = Locked<DeviceArrival?>(nil)
     /// What transports outside Capture add to `stats` (a publisher's state), by key.
@@ -75,34 +78,29 @@ public final class CaptureSession: Sendable {
         GStreamer.initialize()
         self.name = name
         self.config = config
-        self.builder = builder ?? PipelineBuilder(config: config)
-        controls = Locked(ControlState(userChain: config.filter ?? ""))
-        meteringQueue = DispatchQueue(label: "swiftcam.metering.\(name)")
+        let builder = builder ?? PipelineBuilder(config: config)
+        self.builder = builder
+        let core = SessionCore(name: name, state: state)
+        self.core = core
+        controls = SessionControls(core: core, config: config, maxZoom: maxZoom)
         recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
-        failureQueue = DispatchQueue(label: "swiftcam.failures.\(name)")
         live = LiveStreams(session: name, state: state, encoder: config.live?.encoder)
         analysis = SessionAnalysis(session: name, config: config)
-        let state = state, recording = recording
-        storage = config.storage.map { limits in
+        let slot = Locked(RecordingSlot.idle)
+        let storage = config.storage.map { limits in
             // Where recordings and stills go (`snap` without a folder writes stills to `captures` even without `still`).
             let directories =
                 (config.record != nil ? [config.record?.directory ?? "recordings"] : []) + [config.still?.directory ?? "captures"]
             return StorageBudget(
-                limits: limits, directories: directories, label: name, log: { [state] line in Self.emit(.notice(line), state: state) },
-                openFiles: { [recording] in
-                    recording.withLock { slot -> (paths: Set<String>, reserve: Int) in
-                        switch slot {
-                        case let .active(recorder): recorder.openFiles
-                        case let .stopping(path): ([path], 0)
-                        case .idle, .starting: ([], 0)
-                        }
-                    }
-                })
+                limits: limits, directories: directories, label: name, log: { line in core.emit(.notice(line)) },
+                openFiles: { slot.withLock { $0.openFiles } })
         }
+        self.storage = storage
+        stills = SessionStills(core: core, config: config.still, storage: storage)
+        recordings = SessionRecordings(core: core, builder: builder, slot: slot, storage: storage)
     }
 
     deinit {
-        stills.withLock { $0.timer?.cancel() }
         state.withLock { $0.graph }?.teardown()
     }
 
@@ -128,21 +126,15 @@ public final class CaptureSession: Sendable {
 
     /// Tells the host `event` (on the caller's thread).
     func emit(_ event: SessionEvent) {
-        Self.emit(event, state: state)
-    }
-
-    private static func emit(_ event: SessionEvent, state: Condition<SessionState>) {
-        state.withLock { $0.onEvent }?(event)
+        core.emit(event)
     }
 
     /// The playing graph, or nil.
-    var graph: RunningGraph? { state.withLock { $0.graph } }
+    var graph: RunningGraph? { core.graph }
 
     /// The playing graph; throws when the session is not running.
     func running() throws -> RunningGraph {
-        let (graph, ended) = state.withLock { ($0.graph, $0.ended) }
-        guard let graph, !ended else { throw SessionError.notRunning }
-        return graph
+        try core.running()
     }
 
     // MARK: - Start and stop
@@ -187,8 +179,8 @@ public final class CaptureSession: Sendable {
         live.graphChanged()
         startAnalysis()
         storage?.start()
-        if let every = config.still?.every { startPeriodicStills(every: every) }
-        if config.record?.autostart == true { _ = try startRecording() }
+        if let every = config.still?.every { stills.startPeriodic(every: every) }
+        if config.record?.autostart == true { _ = try recordings.start() }
     }
 
     /// A session builds and drops pipelines for as long as it runs (a recording's encoder, still encoders, recovery):
@@ -303,11 +295,8 @@ public final class CaptureSession: Sendable {
             $0.stopRequested = true
         }
         recoveryArrival.withLock { $0?.cancel() }
-        controls.withLock { $0.meteringGeneration += 1 }
-        stills.withLock { state in
-            state.timer?.cancel()
-            state.timer = nil
-        }
+        controls.cancelMetering()
+        stills.stopPeriodic()
         storage?.stop()
         let graph: RunningGraph?? = state.wait(until: MonotonicClock.now + 30) { state in
             guard !state.transitioning else { return nil }
@@ -320,7 +309,7 @@ public final class CaptureSession: Sendable {
             return nil
         }
         // The recording has a pipeline of its own: end its file first, while frames still flow.
-        let recorded = finishRecording()
+        let recorded = recordings.finish()
         stopAnalysis()
         live.shutdown()
         if !hasEnded {
@@ -369,67 +358,8 @@ public final class CaptureSession: Sendable {
         }
     }
 
-    /// Counts a failed still or recording; `unprompted` ones are also told in the next reply.
-    func recordFailure(_ text: String, unprompted: Bool, kind: FailureKind = .ioError) {
-        state.withLock { state in
-            state.failedOutputs += 1
-            state.firstOutputFailure = state.firstOutputFailure ?? kind
-            if unprompted { state.unreported.append(text) }
-        }
-    }
-
     /// How many times the session recovered from a source failure.
     public var recoveries: Int { state.withLock { $0.carried.recoveries } }
-
-    /// Runs on the bus thread. An error becomes a status in words (GStreamer's own text goes to the debug log); a
-    /// camera's recoverable failure starts recovery, which says what comes next (`beginRecovery`).
-    private static func handle(_ message: Message, state: Condition<SessionState>, context: FailureContext) {
-        switch message {
-        case let .error(source, text, debug, reason):
-            DebugLog.warning("\(source): \(text) [\(reason)]\(debug.map { " (\($0))" } ?? "")")
-            // A source in a child process: how the child ended says what happened (its socket closed as it died).
-            let child = state.withLock { $0.graph?.sourceProcesses[source] }
-            let status =
-                child.map { $0.status(asked: context.sources[source]?.asked) }
-                ?? context.status(source: source, message: text, debug: debug, reason: reason, next: .stopping)
-            // The first error is the driver's; the source's follow-up flow error ("Internal data stream error") is not news.
-            let (ignore, recover) = state.withLock { state -> (Bool, (@Sendable (CameraFailure) -> Void)?) in
-                if state.lastFailure == nil { state.lastFailure = status }
-                if state.recovering || state.ended { return (true, nil) }
-                // While `start` builds the graph it reports a failure itself (its `StartError`): no event twice.
-                if state.graph == nil && state.transitioning {
-                    state.status = status
-                    state.ended = true
-                    return (true, nil)
-                }
-                // Recovery sets the status, with what it will do next.
-                if let recover = state.recover, let failure = status.failure, failure.isRecoverable, !state.stopping {
-                    state.recovering = true
-                    return (false, recover)
-                }
-                state.status = status
-                state.ended = true
-                return (false, nil)
-            }
-            guard !ignore else { return }
-            if let recover, let failure = status.failure {
-                recover(failure)
-            } else {
-                emit(.failed(status), state: state)
-            }
-        case .eos:
-            let recovering = state.withLock { state -> Bool in
-                if !state.recovering { state.ended = true }
-                return state.recovering
-            }
-            if !recovering { emit(.endOfStream, state: state) }
-        case let .warning(source, text, debug):
-            DebugLog.warning("\(source) warns: \(text)\(debug.map { " (\($0))" } ?? "")")
-            emit(.warning("\(source): \(text)"), state: state)
-        default:
-            break
-        }
-    }
 
     /// The Graphviz description of the running graph, or nil when not running.
     public func dotDescription() -> String? {

@@ -14,24 +14,45 @@ enum RecordingSlot: Sendable {
     case stopping(path: String)
 }
 
-extension CaptureSession {
+/// The session's recording: at most one at a time, on a branch of the running tee into a pipeline of its own
+/// (`Recorder`), ended on request, at a failure, at stop, or continued in a next part after recovery. Its own lock holds
+/// only the slot; no lock is held while a recording's pipeline starts or finishes.
+final class SessionRecordings: Sendable {
+    private let core: SessionCore
+    private let builder: PipelineBuilder
+    private let storage: StorageBudget?
+    /// Shared with the storage budget, which reads the open files from it (`RecordingSlot.openFiles`).
+    private let recording: Locked<RecordingSlot>
+    /// Ends failed recordings (off the recording's bus thread, which ending one waits for).
+    private let failureQueue: DispatchQueue
+
+    init(core: SessionCore, builder: PipelineBuilder, slot: Locked<RecordingSlot>, storage: StorageBudget?) {
+        self.core = core
+        self.builder = builder
+        self.storage = storage
+        recording = slot
+        failureQueue = DispatchQueue(label: "swiftcam.failures.\(core.name)")
+    }
+
+    private var config: RecordConfig? { builder.config.record }
+    private var name: String { core.name }
+
     /// Starts recording into a new file while everything else keeps running; returns its path.
-    @discardableResult
-    public func startRecording() throws -> String {
-        _ = try running()
-        let directory = config.record?.directory ?? "recordings"
-        try claimRecording()
+    func start() throws -> String {
+        _ = try core.running()
+        let directory = config?.directory ?? "recordings"
+        try claim()
         var path: String?
         do {
             try StillWriter.createDirectory(directory)
             // Segments are named to the millisecond, so two cut within one second still sort by time.
-            let base = "\(name)-\(timestamp(milliseconds: config.record?.segment != nil))", ext = builder.recordExtension
+            let base = "\(name)-\(timestamp(milliseconds: config?.segment != nil))", ext = builder.recordExtension
             try StillWriter.requireSpace(in: directory, for: "\(directory)/\(base).\(ext)")
             let claimed = try Self.createExclusively(in: directory, base: base, extension: ext)
             path = claimed
-            let started = try beginRecording(at: claimed)
-            if activeRecorder?.encoderElement == "openh264enc" {
-                emit(
+            let started = try begin(at: claimed)
+            if active?.encoderElement == "openh264enc" {
+                core.emit(
                     .notice(
                         "recording H.264 with openh264enc (x264enc, Debian package gstreamer1.0-plugins-ugly, is absent or "
                             + "failed), whose library prints a harmless 'cmInitParaError' when a file ends"))
@@ -51,12 +72,12 @@ extension CaptureSession {
             switch error {
             case SessionError.notRunning, SessionError.missingElement: break
             default:
-                recordFailure("recording failed: \(error)", unprompted: false, kind: FailureKind(of: error))
+                core.recordFailure("recording failed: \(error)", unprompted: false, kind: FailureKind(of: error))
                 // The event is printed as "recording failed: …": without the error's own prefix.
                 if case let SessionError.recordingFailed(reason) = error {
-                    emit(.recordingFailed(reason))
+                    core.emit(.recordingFailed(reason))
                 } else {
-                    emit(.recordingFailed("\(error)"))
+                    core.emit(.recordingFailed("\(error)"))
                 }
             }
             throw error
@@ -80,7 +101,7 @@ extension CaptureSession {
     }
 
     /// Takes the idle slot for a new recording, or says why not.
-    func claimRecording() throws {
+    private func claim() throws {
         let busy: String? = recording.withLock { slot in
             switch slot {
             case .idle:
@@ -96,40 +117,40 @@ extension CaptureSession {
 
     /// Attaches a recording branch writing `path` (after recovery: the next part) into the claimed slot. With
     /// `record.segment`, `path` is the first segment and later ones are `NAME-DATE.ext` beside it (`SegmentFiles`).
-    func beginRecording(at path: String) throws -> String {
-        let graph = try running()
+    private func begin(at path: String) throws -> String {
+        let graph = try core.running()
         guard let tee = graph.pipeline.element(named: PipelineBuilder.Names.tee) else {
             throw SessionError.missingElement(name: PipelineBuilder.Names.tee, command: "record")
         }
         let builder = builder
         var segmenting: RecordingStages.Segmenting?
-        if config.record?.segment != nil {
+        if config?.segment != nil {
             let folder = path.folder
             let files = SegmentFiles(
                 first: path, directory: folder.isEmpty ? "." : folder, base: name,
                 extension: builder.recordExtension,
-                onCut: { [weak self] in self?.storage?.check() },
-                onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) })
+                onCut: { [storage] in storage?.check() },
+                onWarning: { [core] warning in core.emit(.warning("recording: \(warning)")) })
             segmenting = RecordingStages.Segmenting(files: files, splitter: { try builder.segmentSplitter() })
         }
         let recorder = try Recorder(
             pipeline: graph.pipeline, tee: tee, choice: builder.recordEncoders, path: path,
             graph: { builder.recordingGraph(location: path, encoder: $0) }, segmenting: segmenting,
-            onWarning: { [weak self] warning in self?.emit(.warning("recording: \(warning)")) }
+            onWarning: { [core] warning in core.emit(.warning("recording: \(warning)")) }
         ) {
             [weak self] reason in
             // On the recording's bus thread: end it elsewhere, since ending it waits for that thread.
-            guard let session = self else { return }
-            session.failureQueue.async { session.recordingFailed(path: path, reason: reason) }
+            guard let self else { return }
+            self.failureQueue.async { self.failed(path: path, reason: reason) }
         }
         recording.withLock { $0 = .active(recorder) }
-        state.withLock { $0.recordingFailure = nil }
+        core.setRecordingFailure(nil)
         return path
     }
 
     /// A recording's first write or encoder error: detach it from the tee, keep what was written (an empty
     /// file is removed), and say so at once, in `stats`, as an event and in the next reply.
-    private func recordingFailed(path: String, reason: String) {
+    private func failed(path: String, reason: String) {
         guard
             let recorder = recording.withLock({ slot -> Recorder? in
                 guard case let .active(recorder) = slot, recorder.path == path else { return nil }
@@ -144,14 +165,13 @@ extension CaptureSession {
             try? FileManager.default.removeItem(atPath: path)
         }
         let text = "\(path): \(reason)"
-        state.withLock { $0.recordingFailure = text }
-        recordFailure("recording failed: \(text)", unprompted: true)
-        emit(.recordingFailed(text))
+        core.setRecordingFailure(text)
+        core.recordFailure("recording failed: \(text)", unprompted: true)
+        core.emit(.recordingFailed(text))
     }
 
     /// Finalizes the recording (EOS down its branch only) and returns its path.
-    @discardableResult
-    public func stopRecording() throws -> String {
+    func stop() throws -> String {
         guard let recorder = takeRecorder() else { throw SessionError.notRecording }
         defer { recording.withLock { $0 = .idle } }
         let finished = recorder.finish()
@@ -165,7 +185,7 @@ extension CaptureSession {
 
     /// Ends the recording, if any, waiting at most `timeout` seconds for its file to be finished; returns its path.
     @discardableResult
-    func finishRecording(timeout: Double = 5) -> String? {
+    func finish(timeout: Double = 5) -> String? {
         guard let recorder = takeRecorder() else { return nil }
         recorder.finish(timeout: timeout)
         carryCounts(of: recorder)
@@ -178,12 +198,12 @@ extension CaptureSession {
     private func carryCounts(of recorder: Recorder) {
         let dropped = recorder.droppedFrames(finished: true), frames = recorder.framesEncoded.value, bytes = recorder.bytesWritten
         let segments = recorder.segments?.now.finished ?? 0
-        state.withLock { state in
-            state.carried.queueDrops += dropped
-            state.carried.recordedFrames += frames
-            state.carried.recordingBytes += bytes
-            state.carried.recordingsWritten += recorder.segments == nil ? (bytes > 0 ? 1 : 0) : segments
-            state.carried.segments += segments
+        core.carry { carried in
+            carried.queueDrops += dropped
+            carried.recordedFrames += frames
+            carried.recordingBytes += bytes
+            carried.recordingsWritten += recorder.segments == nil ? (bytes > 0 ? 1 : 0) : segments
+            carried.segments += segments
         }
         storage?.check()
     }
@@ -198,7 +218,7 @@ extension CaptureSession {
     }
 
     /// The file being recorded, if any (of a segmented recording, the segment being written).
-    public var recordingPath: String? {
+    var path: String? {
         recording.withLock { slot in
             if case let .active(recorder) = slot { return recorder.currentFile }
             return nil
@@ -206,10 +226,68 @@ extension CaptureSession {
     }
 
     /// The recorder, for stats.
-    var activeRecorder: Recorder? {
+    var active: Recorder? {
         recording.withLock { slot in
             if case let .active(recorder) = slot { return recorder }
             return nil
         }
     }
+
+    /// `name-DATE.mkv` → `name-DATE-part2.mkv`, `…-part2.mkv` → `…-part3.mkv`, skipping names in use.
+    static func nextPart(after path: String) -> String {
+        let dot = path.lastIndex(of: ".") ?? path.endIndex
+        var stem = String(path[..<dot])
+        let ext = String(path[dot...])
+        var number = 2
+        if let range = stem.ranges(of: "-part").last, let current = Int(stem[range.upperBound...]) {
+            number = current + 1
+            stem = String(stem[..<range.lowerBound])
+        }
+        var candidate = "\(stem)-part\(number)\(ext)"
+        while FileManager.default.fileExists(atPath: candidate) {
+            number += 1
+            candidate = "\(stem)-part\(number)\(ext)"
+        }
+        return candidate
+    }
+
+    /// After recovery: the recording that ended with the old graph (`recordedPath`) continues in `planned` (the part the
+    /// status announced, unless that file exists) or the next part after it. Returns the new part's path.
+    func continueAfterRecovery(planned: String?, after recordedPath: String) throws -> String {
+        try claim()
+        do {
+            return try begin(at: planned ?? Self.nextPart(after: recordedPath))
+        } catch {
+            recording.withLock { $0 = .idle }
+            throw error
+        }
+    }
+}
+
+extension RecordingSlot {
+    /// The files being written, and the growth to reserve for them: what the storage budget must not delete.
+    var openFiles: (paths: Set<String>, reserve: Int) {
+        switch self {
+        case let .active(recorder): recorder.openFiles
+        case let .stopping(path): ([path], 0)
+        case .idle, .starting: ([], 0)
+        }
+    }
+}
+
+extension CaptureSession {
+    /// Starts recording into a new file while everything else keeps running; returns its path.
+    @discardableResult
+    public func startRecording() throws -> String {
+        try recordings.start()
+    }
+
+    /// Finalizes the recording (EOS down its branch only) and returns its path.
+    @discardableResult
+    public func stopRecording() throws -> String {
+        try recordings.stop()
+    }
+
+    /// The file being recorded, if any (of a segmented recording, the segment being written).
+    public var recordingPath: String? { recordings.path }
 }

@@ -9,7 +9,7 @@ extension CaptureSession {
     /// the camera's words with what comes next — waiting for it, or restarting it after a stall, and where a running
     /// recording continues — then recovers on the recovery queue. Runs on the bus or watchdog thread; never waits.
     func beginRecovery(_ failure: CameraFailure) {
-        let continuesIn = activeRecorder.map { Self.nextPart(after: $0.path) }
+        let continuesIn = recordings.active.map { SessionRecordings.nextPart(after: $0.path) }
         // A stalled camera, or a source process that ended (a crash in its library), is restarted at once.
         let next: CameraFailure.Next =
             switch failure.cause {
@@ -48,9 +48,9 @@ extension CaptureSession {
             return .some(state.graph)
         }
         guard case let .some(.some(old)) = claimed else { return nil }
-        controls.withLock { $0.meteringGeneration += 1 }
+        controls.cancelMetering()
         // The failed source's end-of-stream usually reached the file already; if not, this sends it.
-        let recordedPath = finishRecording(timeout: 3)
+        let recordedPath = recordings.finish(timeout: 3)
         let live = stats(of: old)
         let filter = old.filter.flatMap { SwiftFilterElement.stats(of: $0) }
         state.withLock { state in
@@ -100,19 +100,17 @@ extension CaptureSession {
                         graph.teardown()
                         break
                     }
-                    reapplyChain()
+                    controls.reapplyChain()
                     watchForStalls(graph)
                     live.graphChanged()
                     analysisGraphChanged()
                     var line = "recovered: \(names.isEmpty ? "the sources" : names.joined(separator: ", ")) streaming again"
                     if let recordedPath {
                         do {
-                            try claimRecording()
                             let planned = status.failure?.continuesIn.flatMap { FileManager.default.fileExists(atPath: $0) ? nil : $0 }
-                            let next = try beginRecording(at: planned ?? Self.nextPart(after: recordedPath))
+                            let next = try recordings.continueAfterRecovery(planned: planned, after: recordedPath)
                             line += "; \(recordedPath) is complete, recording continues in \(next)"
                         } catch {
-                            recording.withLock { $0 = .idle }
                             line += "; \(recordedPath) is complete, the next part could not start: \(error)"
                         }
                     }
@@ -147,23 +145,5 @@ extension CaptureSession {
             return state.status != busy
         }
         if changed { emit(.failed(busy)) }
-    }
-
-    /// `name-DATE.mkv` → `name-DATE-part2.mkv`, `…-part2.mkv` → `…-part3.mkv`, skipping names in use.
-    static func nextPart(after path: String) -> String {
-        let dot = path.lastIndex(of: ".") ?? path.endIndex
-        var stem = String(path[..<dot])
-        let ext = String(path[dot...])
-        var number = 2
-        if let range = stem.ranges(of: "-part").last, let current = Int(stem[range.upperBound...]) {
-            number = current + 1
-            stem = String(stem[..<range.lowerBound])
-        }
-        var candidate = "\(stem)-part\(number)\(ext)"
-        while FileManager.default.fileExists(atPath: candidate) {
-            number += 1
-            candidate = "\(stem)-part\(number)\(ext)"
-        }
-        return candidate
     }
 }

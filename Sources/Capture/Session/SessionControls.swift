@@ -21,12 +21,41 @@ struct ControlState: Sendable {
 }
 
 /// The camera controls of a running session: hardware on v4l2 sources when the device has the control,
-/// else the software stage the issue allows (zoom, exposure, white balance, colour, mirror), else a clear
-/// "not supported". Each returns the one-line description of what was done (`zoom 2.0 (digital)`).
-extension CaptureSession {
+/// else a software stage composed before the user's chain (zoom, exposure, white balance, colour, mirror), else a
+/// clear "not supported". Each returns the one-line description of what was done (`zoom 2.0 (digital)`). Its own lock
+/// serializes the controls (an ioctl, a property set) and is never held while waiting for frames.
+final class SessionControls: Sendable {
+    /// The largest digital zoom factor.
+    let maxZoom: Double
+    let core: SessionCore
+    /// The config's sources (which one is a camera) and its filter (the chain a new graph starts with).
+    fileprivate let sources: [SourceConfig]?
+    private let configFilter: String
+    /// Its own lock: the user's chain, the stages, the active source, the metering generation.
+    let state: Locked<ControlState>
+    /// Runs tap-to-expose's metering loop.
+    let meteringQueue: DispatchQueue
+
+    init(core: SessionCore, config: PipelineConfig, maxZoom: Double) {
+        self.core = core
+        self.maxZoom = maxZoom
+        sources = config.sources
+        configFilter = config.filter ?? ""
+        state = Locked(ControlState(userChain: config.filter ?? ""))
+        meteringQueue = DispatchQueue(label: "swiftcam.metering.\(core.name)")
+    }
+
+    /// The source the selector shows (0 with one source).
+    var activeSource: Int { state.withLock { $0.activeSource } }
+
+    /// Stops a running metering loop (the graph it measures is going away).
+    func cancelMetering() {
+        state.withLock { $0.meteringGeneration += 1 }
+    }
+
     /// What the active source is, for "not supported by this source" messages.
     func sourceDescription(_ active: Int) -> String {
-        guard let source = config.sources?[safe: active] else { return "launch pipeline" }
+        guard let source = sources?[safe: active] else { return "launch pipeline" }
         switch source.kind {
         case .test: return "test pattern"
         case .file: return "file \(source.path ?? "")"
@@ -37,10 +66,10 @@ extension CaptureSession {
     }
 
     /// Runs a control with the running graph and the control state, serialized with the other controls.
-    private func control<T>(_ body: (inout ControlContext) throws -> T) throws -> T {
-        let graph = try running()
-        return try controls.withLock { state in
-            var context = ControlContext(session: self, graph: graph, state: state)
+    func control<T>(_ body: (inout ControlContext) throws -> T) throws -> T {
+        let graph = try core.running()
+        return try state.withLock { state in
+            var context = ControlContext(controls: self, graph: graph, state: state)
             defer { state = context.state }
             return try body(&context)
         }
@@ -48,15 +77,15 @@ extension CaptureSession {
 
     /// Switches to the other source live (no restart; a recording continues). Returns the new source's label.
     @discardableResult
-    public func switchCamera() throws -> String {
+    func switchCamera() throws -> String {
         try control { context in
-            guard (config.sources?.count ?? 0) > 1,
+            guard (sources?.count ?? 0) > 1,
                 let selector = context.graph.pipeline.element(named: PipelineBuilder.Names.selector)
             else { throw SessionError.singleSource }
             let next = 1 - context.state.activeSource
             try selector.set("active-pad", try selector.staticPad("sink_\(next)"))
             context.state.activeSource = next
-            let source = config.sources?[next]
+            let source = sources?[next]
             return source?.label ?? "\(next) (\(source?.kind.rawValue ?? "source")\(source?.device.map { " \($0)" } ?? ""))"
         }
     }
@@ -65,7 +94,7 @@ extension CaptureSession {
     /// user's chain in canonical text, and the camera controls' software stages that run before it, if any
     /// (`"sepia" (after zoom factor=2)`): the element runs both, the user chose only the first.
     @discardableResult
-    public func setFilter(_ text: String) throws -> String {
+    func setFilter(_ text: String) throws -> String {
         let chain = try FilterChain(parsing: text)
         return try control { context in
             let previous = context.state.userChain
@@ -82,11 +111,11 @@ extension CaptureSession {
     }
 
     /// The chain the user set (config, `filter` command), in canonical text, without the camera controls' stages.
-    public var userChain: String { controls.withLock { $0.userChain } }
+    var userChain: String { state.withLock { $0.userChain } }
 
     /// Whether the active source is a camera with a torch (a flash LED with a torch mode on its node or a flash
     /// sub-device). False while the session is not running, for test patterns and files, and when asking fails.
-    public var hasTorch: Bool {
+    var hasTorch: Bool {
         (try? control { context in try context.camera()?.hasTorch ?? false }) ?? false
     }
 
@@ -105,14 +134,14 @@ extension CaptureSession {
     /// After recovery: the new graph's filter gets the chain and stages the session had.
     func reapplyChain() {
         _ = try? control { context in
-            guard context.state.userChain != (config.filter ?? "") || context.state.stages != SoftwareStages() else { return "" }
+            guard context.state.userChain != configFilter || context.state.stages != SoftwareStages() else { return "" }
             return try context.applyChain()
         }
     }
 
     /// The torch: the flash LED in torch mode on the camera or its flash sub-device; test sources have none.
     @discardableResult
-    public func torch(_ on: Bool) throws -> String {
+    func torch(_ on: Bool) throws -> String {
         try control { context in
             guard let camera = try context.camera() else {
                 throw SessionError.notSupported(feature: "torch", source: context.sourceDescription)
@@ -127,7 +156,7 @@ extension CaptureSession {
 
     /// Zoom clamped to [1, maxZoom]: `V4L2_CID_ZOOM_ABSOLUTE` when the camera has it, else the `zoom` stage.
     @discardableResult
-    public func zoom(_ factor: Double) throws -> String {
+    func zoom(_ factor: Double) throws -> String {
         guard factor.isFinite else {
             throw SessionError.badCommand("zoom takes a factor from 1 to \(maxZoom.decimalText), e.g. zoom 2")
         }
@@ -145,7 +174,7 @@ extension CaptureSession {
 
     /// Tap-to-focus at a normalized point: region autofocus or one-shot autofocus where the camera has it.
     @discardableResult
-    public func focus(x: Double, y: Double) throws -> String {
+    func focus(x: Double, y: Double) throws -> String {
         let (point, note) = clampedPoint(x, y)
         return try control { context in
             guard let camera = try context.camera() else {
@@ -169,7 +198,7 @@ extension CaptureSession {
 
     /// Exposure compensation: the camera's exposure bias when present, else the `exposure` stage.
     @discardableResult
-    public func exposure(ev: Double) throws -> String {
+    func exposure(ev: Double) throws -> String {
         try control { context in
             guard ev.isFinite else { throw SessionError.badCommand("exposure ev= takes a number of stops, e.g. exposure ev=1") }
             if let outcome = try context.camera()?.exposure(ev: ev), case .hardware = outcome { return outcome.description }
@@ -183,7 +212,7 @@ extension CaptureSession {
 
     /// White balance: the camera's auto / temperature controls when present, else the `temperature` stage.
     @discardableResult
-    public func whiteBalance(_ mode: WhiteBalanceMode) throws -> String {
+    func whiteBalance(_ mode: WhiteBalanceMode) throws -> String {
         // One range for the camera and the software stage (`Command.kelvinRange`), clamped here and said, as zoom does.
         var clamped = mode, note = ""
         if case let .kelvin(requested) = mode {
@@ -204,7 +233,7 @@ extension CaptureSession {
     /// Brightness, contrast, saturation or hue: the V4L2 user control when present, else the `colorcontrols`
     /// stage (hue has no software stage). A whole number is in the camera's own units; a decimal is -1…1.
     @discardableResult
-    public func adjust(_ adjustment: ColorAdjustment, to level: AdjustmentLevel) throws -> String {
+    func adjust(_ adjustment: ColorAdjustment, to level: AdjustmentLevel) throws -> String {
         try control { context in
             let requested: Double
             switch level {
@@ -239,7 +268,7 @@ extension CaptureSession {
 
     /// Horizontal mirror: `horizontal_flip` when the sensor has it, else the `mirror` stage.
     @discardableResult
-    public func mirror(_ on: Bool) throws -> String {
+    func mirror(_ on: Bool) throws -> String {
         try control { context in
             let outcome = try context.camera()?.mirror(on) ?? .digital(on: on)
             switch outcome {
@@ -250,93 +279,11 @@ extension CaptureSession {
             return outcome.description
         }
     }
-
-    // MARK: - Tap to expose
-
-    /// The luma software spot metering aims the tapped region at (mid-grey on 0…255).
-    public static let meteringTarget = 118.0
-
-    /// Tap-to-expose: region auto exposure where the camera has it; else software spot metering, which
-    /// measures the mean luma around the tap in the filtered frames and drives the exposure time (and gain)
-    /// when the camera has manual exposure, else the `exposure` stage, until the region is mid-grey. The loop
-    /// runs on its own queue for at most 40 frames or 8 seconds; a later `exposure` command replaces it.
-    @discardableResult
-    public func exposure(x: Double, y: Double) throws -> String {
-        let (point, note) = clampedPoint(x, y)
-        return try control { context in
-            let camera = try context.camera()
-            if let camera, let region = try camera.exposeRegion(at: point) { return region.description + note }
-            guard context.graph.stillFrames != nil else {
-                throw SessionError.missingElement(name: PipelineBuilder.Names.stillFrames, command: "exposure")
-            }
-            let manual = (try camera?.exposureControls())?.exposureTime?.isWritable ?? false
-            context.state.meteringGeneration += 1
-            let generation = context.state.meteringGeneration
-            meteringQueue.async { [weak self] in self?.meter(point, generation: generation, hardware: manual) }
-            return "exposure \(point) (software spot metering with \(manual ? "exposure time and gain" : "the exposure filter"))\(note)"
-        }
-    }
-
-    /// The metering loop (on `meteringQueue`): one correction per fresh frame, damped, until within ±8 of the target.
-    private func meter(_ point: NormalizedPoint, generation: Int, hardware: Bool) {
-        let deadline = MonotonicClock.now + 8
-        var useHardware = hardware
-        var lastLuma: Double?
-        for _ in 0..<20 {
-            guard let luma = freshLuma(at: point, frames: 2, until: deadline) else { break }
-            lastLuma = luma
-            if abs(luma - Self.meteringTarget) <= 8 { break }
-            // Stops between here and the target; a black region still gets a bounded push.
-            let stops = Swift.min(Swift.max(log2(Self.meteringTarget / Swift.max(luma, 1)), -2), 2)
-            let applied =
-                (try? control { context -> Bool in
-                    guard generation == context.state.meteringGeneration else { return false }
-                    if useHardware, let camera = context.activeCamera, stepHardware(camera, stops: stops) { return true }
-                    useHardware = false
-                    context.state.stages.meteringEV = Swift.min(Swift.max(context.state.stages.meteringEV + 0.9 * stops, -10), 10)
-                    return (try? context.applyChain()) != nil
-                }) ?? false
-            if !applied { return }
-            if MonotonicClock.now > deadline { break }
-        }
-        let settled = lastLuma.map { "mean luma \(fmt($0, 0)) (target \(fmt(Self.meteringTarget, 0)))" } ?? "no frames to measure"
-        let ev = controls.withLock { $0.stages.meteringEV }
-        emit(.notice("exposure \(point) settled: \(settled)\(useHardware ? "" : ", exposure filter \(fmt(ev, 2)) EV")"))
-    }
-
-    /// Scales the exposure time by 2^stops (then gain for what the time cannot reach); false at the limits.
-    private func stepHardware(_ camera: CameraDevice, stops: Double) -> Bool {
-        guard let controls = try? camera.exposureControls(), let time = controls.exposureTime,
-            let current = (try? camera.value(of: time))?.integerValue
-        else { return false }
-        let wanted = Double(Swift.max(current, 1)) * pow(2, stops)
-        let next = time.snapped(wanted)
-        if next != current {
-            return (try? camera.setManualExposure(time: next, gain: nil)) != nil
-        }
-        guard let gain = controls.gain, let level = (try? camera.value(of: gain))?.integerValue else { return false }
-        let nextGain = gain.snapped(Double(Swift.max(level, 1)) * pow(2, stops))
-        guard nextGain != level else { return false }
-        return (try? camera.setManualExposure(time: nil, gain: nextGain)) != nil
-    }
-
-    /// Waits for `frames` new filtered frames (so a change has reached them) and measures the region.
-    private func freshLuma(at point: NormalizedPoint, frames: Int, until deadline: Double) -> Double? {
-        guard let tap = graph?.stillFrames else { return nil }
-        let frame = tap.frame(after: tap.counts.received + frames - 1, until: deadline)
-        return frame.flatMap { LumaMeter.mean(of: $0, x: point.x, y: point.y) }
-    }
-
-    /// The mean luma around a normalized point in the newest filtered frame (what spot metering reads).
-    public func meteredLuma(x: Double, y: Double) -> Double? {
-        guard let frame = graph?.stillFrames?.latestFrame else { return nil }
-        return LumaMeter.mean(of: frame, x: x, y: y)
-    }
 }
 
 /// What one control sees: the running graph and the control state (its own copy, written back after).
 struct ControlContext {
-    let session: CaptureSession
+    let controls: SessionControls
     let graph: RunningGraph
     var state: ControlState
 
@@ -344,12 +291,12 @@ struct ControlContext {
     var activeCamera: CameraDevice? { graph.cameras[state.activeSource] }
 
     /// What the active source is, for "not supported by this source" messages.
-    var sourceDescription: String { session.sourceDescription(state.activeSource) }
+    var sourceDescription: String { controls.sourceDescription(state.activeSource) }
 
     /// The camera for a hardware control: nil for sources that are not cameras; throws when the session runs
     /// a camera whose device could not be opened.
     func camera() throws -> CameraDevice? {
-        guard session.config.sources?[safe: state.activeSource]?.kind == .v4l2 else { return nil }
+        guard controls.sources?[safe: state.activeSource]?.kind == .v4l2 else { return nil }
         guard let camera = activeCamera else {
             throw SessionError.notSupported(feature: "camera controls", source: "\(sourceDescription) could not be opened for controls")
         }
@@ -363,6 +310,63 @@ struct ControlContext {
         try filter.set("chain", text)
         return text
     }
+}
+
+extension CaptureSession {
+    /// Switches to the other source live (no restart; a recording continues). Returns the new source's label.
+    @discardableResult
+    public func switchCamera() throws -> String { try controls.switchCamera() }
+
+    /// Replaces the user's filter chain; invalid text throws and changes nothing. Returns the chain in canonical text,
+    /// with the camera controls' software stages that run before it, if any (`"sepia" (after zoom factor=2)`).
+    @discardableResult
+    public func setFilter(_ text: String) throws -> String { try controls.setFilter(text) }
+
+    /// The chain the user set (config, `filter` command), in canonical text, without the camera controls' stages.
+    public var userChain: String { controls.userChain }
+
+    /// Whether the active source is a camera with a torch; false while not running, for test patterns and files.
+    public var hasTorch: Bool { controls.hasTorch }
+
+    /// The torch: the flash LED in torch mode on the camera or its flash sub-device; test sources have none.
+    @discardableResult
+    public func torch(_ on: Bool) throws -> String { try controls.torch(on) }
+
+    /// Zoom clamped to [1, maxZoom]: the camera's zoom when it has one, else the `zoom` stage.
+    @discardableResult
+    public func zoom(_ factor: Double) throws -> String { try controls.zoom(factor) }
+
+    /// Tap-to-focus at a normalized point: region autofocus or one-shot autofocus where the camera has it.
+    @discardableResult
+    public func focus(x: Double, y: Double) throws -> String { try controls.focus(x: x, y: y) }
+
+    /// Exposure compensation: the camera's exposure bias when present, else the `exposure` stage.
+    @discardableResult
+    public func exposure(ev: Double) throws -> String { try controls.exposure(ev: ev) }
+
+    /// Tap-to-expose: region auto exposure where the camera has it, else software spot metering of the tapped region.
+    @discardableResult
+    public func exposure(x: Double, y: Double) throws -> String { try controls.exposure(x: x, y: y) }
+
+    /// White balance: the camera's auto / temperature controls when present, else the `temperature` stage.
+    @discardableResult
+    public func whiteBalance(_ mode: WhiteBalanceMode) throws -> String { try controls.whiteBalance(mode) }
+
+    /// Brightness, contrast, saturation or hue: the camera's control when present, else the `colorcontrols` stage.
+    @discardableResult
+    public func adjust(_ adjustment: ColorAdjustment, to level: AdjustmentLevel) throws -> String {
+        try controls.adjust(adjustment, to: level)
+    }
+
+    /// Horizontal mirror: `horizontal_flip` when the sensor has it, else the `mirror` stage.
+    @discardableResult
+    public func mirror(_ on: Bool) throws -> String { try controls.mirror(on) }
+
+    /// The luma software spot metering aims the tapped region at (mid-grey on 0…255).
+    public static var meteringTarget: Double { SessionControls.meteringTarget }
+
+    /// The mean luma around a normalized point in the newest filtered frame (what spot metering reads).
+    public func meteredLuma(x: Double, y: Double) -> Double? { controls.meteredLuma(x: x, y: y) }
 }
 
 extension Array {

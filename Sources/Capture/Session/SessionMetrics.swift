@@ -80,7 +80,7 @@ extension CaptureSession {
         let stats = self.stats
         let (graph, carried) = state.withLock { ($0.graph, $0.carried) }
         let filter = graph?.filter.flatMap { SwiftFilterElement.stats(of: $0) }
-        let recorder = activeRecorder
+        let recorder = recordings.active
         let bytes = carried.recordingBytes + (recorder?.bytesWritten ?? 0)
         var storage = StorageMetrics(
             recordingBytes: state.withLock { state in

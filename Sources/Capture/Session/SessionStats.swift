@@ -123,7 +123,7 @@ extension CaptureSession {
             }
             return window
         }
-        let recorder = activeRecorder
+        let recorder = recordings.active
         let storageCounts = storage?.now
         var queueDrops = base.queueDrops + (graph?.queueDrops ?? 0)
         if let recorder { queueDrops += recorder.droppedFrames(finished: false) }
@@ -134,9 +134,9 @@ extension CaptureSession {
             queueDrops: queueDrops, qosDrops: base.qosDrops + (filterStats?.dropped ?? 0),
             sourceDrops: base.sourceDrops + (graph?.sourceDrops ?? 0),
             filterMeanMs: filterStats?.meanMilliseconds ?? 0, filterMaxMs: filterStats?.maxMilliseconds ?? 0,
-            chain: filterStats?.chain ?? "", activeSource: controls.withLock { $0.activeSource }, recording: recorder?.currentFile,
+            chain: filterStats?.chain ?? "", activeSource: controls.activeSource, recording: recorder?.currentFile,
             recordingFailure: state.withLock { $0.recordingFailure },
-            stills: stills.withLock { $0.count }, lastCapture: lastCapture, outputs: outputReports(),
+            stills: stills.count, lastCapture: lastCapture, outputs: outputReports(),
             cameras: graph.flatMap { $0.cameraSummaries.isEmpty ? nil : $0.cameraSummaries },
             recordedFrames: base.recordedFrames + (recorder?.framesEncoded.value ?? 0),
             recordingBytes: base.recordingBytes + (recorder?.bytesWritten ?? 0),

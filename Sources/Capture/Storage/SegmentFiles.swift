@@ -48,7 +48,7 @@ final class SegmentFiles: Sendable {
         var path = first
         if fragment > 0 {
             do {
-                path = try CaptureSession.createExclusively(in: directory, base: "\(base)-\(clock())", extension: fileExtension)
+                path = try SessionRecordings.createExclusively(in: directory, base: "\(base)-\(clock())", extension: fileExtension)
             } catch {
                 onWarning("cannot start the next segment: \(error)")
                 return directory + "/"
