@@ -28,7 +28,7 @@ public enum ConfigLoader {
         for override in overrides {
             tree = try apply(override: override, to: tree, file: file)
         }
-        let config: PipelineConfig
+        var config: PipelineConfig
         do {
             config = try JSONDecoder().decode(PipelineConfig.self, from: Data(tree.utf8))
         } catch let error as DecodingError {
@@ -41,7 +41,7 @@ public enum ConfigLoader {
         } catch {
             throw ConfigError(file: file, path: "", reason: "\(error)")
         }
-        try ConfigValidator.validate(config, file: file, checks: checks)
+        config.filterChain = try ConfigValidator.validate(config, file: file, checks: checks)
         return config
     }
 

@@ -6,7 +6,8 @@ import FoundationEssentials
 /// Checks what JSON types cannot: ranges, filter text, caps, launch strings, consistency. What only the machine can
 /// answer (elements, encoders, plugins) it asks `checks`.
 enum ConfigValidator {
-    static func validate(_ config: PipelineConfig, file: String, checks: some ConfigChecks) throws(ConfigError) {
+    /// Returns the config's filter chain, parsed (the one parse of its text).
+    static func validate(_ config: PipelineConfig, file: String, checks: some ConfigChecks) throws(ConfigError) -> FilterChain? {
         func fail(_ path: String, _ reason: String) -> ConfigError { ConfigError(file: file, path: path, reason: reason) }
 
         // Plugins first: the filter text (or a launch line's swiftfilter) may name their filters.
@@ -42,9 +43,10 @@ enum ConfigValidator {
             }
         }
         if let caps = config.caps { try validate(caps, fail: fail) }
+        var chain: FilterChain?
         if let filter = config.filter {
             do {
-                _ = try FilterChain(parsing: filter)
+                chain = try FilterChain(parsing: filter)
             } catch {
                 throw fail("filter", "\(error)")
             }
@@ -94,6 +96,7 @@ enum ConfigValidator {
                 throw fail("https", "goes with an HTTPS camera screen, but \"http\" asks for plain http://")
             }
         }
+        return chain
     }
 
     private static func validate(

@@ -1,3 +1,4 @@
+public import Filters
 import FoundationEssentials
 
 /// A named pipeline from `pipelines/NAME.json`: either structured (sources, caps, filter, branches)
@@ -48,6 +49,9 @@ public struct PipelineConfig: Codable, Sendable, Equatable {
     /// Filter plugins (libgstNAME.so built with SwiftCam's FilterPlugin) to load before the filter is read; a relative
     /// path is relative to the config's folder.
     public var plugins: [String]?
+    /// `filter` parsed, by `ConfigLoader` as it validates the config: the host hands this value on and never parses the
+    /// text again. Nil for a config without `filter`, or one decoded without the loader.
+    public var filterChain: FilterChain?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case description, launch, sources, caps, filter, mirror, rotate, preview, still, record, tap, duration, frames, http, publish, live,

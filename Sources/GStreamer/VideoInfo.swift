@@ -173,6 +173,42 @@ public struct UnsafeVideoPlane {
     public static func planes(of frame: UnsafePointer<GstVideoFrame>) -> [UnsafeVideoPlane] {
         VideoPlane.planes(of: frame.pointee).map { UnsafeVideoPlane(baseAddress: $0.data, layout: $0.plane) }
     }
+
+    /// How an element's buffer is mapped.
+    public enum Access: Sendable {
+        /// The input of a transform: read only.
+        case read
+        /// A new output buffer: written only.
+        case write
+        /// An input the transform changes in place.
+        case readWrite
+
+        var flags: GstMapFlags {
+            switch self {
+            case .read: GST_MAP_READ
+            case .write: GST_MAP_WRITE
+            case .readWrite: GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)
+            }
+        }
+    }
+
+    /// Maps a buffer C code lends (an element's input or output in its transform) as a frame of `info` for the closure's
+    /// duration and lends its planes, which must not escape it. The mapping takes no reference of its own
+    /// (`GST_VIDEO_FRAME_MAP_FLAG_NO_REF`), so a buffer that was writable stays writable while mapped. Calls
+    /// `gst_video_frame_map`.
+    public static func withMappedPlanes<R>(
+        of buffer: UnsafeMutablePointer<GstBuffer>, _ info: VideoInfo, access: Access, _ body: ([UnsafeVideoPlane]) throws -> R
+    ) throws -> R {
+        var frame = GstVideoFrame()
+        var videoInfo = info.raw
+        let flags = GstMapFlags(rawValue: access.flags.rawValue | GST_VIDEO_FRAME_MAP_FLAG_NO_REF.rawValue)
+        guard gst_video_frame_map(&frame, &videoInfo, buffer, flags) != 0 else {
+            throw GStreamerError.mapFailed(
+                "a \(info.formatName) \(info.width)x\(info.height) frame from a buffer of \(gst_buffer_get_size(buffer)) bytes")
+        }
+        defer { gst_video_frame_unmap(&frame) }
+        return try withUnsafePointer(to: frame) { try body(planes(of: $0)) }
+    }
 }
 
 extension VideoInfo {

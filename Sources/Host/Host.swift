@@ -315,13 +315,21 @@ public final class CameraHost: Sendable {
             let config = try load()
             var sameButFilter = config
             sameButFilter.filter = running.config.filter
+            sameButFilter.filterChain = running.config.filterChain
             if config == running.config {
                 outcome = .unchanged
             } else if sameButFilter == running.config {
-                let chain = config.filter ?? ""
-                let reply = running.console.execute(Command.filterChain(chain))
-                guard case let .ok(detail) = reply else { throw ReloadError.filterRefused(reply: reply.description) }
-                current.withLock { $0.config.filter = config.filter }
+                // The loader parsed the new chain; the running graph takes it as a value.
+                let detail: String
+                do {
+                    detail = try running.session.setFilter(PipelineBuilder(config: config).filterChain)
+                } catch {
+                    throw ReloadError.filterRefused(reply: "\(error)")
+                }
+                current.withLock {
+                    $0.config.filter = config.filter
+                    $0.config.filterChain = config.filterChain
+                }
                 outcome = .filterChanged(detail)
             } else {
                 if let publish = config.publish { try PublishService.check(publish, name: options.name) }

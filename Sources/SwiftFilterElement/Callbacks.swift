@@ -33,7 +33,8 @@ func swiftfilterSetChain(
 ) {
     guard let state = state(raw), let filter else { return }
     let newText = text.map { String(cString: $0) } ?? ""
-    // Filters from plugins in GStreamer's registry (GST_PLUGIN_PATH), found the first time any chain is set.
+    // The `chain` property is where text arrives from gst-launch: parsed here, once. Filters from plugins in
+    // GStreamer's registry (GST_PLUGIN_PATH) are found the first time (`loadInstalled` scans once per process).
     let refusedPlugins = FilterPlugins.loadInstalled()
     let chain: FilterChain
     do {
@@ -43,9 +44,9 @@ func swiftfilterSetChain(
         if case .unknownFilter = error, !refusedPlugins.isEmpty {
             reason += " " + refusedPlugins.map(\.description).joined(separator: " ")
         }
-        let running = state.settings.withLock { settings in
-            if !settings.started { settings.rejected = reason }
-            return settings.started
+        let running = state.lifecycle.withLock { lifecycle in
+            if !lifecycle.started { lifecycle.rejected = reason }
+            return lifecycle.started
         }
         log(filter, GST_LEVEL_WARNING, reason)
         if running {
@@ -53,13 +54,7 @@ func swiftfilterSetChain(
         }
         return
     }
-    let threads = state.settings.withLock { $0.threads }
-    let compiled = chain.compile(threads: threads)  // outside the lock: may load LUT files
-    state.settings.withLock { settings in
-        settings.text = chain.description
-        settings.compiled = compiled
-        settings.rejected = nil
-    }
+    let compiled = state.install(state.prepare(chain))
     log(
         filter, GST_LEVEL_INFO,
         "chain is now \"\(chain.description)\" (\(compiled.isEmpty ? "passthrough" : compiled.worksInPlace ? "in place" : "copy"))")
@@ -67,21 +62,21 @@ func swiftfilterSetChain(
 
 @_cdecl("swiftfilter_get_chain")
 func swiftfilterGetChain(_ raw: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<CChar>? {
-    let text = state(raw)?.settings.withLock { $0.text } ?? ""
+    let text = state(raw)?.settings.withLock { $0.chain }.description ?? ""
     return g_strdup(text)
 }
 
 @_cdecl("swiftfilter_set_threads")
 func swiftfilterSetThreads(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?, _ threads: guint) {
     guard let state = state(raw) else { return }
-    let text = state.settings.withLock { settings in
+    let chain = state.settings.withLock { settings in
         settings.threads = Int(threads)
-        return settings.text
+        return settings.chain
     }
-    guard let chain = try? FilterChain(parsing: text) else { return }
+    // The chain as a value: compiled again for the new count, outside the lock, never parsed.
     let compiled = chain.compile(threads: Int(threads))
     state.settings.withLock { settings in
-        if settings.text == text { settings.compiled = compiled }
+        if settings.chain == chain, settings.threads == Int(threads) { settings.compiled = compiled }
     }
     log(filter, GST_LEVEL_INFO, "n-threads is now \(threads)")
 }
@@ -95,14 +90,13 @@ func swiftfilterGetThreads(_ raw: UnsafeMutableRawPointer?) -> guint {
 func swiftfilterGetStats(
     _ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?
 ) -> UnsafeMutablePointer<GstStructure>? {
-    let counters = state(raw)?.counters.withLock { $0 } ?? FilterState.Counters()
-    let text = state(raw)?.settings.withLock { $0.text } ?? ""
+    let counts = state(raw)?.counters.now ?? (frames: 0, totalNanoseconds: 0, maxNanoseconds: 0, dropped: 0)
+    let text = state(raw)?.settings.withLock { $0.chain }.description ?? ""
     let stats = Structure(name: "swiftfilter-stats")
-    stats.set("frames", UInt64(counters.frames))
-    stats.set("dropped", UInt64(counters.dropped))
-    let mean = counters.frames > 0 ? Double(counters.totalNanoseconds) / Double(counters.frames) / 1e6 : 0
-    stats.set("mean-ms", mean)
-    stats.set("max-ms", Double(counters.maxNanoseconds) / 1e6)
+    stats.set("frames", UInt64(counts.frames))
+    stats.set("dropped", UInt64(counts.dropped))
+    stats.set("mean-ms", counts.frames > 0 ? Double(counts.totalNanoseconds) / Double(counts.frames) / 1e6 : 0)
+    stats.set("max-ms", Double(counts.maxNanoseconds) / 1e6)
     stats.set("chain", text)
     return gst_structure_copy(stats.pointer)
 }
@@ -110,21 +104,21 @@ func swiftfilterGetStats(
 @_cdecl("swiftfilter_start")
 func swiftfilterStart(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?) -> gboolean {
     guard let state = state(raw), let filter else { return 0 }
-    let rejected = state.settings.withLock { settings in
-        settings.started = settings.rejected == nil
-        return settings.rejected
+    let rejected = state.lifecycle.withLock { lifecycle in
+        lifecycle.started = lifecycle.rejected == nil
+        return lifecycle.rejected
     }
     if let rejected {
         CGstSwiftFilter_post_error(filter, rejected, nil)
         return 0
     }
-    state.counters.withLock { $0 = FilterState.Counters() }
+    state.counters.reset()
     return 1
 }
 
 @_cdecl("swiftfilter_stop")
 func swiftfilterStop(_ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?) {
-    state(raw)?.settings.withLock { $0.started = false }
+    state(raw)?.lifecycle.withLock { $0.started = false }
 }
 
 @_cdecl("swiftfilter_set_info")
@@ -138,54 +132,23 @@ func swiftfilterSetInfo(
         log(filter, GST_LEVEL_WARNING, "format \(info.formatName) has no kernel")
         return 0  // not negotiated, not a crash
     }
-    let color = ColorDescription(matrix: info.isBT709 ? .bt709 : .bt601, range: info.isFullRange ? .full : .limited)
-    let supported = state.settings.withLock { settings in
-        settings.format = format
-        settings.color = color
-        return settings.compiled.supports(format)
-    }
+    // On the streaming thread, like every frame's callbacks: the stream state is its own.
+    state.stream.format = format
+    state.stream.color = ColorDescription(matrix: info.isBT709 ? .bt709 : .bt601, range: info.isFullRange ? .full : .limited)
+    let supported = state.settings.withLock { $0.compiled.supports(format) }
     log(filter, GST_LEVEL_INFO, "negotiated \(info.formatName) \(info.width)x\(info.height)")
     return supported ? 1 : 0
 }
 
-/// A Filters view of a frame GStreamer mapped; nil when the layout does not fit the format.
-private func filtersFrame(_ mapped: UnsafeMutablePointer<GstVideoFrame>, format: PixelFormat, color: ColorDescription) -> Frame? {
-    let planes = UnsafeVideoPlane.planes(of: mapped)
+/// A Filters view of a mapped frame's planes; nil when the layout does not fit the format.
+private func filtersFrame(_ planes: [UnsafeVideoPlane], _ info: VideoInfo, format: PixelFormat, color: ColorDescription) -> Frame? {
     guard planes.count == format.planeCount else { return nil }
     return Frame(
-        format: format, width: Int(mapped.pointee.info.width), height: Int(mapped.pointee.info.height),
+        format: format, width: info.width, height: info.height,
         planes: planes.map { Plane(base: $0.baseAddress, stride: $0.layout.stride) }, color: color)
 }
 
-/// Runs one frame through the chain picked for it when its output was prepared; records its time.
-private func process(
-    _ state: FilterState, _ filter: UnsafeMutablePointer<GstSwiftFilter>,
-    _ work: (CompiledChain, PixelFormat, ColorDescription) throws -> Void
-) -> GstFlowReturn {
-    let (current, format, color) = state.settings.withLock { ($0.compiled, $0.format, $0.color) }
-    let compiled = state.inFlight.withLock { $0 } ?? current
-    guard let format else {
-        CGstSwiftFilter_post_error(filter, "a frame arrived before its format was negotiated", nil)
-        return GST_FLOW_NOT_NEGOTIATED
-    }
-    let start = monotonicNanoseconds()
-    do {
-        try work(compiled, format, color)
-    } catch {
-        CGstSwiftFilter_post_error(filter, "the filter chain failed on a frame: \(error)", nil)
-        return GST_FLOW_ERROR
-    }
-    let elapsed = monotonicNanoseconds() &- start
-    state.counters.withLock { counters in
-        counters.frames += 1
-        counters.totalNanoseconds &+= elapsed
-        counters.maxNanoseconds = max(counters.maxNanoseconds, elapsed)
-    }
-    log(filter, GST_LEVEL_DEBUG, "frame took \(Double(elapsed) / 1e6) ms")
-    return GST_FLOW_OK
-}
-
-/// Picks the chain for this buffer and says whether the input itself becomes the output.
+/// Picks the chain for this buffer and says whether the input itself becomes the output. The frame's one lock take.
 @_cdecl("swiftfilter_prepare")
 func swiftfilterPrepare(
     _ raw: UnsafeMutableRawPointer?, _ filter: UnsafeMutablePointer<GstSwiftFilter>?,
@@ -193,23 +156,10 @@ func swiftfilterPrepare(
 ) -> gboolean {
     guard let state = state(raw), let input else { return 0 }
     let compiled = state.settings.withLock { $0.compiled }
-    state.inFlight.withLock { $0 = compiled }
+    state.stream.inFlight = compiled
     if compiled.isEmpty { return 1 }
     let writable = gst_mini_object_is_writable(UnsafeRawPointer(input).assumingMemoryBound(to: GstMiniObject.self)) != 0
     return compiled.worksInPlace && writable ? 1 : 0
-}
-
-/// Maps a buffer as a frame of the negotiated layout for the closure's duration. NO_REF: the mapping must
-/// not take a reference of its own, or the buffer would stop being writable while mapped.
-private func withMappedFrame<R>(
-    _ buffer: UnsafeMutablePointer<GstBuffer>, _ info: inout GstVideoInfo, _ flags: GstMapFlags,
-    _ body: (UnsafeMutablePointer<GstVideoFrame>) throws -> R
-) throws -> R {
-    var frame = GstVideoFrame()
-    let all = GstMapFlags(rawValue: flags.rawValue | GST_VIDEO_FRAME_MAP_FLAG_NO_REF.rawValue)
-    guard gst_video_frame_map(&frame, &info, buffer, all) != 0 else { throw FrameMappingError.map }
-    defer { gst_video_frame_unmap(&frame) }
-    return try body(&frame)
 }
 
 @_cdecl("swiftfilter_transform_buffers")
@@ -218,30 +168,42 @@ func swiftfilterTransformBuffers(
     _ input: UnsafeMutablePointer<GstBuffer>?, _ output: UnsafeMutablePointer<GstBuffer>?
 ) -> GstFlowReturn {
     guard let state = state(raw), let filter, let input, let output else { return GST_FLOW_ERROR }
-    var info = filter.pointee.parent.in_info
-    var outInfo = filter.pointee.parent.out_info
-    return process(state, filter) { compiled, format, color in
-        if input == output {
-            // The empty chain: nothing to map or touch.
-            if compiled.isEmpty { return }
-            // The input was writable and the chain works in place: one mapping.
-            try withMappedFrame(output, &info, GstMapFlags(GST_MAP_READ.rawValue | GST_MAP_WRITE.rawValue)) { mapped in
-                guard let frame = filtersFrame(mapped, format: format, color: color) else { throw FrameMappingError.layout }
-                try compiled.process(frame)
-            }
-            return
-        }
-        try withMappedFrame(input, &info, GST_MAP_READ) { inFrame in
-            try withMappedFrame(output, &outInfo, GST_MAP_WRITE) { outFrame in
-                guard let source = filtersFrame(inFrame, format: format, color: color),
-                    let destination = filtersFrame(outFrame, format: format, color: color)
-                else {
-                    throw FrameMappingError.layout
-                }
-                try compiled.process(from: source, to: destination)
-            }
-        }
+    guard let format = state.stream.format else {
+        CGstSwiftFilter_post_error(filter, "a frame arrived before its format was negotiated", nil)
+        return GST_FLOW_NOT_NEGOTIATED
     }
+    let compiled = state.stream.inFlight ?? state.settings.withLock { $0.compiled }
+    let color = state.stream.color
+    let inInfo = VideoInfo(borrowing: &filter.pointee.parent.in_info)
+    let outInfo = VideoInfo(borrowing: &filter.pointee.parent.out_info)
+    let start = monotonicNanoseconds()
+    do {
+        if input == output {
+            // The input was writable and the chain works in place (or is empty: nothing to map or touch).
+            if !compiled.isEmpty {
+                try UnsafeVideoPlane.withMappedPlanes(of: output, inInfo, access: .readWrite) { planes in
+                    guard let frame = filtersFrame(planes, inInfo, format: format, color: color) else { throw FrameMappingError.layout }
+                    try compiled.process(frame)
+                }
+            }
+        } else {
+            try UnsafeVideoPlane.withMappedPlanes(of: input, inInfo, access: .read) { inPlanes in
+                try UnsafeVideoPlane.withMappedPlanes(of: output, outInfo, access: .write) { outPlanes in
+                    guard let source = filtersFrame(inPlanes, inInfo, format: format, color: color),
+                        let destination = filtersFrame(outPlanes, outInfo, format: format, color: color)
+                    else { throw FrameMappingError.layout }
+                    try compiled.process(from: source, to: destination)
+                }
+            }
+        }
+    } catch {
+        CGstSwiftFilter_post_error(filter, "the filter chain failed on a frame: \(error)", nil)
+        return GST_FLOW_ERROR
+    }
+    let elapsed = monotonicNanoseconds() &- start
+    state.counters.record(elapsed)
+    log(filter, GST_LEVEL_DEBUG, "frame took \(Double(elapsed) / 1e6) ms")
+    return GST_FLOW_OK
 }
 
 /// Sees each message the element posts, before it leaves. GstBaseTransform reports the frames it dropped for
@@ -258,17 +220,11 @@ func swiftfilterObserveMessage(
     var processed: guint64 = 0, dropped: guint64 = 0
     gst_message_parse_qos_stats(message, &format, &processed, &dropped)
     guard format == GST_FORMAT_BUFFERS || format == GST_FORMAT_DEFAULT else { return }
-    state.counters.withLock { $0.dropped = Int(clamping: dropped) }
+    state.counters.setDropped(Int(clamping: dropped))
 }
 
 /// A mapped frame whose planes do not match the negotiated format.
 enum FrameMappingError: Error, CustomStringConvertible {
     case layout
-    case map
-    var description: String {
-        switch self {
-        case .layout: "the mapped frame's planes do not match the negotiated format"
-        case .map: "a buffer could not be mapped as a frame of the negotiated format"
-        }
-    }
+    var description: String { "the mapped frame's planes do not match the negotiated format" }
 }

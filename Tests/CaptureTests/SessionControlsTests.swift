@@ -1,4 +1,5 @@
 import Config
+import Filters
 import Foundation
 import GStreamer
 import Testing
@@ -10,8 +11,8 @@ import Testing
 struct SessionControlsTests {
     @Test func stagesComposeInOnePlaceBeforeTheUsersChain() throws {
         var stages = SoftwareStages()
-        #expect(try stages.chain(user: "") == "")
-        #expect(try stages.chain(user: "sepia") == "sepia")
+        #expect(stages.chain(user: FilterChain([])).description == "")
+        #expect(stages.chain(user: FilterChain { Sepia() }).description == "sepia")
         stages.mirror = true
         stages.zoom = 2
         stages.exposureEV = 0.5
@@ -19,13 +20,12 @@ struct SessionControlsTests {
         stages.kelvin = 4000
         stages.brightness = 0.25
         stages.contrast = 1
-        let text = try stages.chain(user: "sepia intensity=0.8")
+        let text = stages.chain(user: FilterChain { Sepia(intensity: 0.8) }).description
         let names = text.split(separator: "|").map {
             $0.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
         }
         #expect(names == ["mirror", "zoom", "exposure", "temperature", "colorcontrols", "sepia"])
         #expect(text.contains("ev=1.5") && text.contains("contrast=4"))
-        #expect(throws: (any Error).self) { try stages.chain(user: "nonsense") }
         #expect(SoftwareStages.gain(-1) == 0 && SoftwareStages.gain(0) == 1 && SoftwareStages.gain(1) == 4)
     }
 

@@ -1,6 +1,6 @@
 public import Camera
 public import Config
-import Filters
+public import Filters
 import FoundationEssentials
 public import GStreamer
 import Glibc
@@ -94,18 +94,18 @@ public struct PipelineBuilder: Sendable {
 
     /// The typed graph of a structured config; nil for a raw `"launch"` config.
     public var graph: GraphDescription? {
-        config.launch == nil ? structuredGraph : nil
+        config.launch == nil ? structuredGraph() : nil
     }
 
     /// The gst-launch text of the graph: the user's own for a `"launch"` config, else printed from `graph`.
     public var launchDescription: String {
-        config.launch ?? structuredGraph.launchText
+        config.launch ?? structuredGraph().launchText
     }
 
     /// The shell line `swiftcam show` prints; pasted into a shell it runs this graph.
     public var launchCommand: String {
         if let launch = config.launch { return "gst-launch-1.0 \(launch)" }
-        return structuredGraph.shellCommand()
+        return structuredGraph().shellCommand()
     }
 
     /// The built graph, paused so caps are negotiated, as Graphviz text (`show --dot`).
@@ -121,7 +121,10 @@ public struct PipelineBuilder: Sendable {
     public func build() throws -> Pipeline {
         SwiftFilterElement.register()
         if let launch = config.launch { return try Pipeline.parse(launch) }
-        return try structuredGraph.build()
+        // The filter gets the config's chain as a value, not as text to parse again.
+        let pipeline = try structuredGraph(chainText: false).build()
+        if let filter = pipeline.element(named: Names.filter) { SwiftFilterElement.setChain(filterChain, on: filter) }
+        return pipeline
     }
 
     // MARK: - Recording and stills (pipelines of their own)
@@ -243,13 +246,20 @@ public struct PipelineBuilder: Sendable {
 
     // MARK: - The live graph
 
-    /// Sources → caps → [input-selector] → [mirror, rotate] → swiftfilter → tee → leaky branches.
-    var structuredGraph: GraphDescription {
+    /// The config's filter chain as a value: parsed by the loader (a config decoded without it is parsed here).
+    public var filterChain: FilterChain {
+        config.filterChain ?? config.filter.flatMap { try? FilterChain(parsing: $0) } ?? FilterChain([])
+    }
+
+    /// Sources → caps → [input-selector] → [mirror, rotate] → swiftfilter → tee → leaky branches. With `chainText`
+    /// the filter's `chain` property holds the chain's text, as a printed line needs; a graph built to run leaves it
+    /// out and `build` hands the filter the chain itself.
+    func structuredGraph(chainText: Bool = true) -> GraphDescription {
         var graph = GraphDescription()
         let sources = config.sources ?? []
         if sources.count > 1 {
             let selector = graph.add("input-selector", name: Names.selector, ["sync-streams": false, "cache-buffers": false])
-            let tee = addProcessing(after: selector, to: &graph)
+            let tee = addProcessing(after: selector, chainText: chainText, to: &graph)
             for (index, source) in sources.enumerated() {
                 let tail = addSource(source, index: index, to: &graph)
                 let queue = graph.add("queue", ["max-size-buffers": 2, "leaky": "downstream"])
@@ -259,7 +269,7 @@ public struct PipelineBuilder: Sendable {
             addBranches(from: tee, to: &graph)
         } else if let source = sources.first {
             let tail = addSource(source, index: 0, to: &graph)
-            let tee = addProcessing(after: tail, to: &graph)
+            let tee = addProcessing(after: tail, chainText: chainText, to: &graph)
             addBranches(from: tee, to: &graph)
         }
         return graph
@@ -342,7 +352,9 @@ public struct PipelineBuilder: Sendable {
     }
 
     /// Orientation, the filter and the tee after `upstream`; returns the tee.
-    private func addProcessing(after upstream: GraphDescription.Handle, to graph: inout GraphDescription) -> GraphDescription.Handle {
+    private func addProcessing(
+        after upstream: GraphDescription.Handle, chainText: Bool, to graph: inout GraphDescription
+    ) -> GraphDescription.Handle {
         var chain = [upstream]
         if config.mirror == true { chain.append(graph.add("videoflip", name: "mirror", ["video-direction": "horiz"])) }
         switch config.rotate ?? 0 {
@@ -351,8 +363,8 @@ public struct PipelineBuilder: Sendable {
         case 270: chain.append(graph.add("videoflip", name: "rotate", ["video-direction": "90l"]))
         default: break
         }
-        let text = (try? FilterChain(parsing: config.filter ?? "").description) ?? ""
-        chain.append(graph.add(SwiftFilterElement.factoryName, name: Names.filter, ["chain": .string(text)]))
+        let text: [(String, GraphValue)] = chainText ? [("chain", .string(filterChain.description))] : []
+        chain.append(graph.add(SwiftFilterElement.factoryName, name: Names.filter, properties: text))
         chain.append(graph.add("tee", name: Names.tee, ["allow-not-linked": true]))
         for (upstream, downstream) in zip(chain, chain.dropFirst()) { graph.link(upstream, to: downstream) }
         return chain[chain.count - 1]

@@ -82,7 +82,7 @@ public final class CaptureSession: Sendable {
         self.builder = builder
         let core = SessionCore(name: name, state: state)
         self.core = core
-        controls = SessionControls(core: core, config: config, maxZoom: maxZoom)
+        controls = SessionControls(core: core, sources: config.sources, chain: builder.filterChain, maxZoom: maxZoom)
         recoveryQueue = DispatchQueue(label: "swiftcam.recovery.\(name)")
         live = LiveStreams(session: name, state: state, encoder: config.live?.encoder)
         analysis = SessionAnalysis(session: name, config: config)

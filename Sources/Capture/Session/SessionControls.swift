@@ -2,22 +2,25 @@ import Analysis
 public import Camera
 import Config
 import Dispatch
-import Filters
+public import Filters
 import FoundationEssentials
 import GStreamer
 import Glibc
+import SwiftFilterElement
 
 /// What the camera controls change: the user's chain, the software stages composed before it, the active
-/// source and the metering loop's generation. Held only while a control runs (an ioctl, a property set),
-/// never while waiting for frames.
+/// source and the metering loop's generation. Held only while a control runs (an ioctl, a reference swap),
+/// never while waiting for frames or while a chain compiles.
 struct ControlState: Sendable {
-    /// The user's chain, in canonical text.
-    var userChain: String
+    /// The user's chain.
+    var userChain: FilterChain
     /// Software fallbacks composed with the user's chain (see `applyChain`).
     var stages = SoftwareStages()
     var activeSource = 0
     /// Bumped to cancel a running metering loop.
     var meteringGeneration = 0
+    /// Bumped by every chain change, so a change compiled after a later one is dropped, not installed over it.
+    var chainGeneration = 0
 }
 
 /// The camera controls of a running session: hardware on v4l2 sources when the device has the control,
@@ -28,20 +31,20 @@ final class SessionControls: Sendable {
     /// The largest digital zoom factor.
     let maxZoom: Double
     let core: SessionCore
-    /// The config's sources (which one is a camera) and its filter (the chain a new graph starts with).
+    /// The config's sources (which one is a camera) and its chain (the one a new graph starts with).
     fileprivate let sources: [SourceConfig]?
-    private let configFilter: String
+    private let configChain: FilterChain
     /// Its own lock: the user's chain, the stages, the active source, the metering generation.
     let state: Locked<ControlState>
     /// Runs tap-to-expose's metering loop.
     let meteringQueue: DispatchQueue
 
-    init(core: SessionCore, config: PipelineConfig, maxZoom: Double) {
+    init(core: SessionCore, sources: [SourceConfig]?, chain: FilterChain, maxZoom: Double) {
         self.core = core
         self.maxZoom = maxZoom
-        sources = config.sources
-        configFilter = config.filter ?? ""
-        state = Locked(ControlState(userChain: config.filter ?? ""))
+        self.sources = sources
+        configChain = chain
+        state = Locked(ControlState(userChain: chain))
         meteringQueue = DispatchQueue(label: "swiftcam.metering.\(core.name)")
     }
 
@@ -65,14 +68,25 @@ final class SessionControls: Sendable {
         }
     }
 
-    /// Runs a control with the running graph and the control state, serialized with the other controls.
+    /// Runs a control with the running graph and the control state, serialized with the other controls. When it
+    /// changed the chain the filter runs, that chain is compiled after the lock is let go (a LUT file may be read) and
+    /// installed under it unless a later control changed the chain meanwhile: no lock is held while a chain compiles.
     func control<T>(_ body: (inout ControlContext) throws -> T) throws -> T {
         let graph = try core.running()
-        return try state.withLock { state in
+        let (result, change) = try state.withLock { state -> (T, (chain: FilterChain, generation: Int)?) in
             var context = ControlContext(controls: self, graph: graph, state: state)
             defer { state = context.state }
-            return try body(&context)
+            let result = try body(&context)
+            guard context.chainChanged else { return (result, nil) }
+            context.state.chainGeneration += 1
+            return (result, (context.state.stages.chain(user: context.state.userChain), context.state.chainGeneration))
         }
+        if let change, let filter = graph.filter, let prepared = SwiftFilterElement.prepare(change.chain, for: filter) {
+            state.withLock { state in
+                if state.chainGeneration == change.generation { SwiftFilterElement.install(prepared, on: filter) }
+            }
+        }
+        return result
     }
 
     /// Switches to the other source live (no restart; a recording continues). Returns the new source's label.
@@ -90,17 +104,15 @@ final class SessionControls: Sendable {
         }
     }
 
-    /// Replaces the user's filter chain (the `chain` property); invalid text throws and changes nothing. Returns the
-    /// user's chain in canonical text, and the camera controls' software stages that run before it, if any
-    /// (`"sepia" (after zoom factor=2)`): the element runs both, the user chose only the first.
+    /// Replaces the user's filter chain. Returns it in canonical text, and the camera controls' software stages that
+    /// run before it, if any (`"sepia" (after zoom factor=2)`): the element runs both, the user chose only the first.
     @discardableResult
-    func setFilter(_ text: String) throws -> String {
-        let chain = try FilterChain(parsing: text)
-        return try control { context in
+    func setFilter(_ chain: FilterChain) throws -> String {
+        try control { context in
             let previous = context.state.userChain
-            context.state.userChain = chain.description
+            context.state.userChain = chain
             do {
-                _ = try context.applyChain()
+                try context.applyChain()
             } catch {
                 context.state.userChain = previous
                 throw error
@@ -110,8 +122,8 @@ final class SessionControls: Sendable {
         }
     }
 
-    /// The chain the user set (config, `filter` command), in canonical text, without the camera controls' stages.
-    var userChain: String { state.withLock { $0.userChain } }
+    /// The chain the user set (config, `filter` command), without the camera controls' stages.
+    var userChain: FilterChain { state.withLock { $0.userChain } }
 
     /// Whether the active source is a camera with a torch (a flash LED with a torch mode on its node or a flash
     /// sub-device). False while the session is not running, for test patterns and files, and when asking fails.
@@ -134,8 +146,8 @@ final class SessionControls: Sendable {
     /// After recovery: the new graph's filter gets the chain and stages the session had.
     func reapplyChain() {
         _ = try? control { context in
-            guard context.state.userChain != configFilter || context.state.stages != SoftwareStages() else { return "" }
-            return try context.applyChain()
+            guard context.state.userChain != configChain || context.state.stages != SoftwareStages() else { return }
+            try context.applyChain()
         }
     }
 
@@ -167,7 +179,7 @@ final class SessionControls: Sendable {
             case .hardware: context.state.stages.zoom = 1
             case let .digital(applied): context.state.stages.zoom = applied
             }
-            _ = try context.applyChain()
+            try context.applyChain()
             return outcome.description + clampNote(requested: factor, applied: applied)
         }
     }
@@ -205,7 +217,7 @@ final class SessionControls: Sendable {
             // The exposure filter's range.
             let applied = Swift.min(Swift.max(ev, -10), 10)
             context.state.stages.exposureEV = applied
-            _ = try context.applyChain()
+            try context.applyChain()
             return ExposureOutcome.digital(ev: applied).description + clampNote(requested: ev, applied: applied)
         }
     }
@@ -224,7 +236,7 @@ final class SessionControls: Sendable {
             let outcome = try context.camera()?.whiteBalance(clamped) ?? .digital(clamped)
             if case let .digital(applied) = outcome {
                 if case let .kelvin(kelvin) = applied { context.state.stages.kelvin = kelvin } else { context.state.stages.kelvin = nil }
-                _ = try context.applyChain()
+                try context.applyChain()
             }
             return outcome.description + note
         }
@@ -261,7 +273,7 @@ final class SessionControls: Sendable {
             case .hue:
                 throw SessionError.notSupported(feature: "hue", source: "\(context.sourceDescription): no hue control and no hue filter")
             }
-            _ = try context.applyChain()
+            try context.applyChain()
             return ColorOutcome.digital(adjustment, level: normalized).description + clampNote(requested: requested, applied: normalized)
         }
     }
@@ -275,7 +287,7 @@ final class SessionControls: Sendable {
             case .hardware: context.state.stages.mirror = false
             case .digital: context.state.stages.mirror = on
             }
-            _ = try context.applyChain()
+            try context.applyChain()
             return outcome.description
         }
     }
@@ -303,12 +315,14 @@ struct ControlContext {
         return camera
     }
 
-    /// Sets the element's chain: the software stages (see `SoftwareStages`) before the user's chain.
-    func applyChain() throws -> String {
-        guard let filter = graph.filter else { throw SessionError.missingElement(name: "swiftfilter", command: "filter") }
-        let text = try state.stages.chain(user: state.userChain)
-        try filter.set("chain", text)
-        return text
+    /// Whether this control changed what the filter runs (`applyChain`).
+    private(set) var chainChanged = false
+
+    /// Marks the element's chain for a change: the software stages (see `SoftwareStages`) before the user's chain,
+    /// compiled and installed once the control is done (`SessionControls.control`).
+    mutating func applyChain() throws {
+        guard graph.filter != nil else { throw SessionError.missingElement(name: "swiftfilter", command: "filter") }
+        chainChanged = true
     }
 }
 
@@ -317,13 +331,18 @@ extension CaptureSession {
     @discardableResult
     public func switchCamera() throws -> String { try controls.switchCamera() }
 
-    /// Replaces the user's filter chain; invalid text throws and changes nothing. Returns the chain in canonical text,
-    /// with the camera controls' software stages that run before it, if any (`"sepia" (after zoom factor=2)`).
+    /// Replaces the user's filter chain with text a command or request brought: parsed here, once, and handed on as a
+    /// value; invalid text throws and changes nothing. Returns the chain in canonical text, with the camera controls'
+    /// software stages that run before it, if any (`"sepia" (after zoom factor=2)`).
     @discardableResult
-    public func setFilter(_ text: String) throws -> String { try controls.setFilter(text) }
+    public func setFilter(_ text: String) throws -> String { try controls.setFilter(try FilterChain(parsing: text)) }
+
+    /// Replaces the user's filter chain with a chain built in Swift.
+    @discardableResult
+    public func setFilter(_ chain: FilterChain) throws -> String { try controls.setFilter(chain) }
 
     /// The chain the user set (config, `filter` command), in canonical text, without the camera controls' stages.
-    public var userChain: String { controls.userChain }
+    public var userChain: String { controls.userChain.description }
 
     /// Whether the active source is a camera with a torch; false while not running, for test patterns and files.
     public var hasTorch: Bool { controls.hasTorch }

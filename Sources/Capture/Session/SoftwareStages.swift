@@ -4,8 +4,8 @@ import Filters
 import FoundationEssentials
 
 /// The software stages the session runs for what the camera cannot do in hardware (mirror, zoom, exposure,
-/// white balance, colour), and the one place that composes them with the user's chain into the filter's
-/// `chain` text. The stages come first, so the user's look is applied to the corrected picture.
+/// white balance, colour), and the one place that composes them with the user's chain into the chain the filter
+/// runs. The stages come first, so the user's look is applied to the corrected picture.
 struct SoftwareStages: Sendable, Equatable {
     /// `mirror on` without `horizontal_flip`.
     var mirror = false
@@ -25,26 +25,25 @@ struct SoftwareStages: Sendable, Equatable {
     /// The `exposure` stage's stops: compensation plus metering, within the filter's range.
     var totalEV: Double { Swift.min(Swift.max(exposureEV + meteringEV, -10), 10) }
 
-    /// The stages, in order, as filter text (empty when nothing is active).
-    var stageTexts: [String] {
-        var stages: [String] = []
-        if mirror { stages.append("mirror") }
-        if zoom > 1 { stages.append("zoom factor=\(number(zoom))") }
-        if abs(totalEV) >= 0.005 { stages.append("exposure ev=\(number(totalEV))") }
-        if let kelvin, kelvin != 6500 { stages.append("temperature kelvin=\(kelvin)") }
+    /// The stages, in order, as filters (none when nothing is active).
+    var filters: [any Filter] {
+        var stages: [any Filter] = []
+        if mirror { stages.append(Mirror()) }
+        if zoom > 1 { stages.append(Zoom(factor: zoom)) }
+        if abs(totalEV) >= 0.005 { stages.append(Exposure(ev: totalEV)) }
+        if let kelvin, kelvin != 6500 { stages.append(Temperature(kelvin: Double(kelvin))) }
         if brightness != 0 || contrast != 0 || saturation != 0 {
-            stages.append(
-                "colorcontrols brightness=\(number(brightness)) contrast=\(number(Self.gain(contrast))) "
-                    + "saturation=\(number(Self.gain(saturation)))")
+            stages.append(ColorControls(brightness: brightness, contrast: Self.gain(contrast), saturation: Self.gain(saturation)))
         }
         return stages
     }
 
-    /// The stages followed by the user's chain, in canonical filter text; throws only for a bad user chain.
-    func chain(user: String) throws -> String {
-        var parts = stageTexts
-        if !user.trimmed.isEmpty { parts.append(user) }
-        return try FilterChain(parsing: parts.joined(separator: " | ")).description
+    /// The stages as filter text, for what a control reports.
+    var stageTexts: [String] { filters.map(\.description) }
+
+    /// The stages followed by the user's chain: what the filter runs. Values throughout; nothing is parsed.
+    func chain(user: FilterChain) -> FilterChain {
+        FilterChain(filters + user.filters)
     }
 
     /// Maps a normalized -1…1 level onto a `colorcontrols` gain: -1 → 0, 0 → 1, +1 → 4 (the filter's maximum).
@@ -52,6 +51,4 @@ struct SoftwareStages: Sendable, Equatable {
         let level = level.isFinite ? Swift.min(Swift.max(level, -1), 1) : 0
         return level >= 0 ? 1 + 3 * level : 1 + level
     }
-
-    private func number(_ value: Double) -> String { value.decimalText }
 }

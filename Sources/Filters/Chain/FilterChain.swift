@@ -1,3 +1,7 @@
+#if DEBUG
+import Synchronization
+#endif
+
 /// An ordered list of filters: built in Swift with `@FilterChainBuilder`, or parsed from text.
 ///
 /// `description` is the canonical text (`sepia intensity=0.8 | vignette`), which parses back to an
@@ -20,11 +24,14 @@ public struct FilterChain: Sendable, Equatable, CustomStringConvertible {
     ///
     /// LUT files are read here, so a bad file fails now rather than on the first frame.
     public init(parsing text: String) throws(FilterSpecError) {
-        self.filters = try FilterSpecParser.parse(text, registry: .shared)
+        try self.init(parsing: text, registry: .shared)
     }
 
     /// Parses the text grammar against `registry` instead of the process's shared one.
     public init(parsing text: String, registry: FilterRegistry) throws(FilterSpecError) {
+        #if DEBUG
+        ParseCounter.count(text)
+        #endif
         self.filters = try FilterSpecParser.parse(text, registry: registry)
     }
 
@@ -76,3 +83,27 @@ public enum FilterChainBuilder {
     /// `if #available`.
     public static func buildLimitedAvailability(_ part: [any Filter]) -> [any Filter] { part }
 }
+
+#if DEBUG
+/// Debug builds count the parses of the texts a test watches, so it can prove that a chain crossing the host is parsed
+/// once, at the edge where it arrived (a config, a command, an HTTP request), and handed on as a value.
+public enum ParseCounter {
+    private static let counts = Mutex<[String: Int]>([:])
+
+    /// Counts the parses of `text` from now on (from zero).
+    public static func watch(_ text: String) {
+        counts.withLock { $0[text] = 0 }
+    }
+
+    /// How often `text` was parsed since `watch`; nil when it is not watched.
+    public static func parses(of text: String) -> Int? {
+        counts.withLock { $0[text] }
+    }
+
+    static func count(_ text: String) {
+        counts.withLock { counts in
+            if let count = counts[text] { counts[text] = count + 1 }
+        }
+    }
+}
+#endif
