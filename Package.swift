@@ -106,7 +106,7 @@ let package = Package(
         .target(name: "Analysis", dependencies: ["Filters"], swiftSettings: strictImports),
         .target(
             name: "SwiftFilterElement",
-            dependencies: ["CGstSwiftFilter", "CGStreamer", "GStreamer", "Filters", "Analysis", "CFilterPlugin"],
+            dependencies: ["CGstSwiftFilter", "CGStreamer", "Base", "GStreamer", "Filters", "Analysis", "CFilterPlugin"],
             swiftSettings: strictImports),
         // The plugin side of that table and the GStreamer plugin descriptor, for a user's plugin of filters.
         .target(name: "FilterPlugin", dependencies: ["Filters", "Analysis", "CGStreamer", "CFilterPlugin"], swiftSettings: strictImports),
@@ -131,7 +131,7 @@ let package = Package(
         // The control socket: a transport over the command interpreter, beside Web and Publish (and its client, `ctl`).
         .target(name: "Control", dependencies: ["Base", "Config", "Capture", "Analysis", "GStreamer"], swiftSettings: strictImports),
         .target(
-            name: "Benchmark", dependencies: ["GStreamer", "SwiftFilterElement", "Filters"],
+            name: "Benchmark", dependencies: ["Base", "GStreamer", "SwiftFilterElement", "Filters"],
             swiftSettings: strictImports),
         // The running host as a type: session, page, publishing, control socket, signals, the exit policy.
         .target(name: "Host", dependencies: ["Base", "Config", "Capture", "Web", "Publish", "Control"], swiftSettings: strictImports),
@@ -144,7 +144,7 @@ let package = Package(
         .testTarget(name: "TestSupportTests", dependencies: ["TestSupport"], swiftSettings: strictImports),
         .testTarget(name: "BaseTests", dependencies: ["Base"], swiftSettings: strictImports),
         .testTarget(name: "ConfigTests", dependencies: ["Config"], swiftSettings: strictImports),
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strictImports),
+        .testTarget(name: "GStreamerTests", dependencies: ["Base", "GStreamer"], swiftSettings: strictImports),
         .testTarget(name: "FiltersTests", dependencies: ["Filters"], swiftSettings: strictImports),
         // Fixtures/ (cameras' published mode lists) is read from the source tree (#filePath), not bundled.
         .testTarget(name: "CameraTests", dependencies: ["Camera"], exclude: ["Fixtures"], swiftSettings: strictImports),
@@ -165,7 +165,8 @@ let package = Package(
         .testTarget(
             name: "SwiftcamTests", dependencies: ["TestSupport", "Config", "Capture", "Control", "GStreamer"], swiftSettings: strictImports),
         .testTarget(
-            name: "WebTests", dependencies: ["TestSupport", "Web", "Config", "Capture", "Control", "Analysis", "GStreamer", "Filters"],
+            name: "WebTests",
+            dependencies: ["TestSupport", "Base", "Web", "Config", "Capture", "Control", "Analysis", "GStreamer", "Filters"],
             swiftSettings: strictImports),
         .testTarget(
             name: "HostTests", dependencies: ["Host", "Base", "Config", "Capture", "Control", "Web", "GStreamer"],
@@ -174,7 +175,7 @@ let package = Package(
             name: "PublishTests", dependencies: ["TestSupport", "Publish", "Config", "Capture", "Base", "GStreamer", "CGStreamer"],
             swiftSettings: strictImports),
         .testTarget(
-            name: "SwiftFilterElementTests", dependencies: ["SwiftFilterElement", "Analysis", "Capture", "GStreamer", "Filters"],
+            name: "SwiftFilterElementTests", dependencies: ["Base", "SwiftFilterElement", "Analysis", "Capture", "GStreamer", "Filters"],
             swiftSettings: strictImports)
     ],
     swiftLanguageModes: [.v6]

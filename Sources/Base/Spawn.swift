@@ -113,32 +113,29 @@ public enum Spawn {
     /// signal sent meanwhile cannot reach another process that reused the number.
     public static func waitUntilEnded(_ pid: Int32) {
         var info = siginfo_t()
-        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+        _ = SystemCall.retrying { waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) }
     }
 
     /// Waits for the child `pid` to end and reaps it.
     public static func wait(for pid: Int32) -> Termination {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            // Only EINTR repeats; ECHILD (reaped elsewhere) has no status to give.
-            guard errno == EINTR else { return .exited(-1) }
-        }
+        // ECHILD (reaped elsewhere) has no status to give.
+        guard SystemCall.retrying({ waitpid(pid, &status, 0) }) >= 0 else { return .exited(-1) }
         let signal = status & 0x7f
         return signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
     }
 
     /// Reads `fd` to its end on the calling thread, then closes it.
     public static func readAll(_ fd: Int32) -> [UInt8] {
+        defer { close(fd) }
+        // What came before a failed read is what there is.
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
+            let count = SystemCall.retrying { Glibc.read(fd, &buffer, buffer.count) }
+            guard count > 0 else { return bytes }
             bytes += buffer[0..<count]
         }
-        close(fd)
-        return bytes
     }
 
     /// Reads `fd` to its end on a thread of its own, calling `body` with each chunk as it comes (an empty one at the
@@ -148,8 +145,7 @@ public enum Spawn {
         let started = DetachedThread.start(name: name) {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let count = Glibc.read(fd, &buffer, buffer.count)
-                if count < 0 && errno == EINTR { continue }
+                let count = SystemCall.retrying { Glibc.read(fd, &buffer, buffer.count) }
                 guard count > 0 else { break }
                 body(Array(buffer[0..<count]))
             }

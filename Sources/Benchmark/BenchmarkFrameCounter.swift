@@ -1,3 +1,4 @@
+import Base
 import GStreamer
 
 /// Counts the buffers that reach a pad and lets the timing thread sleep until a count is reached.

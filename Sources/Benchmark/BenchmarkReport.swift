@@ -1,3 +1,4 @@
+import Base
 import FoundationEssentials
 import GStreamer
 import Glibc
@@ -206,7 +207,7 @@ public struct BenchmarkReport: Sendable, Equatable, Codable {
         if let reason = FileCreation.problem(replacing: path) { throw BenchmarkError.cannotWrite(path: path, reason: reason) }
     }
 
-    private var errnoText: String { String(cString: strerror(errno)) }
+    private var errnoText: String { SystemError.message(errno) }
 }
 
 /// What `swiftcam bench` can fail with besides GStreamer itself.

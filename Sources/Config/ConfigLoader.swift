@@ -59,21 +59,16 @@ public enum ConfigLoader {
             case ENOENT, ENOTDIR: throw ConfigError(file: file, path: "", reason: "no such file", kind: .noInput)
             case EACCES, EPERM:
                 throw ConfigError(file: file, path: "", reason: "permission denied (check its permissions)", kind: .permission)
-            default: throw ConfigError(file: file, path: "", reason: "cannot be opened: \(String(cString: strerror(code)))", kind: .noInput)
+            default: throw ConfigError(file: file, path: "", reason: "cannot be opened: \(SystemError.message(code))", kind: .noInput)
             }
         }
         defer { close(descriptor) }
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = Glibc.read(descriptor, &chunk, chunk.count)
-            if count == 0 { return data }
-            if count < 0 {
-                if errno == EINTR { continue }
-                let reason = errno == EISDIR ? "is a directory, not a config file" : "cannot be read: \(String(cString: strerror(errno)))"
-                throw ConfigError(file: file, path: "", reason: reason, kind: errno == EISDIR ? .badData : .ioError)
-            }
-            data.append(contentsOf: chunk[..<count])
+        switch SystemCall.readAll(descriptor) {
+        case let .success(bytes): return Data(bytes)
+        case let .failure(error) where error.code == EISDIR:
+            throw ConfigError(file: file, path: "", reason: "is a directory, not a config file", kind: .badData)
+        case let .failure(error):
+            throw ConfigError(file: file, path: "", reason: "cannot be read: \(SystemError.message(error.code))", kind: .ioError)
         }
     }
 

@@ -54,11 +54,8 @@ public final class ControlServer: @unchecked Sendable {
 
     private func acceptLoop() {
         while !stopped.withLock({ $0 }) {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR { continue }
-                return
-            }
+            let client = SystemCall.retrying { accept(listener, nil, nil) }
+            if client < 0 { return }
             let most = limits.maxConnections
             let admitted = connections.withLock { open in
                 guard open < most else { return false }

@@ -1,3 +1,4 @@
+import Base
 import Capture
 import Glibc
 
@@ -39,13 +40,11 @@ struct LineReader {
             if pending.count > limit { return .tooLong }
             if let idleMilliseconds {
                 var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&waiting, 1, idleMilliseconds)
-                if ready < 0, errno == EINTR { continue }
-                if ready == 0 { return .idle }
+                // Interrupted, it waits the whole idle time again: a signal is not the client's activity, but rare.
+                if SystemCall.retrying({ poll(&waiting, 1, idleMilliseconds) }) == 0 { return .idle }
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
-            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count < 0, errno == EINTR { continue }
+            let count = chunk.withUnsafeMutableBytes { raw in SystemCall.retrying { recv(descriptor, raw.baseAddress, raw.count, 0) } }
             guard count > 0 else {
                 guard !pending.isEmpty else { return nil }
                 defer { pending = [] }

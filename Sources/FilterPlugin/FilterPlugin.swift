@@ -46,6 +46,9 @@ struct Exported: @unchecked Sendable {
     var descriptor: UnsafeRawPointer?
 }
 
+/// `Synchronization.Mutex`, whose futex ThreadSanitizer cannot see, rather than Base's `Locked`: this module is linked
+/// into a user's plugin, which stays free of SwiftCam's base, and TSan need not see this lock: the table is written
+/// once, when the plugin's descriptor is first asked for on the loading thread, and only read after.
 let exported = Mutex(Exported())
 
 /// A C string for the process's lifetime (the descriptor and table are never freed).

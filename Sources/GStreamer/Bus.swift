@@ -1,3 +1,4 @@
+import Base
 public import CGStreamer
 import Glibc
 import Synchronization

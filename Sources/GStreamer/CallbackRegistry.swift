@@ -3,6 +3,9 @@
 /// GStreamer passes `user_data` to its streaming threads under GLib's own futex locks, which
 /// ThreadSanitizer cannot see; a closure object published that way reads as a race. Looking the closure
 /// up here, under a pthread mutex, makes the hand-over visible, so `--sanitize=thread` stays meaningful.
+
+import Base
+
 enum CallbackRegistry {
     private static let entries = Locked((next: UInt(1), boxes: [UInt: any AnyObject & Sendable]()))
 

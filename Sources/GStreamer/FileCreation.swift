@@ -40,7 +40,7 @@ public enum FileCreation {
 
     /// As `failure(in:)`, for an errno read before.
     public static func failure(in path: String, code: Int32) -> String {
-        let words = String(cString: strerror(code))
+        let words = SystemError.message(code)
         guard code == ENOENT else { return words }
         var status = stat()
         let folder = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR ? path : path.folder

@@ -1,3 +1,4 @@
+import Base
 import Dispatch
 
 /// An appsink on the filtered stream: the latest frame on demand, or every frame to a Swift closure on

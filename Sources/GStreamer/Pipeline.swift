@@ -1,3 +1,4 @@
+import Base
 public import CGStreamer
 
 /// A top-level bin with a clock and a bus. Set to NULL before its reference is dropped.

@@ -27,10 +27,10 @@ public final class CameraHost: Sendable {
     public var console: CommandInterpreter { current.withLock { $0.console } }
     private let observers: [@Sendable (HostEvent) -> Void]
     /// The camera page once it serves: session events (on the bus thread) reach it.
-    private let page = Mutex<WebServer?>(nil)
-    private let current: Mutex<Generation>
+    private let page = Locked<WebServer?>(nil)
+    private let current: Locked<Generation>
     /// A config waiting to replace the running one, and the stall test hook's countdown.
-    private let plan = Mutex(Plan())
+    private let plan = Locked(Plan())
     /// Set by any stop request: a reload waiting to start the next session gives way to it.
     private let stopAsked: StopRequest
     /// The service manager's notifications, when one started the process.
@@ -56,7 +56,7 @@ public final class CameraHost: Sendable {
         notifier = options.serviceManager.flatMap(ServiceNotifier.init)
         let stopAsked = StopRequest()
         self.stopAsked = stopAsked
-        current = Mutex(Self.generation(options.config, name: options.name, stopAsked: stopAsked))
+        current = Locked(Self.generation(options.config, name: options.name, stopAsked: stopAsked))
         plan.withLock { $0.framesUntilStall = options.stallAfterFrames }
     }
 

@@ -1,3 +1,4 @@
+import Base
 import Capture
 import Config
 import Publish
@@ -9,7 +10,7 @@ import Web
 final class HostMetricsSource: Sendable {
     private let session: CaptureSession
     private let page: @Sendable () -> WebServer?
-    private let publishing = Mutex<PublishService?>(nil)
+    private let publishing = Locked<PublishService?>(nil)
 
     /// The figures of `session`; `page` is the camera page's server, whose viewers are counted (nil while none serves).
     init(session: CaptureSession, page: @escaping @Sendable () -> WebServer?) {

@@ -32,8 +32,8 @@ private let signalListenerCount = Atomic<Int>(0)
 /// and posts a semaphore (async-signal-safe), and it replaces whatever disposition the parent left (an inherited
 /// SIG_IGN included); a thread of its own tells the listeners.
 enum SignalRelay {
-    private static let listeners = Mutex<(next: Int, all: [Int: @Sendable (HostSignal) -> Void])>((0, [:]))
-    private static let installed = Mutex(false)
+    private static let listeners = Locked<(next: Int, all: [Int: @Sendable (HostSignal) -> Void])>((0, [:]))
+    private static let installed = Locked(false)
 
     /// Calls `listener` with each signal until `stopListening(_:)` with the returned id.
     static func listen(_ listener: @escaping @Sendable (HostSignal) -> Void) -> Int {

@@ -1,3 +1,4 @@
+import Base
 import FoundationEssentials
 import Glibc
 import Synchronization
@@ -56,7 +57,7 @@ final class ServiceNotifier: Sendable {
     private let lastPing = Atomic<Int64>(0)
     private let pingEvery: Int64
     /// What the next `READY=1` says as its `STATUS=`.
-    private let status = Mutex("starting")
+    private let status = Locked("starting")
 
     /// A notifier for `manager`; nil when its socket's name does not fit a socket address or no socket can be made.
     init?(_ manager: ServiceManager) {
@@ -95,13 +96,12 @@ final class ServiceNotifier: Sendable {
     private func send(_ fields: [String], flags: Int32) -> Bool {
         let bytes = Array(fields.joined(separator: "\n").utf8)
         var address = address
-        while true {
-            let sent = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, bytes, bytes.count, flags, $0, length) }
+        let sent = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
+                SystemCall.retrying { sendto(descriptor, bytes, bytes.count, flags, target, length) }
             }
-            if sent < 0 && errno == EINTR { continue }
-            return sent == bytes.count
         }
+        return sent == bytes.count
     }
 
     /// The next filtered frame says `READY=1`, with `status`.

@@ -1,4 +1,5 @@
 import Analysis
+import Base
 import CFilterPlugin
 import CGStreamer
 import Filters
@@ -157,7 +158,7 @@ public enum FilterPlugins {
     /// The whole regular file, at most 1 GB.
     private static func readFile(_ path: String) throws(ReadError) -> [UInt8] {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw ReadError(reason: String(cString: strerror(errno))) }
+        guard descriptor >= 0 else { throw ReadError(reason: SystemError.message(errno)) }
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
@@ -167,8 +168,9 @@ public enum FilterPlugins {
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, $0.count - offset, off_t(offset)) }
-            if count < 0, errno == EINTR { continue }
+            let count = bytes.withUnsafeMutableBytes { raw in
+                SystemCall.retrying { pread(descriptor, raw.baseAddress! + offset, raw.count - offset, off_t(offset)) }
+            }
             guard count > 0 else { break }
             offset += count
         }

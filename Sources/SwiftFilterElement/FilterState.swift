@@ -1,3 +1,4 @@
+import Base
 import Filters
 import GStreamer
 import Glibc

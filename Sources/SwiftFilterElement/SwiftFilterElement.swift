@@ -3,6 +3,7 @@
 // GStreamer and Filters (and the C modules CGstSwiftFilter and CGStreamer), never Capture: the plugin .so must not
 // drag the host in.
 
+import Base
 import CGstSwiftFilter
 public import Filters
 public import GStreamer

@@ -1,3 +1,4 @@
+import Base
 import CSoup
 import Capture
 import Dispatch

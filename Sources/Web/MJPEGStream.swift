@@ -87,15 +87,6 @@ final class MJPEGViewer: @unchecked Sendable {
 
     /// Writes everything or gives up (peer gone, or not reading for the send timeout).
     private func write(_ data: Data) -> Bool {
-        data.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = send(fd, bytes.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else { return false }
-                offset += written
-            }
-            return true
-        }
+        data.withUnsafeBytes { SystemCall.writeAll(fd, $0, sendFlags: Int32(MSG_NOSIGNAL)) == nil }
     }
 }

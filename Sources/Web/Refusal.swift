@@ -77,9 +77,8 @@ final class Refusal {
         var sink = [UInt8](repeating: 0, count: 65536)
         let descriptor = g_socket_get_fd(socket)
         for _ in 0..<16 {
-            let count = recv(descriptor, &sink, sink.count, Int32(MSG_DONTWAIT))
+            let count = SystemCall.retrying { recv(descriptor, &sink, sink.count, Int32(MSG_DONTWAIT)) }
             if count > 0 { continue }
-            if count < 0, errno == EINTR { continue }
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return true }
             finish()
             return false

@@ -1,3 +1,4 @@
+import Base
 import CGstWebRTC
 import Capture
 import FoundationEssentials

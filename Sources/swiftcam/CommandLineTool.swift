@@ -49,16 +49,9 @@ enum ExitCode {
 /// Writes `text` to `path` (created 0644 or truncated); returns why not, in one line, on failure.
 func writeText(_ text: String, to path: String) -> String? {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else { return "\(path): \(String(cString: strerror(errno)))" }
+    guard descriptor >= 0 else { return "\(path): \(SystemError.message(errno))" }
     defer { close(descriptor) }
-    var bytes = Array(text.utf8)[...]
-    while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return "\(path): \(String(cString: strerror(errno)))" }
-        bytes = bytes.dropFirst(written)
-    }
-    return nil
+    return SystemCall.writeAll(descriptor, text.utf8).map { "\(path): \(SystemError.message($0))" }
 }
 
 /// Prints one line to stderr, its control characters escaped (a file name or device answer may carry them).

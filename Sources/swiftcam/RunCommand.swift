@@ -241,7 +241,7 @@ enum RunCommand {
     }
 
     /// The console's interpreter of the session running now (a reload that rebuilds the graph brings another).
-    private static let console = Mutex<CommandInterpreter?>(nil)
+    private static let console = Locked<CommandInterpreter?>(nil)
 
     /// Reads command lines from stdin on a thread of its own until end of input, each for the session running then;
     /// started once, with the first session.
@@ -263,16 +263,10 @@ enum RunCommand {
 /// Serializes what `run` prints; on a terminal the stats line is redrawn in place. Writes straight to
 /// file descriptor 1: stdio's flush-all would wait on stdin's lock, which the command reader holds.
 enum Output {
-    private static let state = Mutex((statsShown: false, terminal: isatty(STDOUT_FILENO) != 0))
+    private static let state = Locked((statsShown: false, terminal: isatty(STDOUT_FILENO) != 0))
 
     private static func write(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else { return }
-            bytes = bytes.dropFirst(written)
-        }
+        _ = SystemCall.writeAll(STDOUT_FILENO, text.utf8)
     }
 
     /// One line, its control characters escaped: paths and descriptions come from files and configs.

@@ -1,4 +1,5 @@
 import Analysis
+import Base
 import Control
 import Foundation
 import GStreamer

@@ -1,3 +1,4 @@
+import Base
 import Camera
 import Config
 import Filters

@@ -1,4 +1,5 @@
 public import Analysis
+import Base
 import Dispatch
 public import GStreamer
 

@@ -1,4 +1,5 @@
 public import Analysis
+import Base
 import Config
 import Dispatch
 import GStreamer

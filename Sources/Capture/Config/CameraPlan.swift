@@ -1,3 +1,4 @@
+import Base
 public import Camera
 public import Config
 import GStreamer

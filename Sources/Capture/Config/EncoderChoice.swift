@@ -1,3 +1,4 @@
+import Base
 public import Config
 import GStreamer
 

@@ -40,7 +40,7 @@ public final class Requester: Sendable {
             defer { ended.signal() }
             // Events 0: poll reports a hang-up and an error whatever is asked, and nothing else of the client's.
             var watched = [pollfd(fd: descriptor, events: 0, revents: 0), pollfd(fd: wake.watcher, events: Int16(POLLIN), revents: 0)]
-            while poll(&watched, 2, -1) < 0, errno == EINTR {}
+            _ = SystemCall.retrying { poll(&watched, 2, -1) }
             guard watched[1].revents == 0, watched[0].revents & Int16(POLLHUP | POLLERR) != 0 else { return }
             self.gone.store(true, ordering: .releasing)
             onGone()

@@ -104,19 +104,12 @@ public struct FirstConfig: Sendable {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             if errno == EEXIST { throw Failure.exists(path: path) }
-            throw Failure.cannotWrite(path: path, reason: String(cString: strerror(errno)))
+            throw Failure.cannotWrite(path: path, reason: SystemError.message(errno))
         }
         defer { close(descriptor) }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
-            if written < 0 && errno == EINTR { continue }
-            guard written > 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(path)
-                throw Failure.cannotWrite(path: path, reason: reason)
-            }
-            bytes = bytes.dropFirst(written)
+        if let code = SystemCall.writeAll(descriptor, text.utf8) {
+            unlink(path)
+            throw Failure.cannotWrite(path: path, reason: SystemError.message(code))
         }
         return path
     }

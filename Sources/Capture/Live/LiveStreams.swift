@@ -1,3 +1,4 @@
+import Base
 import Config
 public import GStreamer
 

@@ -1,3 +1,4 @@
+import Base
 import Camera
 import Dispatch
 import FoundationEssentials

@@ -1,3 +1,4 @@
+import Base
 import GStreamer
 
 /// Counts frames the camera driver dropped before v4l2src saw them, from gaps in the V4L2 sequence numbers.

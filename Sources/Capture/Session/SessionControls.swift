@@ -1,4 +1,5 @@
 import Analysis
+import Base
 public import Camera
 import Config
 import Dispatch

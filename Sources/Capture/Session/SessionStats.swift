@@ -1,4 +1,5 @@
 import Analysis
+import Base
 import GStreamer
 import SwiftFilterElement
 

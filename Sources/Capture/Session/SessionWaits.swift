@@ -1,3 +1,4 @@
+import Base
 import GStreamer
 import Synchronization
 
@@ -59,5 +60,5 @@ extension CaptureSession {
 /// filtered frame (a service manager's readiness and watchdog).
 final class FrameGoal: Sendable {
     let waiters = Atomic(0)
-    let observer = Mutex<(@Sendable () -> Void)?>(nil)
+    let observer = Locked<(@Sendable () -> Void)?>(nil)
 }

@@ -1,3 +1,4 @@
+import Base
 import Config
 import Dispatch
 import GStreamer
@@ -47,7 +48,7 @@ final class StallWatchdog: Sendable {
     init(sources: [Source], settings: Settings, label: String, onStall: @escaping @Sendable (_ source: String, _ seconds: Int) -> Void) {
         let now = MonotonicClock.now
         // What each source had sent when it last sent something; nil once a stall was reported.
-        let seen = Mutex<[Seen]?>(sources.map { _ in Seen(since: now) })
+        let seen = Locked<[Seen]?>(sources.map { _ in Seen(since: now) })
         let tick = max(0.05, min(1, settings.floor / 5))
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "swiftcam.stalls.\(label)"))
         timer.schedule(deadline: .now() + tick, repeating: tick, leeway: .milliseconds(Int(tick * 250)))

@@ -1,3 +1,4 @@
+import Base
 import FoundationEssentials
 import GStreamer
 import Glibc
@@ -74,17 +75,8 @@ enum StillWriter {
     }
 
     private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) throws {
-        try bytes.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            var offset = 0
-            while offset < raw.count {
-                let written = Glibc.write(descriptor, base.advanced(by: offset), raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    throw SessionError.cannotWrite(path: "still", reason: errnoText())
-                }
-                offset += written
-            }
+        if let code = SystemCall.writeAll(descriptor, bytes) {
+            throw SessionError.cannotWrite(path: "still", reason: errnoText(code))
         }
     }
 
@@ -98,5 +90,5 @@ enum StillWriter {
 
 /// The current errno as words.
 func errnoText(_ code: Int32 = errno) -> String {
-    String(cString: strerror(code))
+    SystemError.message(code)
 }

@@ -1,3 +1,4 @@
+import Base
 import GStreamer
 
 /// A leaky branch on a running graph's tee that hands every frame to a closure: what a recording and the

@@ -1,4 +1,5 @@
 import Analysis
+import Base
 import Config
 import Dispatch
 import FoundationEssentials
@@ -106,7 +107,7 @@ final class StorageBudget: Sendable {
 
         func delete(_ capture: Capture, _ reason: String) -> Bool {
             guard unlink(capture.path) == 0 || errno == ENOENT else {
-                log("storage: cannot delete \(capture.path) (\(reason)): \(String(cString: strerror(errno)))")
+                log("storage: cannot delete \(capture.path) (\(reason)): \(SystemError.message(errno))")
                 return false
             }
             log("storage: deleted \(capture.path) (\(reason))")

@@ -1,3 +1,4 @@
+import Base
 import CGStreamer
 import Synchronization
 

@@ -1,3 +1,4 @@
+import Base
 import CGstRTSPServer
 import Capture
 import Config

@@ -1,3 +1,4 @@
+import Base
 import Capture
 import Config
 import Dispatch

@@ -130,18 +130,13 @@ public struct JanusAPI: Sendable {
     private func exchange(_ request: [UInt8]) throws(JanusError) -> [UInt8] {
         let fd = try connect()
         defer { close(fd) }
-        var sent = 0
-        while sent < request.count {
-            let count = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { throw .unreachable(SystemError.message(errno)) }
-            sent += count
+        if let code = SystemCall.writeAll(fd, request, sendFlags: Int32(MSG_NOSIGNAL)) {
+            throw .unreachable(code == 0 ? "the connection closed" : SystemError.message(code))
         }
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16384)
         while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count < 0, errno == EINTR { continue }
+            let count = SystemCall.retrying { recv(fd, &buffer, buffer.count, 0) }
             if count < 0 { throw .unreachable(errno == EAGAIN ? "no answer within \(timeout) s" : SystemError.message(errno)) }
             if count == 0 { break }
             response += buffer[..<count]

@@ -1,3 +1,4 @@
+import Base
 import GStreamer
 
 /// The bookkeeping of an output that connects, fails and tries again with backoff (a push, the Janus feed): the current

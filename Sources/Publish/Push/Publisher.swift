@@ -1,3 +1,4 @@
+import Base
 import Capture
 public import Config
 import Dispatch

@@ -1,3 +1,4 @@
+import Base
 import CGstRTSPServer
 import Capture
 public import Config
@@ -208,7 +209,7 @@ public final class RTSPServer: @unchecked Sendable {
             inet_pton(AF_INET, address, &socketAddress.sin_addr)
             result = bindTo(socketAddress)
         }
-        return result == 0 ? "GStreamer refused it" : String(cString: strerror(errno))
+        return result == 0 ? "GStreamer refused it" : SystemError.message(errno)
     }
 
     // MARK: - Signal handlers (on the server's thread or a media's; they never trap)

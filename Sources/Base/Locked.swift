@@ -1,4 +1,4 @@
-import CGStreamer  // pthread_mutex_t comes through GStreamer's headers in a clean build
+import CBase  // pthread_mutex_t through <pthread.h>: Swift's Glibc module alone does not always show it
 import Glibc
 
 /// A value behind a pthread mutex, for state shared with GStreamer's streaming threads. The value must be

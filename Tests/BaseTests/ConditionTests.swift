@@ -1,5 +1,5 @@
+import Base
 import Dispatch
-import GStreamer
 import Glibc
 import Testing
 

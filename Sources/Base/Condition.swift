@@ -1,4 +1,4 @@
-import CGStreamer  // timespec and pthread types come through GStreamer's headers in a clean build
+import CBase  // pthread types through <pthread.h>, as for Locked
 import Glibc
 
 /// A value behind a pthread mutex with a condition variable: threads wait for the value to reach a state
