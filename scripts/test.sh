@@ -90,6 +90,7 @@ unit() {
   step "unit and pipeline tests (debug build)"
   bash scripts/lint.sh
   python3 scripts/check-imports.py
+  python3 scripts/check-architecture.py
   swift build --build-tests
   [ "$what" != all ] || build_ahead
   # Every command the README and docs/ print, run (the ones that need no camera) or checked against its --help.
