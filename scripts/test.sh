@@ -91,6 +91,7 @@ unit() {
   bash scripts/lint.sh
   python3 scripts/check-imports.py
   python3 scripts/check-architecture.py
+  python3 scripts/check-house.py
   swift build --build-tests
   [ "$what" != all ] || build_ahead
   # Every command the README and docs/ print, run (the ones that need no camera) or checked against its --help.

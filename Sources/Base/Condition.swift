@@ -5,6 +5,8 @@ import Glibc
 /// (with a deadline), and whoever changes it wakes them. The waiting thread holds no lock while it waits.
 ///
 /// pthread rather than `Synchronization.Mutex` for the reason `Locked` gives: ThreadSanitizer sees it.
+/// Unchecked Sendable: `value` is read and written only with `mutex` held, and `condition` is a pthread
+/// condition variable, which is made to be waited on and signalled from any thread.
 public final class Condition<Value: Sendable>: @unchecked Sendable {
     private var value: Value
     private let mutex = PthreadMutex()

@@ -6,6 +6,7 @@ import Glibc
 ///
 /// Not `Synchronization.Mutex`: on Linux that is a raw futex ThreadSanitizer cannot see, so every
 /// properly locked access would be reported as a race and `--sanitize=thread` would prove nothing.
+/// Unchecked Sendable: `value` is read and written only inside `withLock`, with `mutex` held.
 public final class Locked<Value: Sendable>: @unchecked Sendable {
     private var value: Value
     private let mutex = PthreadMutex()

@@ -2,6 +2,8 @@ import Base
 import GStreamer
 
 /// Counts the buffers that reach a pad and lets the timing thread sleep until a count is reached.
+/// Unchecked Sendable: its fields are immutable, and the count the probe changes on the streaming thread is behind
+/// `CounterState`'s condition.
 final class BenchmarkFrameCounter: @unchecked Sendable {
     private let state: CounterState
     private let pad: Pad

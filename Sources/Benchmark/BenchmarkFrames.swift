@@ -3,6 +3,8 @@ public import GStreamer
 /// Frames made once before timing and pushed again and again: a natural-looking image (SMPTE bars under a soft
 /// shading and per-pixel noise, a different noise seed per frame) so no filter meets a flat colour it could
 /// shortcut, and the source costs nothing while a case runs.
+/// Unchecked Sendable: it is a value whose buffers and caps are reference-counted GStreamer objects, only read
+/// (mapped for reading, or pushed) once the frames are made.
 public struct BenchmarkFrames: @unchecked Sendable {
     /// The layout of every frame.
     public let info: VideoInfo

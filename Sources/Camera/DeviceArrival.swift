@@ -3,6 +3,8 @@ import Glibc
 
 /// Waits for device nodes to come and go: an inotify watch on the device directory (`/dev`), so recovery
 /// reopens a camera when its node appears instead of polling for it. `cancel()` wakes a waiter at once.
+/// Unchecked Sendable: its only fields are two file descriptors, fixed in `init`, and the kernel serializes the
+/// `poll`, `read` and `write` calls made on them from any thread.
 public final class DeviceArrival: @unchecked Sendable {
     private let notify: Int32
     private let wake: Int32

@@ -6,6 +6,8 @@ import Glibc
 /// Listens on the session's socket (mode 0600) and answers each line with the interpreter, one thread per client, at
 /// most `limits.maxConnections` of them: one more is answered `error …` and closed, and a client silent for
 /// `limits.idleSeconds` is told so and closed, which ends its thread.
+/// Unchecked Sendable: every field is immutable after `init`, and the stop flag and connection count are behind
+/// `Locked`.
 public final class ControlServer: @unchecked Sendable {
     /// The socket path.
     public let path: String

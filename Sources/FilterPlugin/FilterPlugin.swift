@@ -39,6 +39,7 @@ public enum FilterPlugin {
 }
 
 /// What this plugin exports; made once, then only read. The table and descriptor live as long as the process.
+/// Unchecked Sendable: it lives only inside the `exported` mutex, which it is written under once and read under after.
 struct Exported: @unchecked Sendable {
     var types: [any Filter.Type] = []
     var analyzers: [AnalyzerKind] = []

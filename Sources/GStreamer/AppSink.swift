@@ -1,6 +1,8 @@
 public import CGStreamer
 
 /// An `appsink`: the pipeline's frames handed to Swift.
+/// Unchecked Sendable: it adds no stored property to `Element`, and appsink's calls are thread-safe (it guards its
+/// queue and callbacks with its own lock).
 public final class AppSink: Element, @unchecked Sendable {
     /// The GType this wrapper stands for.
     override public class var gType: GType { gst_app_sink_get_type() }
@@ -63,6 +65,8 @@ private final class SampleHandler: Sendable {
 }
 
 /// An `appsrc`: Swift-made buffers fed into a pipeline.
+/// Unchecked Sendable: it adds no stored property to `Element`, and appsrc's calls are thread-safe (it guards its
+/// queue and caps with its own lock).
 public final class AppSrc: Element, @unchecked Sendable {
     /// The GType this wrapper stands for.
     override public class var gType: GType { gst_app_src_get_type() }

@@ -1,6 +1,8 @@
 public import CGStreamer
 
 /// A container of elements. Holds one reference, like every `Element`.
+/// Unchecked Sendable: it adds no stored property to `Element`, and the `GstBin` it wraps is thread-safe (GStreamer's
+/// bin calls take the object's lock).
 public class Bin: Element, @unchecked Sendable {
     /// A new empty bin. Calls `gst_bin_new`.
     public convenience init(name: String? = nil) {

@@ -3,6 +3,8 @@ public import CGStreamer
 /// A media buffer as GStreamer shares it: a sample, a queue or an element may hold the same one, so it is
 /// read-only here. Holds one reference. To change timestamps or bytes, take it as a `WritableBuffer`, which
 /// copies it first when it is shared (gstreamer-rs `make_mut`).
+/// Unchecked Sendable: `pointer` is immutable after init, the buffer is only read through it, and GStreamer's
+/// refcounting is atomic.
 public final class Buffer: @unchecked Sendable {
     /// The wrapped buffer; valid for this object's lifetime. Never write through it: others may hold it.
     public let pointer: UnsafeMutablePointer<GstBuffer>
@@ -71,6 +73,8 @@ public final class Buffer: @unchecked Sendable {
 
 /// A buffer only we hold, so its timestamps and bytes may change. `~Copyable`: it cannot be shared by
 /// accident; `Buffer(_:)` shares it when it is done and `AppSrc.push` hands it over. Holds one reference.
+/// Unchecked Sendable: it is `~Copyable` and holds the buffer's only reference, so sending it moves sole ownership
+/// to the receiving thread.
 public struct WritableBuffer: ~Copyable, @unchecked Sendable {
     /// The wrapped buffer, writable: ours is its only reference.
     let pointer: UnsafeMutablePointer<GstBuffer>
@@ -200,6 +204,8 @@ private func mapFrame<R>(
 }
 
 /// A buffer with the caps that describe it.
+/// Unchecked Sendable: `pointer` is immutable after init, the `GstSample` is only read through it, and GStreamer's
+/// refcounting is atomic.
 public final class Sample: @unchecked Sendable {
     /// The wrapped sample; valid for this object's lifetime.
     public let pointer: OpaquePointer

@@ -4,6 +4,8 @@ import Glibc
 import Synchronization
 
 /// A pipeline's message bus. Holds one reference.
+/// Unchecked Sendable: `pointer` is immutable after init, and the `GstBus` it wraps is thread-safe (GStreamer makes
+/// posting and popping its messages safe from any thread).
 public final class Bus: @unchecked Sendable {
     /// The wrapped bus; valid for this object's lifetime.
     public let pointer: UnsafeMutablePointer<GstBus>

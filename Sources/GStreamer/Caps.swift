@@ -1,6 +1,8 @@
 public import CGStreamer
 
 /// Media capabilities (formats a pad can produce or accept). Holds one reference.
+/// Unchecked Sendable: `pointer` is immutable after init, the caps are only read through it, and GStreamer's
+/// refcounting is atomic.
 public final class Caps: @unchecked Sendable, CustomStringConvertible {
     /// The wrapped caps; valid for this object's lifetime.
     public let pointer: UnsafeMutablePointer<GstCaps>
@@ -62,6 +64,8 @@ public final class Caps: @unchecked Sendable, CustomStringConvertible {
 }
 
 /// A named set of typed fields (caps entries, element messages, stats). Owns its own copy.
+/// Unchecked Sendable: `pointer` is immutable and the copy is its own; `set`, its one unlocked write, is called only
+/// on a structure not yet shared, and every other method reads.
 public final class Structure: @unchecked Sendable, CustomStringConvertible {
     /// The wrapped structure; freed in `deinit`.
     public let pointer: UnsafeMutablePointer<GstStructure>

@@ -1,6 +1,8 @@
 public import CGStreamer
 
 /// A GStreamer element. Holds exactly one reference, dropped in `deinit`.
+/// Unchecked Sendable: `pointer` is immutable after init, and the `GstElement` it wraps is thread-safe (atomic
+/// refcounting; GStreamer's element calls take the object's lock).
 public class Element: @unchecked Sendable {
     /// The wrapped element; valid for this object's lifetime.
     public let pointer: UnsafeMutablePointer<GstElement>
@@ -193,6 +195,8 @@ public class Element: @unchecked Sendable {
 }
 
 /// A pad of an element. Holds one reference.
+/// Unchecked Sendable: `pointer` is immutable after init, and the `GstPad` it wraps is thread-safe (atomic
+/// refcounting; GStreamer's pad calls take the object's lock).
 public final class Pad: @unchecked Sendable {
     /// The wrapped pad; valid for this object's lifetime.
     public let pointer: UnsafeMutablePointer<GstPad>

@@ -2,6 +2,8 @@ import Base
 public import CGStreamer
 
 /// A top-level bin with a clock and a bus. Set to NULL before its reference is dropped.
+/// Unchecked Sendable: it adds no stored property to `Bin`, and the `GstPipeline` it wraps is thread-safe like any
+/// GStreamer element.
 public final class Pipeline: Bin, @unchecked Sendable {
     /// The GType this wrapper stands for.
     override public class var gType: GType { gst_pipeline_get_type() }

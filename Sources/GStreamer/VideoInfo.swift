@@ -1,6 +1,8 @@
 public import CGStreamer
 
 /// The layout of raw video: format, size, frame rate, plane offsets and strides.
+/// Unchecked Sendable: it is a value copy of a `GstVideoInfo`, whose one pointer, `finfo`, points into GStreamer's
+/// static format table, which is never written.
 public struct VideoInfo: @unchecked Sendable {
     /// The C description; `finfo` points at GStreamer's static format table.
     var raw: GstVideoInfo

@@ -31,6 +31,8 @@ final class FilterState: Sendable {
 
 /// What negotiation made and the chain chosen for the buffer in flight. GStreamer calls `set_info`, `prepare` and
 /// `transform` on the element's streaming thread, one at a time, so this needs no lock: that thread is its only user.
+/// Unchecked Sendable: its fields are touched only on the element's streaming thread, by the `set_info`, `prepare`
+/// and `transform` callbacks.
 final class StreamState: @unchecked Sendable {
     /// The negotiated format, nil before caps.
     var format: PixelFormat?

@@ -6,6 +6,7 @@ import Filters
 /// built-in's), and each analyser made calls back into the plugin.
 enum PluginAnalyzerFactory {
     /// A table entry, which lives as long as the process (GStreamer never unloads a plugin).
+    /// Unchecked Sendable: the entry it points at is written once, when the plugin makes its table, then only read.
     struct Descriptor: @unchecked Sendable {
         let pointer: UnsafePointer<SwiftCamAnalyzerDescriptor>
     }

@@ -3,10 +3,11 @@ import Filters
 
 /// One filter made by a plugin's C table; destroyed through the same table when the last filter value using it goes.
 ///
-/// `@unchecked Sendable`: the pointers never change after creation, and the table's functions are safe to call from
-/// any thread (the plugin only reads the instance).
+/// Unchecked Sendable: the pointers never change after creation, and the table's functions are safe to call from
+/// any thread (those `FilterPlugin` writes only read the instance, whose filter is `Sendable`).
 final class PluginInstance: @unchecked Sendable {
     /// A table entry, which lives as long as the process (GStreamer never unloads a plugin).
+    /// Unchecked Sendable: the entry it points at is written once, when the plugin makes its table, then only read.
     struct Descriptor: @unchecked Sendable {
         let pointer: UnsafePointer<SwiftCamFilterDescriptor>
     }

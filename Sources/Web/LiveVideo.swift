@@ -10,6 +10,8 @@ import Glibc
 /// client and publisher): each WebRTC viewer subscribes, with a small pipeline of its own, to the encoder of the codec
 /// its answer chose (`.video`'s H.264, `.vp8` or `.vp9`), each MJPEG viewer to `.mjpeg`. Viewers come and go on `queue`, never
 /// on the server's loop or a streaming thread.
+/// Unchecked Sendable: the weak `server` is set once, in `WebServer.init` before any viewer work is queued, and only
+/// read after; every other field is immutable or behind `Locked`.
 final class LiveVideo: @unchecked Sendable {
     weak var server: WebServer?
     private let session: CaptureSession

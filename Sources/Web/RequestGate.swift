@@ -18,7 +18,8 @@ import Glibc
 /// server answers `Connection: close`, see `WebServer.screen`), so every request head passes here. With a certificate,
 /// TLS ends first (`TLSTermination`) and the gate screens the plain bytes.
 ///
-/// Loop thread only (unchecked Sendable: its signal handler holds it weakly, and runs on the loop thread too).
+/// Unchecked Sendable: it is used only on the loop thread, where it is made and closed and where its signal
+/// handler, which holds it weakly, runs too.
 final class RequestGate: @unchecked Sendable {
     /// Connections the kernel queues before they are accepted (capped by `net.core.somaxconn`).
     static let backlog: gint = 1024

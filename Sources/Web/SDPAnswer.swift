@@ -5,6 +5,8 @@ import FoundationEssentials
 /// A page's SDP answer, checked before webrtcbin sees it: text GStreamer parses without complaint, one media section
 /// (the camera's offer has one), the video with the payload type offered, ICE credentials and a DTLS fingerprint whose
 /// digest is kept to check the peer's certificate against once the handshake is done.
+/// Unchecked Sendable: `message` is written only by `takeDescription`, called once on the thread that made the answer
+/// (`LiveVideo`'s `queue`, or the fuzzer's), and the other fields are immutable.
 final class SDPAnswer: @unchecked Sendable {
     /// The parsed answer; owned, freed in `deinit` unless handed on by `takeDescription` (called once, on the viewers' queue).
     private var message: UnsafeMutablePointer<GstSDPMessage>?

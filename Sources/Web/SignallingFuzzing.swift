@@ -9,6 +9,8 @@ import GStreamer
 /// webrtcbin (`add-ice-candidate`, `set-remote-description`), the calls `LiveVideo` makes. Without a camera no frame
 /// reaches the viewer, so webrtcbin has made no offer: it refuses every answer (told through the viewer's failure) and
 /// holds the candidates. A fresh viewer every `inputsPerViewer` messages keeps that state from growing without end.
+/// Unchecked Sendable: `viewer` and `served` have no lock and rely on `receive` being called from one thread at a
+/// time (libFuzzer's input loop); the replies webrtcbin sends from its threads are behind `Locked`.
 @_spi(Fuzzing) public final class SignallingFuzzer: @unchecked Sendable {
     private var viewer: WebRTCViewer?
     private var served = 0

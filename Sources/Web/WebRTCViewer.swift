@@ -20,6 +20,9 @@ import GStreamer
 ///
 /// The camera's side of DTLS serves the host's ECDSA certificate (`SelfSignedCertificate`) when it has one: the DTLS decoder
 /// gets it as webrtcbin builds the transport, before the offer reads its fingerprint.
+/// Unchecked Sendable: `signals` and `watch` are written in `init` (through `play`) and again only in `stop`, which
+/// its owner calls once; everything else the signal handlers and streaming threads touch is immutable, a
+/// `BufferCounter`, or behind `Locked`.
 final class WebRTCViewer: @unchecked Sendable {
     let id: Int
     /// Where its page's WebSocket comes from ("127.0.0.1:53124"), to name it in the host's log.

@@ -21,6 +21,8 @@ import Glibc
 /// Threads: libsoup calls and every response happen on the loop thread; commands (which may wait for a
 /// frame or a file to end) run on `commands` and answer through the loop; frames arrive on the live feed's
 /// streaming thread and never wait for a viewer.
+/// Unchecked Sendable: `server` and `gate` are touched only on the loop thread (in `listen` and in `stop`'s
+/// `loop.sync`); every other field is immutable, `Sendable`, or behind `Locked`.
 public final class WebServer: @unchecked Sendable {
     /// The options it was started with (the token, if any, included).
     public let options: WebOptions

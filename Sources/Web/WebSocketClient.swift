@@ -7,6 +7,8 @@ import Glibc
 /// One open WebSocket (a page): state pushes and WebRTC signalling. Sends may come from any thread; they
 /// are handed to the loop thread, where libsoup wants them. A socket that sends nothing for `idleSeconds` is closed
 /// (a GLib timeout on the loop, restarted by every message).
+/// Unchecked Sendable: `connection`, `signals` and `idleTimer` are touched only on the server's loop thread (`send`
+/// from another thread hands its work there with `invoke`), and the other fields are immutable.
 final class WebSocketClient: @unchecked Sendable {
     let id: Int
     /// The page's end of the socket ("127.0.0.1:53124"; behind a proxy, the proxy's).

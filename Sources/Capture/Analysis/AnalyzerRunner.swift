@@ -24,6 +24,8 @@ public struct AnalyzerStats: Sendable, Equatable, Codable {
 /// One analyser on a serial queue of its own. `offer` is called on the analysis branch's streaming thread with
 /// every frame and never waits: when the analyser is idle the frame's luma is copied (the buffer goes back at once)
 /// and analysed on the queue; when it is busy the frame is dropped and counted.
+/// Unchecked Sendable: the non-`Sendable` `analyzer` and the `scratch` array are touched only on `queue` after
+/// `init`, and the counts are behind `Locked`.
 final class AnalyzerRunner: @unchecked Sendable {
     let name: String
     /// Touched only on `queue`.

@@ -172,6 +172,8 @@ final class EventRecorder: Sendable {
 /// One event recording's file: `appsrc ! [h264parse] ! matroskamux ! filesink`, fed encoded frames restamped from
 /// `origin`. Touched under the recorder's lock (pushes never block: the appsrc queues without limit for the few
 /// seconds of pre-roll), then finished on the recorder's queue.
+/// Unchecked Sendable: its `var` fields change only under `EventRecorder`'s `state` lock while it is the open
+/// writer, and are read by `finish` on the `finishing` queue only after it was taken out of that state.
 final class EventWriter: @unchecked Sendable {
     let path: String
     let event: AnalysisEvent

@@ -12,6 +12,8 @@ import Glibc
 /// `start` returns once the child's graph plays; the child's stdout and stderr are read as they come, its GStreamer
 /// text kept for the debug log. `ending` says how it ended (a signal, an exit status, the error it printed). `stop`
 /// kills it and waits for it, so the camera is free for the next child.
+/// Unchecked Sendable: `label` and `pid` are immutable, and everything the reader and reaper threads change is
+/// behind the `state` condition.
 final class SourceProcess: @unchecked Sendable {
     /// How a child ended.
     struct Ending: Sendable, Equatable, CustomStringConvertible {

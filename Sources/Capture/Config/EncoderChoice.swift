@@ -140,8 +140,8 @@ public struct EncoderChoice: Sendable {
         EncoderCandidate(
             element: "vp8enc", codec: .vp8, isHardware: false, origin: "libvpx (gstreamer1.0-plugins-good)",
             input: "I420",
-            // Real-time (deadline 1, no lag), its fastest speed (cpu-used 16: 200 fps at 720p on 2 cores, twice cpu-used
-            // 8's; `make bench-vp8`), error-resilient and in 4 token partitions (a lost packet spoils less, and a decoder
+            // Real-time (deadline 1, no lag), its fastest speed (cpu-used 16, so a small board keeps up; `make
+            // bench-vp8` measures it), error-resilient and in 4 token partitions (a lost packet spoils less, and a decoder
             // can use 4 threads), a 1 s rate buffer (a forced key frame does not burst for seconds).
             properties: [
                 ("deadline", 1), ("cpu-used", 16), ("threads", 2), ("lag-in-frames", 0), ("error-resilient", "default"),
@@ -151,8 +151,8 @@ public struct EncoderChoice: Sendable {
         EncoderCandidate(
             element: "vp9enc", codec: .vp9, isHardware: false, origin: "libvpx (gstreamer1.0-plugins-good)",
             input: "I420",
-            // Real-time at libvpx's fastest real-time speed for VP9 (cpu-used 9: 200 fps at 720p on 2 cores, `make
-            // bench-vp8`), rows encoded in parallel over 2 tile columns, error-resilient, the same rate buffer as VP8.
+            // Real-time at libvpx's fastest real-time speed for VP9 (cpu-used 9; `make bench-vp8` measures it), rows
+            // encoded in parallel over 2 tile columns, error-resilient, the same rate buffer as VP8.
             properties: [
                 ("deadline", 1), ("cpu-used", 9), ("threads", 2), ("row-mt", true), ("tile-columns", 1), ("lag-in-frames", 0),
                 ("error-resilient", "default"), ("buffer-size", 1000), ("buffer-initial-size", 500), ("buffer-optimal-size", 600),

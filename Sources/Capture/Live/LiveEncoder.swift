@@ -88,6 +88,8 @@ extension LiveFormat {
 /// error before its first encoded frame), the next one is started in its place, with a warning naming both, and
 /// the failed one is skipped for the rest of the process. Subscribers keep their stream when the codec stays the
 /// same; a change of codec (H.264 to VP8) ends their subscriptions, since their payloaders were built for the old one.
+/// Unchecked Sendable: `running` and `generation` are touched only on the `control` queue; every other field is
+/// immutable, `Sendable`, or behind `Locked`.
 final class LiveEncoder: @unchecked Sendable {
     let format: LiveFormat
     /// Frames handed to the encoder, and encoded frames out of it (over every run).

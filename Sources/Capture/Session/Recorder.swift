@@ -8,6 +8,8 @@ import GStreamer
 /// rebased to start at zero and kept increasing, so a recording survives a restart of the source side.
 /// The encoder is the recording's `EncoderChoice`: one that fails to start, or fails before anything reached the
 /// file, is replaced by the next (see `RecordingStages`).
+/// Unchecked Sendable: every field is a `let` of a `Sendable` type, and `finish` (which detaches `feed`) is
+/// called only by the one thread that took the recorder out of the recording's slot.
 final class Recorder: @unchecked Sendable {
     /// The file being written.
     let path: String

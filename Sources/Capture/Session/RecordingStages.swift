@@ -8,6 +8,8 @@ import GStreamer
 /// Nothing is lost then, so the file is simply started again. An error after the first write ends the recording.
 /// A segmented recording ends in a splitmuxsink instead of a muxer and file sink: it gets them from `Segmenting`,
 /// and its files their names.
+/// Unchecked Sendable: `closing` is touched only on the `control` queue; every other field is immutable,
+/// `Sendable`, or behind `Locked`.
 final class RecordingStages: @unchecked Sendable {
     /// How a segmented recording's splitmuxsink gets its muxer and file sink, and its files' names.
     struct Segmenting: Sendable {

@@ -116,7 +116,7 @@ extension CaptureSession {
                     fpsIn: Double(framesIn - window.framesIn) / span, fpsOut: Double(framesOut - window.framesOut) / span,
                     measured: true)
             } else if !window.measured, span > 0 {
-                // A run shorter than a window (`--frames 10`) said "10 frames (0.0 fps)": the rate so far is the one.
+                // A run shorter than a window (`--frames 10`) has no window's rate: the rate so far is the one.
                 var early = window
                 early.fpsIn = Double(framesIn - window.framesIn) / span
                 early.fpsOut = Double(framesOut - window.framesOut) / span

@@ -5,6 +5,9 @@ import GStreamer
 /// live encoders are fed by. The branch (`queue leaky=downstream ! appsink`) is a bin added to the running
 /// pipeline and linked to a new tee pad, so attaching or detaching one never stops the others; a consumer
 /// slower than the camera loses its oldest frames in its own queue (counted by the graph's queue drops).
+/// Unchecked Sendable: the GStreamer references are immutable, and `teePad` is written only in `init` and in
+/// `detach`, which the feed's one owner calls from one thread at a time (a `LiveEncoder`'s `control` queue, or
+/// the `Recorder` finishing).
 final class TeeFeed: @unchecked Sendable {
     /// Frames that entered the branch.
     let framesIn: BufferCounter

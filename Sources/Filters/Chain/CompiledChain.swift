@@ -2,6 +2,8 @@
 ///
 /// Not thread-safe: one streaming thread calls `process`; to change the chain, swap in a whole
 /// new instance. Work inside one call is split across cores by row bands.
+/// Unchecked Sendable: it is only handed whole to another thread (under `FilterState`'s `settings` lock), and its
+/// kernel caches and scratch change only inside `process`, which one thread at a time calls.
 public final class CompiledChain: @unchecked Sendable {
     private enum Stage {
         /// Point operations fused into one pass, read through a flip and written through a mirror.

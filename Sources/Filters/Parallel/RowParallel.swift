@@ -10,8 +10,8 @@ import Darwin
 /// Splits rows into pieces and runs them on the calling thread and a persistent pool of worker threads.
 ///
 /// A frame's rows are cut into several pieces per thread, and every thread takes the next piece until none
-/// is left. Waking a parked thread costs tens of microseconds here (a virtual machine: 50–70 µs for the
-/// round trip), as long as a whole 1080p point pass takes in cache: with one fixed band per thread the
+/// is left. Waking a parked thread can cost as long as a whole 1080p point pass takes in cache (most of all in a
+/// virtual machine): with one fixed band per thread the
 /// caller finished its half and then waited for the other half to begin, and two threads timed no faster
 /// than one. Now the caller starts at once, takes the pieces a late worker has not reached, and a worker
 /// that has just finished a frame keeps looking for the next one for a moment before it parks.
@@ -82,6 +82,9 @@ enum RowParallel {
 /// piece to take, one 64-bit word, so taking a piece is one compare-and-exchange and a thread that wakes late
 /// for a finished job takes nothing. The job closure is written before its ticket is published and kept until
 /// every piece is done, so a thread that holds a piece always sees the closure of that piece's job.
+/// Unchecked Sendable: the counters are atomics, `started`, `usable`, `allowedCPUs` and `keptOff` are touched only
+/// by the caller holding `busy`, and `job` is written under `busy` before its ticket is published and read by a
+/// worker only for a piece it took from that ticket.
 final class BandPool: @unchecked Sendable {
     private let workers: [Worker]
     private let ticket = Atomic<UInt64>(0)
@@ -153,7 +156,7 @@ final class BandPool: @unchecked Sendable {
     ///
     /// A worker that slept through a camera's frame interval is woken onto the CPU of the thread that woke it: in a
     /// virtual machine an idle virtual CPU is halted on the host and the scheduler does not pick it, so the worker
-    /// queued behind the caller and the second core did nothing (measured: 39 of 40 wake-ups at 33 ms intervals).
+    /// queued behind the caller and the second core did nothing (nearly every wake-up at a camera's frame interval).
     /// Kept off the caller's CPU it wakes on another. The mask changes only when the caller has moved to another CPU,
     /// so a caller that stays put makes no system call; with one allowed CPU nothing is restricted. A worker whose CPU
     /// is busy (an encoder's thread) cannot move to the caller's: the caller then takes the pieces itself, and at most
@@ -243,6 +246,8 @@ final class BandPool: @unchecked Sendable {
 
     /// One worker's parking place: `parked` is set while it sleeps on `wake` (or is about to); `thread` is set once,
     /// by the first caller, before any job.
+    /// Unchecked Sendable: `parked` is an atomic, and `thread` is written once by the first caller holding the pool's
+    /// `busy` flag and read only by later callers holding it.
     private final class Worker: @unchecked Sendable {
         let parked = Atomic<Bool>(false)
         let wake = DispatchSemaphore(value: 0)
@@ -328,6 +333,8 @@ enum CPUSet {
 }
 
 /// Carries a value across a concurrency boundary the compiler cannot see is safe.
+/// Unchecked Sendable: nothing in the type makes it safe; each use must, and the one use (`RowParallel.run`) shares
+/// a body whose pieces write disjoint rows, inside a `concurrentPerform` that returns only when all are done.
 struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }

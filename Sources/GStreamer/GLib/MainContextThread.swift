@@ -6,6 +6,8 @@ import CGStreamer
 ///
 /// `start` runs a set-up closure on the thread with the context as its thread default (so the sources a library
 /// creates there attach to it), then runs the loop until `stop`, which returns once the thread has left the loop.
+/// Unchecked Sendable: the context and loop pointers are immutable and GLib makes them safe to use from any thread,
+/// and the phase is behind the `state` condition.
 public final class MainContextThread: @unchecked Sendable {
     /// The context (`GMainContext *`); valid for this value's lifetime.
     public let context: OpaquePointer
@@ -140,6 +142,7 @@ public final class MainContextThread: @unchecked Sendable {
 }
 
 /// A source attached to a main context (a timer), destroyed when this value is dropped or at `cancel`.
+/// Unchecked Sendable: its one field is an immutable pointer, and `g_source_destroy` is thread-safe in GLib.
 public final class MainContextSource: @unchecked Sendable {
     private let source: UnsafeMutablePointer<GSource>
 
@@ -176,6 +179,7 @@ public enum MainContextError: Error, Sendable, Equatable, CustomStringConvertibl
 }
 
 /// The context and loop handed to the thread (GLib's main contexts and loops are thread-safe).
+/// Unchecked Sendable: its two pointers are immutable, and GLib's main contexts and loops are thread-safe.
 private struct Loop: @unchecked Sendable {
     let context: OpaquePointer
     let loop: OpaquePointer

@@ -9,6 +9,8 @@ public import CGStreamer
 /// pointer back typed as the caller's C function wants it, valid for this value's lifetime. Swift may end a local's
 /// lifetime at its last use, which for a pointer handed to C is `pointer(to:)` itself: a local reference whose pointer
 /// goes to C is kept to the end of the call (`withExtendedLifetime`, or `defer { withExtendedLifetime(reference) {} }`).
+/// Unchecked Sendable: `raw` is immutable after init and GObject's refcounting is atomic; calls into an object whose
+/// library is not thread-safe (libsoup) are kept on its thread by the code that makes them, not by this type.
 public final class ObjectReference: @unchecked Sendable {
     /// The object; valid for this value's lifetime.
     public let raw: UnsafeMutableRawPointer

@@ -13,6 +13,8 @@ import Synchronization
 ///
 /// The trampoline is the caller's: a `@convention(c)` function with the signal's own C arguments, whose last
 /// argument is the `user_data` it hands to `SignalConnection.handler(_:as:)`.
+/// Unchecked Sendable: its fields are immutable after init, the handler id is behind `Locked`, the connected flag is
+/// an atomic, and the `GWeakRef` is only read and cleared through GLib's thread-safe weak-reference calls.
 public final class SignalConnection: @unchecked Sendable {
     private let object: UnsafeMutablePointer<GWeakRef>
     private let connected: ConnectedFlag

@@ -8,6 +8,8 @@ import Synchronization
 
 /// An RTSP server that takes RECORD (a push from `rtspclientsink`, ffmpeg, OBS…) at one path and hands each
 /// decoded frame to Swift: `publish-check --listen rtsp://…`, a stand-in for a media server.
+/// Unchecked Sendable: every field is immutable after `init` (the GStreamer objects are reference-counted and
+/// thread-safe), and `stop` runs its teardown once, guarded by the atomic `stopped`.
 final class RecordServer: @unchecked Sendable {
     private let thread = MainContextThread(name: "swiftcam-rtsp-record")
     private let server: ObjectReference

@@ -20,9 +20,9 @@ public struct StreamReport: Sendable, Equatable {
     /// Seconds the frames span: by their own timestamps, when those run forward, else by their arrival from the first.
     public var seconds = 0.0
 
-    /// Frames per second received, over the span of the frames (a reader's first frames come in a burst, out of the
-    /// jitter buffer and the decoder's preroll: counting them against the time since the first arrival made a 30 fps
-    /// stream read as 35-37 fps).
+    /// Frames per second received, over the span of the frames: a reader's first frames come in a burst, out of the
+    /// jitter buffer and the decoder's preroll, so counting them against the time since the first arrival would read
+    /// a stream faster than it is.
     public var fps: Double { seconds > 0 ? Double(max(0, frames - 1)) / seconds : 0 }
 
     /// One line for people: `codec H.264 1280x720, 29.9 fps received, 598 frames, 0 lost, first frame after 0.42 s`.

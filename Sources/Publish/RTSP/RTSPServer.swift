@@ -10,6 +10,8 @@ import Synchronization
 /// An RTSP server for one stream (gst-rtsp-server on a GLib main context and thread of its own): one
 /// shared media, fed from one subscription to the live stream however many clients read it, over RTP/UDP
 /// and RTP/TCP (interleaved). A client joining a playing media gets a key frame at once.
+/// Unchecked Sendable: every field is immutable after `init` (the GStreamer objects are reference-counted and
+/// thread-safe), the counts are atomics, and `stop` runs its teardown once, guarded by the atomic `stopped`.
 public final class RTSPServer: @unchecked Sendable {
     /// Where and how it serves.
     public struct Settings: Sendable, Equatable {

@@ -4,11 +4,7 @@
 /// matrices give the same result as applying them one by one. Alpha/padding bytes are copied through.
 /// Checked with `swiftc -O -emit-assembly`: the affine block compiles to packed SSE
 /// (cvtdq2ps/mulps/addps/minps, no calls) — `clamped(lowerBound:upperBound:)` and SIMD Float→Int
-/// conversions did not, which is why `clampRound` is written as below.
-/// Four pixels per step: with eight, perf annotate showed the 16 SSE registers spilling (~60 movaps per block).
-typealias Lanes<Scalar: SIMDScalar> = SIMD4<Scalar>
-let laneCount = 4
-
+/// conversions did not, which is why `clampRound` (FloatLanes.swift) is written as it is.
 final class RGBPointKernel {
     /// One fused step. Trivial (no references), so walking the list per block costs no ARC traffic.
     struct Stage {
@@ -33,9 +29,8 @@ final class RGBPointKernel {
     private var tableKernels: [PixelFormat: RGBTableKernel?] = [:]
     /// The fixed-point tetrahedral cube where the program ends in one (built in `prepare`).
     private var lutKernel: RGBLutKernel??
-    /// Use the 16-bit pass where it applies (the default; `false` forces the float paths, which tests
-    /// compare against). 1080p, one thread, A/B in one session: sepia 2.59 → 1.31 ms, colorcontrols
-    /// 2.63 → 1.32 ms, vignette 2.44 → 1.53 ms, 3-filter chain 2.79 → 1.54 ms (callgrind: ~12 instructions/pixel).
+    /// Use the 16-bit pass where it applies (the default, about twice as fast as the float paths: docs/benchmarks.md);
+    /// `false` forces the float paths, which tests compare against.
     private let fixedPoint: Bool
     /// The SIMD path of the 16-bit and table passes it builds.
     private let kernels: KernelSet
@@ -395,24 +390,4 @@ final class RGBPointKernel {
         }
         return out
     }
-}
-
-/// Rounds to nearest and clamps to 0...255 (NaN → 0) without calls or branches.
-///
-/// `replace(with:where:)` lowers to cmpps/minps/andps, while `clamped(lowerBound:upperBound:)` calls
-/// out; adding 1.5·2²³ leaves the rounded integer in the low mantissa bits.
-@inline(__always)
-func clampRound(_ x: Lanes<Float>) -> Lanes<UInt32> {
-    var c = x
-    c.replace(with: Lanes<Float>(repeating: 0), where: .!(c .> 0))
-    c.replace(with: Lanes<Float>(repeating: 255), where: c .> 255)
-    return unsafeBitCast(c + 12_582_912.0, to: Lanes<UInt32>.self) & Lanes(repeating: 0xFF)
-}
-
-/// max(0, x) as a masked select, which stays in packed SSE.
-@inline(__always)
-func positivePart(_ x: Lanes<Float>) -> Lanes<Float> {
-    var c = x
-    c.replace(with: Lanes<Float>(repeating: 0), where: .!(c .> 0))
-    return c
 }

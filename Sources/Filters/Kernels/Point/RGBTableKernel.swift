@@ -275,7 +275,7 @@ struct GreyTable {
     private let table: [UInt32]
     private let keep: UInt32
     /// The per-byte tables the 32-bit ones come from, for the AVX-512 path: an index in every byte, then
-    /// ByteTableCore's lookup (its byte permutes beat the gather: threshold 0.67–0.77 against 1.65 ms on Zen 4).
+    /// ByteTableCore's lookup (its byte permutes are faster than the gather).
     private let after: [UInt8]
     private let uniform: (offset: Int, mask: UInt64)?
     /// When the table is `low` below index `cut` and `high` from it on (threshold's step): a compare, no lookup.

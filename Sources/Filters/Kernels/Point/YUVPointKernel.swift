@@ -421,11 +421,3 @@ final class YUVPointKernel {
         return (y, u, v)
     }
 }
-
-/// Rounds and clamps a Float to a byte.
-@inline(__always)
-func clampByte(_ v: Float) -> UInt8 {
-    // Compare-and-select plus a truncating convert: no libm call (rounded(.down) was one).
-    let c = v > 0 ? (v < 255 ? v : 255) : 0
-    return UInt8(truncatingIfNeeded: Int32(c + 0.5))
-}

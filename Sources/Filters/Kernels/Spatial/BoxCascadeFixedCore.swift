@@ -130,8 +130,8 @@ package enum BoxCascadeFixedCore {
     package static func ringRows(_ box: Box, passes: Int, channels ch: Int) -> Int { 2 * passes * (box.radius + 1) + batch + 16 / ch + 4 }
 
     /// Vectors from one ring row to the next for rows of `vectors`: an odd number of 64-byte lines, so that a walk
-    /// down a column of the ring spreads over every set of the L1 cache (rows 48 lines apart used 4 of its 64
-    /// sets: blur σ = 4 took 11.5 ms instead of 6).
+    /// down a column of the ring spreads over every set of the L1 cache (rows an even number of lines apart use only
+    /// a few of its sets, and a blur's column walk then misses the cache almost every row).
     static func ringStride(_ vectors: Int) -> Int {
         let lines = (vectors + 1) / 2
         return 2 * (lines | 1)

@@ -25,8 +25,8 @@ enum BoxCascadeFixedKernel {
     }
 
     /// Bytes of ring a panel aims at: within the L2 of current x86 cores (512 kB–2 MB) beside the source and
-    /// destination rows. Wider panels repeat less of the horizontal pass: on a 1 MB L2 (AMD EPYC, 1080p RGBA,
-    /// one thread, interleaved runs) 384–768 kB rings ran σ = 4 about 5–8 % faster than 192 kB ones. A constant,
+    /// destination rows. Wider panels repeat less of the horizontal pass, so a ring this size beats a half-size one on
+    /// a 1 MB L2 (docs/benchmarks.md's blur rows). A constant,
     /// not the L2 size from CPUID, so that callgrind (which reports a 256 kB L2) counts the code that runs.
     static let ringBudget = 384 * 1024
 
