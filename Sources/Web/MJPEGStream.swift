@@ -9,6 +9,8 @@ import Glibc
 /// subscription to the session's shared JPEG encoder (≤ 960 px, ≤ 15 fps, encoded once for every viewer and only
 /// while someone watches), and a thread that writes the newest JPEG: a viewer that stops reading only misses
 /// frames, and after a send timeout it is dropped, never slowing the others.
+/// Unchecked Sendable: `id` and `fd` are immutable, the subscription is behind `Locked`, and what the encoder thread
+/// and the writing thread share is behind the `state` condition.
 final class MJPEGViewer: @unchecked Sendable {
     let id: Int
     /// Its subscription to the shared JPEG encoder, cancelled when the viewer goes.
@@ -19,6 +21,8 @@ final class MJPEGViewer: @unchecked Sendable {
     private struct ViewerState {
         var latest: Data?
         var closed = false
+        /// The socket is closed: its number may belong to another connection now, so `close` must not touch it.
+        var socketClosed = false
         var sent = 0
         var skipped = 0
     }
@@ -38,13 +42,13 @@ final class MJPEGViewer: @unchecked Sendable {
                 defer { subscription = nil }
                 return subscription
             }?.cancel()
-            Glibc.close(fd)
+            closeSocket()
             onEnd(id)
         }
         if !started {
             // No thread to write with: the viewer ends at once, as one that went away.
             state.withLock { $0.closed = true }
-            Glibc.close(fd)
+            closeSocket()
             DispatchQueue.global().async { onEnd(id) }
         }
     }
@@ -61,8 +65,18 @@ final class MJPEGViewer: @unchecked Sendable {
 
     /// Ends the viewer (its thread closes the socket).
     func close() {
-        state.withLock { $0.closed = true }
-        shutdown(fd, Int32(SHUT_RDWR))
+        state.withLock { state in
+            state.closed = true
+            if !state.socketClosed { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    /// Closes the socket under the lock `close` shuts it down under, so a shutdown never reaches a number reused since.
+    private func closeSocket() {
+        state.withLock { state in
+            state.socketClosed = true
+            Glibc.close(fd)
+        }
     }
 
     private func writeLoop() {

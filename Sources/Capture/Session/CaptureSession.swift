@@ -317,6 +317,7 @@ public final class CaptureSession: Sendable {
             _ = state.wait(until: MonotonicClock.now + timeout) { $0.ended ? true : nil }
         }
         let final = stats(of: graph)
+        controls.releaseCameras(of: graph)
         graph.teardown()
         state.withLock { state in
             state.finalStats = final

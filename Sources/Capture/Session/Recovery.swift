@@ -67,6 +67,7 @@ extension CaptureSession {
         }
         self.live.graphRetiring()
         self.analysisGraphRetiring()
+        controls.releaseCameras(of: old)
         old.teardown()
         return .some(recordedPath)
     }

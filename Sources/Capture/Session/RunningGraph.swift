@@ -9,8 +9,9 @@ import SwiftFilterElement
 /// the counters on every queue, the sequence-gap counters on v4l2 sources and the open camera devices.
 /// Everything is fixed when it is built; recovery replaces the whole graph rather than mending one.
 ///
-/// `@unchecked Sendable`: the references are immutable; the camera devices are used only under the
-/// session's control lock.
+/// Unchecked Sendable: the `let` references are immutable, the `var` fields are written in `play` (before the
+/// session publishes the graph) and in `teardown`; once published, the camera devices are read and closed only under
+/// `SessionControls`' lock (`SessionControls.releaseCameras`, before the session tears a published graph down).
 final class RunningGraph: @unchecked Sendable {
     let pipeline: Pipeline
     let filter: Element?
@@ -135,6 +136,11 @@ final class RunningGraph: @unchecked Sendable {
         for source in childSources.values { unlink(source.socketPath) }
         stillFrames?.close()
         frameTap?.close()
+        closeCameras()
+    }
+
+    /// Closes the cameras opened for their controls (a published graph's under the controls' lock).
+    func closeCameras() {
         cameras = [:]
     }
 }
