@@ -1,9 +1,28 @@
 #!/usr/bin/env bash
-# Every test SwiftCam has, in the order a failure is cheapest to find. Usage: test.sh [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz|arm64]
+# Every test SwiftCam has, in the order a failure is cheapest to find, each stage timed. Usage: test.sh [all|STAGE] (stages: below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
 step() { printf '\n== %s (%s)\n' "$*" "$(date +%T)"; }
+
+# Each stage's minutes, printed when the run ends (a failed one too, naming where): what make test costs, stage by stage.
+timings=() current='' current_start=0
+stage() {
+  current=$1 current_start=$SECONDS
+  "$1"
+  timings+=("$1 $((SECONDS - current_start))")
+  current=''
+}
+minutes() { awk -v seconds="$1" 'BEGIN { printf "%.1f", seconds / 60 }'; }
+print_timings() {
+  [ ${#timings[@]} -gt 0 ] || [ -n "$current" ] || return 0
+  printf '\n== minutes per stage\n'
+  local entry
+  for entry in "${timings[@]}"; do printf '  %-10s %5s\n' "${entry% *}" "$(minutes "${entry##* }")"; done
+  [ -z "$current" ] || printf '  %-10s %5s  (ended here)\n' "$current" "$(minutes $((SECONDS - current_start)))"
+  printf '  %-10s %5s\n' total "$(minutes "$SECONDS")"
+}
+trap 'print_timings' EXIT
 
 # In a whole run the sanitizer and fuzz builds (about 5 min of compiling on two cores) and the ARM64 root and
 # cross-builds (about 4 min of packages, 4 of compiling) start once the debug build is
@@ -24,7 +43,7 @@ build_ahead() {
     ahead fuzz env FUZZ_CONFIG=debug bash scripts/fuzz.sh build
     ahead arm64 bash scripts/test-arm64.sh build' &
   ahead_pid=$!
-  trap 'stop_ahead' EXIT
+  trap 'stop_ahead; print_timings' EXIT
   echo "building the asan, tsan, fuzz and arm64 trees in the background (logs: $ahead_dir/)"
 }
 # signal_ahead SIGNAL: to the whole background group (its compilers too), if there is one.
@@ -99,7 +118,6 @@ unit() {
   # make docs: the DocC archives build, every public symbol with its summary line.
   bash scripts/docs.sh
   watched 40 swift test --skip-build --skip PublishTests --skip HostTests.HostServiceTests --skip HostTests.CommandValueTests
-  publish
 }
 
 publish() {
@@ -155,7 +173,6 @@ web() {
   watched 10 "${sudo_cmd[@]}" unshare --net --mount --pid --fork --mount-proc python3 scripts/janus_page_test.py "$(swift build --show-bin-path)/swiftcam" \
     "${SWIFTCAM_SCREENSHOTS:-.build/screenshots}"
   echo "screenshots: ${SWIFTCAM_SCREENSHOTS:-.build/screenshots}/"
-  metrics
 }
 
 metrics() {
@@ -316,7 +333,6 @@ arm64() {
 plugin() {
   step "the plugin from plain gst-inspect-1.0 / gst-launch-1.0"
   bash scripts/plugin-check.sh debug
-  myfilters
 }
 
 myfilters() {
@@ -326,20 +342,13 @@ myfilters() {
   bash scripts/myfilters-check.sh
 }
 
+# The stages, flat, in the order a failure is cheapest to find. plugin and myfilters before web: myfilters builds
+# Examples/MyFilters (.build/myfilters), whose filters the page test lists and applies.
+stages=(unit publish plugin myfilters web metrics bench hardware asan fuzz tsan arm64)
 case "$what" in
-  unit) unit ;;
-  web) swift build --build-tests; web ;;
-  metrics) swift build --build-tests; metrics ;;
-  publish) swift build --build-tests; publish ;;
-  asan) asan ;;
-  tsan) tsan ;;
-  plugin) plugin ;;
-  myfilters) swift build --build-tests; myfilters ;;
-  bench) swift build; bench ;;
-  hardware) swift build --build-tests; hardware ;;
-  arm64) arm64 ;;
-  fuzz) fuzz ;;
-  # plugin before web: it builds Examples/MyFilters (.build/myfilters), whose filters the page test lists and applies.
-  all) unit; plugin; web; bench; hardware; asan; fuzz; tsan; arm64 ;;
-  *) echo "usage: $0 [all|unit|web|metrics|publish|plugin|myfilters|bench|asan|tsan|hardware|fuzz|arm64]"; exit 64 ;;
+  all) for name in "${stages[@]}"; do stage "$name"; done ;;
+  unit|asan|tsan|plugin|arm64|fuzz) stage "$what" ;;
+  bench) swift build; stage bench ;;
+  web|metrics|publish|myfilters|hardware) swift build --build-tests; stage "$what" ;;
+  *) (IFS='|'; echo "usage: $0 [all|${stages[*]}]"); exit 64 ;;
 esac
