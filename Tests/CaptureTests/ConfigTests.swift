@@ -306,6 +306,25 @@ struct SessionTests {
         #expect((attributes[.size] as? NSNumber)?.intValue ?? 0 > 1000)
         #expect(throws: SessionError.notRecording) { try session.stopRecording() }
     }
+
+    /// `still.every` takes stills on its timer, each told as it is written and counted in `stats`.
+    @Test func periodicStillsComeOnTheirTimer() throws {
+        let (session, folder) = try session(
+            #"{"sources":[{"kind":"test"}],"caps":{"width":64,"height":48},"still":{"directory":"DIR","every":0.2}}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let written = DispatchSemaphore(value: 0)
+        session.onEvent { event in
+            if case .stillWritten = event { written.signal() }
+        }
+        try session.start()
+        for _ in 0..<3 { #expect(written.wait(timeout: .now() + 30) == .success) }
+        session.stop()
+        let taken = session.stats.stills
+        #expect(taken >= 3)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".jpg") }
+        // Every still counted is a file (one whose turn came just before the stop may still be ending).
+        #expect(files.count >= taken && files.count <= taken + 1)
+    }
 }
 
 /// A thread-safe tally.

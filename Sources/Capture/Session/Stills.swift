@@ -6,29 +6,25 @@ import GStreamer
 import Glibc
 
 /// The session's stills: written on request (`snap`, a trigger) or on a timer, named by the config's pattern, counted.
-/// Its own lock holds only the count, the sequence number and the timer; nothing is held while a still waits for its
-/// frame, encodes or is written.
+/// Its own lock holds only the count and the sequence number (the timer is a `RepeatingTimer`); nothing is held while
+/// a still waits for its frame, encodes or is written.
 final class SessionStills: Sendable {
     private struct State: Sendable {
         var count = 0
         var sequence = 0
-        /// Dispatch sources are thread-safe; this one is only replaced or cancelled under the lock.
-        nonisolated(unsafe) var timer: DispatchSourceTimer?
     }
 
     private let core: SessionCore
     private let config: StillConfig?
     private let storage: StorageBudget?
     private let state = Locked(State())
+    private let timer: RepeatingTimer
 
     init(core: SessionCore, config: StillConfig?, storage: StorageBudget?) {
         self.core = core
         self.config = config
         self.storage = storage
-    }
-
-    deinit {
-        state.withLock { $0.timer?.cancel() }
+        timer = RepeatingTimer(queue: DispatchQueue(label: "swiftcam.stills.\(core.name)"))
     }
 
     /// Stills written so far.
@@ -88,27 +84,17 @@ final class SessionStills: Sendable {
     /// Takes a still every `seconds` (bounded by `Limits.isInterval`, as `still.every` is when read) on a timer;
     /// failures are reported as events and the timer goes on.
     func startPeriodic(every seconds: Double) {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "swiftcam.stills.\(core.name)"))
         let interval = SessionTiming.interval(seconds)
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [weak self] in
+        timer.start(every: interval, after: interval) { [weak self] in
             guard let self else { return }
             // A failure is told by `snapshot` itself.
             if let path = try? self.snapshot(directory: nil, tag: nil) { self.core.emit(.stillWritten(path: path)) }
         }
-        state.withLock { state in
-            state.timer?.cancel()
-            state.timer = timer
-        }
-        timer.resume()
     }
 
     /// Stops the periodic stills, if any.
     func stopPeriodic() {
-        state.withLock { state in
-            state.timer?.cancel()
-            state.timer = nil
-        }
+        timer.stop()
     }
 }
 

@@ -42,7 +42,7 @@ final class StorageBudget: Sendable {
     let directories: [String]
     private let counts = Locked(Counts())
     private let queue: DispatchQueue
-    private let timer = Locked(TimerSlot())
+    private let timer: RepeatingTimer
     private let log: @Sendable (String) -> Void
     private let openFiles: @Sendable () -> (paths: Set<String>, reserve: Int)
 
@@ -57,6 +57,7 @@ final class StorageBudget: Sendable {
         self.log = log
         self.openFiles = openFiles
         queue = DispatchQueue(label: "swiftcam.storage.\(label)")
+        timer = RepeatingTimer(queue: queue)
     }
 
     /// The counts of the last check.
@@ -64,22 +65,12 @@ final class StorageBudget: Sendable {
 
     /// Checks at once and then every `interval` seconds until `stop`.
     func start() {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now(), repeating: SessionTiming.interval(Self.interval))
-        timer.setEventHandler { [weak self] in self?.enforce() }
-        self.timer.withLock { slot in
-            slot.timer?.cancel()
-            slot.timer = timer
-        }
-        timer.resume()
+        timer.start(every: SessionTiming.interval(Self.interval), after: .seconds(0)) { [weak self] in self?.enforce() }
     }
 
     /// Stops the timed checks.
     func stop() {
-        timer.withLock { slot in
-            slot.timer?.cancel()
-            slot.timer = nil
-        }
+        timer.stop()
     }
 
     /// Asks for a check soon, from any thread (a streaming thread at a cut): never waits.
@@ -208,10 +199,4 @@ final class StorageBudget: Sendable {
     private static func seconds(_ value: Double) -> String {
         "\(fmt(value, value.rounded() == value ? 0 : 1)) s"
     }
-}
-
-/// The budget's timer, replaced or cancelled only under its lock.
-private struct TimerSlot: Sendable {
-    /// Dispatch sources are thread-safe.
-    nonisolated(unsafe) var timer: DispatchSourceTimer?
 }
