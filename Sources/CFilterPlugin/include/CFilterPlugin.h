@@ -75,7 +75,9 @@ typedef struct {
   /* Point filters: writes the instance's steps for a colour matrix (0 = BT.601, 1 = BT.709), at most `capacity`,
    * and returns their number (-1 on failure). The step pointers stay valid until `destroy`. */
   int32_t (*point_steps)(void *instance, int32_t matrix, SwiftCamPointStep *steps, int32_t capacity);
-  /* Frame filters: reads `input`, writes every visible byte of `output` (never the same memory). */
+  /* Frame filters: reads `input`, writes every visible byte of `output` (never the same memory). An instance may be
+   * applied from any thread, and one instance by two elements' threads at once (two graphs with the same chain):
+   * `point_steps` and `apply` read the instance and never change it. */
   void (*apply)(void *instance, const SwiftCamFrame *input, const SwiftCamFrame *output, const SwiftCamFrameContext *context);
 } SwiftCamFilterDescriptor;
 
