@@ -194,14 +194,18 @@ struct HardwareFaultTests {
             // A loaded VM makes vivid miss frames on its own: that background rate is allowed on top.
             let start = try #require(run.stats())
             #expect(run.reply("wait 25").isOK)
+            let quiet = try #require(run.stats())
+            let background =
+                Double(quiet.sourceDrops - start.sourceDrops)
+                / Double(max(1, quiet.sourceDrops - start.sourceDrops + quiet.framesIn - start.framesIn))
+            Live.setCtrl("percentage_of_dropped_buffers=\(percent)")
+            defer { Live.setCtrl("percentage_of_dropped_buffers=0") }
+            // The window starts once the driver drops: the frames it still delivered whole after the control was set
+            // would lower the rate measured below.
+            #expect(run.reply("wait 25").isOK)
             // Read before `before`: the scrape takes a while, and frames in it must not count in the window below.
             let metricBefore = try run.metrics()[Self.sourceDrops] ?? -1
             let before = try #require(run.stats())
-            let background =
-                Double(before.sourceDrops - start.sourceDrops)
-                / Double(max(1, before.sourceDrops - start.sourceDrops + before.framesIn - start.framesIn))
-            Live.setCtrl("percentage_of_dropped_buffers=\(percent)")
-            defer { Live.setCtrl("percentage_of_dropped_buffers=0") }
             #expect(run.reply("wait 150").isOK)
             let after = try #require(run.stats())
             let lost = after.sourceDrops - before.sourceDrops, delivered = after.framesIn - before.framesIn
