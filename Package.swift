@@ -44,12 +44,29 @@ let avx512: [SwiftSetting] = []
 let filtersIntrinsics: [SwiftSetting] = []
 #endif
 
+// The shared cores: one source each in Sources/Filters/Kernels/Shared, compiled in Filters and again in each kernel
+// module through that module's `Shared` folder link, as the module's own copy at its width. Which module compiles
+// which is this table; a module leaves out the rest.
+let sharedCores = [
+    "BoxCascadeCore", "BoxCascadeFixedCore", "BoxCascadeFixedLanes", "EdgesCore", "FixedPoint", "GreyCore", "MirrorSweep", "ToneCore"
+]
+func kernelTarget(_ name: String, sharing used: [String], _ settings: [SwiftSetting]) -> Target {
+    .target(
+        name: name, exclude: sharedCores.filter { !used.contains($0) }.map { "Shared/\($0).swift" },
+        swiftSettings: strictImports + settings)
+}
 let x86Targets: [Target] =
     x86Kernels
     ? [
-        .target(name: "FiltersAVX2", swiftSettings: strictImports + avx2),
-        .target(name: "FiltersAVX512", swiftSettings: strictImports + avx512),
-        .target(name: "FiltersPortable", swiftSettings: strictImports)
+        kernelTarget(
+            "FiltersAVX2",
+            sharing: ["BoxCascadeCore", "BoxCascadeFixedCore", "BoxCascadeFixedLanes", "EdgesCore", "GreyCore", "MirrorSweep", "ToneCore"],
+            avx2),
+        kernelTarget("FiltersAVX512", sharing: ["GreyCore", "MirrorSweep", "ToneCore"], avx512),
+        kernelTarget(
+            "FiltersPortable",
+            sharing: ["BoxCascadeCore", "BoxCascadeFixedCore", "BoxCascadeFixedLanes", "EdgesCore", "FixedPoint", "GreyCore", "ToneCore"],
+            [])
     ] : []
 let filtersKernelSets: [Target.Dependency] =
     x86Kernels

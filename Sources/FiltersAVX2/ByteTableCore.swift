@@ -1,5 +1,4 @@
 // FiltersAVX2's own: the baseline and portable paths look byte tables up one byte at a time.
-#if SWIFTCAM_AVX2
 import _Builtin_intrinsics.intel
 
 /// RGBTableKernel's byte table where the colour bytes share one table and the fourth keeps its value (gamma,
@@ -55,4 +54,3 @@ package enum ByteTableCore {
         }
     }
 }
-#endif

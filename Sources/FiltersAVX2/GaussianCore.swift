@@ -1,6 +1,5 @@
 // Only in FiltersAVX2 (no baseline copy): the baseline path is GaussianKernel's SSE2 loops, which
 // also finish each row from where these stop.
-#if SWIFTCAM_AVX2
 import _Builtin_intrinsics.intel
 
 /// The direct Q14 blur's two accumulation loops 16 samples at a time, with GaussianKernel's integer
@@ -76,4 +75,3 @@ package enum GaussianCore {
         }
     }
 }
-#endif

@@ -1,5 +1,4 @@
 // Only in FiltersAVX2 (no baseline copy): the baseline path is MirrorFlipKernel.reverse's SSE2 shuffles.
-#if SWIFTCAM_AVX2
 import _Builtin_intrinsics.intel
 
 /// Mirror's element reversal with pshufb (SSSE3, part of the AVX2 target): SSE2 has no byte shuffle,
@@ -31,4 +30,3 @@ package enum MirrorCore {
         return done
     }
 }
-#endif

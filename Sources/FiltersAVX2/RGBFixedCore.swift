@@ -1,6 +1,5 @@
 // Only in FiltersAVX2 (FiltersAVX512 has its own, with byte permutes); no baseline copy: the baseline
 // path is RGBFixedKernel's 8-pixel block.
-#if SWIFTCAM_AVX2
 
 /// RGBFixedKernel's block 16 pixels wide, with the same integer operations per lane (so the same bytes).
 ///
@@ -102,4 +101,3 @@ package enum RGBFixedCore {
         return x
     }
 }
-#endif

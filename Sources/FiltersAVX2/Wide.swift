@@ -1,10 +1,9 @@
 // FiltersAVX2: the hottest Filters loops compiled again for x86-64-v3 (`-target-cpu haswell`,
-// `SWIFTCAM_AVX2`). The box cascades, edges' rows and the grey pass (GreyCore, over `Wide`) are Filters' own
-// files (symlinks); the colour pass (over `Wide`, below), the direct blur kernel, zoom's blend and mirror are
-// 256-bit versions of their own. Filters alone imports it and picks it at run time (SIMDPath); it imports
-// nothing of ours.
+// `SWIFTCAM_AVX2`). The box cascades, edges' rows and the grey and tone passes (over `Wide`) are Filters' shared
+// cores (Shared/, a link; Package.swift's `sharedCores` says which); the colour pass (over `Wide`, below), the direct blur kernel, zoom's blend and mirror are
+// 256-bit versions of their own. Filters alone imports it and calls it through its AVX2 path (AVX2Kernels);
+// it imports nothing of ours.
 
-#if SWIFTCAM_AVX2
 import _Builtin_intrinsics.intel
 
 /// The 256-bit vector the shared grey pass (GreyCore.swift, also compiled in Filters and FiltersAVX512 over
@@ -80,4 +79,3 @@ enum Wide {
         store(_mm256_permutevar8x32_epi32(b, reverse), 8, 0)
     }
 }
-#endif

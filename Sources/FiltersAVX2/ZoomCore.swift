@@ -1,5 +1,4 @@
 // Only in FiltersAVX2 (no baseline copy): the baseline path is ZoomKernel.blend's 8-sample loop.
-#if SWIFTCAM_AVX2
 import _Builtin_intrinsics.intel
 
 /// Zoom's vertical blend 16 samples at a time, with ZoomKernel.blend's integer operations (same bytes).
@@ -67,4 +66,3 @@ package enum ZoomCore {
         return x
     }
 }
-#endif

@@ -1,5 +1,4 @@
 // Only in FiltersAVX512 (no baseline copy): the baseline path is RGBTableKernel's scalar lookup.
-#if SWIFTCAM_AVX512
 import _Builtin_intrinsics.intel
 
 /// RGBTableKernel's per-channel byte tables, 64 bytes a step: each 256-entry table is two VBMI
@@ -60,4 +59,3 @@ package enum ByteTableCore {
         return o
     }
 }
-#endif

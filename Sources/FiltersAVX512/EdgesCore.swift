@@ -1,6 +1,5 @@
 // Only in FiltersAVX512: edges' two passes over four-byte pixels (FiltersAVX2's EdgesCore does the
 // Sobel rows, whose ring rows are bytes), 16 pixels a step in 512 bits, the same integer arithmetic.
-#if SWIFTCAM_AVX512
 import _Builtin_intrinsics.intel
 
 /// The RGB rows of edges at 512 bits: luma in, grey pixels out.
@@ -54,4 +53,3 @@ package enum EdgesCore {
         return x
     }
 }
-#endif

@@ -1,5 +1,4 @@
 // Only in FiltersAVX512 (no baseline copy): FiltersAVX2's MirrorCore reverses 16 bytes a step with pshufb.
-#if SWIFTCAM_AVX512
 import _Builtin_intrinsics.intel
 
 /// Mirror's element reversal 64 bytes a step: one full-width permute (vpermd for four-byte pixels, vpermw
@@ -44,4 +43,3 @@ package enum MirrorCore {
         }
     }
 }
-#endif

@@ -1,6 +1,5 @@
 // Only in FiltersAVX512: FiltersAVX2's RGBFixedCore (also the 8-pixel block's arithmetic) with VBMI's
 // two-source byte permutes doing the unpacking and re-interleaving.
-#if SWIFTCAM_AVX512
 import _Builtin_intrinsics.intel
 
 /// RGBFixedKernel's block 32 pixels wide with the same integer operations per lane (so the same
@@ -160,4 +159,3 @@ package enum RGBFixedCore {
         return x
     }
 }
-#endif

@@ -1,9 +1,8 @@
 // FiltersAVX512: AVX-512 with VBMI (`-target-cpu skylake-avx512 -mavx512vbmi`, `SWIFTCAM_AVX512`): the grey
-// pass from Filters' source (a symlink) over a 512-bit `Wide`, and its own RGB and 4:2:0 colour passes,
-// byte tables and mirror reversal. Filters alone imports it and picks it at run time (SIMDPath); it imports
-// nothing of ours.
+// and tone passes from Filters' shared cores (Shared/, a link) over a 512-bit `Wide`, and its own RGB and 4:2:0 colour passes,
+// byte tables and mirror reversal. Filters alone imports it and calls it through its AVX-512 path
+// (AVX512Kernels); it imports nothing of ours.
 
-#if SWIFTCAM_AVX512
 import _Builtin_intrinsics.intel
 
 /// FiltersAVX2's `Wide` at 512 bits, as far as the shared grey pass (GreyCore.swift) uses it.
@@ -43,4 +42,3 @@ enum Wide {
     @inline(__always) static func unpackLow32(_ a: V, _ b: V) -> V { _mm512_unpacklo_epi32(a, b) }
     @inline(__always) static func unpackHigh32(_ a: V, _ b: V) -> V { _mm512_unpackhi_epi32(a, b) }
 }
-#endif

@@ -1,5 +1,4 @@
 // Only in FiltersAVX512 (no baseline copy): the baseline path is YUV420FixedKernel's 16-sample blocks.
-#if SWIFTCAM_AVX512
 import _Builtin_intrinsics.intel
 
 /// YUV420FixedKernel's luma and chroma rows 64 bytes a step in AVX-512BW, with the same integer operations
@@ -339,4 +338,3 @@ package enum YUV420Core {
         return cx
     }
 }
-#endif

@@ -24,7 +24,7 @@ extension SIMDPathTests {
             let done = source.withUnsafeBytes { s in
                 out.withUnsafeMutableBytes { d in
                     tables.withUnsafeBufferPointer { t in
-                        kernels.byteTables(
+                        kernels.table.byteTables(
                             s.baseAddress!, d.baseAddress!, bytes: bytes, tables: t.baseAddress!, uniform: (offset: 0, mask: mask))
                     }
                 }

@@ -91,7 +91,7 @@ extension SIMDPathTests {
             var out = [UInt8](repeating: 0, count: gx.count)
             for path in SIMDPath.available {
                 for offset in [0, 16] {
-                    KernelSet(path: path).edgesMagnitudes(gx, gy, count: gx.count, offset: Int32(offset), into: &out)
+                    KernelSet(path: path).table.edgesMagnitudes(gx, gy, count: gx.count, offset: Int32(offset), into: &out)
                     var wrong = 0, first = ""
                     for i in gx.indices {
                         let n = Int(gx[i]) * Int(gx[i]) + Int(gy[i]) * Int(gy[i])

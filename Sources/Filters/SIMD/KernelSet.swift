@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+#if SWIFTCAM_INTRINSICS
+internal import FiltersPortable
+#endif
 
 /// The kernels a compiled chain runs: the SIMD path, and how the AVX-512 colour pass meets a byte table.
 ///
@@ -9,6 +12,8 @@ import Glibc
 public struct KernelSet: Sendable, Hashable, CustomStringConvertible {
     /// The vector width of the kernels that have a wider version.
     public let path: SIMDPath
+    /// The path's kernels: the table every kernel with a wider version is called through.
+    let table: SIMDKernels.Type
     /// Whether, on AVX-512, the RGB 3×3 pass applies a byte table before it (gamma in the 6-chain) itself rather
     /// than after a table pass into a row buffer. Inside the pass is fewer loads and stores; on AMD family 26 the
     /// separate pass was faster (the same permutes in one longer dependency chain), so there it stays apart.
@@ -23,6 +28,26 @@ public struct KernelSet: Sendable, Hashable, CustomStringConvertible {
     init(path: SIMDPath, fusesTables: Bool) {
         self.path = path
         self.fusesTables = fusesTables
+        table =
+            switch path {
+            case .portable: SIMDKernels.self
+            #if SWIFTCAM_INTRINSICS
+            case .sse2: SSE2Kernels.self
+            case .avx2: AVX2Kernels.self
+            case .avx512: AVX512Kernels.self
+            #else
+            case .sse2, .avx2, .avx512: SIMDKernels.self
+            #endif
+            }
+    }
+
+    /// Two sets are the same when their paths and table fusion are (the table follows from the path).
+    public static func == (a: KernelSet, b: KernelSet) -> Bool { a.path == b.path && a.fusesTables == b.fusesTables }
+
+    /// Hashes what `==` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(fusesTables)
     }
 
     /// What a chain compiles for unless it asks for another: `SIMDPath.best`.
@@ -34,18 +59,6 @@ public struct KernelSet: Sendable, Hashable, CustomStringConvertible {
     /// The path's name, as the benchmarks print it.
     public var description: String { path.description }
 
-    /// True on the AVX2 and AVX-512 paths: the AVX2 kernels run on both.
-    var hasAVX2: Bool { path == .avx2 || path == .avx512 }
-
-    /// True where the SSE2 intrinsics of the Filters module itself run: every x86 path but the portable one.
-    var hasSSE2: Bool {
-        #if SWIFTCAM_INTRINSICS
-        path != .portable
-        #else
-        false
-        #endif
-    }
-
     private static let tablesFuseHere: Bool = {
         #if os(Linux)
         let vendor = SIMDPath.cpuInfoLine(startingWith: "vendor_id") ?? ""
@@ -56,4 +69,24 @@ public struct KernelSet: Sendable, Hashable, CustomStringConvertible {
         return true
         #endif
     }()
+}
+
+extension KernelSet {
+    /// The portable grey kernel's constants (freed by the caller).
+    func greyVectors(even: Int32, odd: Int32, offsets: SIMD4<Int16>) -> UnsafeMutableRawPointer {
+        FiltersPortable.GreyCore.vectors(even: even, odd: odd, offsets: offsets)
+    }
+
+    /// The portable tone kernel's constants (freed by the caller).
+    func toneVectors(even: Int32, odd: Int32, gains: SIMD4<Int16>, offsets: SIMD4<Int16>, biases: SIMD4<Int16>) -> UnsafeMutableRawPointer {
+        FiltersPortable.ToneCore.vectors(even: even, odd: odd, gains: gains, offsets: offsets, biases: biases)
+    }
+
+    /// Bytes the portable `edgesLuma`'s `vectors` take.
+    static var edgesLumaVectorBytes: Int { MemoryLayout<FiltersPortable.EdgesCore.LumaVectors>.size }
+
+    /// Writes the portable `edgesLuma`'s weights for `weights` and `shifts` at `vectors` (`edgesLumaVectorBytes`).
+    func edgesLumaVectors(_ weights: SIMD3<Int32>, _ shifts: SIMD3<UInt32>, into vectors: UnsafeMutableRawPointer) {
+        FiltersPortable.EdgesCore.lumaVectors(weights, shifts, into: vectors)
+    }
 }

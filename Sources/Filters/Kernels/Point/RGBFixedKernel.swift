@@ -184,7 +184,7 @@ final class RGBFixedKernel {
                 table, source: source, destination: destination, width: width, height: height, row: y, mirrored: mirrored)
         }
         let columns = gain == nil ? nil : UnsafePointer(self.columns ?? UnsafeMutablePointer(bitPattern: 64)!)
-        return kernels.rgbFixedRow(
+        return kernels.table.rgbFixedRow(
             source, destination, width: width, m: m, o: o, passFirst: passFirst, columns: columns,
             row: rowTerm(y, height: height), mirrored: mirrored, throughTable: table)
     }
@@ -246,7 +246,7 @@ final class RGBFixedKernel {
                 var x =
                     start > 0
                     ? start
-                    : kernels.rgbFixedRow(
+                    : kernels.table.rgbFixedRow(
                         UnsafeRawPointer(src), dst, width: width, m: UnsafePointer(m), o: UnsafePointer(o), keep: keep,
                         passFirst: PassFirst.on, columns: Gain.on ? UnsafePointer(columns) : nil, row: rowTerm,
                         mirrored: mirrored)

@@ -67,7 +67,7 @@ final class RGBGreyPass {
     func run(source: Plane, destination: Plane, width: Int, rows: Range<Int>) {
         for y in rows {
             let src = source.base + y * source.stride, dst = destination.base + y * destination.stride
-            var x = kernels.greyRow(
+            var x = kernels.table.greyRow(
                 src, dst, width: width, even: even, odd: odd, offsets: offsets, vectors: vectors, uniform: uniform, keep: keep)
             while x < width {
                 dst.storeBytes(of: pixel(src.loadUnaligned(fromByteOffset: x &* 4, as: UInt32.self)), toByteOffset: x &* 4, as: UInt32.self)

@@ -240,7 +240,7 @@ extension KernelSet {
         let s = source.assumingMemoryBound(to: UInt8.self), d = destination.assumingMemoryBound(to: UInt8.self)
         let t1 = t + 256, t2 = t + 512, t3 = t + 768
         let end = width &* 4
-        var i = byteTables(source, destination, bytes: end, tables: t, uniform: uniform)
+        var i = table.byteTables(source, destination, bytes: end, tables: t, uniform: uniform)
         while i < end {
             let b0 = t[Int(s[i])], b1 = t1[Int(s[i &+ 1])], b2 = t2[Int(s[i &+ 2])], b3 = t3[Int(s[i &+ 3])]
             d[i] = b0; d[i &+ 1] = b1; d[i &+ 2] = b2; d[i &+ 3] = b3
@@ -316,22 +316,22 @@ struct GreyTable {
             let t = t.baseAddress!
             var x: Int
             if let step {
-                x = kernels.greyStepRow(
+                x = kernels.table.greyStepRow(
                     source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, step: step, keep: keep)
             } else if kernels.path == .avx512 {
-                x = kernels.greyTableRow(
+                x = kernels.table.greyTableRow(
                     source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: nil, keep: keep)
                 after.withUnsafeBufferPointer { tables in
                     let d = destination.assumingMemoryBound(to: UInt8.self), tables = tables.baseAddress!
                     // Whole groups of 16 pixels are whole groups of 64 bytes: the lookup leaves none, but would be finished here.
-                    var i = kernels.byteTables(destination, destination, bytes: 4 * x, tables: tables, uniform: uniform)
+                    var i = kernels.table.byteTables(destination, destination, bytes: 4 * x, tables: tables, uniform: uniform)
                     while i < 4 * x {
                         d[i] = tables[(i & 3) * 256 + Int(d[i])]
                         i += 1
                     }
                 }
             } else {
-                x = kernels.greyTableRow(
+                x = kernels.table.greyTableRow(
                     source, alpha: alpha, destination, count: width, shifts: shifts, k: k, offset: offset, table: t, keep: keep)
             }
             while x < width {

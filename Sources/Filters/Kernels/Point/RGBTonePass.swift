@@ -85,9 +85,9 @@ final class RGBTonePass {
         preparedSize = (width, height)
         columns?.deallocate()
         coefficient = vignette.coefficient(width: width, height: height)
-        let step = kernels.toneStep
+        let step = kernels.table.toneStep
         columns = VignetteShape.columnTerms((width + step - 1) / step * step, k: coefficient) { [kernels] lane in
-            Double(kernels.tonePixel(atLane: lane)) + 0.5 - Double(width) / 2
+            Double(kernels.table.tonePixel(atLane: lane)) + 0.5 - Double(width) / 2
         }
     }
 
@@ -136,7 +136,7 @@ final class RGBTonePass {
         _ table: UnsafePointer<UInt8>, source: UnsafeRawPointer, destination: UnsafeMutableRawPointer, width: Int, height: Int,
         row y: Int, mirrored: Bool
     ) -> Int {
-        kernels.toneRow(
+        kernels.table.toneRow(
             source, destination, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases,
             vectors: vectors, keep: keep, columns: vignette == nil ? nil : UnsafePointer(columns),
             row: vignette == nil ? 0 : rowTerm(y, height: height), mirrored: mirrored, throughTable: table)
@@ -152,7 +152,7 @@ final class RGBTonePass {
             // From `start`: the row's rest as a row of its own (mirrored, its last pixel is still the row's first).
             var x =
                 start
-                + kernels.toneRow(
+                + kernels.table.toneRow(
                     src + 4 * start, mirrored ? dst : dst + 4 * start, width: width - start, even: even, odd: odd, gains: gains,
                     offsets: offsets, biases: biases, vectors: vectors, keep: keep,
                     columns: vignette == nil ? nil : UnsafePointer(columns).map { $0 + start }, row: row, mirrored: mirrored)

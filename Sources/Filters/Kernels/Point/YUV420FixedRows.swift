@@ -128,7 +128,7 @@ extension YUV420FixedKernel {
         let k = block.c.pointee
         let constant = (k.lumaConstant, k.lumaConstant)
         let direct = final.map { disjoint($0, s, width) } ?? false
-        var x = kernels.yuv420Luma(
+        var x = kernels.table.yuv420Luma(
             s, (direct ? final : nil) ?? d, width: width, table: block.tableBytes, scale: k.lumaScale[0], constant: k.lumaConstant[0],
             bias: k.lumaBias[0], columns: Gain.on ? block.wideColumns : nil, row: row[0], mirrored: direct)
         let done = direct ? x : 0
@@ -165,7 +165,7 @@ extension YUV420FixedKernel {
                 return disjoint(t.du, t.u, chromaWidth) && disjoint(dv, v, chromaWidth)
             } ?? false
         let out = (direct ? target : nil) ?? p
-        var cx = kernels.yuv420Chroma(
+        var cx = kernels.table.yuv420Chroma(
             p.u, p.v, out.du, out.dv, pairs: chromaWidth,
             diagonal: pair(k.chromaDiagonal), cross: Cross.on ? pair(k.chromaCross) : nil,
             constant: pair(k.chromaConstant), bias: pair(k.chromaBias),
@@ -225,7 +225,7 @@ extension YUV420FixedKernel {
         if !Curve.on {
             // The chroma side's curve is a table on the block sum, which the 64-byte rows do not read.
             let k = c.pointee, p = rows.pointers
-            x = kernels.yuv420Joint(
+            x = kernels.table.yuv420Joint(
                 s0.assumingMemoryBound(to: UInt8.self), d0.assumingMemoryBound(to: UInt8.self),
                 s1.assumingMemoryBound(to: UInt8.self), d1.assumingMemoryBound(to: UInt8.self), p.u, p.v, p.du, p.dv,
                 width: width, luma: (k.lumaScale[0], k.lumaBias[0], Gain.on ? UnsafePointer(luma.columns) : nil, r0[0], r1[0]),

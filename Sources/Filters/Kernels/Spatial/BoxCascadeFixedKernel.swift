@@ -80,7 +80,7 @@ enum BoxCascadeFixedKernel {
         RowParallel.run(rows: panels, bands: bands) { band, range in
             for panel in range {
                 let x0 = panel * panelWidth
-                context.kernels.boxFixedPanel(
+                context.kernels.table.boxFixedPanel(
                     source: view.source, sourceStride: view.sourceStride, destination: view.destination,
                     destinationStride: view.destinationStride,
                     left: panel > 0 ? halo(panel).map { UnsafePointer($0) } : nil,

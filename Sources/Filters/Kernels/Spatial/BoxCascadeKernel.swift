@@ -1,7 +1,3 @@
-#if SWIFTCAM_INTRINSICS
-import _Builtin_intrinsics.intel
-#endif
-
 /// Gaussian blur whose cost does not grow with σ: a cascade of extended box filters with running sums.
 ///
 /// Each pass is an "extended box" (Gwosdek, Grewenig, Bruhn, Weickert 2011): a box of radius r plus
@@ -85,7 +81,7 @@ enum BoxCascadeKernel {
                     rows.append(view.packedSourceRow(y, buffer: copies + k * samples))
                 }
                 switch ch {
-                case 4: context.kernels.load4(rows[0], rows[1], width: view.width, into: a + hPad)
+                case 4: context.kernels.table.load4(rows[0], rows[1], width: view.width, into: a + hPad)
                 case 2: load2(rows[0], rows[1], rows[2], rows[3], width: view.width, into: a + hPad)
                 default: load1(rows, width: view.width, into: a + hPad, context.kernels)
                 }
@@ -93,12 +89,12 @@ enum BoxCascadeKernel {
                     a[p] = a[hPad]
                     a[hPad + view.width + p] = a[hPad + view.width - 1]
                 }
-                context.kernels.cascade(a, positions: hPositions, stride: 1, box: horizontal, passes: n)
+                context.kernels.table.cascade(a, positions: hPositions, stride: 1, box: horizontal, passes: n)
                 let result = a
                 let count = min(group, view.height - first)
                 switch ch {
                 case 4:
-                    context.kernels.store4(
+                    context.kernels.table.store4(
                         result, width: view.width, scale: hScale, plane + first * samples, plane + (first + min(1, count - 1)) * samples)
                 default:
                     // Lanes → UInt16 once per position, then each row picks its lanes.
@@ -112,7 +108,8 @@ enum BoxCascadeKernel {
                     // for whole blocks of 8 positions first (the strided copy is 2 instructions a sample).
                     let transposed =
                         ch == 1 && count == 8
-                        ? transposeLanes(fixed, width: view.width, into: plane + first * samples, rowStride: samples, context.kernels) : 0
+                        ? context.kernels.table.boxTransposeLanes(
+                            fixed, width: view.width, into: plane + first * samples, rowStride: samples) : 0
                     for k in 0..<count {
                         let out = plane + (first + k) * samples
                         if ch == 1 {
@@ -147,7 +144,7 @@ enum BoxCascadeKernel {
                 let count = min(stripSamples, samples - x0)
                 // Load the strip (value·256, rescaled at the end); padding rows repeat the first and last row.
                 if count == stripSamples {
-                    context.kernels.loadStrip(plane + x0, rowStride: samples, rows: view.height, into: a + vPad * groupsPerStrip)
+                    context.kernels.table.loadStrip(plane + x0, rowStride: samples, rows: view.height, into: a + vPad * groupsPerStrip)
                 } else {
                     var padded = [UInt16](repeating: 0, count: stripSamples)
                     for y in 0..<view.height {
@@ -164,11 +161,11 @@ enum BoxCascadeKernel {
                     }
                 }
                 for lanes in 0..<groupsPerStrip where lanes * Lanes.scalarCount < count {
-                    context.kernels.cascade(a + lanes, positions: vPositions, stride: groupsPerStrip, box: vertical, passes: n)
+                    context.kernels.table.cascade(a + lanes, positions: vPositions, stride: groupsPerStrip, box: vertical, passes: n)
                 }
                 let scale = Lanes(repeating: 1 / (256 * gain(vertical, passes: n)))
                 if amount == nil && view.step == ch && count == stripSamples {
-                    context.kernels.storeStrip(
+                    context.kernels.table.storeStrip(
                         a, rows: view.height, scale: scale, into: view.destinationRow(0) + x0, rowBytes: view.destinationStride)
                     continue
                 }
@@ -218,38 +215,7 @@ enum BoxCascadeKernel {
     @inline(__always)
     private static func load1(_ rows: [UnsafePointer<UInt8>], width: Int, into a: UnsafeMutablePointer<Lanes>, _ kernels: KernelSet) {
         let (r0, r1, r2, r3, r4, r5, r6, r7) = (rows[0], rows[1], rows[2], rows[3], rows[4], rows[5], rows[6], rows[7])
-        var start = 0
-        #if SWIFTCAM_INTRINSICS
-        if kernels.hasSSE2 {
-            // An 8×8 byte transpose in SSE2 unpacks: eight columns of eight rows per step (the lane loop
-            // below gathers one byte at a time).
-            let zero = _mm_setzero_si128()
-            @inline(__always) func row(_ p: UnsafePointer<UInt8>, _ x: Int) -> __m128i {
-                _mm_loadl_epi64(UnsafeRawPointer(p + x).assumingMemoryBound(to: __m128i.self))
-            }
-            @inline(__always) func column(_ c: __m128i, _ at: UnsafeMutablePointer<Lanes>) {
-                let raw = UnsafeMutableRawPointer(at)
-                raw.storeBytes(of: _mm_cvtepi32_ps(_mm_unpacklo_epi16(c, zero)), as: SIMD4<Float>.self)
-                raw.storeBytes(of: _mm_cvtepi32_ps(_mm_unpackhi_epi16(c, zero)), toByteOffset: 16, as: SIMD4<Float>.self)
-            }
-            while start + 8 <= width {
-                let x = start
-                let t0 = _mm_unpacklo_epi8(row(r0, x), row(r1, x)), t1 = _mm_unpacklo_epi8(row(r2, x), row(r3, x))
-                let t2 = _mm_unpacklo_epi8(row(r4, x), row(r5, x)), t3 = _mm_unpacklo_epi8(row(r6, x), row(r7, x))
-                let u0 = _mm_unpacklo_epi16(t0, t1), u1 = _mm_unpackhi_epi16(t0, t1)
-                let u2 = _mm_unpacklo_epi16(t2, t3), u3 = _mm_unpackhi_epi16(t2, t3)
-                @inline(__always) func pair(_ v: __m128i, _ j: Int) {
-                    column(_mm_unpacklo_epi8(v, zero), a + x + 2 * j)
-                    column(_mm_unpackhi_epi8(v, zero), a + x + 2 * j + 1)
-                }
-                pair(_mm_unpacklo_epi32(u0, u2), 0)
-                pair(_mm_unpackhi_epi32(u0, u2), 1)
-                pair(_mm_unpacklo_epi32(u1, u3), 2)
-                pair(_mm_unpackhi_epi32(u1, u3), 3)
-                start += 8
-            }
-        }
-        #endif
+        let start = kernels.table.boxColumns(rows, width: width, into: a)
         for x in start..<width {
             var b = SIMD8<UInt32>()
             b[0] = UInt32(r0[x]); b[1] = UInt32(r1[x]); b[2] = UInt32(r2[x]); b[3] = UInt32(r3[x])
@@ -258,29 +224,6 @@ enum BoxCascadeKernel {
             for i in 0..<8 { v[i] = Float(bitPattern: 0x4B00_0000 | b[i]) }
             a[x] = v - Lanes(repeating: 8_388_608)
         }
-    }
-
-    /// Lane k of positions 0..<width (8 UInt16 lanes per position) to row k of `out`, for whole blocks of
-    /// 8 positions by SSE2 8×8 16-bit transposes; returns how many positions were done.
-    private static func transposeLanes(
-        _ lanes: UnsafePointer<UInt16>, width: Int, into out: UnsafeMutablePointer<UInt16>, rowStride: Int,
-        _ kernels: KernelSet
-    ) -> Int {
-        #if SWIFTCAM_INTRINSICS
-        guard kernels.hasSSE2 else { return 0 }
-        var x = 0
-        while x + 8 <= width {
-            BoxCascadeFixedCore.transpose8x8({ i in
-                _mm_loadu_si128(UnsafeRawPointer(lanes + 8 * (x + i)).assumingMemoryBound(to: __m128i.self))
-            }) { k, v in
-                _mm_storeu_si128(UnsafeMutableRawPointer(out + k * rowStride + x).assumingMemoryBound(to: __m128i.self), v)
-            }
-            x += 8
-        }
-        return x
-        #else
-        return 0
-        #endif
     }
 
     /// What `cascade` multiplies the blur by.

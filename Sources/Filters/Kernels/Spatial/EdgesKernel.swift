@@ -53,7 +53,7 @@ enum EdgesKernel {
                 } else {
                     below = UnsafePointer(halo + rowBytes)
                 }
-                context.kernels.edgesSobel(above + 1, UnsafePointer(here + 1), below + 1, width: w, offset: offset, into: m)
+                context.kernels.table.edgesSobel(above + 1, UnsafePointer(here + 1), below + 1, width: w, offset: offset, into: m)
                 write(m, row: y, source, destination, context.kernels)
                 // Rotate: the row below becomes the current one.
                 above = UnsafePointer(here)
@@ -107,7 +107,7 @@ enum EdgesKernel {
             let w = frame.width
             if frame.format.isRGB {
                 let s = (frame.planes[0].base + y * frame.planes[0].stride).assumingMemoryBound(to: UInt8.self)
-                kernels.edgesLuma(s, width: w, weights: weights, shifts: shifts, vectors: vectors, into: p + 1)
+                kernels.table.edgesLuma(s, width: w, weights: weights, shifts: shifts, vectors: vectors, into: p + 1)
             } else if let layout = YUVLayout(frame.format) {
                 let s = layout.row(layout.y, frame, y)
                 if layout.y.step == 1 {
@@ -128,7 +128,7 @@ enum EdgesKernel {
         if source.format.isRGB {
             let s = (source.planes[0].base + y * source.planes[0].stride).assumingMemoryBound(to: UInt8.self)
             let d = (destination.planes[0].base + y * destination.planes[0].stride).assumingMemoryBound(to: UInt8.self)
-            kernels.edgesGrey(m, s, width: w, alpha: UInt32(0xFF) << (8 * UInt32(source.format.rgbOffsets.a)), into: d)
+            kernels.table.edgesGrey(m, s, width: w, alpha: UInt32(0xFF) << (8 * UInt32(source.format.rgbOffsets.a)), into: d)
         } else if let layout = YUVLayout(source.format) {
             let d = layout.row(layout.y, destination, y)
             if layout.y.step == 1 {

@@ -1,6 +1,3 @@
-#if SWIFTCAM_INTRINSICS
-import _Builtin_intrinsics.intel
-#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -81,7 +78,7 @@ enum GaussianKernel {
                             p[(hr + view.width + k) * ch + c] = p[(hr + view.width - 1) * ch + c]
                         }
                     }
-                    let done = horizontalVectors(p, taps: hw, channels: ch, samples: samples, into: out, context.kernels)
+                    let done = context.kernels.table.gaussianHorizontal(p, taps: hw, channels: ch, samples: samples, into: out)
                     (acc + done).update(repeating: 32, count: samples - done)
                     for k in 0..<hw.count {
                         let w = hw[k], tap = p + k * ch
@@ -135,7 +132,7 @@ enum GaussianKernel {
                                 next += 1
                             }
                             for k in 0..<ringRows { taps[k] = row(min(max(y - vr + k, 0), h - 1)) }
-                            let done = verticalVectors(UnsafePointer(taps), taps: vw, samples: samples, into: acc, context.kernels)
+                            let done = context.kernels.table.gaussianVertical(UnsafePointer(taps), taps: vw, samples: samples, into: acc)
                             (acc + done).update(repeating: 1 << 21, count: samples - done)
                             for k in 0..<vw.count {
                                 let w = vw[k], tapRow = taps[k]
@@ -143,8 +140,8 @@ enum GaussianKernel {
                             }
                             if let amount {
                                 view.gather(row: y, into: original)
-                                for i in sharpenVectors(
-                                    original, acc, amount: amount, samples: samples, into: out, context.kernels)..<samples
+                                for i in context.kernels.table.gaussianSharpen(
+                                    original, acc, amount: amount, samples: samples, into: out)..<samples
                                 {
                                     let s = Float(original[i])
                                     let blurred = Float(acc[i] &- (1 << 21)) * (1 / 4_194_304)
@@ -161,139 +158,13 @@ enum GaussianKernel {
         }
     }
 
-    #if SWIFTCAM_INTRINSICS
-    /// `p` as the address of a vector, for the unaligned loads and stores.
-    @inline(__always)
-    private static func vector<T>(_ p: UnsafePointer<T>) -> UnsafePointer<__m128i> {
-        UnsafeRawPointer(p).assumingMemoryBound(to: __m128i.self)
-    }
-
-    /// `p` as the address of a vector, for the unaligned stores.
-    @inline(__always)
-    private static func vector<T>(_ p: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<__m128i> {
-        UnsafeMutableRawPointer(p).assumingMemoryBound(to: __m128i.self)
-    }
-    #endif
-
-    // SSE2 intrinsics for the two accumulation loops: taps in pairs through pmaddwd, 8 samples at a
-    // time, the same integer sums as the scalar loops (which finish the last < 8 samples of a row).
-    // On the AVX2 path GaussianCore does whole groups of 16 first.
-    // The lane loops compiled to widening multiplies at about 16 instructions per sample and tap pair.
-
-    /// Horizontal: out[i] = (32 + Σ w_k·p[i + k·ch]) >> 6 for whole groups of 8 samples; returns how many were done.
-    @inline(__always)
-    private static func horizontalVectors(
-        _ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
-        samples: Int, into out: UnsafeMutablePointer<UInt16>, _ kernels: KernelSet
-    ) -> Int {
-        #if SWIFTCAM_INTRINSICS
-        guard kernels.hasSSE2 else { return horizontalPortable(p, taps: taps, channels: ch, samples: samples, into: out) }
-        let zero = _mm_setzero_si128(), flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
-        let rounding = _mm_set1_epi32(32), recentre = _mm_set1_epi32(32768)
-        @inline(__always) func widened(_ at: UnsafePointer<UInt8>) -> __m128i {
-            _mm_unpacklo_epi8(_mm_loadl_epi64(vector(at)), zero)
-        }
-        var i = kernels.gaussianHorizontal(p, taps: taps, channels: ch, samples: samples, into: out)
-        while i + 8 <= samples {
-            var lo = rounding, hi = rounding
-            var k = 0
-            while k < taps.count {
-                let a = widened(p + i + k * ch)
-                let b = k + 1 < taps.count ? widened(p + i + (k + 1) * ch) : zero
-                let next = k + 1 < taps.count ? Int32(taps[k + 1]) : 0
-                let pair = _mm_set1_epi32(next << 16 | Int32(taps[k]))
-                lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), pair))
-                hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), pair))
-                k += 2
-            }
-            // ≤ 65280 after the shift: recentred to signed for packssdw, then back.
-            let lo16 = _mm_sub_epi32(_mm_srli_epi32(lo, 6), recentre), hi16 = _mm_sub_epi32(_mm_srli_epi32(hi, 6), recentre)
-            _mm_storeu_si128(vector(out + i), _mm_xor_si128(_mm_packs_epi32(lo16, hi16), flip))
-            i += 8
-        }
-        return i
-        #else
-        return horizontalPortable(p, taps: taps, channels: ch, samples: samples, into: out)
-        #endif
-    }
-
-    /// Vertical: acc[i] = 2²¹ + Σ w_k·rows[k][i] for whole groups of 8; returns how many were done.
-    /// The Q8 samples (≤ 65280) are centred to signed 16 bits for pmaddwd: Σ w·v = Σ w·(v − 2¹⁵) + 2¹⁵·2¹⁴.
-    @inline(__always)
-    private static func verticalVectors(
-        _ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>,
-        samples: Int, into acc: UnsafeMutablePointer<Int32>, _ kernels: KernelSet
-    ) -> Int {
-        #if SWIFTCAM_INTRINSICS
-        guard kernels.hasSSE2 else { return verticalPortable(rows, taps: taps, samples: samples, into: acc) }
-        let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
-        let start = _mm_set1_epi32((1 << 21) + (1 << 29))
-        @inline(__always) func rowPointer(_ k: Int) -> UnsafePointer<UInt16> { rows[k] }
-        var i = kernels.gaussianVertical(rows, taps: taps, samples: samples, into: acc)
-        while i + 8 <= samples {
-            var lo = start, hi = start
-            var k = 0
-            while k < taps.count {
-                let a = _mm_xor_si128(_mm_loadu_si128(vector(rowPointer(k) + i)), flip)
-                let b =
-                    k + 1 < taps.count
-                    ? _mm_xor_si128(_mm_loadu_si128(vector(rowPointer(k + 1) + i)), flip)
-                    : _mm_setzero_si128()
-                let next = k + 1 < taps.count ? Int32(taps[k + 1]) : 0
-                let pair = _mm_set1_epi32(next << 16 | Int32(taps[k]))
-                lo = _mm_add_epi32(lo, _mm_madd_epi16(_mm_unpacklo_epi16(a, b), pair))
-                hi = _mm_add_epi32(hi, _mm_madd_epi16(_mm_unpackhi_epi16(a, b), pair))
-                k += 2
-            }
-            _mm_storeu_si128(vector(acc + i), lo)
-            _mm_storeu_si128(vector(acc + i + 4), hi)
-            i += 8
-        }
-        return i
-        #else
-        return verticalPortable(rows, taps: taps, samples: samples, into: acc)
-        #endif
-    }
-
-    /// Sharpen's last step for whole groups of 8: clampByte(s + amount·(s − blurred)) with the scalar
-    /// loop's exact float operations and rounding (clamp, + 0.5, truncate); returns how many were done.
-    @inline(__always)
-    private static func sharpenVectors(
-        _ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
-        into out: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet
-    ) -> Int {
-        #if SWIFTCAM_INTRINSICS
-        guard kernels.hasSSE2 else { return sharpenPortable(original, acc, amount: amount, samples: samples, into: out) }
-        let zero = _mm_setzero_si128(), zeroF = _mm_setzero_ps()
-        let gain = _mm_set1_ps(amount), scale = _mm_set1_ps(1 / 4_194_304), top = _mm_set1_ps(255), half = _mm_set1_ps(0.5)
-        let bias = _mm_set1_epi32(1 << 21)
-        @inline(__always) func one(_ s: __m128i, _ a: __m128i) -> __m128i {
-            let sf = _mm_cvtepi32_ps(s)
-            let blurred = _mm_mul_ps(_mm_cvtepi32_ps(_mm_sub_epi32(a, bias)), scale)
-            let v = _mm_add_ps(sf, _mm_mul_ps(gain, _mm_sub_ps(sf, blurred)))
-            return _mm_cvttps_epi32(_mm_add_ps(_mm_min_ps(_mm_max_ps(v, zeroF), top), half))
-        }
-        var i = 0
-        while i + 8 <= samples {
-            let bytes = _mm_unpacklo_epi8(_mm_loadl_epi64(vector(original + i)), zero)
-            let lo = one(_mm_unpacklo_epi16(bytes, zero), _mm_loadu_si128(vector(acc + i)))
-            let hi = one(_mm_unpackhi_epi16(bytes, zero), _mm_loadu_si128(vector(acc + i + 4)))
-            _mm_storel_epi64(vector(out + i), _mm_packus_epi16(_mm_packs_epi32(lo, hi), zero))
-            i += 8
-        }
-        return i
-        #else
-        return sharpenPortable(original, acc, amount: amount, samples: samples, into: out)
-        #endif
-    }
-
-    // The portable path's accumulation loops: the same integer sums (and sharpen's float steps) in Swift's SIMD types,
+    // The portable path's accumulation loops (`SIMDKernels.gaussianHorizontal` and the two after it): the same integer
+    // sums (and sharpen's float steps) as the scalar loops, in Swift's SIMD types,
     // 16 samples a step with the sums held in registers across the taps; the lane loops read and wrote the row of sums
     // once per tap. Widening is a lane loop: the generic `init(truncatingIfNeeded:)` from bytes stayed a call per tap.
 
-    /// `horizontalVectors` in Swift's SIMD types.
-    @inline(__always)
-    private static func horizontalPortable(
+    /// out[i] = (32 + Σ w_k·p[i + k·ch]) >> 6 for whole groups of 16 samples; returns how many were done.
+    static func horizontalPortable(
         _ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels ch: Int,
         samples: Int, into out: UnsafeMutablePointer<UInt16>
     ) -> Int {
@@ -313,9 +184,9 @@ enum GaussianKernel {
         return i
     }
 
-    /// `verticalVectors` in Swift's SIMD types (unsigned sums: below 2³¹, so the same bits as the signed ones).
-    @inline(__always)
-    private static func verticalPortable(
+    /// acc[i] = 2²¹ + Σ w_k·rows[k][i] for whole groups of 16 (unsigned sums: below 2³¹, so the same bits as signed
+    /// ones); returns how many were done.
+    static func verticalPortable(
         _ rows: UnsafePointer<UnsafePointer<UInt16>>, taps: UnsafeBufferPointer<UInt16>, samples: Int,
         into acc: UnsafeMutablePointer<Int32>
     ) -> Int {
@@ -334,9 +205,9 @@ enum GaussianKernel {
         return i
     }
 
-    /// `sharpenVectors` in Swift's SIMD types: the scalar loop's float operations lane by lane.
-    @inline(__always)
-    private static func sharpenPortable(
+    /// Sharpen's last step for whole groups of 8, clampByte(s + amount·(s − blurred)) with the scalar loop's float
+    /// operations lane by lane; returns how many were done.
+    static func sharpenPortable(
         _ original: UnsafePointer<UInt8>, _ acc: UnsafePointer<Int32>, amount: Float, samples: Int,
         into out: UnsafeMutablePointer<UInt8>
     ) -> Int {

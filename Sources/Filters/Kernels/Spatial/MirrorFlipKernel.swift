@@ -127,7 +127,7 @@ enum MirrorFlipKernel {
         _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, bytes: Int, size: Int,
         readForward: Bool = false, _ kernels: KernelSet
     ) {
-        let done = kernels.mirrorReverse(source, destination, bytes: bytes, size: size, readForward: readForward)
+        let done = kernels.table.mirrorReverse(source, destination, bytes: bytes, size: size, readForward: readForward)
         switch size {
         case 4:
             blocks(source, destination, from: done, bytes: bytes, size: 4, readForward: readForward) { (v: SIMD4<UInt32>) in

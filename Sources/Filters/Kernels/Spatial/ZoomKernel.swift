@@ -1,7 +1,3 @@
-#if SWIFTCAM_INTRINSICS
-import _Builtin_intrinsics.intel
-#endif
-
 /// Digital zoom: bilinear resampling of a 1/factor window around a normalized centre, per view.
 ///
 /// Output pixel centre p maps to source `left + (p + 0.5)/factor − 0.5`, so factor 1 is an exact copy.
@@ -71,7 +67,7 @@ enum ZoomKernel {
                 let s = view.packedSourceRow(r, buffer: gathered)
                 if ch == 4 {
                     // One tap pair per pixel, four channels as one vector (on AVX2 four pixels a step first).
-                    for x in context.kernels.zoomHorizontal4(s, columns: columns, width: view.width, into: h)..<view.width {
+                    for x in context.kernels.table.zoomHorizontal4(s, columns: columns, width: view.width, into: h)..<view.width {
                         let t = 3 * 4 * x
                         let w = UInt16(truncatingIfNeeded: taps[t + 2])
                         let p = UnsafeRawPointer(s + Int(taps[t])).loadUnaligned(as: SIMD4<UInt8>.self)
@@ -100,36 +96,14 @@ enum ZoomKernel {
         }
     }
 
-    /// d[i] = (a[i]·(256 − w) + b[i]·w + 2¹⁵) >> 16, 8 samples at a time.
-    ///
-    /// pmaddwd on centred samples: with a' = a − 2¹⁵ (a signed 16-bit lane), a·(256 − w) + b·w =
-    /// a'·(256 − w) + b'·w + 2²³, so one multiply-add of (a', b') pairs by (256 − w, w) is exact.
+    /// d[i] = (a[i]·(256 − w) + b[i]·w + 2¹⁵) >> 16: the path's groups first (`SIMDKernels.zoomBlend`), then these.
     @inline(__always)
     private static func blend(
         _ a: UnsafePointer<UInt16>, _ b: UnsafePointer<UInt16>, weight w: UInt32, count: Int,
         into d: UnsafeMutablePointer<UInt8>, _ kernels: KernelSet
     ) {
         let wa = 256 &- w
-        var i = kernels.zoomBlend(a, b, weight: w, count: count, into: d)
-        #if SWIFTCAM_INTRINSICS
-        if kernels.hasSSE2 {
-            // SSE2 intrinsics: the same arithmetic as the lane loop below, which LLVM compiled to
-            // widening multiplies (about 7 instructions per sample against 2 here).
-            let weights = _mm_set1_epi32(Int32(bitPattern: w << 16 | wa))
-            let flip = _mm_set1_epi16(Int16(bitPattern: 0x8000))
-            let bias = _mm_set1_epi32((1 << 23) + (1 << 15))
-            while i + 8 <= count {
-                let x = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(a + i).assumingMemoryBound(to: __m128i.self)), flip)
-                let y = _mm_xor_si128(_mm_loadu_si128(UnsafeRawPointer(b + i).assumingMemoryBound(to: __m128i.self)), flip)
-                let lo = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpacklo_epi16(x, y), weights), bias), 16)
-                let hi = _mm_srli_epi32(_mm_add_epi32(_mm_madd_epi16(_mm_unpackhi_epi16(x, y), weights), bias), 16)
-                _mm_storel_epi64(
-                    UnsafeMutableRawPointer(d + i).assumingMemoryBound(to: __m128i.self),
-                    _mm_packus_epi16(_mm_packs_epi32(lo, hi), lo))
-                i += 8
-            }
-        }
-        #endif
+        var i = kernels.table.zoomBlend(a, b, weight: w, count: count, into: d)
         // The portable path: the scalar loop's sums in 32-bit lanes, 16 samples a step. Lane loops widen and narrow (the
         // generic conversions stayed calls), and the weights (≤ 256) go through UInt16, so LLVM sees both factors fit
         // 16 bits and multiplies in 16-bit halves (pmullw/pmulhuw here), not in emulated 32-bit ones.

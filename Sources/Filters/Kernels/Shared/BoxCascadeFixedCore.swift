@@ -2,7 +2,7 @@
 import _Builtin_intrinsics.intel
 #endif
 
-// Compiled three times, like BoxCascadeCore: into Filters for SSE2, through symlinks into FiltersPortable (without
+// Compiled three times, like BoxCascadeCore: into Filters for SSE2, through their Shared links into FiltersPortable (without
 // SWIFTCAM_INTRINSICS: Swift SIMD types only) and into FiltersAVX2, where each 16-lane vector is one ymm register.
 // Lane-wise integer operations only, so every copy gives the same bits.
 

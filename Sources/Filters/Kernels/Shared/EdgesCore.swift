@@ -1,5 +1,5 @@
 // This file is compiled three times, like BoxCascadeCore.swift: into Filters for baseline x86-64 (SSE2)
-// and, through symlinks, into FiltersPortable (without SWIFTCAM_INTRINSICS: Swift SIMD types only) and FiltersAVX2
+// and, through their Shared links, into FiltersPortable (without SWIFTCAM_INTRINSICS: Swift SIMD types only) and FiltersAVX2
 // (where each 16-lane vector of 16-bit values is one ymm register). Integer arithmetic and one correctly rounded √: the
 // same bytes in every copy.
 #if SWIFTCAM_INTRINSICS

@@ -1,4 +1,4 @@
-// Compiled into Filters and, through symlinks, into FiltersAVX2 and FiltersAVX512: the one order in which every
+// Compiled into Filters and, through their Shared links, into FiltersAVX2 and FiltersAVX512: the one order in which every
 // mirror row loop visits its groups, whatever the group's width.
 
 /// Calls `group` with the destination offsets `start`, `start + step`, … below `end`. With `readForward` they come

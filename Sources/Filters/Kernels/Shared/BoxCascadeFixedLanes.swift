@@ -2,7 +2,7 @@
 import _Builtin_intrinsics.intel
 #endif
 
-// Compiled three times with BoxCascadeFixedCore.swift (symlinks in FiltersPortable and FiltersAVX2): the moves
+// Compiled three times with BoxCascadeFixedCore.swift (in FiltersPortable and FiltersAVX2 through their Shared links): the moves
 // between rows of bytes and the cascade's lanes, and back.
 
 extension BoxCascadeFixedCore {

@@ -1,5 +1,5 @@
-// This file is compiled twice: into Filters for baseline x86-64 (SSE2) and, through a symlink,
-// into FiltersAVX2 for x86-64-v3 (AVX2), where each 8-lane vector is one ymm register. The
+// This file is compiled into Filters for baseline x86-64 (SSE2) and, through their Shared links, into FiltersAVX2 for
+// x86-64-v3 (AVX2), where each 8-lane vector is one ymm register, and into FiltersPortable (BoxCascadeFixedCore's use). The
 // arithmetic is lane-wise and in the same order on both, so both give the same bits.
 
 /// The 1-D box cascade of blur, the loop worth a wider instruction set.

@@ -1,5 +1,5 @@
 // This file is compiled four times, like GreyCore.swift: into Filters over its 128-bit SSE2 `Wide` and, through
-// symlinks, into FiltersAVX2 and FiltersAVX512 over theirs and into FiltersPortable (without SWIFTCAM_INTRINSICS)
+// their Shared links, into FiltersAVX2 and FiltersAVX512 over theirs and into FiltersPortable (without SWIFTCAM_INTRINSICS)
 // over Swift's SIMD types. Every step is lane-wise in 16- or 32-bit lanes (pmaddwd, pmulhw, packs and unpacks within
 // 128-bit lanes), so each width gives the same bytes; RGBTonePass.pixel is the same arithmetic one pixel at a time.
 #if SWIFTCAM_INTRINSICS

@@ -1,4 +1,4 @@
-// This file is compiled four times: into Filters over its 128-bit SSE2 `Wide` and, through symlinks, into
+// This file is compiled four times: into Filters over its 128-bit SSE2 `Wide` and, through their Shared links, into
 // FiltersAVX2 and FiltersAVX512 over theirs and into FiltersPortable (without SWIFTCAM_INTRINSICS) over Swift's SIMD
 // types. Every step stays within 128-bit lanes (pmaddwd, packs, unpacks), so each width gives the same bytes; RGBGreyPass.pixel is the same arithmetic one pixel at a time.
 #if SWIFTCAM_INTRINSICS

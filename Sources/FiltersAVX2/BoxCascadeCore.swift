@@ -1,1 +1,0 @@
-../Filters/Kernels/Spatial/BoxCascadeCore.swift

@@ -1,1 +1,0 @@
-../Filters/Kernels/Spatial/BoxCascadeFixedCore.swift

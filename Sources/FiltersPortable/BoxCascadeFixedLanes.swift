@@ -1,1 +1,0 @@
-../Filters/Kernels/Spatial/BoxCascadeFixedLanes.swift

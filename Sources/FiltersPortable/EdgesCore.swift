@@ -1,1 +1,0 @@
-../Filters/Kernels/Spatial/EdgesCore.swift

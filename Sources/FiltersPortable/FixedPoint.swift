@@ -1,1 +1,0 @@
-../Filters/Kernels/Point/FixedPoint.swift
