@@ -14,12 +14,14 @@ package enum RGBFixedCore {
     /// (4 fraction bits, the rounding bias included when there is no gain), then the three biases added
     /// after a gain (3 fraction bits: rounding and a map after the gain); `keep`: the alpha mask;
     /// `columns`/`row`: the vignette's Q15 column table and row term, nil when there is no gain;
-    /// `mirrored`: pixel x goes to `width − 1 − x` of `dst` (which must not be `src`'s memory).
+    /// `mirrored`: pixel x goes to `width − 1 − x` of `dst` (which must not be `src`'s memory). `table`: a byte table
+    /// to apply first, which only FiltersAVX512's pass fuses: with one this does nothing (returns 0).
     package static func row(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
-        passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool
+        passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, table: UnsafePointer<UInt8>? = nil
     ) -> Int {
-        switch (columns != nil, passFirst, mirrored) {
+        guard table == nil else { return 0 }
+        return switch (columns != nil, passFirst, mirrored) {
         case (false, false, false): run(src, dst, width, m, o, keep, false, false, false, columns, row)
         case (false, true, false): run(src, dst, width, m, o, keep, false, true, false, columns, row)
         case (true, false, false): run(src, dst, width, m, o, keep, true, false, false, columns, row)

@@ -4,6 +4,10 @@ internal import FiltersAVX512
 /// The AVX-512 path: FiltersAVX512's kernels (with VBMI) where it has them, each leaving what is short of its
 /// 64-byte groups to the AVX2 kernel it overrides; everything else as on AVX2.
 final class AVX512Kernels: AVX2Kernels {
+    override class var grey: any WideGreyRows.Type { FiltersAVX512.GreyCore.self }
+    override class var tone: any WideToneRows.Type { FiltersAVX512.ToneCore.self }
+    override class var rgbFixed: (any RGBFixedRows.Type)? { FiltersAVX512.RGBFixedCore.self }
+
     override class func yuv420Luma(
         _ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, width: Int, table: UnsafePointer<UInt8>?,
         scale: Int16, constant: Int16, bias: Int16, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool
@@ -45,61 +49,6 @@ final class AVX512Kernels: AVX2Kernels {
     ) -> Int {
         guard let uniform else { return FiltersAVX512.ByteTableCore.lookup(source, destination, bytes: bytes, tables: tables) }
         return FiltersAVX512.ByteTableCore.uniform(source, destination, bytes: bytes, table: tables + uniform.offset, mask: uniform.mask)
-    }
-
-    override class func rgbFixedRow(
-        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
-        passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool
-    ) -> Int {
-        FiltersAVX512.RGBFixedCore.row(
-            src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row, mirrored: mirrored)
-    }
-
-    override class func rgbFixedRow(
-        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>,
-        passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>
-    ) -> Int {
-        FiltersAVX512.RGBFixedCore.row(
-            src, dst, width: width, m: m, o: o, keep: 0, passFirst: passFirst, columns: columns, row: row, mirrored: mirrored,
-            table: table)
-    }
-
-    override class func greyRow(
-        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
-        offsets: SIMD4<Int16>, vectors: UnsafeRawPointer, uniform: Bool, keep: UInt32
-    ) -> Int {
-        FiltersAVX512.GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
-    }
-
-    override class func toneRow(
-        _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32, gains: SIMD4<Int16>,
-        offsets: SIMD4<Int16>, biases: SIMD4<Int16>, vectors: UnsafeRawPointer, keep: UInt32, columns: UnsafePointer<Int16>?,
-        row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>?
-    ) -> Int {
-        FiltersAVX512.ToneCore.row(
-            src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
-            columns: columns, row: row, mirrored: mirrored, table: table)
-    }
-
-    override class var toneStep: Int { FiltersAVX512.ToneCore.step }
-
-    override class func tonePixel(atLane lane: Int) -> Int { FiltersAVX512.ToneCore.pixel(atLane: lane) }
-
-    override class func greyTableRow(
-        _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
-        k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32
-    ) -> Int {
-        FiltersAVX512.GreyCore.tableRow(
-            src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
-    }
-
-    override class func greyStepRow(
-        _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
-        k: SIMD3<Float>, offset: Float, step: (cut: UInt32, low: UInt32, high: UInt32), keep: UInt32
-    ) -> Int {
-        FiltersAVX512.GreyCore.stepRow(
-            src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, cut: step.cut, low: step.low, high: step.high,
-            keep: keep)
     }
 
     override class func edgesLuma(

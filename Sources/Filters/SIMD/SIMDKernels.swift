@@ -13,6 +13,19 @@ internal import FiltersPortable
 class SIMDKernels {
     private init() {}
 
+    // MARK: The path's copy of each shared core
+
+    /// Edges' row loops.
+    class var edges: any EdgesRows.Type { FiltersPortable.EdgesCore.self }
+    /// The grey pass's table and step rows.
+    class var greyTables: any GreyTableRows.Type { FiltersPortable.GreyCore.self }
+    /// The 16-bit box cascade.
+    class var fixedBoxes: any FixedBoxPanels.Type { FiltersPortable.BoxCascadeFixedCore.self }
+    /// The float box cascade (Filters' own copy: the portable module's is the 16-bit cascade's helper only).
+    class var floatBoxes: any FloatBoxStrips.Type { BoxCascadeCore.self }
+    /// The RGB colour pass, where the path has one.
+    class var rgbFixed: (any RGBFixedRows.Type)? { nil }
+
     // MARK: 4:2:0 colour rows
 
     /// `YUV420Core.lumaRow` (whole groups of 64 samples) where the path has it.
@@ -54,18 +67,26 @@ class SIMDKernels {
         return 0
     }
 
-    /// `RGBFixedCore.row` (whole 16- or 32-pixel groups) where the path has it.
+    /// `RGBFixedCore.row` (whole 16- or 32-pixel groups; returns how many pixels) where the path has it.
     class func rgbFixedRow(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>, keep: UInt32,
         passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool
-    ) -> Int { 0 }
+    ) -> Int {
+        rgbFixed?.row(
+            src, dst, width: width, m: m, o: o, keep: keep, passFirst: passFirst, columns: columns, row: row, mirrored: mirrored,
+            table: nil) ?? 0
+    }
 
     /// `RGBFixedCore.row` with `table` (256 bytes, each entry xored with 0x80) applied to the colour bytes first (whole
-    /// 32-pixel groups) where the path has it.
+    /// 32-pixel groups) where the path fuses tables (AVX-512).
     class func rgbFixedRow(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, m: UnsafePointer<Int16>, o: UnsafePointer<Int16>,
         passFirst: Bool, columns: UnsafePointer<Int16>?, row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>
-    ) -> Int { 0 }
+    ) -> Int {
+        rgbFixed?.row(
+            src, dst, width: width, m: m, o: o, keep: 0, passFirst: passFirst, columns: columns, row: row, mirrored: mirrored,
+            table: table) ?? 0
+    }
 
     // MARK: Grey and tone rows (whole steps; return how many pixels they did)
 
@@ -101,8 +122,7 @@ class SIMDKernels {
         _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
         k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32
     ) -> Int {
-        FiltersPortable.GreyCore.tableRow(
-            src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
+        greyTables.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
     }
 
     /// `GreyCore.stepRow` (whole groups of 16).
@@ -110,7 +130,7 @@ class SIMDKernels {
         _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
         k: SIMD3<Float>, offset: Float, step: (cut: UInt32, low: UInt32, high: UInt32), keep: UInt32
     ) -> Int {
-        FiltersPortable.GreyCore.stepRow(
+        greyTables.stepRow(
             src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, cut: step.cut, low: step.low, high: step.high,
             keep: keep)
     }
@@ -119,12 +139,15 @@ class SIMDKernels {
 
     /// `BoxCascadeCore.cascade`.
     class func cascade(_ a: UnsafeMutablePointer<SIMD8<Float>>, positions: Int, stride: Int, box: BoxCascadeCore.Box, passes: Int) {
-        BoxCascadeCore.cascade(a, positions: positions, stride: stride, box: box, passes: passes)
+        func run<Strips: FloatBoxStrips>(_: Strips.Type) {
+            Strips.cascade(a, positions: positions, stride: stride, box: Strips.Box(box), passes: passes)
+        }
+        run(floatBoxes)
     }
 
     /// `BoxCascadeCore.load4`.
     class func load4(_ r0: UnsafePointer<UInt8>, _ r1: UnsafePointer<UInt8>, width: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
-        BoxCascadeCore.load4(r0, r1, width: width, into: a)
+        floatBoxes.load4(r0, r1, width: width, into: a)
     }
 
     /// `BoxCascadeCore.store4`.
@@ -132,19 +155,19 @@ class SIMDKernels {
         _ a: UnsafePointer<SIMD8<Float>>, width: Int, scale: SIMD8<Float>, _ o0: UnsafeMutablePointer<UInt16>,
         _ o1: UnsafeMutablePointer<UInt16>
     ) {
-        BoxCascadeCore.store4(a, width: width, scale: scale, o0, o1)
+        floatBoxes.store4(a, width: width, scale: scale, o0, o1)
     }
 
     /// `BoxCascadeCore.loadStrip`.
     class func loadStrip(_ plane: UnsafePointer<UInt16>, rowStride: Int, rows: Int, into a: UnsafeMutablePointer<SIMD8<Float>>) {
-        BoxCascadeCore.loadStrip(plane, rowStride: rowStride, rows: rows, into: a)
+        floatBoxes.loadStrip(plane, rowStride: rowStride, rows: rows, into: a)
     }
 
     /// `BoxCascadeCore.storeStrip`.
     class func storeStrip(
         _ a: UnsafePointer<SIMD8<Float>>, rows: Int, scale: SIMD8<Float>, into d: UnsafeMutablePointer<UInt8>, rowBytes: Int
     ) {
-        BoxCascadeCore.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
+        floatBoxes.storeStrip(a, rows: rows, scale: scale, into: d, rowBytes: rowBytes)
     }
 
     /// `BoxCascadeFixedCore.panel`.
@@ -154,12 +177,13 @@ class SIMDKernels {
         from x0: Int, count: Int, horizontal: BoxCascadeFixedCore.Box, vertical: BoxCascadeFixedCore.Box, passes: Int,
         fractionBits f: Int, scratch: UnsafeMutableRawPointer
     ) {
-        FiltersPortable.BoxCascadeFixedCore.panel(
-            source: source, sourceStride: sourceStride, destination: destination, destinationStride: destinationStride, left: left,
-            right: right, haloStride: haloStride, channels: channels, width: width, height: height, from: x0, count: count,
-            horizontal: .init(radius: horizontal.radius, inner: horizontal.inner, outer: horizontal.outer, bias: horizontal.bias),
-            vertical: .init(radius: vertical.radius, inner: vertical.inner, outer: vertical.outer, bias: vertical.bias),
-            passes: passes, fractionBits: f, scratch: scratch)
+        func run<Panels: FixedBoxPanels>(_: Panels.Type) {
+            Panels.panel(
+                source: source, sourceStride: sourceStride, destination: destination, destinationStride: destinationStride, left: left,
+                right: right, haloStride: haloStride, channels: channels, width: width, height: height, from: x0, count: count,
+                horizontal: Panels.Box(horizontal), vertical: Panels.Box(vertical), passes: passes, fractionBits: f, scratch: scratch)
+        }
+        run(fixedBoxes)
     }
 
     // MARK: Edges (the whole row)
@@ -169,7 +193,7 @@ class SIMDKernels {
         _ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, vectors: UnsafeRawPointer,
         into p: UnsafeMutablePointer<UInt8>
     ) {
-        FiltersPortable.EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, vectors: vectors, into: p)
+        edges.luma(s, width: width, weights: weights, shifts: shifts, vectors: vectors, into: p)
     }
 
     /// `EdgesCore.sobel`.
@@ -177,21 +201,21 @@ class SIMDKernels {
         _ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width: Int, offset: Int32,
         into m: UnsafeMutablePointer<UInt8>
     ) {
-        FiltersPortable.EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m)
+        edges.sobel(a, h, b, width: width, offset: offset, into: m)
     }
 
     /// `EdgesCore.magnitudes` (for tests: the paths take the root differently).
     class func edgesMagnitudes(
         _ gx: UnsafePointer<Int16>, _ gy: UnsafePointer<Int16>, count: Int, offset: Int32, into m: UnsafeMutablePointer<UInt8>
     ) {
-        FiltersPortable.EdgesCore.magnitudes(gx, gy, count: count, offset: offset, into: m)
+        edges.magnitudes(gx, gy, count: count, offset: offset, into: m)
     }
 
     /// `EdgesCore.grey`.
     class func edgesGrey(
         _ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width: Int, alpha: UInt32, into d: UnsafeMutablePointer<UInt8>
     ) {
-        FiltersPortable.EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
+        edges.grey(m, s, width: width, alpha: alpha, into: d)
     }
 
     // MARK: Zoom, mirror, the direct blur and the box cascade's transposes (whole groups; return how many they did)

@@ -3,11 +3,19 @@
 /// (SSE2Rows.swift). What it does not override (the 4:2:0 and RGB colour rows, zoom's resampling, mirror) it runs as
 /// the portable path.
 class SSE2Kernels: SIMDKernels {
+    override class var edges: any EdgesRows.Type { EdgesCore.self }
+    override class var greyTables: any GreyTableRows.Type { grey }
+    override class var fixedBoxes: any FixedBoxPanels.Type { BoxCascadeFixedCore.self }
+    /// The grey pass's rows with their scalars (`greyTables` too, from SSE2 up).
+    class var grey: any WideGreyRows.Type { GreyCore.self }
+    /// The tone pass with its scalars.
+    class var tone: any WideToneRows.Type { ToneCore.self }
+
     override class func greyRow(
         _ src: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, width: Int, even: Int32, odd: Int32,
         offsets: SIMD4<Int16>, vectors: UnsafeRawPointer, uniform: Bool, keep: UInt32
     ) -> Int {
-        GreyCore.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
+        grey.row(src, dst, width: width, even: even, odd: odd, offsets: offsets, uniform: uniform, keep: keep)
     }
 
     override class func toneRow(
@@ -15,68 +23,14 @@ class SSE2Kernels: SIMDKernels {
         offsets: SIMD4<Int16>, biases: SIMD4<Int16>, vectors: UnsafeRawPointer, keep: UInt32, columns: UnsafePointer<Int16>?,
         row: Int16, mirrored: Bool, throughTable table: UnsafePointer<UInt8>?
     ) -> Int {
-        ToneCore.row(
+        tone.row(
             src, dst, width: width, even: even, odd: odd, gains: gains, offsets: offsets, biases: biases, keep: keep,
             columns: columns, row: row, mirrored: mirrored, table: table)
     }
 
-    override class var toneStep: Int { ToneCore.step }
+    override class var toneStep: Int { tone.step }
 
-    override class func tonePixel(atLane lane: Int) -> Int { ToneCore.pixel(atLane: lane) }
-
-    override class func greyTableRow(
-        _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
-        k: SIMD3<Float>, offset: Float, table: UnsafePointer<UInt32>?, keep: UInt32
-    ) -> Int {
-        GreyCore.tableRow(src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, table: table, keep: keep)
-    }
-
-    override class func greyStepRow(
-        _ src: UnsafeRawPointer, alpha: UnsafeRawPointer, _ dst: UnsafeMutableRawPointer, count: Int, shifts: SIMD3<UInt32>,
-        k: SIMD3<Float>, offset: Float, step: (cut: UInt32, low: UInt32, high: UInt32), keep: UInt32
-    ) -> Int {
-        GreyCore.stepRow(
-            src, alpha: alpha, dst, count: count, shifts: shifts, k: k, offset: offset, cut: step.cut, low: step.low, high: step.high,
-            keep: keep)
-    }
-
-    override class func boxFixedPanel(
-        source: UnsafePointer<UInt8>, sourceStride: Int, destination: UnsafeMutablePointer<UInt8>, destinationStride: Int,
-        left: UnsafePointer<UInt8>?, right: UnsafePointer<UInt8>?, haloStride: Int, channels: Int, width: Int, height: Int,
-        from x0: Int, count: Int, horizontal: BoxCascadeFixedCore.Box, vertical: BoxCascadeFixedCore.Box, passes: Int,
-        fractionBits f: Int, scratch: UnsafeMutableRawPointer
-    ) {
-        BoxCascadeFixedCore.panel(
-            source: source, sourceStride: sourceStride, destination: destination, destinationStride: destinationStride,
-            left: left, right: right, haloStride: haloStride, channels: channels, width: width, height: height,
-            from: x0, count: count, horizontal: horizontal, vertical: vertical, passes: passes, fractionBits: f, scratch: scratch)
-    }
-
-    override class func edgesLuma(
-        _ s: UnsafePointer<UInt8>, width: Int, weights: SIMD3<Int32>, shifts: SIMD3<UInt32>, vectors: UnsafeRawPointer,
-        into p: UnsafeMutablePointer<UInt8>
-    ) {
-        EdgesCore.luma(s, width: width, weights: weights, shifts: shifts, vectors: vectors, into: p)
-    }
-
-    override class func edgesSobel(
-        _ a: UnsafePointer<UInt8>, _ h: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, width: Int, offset: Int32,
-        into m: UnsafeMutablePointer<UInt8>
-    ) {
-        EdgesCore.sobel(a, h, b, width: width, offset: offset, into: m)
-    }
-
-    override class func edgesMagnitudes(
-        _ gx: UnsafePointer<Int16>, _ gy: UnsafePointer<Int16>, count: Int, offset: Int32, into m: UnsafeMutablePointer<UInt8>
-    ) {
-        EdgesCore.magnitudes(gx, gy, count: count, offset: offset, into: m)
-    }
-
-    override class func edgesGrey(
-        _ m: UnsafePointer<UInt8>, _ s: UnsafePointer<UInt8>, width: Int, alpha: UInt32, into d: UnsafeMutablePointer<UInt8>
-    ) {
-        EdgesCore.grey(m, s, width: width, alpha: alpha, into: d)
-    }
+    override class func tonePixel(atLane lane: Int) -> Int { tone.pixel(atLane: lane) }
 
     override class func gaussianHorizontal(
         _ p: UnsafePointer<UInt8>, taps: UnsafeBufferPointer<UInt16>, channels: Int, samples: Int, into out: UnsafeMutablePointer<UInt16>
