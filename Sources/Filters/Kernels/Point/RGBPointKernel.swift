@@ -6,18 +6,11 @@
 /// (cvtdq2ps/mulps/addps/minps, no calls) — `clamped(lowerBound:upperBound:)` and SIMD Float→Int
 /// conversions did not, which is why `clampRound` (FloatLanes.swift) is written as it is.
 final class RGBPointKernel {
-    /// One fused step. Trivial (no references), so walking the list per block costs no ARC traffic.
-    struct Stage {
-        enum Kind { case affine, curve, vignette, lut3D }
-        var kind: Kind
-        /// `affine`: row-major 3×3 then offsets (0...255 scale). `vignette`: k, intensity, radius.
-        /// `lut3D`: size − 1, then per-channel scale and offset from 0...255 input to grid units.
-        var m: SIMD16<Float> = .zero
-        /// `curve`: 256 outputs (0...255 scale). `vignette`: k·dx² per column (set per frame size).
-        /// `lut3D`: the grid, RGB triples red-fastest, 0...255 scale.
-        var table: UnsafeMutablePointer<Float>?
-        var size: Int = 0
-    }
+    /// One fused step. `m`: for `affine` the row-major 3×3 then offsets (0...255 scale); for `vignette` k, intensity,
+    /// radius; for `lut3D` size − 1, then per-channel scale and offset from 0...255 input to grid units. `table`: for
+    /// `curve` 256 outputs (0...255 scale); for `vignette` k·dx² per column (set per frame size); for `lut3D` the grid,
+    /// RGB triples red-fastest, 0...255 scale.
+    typealias Stage = PointStage
 
     private var stages: [Stage]
     private var tables: [UnsafeMutablePointer<Float>] = []

@@ -14,20 +14,13 @@ import Darwin
 /// followed by the vignette gain. Anything else (temperature, LUTs, vignette mid-chain) runs the
 /// general per-sample path, where each chroma sample sees the mean luma of the pixels it covers.
 ///
-/// Over 400 lines on purpose: choosing a path (`init`) and running it share the private `Mode` and `Stage`
-/// and the float tables this class allocates and frees; split across files, those would become visible to
-/// the whole module, and a reader would have to check the tables' lifetime in each.
+/// The float tables the general path's stages point into are allocated by `generalStages` (YUVPointStages.swift) into
+/// `ownedTables` and freed only here, in `deinit`.
 final class YUVPointKernel {
-    /// One step of the general path; trivial, so walking the list per sample costs no ARC traffic.
-    struct Stage {
-        enum Kind { case affine, curve, gain, lut3D }
-        var kind: Kind
-        /// `affine`: 3×3 then offsets. `gain`: intensity, radius (k is per frame size). `lut3D`: n, scales, offsets.
-        var m: SIMD16<Float> = .zero
-        /// `curve`: 256 normalized outputs. `lut3D`: the Y'CbCr-domain grid.
-        var table: UnsafeMutablePointer<Float>?
-        var size: Int = 0
-    }
+    /// One step of the general path. `m`: for `affine` the 3×3 then offsets; for `vignette` intensity, radius (k is per
+    /// frame size); for `lut3D` n, scales, offsets. `table`: for `curve` 256 normalized outputs; for `lut3D` the
+    /// Y'CbCr-domain grid.
+    typealias Stage = PointStage
 
     private enum Mode {
         case tables(y: [UInt8]?, u: [UInt8]?, v: [UInt8]?, gain: VignetteShape?)
@@ -282,7 +275,7 @@ final class YUVPointKernel {
         let firstChromaRow = rows.lowerBound / sub
         let endChromaRow = (rows.upperBound + sub - 1) / sub
         var stageList = stageList
-        for index in stageList.indices where stageList[index].kind == .gain {
+        for index in stageList.indices where stageList[index].kind == .vignette {
             let shape = VignetteShape(intensity: Double(stageList[index].m[0]), radius: Double(stageList[index].m[1]))
             stageList[index].m[2] = Float(shape.coefficient(width: width, height: height))
         }
@@ -333,7 +326,7 @@ final class YUVPointKernel {
                 )
             case .curve:
                 if let table = stage.table { y = table[Int(clampByte(y * 255))] }
-            case .gain:
+            case .vignette:
                 let g = 1 - m[2] * (dx * dx + dy * dy)
                 let gain = g > 0 ? g : 0
                 y *= gain; u *= gain; v *= gain

@@ -19,7 +19,7 @@ extension YUVPointKernel {
             case let .vignette(shape):
                 var m = SIMD16<Float>.zero
                 m[0] = Float(shape.intensity); m[1] = Float(shape.radius)
-                return Stage(kind: .gain, m: m)
+                return Stage(kind: .vignette, m: m)
             case let .lut3D(cube):
                 let yuv = Self.resample(cube, color: color)
                 let table = UnsafeMutablePointer<Float>.allocate(capacity: yuv.table.count)

@@ -79,6 +79,12 @@ func weightedLevels(_ p: UnsafeRawPointer, pairs: SIMD4<UInt32>, even: I16x8, od
     return narrow16(SIMD8<Int32>(lowHalf: level(0), highHalf: level(16)))
 }
 
+/// The eight pixels (32 bytes) at `p` as two vectors of four.
+@inline(__always)
+func eightPixels(_ p: UnsafeRawPointer) -> (SIMD4<UInt32>, SIMD4<UInt32>) {
+    (p.loadUnaligned(as: SIMD4<UInt32>.self), p.loadUnaligned(fromByteOffset: 16, as: SIMD4<UInt32>.self))
+}
+
 /// Eight pixels from their bytes 0|1 (`low`) and 2|3 (`high`) in 16-bit lanes, as two vectors of four (punpcklwd,
 /// punpckhwd).
 @inline(__always)

@@ -102,8 +102,7 @@ package enum GreyCore {
         let kept = SIMD4<UInt32>(repeating: keep)
         var x = 0
         while x &+ 8 <= width {
-            let v0 = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
-            let v1 = src.loadUnaligned(fromByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
+            let (v0, v1) = eightPixels(src + 4 &* x)
             let h = weightedLevels(src + 4 &* x, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd, shift: 8)
             let o = c.pointee.offsets
             let c0 = clampByte((h &+ o.0) &>> 6)

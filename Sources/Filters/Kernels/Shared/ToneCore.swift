@@ -185,8 +185,7 @@ package enum ToneCore {
         let kept = SIMD4<UInt32>(repeating: keep)
         var x = 0
         while x &+ 8 <= width {
-            let v0 = src.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<UInt32>.self)
-            let v1 = src.loadUnaligned(fromByteOffset: 4 &* x &+ 16, as: SIMD4<UInt32>.self)
+            let (v0, v1) = eightPixels(src + 4 &* x)
             // Levels are 0...32767: packed to 16 bits they are exact (packssdw).
             let h = weightedLevels(src + 4 &* x, pairs: c.pointee.pairs, even: c.pointee.even, odd: c.pointee.odd, shift: 7)
             let g = gain ? gainTerm(row, columnTerms.loadUnaligned(fromByteOffset: 2 &* x, as: I16x8.self), c.pointee.zero) : c.pointee.zero
