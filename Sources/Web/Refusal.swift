@@ -52,19 +52,9 @@ final class Refusal {
         g_source_set_callback(reading, unsafeBitCast(ready, to: GSourceFunc.self), Unmanaged.passRetained(self).toOpaque()) { data in
             if let data { Unmanaged<Refusal>.fromOpaque(data).release() }
         }
-        let timer = g_timeout_source_new_seconds(linger)!
-        g_source_set_callback(
-            timer,
-            { data in
-                guard let data else { return 0 }
-                Unmanaged<Refusal>.fromOpaque(data).takeUnretainedValue().finish()
-                return 0
-            }, Unmanaged.passRetained(self).toOpaque()
-        ) { data in
-            if let data { Unmanaged<Refusal>.fromOpaque(data).release() }
-        }
+        g_source_attach(reading, g_main_context_get_thread_default())
+        let timer = oneShotTimer(milliseconds: linger * 1000) { self.finish() }
         sources = [reading, timer]
-        for source in sources { g_source_attach(source, g_main_context_get_thread_default()) }
     }
 
     deinit {

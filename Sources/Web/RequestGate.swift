@@ -168,21 +168,7 @@ final class RequestGate: @unchecked Sendable {
             guard arrival.waits < Self.patience * 100 else {
                 return refuse(arrival, status: 408, reason: "the request did not arrive whole within \(Self.patience) s", headers: [])
             }
-            let retained = Unmanaged.passRetained(arrival).toOpaque()
-            let source = g_timeout_source_new(10)
-            g_source_set_callback(
-                source,
-                { data in
-                    guard let data else { return 0 }
-                    let arrival = Unmanaged<Arrival>.fromOpaque(data).takeUnretainedValue()
-                    arrival.gate.watch(arrival)
-                    return 0
-                }, retained
-            ) { data in
-                if let data { Unmanaged<Arrival>.fromOpaque(data).release() }
-            }
-            g_source_attach(source, g_main_context_get_thread_default())
-            g_source_unref(source)
+            g_source_unref(oneShotTimer(milliseconds: 10) { arrival.gate.watch(arrival) })
         }
     }
 

@@ -38,19 +38,7 @@ final class TLSTermination {
         tcp = ObjectReference(retaining: connection)
         self.certificate = certificate
         self.plain = plain
-        let expiry = g_timeout_source_new_seconds(guint(patience))!
-        g_source_set_callback(
-            expiry,
-            { data in
-                guard let data else { return 0 }
-                Unmanaged<TLSTermination>.fromOpaque(data).takeUnretainedValue().expired()
-                return 0
-            }, Unmanaged.passRetained(self).toOpaque()
-        ) { data in
-            if let data { Unmanaged<TLSTermination>.fromOpaque(data).release() }
-        }
-        g_source_attach(expiry, g_main_context_get_thread_default())
-        timer = expiry
+        timer = oneShotTimer(milliseconds: guint(patience) * 1000) { self.expired() }
         awaitFirstByte()
     }
 
