@@ -11,7 +11,7 @@
 #      control type, torch/zoom/focus outcome lines, errno mapping, busy holder) and `HardwareSessionTests`
 #      (v4l2src → swiftfilter in YUYV/NV12/BGRx at two sizes, `swiftcam run preview --frames 60` + a decoding
 #      snapshot, `swiftcam controls --json` = v4l2-ctl, `ctl` colour/flip read back, torch/zoom/focus lines,
-#      spot metering on a dark scene, injected drops counted, recovery from disconnect + module reload and
+#      spot metering on a dark scene, recovery from disconnect + module reload and
 #      from a fatal streaming error with a recording across it) and `HardwareFaultTests`, the fault matrix
 #      (disconnect, driver reload, vivid's STREAMON/DQBUF/QBUF errors, 20 % and 50 % dropped buffers, full disk
 #      while recording and while taking a still, an unwritable still directory, kill -9 and SIGTERM while
