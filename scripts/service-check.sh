@@ -5,7 +5,7 @@
 #                               # /dev/video0 (scripts/package-check.sh calls it in the systemd-booted VM)
 #
 # Configs written to /etc/swiftcam/pipelines for the check (removed at the end):
-#   svc-ready  a test pattern whose first frame reaches the filter 15 s after the graph plays (a queue holds the
+#   svc-ready  a test pattern whose first frame reaches the filter 6 s after the graph plays (a queue holds the
 #              filter's branch; a second branch lets the graph reach PLAYING, and the host log `running`, at once):
 #              systemd logs `Started` (READY=1, which the first filtered frame sends) at least 3 s after the host
 #              logged `running` (the graph plays): the unit was `activating` until the first frame.
@@ -78,8 +78,8 @@ exposure=$(systemd-analyze security swiftcam@svc-cam.service 2>&1 | sed -n 's/.*
 
 # --- READY=1 only after the first filtered frame
 cat > "$pipelines/svc-ready.json" <<'JSON'
-{ "description": "service check: the first frame reaches the filter 15 s after the graph plays",
-  "launch": "videotestsrc name=source0 is-live=true pattern=ball ! video/x-raw,width=160,height=120,framerate=15/1 ! tee name=t ! queue ! fakesink sync=false t. ! queue min-threshold-time=15000000000 max-size-time=0 max-size-buffers=0 max-size-bytes=0 ! swiftfilter chain=sepia ! fakesink sync=false async=false" }
+{ "description": "service check: the first frame reaches the filter 6 s after the graph plays",
+  "launch": "videotestsrc name=source0 is-live=true pattern=ball ! video/x-raw,width=160,height=120,framerate=15/1 ! tee name=t ! queue ! fakesink sync=false t. ! queue min-threshold-time=6000000000 max-size-time=0 max-size-buffers=0 max-size-bytes=0 ! swiftfilter chain=sepia ! fakesink sync=false async=false" }
 JSON
 start=$(cursor)
 if ! systemctl start swiftcam@svc-ready; then  # waits for the start job: READY=1, or its failure
@@ -92,7 +92,7 @@ else
   gap=$(awk -v a="$running" -v b="$started" 'BEGIN { if (a == "" || b == "") print "none"; else printf "%.1f", b - a }')
   state=$(prop svc-ready ActiveState) text=$(prop svc-ready StatusText)
   if [ "$gap" != none ] && awk -v g="$gap" 'BEGIN { exit !(g >= 3) }' && [ "$state" = active ]; then
-    ok "swiftcam@svc-ready: activating for ${gap}s after the host logged 'running' (its first frame held 15 s), then active with READY=1 (status: $text)"
+    ok "swiftcam@svc-ready: activating for ${gap}s after the host logged 'running' (its first frame held 6 s), then active with READY=1 (status: $text)"
   else
     fail "swiftcam@svc-ready: 'running' at ${running:-?}, 'Started' at ${started:-?} (gap $gap, expected ≥ 3 s), state $state"
   fi
