@@ -116,9 +116,10 @@ let package = Package(
     ] + x86Targets + [
         // The AVX and portable modules only with the NativeSIMD trait; without it Filters' own cores are the portable ones.
         .target(name: "Filters", dependencies: filtersKernelSets, swiftSettings: strictImports + filtersIntrinsics),
-        .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer"]),
-        // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type).
+        // The C table a filter plugin hands to the process's swiftfilter (two copies of Filters share no Swift type), and
+        // SwiftCam's version (SwiftCamVersion.h), which the table's stamp, the element's plugin and the package carry.
         .target(name: "CFilterPlugin"),
+        .target(name: "CGstSwiftFilter", dependencies: ["CGStreamer", "CFilterPlugin"]),
         // The analysis contract: pure Swift over Filters (the motion detector), so a plugin can carry analysers.
         .target(name: "Analysis", dependencies: ["Filters"], swiftSettings: strictImports),
         .target(

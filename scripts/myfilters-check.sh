@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 fail() { echo "FAIL: $*"; exit 1; }
 
-version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' Sources/CGstSwiftFilter/include/SwiftCamVersion.h)
+version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' Sources/CFilterPlugin/include/SwiftCamVersion.h)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # As a user's package depends on SwiftCam: by URL and version (SwiftPM refuses unsafe flags only in such a dependency).

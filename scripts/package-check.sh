@@ -17,7 +17,7 @@
 # Prints `ok package: …` per check and `FAIL package: …` for each failure; exit 0 only when all passed.
 set -u
 service_check=$(dirname "$(readlink -f "$0")")/service-check.sh
-header=Sources/CGstSwiftFilter/include/SwiftCamVersion.h
+header=Sources/CFilterPlugin/include/SwiftCamVersion.h
 version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' "$header" 2>/dev/null)
 [ -n "$version" ] || { echo "package-check: no SWIFTCAM_VERSION in $header (run from the repository root)" >&2; exit 2; }
 keep=0

@@ -18,7 +18,7 @@
 #   /lib/systemd/system/         the units in packaging/systemd/, when there are any
 # Depends: what dpkg-shlibdeps finds the binaries link (GStreamer, GLib, libsoup, libc, …) and the
 # GStreamer plugin packages whose elements the host builds graphs from (packaging/debian/control.in).
-# The version is SWIFTCAM_VERSION in Sources/CGstSwiftFilter/include/SwiftCamVersion.h, the one that
+# The version is SWIFTCAM_VERSION in Sources/CFilterPlugin/include/SwiftCamVersion.h, the one that
 # `swiftcam --version` and the plugin print.
 #
 #   /lib/systemd/system/swiftcam@.service   swiftcam@NAME runs the config NAME (docs/service.md); the
@@ -42,7 +42,7 @@ die() { say "$*"; exit 1; }
 . scripts/debian-packages.sh
 install_missing dpkg-dev pkg-config python3
 
-header=Sources/CGstSwiftFilter/include/SwiftCamVersion.h
+header=Sources/CFilterPlugin/include/SwiftCamVersion.h
 version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' "$header")
 [[ $version =~ ^[0-9][A-Za-z0-9.+~]*$ ]] || die "$header: SWIFTCAM_VERSION is not a Debian upstream version: '$version'"
 native=$(dpkg --print-architecture)

@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 test -f "$dir/libgstswiftfilter.so" || fail "no $dir/libgstswiftfilter.so"
 # The plugin carries SwiftCam's version (swiftcam --version and the package carry it too): `--exists` alone would
 # ask for at least GStreamer's own version, as it does of every plugin outside GStreamer's releases.
-version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' Sources/CGstSwiftFilter/include/SwiftCamVersion.h)
+version=$(sed -n 's/^#define SWIFTCAM_VERSION "\(.*\)"$/\1/p' Sources/CFilterPlugin/include/SwiftCamVersion.h)
 env -u LD_LIBRARY_PATH gst-inspect-1.0 --exists --atleast-version="$version" swiftfilter \
   || fail "gst-inspect-1.0 --exists --atleast-version=$version swiftfilter is false"
 inspect=$(env -u LD_LIBRARY_PATH gst-inspect-1.0 swiftfilter)

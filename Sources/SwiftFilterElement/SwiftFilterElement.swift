@@ -13,7 +13,7 @@ public enum SwiftFilterElement {
     /// The factory name.
     public static let factoryName = "swiftfilter"
 
-    /// SwiftCam's version, which the plugin descriptor carries (`SWIFTCAM_VERSION` in CGstSwiftFilter).
+    /// SwiftCam's version, which the plugin descriptor carries (`SWIFTCAM_VERSION`, CFilterPlugin's SwiftCamVersion.h).
     public static let version: String = SWIFTCAM_VERSION
 
     // Runs once per process, whichever thread asks first.

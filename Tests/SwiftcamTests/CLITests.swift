@@ -16,7 +16,7 @@ struct CLITests {
         }
         // The one version, written in SwiftCamVersion.h (the plugin and the package carry it too).
         let header = try String(
-            contentsOf: Built.repository.appendingPathComponent("Sources/CGstSwiftFilter/include/SwiftCamVersion.h"),
+            contentsOf: Built.repository.appendingPathComponent("Sources/CFilterPlugin/include/SwiftCamVersion.h"),
             encoding: .utf8)
         let written = try #require(header.split(separator: "\n").first { $0.hasPrefix("#define SWIFTCAM_VERSION ") })
             .split(separator: "\"").dropFirst().first

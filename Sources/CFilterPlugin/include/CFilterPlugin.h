@@ -5,7 +5,7 @@
 // share a Swift type, so everything that crosses is C: descriptions, values, planes and function pointers.
 // The stamp comes first in every version of the table and is compared before anything else is read.
 #include <stdint.h>
-#include "../../CGstSwiftFilter/include/SwiftCamVersion.h"
+#include "SwiftCamVersion.h"
 
 #define SWIFTCAM_FILTER_PLUGIN_STAMP_PREFIX "SwiftCam filter plugin ABI "
 /* Written into every plugin: the loader reads it from the file before loading it, and from the table after. */
