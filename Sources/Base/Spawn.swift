@@ -142,7 +142,7 @@ public enum Spawn {
     /// end), then closes it. False, with `fd` closed and `body` never called, when the system gives no thread.
     @discardableResult
     public static func read(_ fd: Int32, name: String, _ body: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
-        let started = DetachedThread.start(name: name) {
+        let started = SystemThread.detached(name: name) {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = SystemCall.retrying { Glibc.read(fd, &buffer, buffer.count) }

@@ -51,7 +51,7 @@ public final class ControlServer: @unchecked Sendable {
             throw ControlError.cannotListen(path: path, reason: reason)
         }
         chmod(path, 0o600)
-        DetachedThread.start(name: "swiftcam-control") { [weak self] in self?.acceptLoop() }
+        SystemThread.detached(name: "swiftcam-control") { [weak self] in self?.acceptLoop() }
     }
 
     private func acceptLoop() {
@@ -69,7 +69,7 @@ public final class ControlServer: @unchecked Sendable {
                 continue
             }
             let interpreter = interpreter, limits = limits, connections = connections
-            let started = DetachedThread.start(name: "swiftcam-ctl") {
+            let started = SystemThread.detached(name: "swiftcam-ctl") {
                 var reader = LineReader(descriptor: client, idleSeconds: limits.idleSeconds)
                 let requester = Requester(socket: client)
                 reading: while let line = reader.next() {

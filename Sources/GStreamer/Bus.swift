@@ -54,29 +54,15 @@ public final class Bus: @unchecked Sendable {
 /// A running bus watch: a thread waiting in `gst_bus_timed_pop`, stopped by `cancel()` or `deinit`.
 public final class BusWatch: Sendable {
     private let state: WatchState
-    private let thread: pthread_t?
+    private let thread: SystemThread?
 
     fileprivate init(bus: Bus, handler: @escaping @Sendable (Message) -> Void) {
         let state = WatchState(bus: bus, handler: handler)
         self.state = state
         WatchRegistry.add(state)
-        // The thread owns one retain of the state and releases it when its loop ends.
-        let context = Unmanaged.passRetained(state)
-        var thread = pthread_t()
-        if pthread_create(
-            &thread, nil,
-            { raw in
-                guard let raw else { return nil }
-                Unmanaged<WatchState>.fromOpaque(raw).takeRetainedValue().run()
-                return nil
-            }, context.toOpaque()) == 0
-        {
-            self.thread = thread
-        } else {
-            self.thread = nil
-            context.release()
-            WatchRegistry.remove(state)
-        }
+        // The thread holds the state until its loop ends.
+        thread = SystemThread.joinable(name: "swiftcam-bus") { state.run() }
+        if thread == nil { WatchRegistry.remove(state) }
     }
 
     /// Stops the watch after the messages already queued and waits for its thread. Returns also when the
@@ -88,11 +74,7 @@ public final class BusWatch: Sendable {
         // wake-up was dropped (flushed), so the thread never leaves its wake-up behind on the bus.
         _ = state.postWake()
         state.stopRequested.store(true, ordering: .releasing)
-        if pthread_equal(pthread_self(), thread) == 0 {
-            pthread_join(thread, nil)
-        } else {
-            pthread_detach(thread)  // cancelled from inside its own handler
-        }
+        thread.join()  // cancelled from inside its own handler: detached instead
     }
 
     deinit {

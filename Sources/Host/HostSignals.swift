@@ -62,7 +62,7 @@ enum SignalRelay {
         _ = signalsArrived.load(ordering: .relaxed)
         _ = signalListenerCount.load(ordering: .relaxed)
         sem_init(&signalPosted, 0, 0)
-        DetachedThread.start(name: "swiftcam-signals") {
+        SystemThread.detached(name: "swiftcam-signals") {
             while true {
                 while sem_wait(&signalPosted) != 0 {}  // EINTR: wait again
                 let arrived = signalsArrived.exchange(0, ordering: .sequentiallyConsistent)

@@ -36,7 +36,7 @@ final class MJPEGViewer: @unchecked Sendable {
         _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK)
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let started = DetachedThread.start(name: "swiftcam-mjpeg-\(id)") { [self] in
+        let started = SystemThread.detached(name: "swiftcam-mjpeg-\(id)") { [self] in
             writeLoop()
             subscription.withLock { subscription in
                 defer { subscription = nil }

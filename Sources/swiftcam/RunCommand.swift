@@ -251,7 +251,7 @@ enum RunCommand {
             return console == nil
         }
         guard first else { return }
-        DetachedThread.start(name: "swiftcam-stdin") {
+        SystemThread.detached(name: "swiftcam-stdin") {
             while let line = readLine() {
                 guard !line.trimmed.isEmpty, let interpreter = console.withLock({ $0 }) else { continue }
                 Output.line(interpreter.execute(line).description)

@@ -125,7 +125,7 @@ public final class ChildProcess: @unchecked Sendable {
         }
         // The reaper: the exit is an event waiters wake on, and the child is never left a zombie.
         let child = pid
-        DetachedThread.start(name: "reap \(pid)") {
+        SystemThread.detached(name: "reap \(pid)") {
             let termination: Termination =
                 switch Spawn.wait(for: child) {
                 case let .exited(code): .exited(code)
@@ -330,7 +330,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// A thread that reads `fd` to its end, splitting lines as they come.
     private static func read(_ fd: Int32, into state: Condition<Lines>, as stream: Stream, onLine: (@Sendable (Stream, String) -> Void)?) {
-        DetachedThread.start(name: "read \(stream)") {
+        SystemThread.detached(name: "read \(stream)") {
             var pending: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {

@@ -113,7 +113,7 @@ final class SourceProcess: @unchecked Sendable {
             }
         }
         // The reaper: the end is an event waiters wake on, and the child is never left a zombie.
-        let reaping = DetachedThread.start(name: "swiftcam-src-reap") {
+        let reaping = SystemThread.detached(name: "swiftcam-src-reap") {
             let termination = Spawn.wait(for: pid)
             state.withLock { state in
                 state.termination = termination
@@ -194,7 +194,7 @@ final class SourceProcess: @unchecked Sendable {
 
         init() {
             let jobs = jobs
-            running = DetachedThread.start(name: "swiftcam-src-spawn") {
+            running = SystemThread.detached(name: "swiftcam-src-spawn") {
                 while true {
                     guard let job = jobs.wait(for: { $0.isEmpty ? nil : $0.removeFirst() }) else { continue }
                     let outcome = Result { () throws(SystemError) in

@@ -36,7 +36,7 @@ public final class Requester: Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else { return body() }
         let wake = (watcher: pair[0], owner: pair[1])
         let ended = DispatchSemaphore(value: 0)
-        let watching = DetachedThread.start(name: "swiftcam-ctl-hangup") { [self] in
+        let watching = SystemThread.detached(name: "swiftcam-ctl-hangup") { [self] in
             defer { ended.signal() }
             // Events 0: poll reports a hang-up and an error whatever is asked, and nothing else of the client's.
             var watched = [pollfd(fd: descriptor, events: 0, revents: 0), pollfd(fd: wake.watcher, events: Int16(POLLIN), revents: 0)]

@@ -47,7 +47,7 @@ public final class MainContextThread: @unchecked Sendable {
                 return true
             })
         else { throw MainContextError.alreadyStarted(name: name) }
-        let started = DetachedThread.start(name: name) {
+        let started = SystemThread.detached(name: name) {
             g_main_context_push_thread_default(loop.context)
             let outcome = Result { try setup() }
             let failed = if case .failure = outcome { true } else { false }
