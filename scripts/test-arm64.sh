@@ -110,17 +110,26 @@ stage_element() {
   inspect=$(in_root "$gst_env gst-inspect-1.0 swiftfilter" 2>&1) || true
   grep -q 'Filter/Effect/Video' <<<"$inspect" || fail "the arm64 gst-inspect-1.0 does not list swiftfilter: $inspect"
   local chains=("sepia | vignette" "blur radius=3" "colorcontrols contrast=1.3 saturation=0.7 | mirror" "edges" "zoom factor=1.5 | invert")
-  for format in RGBA BGRx I420 NV12 YUY2; do
-    in_root "gst-launch-1.0 -q videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=$format,width=104,height=62 \
-      ! filesink location=$dir/in-$format.raw" || fail "the arm64 videotestsrc made no $format frame"
+  local formats=(RGBA BGRx I420 NV12 YUY2)
+  # One gst-launch-1.0 a machine for all 25 (a process start under emulation costs seconds): the inputs first, one
+  # independent chain a format, then one description with a tee a format and a branch a chain.
+  local make='' filter=''
+  for format in "${formats[@]}"; do
+    make+=" videotestsrc num-buffers=1 pattern=smpte ! video/x-raw,format=$format,width=104,height=62 ! filesink location=$dir/in-$format.raw"
+    filter+=" filesrc location=$dir/in-$format.raw ! rawvideoparse format=${format,,} width=104 height=62 framerate=30/1 ! tee name=t$format"
     i=0
     for chain in "${chains[@]}"; do
       i=$((i + 1))
-      local parse="filesrc location=$dir/in-$format.raw ! rawvideoparse format=${format,,} width=104 height=62 framerate=30/1"
-      in_root "$gst_env gst-launch-1.0 -q $parse ! swiftfilter chain=\"$chain\" ! filesink location=$dir/arm64-$format-$i.raw" \
-        || fail "gst-launch-1.0 on aarch64 with swiftfilter chain=\"$chain\" ($format) failed"
-      GST_PLUGIN_PATH=$x86_plugin gst-launch-1.0 -q $parse ! swiftfilter chain="$chain" ! filesink location="$dir/x86-$format-$i.raw" \
-        || fail "gst-launch-1.0 on x86-64 with swiftfilter chain=\"$chain\" ($format) failed"
+      filter+=" t$format. ! queue ! swiftfilter chain=\"$chain\" ! filesink location=$dir/MACHINE-$format-$i.raw"
+    done
+  done
+  in_root "gst-launch-1.0 -q$make" || fail "the arm64 videotestsrc made no frames"
+  in_root "$gst_env gst-launch-1.0 -q ${filter//MACHINE/arm64}" || fail "gst-launch-1.0 on aarch64 with swiftfilter failed"
+  GST_PLUGIN_PATH=$x86_plugin bash -c "gst-launch-1.0 -q ${filter//MACHINE/x86}" || fail "gst-launch-1.0 on x86-64 with swiftfilter failed"
+  for format in "${formats[@]}"; do
+    i=0
+    for chain in "${chains[@]}"; do
+      i=$((i + 1))
       [ -s "$dir/arm64-$format-$i.raw" ] && cmp -s "$dir/arm64-$format-$i.raw" "$dir/x86-$format-$i.raw" \
         || fail "swiftfilter chain=\"$chain\" on $format: aarch64's frame differs from x86-64's ($dir)"
     done
