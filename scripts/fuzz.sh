@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The libFuzzer targets of Tests/Fuzz (a package of their own, so no plain build links them), built once
-# with -sanitize=fuzzer,address and run one after another from the repository root.
+# with -sanitize=fuzzer,address and run from the repository root, as many side by side as there are cores (FUZZ_JOBS).
 #
 # Usage: fuzz.sh [full|short|build] [TARGET…]      targets: Grammar Cube Config Command Launch Signalling (default: all)
 #   full  (make fuzz): FUZZ_RUNS inputs per target (default 1000000); FUZZ_MAX_SECONDS (default 10800) bounds
@@ -57,11 +57,10 @@ export LSAN_OPTIONS=suppressions=$PWD/scripts/lsan.supp:print_suppressions=0
 # GStreamer in the Launch and Config targets: no plugin registry rescans mid-run, no debug output.
 export GST_REGISTRY_UPDATE=no GST_DEBUG=0
 
-failed=()
-summary=()
-for target in "${targets[@]}"; do
-  exe="$bin/Fuzz$target"
-  [ -x "$exe" ] || { echo "no fuzz target $target (known: Grammar Cube Command Config Launch Signalling)"; exit 64; }
+# fuzz_one TARGET: runs one target; its part of the report on stdout, its summary line in $scratch/TARGET.summary and
+# FAIL in $scratch/TARGET.failed when it fails.
+fuzz_one() {
+  local target=$1 exe="$bin/Fuzz$1" counters corpus artifacts log start status seconds runs line timeout limits
   # Targets that load GLib (Capture, GStreamer) record whole allocation stacks, because GLib has no frame
   # pointers and the suppressions match by library (its one-time constructor allocation, `_dl_init`); eight
   # frames reach it and keep those targets about twice as fast as thirty. Filters alone: the fast unwinder.
@@ -81,7 +80,7 @@ for target in "${targets[@]}"; do
   counters=$("$exe" -runs=0 </dev/null 2>&1 | sed -n 's/.*(\([0-9]*\) inline 8-bit counters).*/\1/p' | head -n 1 || true)
   if [ "${counters:-0}" -lt 5000 ]; then
     echo "FAIL: Fuzz$target has ${counters:-no} coverage counters; rebuild it: rm -rf $scratch/x86_64-unknown-linux-gnu"
-    failed+=("$target"); continue
+    echo FAIL >"$scratch/$target.failed"; return
   fi
   corpus="$scratch/corpus/$target" artifacts="$scratch/artifacts/$target"
   mkdir -p "$corpus" "$artifacts"
@@ -99,17 +98,37 @@ for target in "${targets[@]}"; do
   seconds=$((SECONDS - start))
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   line="$target: ${runs:-?} inputs in ${seconds} s"
+  echo "$line" >"$scratch/$target.summary"
   if [ "$status" -ne 0 ]; then
     echo "FAIL: $line, exit $status"
     grep -E 'PROPERTY VIOLATED|ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)|SUMMARY|Test unit written|^    #[0-9]' "$log" | head -40 || true
-    failed+=("$target")
+    echo FAIL >"$scratch/$target.failed"
   elif [ "$mode" = full ] && [ "${runs:-0}" -lt "${FUZZ_RUNS:-1000000}" ]; then
     echo "FAIL: $line: -max_total_time=${FUZZ_MAX_SECONDS:-10800} stopped it before ${FUZZ_RUNS:-1000000} inputs"
-    failed+=("$target")
+    echo FAIL >"$scratch/$target.failed"
   else
     echo "ok: $line, no crash, hang or leak"
   fi
-  summary+=("$line")
+}
+
+# libFuzzer runs one input at a time on one thread: FUZZ_JOBS targets side by side (default: one a core), each report
+# printed whole, in the targets' order, once all have ended.
+for target in "${targets[@]}"; do
+  [ -x "$bin/Fuzz$target" ] || { echo "no fuzz target $target (known: Grammar Cube Command Config Launch Signalling)"; exit 64; }
+done
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs_max" ]; do wait -n || true; done
+  rm -f "$scratch/$target.summary" "$scratch/$target.failed"
+  fuzz_one "$target" >"$scratch/$target.report" 2>&1 &
+done
+wait
+failed=()
+summary=()
+for target in "${targets[@]}"; do
+  cat "$scratch/$target.report"
+  [ -e "$scratch/$target.failed" ] && failed+=("$target")
+  [ -s "$scratch/$target.summary" ] && summary+=("$(cat "$scratch/$target.summary")")
 done
 
 # AddressSanitizer is in the Swift code: an out-of-bounds read in FuzzGrammar is reported.

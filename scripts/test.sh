@@ -320,7 +320,7 @@ hardware() {
 fuzz() {
   # Each libFuzzer target for FUZZ_SHORT_SECONDS (12 s), from its seeds and what earlier runs kept; `make fuzz`
   # is the long run (10^6 inputs each).
-  step "fuzz targets, $((6 * ${FUZZ_SHORT_SECONDS:-12})) s in all: scripts/fuzz.sh short"
+  step "fuzz targets, ${FUZZ_SHORT_SECONDS:-12} s each, as many at once as there are cores: scripts/fuzz.sh short"
   # A debug build: the run is bounded by seconds, and a release build of the dependencies would cost minutes more.
   if built_ahead fuzz; then FUZZ_CONFIG=debug FUZZ_SKIP_BUILD=1 bash scripts/fuzz.sh short; else FUZZ_CONFIG=debug bash scripts/fuzz.sh short; fi
 }
