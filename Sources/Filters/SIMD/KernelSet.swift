@@ -12,8 +12,6 @@ internal import FiltersPortable
 public struct KernelSet: Sendable, Hashable, CustomStringConvertible {
     /// The vector width of the kernels that have a wider version.
     public let path: SIMDPath
-    /// The path's kernels: the table every kernel with a wider version is called through.
-    let table: SIMDKernels.Type
     /// Whether, on AVX-512, the RGB 3×3 pass applies a byte table before it (gamma in the 6-chain) itself rather
     /// than after a table pass into a row buffer. Inside the pass is fewer loads and stores; on AMD family 26 the
     /// separate pass was faster (the same permutes in one longer dependency chain), so there it stays apart.
@@ -28,26 +26,20 @@ public struct KernelSet: Sendable, Hashable, CustomStringConvertible {
     init(path: SIMDPath, fusesTables: Bool) {
         self.path = path
         self.fusesTables = fusesTables
-        table =
-            switch path {
-            case .portable: SIMDKernels.self
-            #if SWIFTCAM_INTRINSICS
-            case .sse2: SSE2Kernels.self
-            case .avx2: AVX2Kernels.self
-            case .avx512: AVX512Kernels.self
-            #else
-            case .sse2, .avx2, .avx512: SIMDKernels.self
-            #endif
-            }
     }
 
-    /// Two sets are the same when their paths and table fusion are (the table follows from the path).
-    public static func == (a: KernelSet, b: KernelSet) -> Bool { a.path == b.path && a.fusesTables == b.fusesTables }
-
-    /// Hashes what `==` compares.
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(path)
-        hasher.combine(fusesTables)
+    /// The path's kernels: the table every kernel with a wider version is called through (once per row or strip).
+    var table: SIMDKernels.Type {
+        switch path {
+        case .portable: SIMDKernels.self
+        #if SWIFTCAM_INTRINSICS
+        case .sse2: SSE2Kernels.self
+        case .avx2: AVX2Kernels.self
+        case .avx512: AVX512Kernels.self
+        #else
+        case .sse2, .avx2, .avx512: SIMDKernels.self
+        #endif
+        }
     }
 
     /// What a chain compiles for unless it asks for another: `SIMDPath.best`.
